@@ -1,0 +1,514 @@
+"""The one place that interprets JSON Schema: schema nodes → IR."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from generator import naming
+from generator.errors import GenerationError
+from generator.ir import (
+    Alias,
+    AnyValue,
+    EnumMember,
+    EnumType,
+    Field,
+    JsonObject,
+    ListOf,
+    MapOf,
+    Module,
+    NamedType,
+    Nullable,
+    ObjectType,
+    Primitive,
+    Ref,
+    Route,
+    Tag,
+    TypeExpr,
+    UnionType,
+    Variant,
+)
+from generator.load import Node, Schema
+
+# Keywords that never change what is valid.
+ANNOTATIONS = frozenset(
+    {"description", "title", "default", "examples", "contentEncoding", "contentMediaType",
+     "deprecated", "readOnly", "writeOnly", "$comment", "$schema"}
+)
+# Keywords whose validation rules the generated code implements.
+VALIDATION = frozenset(
+    {"type", "properties", "required", "additionalProperties", "items", "$ref", "allOf",
+     "anyOf", "oneOf", "const", "enum", "format", "minimum", "maximum", "minItems", "minLength"}
+)
+# Bounds implied by integer formats (the schema's serde/schemars vocabulary).
+INTEGER_FORMATS: dict[str, tuple[int, int]] = {
+    "int8": (-(2**7), 2**7 - 1),
+    "int16": (-(2**15), 2**15 - 1),
+    "int32": (-(2**31), 2**31 - 1),
+    "int64": (-(2**63), 2**63 - 1),
+    "uint8": (0, 2**8 - 1),
+    "uint16": (0, 2**16 - 1),
+    "uint32": (0, 2**32 - 1),
+    "uint64": (0, 2**64 - 1),
+    "uint": (0, 2**64 - 1),
+    "int": (-(2**63), 2**63 - 1),
+}
+PRIMITIVE_KINDS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "none"}
+DEFS_PREFIX = "#/$defs/"
+
+
+def build_module(schema: Schema, package: str, schema_path: str) -> Module:
+    builder = _Builder(schema)
+    types = builder.build()
+    return Module(
+        package=package,
+        schema_path=schema_path,
+        schema_sha256=schema.sha256,
+        types=types,
+        public_names=tuple(schema.definitions),
+    )
+
+
+def _unescape(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+class _Builder:
+    def __init__(self, schema: Schema) -> None:
+        self.definitions = schema.definitions
+        self.types: dict[str, NamedType] = {}
+        self.claimed: dict[str, str] = {}  # Python name → JSON pointer of its owner
+        self.building: set[str] = set()
+        for name, node in self.definitions.items():
+            if not name.isidentifier():
+                raise GenerationError(node.pointer, f"$defs name {name!r} is not a Python identifier")
+            self.claim(name, node.pointer)
+
+    # --- bookkeeping --------------------------------------------------------
+
+    def claim(self, name: str, pointer: str) -> None:
+        if name in self.claimed and self.claimed[name] != pointer:
+            raise GenerationError(
+                pointer, f"the Python name {name} is also produced by {self.claimed[name]}; rename one of them"
+            )
+        self.claimed[name] = pointer
+
+    def register(self, named: NamedType) -> Ref:
+        self.claim(named.name, named.pointer)
+        self.types[named.name] = named
+        return Ref(named.name)
+
+    def build(self) -> tuple[NamedType, ...]:
+        for name in self.definitions:
+            self.definition(name)
+        self.check_alias_cycles()
+        return tuple(self.types.values())
+
+    def definition(self, name: str) -> NamedType:
+        if name not in self.types:
+            node = self.definitions[name]
+            if name in self.building:
+                raise GenerationError(node.pointer, f"{name} includes itself through allOf")
+            self.building.add(name)
+            self.define(name, node, route=self.route(node))
+            self.building.discard(name)
+        return self.types[name]
+
+    def route(self, node: Node) -> Route | None:
+        method, side = node.value("x-method"), node.value("x-side")
+        if method is None and side is None:
+            return None
+        if not isinstance(method, str) or not isinstance(side, str):
+            raise GenerationError(node.pointer, "x-method and x-side must both be strings")
+        return Route(method=method, side=side)
+
+    def check_alias_cycles(self) -> None:
+        for named in self.types.values():
+            seen = [named.name]
+            target = named.target if isinstance(named, Alias) else None
+            while isinstance(target, Ref) and isinstance(self.types[target.name], Alias):
+                if target.name in seen:
+                    raise GenerationError(named.pointer, f"alias cycle: {' → '.join([*seen, target.name])}")
+                seen.append(target.name)
+                target = self.types[target.name].target  # type: ignore[union-attr]
+
+    # --- checks -------------------------------------------------------------
+
+    def check_keywords(self, node: Node, *, allow_not: bool = False) -> None:
+        for keyword in sorted(node.keywords):
+            if keyword in ANNOTATIONS or keyword in VALIDATION or keyword.startswith("x-"):
+                continue
+            if keyword == "not" and allow_not:
+                continue
+            if keyword == "unevaluatedProperties" and node.value(keyword) is True:
+                continue
+            raise GenerationError(
+                f"{node.pointer}/{keyword}",
+                f"unsupported keyword {keyword!r}: it changes what is valid and acp-codegen does not implement it",
+            )
+
+    def resolve_ref(self, node: Node) -> str:
+        ref = node.ref or ""
+        name = _unescape(ref[len(DEFS_PREFIX) :]) if ref.startswith(DEFS_PREFIX) else None
+        if name is None or name not in self.definitions:
+            raise GenerationError(f"{node.pointer}/$ref", f"dangling $ref {ref!r}: no such definition")
+        stray = node.keywords - ANNOTATIONS - {"$ref"} - {k for k in node.keywords if k.startswith("x-")}
+        if stray:
+            raise GenerationError(node.pointer, f"$ref beside validation keywords {sorted(stray)} is not supported")
+        return name
+
+    # --- named types --------------------------------------------------------
+
+    def define(self, name: str, node: Node, route: Route | None = None) -> Ref:
+        """Turn `node` into the named type `name`."""
+        self.check_keywords(node)
+        enum = self.enum_members(node)
+        if enum is not None:
+            members, other = enum
+            return self.register(EnumType(name, node.pointer, node.description, members, other, route))
+        if self.is_object(node):
+            fields = self.object_fields(name, node)
+            return self.register(self.object_type(name, node, fields, route=route))
+        variants = node.children("anyOf") or node.children("oneOf")
+        if variants and not [v for v in variants if self.is_null(v)]:
+            return self.union(name, node, variants, route)
+        target = self.expr(node, name + "Value")
+        return self.register(Alias(name, node.pointer, node.description, target, route))
+
+    def object_type(
+        self, name: str, node: Node, fields: list[Field], *, tag: Tag | None = None, route: Route | None = None
+    ) -> ObjectType:
+        flattened = any(item.flatten for item in fields)
+        extra = node.child("additionalProperties")
+        if extra is not None and not isinstance(extra.schema, bool):
+            raise GenerationError(extra.pointer, "typed additionalProperties beside properties is not supported")
+        closed = extra is not None and extra.schema is False
+        if flattened and closed:
+            raise GenerationError(node.pointer, "additionalProperties: false beside anyOf/oneOf is not supported")
+        unknown = "flatten" if flattened else "reject" if closed else "keep"
+        self.check_attribute_names(node, fields)
+        return ObjectType(name, node.pointer, node.description, tuple(fields), tag, unknown, route)
+
+    def check_attribute_names(self, node: Node, fields: list[Field]) -> None:
+        seen: dict[str, str] = {}
+        for item in fields:
+            if item.name in naming.RESERVED_ATTRIBUTES:
+                raise GenerationError(node.pointer, f"property {item.wire_name!r} maps to the reserved attribute {item.name}")
+            if item.name in seen:
+                raise GenerationError(
+                    node.pointer, f"properties {seen[item.name]!r} and {item.wire_name!r} both map to {item.name}"
+                )
+            seen[item.name] = item.wire_name
+
+    @staticmethod
+    def is_object(node: Node) -> bool:
+        if node.properties():
+            return True
+        has_parts = bool(node.children("allOf")) and bool(node.children("anyOf") or node.children("oneOf"))
+        return node.types == ("object",) and (has_parts or len(node.children("allOf")) > 1)
+
+    @staticmethod
+    def is_null(node: Node) -> bool:
+        return node.types == ("null",)
+
+    def enum_members(self, node: Node) -> tuple[tuple[EnumMember, ...], Primitive | None] | None:
+        """Constants as an enum; a last variant of the same type without a
+        const (`{"type": "string"}`) makes it open."""
+        if node.properties():
+            return None
+        if node.value("const") is not None:
+            if not self.is_const(node):
+                raise GenerationError(f"{node.pointer}/const", "only string or integer constants are supported")
+            return (self.member(node),), None
+        values = node.value("enum")
+        if values:
+            if not all(isinstance(value, str) for value in values) or node.types not in ((), ("string",)):
+                raise GenerationError(f"{node.pointer}/enum", "only enums of strings are supported")
+            return tuple(EnumMember(naming.member_name(value), value, None) for value in values), None
+        variants = node.children("anyOf") or node.children("oneOf")
+        return self.enum_members_of(node, variants) if variants else None
+
+    def enum_members_of(
+        self, node: Node, variants: list[Node]
+    ) -> tuple[tuple[EnumMember, ...], Primitive | None] | None:
+        *known, last = variants
+        kinds = {v.types for v in variants}
+        is_open = bool(known) and len(kinds) == 1 and last.value("const") is None and last.types in (
+            ("string",), ("integer",)
+        ) and last.keywords <= {"type", "title", "description", "format"}
+        constants = known if is_open else variants
+        if not constants or not all(self.is_const(v) for v in constants) or len(kinds) != 1:
+            return None
+        members = tuple(self.member(v) for v in constants)
+        names = [m.name for m in members]
+        for member in members:
+            if names.count(member.name) > 1:
+                raise GenerationError(node.pointer, f"enum values map to the same member name {member.name}")
+        other = self.primitive(last, PRIMITIVE_KINDS[last.types[0]]) if is_open else None
+        return members, other
+
+    @staticmethod
+    def is_const(node: Node) -> bool:
+        value = node.value("const")
+        kind = "string" if isinstance(value, str) else "integer" if type(value) is int else None
+        return kind is not None and node.types in ((), (kind,)) and node.keywords <= {
+            "type", "const", "title", "description", "format"
+        }
+
+    @staticmethod
+    def member(node: Node) -> EnumMember:
+        """Members are named by their value; integers by their title (`Parse error` → PARSE_ERROR)."""
+        value = node.value("const")
+        label = value if isinstance(value, str) else node.title or str(value)
+        return EnumMember(naming.member_name(label), value, node.description)
+
+    def object_fields(self, owner: str, node: Node, skip: frozenset[str] = frozenset()) -> list[Field]:
+        """Fields from `properties`, then from each `allOf` part, then a flattened `anyOf`/`oneOf`."""
+        required = set(node.required)
+        fields: list[Field] = []
+        variants = node.children("anyOf") or node.children("oneOf")
+        tag_key = self.tag_key(variants) if variants else None
+        for wire_name, child in node.properties():
+            if wire_name in skip or wire_name == tag_key:  # the flattened union owns its tag
+                continue
+            fields.append(self.field(owner, wire_name, child, wire_name in required))
+        for part in node.children("allOf"):
+            known = {item.wire_name for item in fields} | skip
+            fields.extend(item for item in self.part_fields(owner, part) if item.wire_name not in known)
+        declared = {item.wire_name for item in fields} | skip | ({tag_key} if tag_key else set())
+        for key in node.required:
+            if key not in declared:
+                raise GenerationError(f"{node.pointer}/required", f"required property {key!r} is not declared")
+        if variants:
+            fields.append(self.flattened(owner, node, variants, tag_key))
+        return fields
+
+    def part_fields(self, owner: str, part: Node) -> list[Field]:
+        self.check_keywords(part)
+        if part.ref:
+            target = self.definition(self.resolve_ref(part))
+            if isinstance(target, UnionType):
+                return [self.flatten_field(target.tag_key, Ref(target.name))]
+            if not isinstance(target, ObjectType):
+                raise GenerationError(part.pointer, f"allOf part {target.name} is not an object or a union")
+            return list(target.fields)
+        if self.is_object(part) or part.types == ("object",):
+            return self.object_fields(owner, part)
+        raise GenerationError(part.pointer, "an allOf part must be a $ref to an object or an inline object")
+
+    def field(self, owner: str, wire_name: str, node: Node, required: bool) -> Field:
+        expr = self.expr(node, naming.class_name(owner, wire_name))
+        nullable = isinstance(expr, Nullable)
+        if isinstance(expr, Nullable):
+            expr = expr.inner
+        default_on_error = node.value("x-deserialize-default-on-error") is True
+        if default_on_error and required and not isinstance(expr, ListOf):
+            raise GenerationError(
+                node.pointer, "x-deserialize-default-on-error on a required property needs an array type (default [])"
+            )
+        return Field(
+            name=naming.attribute_name(wire_name),
+            wire_name=wire_name,
+            type=expr,
+            required=required,
+            nullable=nullable,
+            doc=node.description,
+            default_on_error=default_on_error,
+            default_on_null=node.value("x-deserialize-default-on-null") is True,
+        )
+
+    def flattened(self, owner: str, node: Node, variants: list[Node], tag_key: str | None) -> Field:
+        """The union part of an object that has both `properties` and `anyOf`/`oneOf`."""
+        name = naming.class_name(owner, tag_key or "variant")
+        union = self.union(name, node, variants, None, pointer=f"{variants[0].pointer.rsplit('/', 1)[0]}")
+        return self.flatten_field(tag_key, union)
+
+    @staticmethod
+    def flatten_field(tag_key: str | None, union: Ref) -> Field:
+        return Field(
+            name=naming.attribute_name(tag_key or "variant"),
+            wire_name="",
+            type=union,
+            required=True,
+            nullable=False,
+            doc=None,
+            flatten=True,
+        )
+
+    # --- unions -------------------------------------------------------------
+
+    @staticmethod
+    def const_keys(variant: Node) -> list[str]:
+        return [key for key, child in variant.properties() if isinstance(child.value("const"), str) and key in variant.required]
+
+    def tag_key(self, variants: list[Node]) -> str | None:
+        """The property that tagged variants fix with a `const`, if any."""
+        shared: list[str] | None = None
+        for variant in variants:
+            keys = self.const_keys(variant)
+            if keys:
+                shared = keys if shared is None else [key for key in shared if key in keys]
+        return shared[0] if shared else None
+
+    @staticmethod
+    def is_fallback(variant: Node, tag_key: str) -> bool:
+        """The open variant: a `not` clause and a plain string tag."""
+        tag = dict(variant.properties()).get(tag_key)
+        return "not" in variant.keywords and tag is not None and tag.value("const") is None and tag.types == ("string",)
+
+    def union(
+        self, name: str, node: Node, variants: list[Node], route: Route | None, pointer: str | None = None
+    ) -> Ref:
+        """Tagged variants dispatch on `tag_key`; an open fallback takes unknown tags;
+        the remaining (untagged) variants are tried in schema order."""
+        pointer = pointer or node.pointer
+        tag_key = self.tag_key(variants)
+        choices: list[Variant] = []
+        fallback_name = None
+        seen: dict[str, str] = {}
+        wrapped = {variant.pointer: self.wrapped_target(variant, tag_key) for variant in variants}
+        for variant in variants:
+            if tag_key is not None and tag_key in self.const_keys(variant):
+                self.check_keywords(variant)
+                value = dict(variant.properties())[tag_key].value("const")
+                if value in seen:
+                    raise GenerationError(variant.pointer, f"tag {tag_key}={value!r} is also used by {seen[value]}")
+                seen[value] = variant.pointer
+                target = wrapped[variant.pointer]
+                if target is not None and list(wrapped.values()).count(target) == 1:
+                    # The variant is its allOf target; the union writes the tag.
+                    choices.append(Variant(Ref(target), tag=value))
+                    continue
+                variant_name = naming.class_name(name, value)
+                tag = Tag(tag_key, naming.attribute_name(tag_key), value)
+                fields = self.object_fields(variant_name, variant, skip=frozenset({tag_key}))
+                obj = self.object_type(variant_name, variant, fields, tag=tag)
+                obj = replace(obj, doc=variant.description or self.wrapped_doc(variant))
+                choices.append(Variant(self.register(obj), tag=value))
+            elif tag_key is not None and self.is_fallback(variant, tag_key):
+                if fallback_name is not None:
+                    raise GenerationError(variant.pointer, f"a second open fallback variant (first: {fallback_name})")
+                self.check_keywords(variant, allow_not=True)
+                fallback_name = naming.class_name(name, variant.title or "other")
+                fields = self.object_fields(fallback_name, variant)
+                self.register(self.object_type(fallback_name, variant, fields))
+            else:
+                tag = dict(variant.properties()).get(tag_key) if tag_key is not None else None
+                if tag is not None and tag.types != ("null",):
+                    raise GenerationError(variant.pointer, f"variant declares the tag {tag_key!r} without a const")
+                choices.append(Variant(self.expr(variant, naming.class_name(name, variant.title or "variant"))))
+        return self.register(
+            UnionType(name, pointer, node.description, tuple(choices), tag_key, fallback_name, route)
+        )
+
+    def wrapped_target(self, variant: Node, tag_key: str | None) -> str | None:
+        """The object a tagged variant wraps when it adds nothing but its tag."""
+        parts = variant.children("allOf")
+        if tag_key is None or len(parts) != 1 or not parts[0].ref:
+            return None
+        if [key for key, _ in variant.properties()] != [tag_key]:
+            return None
+        target = self.definition(self.resolve_ref(parts[0]))
+        if not isinstance(target, ObjectType) or tag_key in {item.wire_name for item in target.fields}:
+            return None
+        return target.name
+
+    def wrapped_doc(self, variant: Node) -> str | None:
+        for part in variant.children("allOf"):
+            if part.ref:
+                return self.definitions[self.resolve_ref(part)].description
+        return None
+
+    # --- type expressions ---------------------------------------------------
+
+    def expr(self, node: Node, hint: str, *, allow_not: bool = False) -> TypeExpr:
+        """What a property, item or alias holds; `hint` names inline named types."""
+        self.check_keywords(node, allow_not=allow_not)
+        if node.is_true:
+            return AnyValue()
+        if node.schema is False:
+            raise GenerationError(node.pointer, "the schema `false` (nothing is valid) is not supported")
+        if node.ref:
+            return Ref(self.resolve_ref(node))
+        parts = node.children("allOf")
+        if parts and not self.is_object(node):
+            if len(parts) > 1:
+                raise GenerationError(f"{node.pointer}/allOf", "allOf with several parts is only supported on objects")
+            return self.expr(parts[0], hint)
+        variants = node.children("anyOf") or node.children("oneOf")
+        if variants and not node.properties():
+            rest = [v for v in variants if not self.is_null(v)]
+            if len(rest) == len(variants):
+                return self.define(hint, node)
+            inner = self.expr(rest[0], hint) if len(rest) == 1 else self.define_union_of(hint, node, rest)
+            return Nullable(inner)
+        types = node.types
+        nullable = "null" in types and len(types) > 1
+        types = tuple(t for t in types if t != "null") if nullable else types
+        if len(types) > 1:
+            raise GenerationError(f"{node.pointer}/type", f"a type list {list(types)} is not supported")
+        expr = self.single_type(node, types[0] if types else None, hint)
+        return Nullable(expr) if nullable else expr
+
+    def define_union_of(self, name: str, node: Node, variants: list[Node]) -> Ref:
+        enum = self.enum_members_of(node, variants)
+        if enum is not None:
+            return self.register(EnumType(name, node.pointer, node.description, enum[0], enum[1]))
+        return self.union(name, node, variants, None)
+
+    def single_type(self, node: Node, json_type: str | None, hint: str) -> TypeExpr:
+        if node.value("const") is not None or node.value("enum"):
+            return self.define(hint, node)
+        if self.is_object(node) or (json_type == "object" and node.children("allOf")):
+            return self.define(hint, node)
+        if json_type is None:
+            if node.keywords - ANNOTATIONS - {k for k in node.keywords if k.startswith("x-")}:
+                raise GenerationError(node.pointer, "a schema without `type` must be `{}` or use $ref/allOf/anyOf")
+            return AnyValue()
+        if json_type in PRIMITIVE_KINDS:
+            return self.primitive(node, PRIMITIVE_KINDS[json_type])
+        if json_type == "array":
+            items = node.child("items")
+            if items is None:
+                raise GenerationError(node.pointer, "an array needs `items`")
+            return ListOf(
+                self.expr(items, hint + "Item"),
+                min_items=node.value("minItems"),
+                skip_invalid_items=node.value("x-deserialize-skip-invalid-items") is True,
+            )
+        if json_type == "object":
+            values = node.child("additionalProperties")
+            if values is None or values.schema is True or values.is_true:
+                return JsonObject()
+            return MapOf(self.expr(values, hint + "Value"))
+        raise GenerationError(f"{node.pointer}/type", f"unknown type {json_type!r}")
+
+    def primitive(self, node: Node, kind: str) -> Primitive:
+        minimum, maximum = _number(node.value("minimum")), _number(node.value("maximum"))
+        form = node.value("format")
+        if kind == "int" and form is not None:
+            if form not in INTEGER_FORMATS:
+                raise GenerationError(f"{node.pointer}/format", f"unknown integer format {form!r}")
+            low, high = INTEGER_FORMATS[form]
+            minimum = low if minimum is None else max(low, minimum)
+            maximum = high if maximum is None else min(high, maximum)
+        if kind == "int":
+            minimum = None if minimum is None else int(minimum)
+            maximum = None if maximum is None else int(maximum)
+        bounds = (minimum, maximum) if kind in ("int", "float") else (None, None)
+        if kind not in ("int", "float") and (minimum is not None or maximum is not None):
+            raise GenerationError(node.pointer, f"minimum/maximum on a {kind} is not supported")
+        min_length = node.value("minLength") if kind == "str" else None
+        if kind != "str" and node.value("minLength") is not None:
+            raise GenerationError(node.pointer, "minLength on a non-string is not supported")
+        return Primitive(kind, bounds[0], bounds[1], min_length, form if isinstance(form, str) else None)
+
+
+def _number(value: object) -> int | float | None:
+    """datamodel-code-generator wraps bounds in UnionIntFloat; unwrap it."""
+    if value is None:
+        return None
+    inner = getattr(value, "value", value)
+    if isinstance(inner, bool) or not isinstance(inner, (int, float)):
+        raise GenerationError("", f"a bound must be a number, found {inner!r}")
+    return inner
+

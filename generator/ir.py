@@ -1,0 +1,207 @@
+"""The intermediate representation: every decision the generator makes.
+
+Built by `build`, read by `render`; nothing after the IR looks at the schema.
+All classes are frozen dataclasses, so the IR is hashable, comparable and
+printable as JSON (`python -m generator ir`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Union
+
+# --- type expressions: what a field, list item or alias holds ----------------
+
+
+@dataclass(frozen=True)
+class Primitive:
+    """A JSON string, integer, number, boolean or null, with its validation bounds."""
+
+    kind: str  # "str" | "int" | "float" | "bool" | "none"
+    minimum: int | float | None = None
+    maximum: int | float | None = None
+    min_length: int | None = None
+    format: str | None = None
+
+
+@dataclass(frozen=True)
+class AnyValue:
+    """Any JSON value (schema `{}` or `true`)."""
+
+
+@dataclass(frozen=True)
+class JsonObject:
+    """A free-form JSON object: `dict[str, Any]`."""
+
+
+@dataclass(frozen=True)
+class MapOf:
+    """A JSON object whose values all have one type: `dict[str, T]`."""
+
+    value: TypeExpr
+
+
+@dataclass(frozen=True)
+class ListOf:
+    item: TypeExpr
+    min_items: int | None = None
+    skip_invalid_items: bool = False
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A named type of the module (object, enum, union or alias)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Nullable:
+    inner: TypeExpr
+
+
+TypeExpr = Union[Primitive, AnyValue, JsonObject, MapOf, ListOf, Ref, Nullable]
+
+# --- named types --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Route:
+    """`x-method` / `x-side`: which JSON-RPC method this type belongs to."""
+
+    method: str
+    side: str
+
+
+@dataclass(frozen=True)
+class Field:
+    """One property of an object.
+
+    `flatten` fields have no wire name: they hold a union decoded from the
+    same JSON object (the schema's `properties` plus `anyOf`/`oneOf`).
+    """
+
+    name: str
+    wire_name: str
+    type: TypeExpr
+    required: bool
+    nullable: bool
+    doc: str | None
+    default_on_error: bool = False
+    default_on_null: bool = False
+    flatten: bool = False
+
+
+@dataclass(frozen=True)
+class Tag:
+    """The constant property that marks a variant of a tagged union."""
+
+    key: str
+    attribute: str
+    value: str
+
+
+@dataclass(frozen=True)
+class ObjectType:
+    name: str
+    pointer: str
+    doc: str | None
+    fields: tuple[Field, ...]
+    tag: Tag | None = None
+    # Properties the schema does not declare are kept (JSON Schema allows them
+    # unless `additionalProperties: false`) in `unknown_properties`.
+    keep_unknown: bool = True
+    route: Route | None = None
+
+
+@dataclass(frozen=True)
+class EnumMember:
+    name: str
+    value: str | int
+    doc: str | None
+
+
+@dataclass(frozen=True)
+class EnumType:
+    """String (or integer) constants. An open enum has an `other` type: values
+    of it that are not members are kept as plain `str` (or `int`)."""
+
+    name: str
+    pointer: str
+    doc: str | None
+    members: tuple[EnumMember, ...]
+    other: Primitive | None
+    route: Route | None = None
+
+    @property
+    def open(self) -> bool:
+        return self.other is not None
+
+    @property
+    def value_kind(self) -> str:
+        return "int" if isinstance(self.members[0].value, int) else "str"
+
+
+@dataclass(frozen=True)
+class Variant:
+    type: TypeExpr
+    tag: str | None = None
+
+
+@dataclass(frozen=True)
+class UnionType:
+    """A tagged union (`tag_key` set: one dict lookup on the tag) or an
+    untagged one (variants tried in schema order). `fallback` is the open
+    variant that keeps unknown tags with their whole payload."""
+
+    name: str
+    pointer: str
+    doc: str | None
+    variants: tuple[Variant, ...]
+    tag_key: str | None = None
+    fallback: str | None = None
+    route: Route | None = None
+
+
+@dataclass(frozen=True)
+class Alias:
+    """A `$defs` name for another type: a `NewType` for primitives, lists and
+    free-form objects, a plain alias for named types and nullable ones."""
+
+    name: str
+    pointer: str
+    doc: str | None
+    target: TypeExpr
+    route: Route | None = None
+
+    @property
+    def newtype(self) -> bool:
+        return isinstance(self.target, (Primitive, ListOf, MapOf, JsonObject))
+
+
+NamedType = Union[ObjectType, EnumType, UnionType, Alias]
+
+
+@dataclass(frozen=True)
+class Module:
+    package: str
+    schema_path: str
+    schema_sha256: str
+    types: tuple[NamedType, ...]
+    public_names: tuple[str, ...]  # the `$defs` names, in schema order
+
+    def by_name(self) -> dict[str, NamedType]:
+        return {named.name: named for named in self.types}
+
+
+def to_json(node: object) -> object:
+    """The IR as plain JSON data, each node tagged with its class name."""
+    if dataclasses.is_dataclass(node) and not isinstance(node, type):
+        data: dict[str, object] = {"kind": type(node).__name__}
+        for item in dataclasses.fields(node):
+            data[item.name] = to_json(getattr(node, item.name))
+        return data
+    if isinstance(node, tuple):
+        return [to_json(item) for item in node]
+    return node
