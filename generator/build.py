@@ -32,7 +32,7 @@ from generator.load import Node, Schema
 # Keywords that never change what is valid.
 ANNOTATIONS = frozenset(
     {"description", "title", "default", "examples", "contentEncoding", "contentMediaType",
-     "deprecated", "readOnly", "writeOnly", "$comment", "$schema"}
+     "deprecated", "readOnly", "writeOnly", "$comment", "$schema", "discriminator"}
 )
 # Keywords whose validation rules the generated code implements.
 VALIDATION = frozenset(
@@ -365,7 +365,6 @@ class _Builder:
         choices: list[Variant] = []
         fallback_name = None
         seen: dict[str, str] = {}
-        wrapped = {variant.pointer: self.wrapped_target(variant, tag_key) for variant in variants}
         for variant in variants:
             if tag_key is not None and tag_key in self.const_keys(variant):
                 self.check_keywords(variant)
@@ -373,16 +372,17 @@ class _Builder:
                 if value in seen:
                     raise GenerationError(variant.pointer, f"tag {tag_key}={value!r} is also used by {seen[value]}")
                 seen[value] = variant.pointer
-                target = wrapped[variant.pointer]
-                if target is not None and list(wrapped.values()).count(target) == 1:
-                    # The variant is its allOf target; the union writes the tag.
-                    choices.append(Variant(Ref(target), tag=value))
-                    continue
+                target = self.wrapped_target(variant, tag_key)
                 variant_name = naming.class_name(name, value)
+                if variant_name == target:
+                    variant_name = naming.class_name(name, value, "variant")
                 tag = Tag(tag_key, naming.attribute_name(tag_key), value)
-                fields = self.object_fields(variant_name, variant, skip=frozenset({tag_key}))
+                if target is None:
+                    fields = self.object_fields(variant_name, variant, skip=frozenset({tag_key}))
+                else:
+                    fields = list(self.types[target].fields)  # type: ignore[union-attr]
                 obj = self.object_type(variant_name, variant, fields, tag=tag)
-                obj = replace(obj, doc=variant.description or self.wrapped_doc(variant))
+                obj = replace(obj, doc=variant.description or self.wrapped_doc(variant), base=target)
                 choices.append(Variant(self.register(obj), tag=value))
             elif tag_key is not None and self.is_fallback(variant, tag_key):
                 if fallback_name is not None:

@@ -111,8 +111,12 @@ class ObjectType:
     tag: Tag | None = None
     # Properties the schema does not declare are kept (JSON Schema allows them
     # unless `additionalProperties: false`) in `unknown_properties`.
-    keep_unknown: bool = True
+    # "keep": in `unknown_properties`; "reject" (`additionalProperties: false`);
+    # "flatten": a flattened union field takes them.
+    keep_unknown: str = "keep"
     route: Route | None = None
+    # A tagged variant that wraps an object subclasses it, adding only the tag.
+    base: str | None = None
 
 
 @dataclass(frozen=True)

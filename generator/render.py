@@ -1,0 +1,353 @@
+"""IR → Python source, through the Jinja2 templates in `templates/`.
+
+The functions here answer questions about the IR for the templates (which
+kind is this, does it encode as itself, in what order are aliases defined);
+all emitted text lives in the templates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+import re
+from typing import Any
+
+import jinja2
+
+from generator.errors import GenerationError
+from generator.ir import (
+    Alias,
+    AnyValue,
+    EnumType,
+    JsonObject,
+    ListOf,
+    MapOf,
+    Module,
+    NamedType,
+    Nullable,
+    ObjectType,
+    Primitive,
+    Ref,
+    TypeExpr,
+    UnionType,
+)
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+LINE_LENGTH = 120  # black's line length for the generated code (format.MODE)
+PRIMITIVE_NAMES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "none": "null"}
+
+
+def python_literal(value: object) -> str:
+    """A literal that evaluates to `value`; repr-safe for any schema text.
+    Strings prefer double quotes, as black writes them."""
+    if isinstance(value, str):
+        text = repr(value)
+        return f'"{text[1:-1]}"' if text.startswith("'") and '"' not in value else text
+    if value is None or isinstance(value, (bool, int, float)):
+        return repr(value)
+    raise TypeError(f"no Python literal for {type(value).__name__}")
+
+
+def _escape_character(character: str) -> str:
+    if character in "\n\t" or character.isprintable():
+        return character
+    code = ord(character)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def _escape(text: str) -> str:
+    """Escape backslashes, `\"\"\"`, tabs and unprintable characters."""
+    escaped = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"').replace("\t", "\\t")
+    return "".join(_escape_character(character) for character in escaped)
+
+
+def string_block(text: str) -> str:
+    """A triple-quoted literal of `text` for an attribute or alias doc."""
+    escaped = _escape(text)
+    if escaped.endswith('"'):
+        escaped = escaped[:-1] + '\\"'
+    return f'"""{escaped}"""'
+
+
+def docstring(text: str, indent: int = 4) -> str:
+    """A docstring of `text` laid out exactly as black lays it out (PEP 257
+    indentation, padding, closing quotes), so black has nothing to change."""
+    prefix = " " * indent
+    body = _escape(text)
+    lines = body.split("\n")
+    if len(lines) > 1:
+        margin = min((len(line) - len(line.lstrip()) for line in lines[1:] if line.strip()), default=0)
+        rest = [prefix + line[margin:].rstrip() if line.strip() else "" for line in lines[1:]]
+        if not lines[-1].strip():
+            rest[-1] = prefix
+        body = "\n".join([lines[0].strip(), *rest])
+    else:
+        body = body.strip()
+    if body.startswith('"'):
+        body = " " + body
+    if body.endswith('"'):
+        body += " "
+    last = body.split("\n")
+    if len(last) > 1 and len(last[-1]) + 3 > LINE_LENGTH:
+        body += "\n" + prefix
+    return f'"""{body}"""'
+
+
+def comment_safe(text: str) -> str:
+    """Text that stays on one comment line."""
+    return "".join(character if character.isprintable() else "?" for character in text)
+
+
+def block(text: str, width: int) -> str:
+    """A macro's statements placed at `width` spaces (the first line is placed by the caller)."""
+    return jinja2.filters.do_indent(str(text).strip("\n"), width)  # type: ignore[no-any-return]
+
+
+class Queries:
+    """What the templates ask about the IR of one module."""
+
+    def __init__(self, module: Module) -> None:
+        self.types = module.by_name()
+        # Objects some tagged variant subclasses: their decoders take the class.
+        self.bases = {named.base for named in module.types if isinstance(named, ObjectType) and named.base}
+
+    def encodes_as_is(self, expr: TypeExpr) -> bool:
+        """Whether the decoded value already is its JSON (strings, numbers, enum members...)."""
+        if isinstance(expr, (Primitive, AnyValue, JsonObject)):
+            return True
+        if isinstance(expr, ListOf):
+            return self.encodes_as_is(expr.item)
+        if isinstance(expr, MapOf):
+            return self.encodes_as_is(expr.value)
+        if isinstance(expr, Nullable):
+            return self.encodes_as_is(expr.inner)
+        named = self.types[expr.name]
+        if isinstance(named, Alias):
+            return self.encodes_as_is(named.target)
+        return isinstance(named, EnumType)
+
+    def resolve(self, expr: TypeExpr) -> TypeExpr:
+        """`expr` with references to aliases followed."""
+        while isinstance(expr, Ref) and isinstance(self.types[expr.name], Alias):
+            expr = self.types[expr.name].target  # type: ignore[union-attr]
+        return expr
+
+    def is_single_check(self, expr: TypeExpr) -> bool:
+        """Whether decoding `expr` is one `if` statement (which a guard can join)."""
+        expr = self.resolve(expr)
+        return isinstance(expr, AnyValue) or (isinstance(expr, Primitive) and expr.kind != "float")
+
+    def describe(self, expr: TypeExpr) -> str:
+        """What an error message says the schema expects."""
+        if isinstance(expr, Primitive):
+            return PRIMITIVE_NAMES[expr.kind]
+        if isinstance(expr, AnyValue):
+            return "any JSON value"
+        if isinstance(expr, (JsonObject, MapOf)):
+            return "object"
+        if isinstance(expr, ListOf):
+            return "array"
+        if isinstance(expr, Nullable):
+            return f"{self.describe(expr.inner)} or null"
+        return expr.name
+
+    def helper_name(self, expr: TypeExpr) -> str:
+        """A readable, deterministic name for the decoder of a list or map."""
+        if isinstance(expr, Primitive):
+            bounds = "" if expr.minimum is None and expr.maximum is None else f"_{expr.minimum}_{expr.maximum}"
+            name = (expr.format or expr.kind) + bounds.replace("-", "m")
+            return name + (f"_min{expr.min_length}" if expr.min_length else "")
+        if isinstance(expr, AnyValue):
+            return "any"
+        if isinstance(expr, JsonObject):
+            return "object"
+        if isinstance(expr, MapOf):
+            return f"map_of_{self.helper_name(expr.value)}"
+        if isinstance(expr, ListOf):
+            suffix = (f"_min{expr.min_items}" if expr.min_items else "") + ("_skip_invalid" if expr.skip_invalid_items else "")
+            return f"list_of_{self.helper_name(expr.item)}{suffix}"
+        if isinstance(expr, Nullable):
+            return f"optional_{self.helper_name(expr.inner)}"
+        return expr.name
+
+    @staticmethod
+    def wire_keys(obj: ObjectType) -> list[str]:
+        keys = [item.wire_name for item in obj.fields if not item.flatten]
+        return keys + ([obj.tag.key] if obj.tag else [])
+
+    def untagged_descriptions(self, union: UnionType) -> list[str]:
+        return [self.describe(variant.type) for variant in union.variants if variant.tag is None]
+
+    @staticmethod
+    def tag_expectation(union: UnionType) -> str:
+        return "one of " + ", ".join(repr(variant.tag) for variant in union.variants if variant.tag)
+
+
+def sort_key(name: str) -> tuple[int, list[str | int]]:
+    """isort/ruff order: CONSTANTS, then Classes, then other names; digits compared as numbers."""
+    group = 0 if name.isupper() else 1 if name[:1].isupper() else 2
+    return group, [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
+def import_sort_key(name: str) -> tuple[int, list[str | int]]:
+    """isort's order inside `from x import (...)`: by type, then case-insensitively."""
+    group, parts = sort_key(name)
+    return group, [part.lower() if isinstance(part, str) else part for part in parts]
+
+
+def _expressions(named: NamedType) -> Iterator[TypeExpr]:
+    if isinstance(named, ObjectType):
+        roots: list[TypeExpr] = [item.type for item in named.fields]
+    elif isinstance(named, UnionType):
+        roots = [variant.type for variant in named.variants]
+    elif isinstance(named, Alias):
+        roots = [named.target]
+    else:
+        roots = []
+    stack = list(reversed(roots))
+    while stack:
+        expr = stack.pop()
+        yield expr
+        if isinstance(expr, ListOf):
+            stack.append(expr.item)
+        elif isinstance(expr, MapOf):
+            stack.append(expr.value)
+        elif isinstance(expr, Nullable):
+            stack.append(expr.inner)
+
+
+def containers(module: Module, queries: Queries) -> list[ListOf | MapOf]:
+    """Every list and map type, once each, in order of first use."""
+    found: dict[str, ListOf | MapOf] = {}
+    for named in module.types:
+        for expr in _expressions(named):
+            if isinstance(expr, (ListOf, MapOf)):
+                name = queries.helper_name(expr)
+                if found.setdefault(name, expr) != expr:
+                    raise GenerationError(named.pointer, f"two different container types are both named {name}")
+    return list(found.values())
+
+
+def definition_order(module: Module) -> list[Alias | UnionType]:
+    """Aliases and unions ordered so each is defined after those it names."""
+    types = module.by_name()
+    pending = [named for named in module.types if isinstance(named, (Alias, UnionType))]
+    ordered: list[Alias | UnionType] = []
+    placed: set[str] = set()
+    visiting: list[str] = []
+
+    def place(named: Alias | UnionType) -> None:
+        if named.name in placed:
+            return
+        if named.name in visiting:
+            cycle = " → ".join([*visiting[visiting.index(named.name) :], named.name])
+            raise GenerationError(named.pointer, f"aliases and unions that contain each other directly: {cycle}")
+        visiting.append(named.name)
+        for expr in _expressions(named):
+            target = types.get(expr.name) if isinstance(expr, Ref) else None
+            if isinstance(target, (Alias, UnionType)):
+                place(target)
+        visiting.pop()
+        placed.add(named.name)
+        ordered.append(named)
+
+    for named in pending:
+        place(named)
+    return ordered
+
+
+def class_order(module: Module) -> list[ObjectType]:
+    """Object classes, each after its base."""
+    objects = [named for named in module.types if isinstance(named, ObjectType)]
+    position = {obj.name: index for index, obj in enumerate(objects)}
+    for obj in objects:
+        if obj.base is not None and position[obj.base] > position[obj.name]:
+            raise GenerationError(obj.pointer, f"{obj.name} is built before its base {obj.base}")
+    return objects
+
+
+def environment(queries: Queries) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.filters.update(
+        py=python_literal, docstring=docstring, string_block=string_block, comment_safe=comment_safe, block=block
+    )
+    env.filters["py_type"] = lambda expr: env.get_template("macros/types.jinja").module.py_type(expr)
+    env.globals.update(
+        kind=lambda node: type(node).__name__,
+        fits=lambda line: len(line) <= LINE_LENGTH,
+        types=queries.types,
+        bases=queries.bases,
+        encodes_as_is=queries.encodes_as_is,
+        resolve=queries.resolve,
+        is_single_check=queries.is_single_check,
+        describe=queries.describe,
+        helper_name=queries.helper_name,
+        wire_keys=queries.wire_keys,
+        untagged_descriptions=queries.untagged_descriptions,
+        tag_expectation=queries.tag_expectation,
+    )
+    return env
+
+
+def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[str]]:
+    """File name → the file's unformatted source, as a list of top-level units
+    (formatted one by one, joined by two blank lines)."""
+    queries = Queries(module)
+    env = environment(queries)
+    objects = class_order(module)
+    aliases_and_unions = definition_order(module)
+    enums = [named for named in module.types if isinstance(named, EnumType)]
+    uses = {
+        "field": any(obj.keep_unknown == "keep" and not obj.base for obj in objects),
+        "ClassVar": any(obj.tag for obj in objects),
+        "Literal": any(obj.tag for obj in objects),
+        "Final": True,
+        "NewType": any(isinstance(t, Alias) and t.newtype for t in aliases_and_unions),
+        "TypeAlias": any(not (isinstance(t, Alias) and t.newtype) for t in aliases_and_unions),
+    }
+    context = {
+        "module": module,
+        "versions": versions,
+        "exported": sorted((named.name for named in module.types), key=sort_key),
+        "imported": sorted((named.name for named in module.types), key=import_sort_key),
+        "public": sorted(
+            ["DecodeError", "MaybeUndefined", "Model", "Salvage", "UNDEFINED", "Undefined", "decode", "encode"]
+            + [named.name for named in module.types],
+            key=sort_key,
+        ),
+        "objects": objects,
+        "enums": enums,
+        "uses": uses,
+    }
+
+    def macros(name: str) -> Any:
+        return env.get_template(f"macros/{name}.jinja").module
+
+    objects_, enums_, unions_, aliases_, decoders_ = (
+        macros(name) for name in ("object", "enum", "union", "alias", "decode")
+    )
+    models = env.get_template("models.py.jinja").make_module(context)
+    units = [models.head()]
+    units += [enums_.enum_class(e) for e in enums]
+    units += [objects_.object_class(o) for o in objects]
+    units += [
+        aliases_.alias_definition(t) if isinstance(t, Alias) else unions_.union_alias(t) for t in aliases_and_unions
+    ]
+    units += [decoders_.container_decoder(t) for t in containers(module, queries)]
+    units += [enums_.enum_codec(e) for e in enums]
+    units += [objects_.object_codec(o) for o in objects]
+    units += [aliases_.alias_codec(t) if isinstance(t, Alias) else unions_.union_codec(t) for t in aliases_and_unions]
+    units.append(models.tail())
+    return {
+        "__init__.py": [env.get_template("init.py.jinja").render(context)],
+        "_runtime.py": [env.get_template("runtime.py.jinja").render(context)],
+        "models.py": [str(unit) for unit in units],
+        "py.typed": [],
+    }

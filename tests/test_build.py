@@ -1,0 +1,169 @@
+"""The IR rules, each on a small hand-written schema."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import FIXTURES, ir_of
+from generator.errors import GenerationError
+from generator.ir import (
+    Alias,
+    AnyValue,
+    EnumType,
+    JsonObject,
+    ListOf,
+    ObjectType,
+    Primitive,
+    Ref,
+    UnionType,
+)
+
+
+@pytest.fixture(scope="module")
+def rules(tmp_path_factory):
+    return ir_of(FIXTURES / "rules.json", tmp_path_factory.mktemp("ir")).by_name()
+
+
+def fields(obj: ObjectType) -> dict:
+    return {item.wire_name: item for item in obj.fields}
+
+
+def test_every_def_becomes_a_public_name(rules):
+    for name in ("ItemId", "Port", "Color", "Size", "Item", "Shape", "Circle", "Id", "Anything"):
+        assert name in rules
+
+
+def test_attributes_keep_their_wire_names(rules):
+    item = fields(rules["Item"])
+    assert item["itemId"].name == "item_id"
+    assert item["_meta"].name == "meta"
+    assert item["class"].name == "class_"
+
+
+def test_presence_required_optional_and_nullable(rules):
+    item = fields(rules["Item"])
+    assert (item["itemId"].required, item["itemId"].nullable) == (True, False)
+    assert (item["label"].required, item["label"].nullable) == (True, True)
+    assert (item["count"].required, item["count"].nullable) == (False, False)
+    assert (item["parent"].required, item["parent"].nullable) == (False, True)
+
+
+def test_allof_wrapper_resolves_to_its_target_and_keeps_the_outer_description(rules):
+    item_id = fields(rules["Item"])["itemId"]
+    assert item_id.type == Ref("ItemId")
+    assert item_id.doc == "Its id."
+
+
+def test_recursive_references_are_plain_refs(rules):
+    assert fields(rules["Item"])["parent"].type == Ref("Item")
+
+
+def test_integer_formats_become_bounds_combined_with_minimum(rules):
+    assert rules["Port"] == Alias("Port", "#/$defs/Port", None, Primitive("int", 1, 65535, None, "uint16"))
+    assert fields(rules["Item"])["count"].type == Primitive("int", 0, 2**32 - 1, None, "uint32")
+
+
+def test_arrays_record_min_items_and_the_skip_hint(rules):
+    assert fields(rules["Item"])["tags"].type == ListOf(Primitive("str"), min_items=1, skip_invalid_items=True)
+
+
+def test_free_form_objects_and_any_values(rules):
+    item = fields(rules["Item"])
+    assert item["extra"].type == JsonObject()
+    assert item["raw"].type == AnyValue()
+    assert rules["Anything"].target == AnyValue()
+
+
+def test_string_constants_with_a_final_plain_string_are_an_open_enum(rules):
+    color = rules["Color"]
+    assert isinstance(color, EnumType) and color.open
+    assert [(m.name, m.value, m.doc) for m in color.members] == [("RED", "red", "Red."), ("LIGHT_BLUE", "light_blue", None)]
+    assert not rules["Size"].open
+
+
+def test_const_tagged_objects_are_a_tagged_union_with_an_open_fallback(rules):
+    shape = rules["Shape"]
+    assert isinstance(shape, UnionType)
+    assert shape.tag_key == "kind"
+    assert [(v.tag, v.type) for v in shape.variants] == [("circle", Ref("ShapeCircle")), ("square", Ref("ShapeSquare"))]
+    assert shape.fallback == "ShapeOther"
+
+
+def test_a_variant_wrapping_an_object_subclasses_it_and_adds_the_tag(rules):
+    circle = rules["ShapeCircle"]
+    assert circle.base == "Circle"
+    assert (circle.tag.key, circle.tag.attribute, circle.tag.value) == ("kind", "kind", "circle")
+    assert [f.wire_name for f in circle.fields] == ["radius"]
+
+
+def test_an_inline_variant_gets_union_plus_tag_as_its_name(rules):
+    square = rules["ShapeSquare"]
+    assert square.base is None and [f.wire_name for f in square.fields] == ["side"]
+
+
+def test_the_fallback_keeps_the_tag_as_a_string_field(rules):
+    other = rules["ShapeOther"]
+    assert fields(other)["kind"].type == Primitive("str")
+    assert other.keep_unknown == "keep"
+
+
+def test_untagged_unions_keep_schema_order(rules):
+    assert [v.type.kind for v in rules["Id"].variants] == ["int", "str"]
+
+
+def test_no_numbered_names_in_the_real_schema(tmp_path):
+    from conftest import V2_SCHEMA
+
+    module = ir_of(V2_SCHEMA, tmp_path)
+    assert len(module.public_names) == 262
+    numbered = [t.name for t in module.types if t.name[-1].isdigit()]
+    assert numbered == []
+
+
+def error_for(schema: dict, tmp_path) -> GenerationError:
+    with pytest.raises(GenerationError) as caught:
+        ir_of(schema, tmp_path)
+    return caught.value
+
+
+def test_a_dangling_ref_names_its_pointer(tmp_path):
+    error = error_for({"$defs": {"A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/Nope"}}}}}, tmp_path)
+    assert error.pointer == "#/$defs/A/properties/b/$ref"
+    assert "dangling $ref '#/$defs/Nope'" in str(error)
+
+
+def test_an_unsupported_validation_keyword_is_an_error(tmp_path):
+    error = error_for({"$defs": {"A": {"type": "string", "pattern": "^a"}}}, tmp_path)
+    assert error.pointer == "#/$defs/A/pattern"
+    assert "unsupported keyword 'pattern'" in str(error)
+
+
+def test_not_outside_an_open_fallback_is_unsupported(tmp_path):
+    error = error_for({"$defs": {"A": {"type": "string", "not": {"const": "x"}}}}, tmp_path)
+    assert error.pointer == "#/$defs/A/not"
+
+
+def test_a_name_collision_names_both_pointers(tmp_path):
+    schema = {
+        "$defs": {
+            "Shape": {"anyOf": [{"type": "object", "properties": {"kind": {"const": "circle", "type": "string"}}, "required": ["kind"]}]},
+            "ShapeCircle": {"type": "string"},
+        }
+    }
+    error = error_for(schema, tmp_path)
+    assert "#/$defs/Shape/anyOf/0" in str(error) and "#/$defs/ShapeCircle" in str(error)
+
+
+def test_properties_that_map_to_the_same_attribute_collide(tmp_path):
+    error = error_for({"$defs": {"A": {"type": "object", "properties": {"fooBar": {}, "foo_bar": {}}}}}, tmp_path)
+    assert "'fooBar' and 'foo_bar' both map to foo_bar" in str(error)
+
+
+def test_an_alias_cycle_is_an_error(tmp_path):
+    error = error_for({"$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}}}, tmp_path)
+    assert "alias cycle" in str(error)
+
+
+def test_an_unknown_integer_format_is_an_error(tmp_path):
+    error = error_for({"$defs": {"A": {"type": "integer", "format": "uint7"}}}, tmp_path)
+    assert error.pointer == "#/$defs/A/format"
