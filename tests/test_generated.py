@@ -1,0 +1,65 @@
+"""The committed package: standalone, complete, typed and lint-clean."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+from conftest import ROOT, V2_SCHEMA, generate_package, import_package
+
+GENERATED = ROOT / "generated"
+
+
+def test_imports_in_a_clean_interpreter_with_no_third_party_packages():
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import acp_v2, json; "
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] not in sys.stdlib_module_names and m != '__main__')))"
+    )
+    result = subprocess.run([sys.executable, "-S", "-E", "-c", code, str(GENERATED)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert set(json.loads(result.stdout)) == {"acp_v2", "acp_v2._runtime", "acp_v2.models"}
+
+
+def test_exposes_every_def_and_no_numbered_names():
+    package = import_package(GENERATED, "acp_v2")
+    defs = json.loads(V2_SCHEMA.read_text())["$defs"]
+    assert len(defs) == 262
+    assert set(defs) <= set(package.__all__)
+    assert [name for name in package.__all__ if re.search(r"[a-z]\d+$", name)] == []
+
+
+def test_every_file_has_the_header():
+    sha = json.loads((ROOT / "schema" / "schema.lock.json").read_text())["files"][-1]["sha256"]
+    for path in (GENERATED / "acp_v2").glob("*.py"):
+        head = path.read_text().splitlines()[:3]
+        assert "Do not edit" in head[0] and "black 26.10.1" in head[0]
+        assert f"schema/v2/schema.unstable.json (sha256 {sha})" in head[1]
+
+
+def test_passes_mypy_strict(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path), "acp_v2"],
+        cwd=GENERATED,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout
+
+
+def test_passes_ruff():
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "generated/acp_v2"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout
+
+
+def test_the_v1_schemas_generate_and_import(tmp_path):
+    for index, name in enumerate(("schema.json", "schema.unstable.json")):
+        package_name = f"acp_v1_{index}"
+        generate_package(ROOT / "schema" / "v1" / name, tmp_path, package_name)
+        package = import_package(tmp_path, package_name)
+        assert package.decode("SessionId", "abc") == "abc"
+        note = {"sessionId": "s", "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}}
+        assert package.encode(package.decode("SessionNotification", note)) == note

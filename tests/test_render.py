@@ -1,0 +1,37 @@
+"""Rendering: schema text can never break out of a literal or a docstring."""
+
+from __future__ import annotations
+
+import ast
+import json
+
+from conftest import FIXTURES, generate_package, import_package
+from generator.render import docstring, python_literal, string_block
+
+HOSTILE = json.loads((FIXTURES / "hostile.json").read_text())
+
+
+def test_string_literals_round_trip_through_the_python_parser():
+    for text in ['a"b', "it's", 'both \' and "', "back\\slash", "nul\0", "{{ x }}", "café\u2028"]:
+        assert ast.literal_eval(python_literal(text)) == text
+
+
+def test_string_blocks_evaluate_to_the_text():
+    for text in ['ends with a quote"', 'triple """ inside', "trailing backslash \\", "tab\tand\nnewline\0"]:
+        assert ast.literal_eval(string_block(text)) == text
+
+
+def test_docstrings_evaluate_to_the_text_laid_out_as_black_does():
+    for text in ['ends with a quote"', 'triple """ inside', "trailing backslash \\", "nul\0 and \u2028 in the middle"]:
+        assert ast.literal_eval(docstring(text, 4)).strip() == text
+    assert ast.literal_eval(docstring("first\n  second\n  third", 4)) == "first\n    second\n    third"
+
+
+def test_hostile_schema_text_stays_data(tmp_path):
+    package = import_package(generate_package(FIXTURES / "hostile.json", tmp_path, "hostile_pkg").parent, "hostile_pkg")
+    evil = HOSTILE["$defs"]["Evil"]
+    assert package.Evil.__doc__.strip() == evil["description"]
+    assert {m.value for m in package.Mode} == {v["const"] for v in HOSTILE["$defs"]["Mode"]["anyOf"]}
+    value = package.decode("Evil", {"weird key\"'": "x", "def": '"""\\'})
+    assert package.encode(value) == {"weird key\"'": "x", "def": '"""\\'}
+    assert not hasattr(package, "os")
