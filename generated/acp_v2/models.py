@@ -8937,13 +8937,7 @@ def _decode_SessionArchiveFilter(data: Any, ctx: _rt.Context, path: _rt.Path) ->
     raise DecodeError(path, "SessionArchiveFilter (a string)", data)
 
 
-_KEYS_AgentRequest: Final = frozenset(
-    [
-        "id",
-        "method",
-        "params",
-    ]
-)
+_KEYS_AgentRequest: Final = frozenset(["id", "method", "params"])
 
 
 def _decode_AgentRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentRequest:
@@ -8987,16 +8981,7 @@ def _encode_AgentRequest(obj: AgentRequest) -> dict[str, Any]:
     return data
 
 
-_KEYS_RequestPermissionRequest: Final = frozenset(
-    [
-        "sessionId",
-        "title",
-        "description",
-        "subject",
-        "options",
-        "_meta",
-    ]
-)
+_KEYS_RequestPermissionRequest: Final = frozenset(["sessionId", "title", "description", "subject", "options", "_meta"])
 
 
 def _decode_RequestPermissionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> RequestPermissionRequest:
@@ -9067,12 +9052,7 @@ def _encode_RequestPermissionRequest(obj: RequestPermissionRequest) -> dict[str,
     return data
 
 
-_KEYS_ToolCallPermissionSubject: Final = frozenset(
-    [
-        "toolCall",
-        "_meta",
-    ]
-)
+_KEYS_ToolCallPermissionSubject: Final = frozenset(["toolCall", "_meta"])
 
 
 def _decode_ToolCallPermissionSubject(
@@ -9116,13 +9096,7 @@ def _encode_ToolCallPermissionSubject(obj: ToolCallPermissionSubject) -> dict[st
     return data
 
 
-_KEYS_RequestPermissionSubjectToolCall: Final = frozenset(
-    [
-        "toolCall",
-        "_meta",
-        "type",
-    ]
-)
+_KEYS_RequestPermissionSubjectToolCall: Final = frozenset(["toolCall", "_meta", "type"])
 
 
 def _decode_RequestPermissionSubjectToolCall(
@@ -9146,15 +9120,7 @@ def _encode_RequestPermissionSubjectToolCall(obj: RequestPermissionSubjectToolCa
     return data
 
 
-_KEYS_CommandPermissionSubject: Final = frozenset(
-    [
-        "command",
-        "cwd",
-        "toolCallId",
-        "terminalId",
-        "_meta",
-    ]
-)
+_KEYS_CommandPermissionSubject: Final = frozenset(["command", "cwd", "toolCallId", "terminalId", "_meta"])
 
 
 def _decode_CommandPermissionSubject(
@@ -9256,11 +9222,7 @@ def _encode_RequestPermissionSubjectCommand(obj: RequestPermissionSubjectCommand
     return data
 
 
-_KEYS_RequestPermissionSubjectOther: Final = frozenset(
-    [
-        "type",
-    ]
-)
+_KEYS_RequestPermissionSubjectOther: Final = frozenset(["type"])
 
 
 def _decode_RequestPermissionSubjectOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> RequestPermissionSubjectOther:
@@ -9434,12 +9396,7 @@ def _encode_ToolCallUpdate(obj: ToolCallUpdate) -> dict[str, Any]:
     return data
 
 
-_KEYS_Content: Final = frozenset(
-    [
-        "content",
-        "_meta",
-    ]
-)
+_KEYS_Content: Final = frozenset(["content", "_meta"])
 
 
 def _decode_Content(
@@ -9483,13 +9440,7 @@ def _encode_Content(obj: Content) -> dict[str, Any]:
     return data
 
 
-_KEYS_ToolCallContentContent: Final = frozenset(
-    [
-        "content",
-        "_meta",
-        "type",
-    ]
-)
+_KEYS_ToolCallContentContent: Final = frozenset(["content", "_meta", "type"])
 
 
 def _decode_ToolCallContentContent(data: Any, ctx: _rt.Context, path: _rt.Path) -> ToolCallContentContent:
@@ -9508,13 +9459,7 @@ def _encode_ToolCallContentContent(obj: ToolCallContentContent) -> dict[str, Any
     return data
 
 
-_KEYS_Diff: Final = frozenset(
-    [
-        "changes",
-        "patch",
-        "_meta",
-    ]
-)
+_KEYS_Diff: Final = frozenset(["changes", "patch", "_meta"])
 
 
 def _decode_Diff(
@@ -9569,14 +9514,7 @@ def _encode_Diff(obj: Diff) -> dict[str, Any]:
     return data
 
 
-_KEYS_ToolCallContentDiff: Final = frozenset(
-    [
-        "changes",
-        "patch",
-        "_meta",
-        "type",
-    ]
-)
+_KEYS_ToolCallContentDiff: Final = frozenset(["changes", "patch", "_meta", "type"])
 
 
 def _decode_ToolCallContentDiff(data: Any, ctx: _rt.Context, path: _rt.Path) -> ToolCallContentDiff:
@@ -9593,12 +9531,7 @@ def _encode_ToolCallContentDiff(obj: ToolCallContentDiff) -> dict[str, Any]:
     return data
 
 
-_KEYS_Terminal: Final = frozenset(
-    [
-        "terminalId",
-        "_meta",
-    ]
-)
+_KEYS_Terminal: Final = frozenset(["terminalId", "_meta"])
 
 
 def _decode_Terminal(
@@ -9643,13 +9576,7 @@ def _encode_Terminal(obj: Terminal) -> dict[str, Any]:
     return data
 
 
-_KEYS_ToolCallContentTerminal: Final = frozenset(
-    [
-        "terminalId",
-        "_meta",
-        "type",
-    ]
-)
+_KEYS_ToolCallContentTerminal: Final = frozenset(["terminalId", "_meta", "type"])
 
 
 def _decode_ToolCallContentTerminal(data: Any, ctx: _rt.Context, path: _rt.Path) -> ToolCallContentTerminal:
@@ -9669,11 +9596,7 @@ def _encode_ToolCallContentTerminal(obj: ToolCallContentTerminal) -> dict[str, A
     return data
 
 
-_KEYS_ToolCallContentOther: Final = frozenset(
-    [
-        "type",
-    ]
-)
+_KEYS_ToolCallContentOther: Final = frozenset(["type"])
 
 
 def _decode_ToolCallContentOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> ToolCallContentOther:
@@ -9701,13 +9624,7 @@ def _encode_ToolCallContentOther(obj: ToolCallContentOther) -> dict[str, Any]:
     return data
 
 
-_KEYS_TextContent: Final = frozenset(
-    [
-        "text",
-        "annotations",
-        "_meta",
-    ]
-)
+_KEYS_TextContent: Final = frozenset(["text", "annotations", "_meta"])
 
 
 def _decode_TextContent(
@@ -9763,14 +9680,7 @@ def _encode_TextContent(obj: TextContent) -> dict[str, Any]:
     return data
 
 
-_KEYS_ContentBlockText: Final = frozenset(
-    [
-        "text",
-        "annotations",
-        "_meta",
-        "type",
-    ]
-)
+_KEYS_ContentBlockText: Final = frozenset(["text", "annotations", "_meta", "type"])
 
 
 def _decode_ContentBlockText(data: Any, ctx: _rt.Context, path: _rt.Path) -> ContentBlockText:
@@ -9787,15 +9697,7 @@ def _encode_ContentBlockText(obj: ContentBlockText) -> dict[str, Any]:
     return data
 
 
-_KEYS_ImageContent: Final = frozenset(
-    [
-        "data",
-        "mimeType",
-        "uri",
-        "annotations",
-        "_meta",
-    ]
-)
+_KEYS_ImageContent: Final = frozenset(["data", "mimeType", "uri", "annotations", "_meta"])
 
 
 def _decode_ImageContent(
@@ -9867,16 +9769,7 @@ def _encode_ImageContent(obj: ImageContent) -> dict[str, Any]:
     return data
 
 
-_KEYS_ContentBlockImage: Final = frozenset(
-    [
-        "data",
-        "mimeType",
-        "uri",
-        "annotations",
-        "_meta",
-        "type",
-    ]
-)
+_KEYS_ContentBlockImage: Final = frozenset(["data", "mimeType", "uri", "annotations", "_meta", "type"])
 
 
 def _decode_ContentBlockImage(data: Any, ctx: _rt.Context, path: _rt.Path) -> ContentBlockImage:
@@ -9893,14 +9786,7 @@ def _encode_ContentBlockImage(obj: ContentBlockImage) -> dict[str, Any]:
     return data
 
 
-_KEYS_AudioContent: Final = frozenset(
-    [
-        "data",
-        "mimeType",
-        "annotations",
-        "_meta",
-    ]
-)
+_KEYS_AudioContent: Final = frozenset(["data", "mimeType", "annotations", "_meta"])
 
 
 def _decode_AudioContent(
@@ -9964,15 +9850,7 @@ def _encode_AudioContent(obj: AudioContent) -> dict[str, Any]:
     return data
 
 
-_KEYS_ContentBlockAudio: Final = frozenset(
-    [
-        "data",
-        "mimeType",
-        "annotations",
-        "_meta",
-        "type",
-    ]
-)
+_KEYS_ContentBlockAudio: Final = frozenset(["data", "mimeType", "annotations", "_meta", "type"])
 
 
 def _decode_ContentBlockAudio(data: Any, ctx: _rt.Context, path: _rt.Path) -> ContentBlockAudio:
@@ -10144,13 +10022,7 @@ def _encode_ContentBlockResourceLink(obj: ContentBlockResourceLink) -> dict[str,
     return data
 
 
-_KEYS_EmbeddedResource: Final = frozenset(
-    [
-        "resource",
-        "annotations",
-        "_meta",
-    ]
-)
+_KEYS_EmbeddedResource: Final = frozenset(["resource", "annotations", "_meta"])
 
 
 def _decode_EmbeddedResource(
@@ -10205,14 +10077,7 @@ def _encode_EmbeddedResource(obj: EmbeddedResource) -> dict[str, Any]:
     return data
 
 
-_KEYS_ContentBlockResource: Final = frozenset(
-    [
-        "resource",
-        "annotations",
-        "_meta",
-        "type",
-    ]
-)
+_KEYS_ContentBlockResource: Final = frozenset(["resource", "annotations", "_meta", "type"])
 
 
 def _decode_ContentBlockResource(data: Any, ctx: _rt.Context, path: _rt.Path) -> ContentBlockResource:
@@ -10232,11 +10097,7 @@ def _encode_ContentBlockResource(obj: ContentBlockResource) -> dict[str, Any]:
     return data
 
 
-_KEYS_ContentBlockOther: Final = frozenset(
-    [
-        "type",
-    ]
-)
+_KEYS_ContentBlockOther: Final = frozenset(["type"])
 
 
 def _decode_ContentBlockOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> ContentBlockOther:
@@ -10264,14 +10125,7 @@ def _encode_ContentBlockOther(obj: ContentBlockOther) -> dict[str, Any]:
     return data
 
 
-_KEYS_Annotations: Final = frozenset(
-    [
-        "audience",
-        "lastModified",
-        "priority",
-        "_meta",
-    ]
-)
+_KEYS_Annotations: Final = frozenset(["audience", "lastModified", "priority", "_meta"])
 
 
 def _decode_Annotations(data: Any, ctx: _rt.Context, path: _rt.Path) -> Annotations:
@@ -10333,15 +10187,7 @@ def _encode_Annotations(obj: Annotations) -> dict[str, Any]:
     return data
 
 
-_KEYS_Icon: Final = frozenset(
-    [
-        "src",
-        "mimeType",
-        "sizes",
-        "theme",
-        "_meta",
-    ]
-)
+_KEYS_Icon: Final = frozenset(["src", "mimeType", "sizes", "theme", "_meta"])
 
 
 def _decode_Icon(data: Any, ctx: _rt.Context, path: _rt.Path) -> Icon:
@@ -10411,14 +10257,7 @@ def _encode_Icon(obj: Icon) -> dict[str, Any]:
     return data
 
 
-_KEYS_TextResourceContents: Final = frozenset(
-    [
-        "text",
-        "uri",
-        "mimeType",
-        "_meta",
-    ]
-)
+_KEYS_TextResourceContents: Final = frozenset(["text", "uri", "mimeType", "_meta"])
 
 
 def _decode_TextResourceContents(data: Any, ctx: _rt.Context, path: _rt.Path) -> TextResourceContents:
@@ -10474,14 +10313,7 @@ def _encode_TextResourceContents(obj: TextResourceContents) -> dict[str, Any]:
     return data
 
 
-_KEYS_BlobResourceContents: Final = frozenset(
-    [
-        "blob",
-        "uri",
-        "mimeType",
-        "_meta",
-    ]
-)
+_KEYS_BlobResourceContents: Final = frozenset(["blob", "uri", "mimeType", "_meta"])
 
 
 def _decode_BlobResourceContents(data: Any, ctx: _rt.Context, path: _rt.Path) -> BlobResourceContents:
@@ -10537,11 +10369,7 @@ def _encode_BlobResourceContents(obj: BlobResourceContents) -> dict[str, Any]:
     return data
 
 
-_KEYS_DiffPathChange: Final = frozenset(
-    [
-        "path",
-    ]
-)
+_KEYS_DiffPathChange: Final = frozenset(["path"])
 
 
 def _decode_DiffPathChange(
@@ -10574,12 +10402,7 @@ def _encode_DiffPathChange(obj: DiffPathChange) -> dict[str, Any]:
     return data
 
 
-_KEYS_DiffChangeOperationAdd: Final = frozenset(
-    [
-        "path",
-        "operation",
-    ]
-)
+_KEYS_DiffChangeOperationAdd: Final = frozenset(["path", "operation"])
 
 
 def _decode_DiffChangeOperationAdd(data: Any, ctx: _rt.Context, path: _rt.Path) -> DiffChangeOperationAdd:
@@ -10599,12 +10422,7 @@ def _encode_DiffChangeOperationAdd(obj: DiffChangeOperationAdd) -> dict[str, Any
     return data
 
 
-_KEYS_DiffChangeOperationDelete: Final = frozenset(
-    [
-        "path",
-        "operation",
-    ]
-)
+_KEYS_DiffChangeOperationDelete: Final = frozenset(["path", "operation"])
 
 
 def _decode_DiffChangeOperationDelete(data: Any, ctx: _rt.Context, path: _rt.Path) -> DiffChangeOperationDelete:
@@ -10624,12 +10442,7 @@ def _encode_DiffChangeOperationDelete(obj: DiffChangeOperationDelete) -> dict[st
     return data
 
 
-_KEYS_DiffChangeOperationModify: Final = frozenset(
-    [
-        "path",
-        "operation",
-    ]
-)
+_KEYS_DiffChangeOperationModify: Final = frozenset(["path", "operation"])
 
 
 def _decode_DiffChangeOperationModify(data: Any, ctx: _rt.Context, path: _rt.Path) -> DiffChangeOperationModify:
@@ -10649,12 +10462,7 @@ def _encode_DiffChangeOperationModify(obj: DiffChangeOperationModify) -> dict[st
     return data
 
 
-_KEYS_DiffPathPairChange: Final = frozenset(
-    [
-        "oldPath",
-        "path",
-    ]
-)
+_KEYS_DiffPathPairChange: Final = frozenset(["oldPath", "path"])
 
 
 def _decode_DiffPathPairChange(
@@ -10695,13 +10503,7 @@ def _encode_DiffPathPairChange(obj: DiffPathPairChange) -> dict[str, Any]:
     return data
 
 
-_KEYS_DiffChangeOperationMove: Final = frozenset(
-    [
-        "oldPath",
-        "path",
-        "operation",
-    ]
-)
+_KEYS_DiffChangeOperationMove: Final = frozenset(["oldPath", "path", "operation"])
 
 
 def _decode_DiffChangeOperationMove(data: Any, ctx: _rt.Context, path: _rt.Path) -> DiffChangeOperationMove:
@@ -10721,13 +10523,7 @@ def _encode_DiffChangeOperationMove(obj: DiffChangeOperationMove) -> dict[str, A
     return data
 
 
-_KEYS_DiffChangeOperationCopy: Final = frozenset(
-    [
-        "oldPath",
-        "path",
-        "operation",
-    ]
-)
+_KEYS_DiffChangeOperationCopy: Final = frozenset(["oldPath", "path", "operation"])
 
 
 def _decode_DiffChangeOperationCopy(data: Any, ctx: _rt.Context, path: _rt.Path) -> DiffChangeOperationCopy:
@@ -10747,11 +10543,7 @@ def _encode_DiffChangeOperationCopy(obj: DiffChangeOperationCopy) -> dict[str, A
     return data
 
 
-_KEYS_DiffChangeOperationOther: Final = frozenset(
-    [
-        "operation",
-    ]
-)
+_KEYS_DiffChangeOperationOther: Final = frozenset(["operation"])
 
 
 def _decode_DiffChangeOperationOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> DiffChangeOperationOther:
@@ -10779,13 +10571,7 @@ def _encode_DiffChangeOperationOther(obj: DiffChangeOperationOther) -> dict[str,
     return data
 
 
-_KEYS_DiffChange: Final = frozenset(
-    [
-        "fileType",
-        "mimeType",
-        "_meta",
-    ]
-)
+_KEYS_DiffChange: Final = frozenset(["fileType", "mimeType", "_meta"])
 
 
 def _decode_DiffChange(data: Any, ctx: _rt.Context, path: _rt.Path) -> DiffChange:
@@ -10837,13 +10623,7 @@ def _encode_DiffChange(obj: DiffChange) -> dict[str, Any]:
     return data
 
 
-_KEYS_DiffPatch: Final = frozenset(
-    [
-        "format",
-        "text",
-        "_meta",
-    ]
-)
+_KEYS_DiffPatch: Final = frozenset(["format", "text", "_meta"])
 
 
 def _decode_DiffPatch(data: Any, ctx: _rt.Context, path: _rt.Path) -> DiffPatch:
@@ -10890,13 +10670,7 @@ def _encode_DiffPatch(obj: DiffPatch) -> dict[str, Any]:
     return data
 
 
-_KEYS_ToolCallLocation: Final = frozenset(
-    [
-        "path",
-        "line",
-        "_meta",
-    ]
-)
+_KEYS_ToolCallLocation: Final = frozenset(["path", "line", "_meta"])
 
 
 def _decode_ToolCallLocation(data: Any, ctx: _rt.Context, path: _rt.Path) -> ToolCallLocation:
@@ -10947,12 +10721,7 @@ def _encode_ToolCallLocation(obj: ToolCallLocation) -> dict[str, Any]:
     return data
 
 
-_KEYS_ToolCallCapabilities: Final = frozenset(
-    [
-        "cancel",
-        "_meta",
-    ]
-)
+_KEYS_ToolCallCapabilities: Final = frozenset(["cancel", "_meta"])
 
 
 def _decode_ToolCallCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> ToolCallCapabilities:
@@ -10995,11 +10764,7 @@ def _encode_ToolCallCapabilities(obj: ToolCallCapabilities) -> dict[str, Any]:
     return data
 
 
-_KEYS_ToolCallCancelCapabilities: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_ToolCallCancelCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_ToolCallCancelCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> ToolCallCancelCapabilities:
@@ -11031,14 +10796,7 @@ def _encode_ToolCallCancelCapabilities(obj: ToolCallCancelCapabilities) -> dict[
     return data
 
 
-_KEYS_PermissionOption: Final = frozenset(
-    [
-        "optionId",
-        "name",
-        "kind",
-        "_meta",
-    ]
-)
+_KEYS_PermissionOption: Final = frozenset(["optionId", "name", "kind", "_meta"])
 
 
 def _decode_PermissionOption(data: Any, ctx: _rt.Context, path: _rt.Path) -> PermissionOption:
@@ -11093,11 +10851,7 @@ def _encode_PermissionOption(obj: PermissionOption) -> dict[str, Any]:
     return data
 
 
-_KEYS_ElicitationFormMode: Final = frozenset(
-    [
-        "requestedSchema",
-    ]
-)
+_KEYS_ElicitationFormMode: Final = frozenset(["requestedSchema"])
 
 
 def _decode_ElicitationFormMode(
@@ -11130,12 +10884,7 @@ def _encode_ElicitationFormMode(obj: ElicitationFormMode) -> dict[str, Any]:
     return data
 
 
-_KEYS_CreateElicitationRequestModeForm: Final = frozenset(
-    [
-        "requestedSchema",
-        "mode",
-    ]
-)
+_KEYS_CreateElicitationRequestModeForm: Final = frozenset(["requestedSchema", "mode"])
 
 
 def _decode_CreateElicitationRequestModeForm(
@@ -11159,12 +10908,7 @@ def _encode_CreateElicitationRequestModeForm(obj: CreateElicitationRequestModeFo
     return data
 
 
-_KEYS_ElicitationUrlMode: Final = frozenset(
-    [
-        "elicitationId",
-        "url",
-    ]
-)
+_KEYS_ElicitationUrlMode: Final = frozenset(["elicitationId", "url"])
 
 
 def _decode_ElicitationUrlMode(
@@ -11206,13 +10950,7 @@ def _encode_ElicitationUrlMode(obj: ElicitationUrlMode) -> dict[str, Any]:
     return data
 
 
-_KEYS_CreateElicitationRequestModeUrl: Final = frozenset(
-    [
-        "elicitationId",
-        "url",
-        "mode",
-    ]
-)
+_KEYS_CreateElicitationRequestModeUrl: Final = frozenset(["elicitationId", "url", "mode"])
 
 
 def _decode_CreateElicitationRequestModeUrl(
@@ -11236,11 +10974,7 @@ def _encode_CreateElicitationRequestModeUrl(obj: CreateElicitationRequestModeUrl
     return data
 
 
-_KEYS_CreateElicitationRequestModeOther: Final = frozenset(
-    [
-        "mode",
-    ]
-)
+_KEYS_CreateElicitationRequestModeOther: Final = frozenset(["mode"])
 
 
 def _decode_CreateElicitationRequestModeOther(
@@ -11271,12 +11005,7 @@ def _encode_CreateElicitationRequestModeOther(obj: CreateElicitationRequestModeO
     return data
 
 
-_KEYS_CreateElicitationRequest: Final = frozenset(
-    [
-        "message",
-        "_meta",
-    ]
-)
+_KEYS_CreateElicitationRequest: Final = frozenset(["message", "_meta"])
 
 
 def _decode_CreateElicitationRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> CreateElicitationRequest:
@@ -11317,12 +11046,7 @@ def _encode_CreateElicitationRequest(obj: CreateElicitationRequest) -> dict[str,
     return data
 
 
-_KEYS_ElicitationSessionScope: Final = frozenset(
-    [
-        "sessionId",
-        "toolCallId",
-    ]
-)
+_KEYS_ElicitationSessionScope: Final = frozenset(["sessionId", "toolCallId"])
 
 
 def _decode_ElicitationSessionScope(data: Any, ctx: _rt.Context, path: _rt.Path) -> ElicitationSessionScope:
@@ -11359,11 +11083,7 @@ def _encode_ElicitationSessionScope(obj: ElicitationSessionScope) -> dict[str, A
     return data
 
 
-_KEYS_ElicitationRequestScope: Final = frozenset(
-    [
-        "requestId",
-    ]
-)
+_KEYS_ElicitationRequestScope: Final = frozenset(["requestId"])
 
 
 def _decode_ElicitationRequestScope(data: Any, ctx: _rt.Context, path: _rt.Path) -> ElicitationRequestScope:
@@ -11390,16 +11110,7 @@ def _encode_ElicitationRequestScope(obj: ElicitationRequestScope) -> dict[str, A
     return data
 
 
-_KEYS_ElicitationSchema: Final = frozenset(
-    [
-        "type",
-        "title",
-        "properties",
-        "required",
-        "description",
-        "_meta",
-    ]
-)
+_KEYS_ElicitationSchema: Final = frozenset(["type", "title", "properties", "required", "description", "_meta"])
 
 
 def _decode_ElicitationSchema(data: Any, ctx: _rt.Context, path: _rt.Path) -> ElicitationSchema:
@@ -11629,16 +11340,7 @@ def _encode_ElicitationPropertySchemaString(obj: ElicitationPropertySchemaString
     return data
 
 
-_KEYS_NumberPropertySchema: Final = frozenset(
-    [
-        "title",
-        "description",
-        "minimum",
-        "maximum",
-        "default",
-        "_meta",
-    ]
-)
+_KEYS_NumberPropertySchema: Final = frozenset(["title", "description", "minimum", "maximum", "default", "_meta"])
 
 
 def _decode_NumberPropertySchema(
@@ -11752,16 +11454,7 @@ def _encode_ElicitationPropertySchemaNumber(obj: ElicitationPropertySchemaNumber
     return data
 
 
-_KEYS_IntegerPropertySchema: Final = frozenset(
-    [
-        "title",
-        "description",
-        "minimum",
-        "maximum",
-        "default",
-        "_meta",
-    ]
-)
+_KEYS_IntegerPropertySchema: Final = frozenset(["title", "description", "minimum", "maximum", "default", "_meta"])
 
 
 def _decode_IntegerPropertySchema(
@@ -11887,14 +11580,7 @@ def _encode_ElicitationPropertySchemaInteger(obj: ElicitationPropertySchemaInteg
     return data
 
 
-_KEYS_BooleanPropertySchema: Final = frozenset(
-    [
-        "title",
-        "description",
-        "default",
-        "_meta",
-    ]
-)
+_KEYS_BooleanPropertySchema: Final = frozenset(["title", "description", "default", "_meta"])
 
 
 def _decode_BooleanPropertySchema(
@@ -11955,15 +11641,7 @@ def _encode_BooleanPropertySchema(obj: BooleanPropertySchema) -> dict[str, Any]:
     return data
 
 
-_KEYS_ElicitationPropertySchemaBoolean: Final = frozenset(
-    [
-        "title",
-        "description",
-        "default",
-        "_meta",
-        "type",
-    ]
-)
+_KEYS_ElicitationPropertySchemaBoolean: Final = frozenset(["title", "description", "default", "_meta", "type"])
 
 
 def _decode_ElicitationPropertySchemaBoolean(
@@ -12119,11 +11797,7 @@ def _encode_ElicitationPropertySchemaArray(obj: ElicitationPropertySchemaArray) 
     return data
 
 
-_KEYS_ElicitationPropertySchemaOther: Final = frozenset(
-    [
-        "type",
-    ]
-)
+_KEYS_ElicitationPropertySchemaOther: Final = frozenset(["type"])
 
 
 def _decode_ElicitationPropertySchemaOther(
@@ -12153,14 +11827,7 @@ def _encode_ElicitationPropertySchemaOther(obj: ElicitationPropertySchemaOther) 
     return data
 
 
-_KEYS_EnumOption: Final = frozenset(
-    [
-        "const",
-        "title",
-        "description",
-        "_meta",
-    ]
-)
+_KEYS_EnumOption: Final = frozenset(["const", "title", "description", "_meta"])
 
 
 def _decode_EnumOption(data: Any, ctx: _rt.Context, path: _rt.Path) -> EnumOption:
@@ -12216,12 +11883,7 @@ def _encode_EnumOption(obj: EnumOption) -> dict[str, Any]:
     return data
 
 
-_KEYS_StringMultiSelectItems: Final = frozenset(
-    [
-        "enum",
-        "_meta",
-    ]
-)
+_KEYS_StringMultiSelectItems: Final = frozenset(["enum", "_meta"])
 
 
 def _decode_StringMultiSelectItems(
@@ -12265,13 +11927,7 @@ def _encode_StringMultiSelectItems(obj: StringMultiSelectItems) -> dict[str, Any
     return data
 
 
-_KEYS_MultiSelectItemsString: Final = frozenset(
-    [
-        "enum",
-        "_meta",
-        "type",
-    ]
-)
+_KEYS_MultiSelectItemsString: Final = frozenset(["enum", "_meta", "type"])
 
 
 def _decode_MultiSelectItemsString(data: Any, ctx: _rt.Context, path: _rt.Path) -> MultiSelectItemsString:
@@ -12291,11 +11947,7 @@ def _encode_MultiSelectItemsString(obj: MultiSelectItemsString) -> dict[str, Any
     return data
 
 
-_KEYS_MultiSelectItemsOther: Final = frozenset(
-    [
-        "type",
-    ]
-)
+_KEYS_MultiSelectItemsOther: Final = frozenset(["type"])
 
 
 def _decode_MultiSelectItemsOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> MultiSelectItemsOther:
@@ -12323,12 +11975,7 @@ def _encode_MultiSelectItemsOther(obj: MultiSelectItemsOther) -> dict[str, Any]:
     return data
 
 
-_KEYS_TitledMultiSelectItems: Final = frozenset(
-    [
-        "anyOf",
-        "_meta",
-    ]
-)
+_KEYS_TitledMultiSelectItems: Final = frozenset(["anyOf", "_meta"])
 
 
 def _decode_TitledMultiSelectItems(data: Any, ctx: _rt.Context, path: _rt.Path) -> TitledMultiSelectItems:
@@ -12367,15 +12014,7 @@ def _encode_TitledMultiSelectItems(obj: TitledMultiSelectItems) -> dict[str, Any
     return data
 
 
-_KEYS_MessageMcpRequest: Final = frozenset(
-    [
-        "serverId",
-        "requestId",
-        "method",
-        "params",
-        "_meta",
-    ]
-)
+_KEYS_MessageMcpRequest: Final = frozenset(["serverId", "requestId", "method", "params", "_meta"])
 
 
 def _decode_MessageMcpRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> MessageMcpRequest:
@@ -12442,12 +12081,7 @@ def _encode_MessageMcpRequest(obj: MessageMcpRequest) -> dict[str, Any]:
     return data
 
 
-_KEYS_AgentResponseResult: Final = frozenset(
-    [
-        "id",
-        "result",
-    ]
-)
+_KEYS_AgentResponseResult: Final = frozenset(["id", "result"])
 
 
 def _decode_AgentResponseResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentResponseResult:
@@ -12481,12 +12115,7 @@ def _encode_AgentResponseResult(obj: AgentResponseResult) -> dict[str, Any]:
     return data
 
 
-_KEYS_AgentResponseError: Final = frozenset(
-    [
-        "id",
-        "error",
-    ]
-)
+_KEYS_AgentResponseError: Final = frozenset(["id", "error"])
 
 
 def _decode_AgentResponseError(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentResponseError:
@@ -12523,15 +12152,7 @@ def _encode_AgentResponseError(obj: AgentResponseError) -> dict[str, Any]:
     return data
 
 
-_KEYS_InitializeResponse: Final = frozenset(
-    [
-        "protocolVersion",
-        "info",
-        "capabilities",
-        "authMethods",
-        "_meta",
-    ]
-)
+_KEYS_InitializeResponse: Final = frozenset(["protocolVersion", "info", "capabilities", "authMethods", "_meta"])
 
 
 def _decode_InitializeResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> InitializeResponse:
@@ -12600,14 +12221,7 @@ def _encode_InitializeResponse(obj: InitializeResponse) -> dict[str, Any]:
     return data
 
 
-_KEYS_Implementation: Final = frozenset(
-    [
-        "name",
-        "title",
-        "version",
-        "_meta",
-    ]
-)
+_KEYS_Implementation: Final = frozenset(["name", "title", "version", "_meta"])
 
 
 def _decode_Implementation(data: Any, ctx: _rt.Context, path: _rt.Path) -> Implementation:
@@ -12663,14 +12277,7 @@ def _encode_Implementation(obj: Implementation) -> dict[str, Any]:
     return data
 
 
-_KEYS_AgentCapabilities: Final = frozenset(
-    [
-        "session",
-        "auth",
-        "providers",
-        "_meta",
-    ]
-)
+_KEYS_AgentCapabilities: Final = frozenset(["session", "auth", "providers", "_meta"])
 
 
 def _decode_AgentCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentCapabilities:
@@ -12879,14 +12486,7 @@ def _encode_SessionCapabilities(obj: SessionCapabilities) -> dict[str, Any]:
     return data
 
 
-_KEYS_PromptCapabilities: Final = frozenset(
-    [
-        "image",
-        "audio",
-        "embeddedContext",
-        "_meta",
-    ]
-)
+_KEYS_PromptCapabilities: Final = frozenset(["image", "audio", "embeddedContext", "_meta"])
 
 
 def _decode_PromptCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> PromptCapabilities:
@@ -12951,11 +12551,7 @@ def _encode_PromptCapabilities(obj: PromptCapabilities) -> dict[str, Any]:
     return data
 
 
-_KEYS_PromptImageCapabilities: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_PromptImageCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_PromptImageCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> PromptImageCapabilities:
@@ -12987,11 +12583,7 @@ def _encode_PromptImageCapabilities(obj: PromptImageCapabilities) -> dict[str, A
     return data
 
 
-_KEYS_PromptAudioCapabilities: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_PromptAudioCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_PromptAudioCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> PromptAudioCapabilities:
@@ -13023,11 +12615,7 @@ def _encode_PromptAudioCapabilities(obj: PromptAudioCapabilities) -> dict[str, A
     return data
 
 
-_KEYS_PromptEmbeddedContextCapabilities: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_PromptEmbeddedContextCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_PromptEmbeddedContextCapabilities(
@@ -13061,14 +12649,7 @@ def _encode_PromptEmbeddedContextCapabilities(obj: PromptEmbeddedContextCapabili
     return data
 
 
-_KEYS_McpCapabilities: Final = frozenset(
-    [
-        "stdio",
-        "http",
-        "acp",
-        "_meta",
-    ]
-)
+_KEYS_McpCapabilities: Final = frozenset(["stdio", "http", "acp", "_meta"])
 
 
 def _decode_McpCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpCapabilities:
@@ -13133,11 +12714,7 @@ def _encode_McpCapabilities(obj: McpCapabilities) -> dict[str, Any]:
     return data
 
 
-_KEYS_McpStdioCapabilities: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_McpStdioCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_McpStdioCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpStdioCapabilities:
@@ -13169,11 +12746,7 @@ def _encode_McpStdioCapabilities(obj: McpStdioCapabilities) -> dict[str, Any]:
     return data
 
 
-_KEYS_McpHttpCapabilities: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_McpHttpCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_McpHttpCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpHttpCapabilities:
@@ -13205,11 +12778,7 @@ def _encode_McpHttpCapabilities(obj: McpHttpCapabilities) -> dict[str, Any]:
     return data
 
 
-_KEYS_McpAcpCapabilities: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_McpAcpCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_McpAcpCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpAcpCapabilities:
@@ -13241,11 +12810,7 @@ def _encode_McpAcpCapabilities(obj: McpAcpCapabilities) -> dict[str, Any]:
     return data
 
 
-_KEYS_SessionDeleteCapabilities: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_SessionDeleteCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_SessionDeleteCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionDeleteCapabilities:
@@ -13277,11 +12842,7 @@ def _encode_SessionDeleteCapabilities(obj: SessionDeleteCapabilities) -> dict[st
     return data
 
 
-_KEYS_SessionAdditionalDirectoriesCapabilities: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_SessionAdditionalDirectoriesCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_SessionAdditionalDirectoriesCapabilities(
@@ -13315,12 +12876,7 @@ def _encode_SessionAdditionalDirectoriesCapabilities(obj: SessionAdditionalDirec
     return data
 
 
-_KEYS_SessionSystemPromptCapabilities: Final = frozenset(
-    [
-        "mode",
-        "_meta",
-    ]
-)
+_KEYS_SessionSystemPromptCapabilities: Final = frozenset(["mode", "_meta"])
 
 
 def _decode_SessionSystemPromptCapabilities(
@@ -13365,12 +12921,7 @@ def _encode_SessionSystemPromptCapabilities(obj: SessionSystemPromptCapabilities
     return data
 
 
-_KEYS_SessionSystemPromptModeCapabilities: Final = frozenset(
-    [
-        "override",
-        "_meta",
-    ]
-)
+_KEYS_SessionSystemPromptModeCapabilities: Final = frozenset(["override", "_meta"])
 
 
 def _decode_SessionSystemPromptModeCapabilities(
@@ -13415,11 +12966,7 @@ def _encode_SessionSystemPromptModeCapabilities(obj: SessionSystemPromptModeCapa
     return data
 
 
-_KEYS_SessionSystemPromptOverrideCapabilities: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_SessionSystemPromptOverrideCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_SessionSystemPromptOverrideCapabilities(
@@ -13453,11 +13000,7 @@ def _encode_SessionSystemPromptOverrideCapabilities(obj: SessionSystemPromptOver
     return data
 
 
-_KEYS_SessionForkCapabilities: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_SessionForkCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_SessionForkCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionForkCapabilities:
@@ -13489,11 +13032,7 @@ def _encode_SessionForkCapabilities(obj: SessionForkCapabilities) -> dict[str, A
     return data
 
 
-_KEYS_SessionArchiveCapabilities: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_SessionArchiveCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_SessionArchiveCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionArchiveCapabilities:
@@ -13525,11 +13064,7 @@ def _encode_SessionArchiveCapabilities(obj: SessionArchiveCapabilities) -> dict[
     return data
 
 
-_KEYS_SessionStatusCapabilities: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_SessionStatusCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_SessionStatusCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionStatusCapabilities:
@@ -13561,11 +13096,7 @@ def _encode_SessionStatusCapabilities(obj: SessionStatusCapabilities) -> dict[st
     return data
 
 
-_KEYS_SessionTitleCapabilities: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_SessionTitleCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_SessionTitleCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionTitleCapabilities:
@@ -13597,12 +13128,7 @@ def _encode_SessionTitleCapabilities(obj: SessionTitleCapabilities) -> dict[str,
     return data
 
 
-_KEYS_AgentAuthCapabilities: Final = frozenset(
-    [
-        "status",
-        "_meta",
-    ]
-)
+_KEYS_AgentAuthCapabilities: Final = frozenset(["status", "_meta"])
 
 
 def _decode_AgentAuthCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentAuthCapabilities:
@@ -13645,11 +13171,7 @@ def _encode_AgentAuthCapabilities(obj: AgentAuthCapabilities) -> dict[str, Any]:
     return data
 
 
-_KEYS_AuthStatusCapabilities: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_AuthStatusCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_AuthStatusCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> AuthStatusCapabilities:
@@ -13681,11 +13203,7 @@ def _encode_AuthStatusCapabilities(obj: AuthStatusCapabilities) -> dict[str, Any
     return data
 
 
-_KEYS_ProvidersCapabilities: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_ProvidersCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_ProvidersCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProvidersCapabilities:
@@ -13717,16 +13235,7 @@ def _encode_ProvidersCapabilities(obj: ProvidersCapabilities) -> dict[str, Any]:
     return data
 
 
-_KEYS_AuthMethodTerminal: Final = frozenset(
-    [
-        "methodId",
-        "name",
-        "description",
-        "args",
-        "env",
-        "_meta",
-    ]
-)
+_KEYS_AuthMethodTerminal: Final = frozenset(["methodId", "name", "description", "args", "env", "_meta"])
 
 
 def _decode_AuthMethodTerminal(
@@ -13807,17 +13316,7 @@ def _encode_AuthMethodTerminal(obj: AuthMethodTerminal) -> dict[str, Any]:
     return data
 
 
-_KEYS_AuthMethodTerminalVariant: Final = frozenset(
-    [
-        "methodId",
-        "name",
-        "description",
-        "args",
-        "env",
-        "_meta",
-        "type",
-    ]
-)
+_KEYS_AuthMethodTerminalVariant: Final = frozenset(["methodId", "name", "description", "args", "env", "_meta", "type"])
 
 
 def _decode_AuthMethodTerminalVariant(data: Any, ctx: _rt.Context, path: _rt.Path) -> AuthMethodTerminalVariant:
@@ -13837,14 +13336,7 @@ def _encode_AuthMethodTerminalVariant(obj: AuthMethodTerminalVariant) -> dict[st
     return data
 
 
-_KEYS_AuthMethodAgent: Final = frozenset(
-    [
-        "methodId",
-        "name",
-        "description",
-        "_meta",
-    ]
-)
+_KEYS_AuthMethodAgent: Final = frozenset(["methodId", "name", "description", "_meta"])
 
 
 def _decode_AuthMethodAgent(
@@ -13905,15 +13397,7 @@ def _encode_AuthMethodAgent(obj: AuthMethodAgent) -> dict[str, Any]:
     return data
 
 
-_KEYS_AuthMethodAgentVariant: Final = frozenset(
-    [
-        "methodId",
-        "name",
-        "description",
-        "_meta",
-        "type",
-    ]
-)
+_KEYS_AuthMethodAgentVariant: Final = frozenset(["methodId", "name", "description", "_meta", "type"])
 
 
 def _decode_AuthMethodAgentVariant(data: Any, ctx: _rt.Context, path: _rt.Path) -> AuthMethodAgentVariant:
@@ -13933,13 +13417,7 @@ def _encode_AuthMethodAgentVariant(obj: AuthMethodAgentVariant) -> dict[str, Any
     return data
 
 
-_KEYS_AuthMethodOther: Final = frozenset(
-    [
-        "type",
-        "methodId",
-        "name",
-    ]
-)
+_KEYS_AuthMethodOther: Final = frozenset(["type", "methodId", "name"])
 
 
 def _decode_AuthMethodOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> AuthMethodOther:
@@ -13983,13 +13461,7 @@ def _encode_AuthMethodOther(obj: AuthMethodOther) -> dict[str, Any]:
     return data
 
 
-_KEYS_EnvVariable: Final = frozenset(
-    [
-        "name",
-        "value",
-        "_meta",
-    ]
-)
+_KEYS_EnvVariable: Final = frozenset(["name", "value", "_meta"])
 
 
 def _decode_EnvVariable(data: Any, ctx: _rt.Context, path: _rt.Path) -> EnvVariable:
@@ -14037,11 +13509,7 @@ def _encode_EnvVariable(obj: EnvVariable) -> dict[str, Any]:
     return data
 
 
-_KEYS_LoginAuthResponse: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_LoginAuthResponse: Final = frozenset(["_meta"])
 
 
 def _decode_LoginAuthResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> LoginAuthResponse:
@@ -14073,12 +13541,7 @@ def _encode_LoginAuthResponse(obj: LoginAuthResponse) -> dict[str, Any]:
     return data
 
 
-_KEYS_ListProvidersResponse: Final = frozenset(
-    [
-        "providers",
-        "_meta",
-    ]
-)
+_KEYS_ListProvidersResponse: Final = frozenset(["providers", "_meta"])
 
 
 def _decode_ListProvidersResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> ListProvidersResponse:
@@ -14117,15 +13580,7 @@ def _encode_ListProvidersResponse(obj: ListProvidersResponse) -> dict[str, Any]:
     return data
 
 
-_KEYS_ProviderInfo: Final = frozenset(
-    [
-        "providerId",
-        "supported",
-        "required",
-        "current",
-        "_meta",
-    ]
-)
+_KEYS_ProviderInfo: Final = frozenset(["providerId", "supported", "required", "current", "_meta"])
 
 
 def _decode_ProviderInfo(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProviderInfo:
@@ -14191,13 +13646,7 @@ def _encode_ProviderInfo(obj: ProviderInfo) -> dict[str, Any]:
     return data
 
 
-_KEYS_ProviderCurrentConfig: Final = frozenset(
-    [
-        "apiType",
-        "baseUrl",
-        "_meta",
-    ]
-)
+_KEYS_ProviderCurrentConfig: Final = frozenset(["apiType", "baseUrl", "_meta"])
 
 
 def _decode_ProviderCurrentConfig(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProviderCurrentConfig:
@@ -14244,11 +13693,7 @@ def _encode_ProviderCurrentConfig(obj: ProviderCurrentConfig) -> dict[str, Any]:
     return data
 
 
-_KEYS_SetProviderResponse: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_SetProviderResponse: Final = frozenset(["_meta"])
 
 
 def _decode_SetProviderResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> SetProviderResponse:
@@ -14280,11 +13725,7 @@ def _encode_SetProviderResponse(obj: SetProviderResponse) -> dict[str, Any]:
     return data
 
 
-_KEYS_DisableProviderResponse: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_DisableProviderResponse: Final = frozenset(["_meta"])
 
 
 def _decode_DisableProviderResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> DisableProviderResponse:
@@ -14316,11 +13757,7 @@ def _encode_DisableProviderResponse(obj: DisableProviderResponse) -> dict[str, A
     return data
 
 
-_KEYS_LogoutAuthResponse: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_LogoutAuthResponse: Final = frozenset(["_meta"])
 
 
 def _decode_LogoutAuthResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> LogoutAuthResponse:
@@ -14352,13 +13789,7 @@ def _encode_LogoutAuthResponse(obj: LogoutAuthResponse) -> dict[str, Any]:
     return data
 
 
-_KEYS_AuthStatusResponse: Final = frozenset(
-    [
-        "state",
-        "accounts",
-        "_meta",
-    ]
-)
+_KEYS_AuthStatusResponse: Final = frozenset(["state", "accounts", "_meta"])
 
 
 def _decode_AuthStatusResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> AuthStatusResponse:
@@ -14408,16 +13839,7 @@ def _encode_AuthStatusResponse(obj: AuthStatusResponse) -> dict[str, Any]:
     return data
 
 
-_KEYS_AuthAccount: Final = frozenset(
-    [
-        "label",
-        "active",
-        "name",
-        "email",
-        "organization",
-        "_meta",
-    ]
-)
+_KEYS_AuthAccount: Final = frozenset(["label", "active", "name", "email", "organization", "_meta"])
 
 
 def _decode_AuthAccount(data: Any, ctx: _rt.Context, path: _rt.Path) -> AuthAccount:
@@ -14489,14 +13911,7 @@ def _encode_AuthAccount(obj: AuthAccount) -> dict[str, Any]:
     return data
 
 
-_KEYS_NewSessionResponse: Final = frozenset(
-    [
-        "sessionId",
-        "configOptions",
-        "availableCommands",
-        "_meta",
-    ]
-)
+_KEYS_NewSessionResponse: Final = frozenset(["sessionId", "configOptions", "availableCommands", "_meta"])
 
 
 def _decode_NewSessionResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> NewSessionResponse:
@@ -14558,12 +13973,7 @@ def _encode_NewSessionResponse(obj: NewSessionResponse) -> dict[str, Any]:
     return data
 
 
-_KEYS_SessionConfigSelect: Final = frozenset(
-    [
-        "currentValue",
-        "options",
-    ]
-)
+_KEYS_SessionConfigSelect: Final = frozenset(["currentValue", "options"])
 
 
 def _decode_SessionConfigSelect(
@@ -14603,13 +14013,7 @@ def _encode_SessionConfigSelect(obj: SessionConfigSelect) -> dict[str, Any]:
     return data
 
 
-_KEYS_SessionConfigOptionTypeSelect: Final = frozenset(
-    [
-        "currentValue",
-        "options",
-        "type",
-    ]
-)
+_KEYS_SessionConfigOptionTypeSelect: Final = frozenset(["currentValue", "options", "type"])
 
 
 def _decode_SessionConfigOptionTypeSelect(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionConfigOptionTypeSelect:
@@ -14631,11 +14035,7 @@ def _encode_SessionConfigOptionTypeSelect(obj: SessionConfigOptionTypeSelect) ->
     return data
 
 
-_KEYS_SessionConfigBoolean: Final = frozenset(
-    [
-        "currentValue",
-    ]
-)
+_KEYS_SessionConfigBoolean: Final = frozenset(["currentValue"])
 
 
 def _decode_SessionConfigBoolean(
@@ -14668,12 +14068,7 @@ def _encode_SessionConfigBoolean(obj: SessionConfigBoolean) -> dict[str, Any]:
     return data
 
 
-_KEYS_SessionConfigOptionTypeBoolean: Final = frozenset(
-    [
-        "currentValue",
-        "type",
-    ]
-)
+_KEYS_SessionConfigOptionTypeBoolean: Final = frozenset(["currentValue", "type"])
 
 
 def _decode_SessionConfigOptionTypeBoolean(
@@ -14697,11 +14092,7 @@ def _encode_SessionConfigOptionTypeBoolean(obj: SessionConfigOptionTypeBoolean) 
     return data
 
 
-_KEYS_SessionConfigOptionTypeOther: Final = frozenset(
-    [
-        "type",
-    ]
-)
+_KEYS_SessionConfigOptionTypeOther: Final = frozenset(["type"])
 
 
 def _decode_SessionConfigOptionTypeOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionConfigOptionTypeOther:
@@ -14729,15 +14120,7 @@ def _encode_SessionConfigOptionTypeOther(obj: SessionConfigOptionTypeOther) -> d
     return data
 
 
-_KEYS_SessionConfigOption: Final = frozenset(
-    [
-        "configId",
-        "name",
-        "description",
-        "category",
-        "_meta",
-    ]
-)
+_KEYS_SessionConfigOption: Final = frozenset(["configId", "name", "description", "category", "_meta"])
 
 
 def _decode_SessionConfigOption(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionConfigOption:
@@ -14805,14 +14188,7 @@ def _encode_SessionConfigOption(obj: SessionConfigOption) -> dict[str, Any]:
     return data
 
 
-_KEYS_SessionConfigSelectOption: Final = frozenset(
-    [
-        "value",
-        "name",
-        "description",
-        "_meta",
-    ]
-)
+_KEYS_SessionConfigSelectOption: Final = frozenset(["value", "name", "description", "_meta"])
 
 
 def _decode_SessionConfigSelectOption(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionConfigSelectOption:
@@ -14868,14 +14244,7 @@ def _encode_SessionConfigSelectOption(obj: SessionConfigSelectOption) -> dict[st
     return data
 
 
-_KEYS_SessionConfigSelectGroup: Final = frozenset(
-    [
-        "groupId",
-        "name",
-        "options",
-        "_meta",
-    ]
-)
+_KEYS_SessionConfigSelectGroup: Final = frozenset(["groupId", "name", "options", "_meta"])
 
 
 def _decode_SessionConfigSelectGroup(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionConfigSelectGroup:
@@ -14933,14 +14302,7 @@ def _encode_SessionConfigSelectGroup(obj: SessionConfigSelectGroup) -> dict[str,
     return data
 
 
-_KEYS_Command: Final = frozenset(
-    [
-        "name",
-        "description",
-        "input",
-        "_meta",
-    ]
-)
+_KEYS_Command: Final = frozenset(["name", "description", "input", "_meta"])
 
 
 def _decode_Command(
@@ -15004,15 +14366,7 @@ def _encode_Command(obj: Command) -> dict[str, Any]:
     return data
 
 
-_KEYS_AvailableCommandCommand: Final = frozenset(
-    [
-        "name",
-        "description",
-        "input",
-        "_meta",
-        "type",
-    ]
-)
+_KEYS_AvailableCommandCommand: Final = frozenset(["name", "description", "input", "_meta", "type"])
 
 
 def _decode_AvailableCommandCommand(data: Any, ctx: _rt.Context, path: _rt.Path) -> AvailableCommandCommand:
@@ -15032,13 +14386,7 @@ def _encode_AvailableCommandCommand(obj: AvailableCommandCommand) -> dict[str, A
     return data
 
 
-_KEYS_AvailableCommandOther: Final = frozenset(
-    [
-        "type",
-        "name",
-        "description",
-    ]
-)
+_KEYS_AvailableCommandOther: Final = frozenset(["type", "name", "description"])
 
 
 def _decode_AvailableCommandOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> AvailableCommandOther:
@@ -15082,12 +14430,7 @@ def _encode_AvailableCommandOther(obj: AvailableCommandOther) -> dict[str, Any]:
     return data
 
 
-_KEYS_TextCommandInput: Final = frozenset(
-    [
-        "hint",
-        "_meta",
-    ]
-)
+_KEYS_TextCommandInput: Final = frozenset(["hint", "_meta"])
 
 
 def _decode_TextCommandInput(
@@ -15132,13 +14475,7 @@ def _encode_TextCommandInput(obj: TextCommandInput) -> dict[str, Any]:
     return data
 
 
-_KEYS_AvailableCommandInputText: Final = frozenset(
-    [
-        "hint",
-        "_meta",
-        "type",
-    ]
-)
+_KEYS_AvailableCommandInputText: Final = frozenset(["hint", "_meta", "type"])
 
 
 def _decode_AvailableCommandInputText(data: Any, ctx: _rt.Context, path: _rt.Path) -> AvailableCommandInputText:
@@ -15158,11 +14495,7 @@ def _encode_AvailableCommandInputText(obj: AvailableCommandInputText) -> dict[st
     return data
 
 
-_KEYS_AvailableCommandInputOther: Final = frozenset(
-    [
-        "type",
-    ]
-)
+_KEYS_AvailableCommandInputOther: Final = frozenset(["type"])
 
 
 def _decode_AvailableCommandInputOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> AvailableCommandInputOther:
@@ -15190,13 +14523,7 @@ def _encode_AvailableCommandInputOther(obj: AvailableCommandInputOther) -> dict[
     return data
 
 
-_KEYS_ListSessionsResponse: Final = frozenset(
-    [
-        "sessions",
-        "nextCursor",
-        "_meta",
-    ]
-)
+_KEYS_ListSessionsResponse: Final = frozenset(["sessions", "nextCursor", "_meta"])
 
 
 def _decode_ListSessionsResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> ListSessionsResponse:
@@ -15338,11 +14665,7 @@ def _encode_SessionInfo(obj: SessionInfo) -> dict[str, Any]:
     return data
 
 
-_KEYS_DeleteSessionResponse: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_DeleteSessionResponse: Final = frozenset(["_meta"])
 
 
 def _decode_DeleteSessionResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> DeleteSessionResponse:
@@ -15374,14 +14697,7 @@ def _encode_DeleteSessionResponse(obj: DeleteSessionResponse) -> dict[str, Any]:
     return data
 
 
-_KEYS_ForkSessionResponse: Final = frozenset(
-    [
-        "sessionId",
-        "configOptions",
-        "availableCommands",
-        "_meta",
-    ]
-)
+_KEYS_ForkSessionResponse: Final = frozenset(["sessionId", "configOptions", "availableCommands", "_meta"])
 
 
 def _decode_ForkSessionResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> ForkSessionResponse:
@@ -15443,11 +14759,7 @@ def _encode_ForkSessionResponse(obj: ForkSessionResponse) -> dict[str, Any]:
     return data
 
 
-_KEYS_ArchiveSessionResponse: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_ArchiveSessionResponse: Final = frozenset(["_meta"])
 
 
 def _decode_ArchiveSessionResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> ArchiveSessionResponse:
@@ -15479,11 +14791,7 @@ def _encode_ArchiveSessionResponse(obj: ArchiveSessionResponse) -> dict[str, Any
     return data
 
 
-_KEYS_UnarchiveSessionResponse: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_UnarchiveSessionResponse: Final = frozenset(["_meta"])
 
 
 def _decode_UnarchiveSessionResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> UnarchiveSessionResponse:
@@ -15515,13 +14823,7 @@ def _encode_UnarchiveSessionResponse(obj: UnarchiveSessionResponse) -> dict[str,
     return data
 
 
-_KEYS_SessionStatusResponse: Final = frozenset(
-    [
-        "status",
-        "state",
-        "_meta",
-    ]
-)
+_KEYS_SessionStatusResponse: Final = frozenset(["status", "state", "_meta"])
 
 
 def _decode_SessionStatusResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionStatusResponse:
@@ -15571,12 +14873,7 @@ def _encode_SessionStatusResponse(obj: SessionStatusResponse) -> dict[str, Any]:
     return data
 
 
-_KEYS_RunningStateUpdate: Final = frozenset(
-    [
-        "background",
-        "_meta",
-    ]
-)
+_KEYS_RunningStateUpdate: Final = frozenset(["background", "_meta"])
 
 
 def _decode_RunningStateUpdate(
@@ -15624,13 +14921,7 @@ def _encode_RunningStateUpdate(obj: RunningStateUpdate) -> dict[str, Any]:
     return data
 
 
-_KEYS_StateUpdateRunning: Final = frozenset(
-    [
-        "background",
-        "_meta",
-        "state",
-    ]
-)
+_KEYS_StateUpdateRunning: Final = frozenset(["background", "_meta", "state"])
 
 
 def _decode_StateUpdateRunning(data: Any, ctx: _rt.Context, path: _rt.Path) -> StateUpdateRunning:
@@ -15649,11 +14940,7 @@ def _encode_StateUpdateRunning(obj: StateUpdateRunning) -> dict[str, Any]:
     return data
 
 
-_KEYS_IdleStateUpdateStopReasonEndTurn: Final = frozenset(
-    [
-        "stopReason",
-    ]
-)
+_KEYS_IdleStateUpdateStopReasonEndTurn: Final = frozenset(["stopReason"])
 
 
 def _decode_IdleStateUpdateStopReasonEndTurn(
@@ -15676,11 +14963,7 @@ def _encode_IdleStateUpdateStopReasonEndTurn(obj: IdleStateUpdateStopReasonEndTu
     return data
 
 
-_KEYS_IdleStateUpdateStopReasonMaxTokens: Final = frozenset(
-    [
-        "stopReason",
-    ]
-)
+_KEYS_IdleStateUpdateStopReasonMaxTokens: Final = frozenset(["stopReason"])
 
 
 def _decode_IdleStateUpdateStopReasonMaxTokens(
@@ -15703,11 +14986,7 @@ def _encode_IdleStateUpdateStopReasonMaxTokens(obj: IdleStateUpdateStopReasonMax
     return data
 
 
-_KEYS_IdleStateUpdateStopReasonMaxTurnRequests: Final = frozenset(
-    [
-        "stopReason",
-    ]
-)
+_KEYS_IdleStateUpdateStopReasonMaxTurnRequests: Final = frozenset(["stopReason"])
 
 
 def _decode_IdleStateUpdateStopReasonMaxTurnRequests(
@@ -15730,11 +15009,7 @@ def _encode_IdleStateUpdateStopReasonMaxTurnRequests(obj: IdleStateUpdateStopRea
     return data
 
 
-_KEYS_IdleStateUpdateStopReasonRefusal: Final = frozenset(
-    [
-        "stopReason",
-    ]
-)
+_KEYS_IdleStateUpdateStopReasonRefusal: Final = frozenset(["stopReason"])
 
 
 def _decode_IdleStateUpdateStopReasonRefusal(
@@ -15757,11 +15032,7 @@ def _encode_IdleStateUpdateStopReasonRefusal(obj: IdleStateUpdateStopReasonRefus
     return data
 
 
-_KEYS_IdleStateUpdateStopReasonCancelled: Final = frozenset(
-    [
-        "stopReason",
-    ]
-)
+_KEYS_IdleStateUpdateStopReasonCancelled: Final = frozenset(["stopReason"])
 
 
 def _decode_IdleStateUpdateStopReasonCancelled(
@@ -15784,11 +15055,7 @@ def _encode_IdleStateUpdateStopReasonCancelled(obj: IdleStateUpdateStopReasonCan
     return data
 
 
-_KEYS_ErrorStopReason: Final = frozenset(
-    [
-        "error",
-    ]
-)
+_KEYS_ErrorStopReason: Final = frozenset(["error"])
 
 
 def _decode_ErrorStopReason(
@@ -15825,12 +15092,7 @@ def _encode_ErrorStopReason(obj: ErrorStopReason) -> dict[str, Any]:
     return data
 
 
-_KEYS_IdleStateUpdateStopReasonError: Final = frozenset(
-    [
-        "error",
-        "stopReason",
-    ]
-)
+_KEYS_IdleStateUpdateStopReasonError: Final = frozenset(["error", "stopReason"])
 
 
 def _decode_IdleStateUpdateStopReasonError(
@@ -15852,11 +15114,7 @@ def _encode_IdleStateUpdateStopReasonError(obj: IdleStateUpdateStopReasonError) 
     return data
 
 
-_KEYS_IdleStateUpdateStopReasonOther: Final = frozenset(
-    [
-        "stopReason",
-    ]
-)
+_KEYS_IdleStateUpdateStopReasonOther: Final = frozenset(["stopReason"])
 
 
 def _decode_IdleStateUpdateStopReasonOther(
@@ -15886,11 +15144,7 @@ def _encode_IdleStateUpdateStopReasonOther(obj: IdleStateUpdateStopReasonOther) 
     return data
 
 
-_KEYS_IdleStateUpdateStopReasonNone: Final = frozenset(
-    [
-        "stopReason",
-    ]
-)
+_KEYS_IdleStateUpdateStopReasonNone: Final = frozenset(["stopReason"])
 
 
 def _decode_IdleStateUpdateStopReasonNone(data: Any, ctx: _rt.Context, path: _rt.Path) -> IdleStateUpdateStopReasonNone:
@@ -15919,13 +15173,7 @@ def _encode_IdleStateUpdateStopReasonNone(obj: IdleStateUpdateStopReasonNone) ->
     return data
 
 
-_KEYS_IdleStateUpdate: Final = frozenset(
-    [
-        "usage",
-        "background",
-        "_meta",
-    ]
-)
+_KEYS_IdleStateUpdate: Final = frozenset(["usage", "background", "_meta"])
 
 
 def _decode_IdleStateUpdate(
@@ -15985,14 +15233,7 @@ def _encode_IdleStateUpdate(obj: IdleStateUpdate) -> dict[str, Any]:
     return data
 
 
-_KEYS_StateUpdateIdle: Final = frozenset(
-    [
-        "usage",
-        "background",
-        "_meta",
-        "state",
-    ]
-)
+_KEYS_StateUpdateIdle: Final = frozenset(["usage", "background", "_meta", "state"])
 
 
 def _decode_StateUpdateIdle(data: Any, ctx: _rt.Context, path: _rt.Path) -> StateUpdateIdle:
@@ -16009,12 +15250,7 @@ def _encode_StateUpdateIdle(obj: StateUpdateIdle) -> dict[str, Any]:
     return data
 
 
-_KEYS_RequiresActionStateUpdate: Final = frozenset(
-    [
-        "background",
-        "_meta",
-    ]
-)
+_KEYS_RequiresActionStateUpdate: Final = frozenset(["background", "_meta"])
 
 
 def _decode_RequiresActionStateUpdate(
@@ -16062,13 +15298,7 @@ def _encode_RequiresActionStateUpdate(obj: RequiresActionStateUpdate) -> dict[st
     return data
 
 
-_KEYS_StateUpdateRequiresAction: Final = frozenset(
-    [
-        "background",
-        "_meta",
-        "state",
-    ]
-)
+_KEYS_StateUpdateRequiresAction: Final = frozenset(["background", "_meta", "state"])
 
 
 def _decode_StateUpdateRequiresAction(data: Any, ctx: _rt.Context, path: _rt.Path) -> StateUpdateRequiresAction:
@@ -16088,12 +15318,7 @@ def _encode_StateUpdateRequiresAction(obj: StateUpdateRequiresAction) -> dict[st
     return data
 
 
-_KEYS_UnknownStateUpdate: Final = frozenset(
-    [
-        "background",
-        "_meta",
-    ]
-)
+_KEYS_UnknownStateUpdate: Final = frozenset(["background", "_meta"])
 
 
 def _decode_UnknownStateUpdate(
@@ -16141,13 +15366,7 @@ def _encode_UnknownStateUpdate(obj: UnknownStateUpdate) -> dict[str, Any]:
     return data
 
 
-_KEYS_StateUpdateUnknown: Final = frozenset(
-    [
-        "background",
-        "_meta",
-        "state",
-    ]
-)
+_KEYS_StateUpdateUnknown: Final = frozenset(["background", "_meta", "state"])
 
 
 def _decode_StateUpdateUnknown(data: Any, ctx: _rt.Context, path: _rt.Path) -> StateUpdateUnknown:
@@ -16166,11 +15385,7 @@ def _encode_StateUpdateUnknown(obj: StateUpdateUnknown) -> dict[str, Any]:
     return data
 
 
-_KEYS_StateUpdateOther: Final = frozenset(
-    [
-        "state",
-    ]
-)
+_KEYS_StateUpdateOther: Final = frozenset(["state"])
 
 
 def _decode_StateUpdateOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> StateUpdateOther:
@@ -16198,12 +15413,7 @@ def _encode_StateUpdateOther(obj: StateUpdateOther) -> dict[str, Any]:
     return data
 
 
-_KEYS_BackgroundTerminal: Final = frozenset(
-    [
-        "terminalId",
-        "_meta",
-    ]
-)
+_KEYS_BackgroundTerminal: Final = frozenset(["terminalId", "_meta"])
 
 
 def _decode_BackgroundTerminal(
@@ -16248,13 +15458,7 @@ def _encode_BackgroundTerminal(obj: BackgroundTerminal) -> dict[str, Any]:
     return data
 
 
-_KEYS_BackgroundWorkTerminal: Final = frozenset(
-    [
-        "terminalId",
-        "_meta",
-        "type",
-    ]
-)
+_KEYS_BackgroundWorkTerminal: Final = frozenset(["terminalId", "_meta", "type"])
 
 
 def _decode_BackgroundWorkTerminal(data: Any, ctx: _rt.Context, path: _rt.Path) -> BackgroundWorkTerminal:
@@ -16274,12 +15478,7 @@ def _encode_BackgroundWorkTerminal(obj: BackgroundWorkTerminal) -> dict[str, Any
     return data
 
 
-_KEYS_BackgroundToolCall: Final = frozenset(
-    [
-        "toolCallId",
-        "_meta",
-    ]
-)
+_KEYS_BackgroundToolCall: Final = frozenset(["toolCallId", "_meta"])
 
 
 def _decode_BackgroundToolCall(
@@ -16324,13 +15523,7 @@ def _encode_BackgroundToolCall(obj: BackgroundToolCall) -> dict[str, Any]:
     return data
 
 
-_KEYS_BackgroundWorkToolCall: Final = frozenset(
-    [
-        "toolCallId",
-        "_meta",
-        "type",
-    ]
-)
+_KEYS_BackgroundWorkToolCall: Final = frozenset(["toolCallId", "_meta", "type"])
 
 
 def _decode_BackgroundWorkToolCall(data: Any, ctx: _rt.Context, path: _rt.Path) -> BackgroundWorkToolCall:
@@ -16350,12 +15543,7 @@ def _encode_BackgroundWorkToolCall(obj: BackgroundWorkToolCall) -> dict[str, Any
     return data
 
 
-_KEYS_BackgroundSubagent: Final = frozenset(
-    [
-        "sessionId",
-        "_meta",
-    ]
-)
+_KEYS_BackgroundSubagent: Final = frozenset(["sessionId", "_meta"])
 
 
 def _decode_BackgroundSubagent(
@@ -16400,13 +15588,7 @@ def _encode_BackgroundSubagent(obj: BackgroundSubagent) -> dict[str, Any]:
     return data
 
 
-_KEYS_BackgroundWorkSubagent: Final = frozenset(
-    [
-        "sessionId",
-        "_meta",
-        "type",
-    ]
-)
+_KEYS_BackgroundWorkSubagent: Final = frozenset(["sessionId", "_meta", "type"])
 
 
 def _decode_BackgroundWorkSubagent(data: Any, ctx: _rt.Context, path: _rt.Path) -> BackgroundWorkSubagent:
@@ -16426,11 +15608,7 @@ def _encode_BackgroundWorkSubagent(obj: BackgroundWorkSubagent) -> dict[str, Any
     return data
 
 
-_KEYS_BackgroundWorkOther: Final = frozenset(
-    [
-        "type",
-    ]
-)
+_KEYS_BackgroundWorkOther: Final = frozenset(["type"])
 
 
 def _decode_BackgroundWorkOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> BackgroundWorkOther:
@@ -16458,13 +15636,7 @@ def _encode_BackgroundWorkOther(obj: BackgroundWorkOther) -> dict[str, Any]:
     return data
 
 
-_KEYS_Error: Final = frozenset(
-    [
-        "code",
-        "message",
-        "data",
-    ]
-)
+_KEYS_Error: Final = frozenset(["code", "message", "data"])
 
 
 def _decode_Error(data: Any, ctx: _rt.Context, path: _rt.Path) -> Error:
@@ -16511,13 +15683,7 @@ def _encode_Error(obj: Error) -> dict[str, Any]:
     return data
 
 
-_KEYS_UnsupportedProtocolVersionErrorData: Final = frozenset(
-    [
-        "requested",
-        "supported",
-        "_meta",
-    ]
-)
+_KEYS_UnsupportedProtocolVersionErrorData: Final = frozenset(["requested", "supported", "_meta"])
 
 
 def _decode_UnsupportedProtocolVersionErrorData(
@@ -16566,12 +15732,7 @@ def _encode_UnsupportedProtocolVersionErrorData(obj: UnsupportedProtocolVersionE
     return data
 
 
-_KEYS_SessionNotFoundErrorData: Final = frozenset(
-    [
-        "sessionId",
-        "_meta",
-    ]
-)
+_KEYS_SessionNotFoundErrorData: Final = frozenset(["sessionId", "_meta"])
 
 
 def _decode_SessionNotFoundErrorData(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionNotFoundErrorData:
@@ -16710,12 +15871,7 @@ def _encode_Usage(obj: Usage) -> dict[str, Any]:
     return data
 
 
-_KEYS_SetSessionTitleResponse: Final = frozenset(
-    [
-        "title",
-        "_meta",
-    ]
-)
+_KEYS_SetSessionTitleResponse: Final = frozenset(["title", "_meta"])
 
 
 def _decode_SetSessionTitleResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> SetSessionTitleResponse:
@@ -16755,13 +15911,7 @@ def _encode_SetSessionTitleResponse(obj: SetSessionTitleResponse) -> dict[str, A
     return data
 
 
-_KEYS_ResumeSessionResponse: Final = frozenset(
-    [
-        "configOptions",
-        "availableCommands",
-        "_meta",
-    ]
-)
+_KEYS_ResumeSessionResponse: Final = frozenset(["configOptions", "availableCommands", "_meta"])
 
 
 def _decode_ResumeSessionResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> ResumeSessionResponse:
@@ -16815,11 +15965,7 @@ def _encode_ResumeSessionResponse(obj: ResumeSessionResponse) -> dict[str, Any]:
     return data
 
 
-_KEYS_CloseSessionResponse: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_CloseSessionResponse: Final = frozenset(["_meta"])
 
 
 def _decode_CloseSessionResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> CloseSessionResponse:
@@ -16851,11 +15997,7 @@ def _encode_CloseSessionResponse(obj: CloseSessionResponse) -> dict[str, Any]:
     return data
 
 
-_KEYS_CancelToolCallResponse: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_CancelToolCallResponse: Final = frozenset(["_meta"])
 
 
 def _decode_CancelToolCallResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> CancelToolCallResponse:
@@ -16887,11 +16029,7 @@ def _encode_CancelToolCallResponse(obj: CancelToolCallResponse) -> dict[str, Any
     return data
 
 
-_KEYS_CancelTerminalResponse: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_CancelTerminalResponse: Final = frozenset(["_meta"])
 
 
 def _decode_CancelTerminalResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> CancelTerminalResponse:
@@ -16923,12 +16061,7 @@ def _encode_CancelTerminalResponse(obj: CancelTerminalResponse) -> dict[str, Any
     return data
 
 
-_KEYS_SetSessionConfigOptionResponse: Final = frozenset(
-    [
-        "configOptions",
-        "_meta",
-    ]
-)
+_KEYS_SetSessionConfigOptionResponse: Final = frozenset(["configOptions", "_meta"])
 
 
 def _decode_SetSessionConfigOptionResponse(
@@ -16969,12 +16102,7 @@ def _encode_SetSessionConfigOptionResponse(obj: SetSessionConfigOptionResponse) 
     return data
 
 
-_KEYS_PromptResponse: Final = frozenset(
-    [
-        "messageId",
-        "_meta",
-    ]
-)
+_KEYS_PromptResponse: Final = frozenset(["messageId", "_meta"])
 
 
 def _decode_PromptResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> PromptResponse:
@@ -17014,12 +16142,7 @@ def _encode_PromptResponse(obj: PromptResponse) -> dict[str, Any]:
     return data
 
 
-_KEYS_AgentNotification: Final = frozenset(
-    [
-        "method",
-        "params",
-    ]
-)
+_KEYS_AgentNotification: Final = frozenset(["method", "params"])
 
 
 def _decode_AgentNotification(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentNotification:
@@ -17056,13 +16179,7 @@ def _encode_AgentNotification(obj: AgentNotification) -> dict[str, Any]:
     return data
 
 
-_KEYS_UpdateSessionNotification: Final = frozenset(
-    [
-        "sessionId",
-        "update",
-        "_meta",
-    ]
-)
+_KEYS_UpdateSessionNotification: Final = frozenset(["sessionId", "update", "_meta"])
 
 
 def _decode_UpdateSessionNotification(data: Any, ctx: _rt.Context, path: _rt.Path) -> UpdateSessionNotification:
@@ -17109,13 +16226,7 @@ def _encode_UpdateSessionNotification(obj: UpdateSessionNotification) -> dict[st
     return data
 
 
-_KEYS_ContentChunk: Final = frozenset(
-    [
-        "messageId",
-        "content",
-        "_meta",
-    ]
-)
+_KEYS_ContentChunk: Final = frozenset(["messageId", "content", "_meta"])
 
 
 def _decode_ContentChunk(
@@ -17167,14 +16278,7 @@ def _encode_ContentChunk(obj: ContentChunk) -> dict[str, Any]:
     return data
 
 
-_KEYS_SessionUpdateUserMessageChunk: Final = frozenset(
-    [
-        "messageId",
-        "content",
-        "_meta",
-        "sessionUpdate",
-    ]
-)
+_KEYS_SessionUpdateUserMessageChunk: Final = frozenset(["messageId", "content", "_meta", "sessionUpdate"])
 
 
 def _decode_SessionUpdateUserMessageChunk(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionUpdateUserMessageChunk:
@@ -17194,13 +16298,7 @@ def _encode_SessionUpdateUserMessageChunk(obj: SessionUpdateUserMessageChunk) ->
     return data
 
 
-_KEYS_UserMessage: Final = frozenset(
-    [
-        "messageId",
-        "content",
-        "_meta",
-    ]
-)
+_KEYS_UserMessage: Final = frozenset(["messageId", "content", "_meta"])
 
 
 def _decode_UserMessage(
@@ -17256,14 +16354,7 @@ def _encode_UserMessage(obj: UserMessage) -> dict[str, Any]:
     return data
 
 
-_KEYS_SessionUpdateUserMessage: Final = frozenset(
-    [
-        "messageId",
-        "content",
-        "_meta",
-        "sessionUpdate",
-    ]
-)
+_KEYS_SessionUpdateUserMessage: Final = frozenset(["messageId", "content", "_meta", "sessionUpdate"])
 
 
 def _decode_SessionUpdateUserMessage(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionUpdateUserMessage:
@@ -17283,14 +16374,7 @@ def _encode_SessionUpdateUserMessage(obj: SessionUpdateUserMessage) -> dict[str,
     return data
 
 
-_KEYS_SessionUpdateAgentMessageChunk: Final = frozenset(
-    [
-        "messageId",
-        "content",
-        "_meta",
-        "sessionUpdate",
-    ]
-)
+_KEYS_SessionUpdateAgentMessageChunk: Final = frozenset(["messageId", "content", "_meta", "sessionUpdate"])
 
 
 def _decode_SessionUpdateAgentMessageChunk(
@@ -17312,13 +16396,7 @@ def _encode_SessionUpdateAgentMessageChunk(obj: SessionUpdateAgentMessageChunk) 
     return data
 
 
-_KEYS_AgentMessage: Final = frozenset(
-    [
-        "messageId",
-        "content",
-        "_meta",
-    ]
-)
+_KEYS_AgentMessage: Final = frozenset(["messageId", "content", "_meta"])
 
 
 def _decode_AgentMessage(
@@ -17374,14 +16452,7 @@ def _encode_AgentMessage(obj: AgentMessage) -> dict[str, Any]:
     return data
 
 
-_KEYS_SessionUpdateAgentMessage: Final = frozenset(
-    [
-        "messageId",
-        "content",
-        "_meta",
-        "sessionUpdate",
-    ]
-)
+_KEYS_SessionUpdateAgentMessage: Final = frozenset(["messageId", "content", "_meta", "sessionUpdate"])
 
 
 def _decode_SessionUpdateAgentMessage(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionUpdateAgentMessage:
@@ -17401,14 +16472,7 @@ def _encode_SessionUpdateAgentMessage(obj: SessionUpdateAgentMessage) -> dict[st
     return data
 
 
-_KEYS_SessionUpdateAgentThoughtChunk: Final = frozenset(
-    [
-        "messageId",
-        "content",
-        "_meta",
-        "sessionUpdate",
-    ]
-)
+_KEYS_SessionUpdateAgentThoughtChunk: Final = frozenset(["messageId", "content", "_meta", "sessionUpdate"])
 
 
 def _decode_SessionUpdateAgentThoughtChunk(
@@ -17430,13 +16494,7 @@ def _encode_SessionUpdateAgentThoughtChunk(obj: SessionUpdateAgentThoughtChunk) 
     return data
 
 
-_KEYS_AgentThought: Final = frozenset(
-    [
-        "messageId",
-        "content",
-        "_meta",
-    ]
-)
+_KEYS_AgentThought: Final = frozenset(["messageId", "content", "_meta"])
 
 
 def _decode_AgentThought(
@@ -17492,14 +16550,7 @@ def _encode_AgentThought(obj: AgentThought) -> dict[str, Any]:
     return data
 
 
-_KEYS_SessionUpdateAgentThought: Final = frozenset(
-    [
-        "messageId",
-        "content",
-        "_meta",
-        "sessionUpdate",
-    ]
-)
+_KEYS_SessionUpdateAgentThought: Final = frozenset(["messageId", "content", "_meta", "sessionUpdate"])
 
 
 def _decode_SessionUpdateAgentThought(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionUpdateAgentThought:
@@ -17519,11 +16570,7 @@ def _encode_SessionUpdateAgentThought(obj: SessionUpdateAgentThought) -> dict[st
     return data
 
 
-_KEYS_SessionUpdateStateUpdate: Final = frozenset(
-    [
-        "sessionUpdate",
-    ]
-)
+_KEYS_SessionUpdateStateUpdate: Final = frozenset(["sessionUpdate"])
 
 
 def _decode_SessionUpdateStateUpdate(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionUpdateStateUpdate:
@@ -17545,13 +16592,7 @@ def _encode_SessionUpdateStateUpdate(obj: SessionUpdateStateUpdate) -> dict[str,
     return data
 
 
-_KEYS_ToolCallContentChunk: Final = frozenset(
-    [
-        "toolCallId",
-        "content",
-        "_meta",
-    ]
-)
+_KEYS_ToolCallContentChunk: Final = frozenset(["toolCallId", "content", "_meta"])
 
 
 def _decode_ToolCallContentChunk(
@@ -17603,14 +16644,7 @@ def _encode_ToolCallContentChunk(obj: ToolCallContentChunk) -> dict[str, Any]:
     return data
 
 
-_KEYS_SessionUpdateToolCallContentChunk: Final = frozenset(
-    [
-        "toolCallId",
-        "content",
-        "_meta",
-        "sessionUpdate",
-    ]
-)
+_KEYS_SessionUpdateToolCallContentChunk: Final = frozenset(["toolCallId", "content", "_meta", "sessionUpdate"])
 
 
 def _decode_SessionUpdateToolCallContentChunk(
@@ -17817,13 +16851,7 @@ def _encode_SessionUpdateTerminalUpdate(obj: SessionUpdateTerminalUpdate) -> dic
     return data
 
 
-_KEYS_TerminalOutputChunk: Final = frozenset(
-    [
-        "terminalId",
-        "data",
-        "_meta",
-    ]
-)
+_KEYS_TerminalOutputChunk: Final = frozenset(["terminalId", "data", "_meta"])
 
 
 def _decode_TerminalOutputChunk(
@@ -17876,14 +16904,7 @@ def _encode_TerminalOutputChunk(obj: TerminalOutputChunk) -> dict[str, Any]:
     return data
 
 
-_KEYS_SessionUpdateTerminalOutputChunk: Final = frozenset(
-    [
-        "terminalId",
-        "data",
-        "_meta",
-        "sessionUpdate",
-    ]
-)
+_KEYS_SessionUpdateTerminalOutputChunk: Final = frozenset(["terminalId", "data", "_meta", "sessionUpdate"])
 
 
 def _decode_SessionUpdateTerminalOutputChunk(
@@ -17907,12 +16928,7 @@ def _encode_SessionUpdateTerminalOutputChunk(obj: SessionUpdateTerminalOutputChu
     return data
 
 
-_KEYS_PlanUpdate: Final = frozenset(
-    [
-        "plan",
-        "_meta",
-    ]
-)
+_KEYS_PlanUpdate: Final = frozenset(["plan", "_meta"])
 
 
 def _decode_PlanUpdate(
@@ -17956,13 +16972,7 @@ def _encode_PlanUpdate(obj: PlanUpdate) -> dict[str, Any]:
     return data
 
 
-_KEYS_SessionUpdatePlanUpdate: Final = frozenset(
-    [
-        "plan",
-        "_meta",
-        "sessionUpdate",
-    ]
-)
+_KEYS_SessionUpdatePlanUpdate: Final = frozenset(["plan", "_meta", "sessionUpdate"])
 
 
 def _decode_SessionUpdatePlanUpdate(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionUpdatePlanUpdate:
@@ -17982,12 +16992,7 @@ def _encode_SessionUpdatePlanUpdate(obj: SessionUpdatePlanUpdate) -> dict[str, A
     return data
 
 
-_KEYS_PlanRemoved: Final = frozenset(
-    [
-        "planId",
-        "_meta",
-    ]
-)
+_KEYS_PlanRemoved: Final = frozenset(["planId", "_meta"])
 
 
 def _decode_PlanRemoved(
@@ -18032,13 +17037,7 @@ def _encode_PlanRemoved(obj: PlanRemoved) -> dict[str, Any]:
     return data
 
 
-_KEYS_SessionUpdatePlanRemoved: Final = frozenset(
-    [
-        "planId",
-        "_meta",
-        "sessionUpdate",
-    ]
-)
+_KEYS_SessionUpdatePlanRemoved: Final = frozenset(["planId", "_meta", "sessionUpdate"])
 
 
 def _decode_SessionUpdatePlanRemoved(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionUpdatePlanRemoved:
@@ -18058,12 +17057,7 @@ def _encode_SessionUpdatePlanRemoved(obj: SessionUpdatePlanRemoved) -> dict[str,
     return data
 
 
-_KEYS_AvailableCommandsUpdate: Final = frozenset(
-    [
-        "availableCommands",
-        "_meta",
-    ]
-)
+_KEYS_AvailableCommandsUpdate: Final = frozenset(["availableCommands", "_meta"])
 
 
 def _decode_AvailableCommandsUpdate(
@@ -18107,13 +17101,7 @@ def _encode_AvailableCommandsUpdate(obj: AvailableCommandsUpdate) -> dict[str, A
     return data
 
 
-_KEYS_SessionUpdateAvailableCommandsUpdate: Final = frozenset(
-    [
-        "availableCommands",
-        "_meta",
-        "sessionUpdate",
-    ]
-)
+_KEYS_SessionUpdateAvailableCommandsUpdate: Final = frozenset(["availableCommands", "_meta", "sessionUpdate"])
 
 
 def _decode_SessionUpdateAvailableCommandsUpdate(
@@ -18139,12 +17127,7 @@ def _encode_SessionUpdateAvailableCommandsUpdate(obj: SessionUpdateAvailableComm
     return data
 
 
-_KEYS_ConfigOptionUpdate: Final = frozenset(
-    [
-        "configOptions",
-        "_meta",
-    ]
-)
+_KEYS_ConfigOptionUpdate: Final = frozenset(["configOptions", "_meta"])
 
 
 def _decode_ConfigOptionUpdate(
@@ -18188,13 +17171,7 @@ def _encode_ConfigOptionUpdate(obj: ConfigOptionUpdate) -> dict[str, Any]:
     return data
 
 
-_KEYS_SessionUpdateConfigOptionUpdate: Final = frozenset(
-    [
-        "configOptions",
-        "_meta",
-        "sessionUpdate",
-    ]
-)
+_KEYS_SessionUpdateConfigOptionUpdate: Final = frozenset(["configOptions", "_meta", "sessionUpdate"])
 
 
 def _decode_SessionUpdateConfigOptionUpdate(
@@ -18218,13 +17195,7 @@ def _encode_SessionUpdateConfigOptionUpdate(obj: SessionUpdateConfigOptionUpdate
     return data
 
 
-_KEYS_SessionInfoUpdate: Final = frozenset(
-    [
-        "title",
-        "updatedAt",
-        "_meta",
-    ]
-)
+_KEYS_SessionInfoUpdate: Final = frozenset(["title", "updatedAt", "_meta"])
 
 
 def _decode_SessionInfoUpdate(
@@ -18277,14 +17248,7 @@ def _encode_SessionInfoUpdate(obj: SessionInfoUpdate) -> dict[str, Any]:
     return data
 
 
-_KEYS_SessionUpdateSessionInfoUpdate: Final = frozenset(
-    [
-        "title",
-        "updatedAt",
-        "_meta",
-        "sessionUpdate",
-    ]
-)
+_KEYS_SessionUpdateSessionInfoUpdate: Final = frozenset(["title", "updatedAt", "_meta", "sessionUpdate"])
 
 
 def _decode_SessionUpdateSessionInfoUpdate(
@@ -18308,14 +17272,7 @@ def _encode_SessionUpdateSessionInfoUpdate(obj: SessionUpdateSessionInfoUpdate) 
     return data
 
 
-_KEYS_UsageUpdate: Final = frozenset(
-    [
-        "used",
-        "size",
-        "cost",
-        "_meta",
-    ]
-)
+_KEYS_UsageUpdate: Final = frozenset(["used", "size", "cost", "_meta"])
 
 
 def _decode_UsageUpdate(
@@ -18379,15 +17336,7 @@ def _encode_UsageUpdate(obj: UsageUpdate) -> dict[str, Any]:
     return data
 
 
-_KEYS_SessionUpdateUsageUpdate: Final = frozenset(
-    [
-        "used",
-        "size",
-        "cost",
-        "_meta",
-        "sessionUpdate",
-    ]
-)
+_KEYS_SessionUpdateUsageUpdate: Final = frozenset(["used", "size", "cost", "_meta", "sessionUpdate"])
 
 
 def _decode_SessionUpdateUsageUpdate(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionUpdateUsageUpdate:
@@ -18407,14 +17356,7 @@ def _encode_SessionUpdateUsageUpdate(obj: SessionUpdateUsageUpdate) -> dict[str,
     return data
 
 
-_KEYS_Notice: Final = frozenset(
-    [
-        "severity",
-        "title",
-        "description",
-        "_meta",
-    ]
-)
+_KEYS_Notice: Final = frozenset(["severity", "title", "description", "_meta"])
 
 
 def _decode_Notice(
@@ -18474,15 +17416,7 @@ def _encode_Notice(obj: Notice) -> dict[str, Any]:
     return data
 
 
-_KEYS_SessionUpdateNotice: Final = frozenset(
-    [
-        "severity",
-        "title",
-        "description",
-        "_meta",
-        "sessionUpdate",
-    ]
-)
+_KEYS_SessionUpdateNotice: Final = frozenset(["severity", "title", "description", "_meta", "sessionUpdate"])
 
 
 def _decode_SessionUpdateNotice(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionUpdateNotice:
@@ -18499,15 +17433,7 @@ def _encode_SessionUpdateNotice(obj: SessionUpdateNotice) -> dict[str, Any]:
     return data
 
 
-_KEYS_CompactionUpdate: Final = frozenset(
-    [
-        "compactionId",
-        "status",
-        "summary",
-        "error",
-        "_meta",
-    ]
-)
+_KEYS_CompactionUpdate: Final = frozenset(["compactionId", "status", "summary", "error", "_meta"])
 
 
 def _decode_CompactionUpdate(
@@ -18607,13 +17533,7 @@ def _encode_SessionUpdateCompactionUpdate(obj: SessionUpdateCompactionUpdate) ->
     return data
 
 
-_KEYS_CompactionSummaryChunk: Final = frozenset(
-    [
-        "compactionId",
-        "content",
-        "_meta",
-    ]
-)
+_KEYS_CompactionSummaryChunk: Final = frozenset(["compactionId", "content", "_meta"])
 
 
 def _decode_CompactionSummaryChunk(
@@ -18665,14 +17585,7 @@ def _encode_CompactionSummaryChunk(obj: CompactionSummaryChunk) -> dict[str, Any
     return data
 
 
-_KEYS_SessionUpdateCompactionSummaryChunk: Final = frozenset(
-    [
-        "compactionId",
-        "content",
-        "_meta",
-        "sessionUpdate",
-    ]
-)
+_KEYS_SessionUpdateCompactionSummaryChunk: Final = frozenset(["compactionId", "content", "_meta", "sessionUpdate"])
 
 
 def _decode_SessionUpdateCompactionSummaryChunk(
@@ -18967,13 +17880,7 @@ def _encode_SessionUpdateSessionMessage(obj: SessionUpdateSessionMessage) -> dic
     return data
 
 
-_KEYS_SessionMessageChunk: Final = frozenset(
-    [
-        "messageId",
-        "content",
-        "_meta",
-    ]
-)
+_KEYS_SessionMessageChunk: Final = frozenset(["messageId", "content", "_meta"])
 
 
 def _decode_SessionMessageChunk(
@@ -19025,14 +17932,7 @@ def _encode_SessionMessageChunk(obj: SessionMessageChunk) -> dict[str, Any]:
     return data
 
 
-_KEYS_SessionUpdateSessionMessageChunk: Final = frozenset(
-    [
-        "messageId",
-        "content",
-        "_meta",
-        "sessionUpdate",
-    ]
-)
+_KEYS_SessionUpdateSessionMessageChunk: Final = frozenset(["messageId", "content", "_meta", "sessionUpdate"])
 
 
 def _decode_SessionUpdateSessionMessageChunk(
@@ -19056,11 +17956,7 @@ def _encode_SessionUpdateSessionMessageChunk(obj: SessionUpdateSessionMessageChu
     return data
 
 
-_KEYS_SessionUpdateOther: Final = frozenset(
-    [
-        "sessionUpdate",
-    ]
-)
+_KEYS_SessionUpdateOther: Final = frozenset(["sessionUpdate"])
 
 
 def _decode_SessionUpdateOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionUpdateOther:
@@ -19088,12 +17984,7 @@ def _encode_SessionUpdateOther(obj: SessionUpdateOther) -> dict[str, Any]:
     return data
 
 
-_KEYS_TerminalOutput: Final = frozenset(
-    [
-        "data",
-        "_meta",
-    ]
-)
+_KEYS_TerminalOutput: Final = frozenset(["data", "_meta"])
 
 
 def _decode_TerminalOutput(data: Any, ctx: _rt.Context, path: _rt.Path) -> TerminalOutput:
@@ -19133,13 +18024,7 @@ def _encode_TerminalOutput(obj: TerminalOutput) -> dict[str, Any]:
     return data
 
 
-_KEYS_TerminalExitStatus: Final = frozenset(
-    [
-        "exitCode",
-        "signal",
-        "_meta",
-    ]
-)
+_KEYS_TerminalExitStatus: Final = frozenset(["exitCode", "signal", "_meta"])
 
 
 def _decode_TerminalExitStatus(data: Any, ctx: _rt.Context, path: _rt.Path) -> TerminalExitStatus:
@@ -19194,13 +18079,7 @@ def _encode_TerminalExitStatus(obj: TerminalExitStatus) -> dict[str, Any]:
     return data
 
 
-_KEYS_TerminalSize: Final = frozenset(
-    [
-        "cols",
-        "rows",
-        "_meta",
-    ]
-)
+_KEYS_TerminalSize: Final = frozenset(["cols", "rows", "_meta"])
 
 
 def _decode_TerminalSize(data: Any, ctx: _rt.Context, path: _rt.Path) -> TerminalSize:
@@ -19248,12 +18127,7 @@ def _encode_TerminalSize(obj: TerminalSize) -> dict[str, Any]:
     return data
 
 
-_KEYS_TerminalCapabilities: Final = frozenset(
-    [
-        "cancel",
-        "_meta",
-    ]
-)
+_KEYS_TerminalCapabilities: Final = frozenset(["cancel", "_meta"])
 
 
 def _decode_TerminalCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> TerminalCapabilities:
@@ -19296,11 +18170,7 @@ def _encode_TerminalCapabilities(obj: TerminalCapabilities) -> dict[str, Any]:
     return data
 
 
-_KEYS_TerminalCancelCapabilities: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_TerminalCancelCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_TerminalCancelCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> TerminalCancelCapabilities:
@@ -19332,13 +18202,7 @@ def _encode_TerminalCancelCapabilities(obj: TerminalCancelCapabilities) -> dict[
     return data
 
 
-_KEYS_PlanItems: Final = frozenset(
-    [
-        "planId",
-        "entries",
-        "_meta",
-    ]
-)
+_KEYS_PlanItems: Final = frozenset(["planId", "entries", "_meta"])
 
 
 def _decode_PlanItems(
@@ -19390,14 +18254,7 @@ def _encode_PlanItems(obj: PlanItems) -> dict[str, Any]:
     return data
 
 
-_KEYS_PlanUpdateContentItems: Final = frozenset(
-    [
-        "planId",
-        "entries",
-        "_meta",
-        "type",
-    ]
-)
+_KEYS_PlanUpdateContentItems: Final = frozenset(["planId", "entries", "_meta", "type"])
 
 
 def _decode_PlanUpdateContentItems(data: Any, ctx: _rt.Context, path: _rt.Path) -> PlanUpdateContentItems:
@@ -19416,13 +18273,7 @@ def _encode_PlanUpdateContentItems(obj: PlanUpdateContentItems) -> dict[str, Any
     return data
 
 
-_KEYS_PlanFile: Final = frozenset(
-    [
-        "planId",
-        "uri",
-        "_meta",
-    ]
-)
+_KEYS_PlanFile: Final = frozenset(["planId", "uri", "_meta"])
 
 
 def _decode_PlanFile(
@@ -19475,14 +18326,7 @@ def _encode_PlanFile(obj: PlanFile) -> dict[str, Any]:
     return data
 
 
-_KEYS_PlanUpdateContentFile: Final = frozenset(
-    [
-        "planId",
-        "uri",
-        "_meta",
-        "type",
-    ]
-)
+_KEYS_PlanUpdateContentFile: Final = frozenset(["planId", "uri", "_meta", "type"])
 
 
 def _decode_PlanUpdateContentFile(data: Any, ctx: _rt.Context, path: _rt.Path) -> PlanUpdateContentFile:
@@ -19501,13 +18345,7 @@ def _encode_PlanUpdateContentFile(obj: PlanUpdateContentFile) -> dict[str, Any]:
     return data
 
 
-_KEYS_PlanMarkdown: Final = frozenset(
-    [
-        "planId",
-        "content",
-        "_meta",
-    ]
-)
+_KEYS_PlanMarkdown: Final = frozenset(["planId", "content", "_meta"])
 
 
 def _decode_PlanMarkdown(
@@ -19560,14 +18398,7 @@ def _encode_PlanMarkdown(obj: PlanMarkdown) -> dict[str, Any]:
     return data
 
 
-_KEYS_PlanUpdateContentMarkdown: Final = frozenset(
-    [
-        "planId",
-        "content",
-        "_meta",
-        "type",
-    ]
-)
+_KEYS_PlanUpdateContentMarkdown: Final = frozenset(["planId", "content", "_meta", "type"])
 
 
 def _decode_PlanUpdateContentMarkdown(data: Any, ctx: _rt.Context, path: _rt.Path) -> PlanUpdateContentMarkdown:
@@ -19587,12 +18418,7 @@ def _encode_PlanUpdateContentMarkdown(obj: PlanUpdateContentMarkdown) -> dict[st
     return data
 
 
-_KEYS_PlanUpdateContentOther: Final = frozenset(
-    [
-        "type",
-        "planId",
-    ]
-)
+_KEYS_PlanUpdateContentOther: Final = frozenset(["type", "planId"])
 
 
 def _decode_PlanUpdateContentOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> PlanUpdateContentOther:
@@ -19628,14 +18454,7 @@ def _encode_PlanUpdateContentOther(obj: PlanUpdateContentOther) -> dict[str, Any
     return data
 
 
-_KEYS_PlanEntry: Final = frozenset(
-    [
-        "content",
-        "priority",
-        "status",
-        "_meta",
-    ]
-)
+_KEYS_PlanEntry: Final = frozenset(["content", "priority", "status", "_meta"])
 
 
 def _decode_PlanEntry(data: Any, ctx: _rt.Context, path: _rt.Path) -> PlanEntry:
@@ -19689,13 +18508,7 @@ def _encode_PlanEntry(obj: PlanEntry) -> dict[str, Any]:
     return data
 
 
-_KEYS_Cost: Final = frozenset(
-    [
-        "amount",
-        "currency",
-        "_meta",
-    ]
-)
+_KEYS_Cost: Final = frozenset(["amount", "currency", "_meta"])
 
 
 def _decode_Cost(data: Any, ctx: _rt.Context, path: _rt.Path) -> Cost:
@@ -19742,12 +18555,7 @@ def _encode_Cost(obj: Cost) -> dict[str, Any]:
     return data
 
 
-_KEYS_SubagentSessionCapabilities: Final = frozenset(
-    [
-        "cancel",
-        "_meta",
-    ]
-)
+_KEYS_SubagentSessionCapabilities: Final = frozenset(["cancel", "_meta"])
 
 
 def _decode_SubagentSessionCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> SubagentSessionCapabilities:
@@ -19790,11 +18598,7 @@ def _encode_SubagentSessionCapabilities(obj: SubagentSessionCapabilities) -> dic
     return data
 
 
-_KEYS_SessionCancelCapabilities: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_SessionCancelCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_SessionCancelCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionCancelCapabilities:
@@ -19826,12 +18630,7 @@ def _encode_SessionCancelCapabilities(obj: SessionCancelCapabilities) -> dict[st
     return data
 
 
-_KEYS_CompleteElicitationNotification: Final = frozenset(
-    [
-        "elicitationId",
-        "_meta",
-    ]
-)
+_KEYS_CompleteElicitationNotification: Final = frozenset(["elicitationId", "_meta"])
 
 
 def _decode_CompleteElicitationNotification(
@@ -19873,13 +18672,7 @@ def _encode_CompleteElicitationNotification(obj: CompleteElicitationNotification
     return data
 
 
-_KEYS_AuthStatusUpdateNotification: Final = frozenset(
-    [
-        "state",
-        "accounts",
-        "_meta",
-    ]
-)
+_KEYS_AuthStatusUpdateNotification: Final = frozenset(["state", "accounts", "_meta"])
 
 
 def _decode_AuthStatusUpdateNotification(data: Any, ctx: _rt.Context, path: _rt.Path) -> AuthStatusUpdateNotification:
@@ -19929,13 +18722,7 @@ def _encode_AuthStatusUpdateNotification(obj: AuthStatusUpdateNotification) -> d
     return data
 
 
-_KEYS_ClientRequest: Final = frozenset(
-    [
-        "id",
-        "method",
-        "params",
-    ]
-)
+_KEYS_ClientRequest: Final = frozenset(["id", "method", "params"])
 
 
 def _decode_ClientRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> ClientRequest:
@@ -19979,14 +18766,7 @@ def _encode_ClientRequest(obj: ClientRequest) -> dict[str, Any]:
     return data
 
 
-_KEYS_InitializeRequest: Final = frozenset(
-    [
-        "protocolVersion",
-        "info",
-        "capabilities",
-        "_meta",
-    ]
-)
+_KEYS_InitializeRequest: Final = frozenset(["protocolVersion", "info", "capabilities", "_meta"])
 
 
 def _decode_InitializeRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> InitializeRequest:
@@ -20044,13 +18824,7 @@ def _encode_InitializeRequest(obj: InitializeRequest) -> dict[str, Any]:
     return data
 
 
-_KEYS_ClientCapabilities: Final = frozenset(
-    [
-        "auth",
-        "elicitation",
-        "_meta",
-    ]
-)
+_KEYS_ClientCapabilities: Final = frozenset(["auth", "elicitation", "_meta"])
 
 
 def _decode_ClientCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> ClientCapabilities:
@@ -20104,12 +18878,7 @@ def _encode_ClientCapabilities(obj: ClientCapabilities) -> dict[str, Any]:
     return data
 
 
-_KEYS_ClientAuthCapabilities: Final = frozenset(
-    [
-        "terminal",
-        "_meta",
-    ]
-)
+_KEYS_ClientAuthCapabilities: Final = frozenset(["terminal", "_meta"])
 
 
 def _decode_ClientAuthCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> ClientAuthCapabilities:
@@ -20152,11 +18921,7 @@ def _encode_ClientAuthCapabilities(obj: ClientAuthCapabilities) -> dict[str, Any
     return data
 
 
-_KEYS_TerminalAuthCapabilities: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_TerminalAuthCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_TerminalAuthCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> TerminalAuthCapabilities:
@@ -20188,13 +18953,7 @@ def _encode_TerminalAuthCapabilities(obj: TerminalAuthCapabilities) -> dict[str,
     return data
 
 
-_KEYS_ElicitationCapabilities: Final = frozenset(
-    [
-        "form",
-        "url",
-        "_meta",
-    ]
-)
+_KEYS_ElicitationCapabilities: Final = frozenset(["form", "url", "_meta"])
 
 
 def _decode_ElicitationCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> ElicitationCapabilities:
@@ -20248,11 +19007,7 @@ def _encode_ElicitationCapabilities(obj: ElicitationCapabilities) -> dict[str, A
     return data
 
 
-_KEYS_ElicitationFormCapabilities: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_ElicitationFormCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_ElicitationFormCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> ElicitationFormCapabilities:
@@ -20284,11 +19039,7 @@ def _encode_ElicitationFormCapabilities(obj: ElicitationFormCapabilities) -> dic
     return data
 
 
-_KEYS_ElicitationUrlCapabilities: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_ElicitationUrlCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_ElicitationUrlCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> ElicitationUrlCapabilities:
@@ -20320,12 +19071,7 @@ def _encode_ElicitationUrlCapabilities(obj: ElicitationUrlCapabilities) -> dict[
     return data
 
 
-_KEYS_LoginAuthRequest: Final = frozenset(
-    [
-        "methodId",
-        "_meta",
-    ]
-)
+_KEYS_LoginAuthRequest: Final = frozenset(["methodId", "_meta"])
 
 
 def _decode_LoginAuthRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> LoginAuthRequest:
@@ -20365,11 +19111,7 @@ def _encode_LoginAuthRequest(obj: LoginAuthRequest) -> dict[str, Any]:
     return data
 
 
-_KEYS_ListProvidersRequest: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_ListProvidersRequest: Final = frozenset(["_meta"])
 
 
 def _decode_ListProvidersRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> ListProvidersRequest:
@@ -20401,15 +19143,7 @@ def _encode_ListProvidersRequest(obj: ListProvidersRequest) -> dict[str, Any]:
     return data
 
 
-_KEYS_SetProviderRequest: Final = frozenset(
-    [
-        "providerId",
-        "apiType",
-        "baseUrl",
-        "headers",
-        "_meta",
-    ]
-)
+_KEYS_SetProviderRequest: Final = frozenset(["providerId", "apiType", "baseUrl", "headers", "_meta"])
 
 
 def _decode_SetProviderRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> SetProviderRequest:
@@ -20472,12 +19206,7 @@ def _encode_SetProviderRequest(obj: SetProviderRequest) -> dict[str, Any]:
     return data
 
 
-_KEYS_DisableProviderRequest: Final = frozenset(
-    [
-        "providerId",
-        "_meta",
-    ]
-)
+_KEYS_DisableProviderRequest: Final = frozenset(["providerId", "_meta"])
 
 
 def _decode_DisableProviderRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> DisableProviderRequest:
@@ -20517,11 +19246,7 @@ def _encode_DisableProviderRequest(obj: DisableProviderRequest) -> dict[str, Any
     return data
 
 
-_KEYS_LogoutAuthRequest: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_LogoutAuthRequest: Final = frozenset(["_meta"])
 
 
 def _decode_LogoutAuthRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> LogoutAuthRequest:
@@ -20553,11 +19278,7 @@ def _encode_LogoutAuthRequest(obj: LogoutAuthRequest) -> dict[str, Any]:
     return data
 
 
-_KEYS_AuthStatusRequest: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_AuthStatusRequest: Final = frozenset(["_meta"])
 
 
 def _decode_AuthStatusRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> AuthStatusRequest:
@@ -20589,15 +19310,7 @@ def _encode_AuthStatusRequest(obj: AuthStatusRequest) -> dict[str, Any]:
     return data
 
 
-_KEYS_NewSessionRequest: Final = frozenset(
-    [
-        "cwd",
-        "additionalDirectories",
-        "mcpServers",
-        "systemPrompt",
-        "_meta",
-    ]
-)
+_KEYS_NewSessionRequest: Final = frozenset(["cwd", "additionalDirectories", "mcpServers", "systemPrompt", "_meta"])
 
 
 def _decode_NewSessionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> NewSessionRequest:
@@ -20665,14 +19378,7 @@ def _encode_NewSessionRequest(obj: NewSessionRequest) -> dict[str, Any]:
     return data
 
 
-_KEYS_McpServerHttp: Final = frozenset(
-    [
-        "name",
-        "url",
-        "headers",
-        "_meta",
-    ]
-)
+_KEYS_McpServerHttp: Final = frozenset(["name", "url", "headers", "_meta"])
 
 
 def _decode_McpServerHttp(
@@ -20735,15 +19441,7 @@ def _encode_McpServerHttp(obj: McpServerHttp) -> dict[str, Any]:
     return data
 
 
-_KEYS_McpServerHttpVariant: Final = frozenset(
-    [
-        "name",
-        "url",
-        "headers",
-        "_meta",
-        "type",
-    ]
-)
+_KEYS_McpServerHttpVariant: Final = frozenset(["name", "url", "headers", "_meta", "type"])
 
 
 def _decode_McpServerHttpVariant(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpServerHttpVariant:
@@ -20762,13 +19460,7 @@ def _encode_McpServerHttpVariant(obj: McpServerHttpVariant) -> dict[str, Any]:
     return data
 
 
-_KEYS_McpServerAcp: Final = frozenset(
-    [
-        "name",
-        "serverId",
-        "_meta",
-    ]
-)
+_KEYS_McpServerAcp: Final = frozenset(["name", "serverId", "_meta"])
 
 
 def _decode_McpServerAcp(
@@ -20821,14 +19513,7 @@ def _encode_McpServerAcp(obj: McpServerAcp) -> dict[str, Any]:
     return data
 
 
-_KEYS_McpServerAcpVariant: Final = frozenset(
-    [
-        "name",
-        "serverId",
-        "_meta",
-        "type",
-    ]
-)
+_KEYS_McpServerAcpVariant: Final = frozenset(["name", "serverId", "_meta", "type"])
 
 
 def _decode_McpServerAcpVariant(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpServerAcpVariant:
@@ -20847,15 +19532,7 @@ def _encode_McpServerAcpVariant(obj: McpServerAcpVariant) -> dict[str, Any]:
     return data
 
 
-_KEYS_McpServerStdio: Final = frozenset(
-    [
-        "name",
-        "command",
-        "args",
-        "env",
-        "_meta",
-    ]
-)
+_KEYS_McpServerStdio: Final = frozenset(["name", "command", "args", "env", "_meta"])
 
 
 def _decode_McpServerStdio(
@@ -20928,16 +19605,7 @@ def _encode_McpServerStdio(obj: McpServerStdio) -> dict[str, Any]:
     return data
 
 
-_KEYS_McpServerStdioVariant: Final = frozenset(
-    [
-        "name",
-        "command",
-        "args",
-        "env",
-        "_meta",
-        "type",
-    ]
-)
+_KEYS_McpServerStdioVariant: Final = frozenset(["name", "command", "args", "env", "_meta", "type"])
 
 
 def _decode_McpServerStdioVariant(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpServerStdioVariant:
@@ -20957,11 +19625,7 @@ def _encode_McpServerStdioVariant(obj: McpServerStdioVariant) -> dict[str, Any]:
     return data
 
 
-_KEYS_McpServerOther: Final = frozenset(
-    [
-        "type",
-    ]
-)
+_KEYS_McpServerOther: Final = frozenset(["type"])
 
 
 def _decode_McpServerOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpServerOther:
@@ -20989,13 +19653,7 @@ def _encode_McpServerOther(obj: McpServerOther) -> dict[str, Any]:
     return data
 
 
-_KEYS_HttpHeader: Final = frozenset(
-    [
-        "name",
-        "value",
-        "_meta",
-    ]
-)
+_KEYS_HttpHeader: Final = frozenset(["name", "value", "_meta"])
 
 
 def _decode_HttpHeader(data: Any, ctx: _rt.Context, path: _rt.Path) -> HttpHeader:
@@ -21043,13 +19701,7 @@ def _encode_HttpHeader(obj: HttpHeader) -> dict[str, Any]:
     return data
 
 
-_KEYS_SystemPrompt: Final = frozenset(
-    [
-        "mode",
-        "content",
-        "_meta",
-    ]
-)
+_KEYS_SystemPrompt: Final = frozenset(["mode", "content", "_meta"])
 
 
 def _decode_SystemPrompt(data: Any, ctx: _rt.Context, path: _rt.Path) -> SystemPrompt:
@@ -21095,14 +19747,7 @@ def _encode_SystemPrompt(obj: SystemPrompt) -> dict[str, Any]:
     return data
 
 
-_KEYS_ListSessionsRequest: Final = frozenset(
-    [
-        "cwd",
-        "cursor",
-        "archived",
-        "_meta",
-    ]
-)
+_KEYS_ListSessionsRequest: Final = frozenset(["cwd", "cursor", "archived", "_meta"])
 
 
 def _decode_ListSessionsRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> ListSessionsRequest:
@@ -21158,12 +19803,7 @@ def _encode_ListSessionsRequest(obj: ListSessionsRequest) -> dict[str, Any]:
     return data
 
 
-_KEYS_DeleteSessionRequest: Final = frozenset(
-    [
-        "sessionId",
-        "_meta",
-    ]
-)
+_KEYS_DeleteSessionRequest: Final = frozenset(["sessionId", "_meta"])
 
 
 def _decode_DeleteSessionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> DeleteSessionRequest:
@@ -21288,12 +19928,7 @@ def _encode_ForkSessionRequest(obj: ForkSessionRequest) -> dict[str, Any]:
     return data
 
 
-_KEYS_ArchiveSessionRequest: Final = frozenset(
-    [
-        "sessionId",
-        "_meta",
-    ]
-)
+_KEYS_ArchiveSessionRequest: Final = frozenset(["sessionId", "_meta"])
 
 
 def _decode_ArchiveSessionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> ArchiveSessionRequest:
@@ -21333,12 +19968,7 @@ def _encode_ArchiveSessionRequest(obj: ArchiveSessionRequest) -> dict[str, Any]:
     return data
 
 
-_KEYS_UnarchiveSessionRequest: Final = frozenset(
-    [
-        "sessionId",
-        "_meta",
-    ]
-)
+_KEYS_UnarchiveSessionRequest: Final = frozenset(["sessionId", "_meta"])
 
 
 def _decode_UnarchiveSessionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> UnarchiveSessionRequest:
@@ -21378,12 +20008,7 @@ def _encode_UnarchiveSessionRequest(obj: UnarchiveSessionRequest) -> dict[str, A
     return data
 
 
-_KEYS_SessionStatusRequest: Final = frozenset(
-    [
-        "sessionId",
-        "_meta",
-    ]
-)
+_KEYS_SessionStatusRequest: Final = frozenset(["sessionId", "_meta"])
 
 
 def _decode_SessionStatusRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionStatusRequest:
@@ -21423,13 +20048,7 @@ def _encode_SessionStatusRequest(obj: SessionStatusRequest) -> dict[str, Any]:
     return data
 
 
-_KEYS_SetSessionTitleRequest: Final = frozenset(
-    [
-        "sessionId",
-        "title",
-        "_meta",
-    ]
-)
+_KEYS_SetSessionTitleRequest: Final = frozenset(["sessionId", "title", "_meta"])
 
 
 def _decode_SetSessionTitleRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> SetSessionTitleRequest:
@@ -21571,11 +20190,7 @@ def _encode_ResumeSessionRequest(obj: ResumeSessionRequest) -> dict[str, Any]:
     return data
 
 
-_KEYS_ReplayFromStart: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_ReplayFromStart: Final = frozenset(["_meta"])
 
 
 def _decode_ReplayFromStart(
@@ -21612,12 +20227,7 @@ def _encode_ReplayFromStart(obj: ReplayFromStart) -> dict[str, Any]:
     return data
 
 
-_KEYS_ReplayFromStartVariant: Final = frozenset(
-    [
-        "_meta",
-        "type",
-    ]
-)
+_KEYS_ReplayFromStartVariant: Final = frozenset(["_meta", "type"])
 
 
 def _decode_ReplayFromStartVariant(data: Any, ctx: _rt.Context, path: _rt.Path) -> ReplayFromStartVariant:
@@ -21637,11 +20247,7 @@ def _encode_ReplayFromStartVariant(obj: ReplayFromStartVariant) -> dict[str, Any
     return data
 
 
-_KEYS_ReplayFromOther: Final = frozenset(
-    [
-        "type",
-    ]
-)
+_KEYS_ReplayFromOther: Final = frozenset(["type"])
 
 
 def _decode_ReplayFromOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> ReplayFromOther:
@@ -21669,12 +20275,7 @@ def _encode_ReplayFromOther(obj: ReplayFromOther) -> dict[str, Any]:
     return data
 
 
-_KEYS_CloseSessionRequest: Final = frozenset(
-    [
-        "sessionId",
-        "_meta",
-    ]
-)
+_KEYS_CloseSessionRequest: Final = frozenset(["sessionId", "_meta"])
 
 
 def _decode_CloseSessionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> CloseSessionRequest:
@@ -21714,13 +20315,7 @@ def _encode_CloseSessionRequest(obj: CloseSessionRequest) -> dict[str, Any]:
     return data
 
 
-_KEYS_CancelToolCallRequest: Final = frozenset(
-    [
-        "sessionId",
-        "toolCallId",
-        "_meta",
-    ]
-)
+_KEYS_CancelToolCallRequest: Final = frozenset(["sessionId", "toolCallId", "_meta"])
 
 
 def _decode_CancelToolCallRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> CancelToolCallRequest:
@@ -21768,13 +20363,7 @@ def _encode_CancelToolCallRequest(obj: CancelToolCallRequest) -> dict[str, Any]:
     return data
 
 
-_KEYS_CancelTerminalRequest: Final = frozenset(
-    [
-        "sessionId",
-        "terminalId",
-        "_meta",
-    ]
-)
+_KEYS_CancelTerminalRequest: Final = frozenset(["sessionId", "terminalId", "_meta"])
 
 
 def _decode_CancelTerminalRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> CancelTerminalRequest:
@@ -21822,12 +20411,7 @@ def _encode_CancelTerminalRequest(obj: CancelTerminalRequest) -> dict[str, Any]:
     return data
 
 
-_KEYS_SetSessionConfigOptionRequestTypeId: Final = frozenset(
-    [
-        "value",
-        "type",
-    ]
-)
+_KEYS_SetSessionConfigOptionRequestTypeId: Final = frozenset(["value", "type"])
 
 
 def _decode_SetSessionConfigOptionRequestTypeId(
@@ -21859,12 +20443,7 @@ def _encode_SetSessionConfigOptionRequestTypeId(obj: SetSessionConfigOptionReque
     return data
 
 
-_KEYS_SetSessionConfigOptionRequestTypeBoolean: Final = frozenset(
-    [
-        "value",
-        "type",
-    ]
-)
+_KEYS_SetSessionConfigOptionRequestTypeBoolean: Final = frozenset(["value", "type"])
 
 
 def _decode_SetSessionConfigOptionRequestTypeBoolean(
@@ -21896,12 +20475,7 @@ def _encode_SetSessionConfigOptionRequestTypeBoolean(obj: SetSessionConfigOption
     return data
 
 
-_KEYS_SetSessionConfigOptionRequestTypeOther: Final = frozenset(
-    [
-        "type",
-        "value",
-    ]
-)
+_KEYS_SetSessionConfigOptionRequestTypeOther: Final = frozenset(["type", "value"])
 
 
 def _decode_SetSessionConfigOptionRequestTypeOther(
@@ -21939,13 +20513,7 @@ def _encode_SetSessionConfigOptionRequestTypeOther(obj: SetSessionConfigOptionRe
     return data
 
 
-_KEYS_SetSessionConfigOptionRequest: Final = frozenset(
-    [
-        "sessionId",
-        "configId",
-        "_meta",
-    ]
-)
+_KEYS_SetSessionConfigOptionRequest: Final = frozenset(["sessionId", "configId", "_meta"])
 
 
 def _decode_SetSessionConfigOptionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> SetSessionConfigOptionRequest:
@@ -21994,13 +20562,7 @@ def _encode_SetSessionConfigOptionRequest(obj: SetSessionConfigOptionRequest) ->
     return data
 
 
-_KEYS_PromptRequest: Final = frozenset(
-    [
-        "sessionId",
-        "prompt",
-        "_meta",
-    ]
-)
+_KEYS_PromptRequest: Final = frozenset(["sessionId", "prompt", "_meta"])
 
 
 def _decode_PromptRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> PromptRequest:
@@ -22047,12 +20609,7 @@ def _encode_PromptRequest(obj: PromptRequest) -> dict[str, Any]:
     return data
 
 
-_KEYS_ClientResponseResult: Final = frozenset(
-    [
-        "id",
-        "result",
-    ]
-)
+_KEYS_ClientResponseResult: Final = frozenset(["id", "result"])
 
 
 def _decode_ClientResponseResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> ClientResponseResult:
@@ -22086,12 +20643,7 @@ def _encode_ClientResponseResult(obj: ClientResponseResult) -> dict[str, Any]:
     return data
 
 
-_KEYS_ClientResponseError: Final = frozenset(
-    [
-        "id",
-        "error",
-    ]
-)
+_KEYS_ClientResponseError: Final = frozenset(["id", "error"])
 
 
 def _decode_ClientResponseError(data: Any, ctx: _rt.Context, path: _rt.Path) -> ClientResponseError:
@@ -22128,12 +20680,7 @@ def _encode_ClientResponseError(obj: ClientResponseError) -> dict[str, Any]:
     return data
 
 
-_KEYS_RequestPermissionResponse: Final = frozenset(
-    [
-        "outcome",
-        "_meta",
-    ]
-)
+_KEYS_RequestPermissionResponse: Final = frozenset(["outcome", "_meta"])
 
 
 def _decode_RequestPermissionResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> RequestPermissionResponse:
@@ -22172,11 +20719,7 @@ def _encode_RequestPermissionResponse(obj: RequestPermissionResponse) -> dict[st
     return data
 
 
-_KEYS_CancelledPermissionOutcome: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_CancelledPermissionOutcome: Final = frozenset(["_meta"])
 
 
 def _decode_CancelledPermissionOutcome(
@@ -22213,12 +20756,7 @@ def _encode_CancelledPermissionOutcome(obj: CancelledPermissionOutcome) -> dict[
     return data
 
 
-_KEYS_RequestPermissionOutcomeCancelled: Final = frozenset(
-    [
-        "_meta",
-        "outcome",
-    ]
-)
+_KEYS_RequestPermissionOutcomeCancelled: Final = frozenset(["_meta", "outcome"])
 
 
 def _decode_RequestPermissionOutcomeCancelled(
@@ -22242,12 +20780,7 @@ def _encode_RequestPermissionOutcomeCancelled(obj: RequestPermissionOutcomeCance
     return data
 
 
-_KEYS_SelectedPermissionOutcome: Final = frozenset(
-    [
-        "optionId",
-        "_meta",
-    ]
-)
+_KEYS_SelectedPermissionOutcome: Final = frozenset(["optionId", "_meta"])
 
 
 def _decode_SelectedPermissionOutcome(
@@ -22292,13 +20825,7 @@ def _encode_SelectedPermissionOutcome(obj: SelectedPermissionOutcome) -> dict[st
     return data
 
 
-_KEYS_RequestPermissionOutcomeSelected: Final = frozenset(
-    [
-        "optionId",
-        "_meta",
-        "outcome",
-    ]
-)
+_KEYS_RequestPermissionOutcomeSelected: Final = frozenset(["optionId", "_meta", "outcome"])
 
 
 def _decode_RequestPermissionOutcomeSelected(
@@ -22322,11 +20849,7 @@ def _encode_RequestPermissionOutcomeSelected(obj: RequestPermissionOutcomeSelect
     return data
 
 
-_KEYS_RequestPermissionOutcomeOther: Final = frozenset(
-    [
-        "outcome",
-    ]
-)
+_KEYS_RequestPermissionOutcomeOther: Final = frozenset(["outcome"])
 
 
 def _decode_RequestPermissionOutcomeOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> RequestPermissionOutcomeOther:
@@ -22354,11 +20877,7 @@ def _encode_RequestPermissionOutcomeOther(obj: RequestPermissionOutcomeOther) ->
     return data
 
 
-_KEYS_ElicitationAcceptAction: Final = frozenset(
-    [
-        "content",
-    ]
-)
+_KEYS_ElicitationAcceptAction: Final = frozenset(["content"])
 
 
 def _decode_ElicitationAcceptAction(
@@ -22394,12 +20913,7 @@ def _encode_ElicitationAcceptAction(obj: ElicitationAcceptAction) -> dict[str, A
     return data
 
 
-_KEYS_CreateElicitationResponseActionAccept: Final = frozenset(
-    [
-        "content",
-        "action",
-    ]
-)
+_KEYS_CreateElicitationResponseActionAccept: Final = frozenset(["content", "action"])
 
 
 def _decode_CreateElicitationResponseActionAccept(
@@ -22423,11 +20937,7 @@ def _encode_CreateElicitationResponseActionAccept(obj: CreateElicitationResponse
     return data
 
 
-_KEYS_CreateElicitationResponseActionDecline: Final = frozenset(
-    [
-        "action",
-    ]
-)
+_KEYS_CreateElicitationResponseActionDecline: Final = frozenset(["action"])
 
 
 def _decode_CreateElicitationResponseActionDecline(
@@ -22450,11 +20960,7 @@ def _encode_CreateElicitationResponseActionDecline(obj: CreateElicitationRespons
     return data
 
 
-_KEYS_CreateElicitationResponseActionCancel: Final = frozenset(
-    [
-        "action",
-    ]
-)
+_KEYS_CreateElicitationResponseActionCancel: Final = frozenset(["action"])
 
 
 def _decode_CreateElicitationResponseActionCancel(
@@ -22477,11 +20983,7 @@ def _encode_CreateElicitationResponseActionCancel(obj: CreateElicitationResponse
     return data
 
 
-_KEYS_CreateElicitationResponseActionOther: Final = frozenset(
-    [
-        "action",
-    ]
-)
+_KEYS_CreateElicitationResponseActionOther: Final = frozenset(["action"])
 
 
 def _decode_CreateElicitationResponseActionOther(
@@ -22511,11 +21013,7 @@ def _encode_CreateElicitationResponseActionOther(obj: CreateElicitationResponseA
     return data
 
 
-_KEYS_CreateElicitationResponse: Final = frozenset(
-    [
-        "_meta",
-    ]
-)
+_KEYS_CreateElicitationResponse: Final = frozenset(["_meta"])
 
 
 def _decode_CreateElicitationResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> CreateElicitationResponse:
@@ -22548,12 +21046,7 @@ def _encode_CreateElicitationResponse(obj: CreateElicitationResponse) -> dict[st
     return data
 
 
-_KEYS_MessageMcpResponseResult: Final = frozenset(
-    [
-        "result",
-        "_meta",
-    ]
-)
+_KEYS_MessageMcpResponseResult: Final = frozenset(["result", "_meta"])
 
 
 def _decode_MessageMcpResponseResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> MessageMcpResponseResult:
@@ -22593,12 +21086,7 @@ def _encode_MessageMcpResponseResult(obj: MessageMcpResponseResult) -> dict[str,
     return data
 
 
-_KEYS_MessageMcpResponseError: Final = frozenset(
-    [
-        "error",
-        "_meta",
-    ]
-)
+_KEYS_MessageMcpResponseError: Final = frozenset(["error", "_meta"])
 
 
 def _decode_MessageMcpResponseError(data: Any, ctx: _rt.Context, path: _rt.Path) -> MessageMcpResponseError:
@@ -22637,13 +21125,7 @@ def _encode_MessageMcpResponseError(obj: MessageMcpResponseError) -> dict[str, A
     return data
 
 
-_KEYS_McpError: Final = frozenset(
-    [
-        "code",
-        "message",
-        "data",
-    ]
-)
+_KEYS_McpError: Final = frozenset(["code", "message", "data"])
 
 
 def _decode_McpError(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpError:
@@ -22688,12 +21170,7 @@ def _encode_McpError(obj: McpError) -> dict[str, Any]:
     return data
 
 
-_KEYS_ClientNotification: Final = frozenset(
-    [
-        "method",
-        "params",
-    ]
-)
+_KEYS_ClientNotification: Final = frozenset(["method", "params"])
 
 
 def _decode_ClientNotification(data: Any, ctx: _rt.Context, path: _rt.Path) -> ClientNotification:
@@ -22730,12 +21207,7 @@ def _encode_ClientNotification(obj: ClientNotification) -> dict[str, Any]:
     return data
 
 
-_KEYS_CancelSessionNotification: Final = frozenset(
-    [
-        "sessionId",
-        "_meta",
-    ]
-)
+_KEYS_CancelSessionNotification: Final = frozenset(["sessionId", "_meta"])
 
 
 def _decode_CancelSessionNotification(data: Any, ctx: _rt.Context, path: _rt.Path) -> CancelSessionNotification:
@@ -22775,15 +21247,7 @@ def _encode_CancelSessionNotification(obj: CancelSessionNotification) -> dict[st
     return data
 
 
-_KEYS_MessageMcpNotification: Final = frozenset(
-    [
-        "serverId",
-        "requestId",
-        "method",
-        "params",
-        "_meta",
-    ]
-)
+_KEYS_MessageMcpNotification: Final = frozenset(["serverId", "requestId", "method", "params", "_meta"])
 
 
 def _decode_MessageMcpNotification(data: Any, ctx: _rt.Context, path: _rt.Path) -> MessageMcpNotification:
@@ -22850,12 +21314,7 @@ def _encode_MessageMcpNotification(obj: MessageMcpNotification) -> dict[str, Any
     return data
 
 
-_KEYS_CancelRequestNotification: Final = frozenset(
-    [
-        "requestId",
-        "_meta",
-    ]
-)
+_KEYS_CancelRequestNotification: Final = frozenset(["requestId", "_meta"])
 
 
 def _decode_CancelRequestNotification(data: Any, ctx: _rt.Context, path: _rt.Path) -> CancelRequestNotification:
@@ -22894,13 +21353,7 @@ def _encode_CancelRequestNotification(obj: CancelRequestNotification) -> dict[st
     return data
 
 
-_KEYS_ProxyRequest: Final = frozenset(
-    [
-        "id",
-        "method",
-        "params",
-    ]
-)
+_KEYS_ProxyRequest: Final = frozenset(["id", "method", "params"])
 
 
 def _decode_ProxyRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProxyRequest:
@@ -22944,13 +21397,7 @@ def _encode_ProxyRequest(obj: ProxyRequest) -> dict[str, Any]:
     return data
 
 
-_KEYS_ProxySuccessorRequest: Final = frozenset(
-    [
-        "method",
-        "params",
-        "_meta",
-    ]
-)
+_KEYS_ProxySuccessorRequest: Final = frozenset(["method", "params", "_meta"])
 
 
 def _decode_ProxySuccessorRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProxySuccessorRequest:
@@ -22998,12 +21445,7 @@ def _encode_ProxySuccessorRequest(obj: ProxySuccessorRequest) -> dict[str, Any]:
     return data
 
 
-_KEYS_ProxyResponseResult: Final = frozenset(
-    [
-        "id",
-        "result",
-    ]
-)
+_KEYS_ProxyResponseResult: Final = frozenset(["id", "result"])
 
 
 def _decode_ProxyResponseResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProxyResponseResult:
@@ -23037,12 +21479,7 @@ def _encode_ProxyResponseResult(obj: ProxyResponseResult) -> dict[str, Any]:
     return data
 
 
-_KEYS_ProxyResponseError: Final = frozenset(
-    [
-        "id",
-        "error",
-    ]
-)
+_KEYS_ProxyResponseError: Final = frozenset(["id", "error"])
 
 
 def _decode_ProxyResponseError(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProxyResponseError:
@@ -23079,12 +21516,7 @@ def _encode_ProxyResponseError(obj: ProxyResponseError) -> dict[str, Any]:
     return data
 
 
-_KEYS_ProxyNotification: Final = frozenset(
-    [
-        "method",
-        "params",
-    ]
-)
+_KEYS_ProxyNotification: Final = frozenset(["method", "params"])
 
 
 def _decode_ProxyNotification(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProxyNotification:
@@ -23121,13 +21553,7 @@ def _encode_ProxyNotification(obj: ProxyNotification) -> dict[str, Any]:
     return data
 
 
-_KEYS_ProxySuccessorNotification: Final = frozenset(
-    [
-        "method",
-        "params",
-        "_meta",
-    ]
-)
+_KEYS_ProxySuccessorNotification: Final = frozenset(["method", "params", "_meta"])
 
 
 def _decode_ProxySuccessorNotification(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProxySuccessorNotification:
@@ -25668,794 +24094,452 @@ ProxyNotification._acp_encode = _encode_ProxyNotification
 ProxySuccessorNotification._acp_decode = _decode_ProxySuccessorNotification
 ProxySuccessorNotification._acp_encode = _encode_ProxySuccessorNotification
 
-_DECODERS: Final[dict[str, _rt.Decoder[Any]]] = {
-    "AgentRequestParams": _decode_AgentRequestParams,
-    "AgentRequest": _decode_AgentRequest,
-    "RequestId": _decode_RequestId,
-    "RequestPermissionRequest": _decode_RequestPermissionRequest,
-    "SessionId": _decode_SessionId,
-    "ToolCallPermissionSubject": _decode_ToolCallPermissionSubject,
-    "RequestPermissionSubjectToolCall": _decode_RequestPermissionSubjectToolCall,
-    "CommandPermissionSubject": _decode_CommandPermissionSubject,
-    "RequestPermissionSubjectCommand": _decode_RequestPermissionSubjectCommand,
-    "RequestPermissionSubjectOther": _decode_RequestPermissionSubjectOther,
-    "RequestPermissionSubject": _decode_RequestPermissionSubject,
-    "ToolCallUpdate": _decode_ToolCallUpdate,
-    "ToolCallId": _decode_ToolCallId,
-    "ToolKind": _decode_ToolKind,
-    "ToolCallStatus": _decode_ToolCallStatus,
-    "Content": _decode_Content,
-    "ToolCallContentContent": _decode_ToolCallContentContent,
-    "Diff": _decode_Diff,
-    "ToolCallContentDiff": _decode_ToolCallContentDiff,
-    "Terminal": _decode_Terminal,
-    "ToolCallContentTerminal": _decode_ToolCallContentTerminal,
-    "ToolCallContentOther": _decode_ToolCallContentOther,
-    "ToolCallContent": _decode_ToolCallContent,
-    "TextContent": _decode_TextContent,
-    "ContentBlockText": _decode_ContentBlockText,
-    "ImageContent": _decode_ImageContent,
-    "ContentBlockImage": _decode_ContentBlockImage,
-    "AudioContent": _decode_AudioContent,
-    "ContentBlockAudio": _decode_ContentBlockAudio,
-    "ResourceLink": _decode_ResourceLink,
-    "ContentBlockResourceLink": _decode_ContentBlockResourceLink,
-    "EmbeddedResource": _decode_EmbeddedResource,
-    "ContentBlockResource": _decode_ContentBlockResource,
-    "ContentBlockOther": _decode_ContentBlockOther,
-    "ContentBlock": _decode_ContentBlock,
-    "Annotations": _decode_Annotations,
-    "Role": _decode_Role,
-    "MediaType": _decode_MediaType,
-    "Icon": _decode_Icon,
-    "IconTheme": _decode_IconTheme,
-    "EmbeddedResourceResource": _decode_EmbeddedResourceResource,
-    "TextResourceContents": _decode_TextResourceContents,
-    "BlobResourceContents": _decode_BlobResourceContents,
-    "DiffPathChange": _decode_DiffPathChange,
-    "DiffChangeOperationAdd": _decode_DiffChangeOperationAdd,
-    "DiffChangeOperationDelete": _decode_DiffChangeOperationDelete,
-    "DiffChangeOperationModify": _decode_DiffChangeOperationModify,
-    "DiffPathPairChange": _decode_DiffPathPairChange,
-    "DiffChangeOperationMove": _decode_DiffChangeOperationMove,
-    "DiffChangeOperationCopy": _decode_DiffChangeOperationCopy,
-    "DiffChangeOperationOther": _decode_DiffChangeOperationOther,
-    "DiffChangeOperation": _decode_DiffChangeOperation,
-    "DiffChange": _decode_DiffChange,
-    "DiffFileType": _decode_DiffFileType,
-    "AbsolutePath": _decode_AbsolutePath,
-    "DiffPatch": _decode_DiffPatch,
-    "DiffPatchFormat": _decode_DiffPatchFormat,
-    "TerminalId": _decode_TerminalId,
-    "ToolCallLocation": _decode_ToolCallLocation,
-    "ToolCallCapabilities": _decode_ToolCallCapabilities,
-    "ToolCallCancelCapabilities": _decode_ToolCallCancelCapabilities,
-    "PermissionOption": _decode_PermissionOption,
-    "PermissionOptionId": _decode_PermissionOptionId,
-    "PermissionOptionKind": _decode_PermissionOptionKind,
-    "ElicitationFormModeVariant": _decode_ElicitationFormModeVariant,
-    "ElicitationFormMode": _decode_ElicitationFormMode,
-    "CreateElicitationRequestModeForm": _decode_CreateElicitationRequestModeForm,
-    "ElicitationUrlModeVariant": _decode_ElicitationUrlModeVariant,
-    "ElicitationUrlMode": _decode_ElicitationUrlMode,
-    "CreateElicitationRequestModeUrl": _decode_CreateElicitationRequestModeUrl,
-    "CreateElicitationRequestModeOtherVariant": _decode_CreateElicitationRequestModeOtherVariant,
-    "CreateElicitationRequestModeOther": _decode_CreateElicitationRequestModeOther,
-    "CreateElicitationRequestMode": _decode_CreateElicitationRequestMode,
-    "CreateElicitationRequest": _decode_CreateElicitationRequest,
-    "ElicitationSessionScope": _decode_ElicitationSessionScope,
-    "ElicitationRequestScope": _decode_ElicitationRequestScope,
-    "ElicitationSchema": _decode_ElicitationSchema,
-    "ElicitationSchemaType": _decode_ElicitationSchemaType,
-    "StringPropertySchema": _decode_StringPropertySchema,
-    "ElicitationPropertySchemaString": _decode_ElicitationPropertySchemaString,
-    "NumberPropertySchema": _decode_NumberPropertySchema,
-    "ElicitationPropertySchemaNumber": _decode_ElicitationPropertySchemaNumber,
-    "IntegerPropertySchema": _decode_IntegerPropertySchema,
-    "ElicitationPropertySchemaInteger": _decode_ElicitationPropertySchemaInteger,
-    "BooleanPropertySchema": _decode_BooleanPropertySchema,
-    "ElicitationPropertySchemaBoolean": _decode_ElicitationPropertySchemaBoolean,
-    "MultiSelectPropertySchema": _decode_MultiSelectPropertySchema,
-    "ElicitationPropertySchemaArray": _decode_ElicitationPropertySchemaArray,
-    "ElicitationPropertySchemaOther": _decode_ElicitationPropertySchemaOther,
-    "ElicitationPropertySchema": _decode_ElicitationPropertySchema,
-    "StringFormat": _decode_StringFormat,
-    "EnumOption": _decode_EnumOption,
-    "StringMultiSelectItems": _decode_StringMultiSelectItems,
-    "MultiSelectItemsString": _decode_MultiSelectItemsString,
-    "MultiSelectItemsOther": _decode_MultiSelectItemsOther,
-    "MultiSelectItems": _decode_MultiSelectItems,
-    "TitledMultiSelectItems": _decode_TitledMultiSelectItems,
-    "ElicitationId": _decode_ElicitationId,
-    "MessageMcpRequest": _decode_MessageMcpRequest,
-    "McpServerAcpId": _decode_McpServerAcpId,
-    "McpRequestId": _decode_McpRequestId,
-    "ExtRequest": _decode_ExtRequest,
-    "AgentResponseResultResult": _decode_AgentResponseResultResult,
-    "AgentResponseResult": _decode_AgentResponseResult,
-    "AgentResponseErrorId": _decode_AgentResponseErrorId,
-    "AgentResponseError": _decode_AgentResponseError,
-    "AgentResponse": _decode_AgentResponse,
-    "InitializeResponse": _decode_InitializeResponse,
-    "ProtocolVersion": _decode_ProtocolVersion,
-    "Implementation": _decode_Implementation,
-    "AgentCapabilities": _decode_AgentCapabilities,
-    "SessionCapabilities": _decode_SessionCapabilities,
-    "PromptCapabilities": _decode_PromptCapabilities,
-    "PromptImageCapabilities": _decode_PromptImageCapabilities,
-    "PromptAudioCapabilities": _decode_PromptAudioCapabilities,
-    "PromptEmbeddedContextCapabilities": _decode_PromptEmbeddedContextCapabilities,
-    "McpCapabilities": _decode_McpCapabilities,
-    "McpStdioCapabilities": _decode_McpStdioCapabilities,
-    "McpHttpCapabilities": _decode_McpHttpCapabilities,
-    "McpAcpCapabilities": _decode_McpAcpCapabilities,
-    "SessionDeleteCapabilities": _decode_SessionDeleteCapabilities,
-    "SessionAdditionalDirectoriesCapabilities": _decode_SessionAdditionalDirectoriesCapabilities,
-    "SessionSystemPromptCapabilities": _decode_SessionSystemPromptCapabilities,
-    "SessionSystemPromptModeCapabilities": _decode_SessionSystemPromptModeCapabilities,
-    "SessionSystemPromptOverrideCapabilities": _decode_SessionSystemPromptOverrideCapabilities,
-    "SessionForkCapabilities": _decode_SessionForkCapabilities,
-    "SessionArchiveCapabilities": _decode_SessionArchiveCapabilities,
-    "SessionStatusCapabilities": _decode_SessionStatusCapabilities,
-    "SessionTitleCapabilities": _decode_SessionTitleCapabilities,
-    "AgentAuthCapabilities": _decode_AgentAuthCapabilities,
-    "AuthStatusCapabilities": _decode_AuthStatusCapabilities,
-    "ProvidersCapabilities": _decode_ProvidersCapabilities,
-    "AuthMethodTerminal": _decode_AuthMethodTerminal,
-    "AuthMethodTerminalVariant": _decode_AuthMethodTerminalVariant,
-    "AuthMethodAgent": _decode_AuthMethodAgent,
-    "AuthMethodAgentVariant": _decode_AuthMethodAgentVariant,
-    "AuthMethodOther": _decode_AuthMethodOther,
-    "AuthMethod": _decode_AuthMethod,
-    "AuthMethodId": _decode_AuthMethodId,
-    "EnvVariable": _decode_EnvVariable,
-    "LoginAuthResponse": _decode_LoginAuthResponse,
-    "ListProvidersResponse": _decode_ListProvidersResponse,
-    "ProviderInfo": _decode_ProviderInfo,
-    "ProviderId": _decode_ProviderId,
-    "LlmProtocol": _decode_LlmProtocol,
-    "ProviderCurrentConfig": _decode_ProviderCurrentConfig,
-    "SetProviderResponse": _decode_SetProviderResponse,
-    "DisableProviderResponse": _decode_DisableProviderResponse,
-    "LogoutAuthResponse": _decode_LogoutAuthResponse,
-    "AuthStatusResponse": _decode_AuthStatusResponse,
-    "AuthState": _decode_AuthState,
-    "AuthAccount": _decode_AuthAccount,
-    "NewSessionResponse": _decode_NewSessionResponse,
-    "SessionConfigSelect": _decode_SessionConfigSelect,
-    "SessionConfigOptionTypeSelect": _decode_SessionConfigOptionTypeSelect,
-    "SessionConfigBoolean": _decode_SessionConfigBoolean,
-    "SessionConfigOptionTypeBoolean": _decode_SessionConfigOptionTypeBoolean,
-    "SessionConfigOptionTypeOther": _decode_SessionConfigOptionTypeOther,
-    "SessionConfigOptionType": _decode_SessionConfigOptionType,
-    "SessionConfigOption": _decode_SessionConfigOption,
-    "SessionConfigId": _decode_SessionConfigId,
-    "SessionConfigOptionCategory": _decode_SessionConfigOptionCategory,
-    "SessionConfigValueId": _decode_SessionConfigValueId,
-    "SessionConfigSelectOptions": _decode_SessionConfigSelectOptions,
-    "SessionConfigSelectOption": _decode_SessionConfigSelectOption,
-    "SessionConfigSelectGroup": _decode_SessionConfigSelectGroup,
-    "SessionConfigGroupId": _decode_SessionConfigGroupId,
-    "Command": _decode_Command,
-    "AvailableCommandCommand": _decode_AvailableCommandCommand,
-    "AvailableCommandOther": _decode_AvailableCommandOther,
-    "AvailableCommand": _decode_AvailableCommand,
-    "TextCommandInput": _decode_TextCommandInput,
-    "AvailableCommandInputText": _decode_AvailableCommandInputText,
-    "AvailableCommandInputOther": _decode_AvailableCommandInputOther,
-    "AvailableCommandInput": _decode_AvailableCommandInput,
-    "ListSessionsResponse": _decode_ListSessionsResponse,
-    "SessionInfo": _decode_SessionInfo,
-    "SessionListCursor": _decode_SessionListCursor,
-    "DeleteSessionResponse": _decode_DeleteSessionResponse,
-    "ForkSessionResponse": _decode_ForkSessionResponse,
-    "ArchiveSessionResponse": _decode_ArchiveSessionResponse,
-    "UnarchiveSessionResponse": _decode_UnarchiveSessionResponse,
-    "SessionStatusResponse": _decode_SessionStatusResponse,
-    "SessionStatus": _decode_SessionStatus,
-    "RunningStateUpdate": _decode_RunningStateUpdate,
-    "StateUpdateRunning": _decode_StateUpdateRunning,
-    "IdleStateUpdateStopReasonEndTurn": _decode_IdleStateUpdateStopReasonEndTurn,
-    "IdleStateUpdateStopReasonMaxTokens": _decode_IdleStateUpdateStopReasonMaxTokens,
-    "IdleStateUpdateStopReasonMaxTurnRequests": _decode_IdleStateUpdateStopReasonMaxTurnRequests,
-    "IdleStateUpdateStopReasonRefusal": _decode_IdleStateUpdateStopReasonRefusal,
-    "IdleStateUpdateStopReasonCancelled": _decode_IdleStateUpdateStopReasonCancelled,
-    "ErrorStopReason": _decode_ErrorStopReason,
-    "IdleStateUpdateStopReasonError": _decode_IdleStateUpdateStopReasonError,
-    "IdleStateUpdateStopReasonOther": _decode_IdleStateUpdateStopReasonOther,
-    "IdleStateUpdateStopReasonNone": _decode_IdleStateUpdateStopReasonNone,
-    "IdleStateUpdateStopReason": _decode_IdleStateUpdateStopReason,
-    "IdleStateUpdate": _decode_IdleStateUpdate,
-    "StateUpdateIdle": _decode_StateUpdateIdle,
-    "RequiresActionStateUpdate": _decode_RequiresActionStateUpdate,
-    "StateUpdateRequiresAction": _decode_StateUpdateRequiresAction,
-    "UnknownStateUpdate": _decode_UnknownStateUpdate,
-    "StateUpdateUnknown": _decode_StateUpdateUnknown,
-    "StateUpdateOther": _decode_StateUpdateOther,
-    "StateUpdate": _decode_StateUpdate,
-    "BackgroundTerminal": _decode_BackgroundTerminal,
-    "BackgroundWorkTerminal": _decode_BackgroundWorkTerminal,
-    "BackgroundToolCall": _decode_BackgroundToolCall,
-    "BackgroundWorkToolCall": _decode_BackgroundWorkToolCall,
-    "BackgroundSubagent": _decode_BackgroundSubagent,
-    "BackgroundWorkSubagent": _decode_BackgroundWorkSubagent,
-    "BackgroundWorkOther": _decode_BackgroundWorkOther,
-    "BackgroundWork": _decode_BackgroundWork,
-    "Error": _decode_Error,
-    "ErrorCode": _decode_ErrorCode,
-    "ErrorData": _decode_ErrorData,
-    "UnsupportedProtocolVersionErrorData": _decode_UnsupportedProtocolVersionErrorData,
-    "SessionNotFoundErrorData": _decode_SessionNotFoundErrorData,
-    "Usage": _decode_Usage,
-    "SetSessionTitleResponse": _decode_SetSessionTitleResponse,
-    "ResumeSessionResponse": _decode_ResumeSessionResponse,
-    "CloseSessionResponse": _decode_CloseSessionResponse,
-    "CancelToolCallResponse": _decode_CancelToolCallResponse,
-    "CancelTerminalResponse": _decode_CancelTerminalResponse,
-    "SetSessionConfigOptionResponse": _decode_SetSessionConfigOptionResponse,
-    "PromptResponse": _decode_PromptResponse,
-    "MessageId": _decode_MessageId,
-    "ExtResponse": _decode_ExtResponse,
-    "AgentNotificationParams": _decode_AgentNotificationParams,
-    "AgentNotification": _decode_AgentNotification,
-    "UpdateSessionNotification": _decode_UpdateSessionNotification,
-    "ContentChunk": _decode_ContentChunk,
-    "SessionUpdateUserMessageChunk": _decode_SessionUpdateUserMessageChunk,
-    "UserMessage": _decode_UserMessage,
-    "SessionUpdateUserMessage": _decode_SessionUpdateUserMessage,
-    "SessionUpdateAgentMessageChunk": _decode_SessionUpdateAgentMessageChunk,
-    "AgentMessage": _decode_AgentMessage,
-    "SessionUpdateAgentMessage": _decode_SessionUpdateAgentMessage,
-    "SessionUpdateAgentThoughtChunk": _decode_SessionUpdateAgentThoughtChunk,
-    "AgentThought": _decode_AgentThought,
-    "SessionUpdateAgentThought": _decode_SessionUpdateAgentThought,
-    "SessionUpdateStateUpdate": _decode_SessionUpdateStateUpdate,
-    "ToolCallContentChunk": _decode_ToolCallContentChunk,
-    "SessionUpdateToolCallContentChunk": _decode_SessionUpdateToolCallContentChunk,
-    "SessionUpdateToolCallUpdate": _decode_SessionUpdateToolCallUpdate,
-    "TerminalUpdate": _decode_TerminalUpdate,
-    "SessionUpdateTerminalUpdate": _decode_SessionUpdateTerminalUpdate,
-    "TerminalOutputChunk": _decode_TerminalOutputChunk,
-    "SessionUpdateTerminalOutputChunk": _decode_SessionUpdateTerminalOutputChunk,
-    "PlanUpdate": _decode_PlanUpdate,
-    "SessionUpdatePlanUpdate": _decode_SessionUpdatePlanUpdate,
-    "PlanRemoved": _decode_PlanRemoved,
-    "SessionUpdatePlanRemoved": _decode_SessionUpdatePlanRemoved,
-    "AvailableCommandsUpdate": _decode_AvailableCommandsUpdate,
-    "SessionUpdateAvailableCommandsUpdate": _decode_SessionUpdateAvailableCommandsUpdate,
-    "ConfigOptionUpdate": _decode_ConfigOptionUpdate,
-    "SessionUpdateConfigOptionUpdate": _decode_SessionUpdateConfigOptionUpdate,
-    "SessionInfoUpdate": _decode_SessionInfoUpdate,
-    "SessionUpdateSessionInfoUpdate": _decode_SessionUpdateSessionInfoUpdate,
-    "UsageUpdate": _decode_UsageUpdate,
-    "SessionUpdateUsageUpdate": _decode_SessionUpdateUsageUpdate,
-    "Notice": _decode_Notice,
-    "SessionUpdateNotice": _decode_SessionUpdateNotice,
-    "CompactionUpdate": _decode_CompactionUpdate,
-    "SessionUpdateCompactionUpdate": _decode_SessionUpdateCompactionUpdate,
-    "CompactionSummaryChunk": _decode_CompactionSummaryChunk,
-    "SessionUpdateCompactionSummaryChunk": _decode_SessionUpdateCompactionSummaryChunk,
-    "SubagentUpdate": _decode_SubagentUpdate,
-    "SessionUpdateSubagentUpdate": _decode_SessionUpdateSubagentUpdate,
-    "SessionMessage": _decode_SessionMessage,
-    "SessionUpdateSessionMessage": _decode_SessionUpdateSessionMessage,
-    "SessionMessageChunk": _decode_SessionMessageChunk,
-    "SessionUpdateSessionMessageChunk": _decode_SessionUpdateSessionMessageChunk,
-    "SessionUpdateOther": _decode_SessionUpdateOther,
-    "SessionUpdate": _decode_SessionUpdate,
-    "TerminalOutput": _decode_TerminalOutput,
-    "TerminalExitStatus": _decode_TerminalExitStatus,
-    "TerminalSize": _decode_TerminalSize,
-    "TerminalCapabilities": _decode_TerminalCapabilities,
-    "TerminalCancelCapabilities": _decode_TerminalCancelCapabilities,
-    "PlanItems": _decode_PlanItems,
-    "PlanUpdateContentItems": _decode_PlanUpdateContentItems,
-    "PlanFile": _decode_PlanFile,
-    "PlanUpdateContentFile": _decode_PlanUpdateContentFile,
-    "PlanMarkdown": _decode_PlanMarkdown,
-    "PlanUpdateContentMarkdown": _decode_PlanUpdateContentMarkdown,
-    "PlanUpdateContentOther": _decode_PlanUpdateContentOther,
-    "PlanUpdateContent": _decode_PlanUpdateContent,
-    "PlanId": _decode_PlanId,
-    "PlanEntry": _decode_PlanEntry,
-    "PlanEntryPriority": _decode_PlanEntryPriority,
-    "PlanEntryStatus": _decode_PlanEntryStatus,
-    "Cost": _decode_Cost,
-    "NoticeSeverity": _decode_NoticeSeverity,
-    "CompactionId": _decode_CompactionId,
-    "CompactionStatus": _decode_CompactionStatus,
-    "SubagentSessionCapabilities": _decode_SubagentSessionCapabilities,
-    "SessionCancelCapabilities": _decode_SessionCancelCapabilities,
-    "CompleteElicitationNotification": _decode_CompleteElicitationNotification,
-    "AuthStatusUpdateNotification": _decode_AuthStatusUpdateNotification,
-    "ExtNotification": _decode_ExtNotification,
-    "ClientRequestParams": _decode_ClientRequestParams,
-    "ClientRequest": _decode_ClientRequest,
-    "InitializeRequest": _decode_InitializeRequest,
-    "ClientCapabilities": _decode_ClientCapabilities,
-    "ClientAuthCapabilities": _decode_ClientAuthCapabilities,
-    "TerminalAuthCapabilities": _decode_TerminalAuthCapabilities,
-    "ElicitationCapabilities": _decode_ElicitationCapabilities,
-    "ElicitationFormCapabilities": _decode_ElicitationFormCapabilities,
-    "ElicitationUrlCapabilities": _decode_ElicitationUrlCapabilities,
-    "LoginAuthRequest": _decode_LoginAuthRequest,
-    "ListProvidersRequest": _decode_ListProvidersRequest,
-    "SetProviderRequest": _decode_SetProviderRequest,
-    "DisableProviderRequest": _decode_DisableProviderRequest,
-    "LogoutAuthRequest": _decode_LogoutAuthRequest,
-    "AuthStatusRequest": _decode_AuthStatusRequest,
-    "NewSessionRequest": _decode_NewSessionRequest,
-    "McpServerHttp": _decode_McpServerHttp,
-    "McpServerHttpVariant": _decode_McpServerHttpVariant,
-    "McpServerAcp": _decode_McpServerAcp,
-    "McpServerAcpVariant": _decode_McpServerAcpVariant,
-    "McpServerStdio": _decode_McpServerStdio,
-    "McpServerStdioVariant": _decode_McpServerStdioVariant,
-    "McpServerOther": _decode_McpServerOther,
-    "McpServer": _decode_McpServer,
-    "HttpHeader": _decode_HttpHeader,
-    "SystemPrompt": _decode_SystemPrompt,
-    "SystemPromptMode": _decode_SystemPromptMode,
-    "ListSessionsRequest": _decode_ListSessionsRequest,
-    "SessionArchiveFilter": _decode_SessionArchiveFilter,
-    "DeleteSessionRequest": _decode_DeleteSessionRequest,
-    "ForkSessionRequest": _decode_ForkSessionRequest,
-    "ArchiveSessionRequest": _decode_ArchiveSessionRequest,
-    "UnarchiveSessionRequest": _decode_UnarchiveSessionRequest,
-    "SessionStatusRequest": _decode_SessionStatusRequest,
-    "SetSessionTitleRequest": _decode_SetSessionTitleRequest,
-    "ResumeSessionRequest": _decode_ResumeSessionRequest,
-    "ReplayFromStart": _decode_ReplayFromStart,
-    "ReplayFromStartVariant": _decode_ReplayFromStartVariant,
-    "ReplayFromOther": _decode_ReplayFromOther,
-    "ReplayFrom": _decode_ReplayFrom,
-    "CloseSessionRequest": _decode_CloseSessionRequest,
-    "CancelToolCallRequest": _decode_CancelToolCallRequest,
-    "CancelTerminalRequest": _decode_CancelTerminalRequest,
-    "SetSessionConfigOptionRequestTypeId": _decode_SetSessionConfigOptionRequestTypeId,
-    "SetSessionConfigOptionRequestTypeBoolean": _decode_SetSessionConfigOptionRequestTypeBoolean,
-    "SetSessionConfigOptionRequestTypeOther": _decode_SetSessionConfigOptionRequestTypeOther,
-    "SetSessionConfigOptionRequestType": _decode_SetSessionConfigOptionRequestType,
-    "SetSessionConfigOptionRequest": _decode_SetSessionConfigOptionRequest,
-    "PromptRequest": _decode_PromptRequest,
-    "ClientResponseResultResult": _decode_ClientResponseResultResult,
-    "ClientResponseResult": _decode_ClientResponseResult,
-    "ClientResponseErrorId": _decode_ClientResponseErrorId,
-    "ClientResponseError": _decode_ClientResponseError,
-    "ClientResponse": _decode_ClientResponse,
-    "RequestPermissionResponse": _decode_RequestPermissionResponse,
-    "CancelledPermissionOutcome": _decode_CancelledPermissionOutcome,
-    "RequestPermissionOutcomeCancelled": _decode_RequestPermissionOutcomeCancelled,
-    "SelectedPermissionOutcome": _decode_SelectedPermissionOutcome,
-    "RequestPermissionOutcomeSelected": _decode_RequestPermissionOutcomeSelected,
-    "RequestPermissionOutcomeOther": _decode_RequestPermissionOutcomeOther,
-    "RequestPermissionOutcome": _decode_RequestPermissionOutcome,
-    "ElicitationAcceptAction": _decode_ElicitationAcceptAction,
-    "CreateElicitationResponseActionAccept": _decode_CreateElicitationResponseActionAccept,
-    "CreateElicitationResponseActionDecline": _decode_CreateElicitationResponseActionDecline,
-    "CreateElicitationResponseActionCancel": _decode_CreateElicitationResponseActionCancel,
-    "CreateElicitationResponseActionOther": _decode_CreateElicitationResponseActionOther,
-    "CreateElicitationResponseAction": _decode_CreateElicitationResponseAction,
-    "CreateElicitationResponse": _decode_CreateElicitationResponse,
-    "ElicitationContentValue": _decode_ElicitationContentValue,
-    "MessageMcpResponseResult": _decode_MessageMcpResponseResult,
-    "MessageMcpResponseError": _decode_MessageMcpResponseError,
-    "MessageMcpResponse": _decode_MessageMcpResponse,
-    "McpError": _decode_McpError,
-    "ClientNotificationParams": _decode_ClientNotificationParams,
-    "ClientNotification": _decode_ClientNotification,
-    "CancelSessionNotification": _decode_CancelSessionNotification,
-    "MessageMcpNotification": _decode_MessageMcpNotification,
-    "CancelRequestNotification": _decode_CancelRequestNotification,
-    "ProxyRequestParams": _decode_ProxyRequestParams,
-    "ProxyRequest": _decode_ProxyRequest,
-    "InitializeProxyRequest": _decode_InitializeProxyRequest,
-    "ProxySuccessorRequest": _decode_ProxySuccessorRequest,
-    "ProxyResponseResultResult": _decode_ProxyResponseResultResult,
-    "ProxyResponseResult": _decode_ProxyResponseResult,
-    "ProxyResponseErrorId": _decode_ProxyResponseErrorId,
-    "ProxyResponseError": _decode_ProxyResponseError,
-    "ProxyResponse": _decode_ProxyResponse,
-    "InitializeProxyResponse": _decode_InitializeProxyResponse,
-    "ProxySuccessorResponse": _decode_ProxySuccessorResponse,
-    "ProxyNotificationParams": _decode_ProxyNotificationParams,
-    "ProxyNotification": _decode_ProxyNotification,
-    "ProxySuccessorNotification": _decode_ProxySuccessorNotification,
+_DECODERS: Final[dict[str, tuple[Any, _rt.Decoder[Any]]]] = {
+    "AgentRequestParams": (AgentRequestParams, _decode_AgentRequestParams),
+    "AgentRequest": (AgentRequest, _decode_AgentRequest),
+    "RequestId": (RequestId, _decode_RequestId),
+    "RequestPermissionRequest": (RequestPermissionRequest, _decode_RequestPermissionRequest),
+    "SessionId": (SessionId, _decode_SessionId),
+    "ToolCallPermissionSubject": (ToolCallPermissionSubject, _decode_ToolCallPermissionSubject),
+    "RequestPermissionSubjectToolCall": (RequestPermissionSubjectToolCall, _decode_RequestPermissionSubjectToolCall),
+    "CommandPermissionSubject": (CommandPermissionSubject, _decode_CommandPermissionSubject),
+    "RequestPermissionSubjectCommand": (RequestPermissionSubjectCommand, _decode_RequestPermissionSubjectCommand),
+    "RequestPermissionSubjectOther": (RequestPermissionSubjectOther, _decode_RequestPermissionSubjectOther),
+    "RequestPermissionSubject": (RequestPermissionSubject, _decode_RequestPermissionSubject),
+    "ToolCallUpdate": (ToolCallUpdate, _decode_ToolCallUpdate),
+    "ToolCallId": (ToolCallId, _decode_ToolCallId),
+    "ToolKind": (ToolKind, _decode_ToolKind),
+    "ToolCallStatus": (ToolCallStatus, _decode_ToolCallStatus),
+    "Content": (Content, _decode_Content),
+    "ToolCallContentContent": (ToolCallContentContent, _decode_ToolCallContentContent),
+    "Diff": (Diff, _decode_Diff),
+    "ToolCallContentDiff": (ToolCallContentDiff, _decode_ToolCallContentDiff),
+    "Terminal": (Terminal, _decode_Terminal),
+    "ToolCallContentTerminal": (ToolCallContentTerminal, _decode_ToolCallContentTerminal),
+    "ToolCallContentOther": (ToolCallContentOther, _decode_ToolCallContentOther),
+    "ToolCallContent": (ToolCallContent, _decode_ToolCallContent),
+    "TextContent": (TextContent, _decode_TextContent),
+    "ContentBlockText": (ContentBlockText, _decode_ContentBlockText),
+    "ImageContent": (ImageContent, _decode_ImageContent),
+    "ContentBlockImage": (ContentBlockImage, _decode_ContentBlockImage),
+    "AudioContent": (AudioContent, _decode_AudioContent),
+    "ContentBlockAudio": (ContentBlockAudio, _decode_ContentBlockAudio),
+    "ResourceLink": (ResourceLink, _decode_ResourceLink),
+    "ContentBlockResourceLink": (ContentBlockResourceLink, _decode_ContentBlockResourceLink),
+    "EmbeddedResource": (EmbeddedResource, _decode_EmbeddedResource),
+    "ContentBlockResource": (ContentBlockResource, _decode_ContentBlockResource),
+    "ContentBlockOther": (ContentBlockOther, _decode_ContentBlockOther),
+    "ContentBlock": (ContentBlock, _decode_ContentBlock),
+    "Annotations": (Annotations, _decode_Annotations),
+    "Role": (Role, _decode_Role),
+    "MediaType": (MediaType, _decode_MediaType),
+    "Icon": (Icon, _decode_Icon),
+    "IconTheme": (IconTheme, _decode_IconTheme),
+    "EmbeddedResourceResource": (EmbeddedResourceResource, _decode_EmbeddedResourceResource),
+    "TextResourceContents": (TextResourceContents, _decode_TextResourceContents),
+    "BlobResourceContents": (BlobResourceContents, _decode_BlobResourceContents),
+    "DiffPathChange": (DiffPathChange, _decode_DiffPathChange),
+    "DiffChangeOperationAdd": (DiffChangeOperationAdd, _decode_DiffChangeOperationAdd),
+    "DiffChangeOperationDelete": (DiffChangeOperationDelete, _decode_DiffChangeOperationDelete),
+    "DiffChangeOperationModify": (DiffChangeOperationModify, _decode_DiffChangeOperationModify),
+    "DiffPathPairChange": (DiffPathPairChange, _decode_DiffPathPairChange),
+    "DiffChangeOperationMove": (DiffChangeOperationMove, _decode_DiffChangeOperationMove),
+    "DiffChangeOperationCopy": (DiffChangeOperationCopy, _decode_DiffChangeOperationCopy),
+    "DiffChangeOperationOther": (DiffChangeOperationOther, _decode_DiffChangeOperationOther),
+    "DiffChangeOperation": (DiffChangeOperation, _decode_DiffChangeOperation),
+    "DiffChange": (DiffChange, _decode_DiffChange),
+    "DiffFileType": (DiffFileType, _decode_DiffFileType),
+    "AbsolutePath": (AbsolutePath, _decode_AbsolutePath),
+    "DiffPatch": (DiffPatch, _decode_DiffPatch),
+    "DiffPatchFormat": (DiffPatchFormat, _decode_DiffPatchFormat),
+    "TerminalId": (TerminalId, _decode_TerminalId),
+    "ToolCallLocation": (ToolCallLocation, _decode_ToolCallLocation),
+    "ToolCallCapabilities": (ToolCallCapabilities, _decode_ToolCallCapabilities),
+    "ToolCallCancelCapabilities": (ToolCallCancelCapabilities, _decode_ToolCallCancelCapabilities),
+    "PermissionOption": (PermissionOption, _decode_PermissionOption),
+    "PermissionOptionId": (PermissionOptionId, _decode_PermissionOptionId),
+    "PermissionOptionKind": (PermissionOptionKind, _decode_PermissionOptionKind),
+    "ElicitationFormModeVariant": (ElicitationFormModeVariant, _decode_ElicitationFormModeVariant),
+    "ElicitationFormMode": (ElicitationFormMode, _decode_ElicitationFormMode),
+    "CreateElicitationRequestModeForm": (CreateElicitationRequestModeForm, _decode_CreateElicitationRequestModeForm),
+    "ElicitationUrlModeVariant": (ElicitationUrlModeVariant, _decode_ElicitationUrlModeVariant),
+    "ElicitationUrlMode": (ElicitationUrlMode, _decode_ElicitationUrlMode),
+    "CreateElicitationRequestModeUrl": (CreateElicitationRequestModeUrl, _decode_CreateElicitationRequestModeUrl),
+    "CreateElicitationRequestModeOtherVariant": (
+        CreateElicitationRequestModeOtherVariant,
+        _decode_CreateElicitationRequestModeOtherVariant,
+    ),
+    "CreateElicitationRequestModeOther": (CreateElicitationRequestModeOther, _decode_CreateElicitationRequestModeOther),
+    "CreateElicitationRequestMode": (CreateElicitationRequestMode, _decode_CreateElicitationRequestMode),
+    "CreateElicitationRequest": (CreateElicitationRequest, _decode_CreateElicitationRequest),
+    "ElicitationSessionScope": (ElicitationSessionScope, _decode_ElicitationSessionScope),
+    "ElicitationRequestScope": (ElicitationRequestScope, _decode_ElicitationRequestScope),
+    "ElicitationSchema": (ElicitationSchema, _decode_ElicitationSchema),
+    "ElicitationSchemaType": (ElicitationSchemaType, _decode_ElicitationSchemaType),
+    "StringPropertySchema": (StringPropertySchema, _decode_StringPropertySchema),
+    "ElicitationPropertySchemaString": (ElicitationPropertySchemaString, _decode_ElicitationPropertySchemaString),
+    "NumberPropertySchema": (NumberPropertySchema, _decode_NumberPropertySchema),
+    "ElicitationPropertySchemaNumber": (ElicitationPropertySchemaNumber, _decode_ElicitationPropertySchemaNumber),
+    "IntegerPropertySchema": (IntegerPropertySchema, _decode_IntegerPropertySchema),
+    "ElicitationPropertySchemaInteger": (ElicitationPropertySchemaInteger, _decode_ElicitationPropertySchemaInteger),
+    "BooleanPropertySchema": (BooleanPropertySchema, _decode_BooleanPropertySchema),
+    "ElicitationPropertySchemaBoolean": (ElicitationPropertySchemaBoolean, _decode_ElicitationPropertySchemaBoolean),
+    "MultiSelectPropertySchema": (MultiSelectPropertySchema, _decode_MultiSelectPropertySchema),
+    "ElicitationPropertySchemaArray": (ElicitationPropertySchemaArray, _decode_ElicitationPropertySchemaArray),
+    "ElicitationPropertySchemaOther": (ElicitationPropertySchemaOther, _decode_ElicitationPropertySchemaOther),
+    "ElicitationPropertySchema": (ElicitationPropertySchema, _decode_ElicitationPropertySchema),
+    "StringFormat": (StringFormat, _decode_StringFormat),
+    "EnumOption": (EnumOption, _decode_EnumOption),
+    "StringMultiSelectItems": (StringMultiSelectItems, _decode_StringMultiSelectItems),
+    "MultiSelectItemsString": (MultiSelectItemsString, _decode_MultiSelectItemsString),
+    "MultiSelectItemsOther": (MultiSelectItemsOther, _decode_MultiSelectItemsOther),
+    "MultiSelectItems": (MultiSelectItems, _decode_MultiSelectItems),
+    "TitledMultiSelectItems": (TitledMultiSelectItems, _decode_TitledMultiSelectItems),
+    "ElicitationId": (ElicitationId, _decode_ElicitationId),
+    "MessageMcpRequest": (MessageMcpRequest, _decode_MessageMcpRequest),
+    "McpServerAcpId": (McpServerAcpId, _decode_McpServerAcpId),
+    "McpRequestId": (McpRequestId, _decode_McpRequestId),
+    "ExtRequest": (ExtRequest, _decode_ExtRequest),
+    "AgentResponseResultResult": (AgentResponseResultResult, _decode_AgentResponseResultResult),
+    "AgentResponseResult": (AgentResponseResult, _decode_AgentResponseResult),
+    "AgentResponseErrorId": (AgentResponseErrorId, _decode_AgentResponseErrorId),
+    "AgentResponseError": (AgentResponseError, _decode_AgentResponseError),
+    "AgentResponse": (AgentResponse, _decode_AgentResponse),
+    "InitializeResponse": (InitializeResponse, _decode_InitializeResponse),
+    "ProtocolVersion": (ProtocolVersion, _decode_ProtocolVersion),
+    "Implementation": (Implementation, _decode_Implementation),
+    "AgentCapabilities": (AgentCapabilities, _decode_AgentCapabilities),
+    "SessionCapabilities": (SessionCapabilities, _decode_SessionCapabilities),
+    "PromptCapabilities": (PromptCapabilities, _decode_PromptCapabilities),
+    "PromptImageCapabilities": (PromptImageCapabilities, _decode_PromptImageCapabilities),
+    "PromptAudioCapabilities": (PromptAudioCapabilities, _decode_PromptAudioCapabilities),
+    "PromptEmbeddedContextCapabilities": (PromptEmbeddedContextCapabilities, _decode_PromptEmbeddedContextCapabilities),
+    "McpCapabilities": (McpCapabilities, _decode_McpCapabilities),
+    "McpStdioCapabilities": (McpStdioCapabilities, _decode_McpStdioCapabilities),
+    "McpHttpCapabilities": (McpHttpCapabilities, _decode_McpHttpCapabilities),
+    "McpAcpCapabilities": (McpAcpCapabilities, _decode_McpAcpCapabilities),
+    "SessionDeleteCapabilities": (SessionDeleteCapabilities, _decode_SessionDeleteCapabilities),
+    "SessionAdditionalDirectoriesCapabilities": (
+        SessionAdditionalDirectoriesCapabilities,
+        _decode_SessionAdditionalDirectoriesCapabilities,
+    ),
+    "SessionSystemPromptCapabilities": (SessionSystemPromptCapabilities, _decode_SessionSystemPromptCapabilities),
+    "SessionSystemPromptModeCapabilities": (
+        SessionSystemPromptModeCapabilities,
+        _decode_SessionSystemPromptModeCapabilities,
+    ),
+    "SessionSystemPromptOverrideCapabilities": (
+        SessionSystemPromptOverrideCapabilities,
+        _decode_SessionSystemPromptOverrideCapabilities,
+    ),
+    "SessionForkCapabilities": (SessionForkCapabilities, _decode_SessionForkCapabilities),
+    "SessionArchiveCapabilities": (SessionArchiveCapabilities, _decode_SessionArchiveCapabilities),
+    "SessionStatusCapabilities": (SessionStatusCapabilities, _decode_SessionStatusCapabilities),
+    "SessionTitleCapabilities": (SessionTitleCapabilities, _decode_SessionTitleCapabilities),
+    "AgentAuthCapabilities": (AgentAuthCapabilities, _decode_AgentAuthCapabilities),
+    "AuthStatusCapabilities": (AuthStatusCapabilities, _decode_AuthStatusCapabilities),
+    "ProvidersCapabilities": (ProvidersCapabilities, _decode_ProvidersCapabilities),
+    "AuthMethodTerminal": (AuthMethodTerminal, _decode_AuthMethodTerminal),
+    "AuthMethodTerminalVariant": (AuthMethodTerminalVariant, _decode_AuthMethodTerminalVariant),
+    "AuthMethodAgent": (AuthMethodAgent, _decode_AuthMethodAgent),
+    "AuthMethodAgentVariant": (AuthMethodAgentVariant, _decode_AuthMethodAgentVariant),
+    "AuthMethodOther": (AuthMethodOther, _decode_AuthMethodOther),
+    "AuthMethod": (AuthMethod, _decode_AuthMethod),
+    "AuthMethodId": (AuthMethodId, _decode_AuthMethodId),
+    "EnvVariable": (EnvVariable, _decode_EnvVariable),
+    "LoginAuthResponse": (LoginAuthResponse, _decode_LoginAuthResponse),
+    "ListProvidersResponse": (ListProvidersResponse, _decode_ListProvidersResponse),
+    "ProviderInfo": (ProviderInfo, _decode_ProviderInfo),
+    "ProviderId": (ProviderId, _decode_ProviderId),
+    "LlmProtocol": (LlmProtocol, _decode_LlmProtocol),
+    "ProviderCurrentConfig": (ProviderCurrentConfig, _decode_ProviderCurrentConfig),
+    "SetProviderResponse": (SetProviderResponse, _decode_SetProviderResponse),
+    "DisableProviderResponse": (DisableProviderResponse, _decode_DisableProviderResponse),
+    "LogoutAuthResponse": (LogoutAuthResponse, _decode_LogoutAuthResponse),
+    "AuthStatusResponse": (AuthStatusResponse, _decode_AuthStatusResponse),
+    "AuthState": (AuthState, _decode_AuthState),
+    "AuthAccount": (AuthAccount, _decode_AuthAccount),
+    "NewSessionResponse": (NewSessionResponse, _decode_NewSessionResponse),
+    "SessionConfigSelect": (SessionConfigSelect, _decode_SessionConfigSelect),
+    "SessionConfigOptionTypeSelect": (SessionConfigOptionTypeSelect, _decode_SessionConfigOptionTypeSelect),
+    "SessionConfigBoolean": (SessionConfigBoolean, _decode_SessionConfigBoolean),
+    "SessionConfigOptionTypeBoolean": (SessionConfigOptionTypeBoolean, _decode_SessionConfigOptionTypeBoolean),
+    "SessionConfigOptionTypeOther": (SessionConfigOptionTypeOther, _decode_SessionConfigOptionTypeOther),
+    "SessionConfigOptionType": (SessionConfigOptionType, _decode_SessionConfigOptionType),
+    "SessionConfigOption": (SessionConfigOption, _decode_SessionConfigOption),
+    "SessionConfigId": (SessionConfigId, _decode_SessionConfigId),
+    "SessionConfigOptionCategory": (SessionConfigOptionCategory, _decode_SessionConfigOptionCategory),
+    "SessionConfigValueId": (SessionConfigValueId, _decode_SessionConfigValueId),
+    "SessionConfigSelectOptions": (SessionConfigSelectOptions, _decode_SessionConfigSelectOptions),
+    "SessionConfigSelectOption": (SessionConfigSelectOption, _decode_SessionConfigSelectOption),
+    "SessionConfigSelectGroup": (SessionConfigSelectGroup, _decode_SessionConfigSelectGroup),
+    "SessionConfigGroupId": (SessionConfigGroupId, _decode_SessionConfigGroupId),
+    "Command": (Command, _decode_Command),
+    "AvailableCommandCommand": (AvailableCommandCommand, _decode_AvailableCommandCommand),
+    "AvailableCommandOther": (AvailableCommandOther, _decode_AvailableCommandOther),
+    "AvailableCommand": (AvailableCommand, _decode_AvailableCommand),
+    "TextCommandInput": (TextCommandInput, _decode_TextCommandInput),
+    "AvailableCommandInputText": (AvailableCommandInputText, _decode_AvailableCommandInputText),
+    "AvailableCommandInputOther": (AvailableCommandInputOther, _decode_AvailableCommandInputOther),
+    "AvailableCommandInput": (AvailableCommandInput, _decode_AvailableCommandInput),
+    "ListSessionsResponse": (ListSessionsResponse, _decode_ListSessionsResponse),
+    "SessionInfo": (SessionInfo, _decode_SessionInfo),
+    "SessionListCursor": (SessionListCursor, _decode_SessionListCursor),
+    "DeleteSessionResponse": (DeleteSessionResponse, _decode_DeleteSessionResponse),
+    "ForkSessionResponse": (ForkSessionResponse, _decode_ForkSessionResponse),
+    "ArchiveSessionResponse": (ArchiveSessionResponse, _decode_ArchiveSessionResponse),
+    "UnarchiveSessionResponse": (UnarchiveSessionResponse, _decode_UnarchiveSessionResponse),
+    "SessionStatusResponse": (SessionStatusResponse, _decode_SessionStatusResponse),
+    "SessionStatus": (SessionStatus, _decode_SessionStatus),
+    "RunningStateUpdate": (RunningStateUpdate, _decode_RunningStateUpdate),
+    "StateUpdateRunning": (StateUpdateRunning, _decode_StateUpdateRunning),
+    "IdleStateUpdateStopReasonEndTurn": (IdleStateUpdateStopReasonEndTurn, _decode_IdleStateUpdateStopReasonEndTurn),
+    "IdleStateUpdateStopReasonMaxTokens": (
+        IdleStateUpdateStopReasonMaxTokens,
+        _decode_IdleStateUpdateStopReasonMaxTokens,
+    ),
+    "IdleStateUpdateStopReasonMaxTurnRequests": (
+        IdleStateUpdateStopReasonMaxTurnRequests,
+        _decode_IdleStateUpdateStopReasonMaxTurnRequests,
+    ),
+    "IdleStateUpdateStopReasonRefusal": (IdleStateUpdateStopReasonRefusal, _decode_IdleStateUpdateStopReasonRefusal),
+    "IdleStateUpdateStopReasonCancelled": (
+        IdleStateUpdateStopReasonCancelled,
+        _decode_IdleStateUpdateStopReasonCancelled,
+    ),
+    "ErrorStopReason": (ErrorStopReason, _decode_ErrorStopReason),
+    "IdleStateUpdateStopReasonError": (IdleStateUpdateStopReasonError, _decode_IdleStateUpdateStopReasonError),
+    "IdleStateUpdateStopReasonOther": (IdleStateUpdateStopReasonOther, _decode_IdleStateUpdateStopReasonOther),
+    "IdleStateUpdateStopReasonNone": (IdleStateUpdateStopReasonNone, _decode_IdleStateUpdateStopReasonNone),
+    "IdleStateUpdateStopReason": (IdleStateUpdateStopReason, _decode_IdleStateUpdateStopReason),
+    "IdleStateUpdate": (IdleStateUpdate, _decode_IdleStateUpdate),
+    "StateUpdateIdle": (StateUpdateIdle, _decode_StateUpdateIdle),
+    "RequiresActionStateUpdate": (RequiresActionStateUpdate, _decode_RequiresActionStateUpdate),
+    "StateUpdateRequiresAction": (StateUpdateRequiresAction, _decode_StateUpdateRequiresAction),
+    "UnknownStateUpdate": (UnknownStateUpdate, _decode_UnknownStateUpdate),
+    "StateUpdateUnknown": (StateUpdateUnknown, _decode_StateUpdateUnknown),
+    "StateUpdateOther": (StateUpdateOther, _decode_StateUpdateOther),
+    "StateUpdate": (StateUpdate, _decode_StateUpdate),
+    "BackgroundTerminal": (BackgroundTerminal, _decode_BackgroundTerminal),
+    "BackgroundWorkTerminal": (BackgroundWorkTerminal, _decode_BackgroundWorkTerminal),
+    "BackgroundToolCall": (BackgroundToolCall, _decode_BackgroundToolCall),
+    "BackgroundWorkToolCall": (BackgroundWorkToolCall, _decode_BackgroundWorkToolCall),
+    "BackgroundSubagent": (BackgroundSubagent, _decode_BackgroundSubagent),
+    "BackgroundWorkSubagent": (BackgroundWorkSubagent, _decode_BackgroundWorkSubagent),
+    "BackgroundWorkOther": (BackgroundWorkOther, _decode_BackgroundWorkOther),
+    "BackgroundWork": (BackgroundWork, _decode_BackgroundWork),
+    "Error": (Error, _decode_Error),
+    "ErrorCode": (ErrorCode, _decode_ErrorCode),
+    "ErrorData": (ErrorData, _decode_ErrorData),
+    "UnsupportedProtocolVersionErrorData": (
+        UnsupportedProtocolVersionErrorData,
+        _decode_UnsupportedProtocolVersionErrorData,
+    ),
+    "SessionNotFoundErrorData": (SessionNotFoundErrorData, _decode_SessionNotFoundErrorData),
+    "Usage": (Usage, _decode_Usage),
+    "SetSessionTitleResponse": (SetSessionTitleResponse, _decode_SetSessionTitleResponse),
+    "ResumeSessionResponse": (ResumeSessionResponse, _decode_ResumeSessionResponse),
+    "CloseSessionResponse": (CloseSessionResponse, _decode_CloseSessionResponse),
+    "CancelToolCallResponse": (CancelToolCallResponse, _decode_CancelToolCallResponse),
+    "CancelTerminalResponse": (CancelTerminalResponse, _decode_CancelTerminalResponse),
+    "SetSessionConfigOptionResponse": (SetSessionConfigOptionResponse, _decode_SetSessionConfigOptionResponse),
+    "PromptResponse": (PromptResponse, _decode_PromptResponse),
+    "MessageId": (MessageId, _decode_MessageId),
+    "ExtResponse": (ExtResponse, _decode_ExtResponse),
+    "AgentNotificationParams": (AgentNotificationParams, _decode_AgentNotificationParams),
+    "AgentNotification": (AgentNotification, _decode_AgentNotification),
+    "UpdateSessionNotification": (UpdateSessionNotification, _decode_UpdateSessionNotification),
+    "ContentChunk": (ContentChunk, _decode_ContentChunk),
+    "SessionUpdateUserMessageChunk": (SessionUpdateUserMessageChunk, _decode_SessionUpdateUserMessageChunk),
+    "UserMessage": (UserMessage, _decode_UserMessage),
+    "SessionUpdateUserMessage": (SessionUpdateUserMessage, _decode_SessionUpdateUserMessage),
+    "SessionUpdateAgentMessageChunk": (SessionUpdateAgentMessageChunk, _decode_SessionUpdateAgentMessageChunk),
+    "AgentMessage": (AgentMessage, _decode_AgentMessage),
+    "SessionUpdateAgentMessage": (SessionUpdateAgentMessage, _decode_SessionUpdateAgentMessage),
+    "SessionUpdateAgentThoughtChunk": (SessionUpdateAgentThoughtChunk, _decode_SessionUpdateAgentThoughtChunk),
+    "AgentThought": (AgentThought, _decode_AgentThought),
+    "SessionUpdateAgentThought": (SessionUpdateAgentThought, _decode_SessionUpdateAgentThought),
+    "SessionUpdateStateUpdate": (SessionUpdateStateUpdate, _decode_SessionUpdateStateUpdate),
+    "ToolCallContentChunk": (ToolCallContentChunk, _decode_ToolCallContentChunk),
+    "SessionUpdateToolCallContentChunk": (SessionUpdateToolCallContentChunk, _decode_SessionUpdateToolCallContentChunk),
+    "SessionUpdateToolCallUpdate": (SessionUpdateToolCallUpdate, _decode_SessionUpdateToolCallUpdate),
+    "TerminalUpdate": (TerminalUpdate, _decode_TerminalUpdate),
+    "SessionUpdateTerminalUpdate": (SessionUpdateTerminalUpdate, _decode_SessionUpdateTerminalUpdate),
+    "TerminalOutputChunk": (TerminalOutputChunk, _decode_TerminalOutputChunk),
+    "SessionUpdateTerminalOutputChunk": (SessionUpdateTerminalOutputChunk, _decode_SessionUpdateTerminalOutputChunk),
+    "PlanUpdate": (PlanUpdate, _decode_PlanUpdate),
+    "SessionUpdatePlanUpdate": (SessionUpdatePlanUpdate, _decode_SessionUpdatePlanUpdate),
+    "PlanRemoved": (PlanRemoved, _decode_PlanRemoved),
+    "SessionUpdatePlanRemoved": (SessionUpdatePlanRemoved, _decode_SessionUpdatePlanRemoved),
+    "AvailableCommandsUpdate": (AvailableCommandsUpdate, _decode_AvailableCommandsUpdate),
+    "SessionUpdateAvailableCommandsUpdate": (
+        SessionUpdateAvailableCommandsUpdate,
+        _decode_SessionUpdateAvailableCommandsUpdate,
+    ),
+    "ConfigOptionUpdate": (ConfigOptionUpdate, _decode_ConfigOptionUpdate),
+    "SessionUpdateConfigOptionUpdate": (SessionUpdateConfigOptionUpdate, _decode_SessionUpdateConfigOptionUpdate),
+    "SessionInfoUpdate": (SessionInfoUpdate, _decode_SessionInfoUpdate),
+    "SessionUpdateSessionInfoUpdate": (SessionUpdateSessionInfoUpdate, _decode_SessionUpdateSessionInfoUpdate),
+    "UsageUpdate": (UsageUpdate, _decode_UsageUpdate),
+    "SessionUpdateUsageUpdate": (SessionUpdateUsageUpdate, _decode_SessionUpdateUsageUpdate),
+    "Notice": (Notice, _decode_Notice),
+    "SessionUpdateNotice": (SessionUpdateNotice, _decode_SessionUpdateNotice),
+    "CompactionUpdate": (CompactionUpdate, _decode_CompactionUpdate),
+    "SessionUpdateCompactionUpdate": (SessionUpdateCompactionUpdate, _decode_SessionUpdateCompactionUpdate),
+    "CompactionSummaryChunk": (CompactionSummaryChunk, _decode_CompactionSummaryChunk),
+    "SessionUpdateCompactionSummaryChunk": (
+        SessionUpdateCompactionSummaryChunk,
+        _decode_SessionUpdateCompactionSummaryChunk,
+    ),
+    "SubagentUpdate": (SubagentUpdate, _decode_SubagentUpdate),
+    "SessionUpdateSubagentUpdate": (SessionUpdateSubagentUpdate, _decode_SessionUpdateSubagentUpdate),
+    "SessionMessage": (SessionMessage, _decode_SessionMessage),
+    "SessionUpdateSessionMessage": (SessionUpdateSessionMessage, _decode_SessionUpdateSessionMessage),
+    "SessionMessageChunk": (SessionMessageChunk, _decode_SessionMessageChunk),
+    "SessionUpdateSessionMessageChunk": (SessionUpdateSessionMessageChunk, _decode_SessionUpdateSessionMessageChunk),
+    "SessionUpdateOther": (SessionUpdateOther, _decode_SessionUpdateOther),
+    "SessionUpdate": (SessionUpdate, _decode_SessionUpdate),
+    "TerminalOutput": (TerminalOutput, _decode_TerminalOutput),
+    "TerminalExitStatus": (TerminalExitStatus, _decode_TerminalExitStatus),
+    "TerminalSize": (TerminalSize, _decode_TerminalSize),
+    "TerminalCapabilities": (TerminalCapabilities, _decode_TerminalCapabilities),
+    "TerminalCancelCapabilities": (TerminalCancelCapabilities, _decode_TerminalCancelCapabilities),
+    "PlanItems": (PlanItems, _decode_PlanItems),
+    "PlanUpdateContentItems": (PlanUpdateContentItems, _decode_PlanUpdateContentItems),
+    "PlanFile": (PlanFile, _decode_PlanFile),
+    "PlanUpdateContentFile": (PlanUpdateContentFile, _decode_PlanUpdateContentFile),
+    "PlanMarkdown": (PlanMarkdown, _decode_PlanMarkdown),
+    "PlanUpdateContentMarkdown": (PlanUpdateContentMarkdown, _decode_PlanUpdateContentMarkdown),
+    "PlanUpdateContentOther": (PlanUpdateContentOther, _decode_PlanUpdateContentOther),
+    "PlanUpdateContent": (PlanUpdateContent, _decode_PlanUpdateContent),
+    "PlanId": (PlanId, _decode_PlanId),
+    "PlanEntry": (PlanEntry, _decode_PlanEntry),
+    "PlanEntryPriority": (PlanEntryPriority, _decode_PlanEntryPriority),
+    "PlanEntryStatus": (PlanEntryStatus, _decode_PlanEntryStatus),
+    "Cost": (Cost, _decode_Cost),
+    "NoticeSeverity": (NoticeSeverity, _decode_NoticeSeverity),
+    "CompactionId": (CompactionId, _decode_CompactionId),
+    "CompactionStatus": (CompactionStatus, _decode_CompactionStatus),
+    "SubagentSessionCapabilities": (SubagentSessionCapabilities, _decode_SubagentSessionCapabilities),
+    "SessionCancelCapabilities": (SessionCancelCapabilities, _decode_SessionCancelCapabilities),
+    "CompleteElicitationNotification": (CompleteElicitationNotification, _decode_CompleteElicitationNotification),
+    "AuthStatusUpdateNotification": (AuthStatusUpdateNotification, _decode_AuthStatusUpdateNotification),
+    "ExtNotification": (ExtNotification, _decode_ExtNotification),
+    "ClientRequestParams": (ClientRequestParams, _decode_ClientRequestParams),
+    "ClientRequest": (ClientRequest, _decode_ClientRequest),
+    "InitializeRequest": (InitializeRequest, _decode_InitializeRequest),
+    "ClientCapabilities": (ClientCapabilities, _decode_ClientCapabilities),
+    "ClientAuthCapabilities": (ClientAuthCapabilities, _decode_ClientAuthCapabilities),
+    "TerminalAuthCapabilities": (TerminalAuthCapabilities, _decode_TerminalAuthCapabilities),
+    "ElicitationCapabilities": (ElicitationCapabilities, _decode_ElicitationCapabilities),
+    "ElicitationFormCapabilities": (ElicitationFormCapabilities, _decode_ElicitationFormCapabilities),
+    "ElicitationUrlCapabilities": (ElicitationUrlCapabilities, _decode_ElicitationUrlCapabilities),
+    "LoginAuthRequest": (LoginAuthRequest, _decode_LoginAuthRequest),
+    "ListProvidersRequest": (ListProvidersRequest, _decode_ListProvidersRequest),
+    "SetProviderRequest": (SetProviderRequest, _decode_SetProviderRequest),
+    "DisableProviderRequest": (DisableProviderRequest, _decode_DisableProviderRequest),
+    "LogoutAuthRequest": (LogoutAuthRequest, _decode_LogoutAuthRequest),
+    "AuthStatusRequest": (AuthStatusRequest, _decode_AuthStatusRequest),
+    "NewSessionRequest": (NewSessionRequest, _decode_NewSessionRequest),
+    "McpServerHttp": (McpServerHttp, _decode_McpServerHttp),
+    "McpServerHttpVariant": (McpServerHttpVariant, _decode_McpServerHttpVariant),
+    "McpServerAcp": (McpServerAcp, _decode_McpServerAcp),
+    "McpServerAcpVariant": (McpServerAcpVariant, _decode_McpServerAcpVariant),
+    "McpServerStdio": (McpServerStdio, _decode_McpServerStdio),
+    "McpServerStdioVariant": (McpServerStdioVariant, _decode_McpServerStdioVariant),
+    "McpServerOther": (McpServerOther, _decode_McpServerOther),
+    "McpServer": (McpServer, _decode_McpServer),
+    "HttpHeader": (HttpHeader, _decode_HttpHeader),
+    "SystemPrompt": (SystemPrompt, _decode_SystemPrompt),
+    "SystemPromptMode": (SystemPromptMode, _decode_SystemPromptMode),
+    "ListSessionsRequest": (ListSessionsRequest, _decode_ListSessionsRequest),
+    "SessionArchiveFilter": (SessionArchiveFilter, _decode_SessionArchiveFilter),
+    "DeleteSessionRequest": (DeleteSessionRequest, _decode_DeleteSessionRequest),
+    "ForkSessionRequest": (ForkSessionRequest, _decode_ForkSessionRequest),
+    "ArchiveSessionRequest": (ArchiveSessionRequest, _decode_ArchiveSessionRequest),
+    "UnarchiveSessionRequest": (UnarchiveSessionRequest, _decode_UnarchiveSessionRequest),
+    "SessionStatusRequest": (SessionStatusRequest, _decode_SessionStatusRequest),
+    "SetSessionTitleRequest": (SetSessionTitleRequest, _decode_SetSessionTitleRequest),
+    "ResumeSessionRequest": (ResumeSessionRequest, _decode_ResumeSessionRequest),
+    "ReplayFromStart": (ReplayFromStart, _decode_ReplayFromStart),
+    "ReplayFromStartVariant": (ReplayFromStartVariant, _decode_ReplayFromStartVariant),
+    "ReplayFromOther": (ReplayFromOther, _decode_ReplayFromOther),
+    "ReplayFrom": (ReplayFrom, _decode_ReplayFrom),
+    "CloseSessionRequest": (CloseSessionRequest, _decode_CloseSessionRequest),
+    "CancelToolCallRequest": (CancelToolCallRequest, _decode_CancelToolCallRequest),
+    "CancelTerminalRequest": (CancelTerminalRequest, _decode_CancelTerminalRequest),
+    "SetSessionConfigOptionRequestTypeId": (
+        SetSessionConfigOptionRequestTypeId,
+        _decode_SetSessionConfigOptionRequestTypeId,
+    ),
+    "SetSessionConfigOptionRequestTypeBoolean": (
+        SetSessionConfigOptionRequestTypeBoolean,
+        _decode_SetSessionConfigOptionRequestTypeBoolean,
+    ),
+    "SetSessionConfigOptionRequestTypeOther": (
+        SetSessionConfigOptionRequestTypeOther,
+        _decode_SetSessionConfigOptionRequestTypeOther,
+    ),
+    "SetSessionConfigOptionRequestType": (SetSessionConfigOptionRequestType, _decode_SetSessionConfigOptionRequestType),
+    "SetSessionConfigOptionRequest": (SetSessionConfigOptionRequest, _decode_SetSessionConfigOptionRequest),
+    "PromptRequest": (PromptRequest, _decode_PromptRequest),
+    "ClientResponseResultResult": (ClientResponseResultResult, _decode_ClientResponseResultResult),
+    "ClientResponseResult": (ClientResponseResult, _decode_ClientResponseResult),
+    "ClientResponseErrorId": (ClientResponseErrorId, _decode_ClientResponseErrorId),
+    "ClientResponseError": (ClientResponseError, _decode_ClientResponseError),
+    "ClientResponse": (ClientResponse, _decode_ClientResponse),
+    "RequestPermissionResponse": (RequestPermissionResponse, _decode_RequestPermissionResponse),
+    "CancelledPermissionOutcome": (CancelledPermissionOutcome, _decode_CancelledPermissionOutcome),
+    "RequestPermissionOutcomeCancelled": (RequestPermissionOutcomeCancelled, _decode_RequestPermissionOutcomeCancelled),
+    "SelectedPermissionOutcome": (SelectedPermissionOutcome, _decode_SelectedPermissionOutcome),
+    "RequestPermissionOutcomeSelected": (RequestPermissionOutcomeSelected, _decode_RequestPermissionOutcomeSelected),
+    "RequestPermissionOutcomeOther": (RequestPermissionOutcomeOther, _decode_RequestPermissionOutcomeOther),
+    "RequestPermissionOutcome": (RequestPermissionOutcome, _decode_RequestPermissionOutcome),
+    "ElicitationAcceptAction": (ElicitationAcceptAction, _decode_ElicitationAcceptAction),
+    "CreateElicitationResponseActionAccept": (
+        CreateElicitationResponseActionAccept,
+        _decode_CreateElicitationResponseActionAccept,
+    ),
+    "CreateElicitationResponseActionDecline": (
+        CreateElicitationResponseActionDecline,
+        _decode_CreateElicitationResponseActionDecline,
+    ),
+    "CreateElicitationResponseActionCancel": (
+        CreateElicitationResponseActionCancel,
+        _decode_CreateElicitationResponseActionCancel,
+    ),
+    "CreateElicitationResponseActionOther": (
+        CreateElicitationResponseActionOther,
+        _decode_CreateElicitationResponseActionOther,
+    ),
+    "CreateElicitationResponseAction": (CreateElicitationResponseAction, _decode_CreateElicitationResponseAction),
+    "CreateElicitationResponse": (CreateElicitationResponse, _decode_CreateElicitationResponse),
+    "ElicitationContentValue": (ElicitationContentValue, _decode_ElicitationContentValue),
+    "MessageMcpResponseResult": (MessageMcpResponseResult, _decode_MessageMcpResponseResult),
+    "MessageMcpResponseError": (MessageMcpResponseError, _decode_MessageMcpResponseError),
+    "MessageMcpResponse": (MessageMcpResponse, _decode_MessageMcpResponse),
+    "McpError": (McpError, _decode_McpError),
+    "ClientNotificationParams": (ClientNotificationParams, _decode_ClientNotificationParams),
+    "ClientNotification": (ClientNotification, _decode_ClientNotification),
+    "CancelSessionNotification": (CancelSessionNotification, _decode_CancelSessionNotification),
+    "MessageMcpNotification": (MessageMcpNotification, _decode_MessageMcpNotification),
+    "CancelRequestNotification": (CancelRequestNotification, _decode_CancelRequestNotification),
+    "ProxyRequestParams": (ProxyRequestParams, _decode_ProxyRequestParams),
+    "ProxyRequest": (ProxyRequest, _decode_ProxyRequest),
+    "InitializeProxyRequest": (InitializeProxyRequest, _decode_InitializeProxyRequest),
+    "ProxySuccessorRequest": (ProxySuccessorRequest, _decode_ProxySuccessorRequest),
+    "ProxyResponseResultResult": (ProxyResponseResultResult, _decode_ProxyResponseResultResult),
+    "ProxyResponseResult": (ProxyResponseResult, _decode_ProxyResponseResult),
+    "ProxyResponseErrorId": (ProxyResponseErrorId, _decode_ProxyResponseErrorId),
+    "ProxyResponseError": (ProxyResponseError, _decode_ProxyResponseError),
+    "ProxyResponse": (ProxyResponse, _decode_ProxyResponse),
+    "InitializeProxyResponse": (InitializeProxyResponse, _decode_InitializeProxyResponse),
+    "ProxySuccessorResponse": (ProxySuccessorResponse, _decode_ProxySuccessorResponse),
+    "ProxyNotificationParams": (ProxyNotificationParams, _decode_ProxyNotificationParams),
+    "ProxyNotification": (ProxyNotification, _decode_ProxyNotification),
+    "ProxySuccessorNotification": (ProxySuccessorNotification, _decode_ProxySuccessorNotification),
 }
-_DECODERS_BY_TYPE: Final[dict[Any, _rt.Decoder[Any]]] = {
-    AgentRequestParams: _decode_AgentRequestParams,
-    AgentRequest: _decode_AgentRequest,
-    RequestId: _decode_RequestId,
-    RequestPermissionRequest: _decode_RequestPermissionRequest,
-    SessionId: _decode_SessionId,
-    ToolCallPermissionSubject: _decode_ToolCallPermissionSubject,
-    RequestPermissionSubjectToolCall: _decode_RequestPermissionSubjectToolCall,
-    CommandPermissionSubject: _decode_CommandPermissionSubject,
-    RequestPermissionSubjectCommand: _decode_RequestPermissionSubjectCommand,
-    RequestPermissionSubjectOther: _decode_RequestPermissionSubjectOther,
-    RequestPermissionSubject: _decode_RequestPermissionSubject,
-    ToolCallUpdate: _decode_ToolCallUpdate,
-    ToolCallId: _decode_ToolCallId,
-    ToolKind: _decode_ToolKind,
-    ToolCallStatus: _decode_ToolCallStatus,
-    Content: _decode_Content,
-    ToolCallContentContent: _decode_ToolCallContentContent,
-    Diff: _decode_Diff,
-    ToolCallContentDiff: _decode_ToolCallContentDiff,
-    Terminal: _decode_Terminal,
-    ToolCallContentTerminal: _decode_ToolCallContentTerminal,
-    ToolCallContentOther: _decode_ToolCallContentOther,
-    ToolCallContent: _decode_ToolCallContent,
-    TextContent: _decode_TextContent,
-    ContentBlockText: _decode_ContentBlockText,
-    ImageContent: _decode_ImageContent,
-    ContentBlockImage: _decode_ContentBlockImage,
-    AudioContent: _decode_AudioContent,
-    ContentBlockAudio: _decode_ContentBlockAudio,
-    ResourceLink: _decode_ResourceLink,
-    ContentBlockResourceLink: _decode_ContentBlockResourceLink,
-    EmbeddedResource: _decode_EmbeddedResource,
-    ContentBlockResource: _decode_ContentBlockResource,
-    ContentBlockOther: _decode_ContentBlockOther,
-    ContentBlock: _decode_ContentBlock,
-    Annotations: _decode_Annotations,
-    Role: _decode_Role,
-    MediaType: _decode_MediaType,
-    Icon: _decode_Icon,
-    IconTheme: _decode_IconTheme,
-    EmbeddedResourceResource: _decode_EmbeddedResourceResource,
-    TextResourceContents: _decode_TextResourceContents,
-    BlobResourceContents: _decode_BlobResourceContents,
-    DiffPathChange: _decode_DiffPathChange,
-    DiffChangeOperationAdd: _decode_DiffChangeOperationAdd,
-    DiffChangeOperationDelete: _decode_DiffChangeOperationDelete,
-    DiffChangeOperationModify: _decode_DiffChangeOperationModify,
-    DiffPathPairChange: _decode_DiffPathPairChange,
-    DiffChangeOperationMove: _decode_DiffChangeOperationMove,
-    DiffChangeOperationCopy: _decode_DiffChangeOperationCopy,
-    DiffChangeOperationOther: _decode_DiffChangeOperationOther,
-    DiffChangeOperation: _decode_DiffChangeOperation,
-    DiffChange: _decode_DiffChange,
-    DiffFileType: _decode_DiffFileType,
-    AbsolutePath: _decode_AbsolutePath,
-    DiffPatch: _decode_DiffPatch,
-    DiffPatchFormat: _decode_DiffPatchFormat,
-    TerminalId: _decode_TerminalId,
-    ToolCallLocation: _decode_ToolCallLocation,
-    ToolCallCapabilities: _decode_ToolCallCapabilities,
-    ToolCallCancelCapabilities: _decode_ToolCallCancelCapabilities,
-    PermissionOption: _decode_PermissionOption,
-    PermissionOptionId: _decode_PermissionOptionId,
-    PermissionOptionKind: _decode_PermissionOptionKind,
-    ElicitationFormModeVariant: _decode_ElicitationFormModeVariant,
-    ElicitationFormMode: _decode_ElicitationFormMode,
-    CreateElicitationRequestModeForm: _decode_CreateElicitationRequestModeForm,
-    ElicitationUrlModeVariant: _decode_ElicitationUrlModeVariant,
-    ElicitationUrlMode: _decode_ElicitationUrlMode,
-    CreateElicitationRequestModeUrl: _decode_CreateElicitationRequestModeUrl,
-    CreateElicitationRequestModeOtherVariant: _decode_CreateElicitationRequestModeOtherVariant,
-    CreateElicitationRequestModeOther: _decode_CreateElicitationRequestModeOther,
-    CreateElicitationRequestMode: _decode_CreateElicitationRequestMode,
-    CreateElicitationRequest: _decode_CreateElicitationRequest,
-    ElicitationSessionScope: _decode_ElicitationSessionScope,
-    ElicitationRequestScope: _decode_ElicitationRequestScope,
-    ElicitationSchema: _decode_ElicitationSchema,
-    ElicitationSchemaType: _decode_ElicitationSchemaType,
-    StringPropertySchema: _decode_StringPropertySchema,
-    ElicitationPropertySchemaString: _decode_ElicitationPropertySchemaString,
-    NumberPropertySchema: _decode_NumberPropertySchema,
-    ElicitationPropertySchemaNumber: _decode_ElicitationPropertySchemaNumber,
-    IntegerPropertySchema: _decode_IntegerPropertySchema,
-    ElicitationPropertySchemaInteger: _decode_ElicitationPropertySchemaInteger,
-    BooleanPropertySchema: _decode_BooleanPropertySchema,
-    ElicitationPropertySchemaBoolean: _decode_ElicitationPropertySchemaBoolean,
-    MultiSelectPropertySchema: _decode_MultiSelectPropertySchema,
-    ElicitationPropertySchemaArray: _decode_ElicitationPropertySchemaArray,
-    ElicitationPropertySchemaOther: _decode_ElicitationPropertySchemaOther,
-    ElicitationPropertySchema: _decode_ElicitationPropertySchema,
-    StringFormat: _decode_StringFormat,
-    EnumOption: _decode_EnumOption,
-    StringMultiSelectItems: _decode_StringMultiSelectItems,
-    MultiSelectItemsString: _decode_MultiSelectItemsString,
-    MultiSelectItemsOther: _decode_MultiSelectItemsOther,
-    MultiSelectItems: _decode_MultiSelectItems,
-    TitledMultiSelectItems: _decode_TitledMultiSelectItems,
-    ElicitationId: _decode_ElicitationId,
-    MessageMcpRequest: _decode_MessageMcpRequest,
-    McpServerAcpId: _decode_McpServerAcpId,
-    McpRequestId: _decode_McpRequestId,
-    ExtRequest: _decode_ExtRequest,
-    AgentResponseResultResult: _decode_AgentResponseResultResult,
-    AgentResponseResult: _decode_AgentResponseResult,
-    AgentResponseErrorId: _decode_AgentResponseErrorId,
-    AgentResponseError: _decode_AgentResponseError,
-    AgentResponse: _decode_AgentResponse,
-    InitializeResponse: _decode_InitializeResponse,
-    ProtocolVersion: _decode_ProtocolVersion,
-    Implementation: _decode_Implementation,
-    AgentCapabilities: _decode_AgentCapabilities,
-    SessionCapabilities: _decode_SessionCapabilities,
-    PromptCapabilities: _decode_PromptCapabilities,
-    PromptImageCapabilities: _decode_PromptImageCapabilities,
-    PromptAudioCapabilities: _decode_PromptAudioCapabilities,
-    PromptEmbeddedContextCapabilities: _decode_PromptEmbeddedContextCapabilities,
-    McpCapabilities: _decode_McpCapabilities,
-    McpStdioCapabilities: _decode_McpStdioCapabilities,
-    McpHttpCapabilities: _decode_McpHttpCapabilities,
-    McpAcpCapabilities: _decode_McpAcpCapabilities,
-    SessionDeleteCapabilities: _decode_SessionDeleteCapabilities,
-    SessionAdditionalDirectoriesCapabilities: _decode_SessionAdditionalDirectoriesCapabilities,
-    SessionSystemPromptCapabilities: _decode_SessionSystemPromptCapabilities,
-    SessionSystemPromptModeCapabilities: _decode_SessionSystemPromptModeCapabilities,
-    SessionSystemPromptOverrideCapabilities: _decode_SessionSystemPromptOverrideCapabilities,
-    SessionForkCapabilities: _decode_SessionForkCapabilities,
-    SessionArchiveCapabilities: _decode_SessionArchiveCapabilities,
-    SessionStatusCapabilities: _decode_SessionStatusCapabilities,
-    SessionTitleCapabilities: _decode_SessionTitleCapabilities,
-    AgentAuthCapabilities: _decode_AgentAuthCapabilities,
-    AuthStatusCapabilities: _decode_AuthStatusCapabilities,
-    ProvidersCapabilities: _decode_ProvidersCapabilities,
-    AuthMethodTerminal: _decode_AuthMethodTerminal,
-    AuthMethodTerminalVariant: _decode_AuthMethodTerminalVariant,
-    AuthMethodAgent: _decode_AuthMethodAgent,
-    AuthMethodAgentVariant: _decode_AuthMethodAgentVariant,
-    AuthMethodOther: _decode_AuthMethodOther,
-    AuthMethod: _decode_AuthMethod,
-    AuthMethodId: _decode_AuthMethodId,
-    EnvVariable: _decode_EnvVariable,
-    LoginAuthResponse: _decode_LoginAuthResponse,
-    ListProvidersResponse: _decode_ListProvidersResponse,
-    ProviderInfo: _decode_ProviderInfo,
-    ProviderId: _decode_ProviderId,
-    LlmProtocol: _decode_LlmProtocol,
-    ProviderCurrentConfig: _decode_ProviderCurrentConfig,
-    SetProviderResponse: _decode_SetProviderResponse,
-    DisableProviderResponse: _decode_DisableProviderResponse,
-    LogoutAuthResponse: _decode_LogoutAuthResponse,
-    AuthStatusResponse: _decode_AuthStatusResponse,
-    AuthState: _decode_AuthState,
-    AuthAccount: _decode_AuthAccount,
-    NewSessionResponse: _decode_NewSessionResponse,
-    SessionConfigSelect: _decode_SessionConfigSelect,
-    SessionConfigOptionTypeSelect: _decode_SessionConfigOptionTypeSelect,
-    SessionConfigBoolean: _decode_SessionConfigBoolean,
-    SessionConfigOptionTypeBoolean: _decode_SessionConfigOptionTypeBoolean,
-    SessionConfigOptionTypeOther: _decode_SessionConfigOptionTypeOther,
-    SessionConfigOptionType: _decode_SessionConfigOptionType,
-    SessionConfigOption: _decode_SessionConfigOption,
-    SessionConfigId: _decode_SessionConfigId,
-    SessionConfigOptionCategory: _decode_SessionConfigOptionCategory,
-    SessionConfigValueId: _decode_SessionConfigValueId,
-    SessionConfigSelectOptions: _decode_SessionConfigSelectOptions,
-    SessionConfigSelectOption: _decode_SessionConfigSelectOption,
-    SessionConfigSelectGroup: _decode_SessionConfigSelectGroup,
-    SessionConfigGroupId: _decode_SessionConfigGroupId,
-    Command: _decode_Command,
-    AvailableCommandCommand: _decode_AvailableCommandCommand,
-    AvailableCommandOther: _decode_AvailableCommandOther,
-    AvailableCommand: _decode_AvailableCommand,
-    TextCommandInput: _decode_TextCommandInput,
-    AvailableCommandInputText: _decode_AvailableCommandInputText,
-    AvailableCommandInputOther: _decode_AvailableCommandInputOther,
-    AvailableCommandInput: _decode_AvailableCommandInput,
-    ListSessionsResponse: _decode_ListSessionsResponse,
-    SessionInfo: _decode_SessionInfo,
-    SessionListCursor: _decode_SessionListCursor,
-    DeleteSessionResponse: _decode_DeleteSessionResponse,
-    ForkSessionResponse: _decode_ForkSessionResponse,
-    ArchiveSessionResponse: _decode_ArchiveSessionResponse,
-    UnarchiveSessionResponse: _decode_UnarchiveSessionResponse,
-    SessionStatusResponse: _decode_SessionStatusResponse,
-    SessionStatus: _decode_SessionStatus,
-    RunningStateUpdate: _decode_RunningStateUpdate,
-    StateUpdateRunning: _decode_StateUpdateRunning,
-    IdleStateUpdateStopReasonEndTurn: _decode_IdleStateUpdateStopReasonEndTurn,
-    IdleStateUpdateStopReasonMaxTokens: _decode_IdleStateUpdateStopReasonMaxTokens,
-    IdleStateUpdateStopReasonMaxTurnRequests: _decode_IdleStateUpdateStopReasonMaxTurnRequests,
-    IdleStateUpdateStopReasonRefusal: _decode_IdleStateUpdateStopReasonRefusal,
-    IdleStateUpdateStopReasonCancelled: _decode_IdleStateUpdateStopReasonCancelled,
-    ErrorStopReason: _decode_ErrorStopReason,
-    IdleStateUpdateStopReasonError: _decode_IdleStateUpdateStopReasonError,
-    IdleStateUpdateStopReasonOther: _decode_IdleStateUpdateStopReasonOther,
-    IdleStateUpdateStopReasonNone: _decode_IdleStateUpdateStopReasonNone,
-    IdleStateUpdateStopReason: _decode_IdleStateUpdateStopReason,
-    IdleStateUpdate: _decode_IdleStateUpdate,
-    StateUpdateIdle: _decode_StateUpdateIdle,
-    RequiresActionStateUpdate: _decode_RequiresActionStateUpdate,
-    StateUpdateRequiresAction: _decode_StateUpdateRequiresAction,
-    UnknownStateUpdate: _decode_UnknownStateUpdate,
-    StateUpdateUnknown: _decode_StateUpdateUnknown,
-    StateUpdateOther: _decode_StateUpdateOther,
-    StateUpdate: _decode_StateUpdate,
-    BackgroundTerminal: _decode_BackgroundTerminal,
-    BackgroundWorkTerminal: _decode_BackgroundWorkTerminal,
-    BackgroundToolCall: _decode_BackgroundToolCall,
-    BackgroundWorkToolCall: _decode_BackgroundWorkToolCall,
-    BackgroundSubagent: _decode_BackgroundSubagent,
-    BackgroundWorkSubagent: _decode_BackgroundWorkSubagent,
-    BackgroundWorkOther: _decode_BackgroundWorkOther,
-    BackgroundWork: _decode_BackgroundWork,
-    Error: _decode_Error,
-    ErrorCode: _decode_ErrorCode,
-    ErrorData: _decode_ErrorData,
-    UnsupportedProtocolVersionErrorData: _decode_UnsupportedProtocolVersionErrorData,
-    SessionNotFoundErrorData: _decode_SessionNotFoundErrorData,
-    Usage: _decode_Usage,
-    SetSessionTitleResponse: _decode_SetSessionTitleResponse,
-    ResumeSessionResponse: _decode_ResumeSessionResponse,
-    CloseSessionResponse: _decode_CloseSessionResponse,
-    CancelToolCallResponse: _decode_CancelToolCallResponse,
-    CancelTerminalResponse: _decode_CancelTerminalResponse,
-    SetSessionConfigOptionResponse: _decode_SetSessionConfigOptionResponse,
-    PromptResponse: _decode_PromptResponse,
-    MessageId: _decode_MessageId,
-    ExtResponse: _decode_ExtResponse,
-    AgentNotificationParams: _decode_AgentNotificationParams,
-    AgentNotification: _decode_AgentNotification,
-    UpdateSessionNotification: _decode_UpdateSessionNotification,
-    ContentChunk: _decode_ContentChunk,
-    SessionUpdateUserMessageChunk: _decode_SessionUpdateUserMessageChunk,
-    UserMessage: _decode_UserMessage,
-    SessionUpdateUserMessage: _decode_SessionUpdateUserMessage,
-    SessionUpdateAgentMessageChunk: _decode_SessionUpdateAgentMessageChunk,
-    AgentMessage: _decode_AgentMessage,
-    SessionUpdateAgentMessage: _decode_SessionUpdateAgentMessage,
-    SessionUpdateAgentThoughtChunk: _decode_SessionUpdateAgentThoughtChunk,
-    AgentThought: _decode_AgentThought,
-    SessionUpdateAgentThought: _decode_SessionUpdateAgentThought,
-    SessionUpdateStateUpdate: _decode_SessionUpdateStateUpdate,
-    ToolCallContentChunk: _decode_ToolCallContentChunk,
-    SessionUpdateToolCallContentChunk: _decode_SessionUpdateToolCallContentChunk,
-    SessionUpdateToolCallUpdate: _decode_SessionUpdateToolCallUpdate,
-    TerminalUpdate: _decode_TerminalUpdate,
-    SessionUpdateTerminalUpdate: _decode_SessionUpdateTerminalUpdate,
-    TerminalOutputChunk: _decode_TerminalOutputChunk,
-    SessionUpdateTerminalOutputChunk: _decode_SessionUpdateTerminalOutputChunk,
-    PlanUpdate: _decode_PlanUpdate,
-    SessionUpdatePlanUpdate: _decode_SessionUpdatePlanUpdate,
-    PlanRemoved: _decode_PlanRemoved,
-    SessionUpdatePlanRemoved: _decode_SessionUpdatePlanRemoved,
-    AvailableCommandsUpdate: _decode_AvailableCommandsUpdate,
-    SessionUpdateAvailableCommandsUpdate: _decode_SessionUpdateAvailableCommandsUpdate,
-    ConfigOptionUpdate: _decode_ConfigOptionUpdate,
-    SessionUpdateConfigOptionUpdate: _decode_SessionUpdateConfigOptionUpdate,
-    SessionInfoUpdate: _decode_SessionInfoUpdate,
-    SessionUpdateSessionInfoUpdate: _decode_SessionUpdateSessionInfoUpdate,
-    UsageUpdate: _decode_UsageUpdate,
-    SessionUpdateUsageUpdate: _decode_SessionUpdateUsageUpdate,
-    Notice: _decode_Notice,
-    SessionUpdateNotice: _decode_SessionUpdateNotice,
-    CompactionUpdate: _decode_CompactionUpdate,
-    SessionUpdateCompactionUpdate: _decode_SessionUpdateCompactionUpdate,
-    CompactionSummaryChunk: _decode_CompactionSummaryChunk,
-    SessionUpdateCompactionSummaryChunk: _decode_SessionUpdateCompactionSummaryChunk,
-    SubagentUpdate: _decode_SubagentUpdate,
-    SessionUpdateSubagentUpdate: _decode_SessionUpdateSubagentUpdate,
-    SessionMessage: _decode_SessionMessage,
-    SessionUpdateSessionMessage: _decode_SessionUpdateSessionMessage,
-    SessionMessageChunk: _decode_SessionMessageChunk,
-    SessionUpdateSessionMessageChunk: _decode_SessionUpdateSessionMessageChunk,
-    SessionUpdateOther: _decode_SessionUpdateOther,
-    SessionUpdate: _decode_SessionUpdate,
-    TerminalOutput: _decode_TerminalOutput,
-    TerminalExitStatus: _decode_TerminalExitStatus,
-    TerminalSize: _decode_TerminalSize,
-    TerminalCapabilities: _decode_TerminalCapabilities,
-    TerminalCancelCapabilities: _decode_TerminalCancelCapabilities,
-    PlanItems: _decode_PlanItems,
-    PlanUpdateContentItems: _decode_PlanUpdateContentItems,
-    PlanFile: _decode_PlanFile,
-    PlanUpdateContentFile: _decode_PlanUpdateContentFile,
-    PlanMarkdown: _decode_PlanMarkdown,
-    PlanUpdateContentMarkdown: _decode_PlanUpdateContentMarkdown,
-    PlanUpdateContentOther: _decode_PlanUpdateContentOther,
-    PlanUpdateContent: _decode_PlanUpdateContent,
-    PlanId: _decode_PlanId,
-    PlanEntry: _decode_PlanEntry,
-    PlanEntryPriority: _decode_PlanEntryPriority,
-    PlanEntryStatus: _decode_PlanEntryStatus,
-    Cost: _decode_Cost,
-    NoticeSeverity: _decode_NoticeSeverity,
-    CompactionId: _decode_CompactionId,
-    CompactionStatus: _decode_CompactionStatus,
-    SubagentSessionCapabilities: _decode_SubagentSessionCapabilities,
-    SessionCancelCapabilities: _decode_SessionCancelCapabilities,
-    CompleteElicitationNotification: _decode_CompleteElicitationNotification,
-    AuthStatusUpdateNotification: _decode_AuthStatusUpdateNotification,
-    ExtNotification: _decode_ExtNotification,
-    ClientRequestParams: _decode_ClientRequestParams,
-    ClientRequest: _decode_ClientRequest,
-    InitializeRequest: _decode_InitializeRequest,
-    ClientCapabilities: _decode_ClientCapabilities,
-    ClientAuthCapabilities: _decode_ClientAuthCapabilities,
-    TerminalAuthCapabilities: _decode_TerminalAuthCapabilities,
-    ElicitationCapabilities: _decode_ElicitationCapabilities,
-    ElicitationFormCapabilities: _decode_ElicitationFormCapabilities,
-    ElicitationUrlCapabilities: _decode_ElicitationUrlCapabilities,
-    LoginAuthRequest: _decode_LoginAuthRequest,
-    ListProvidersRequest: _decode_ListProvidersRequest,
-    SetProviderRequest: _decode_SetProviderRequest,
-    DisableProviderRequest: _decode_DisableProviderRequest,
-    LogoutAuthRequest: _decode_LogoutAuthRequest,
-    AuthStatusRequest: _decode_AuthStatusRequest,
-    NewSessionRequest: _decode_NewSessionRequest,
-    McpServerHttp: _decode_McpServerHttp,
-    McpServerHttpVariant: _decode_McpServerHttpVariant,
-    McpServerAcp: _decode_McpServerAcp,
-    McpServerAcpVariant: _decode_McpServerAcpVariant,
-    McpServerStdio: _decode_McpServerStdio,
-    McpServerStdioVariant: _decode_McpServerStdioVariant,
-    McpServerOther: _decode_McpServerOther,
-    McpServer: _decode_McpServer,
-    HttpHeader: _decode_HttpHeader,
-    SystemPrompt: _decode_SystemPrompt,
-    SystemPromptMode: _decode_SystemPromptMode,
-    ListSessionsRequest: _decode_ListSessionsRequest,
-    SessionArchiveFilter: _decode_SessionArchiveFilter,
-    DeleteSessionRequest: _decode_DeleteSessionRequest,
-    ForkSessionRequest: _decode_ForkSessionRequest,
-    ArchiveSessionRequest: _decode_ArchiveSessionRequest,
-    UnarchiveSessionRequest: _decode_UnarchiveSessionRequest,
-    SessionStatusRequest: _decode_SessionStatusRequest,
-    SetSessionTitleRequest: _decode_SetSessionTitleRequest,
-    ResumeSessionRequest: _decode_ResumeSessionRequest,
-    ReplayFromStart: _decode_ReplayFromStart,
-    ReplayFromStartVariant: _decode_ReplayFromStartVariant,
-    ReplayFromOther: _decode_ReplayFromOther,
-    ReplayFrom: _decode_ReplayFrom,
-    CloseSessionRequest: _decode_CloseSessionRequest,
-    CancelToolCallRequest: _decode_CancelToolCallRequest,
-    CancelTerminalRequest: _decode_CancelTerminalRequest,
-    SetSessionConfigOptionRequestTypeId: _decode_SetSessionConfigOptionRequestTypeId,
-    SetSessionConfigOptionRequestTypeBoolean: _decode_SetSessionConfigOptionRequestTypeBoolean,
-    SetSessionConfigOptionRequestTypeOther: _decode_SetSessionConfigOptionRequestTypeOther,
-    SetSessionConfigOptionRequestType: _decode_SetSessionConfigOptionRequestType,
-    SetSessionConfigOptionRequest: _decode_SetSessionConfigOptionRequest,
-    PromptRequest: _decode_PromptRequest,
-    ClientResponseResultResult: _decode_ClientResponseResultResult,
-    ClientResponseResult: _decode_ClientResponseResult,
-    ClientResponseErrorId: _decode_ClientResponseErrorId,
-    ClientResponseError: _decode_ClientResponseError,
-    ClientResponse: _decode_ClientResponse,
-    RequestPermissionResponse: _decode_RequestPermissionResponse,
-    CancelledPermissionOutcome: _decode_CancelledPermissionOutcome,
-    RequestPermissionOutcomeCancelled: _decode_RequestPermissionOutcomeCancelled,
-    SelectedPermissionOutcome: _decode_SelectedPermissionOutcome,
-    RequestPermissionOutcomeSelected: _decode_RequestPermissionOutcomeSelected,
-    RequestPermissionOutcomeOther: _decode_RequestPermissionOutcomeOther,
-    RequestPermissionOutcome: _decode_RequestPermissionOutcome,
-    ElicitationAcceptAction: _decode_ElicitationAcceptAction,
-    CreateElicitationResponseActionAccept: _decode_CreateElicitationResponseActionAccept,
-    CreateElicitationResponseActionDecline: _decode_CreateElicitationResponseActionDecline,
-    CreateElicitationResponseActionCancel: _decode_CreateElicitationResponseActionCancel,
-    CreateElicitationResponseActionOther: _decode_CreateElicitationResponseActionOther,
-    CreateElicitationResponseAction: _decode_CreateElicitationResponseAction,
-    CreateElicitationResponse: _decode_CreateElicitationResponse,
-    ElicitationContentValue: _decode_ElicitationContentValue,
-    MessageMcpResponseResult: _decode_MessageMcpResponseResult,
-    MessageMcpResponseError: _decode_MessageMcpResponseError,
-    MessageMcpResponse: _decode_MessageMcpResponse,
-    McpError: _decode_McpError,
-    ClientNotificationParams: _decode_ClientNotificationParams,
-    ClientNotification: _decode_ClientNotification,
-    CancelSessionNotification: _decode_CancelSessionNotification,
-    MessageMcpNotification: _decode_MessageMcpNotification,
-    CancelRequestNotification: _decode_CancelRequestNotification,
-    ProxyRequestParams: _decode_ProxyRequestParams,
-    ProxyRequest: _decode_ProxyRequest,
-    InitializeProxyRequest: _decode_InitializeProxyRequest,
-    ProxySuccessorRequest: _decode_ProxySuccessorRequest,
-    ProxyResponseResultResult: _decode_ProxyResponseResultResult,
-    ProxyResponseResult: _decode_ProxyResponseResult,
-    ProxyResponseErrorId: _decode_ProxyResponseErrorId,
-    ProxyResponseError: _decode_ProxyResponseError,
-    ProxyResponse: _decode_ProxyResponse,
-    InitializeProxyResponse: _decode_InitializeProxyResponse,
-    ProxySuccessorResponse: _decode_ProxySuccessorResponse,
-    ProxyNotificationParams: _decode_ProxyNotificationParams,
-    ProxyNotification: _decode_ProxyNotification,
-    ProxySuccessorNotification: _decode_ProxySuccessorNotification,
-}
+_DECODERS_BY_TYPE: Final[dict[Any, _rt.Decoder[Any]]] = dict(_DECODERS.values())
 
 _M = TypeVar("_M", bound=Model)
 
@@ -26479,7 +24563,8 @@ def decode(type_or_name: Any, data: Any, *, strict: bool = False, on_salvage: _r
     (the default) values the schema's `x-deserialize-*` hints allow to salvage
     are replaced or skipped, reported to `on_salvage` and the `logging` module."""
     if isinstance(type_or_name, str):
-        decoder = _DECODERS.get(type_or_name)
+        entry = _DECODERS.get(type_or_name)
+        decoder = entry[1] if entry else None
     else:
         try:
             decoder = _DECODERS_BY_TYPE.get(type_or_name)
