@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from generator import naming
+from generator.config import SchemaOptions, UpsertRule
 from generator.errors import GenerationError
 from generator.ir import (
     Alias,
@@ -25,6 +27,7 @@ from generator.ir import (
     Tag,
     TypeExpr,
     UnionType,
+    Upsert,
     Variant,
 )
 from generator.load import Node, Schema
@@ -56,16 +59,72 @@ PRIMITIVE_KINDS = {"string": "str", "integer": "int", "number": "float", "boolea
 DEFS_PREFIX = "#/$defs/"
 
 
-def build_module(schema: Schema, package: str, schema_path: str) -> Module:
+def build_module(schema: Schema, package: str, schema_path: str, options: SchemaOptions | None = None) -> Module:
+    options = options or SchemaOptions()
     builder = _Builder(schema)
-    types = builder.build()
+    types = {named.name: named for named in builder.build()}
+    for name, rule in options.upserts.items():
+        types[name] = _with_upsert(types.get(name), name, rule)
+    for name in options.path_types:
+        if not isinstance(types.get(name), Alias):
+            raise GenerationError(f"{CONFIG}: path-types", f"{name} is not an alias in the schema")
     return Module(
         package=package,
         schema_path=schema_path,
         schema_sha256=schema.sha256,
-        types=types,
+        types=tuple(types.values()),
         public_names=tuple(schema.definitions),
+        path_types=options.path_types,
+        warnings=tuple(_upsert_drift(types, schema, options)),
     )
+
+
+CONFIG = "pyproject.toml [tool.acp-codegen]"
+UPSERT_WORDS = re.compile(r"patch semantics|\bupsert", re.IGNORECASE)
+
+
+def _with_upsert(named: NamedType | None, name: str, rule: UpsertRule) -> ObjectType:
+    """`named` with the merge rules of its `[tool.acp-codegen.upserts]` row."""
+    where = f"{CONFIG} upserts.{name}"
+    if not isinstance(named, ObjectType) or named.base is not None:
+        raise GenerationError(where, f"{name} is not an object type of the schema")
+    by_wire = {item.wire_name: item for item in named.fields if not item.flatten}
+
+    def attributes(key: str, wire_names: object) -> tuple[str, ...]:
+        for wire_name in wire_names:  # type: ignore[attr-defined]
+            if wire_name not in by_wire:
+                raise GenerationError(f"{where}.{key}", f"{name} has no property {wire_name!r}")
+        return tuple(by_wire[wire_name].name for wire_name in wire_names)  # type: ignore[attr-defined]
+
+    identity = attributes("identity", rule.identity)
+    for wire_name in rule.identity:
+        if not by_wire[wire_name].required:
+            raise GenerationError(f"{where}.identity", f"identity property {wire_name!r} is not required")
+    snapshot = attributes("snapshot", rule.snapshot)
+    upsert = Upsert(
+        identity=identity,
+        start=tuple(zip(attributes("start", list(rule.start)), rule.start.values())),
+        null_resets=attributes("null-resets", rule.null_resets),
+        empty_clears=attributes("empty-clears", rule.empty_clears),
+        snapshot=snapshot,
+        by_key=tuple(
+            item.name for item in by_wire.values() if isinstance(item.type, JsonObject) and item.name not in snapshot
+        ),
+    )
+    return replace(named, upsert=upsert)
+
+
+def _upsert_drift(types: dict[str, NamedType], schema: Schema, options: SchemaOptions) -> list[str]:
+    """`$defs` objects whose description speaks of upserts but have no merge rules."""
+    return [
+        f"{name} ({schema.definitions[name].pointer}): its description mentions upserts or patch semantics, "
+        f"but it is not in [tool.acp-codegen.upserts] (or not-upserts)"
+        for name in schema.definitions
+        if isinstance(types[name], ObjectType)
+        and UPSERT_WORDS.search(types[name].doc or "")
+        and name not in options.upserts
+        and name not in options.not_upserts
+    ]
 
 
 def _unescape(token: str) -> str:

@@ -66,7 +66,7 @@ def _update_schema(config: Config, version: str) -> int:
                 (config.root / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(fetched / name, config.root / name)
             config.lock.write_text(json.dumps(lock, indent=2) + "\n")
-            result = generate(config.schema, config.package, config.root, _cache(config, False))
+            result = generate(config.schema, config.package, config.root, _cache(config, False), config.options)
         except BaseException:
             for path in saved:
                 shutil.copy2(backup / path.relative_to(config.root), path)
@@ -86,9 +86,9 @@ def run(argv: list[str]) -> int:
     package = args.package or config.package
     package_dir = (args.out or config.out) / package
     if args.command == "ir":
-        print(json.dumps(ir.to_json(build_ir(schema, package, config.root)), indent=2))
+        print(json.dumps(ir.to_json(build_ir(schema, package, config.root, config.options)), indent=2))
         return 0
-    result = generate(schema, package, config.root, _cache(config, args.no_cache))
+    result = generate(schema, package, config.root, _cache(config, args.no_cache), config.options)
     if args.command == "generate":
         write_package(package_dir, result.files)
         print(result.summary(package_dir, "generated"))

@@ -3,10 +3,30 @@
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator.errors import GenerationError
+
+
+@dataclass(frozen=True)
+class UpsertRule:
+    """One row of `[tool.acp-codegen.upserts]`, in wire names."""
+
+    identity: tuple[str, ...]
+    start: dict[str, object]
+    null_resets: tuple[str, ...]
+    empty_clears: tuple[str, ...]
+    snapshot: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SchemaOptions:
+    """What `build` needs to know beyond the schema."""
+
+    upserts: dict[str, UpsertRule] = field(default_factory=dict)
+    not_upserts: tuple[str, ...] = ()
+    path_types: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -18,6 +38,7 @@ class Config:
     package: str
     npm_package: str
     schema_files: tuple[str, ...]
+    options: SchemaOptions
 
 
 def find_root(start: Path) -> Path:
@@ -41,9 +62,34 @@ def load_config(root: Path) -> Config:
             raise GenerationError(f"{path}: [tool.acp-codegen] {key}", "expected a non-empty string")
         return value
 
-    files = table.get("schema-files", [])
-    if not isinstance(files, list) or not all(isinstance(item, str) for item in files):
-        raise GenerationError(f"{path}: [tool.acp-codegen] schema-files", "expected a list of strings")
+    def strings(where: str, value: object) -> tuple[str, ...]:
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise GenerationError(f"{path}: [tool.acp-codegen] {where}", "expected a list of strings")
+        return tuple(value)
+
+    upserts = {}
+    for name, row in table.get("upserts", {}).items():
+        where = f"upserts.{name}"
+        if not isinstance(row, dict) or "identity" not in row:
+            raise GenerationError(f"{path}: [tool.acp-codegen] {where}", "expected a table with `identity`")
+        unknown = set(row) - {"identity", "start", "null-resets", "empty-clears", "snapshot"}
+        if unknown:
+            raise GenerationError(f"{path}: [tool.acp-codegen] {where}", f"unknown keys {sorted(unknown)}")
+        start = row.get("start", {})
+        if not isinstance(start, dict):
+            raise GenerationError(f"{path}: [tool.acp-codegen] {where}.start", "expected an inline table")
+        upserts[name] = UpsertRule(
+            identity=strings(f"{where}.identity", row["identity"]),
+            start=start,
+            null_resets=strings(f"{where}.null-resets", row.get("null-resets", [])),
+            empty_clears=strings(f"{where}.empty-clears", row.get("empty-clears", [])),
+            snapshot=strings(f"{where}.snapshot", row.get("snapshot", [])),
+        )
+    options = SchemaOptions(
+        upserts=upserts,
+        not_upserts=strings("not-upserts", table.get("not-upserts", [])),
+        path_types=strings("path-types", table.get("path-types", [])),
+    )
     return Config(
         root=root,
         schema=root / setting("schema"),
@@ -51,5 +97,6 @@ def load_config(root: Path) -> Config:
         out=root / setting("out"),
         package=setting("package"),
         npm_package=setting("npm-package"),
-        schema_files=tuple(files),
+        schema_files=strings("schema-files", table.get("schema-files", [])),
+        options=options,
     )

@@ -103,6 +103,20 @@ class Tag:
 
 
 @dataclass(frozen=True)
+class Upsert:
+    """How `merge` applies a patch of this type to stored state (attribute names).
+
+    Omitted keeps, None clears, a value replaces; besides that:"""
+
+    identity: tuple[str, ...]  # must be equal in stored and patch
+    start: tuple[tuple[str, object], ...]  # JSON value of an omitted field in a first report
+    null_resets: tuple[str, ...]  # None means "back to the start value"
+    empty_clears: tuple[str, ...]  # None and [] both mean []
+    snapshot: tuple[str, ...]  # the patch's value replaces, absent included
+    by_key: tuple[str, ...]  # free-form objects patched key by key (a None value removes the key)
+
+
+@dataclass(frozen=True)
 class ObjectType:
     name: str
     pointer: str
@@ -117,6 +131,7 @@ class ObjectType:
     route: Route | None = None
     # A tagged variant that wraps an object subclasses it, adding only the tag.
     base: str | None = None
+    upsert: Upsert | None = None
 
 
 @dataclass(frozen=True)
@@ -194,6 +209,8 @@ class Module:
     schema_sha256: str
     types: tuple[NamedType, ...]
     public_names: tuple[str, ...]  # the `$defs` names, in schema order
+    path_types: tuple[str, ...] = ()  # string aliases whose builders accept os.PathLike
+    warnings: tuple[str, ...] = ()  # schema drift the generator noticed (see `generate --strict`)
 
     def by_name(self) -> dict[str, NamedType]:
         return {named.name: named for named in self.types}

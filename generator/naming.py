@@ -10,7 +10,7 @@ _NOT_IDENTIFIER = re.compile(r"[^0-9a-zA-Z]+")
 
 # Attribute names every generated class already uses.
 RESERVED_ATTRIBUTES = frozenset(
-    {"unknown_properties", "from_dict", "to_dict", "from_json", "to_json"}
+    {"unknown_properties", "from_dict", "to_dict", "from_json", "to_json", "builder", "build"}
 )
 
 

@@ -10,6 +10,7 @@ import black
 
 from generator import __version__
 from generator.build import build_module
+from generator.config import SchemaOptions
 from generator.format import Formatter
 from generator.ir import Alias, EnumType, Module, ObjectType, UnionType
 from generator.load import load_schema
@@ -39,13 +40,15 @@ def display_path(schema: Path, root: Path) -> str:
         return schema.name
 
 
-def build_ir(schema: Path, package: str, root: Path) -> Module:
-    return build_module(load_schema(schema), package, display_path(schema, root))
+def build_ir(schema: Path, package: str, root: Path, options: SchemaOptions | None = None) -> Module:
+    return build_module(load_schema(schema), package, display_path(schema, root), options)
 
 
-def generate(schema: Path, package: str, root: Path, cache_file: Path | None) -> Generated:
+def generate(
+    schema: Path, package: str, root: Path, cache_file: Path | None, options: SchemaOptions | None = None
+) -> Generated:
     started = time.perf_counter()
-    module = build_ir(schema, package, root)
+    module = build_ir(schema, package, root, options)
     units = render_package(module, {"generator": __version__, "black": black.__version__})
     formatter = Formatter(cache_file)
     files = formatter.format_files(units)

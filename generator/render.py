@@ -108,6 +108,7 @@ class Queries:
 
     def __init__(self, module: Module) -> None:
         self.types = module.by_name()
+        self.path_types = module.path_types
         # Objects some tagged variant subclasses: their decoders take the class.
         self.bases = {named.base for named in module.types if isinstance(named, ObjectType) and named.base}
 
@@ -131,6 +132,17 @@ class Queries:
         while isinstance(expr, Ref) and isinstance(self.types[expr.name], Alias):
             expr = self.types[expr.name].target  # type: ignore[union-attr]
         return expr
+
+    def converts_as_is(self, expr: TypeExpr) -> bool:
+        """Whether a builder stores what it is given for `expr` unchanged."""
+        if isinstance(expr, Ref):
+            named = self.types[expr.name]
+            if isinstance(named, Alias):
+                return expr.name not in self.path_types and self.converts_as_is(named.target)
+            return True
+        if isinstance(expr, Nullable):
+            return self.converts_as_is(expr.inner)
+        return not isinstance(expr, (ListOf, MapOf, JsonObject))
 
     def is_single_check(self, expr: TypeExpr) -> bool:
         """Whether decoding `expr` is one `if` statement (which a guard can join)."""
@@ -284,6 +296,8 @@ def environment(queries: Queries) -> jinja2.Environment:
         fits=lambda line: len(line) <= LINE_LENGTH,
         types=queries.types,
         bases=queries.bases,
+        path_types=queries.path_types,
+        converts_as_is=queries.converts_as_is,
         encodes_as_is=queries.encodes_as_is,
         resolve=queries.resolve,
         is_single_check=queries.is_single_check,
@@ -337,6 +351,8 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
     units = [models.head()]
     units += [enums_.enum_class(e) for e in enums]
     units += [objects_.object_class(o) for o in objects]
+    builders_ = macros("builder")
+    units += [builders_.builder_class(o) for o in objects if not o.base]
     units += [
         aliases_.alias_definition(t) if isinstance(t, Alias) else unions_.union_alias(t) for t in aliases_and_unions
     ]

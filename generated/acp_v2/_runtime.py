@@ -12,10 +12,11 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, ClassVar, Final, TypeAlias, TypeVar
+from typing import Any, ClassVar, Final, Generic, TypeAlias, TypeVar
 
 __all__ = [
     "UNDEFINED",
+    "Builder",
     "DecodeError",
     "MaybeUndefined",
     "Model",
@@ -192,6 +193,26 @@ class Model:
 
 
 M = TypeVar("M", bound=Model)
+
+
+class Builder(Generic[M]):
+    """Base of the generated builders: collects attribute values, then `build()`."""
+
+    __slots__ = ("_cls", "_values")
+
+    def __init__(self, cls: type[M], values: dict[str, Any]) -> None:
+        self._cls = cls
+        self._values = values
+
+    def build(self) -> M:
+        """The value, validated like strict decoding: a DecodeError names the bad property."""
+        value = self._cls(**self._values)
+        try:
+            data = type(value)._acp_encode(value)
+        except (AttributeError, TypeError) as error:
+            raise DecodeError(ROOT, f"values of the declared types for {self._cls.__name__}", str(error)) from None
+        result: M = run_decoder(self._cls._acp_decode, data, True, None)
+        return result
 
 
 def run_decoder(decoder: Decoder[T], data: Any, strict: bool, on_salvage: SalvageCallback | None) -> T:

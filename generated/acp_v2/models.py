@@ -5,6 +5,9 @@
 
 from __future__ import annotations
 
+import builtins
+import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, ClassVar, Final, Literal, NewType, TypeAlias, TypeVar, cast, overload
@@ -816,6 +819,9 @@ class SessionArchiveFilter(str, Enum):
     """Only archived sessions."""
 
 
+_AgentRequestT = TypeVar("_AgentRequestT", bound="AgentRequest")
+
+
 @dataclass(slots=True, kw_only=True)
 class AgentRequest(Model):
     """A JSON-RPC request object."""
@@ -831,6 +837,20 @@ class AgentRequest(Model):
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_AgentRequestT], *, id: RequestId, method: str
+    ) -> AgentRequestBuilder[_AgentRequestT]:
+        """Start building `AgentRequest` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "id": id,
+            "method": method,
+        }
+        return AgentRequestBuilder(cls, values)
+
+
+_RequestPermissionRequestT = TypeVar("_RequestPermissionRequestT", bound="RequestPermissionRequest")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -877,6 +897,25 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_RequestPermissionRequestT],
+        *,
+        session_id: str,
+        title: str,
+        options: Iterable[PermissionOption],
+    ) -> RequestPermissionRequestBuilder[_RequestPermissionRequestT]:
+        """Start building `RequestPermissionRequest` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "session_id": session_id,
+            "title": title,
+            "options": list(options),
+        }
+        return RequestPermissionRequestBuilder(cls, values)
+
+
+_ToolCallPermissionSubjectT = TypeVar("_ToolCallPermissionSubjectT", bound="ToolCallPermissionSubject")
+
 
 @dataclass(slots=True, kw_only=True)
 class ToolCallPermissionSubject(Model):
@@ -899,12 +938,25 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_ToolCallPermissionSubjectT], *, tool_call: ToolCallUpdate
+    ) -> ToolCallPermissionSubjectBuilder[_ToolCallPermissionSubjectT]:
+        """Start building `ToolCallPermissionSubject` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "tool_call": tool_call,
+        }
+        return ToolCallPermissionSubjectBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class RequestPermissionSubjectToolCall(ToolCallPermissionSubject):
     """Permission is requested before executing a tool call."""
 
     type: ClassVar[Literal["tool_call"]] = "tool_call"
+
+
+_CommandPermissionSubjectT = TypeVar("_CommandPermissionSubjectT", bound="CommandPermissionSubject")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -933,12 +985,26 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_CommandPermissionSubjectT], *, command: str, cwd: str | os.PathLike[str]
+    ) -> CommandPermissionSubjectBuilder[_CommandPermissionSubjectT]:
+        """Start building `CommandPermissionSubject` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "command": command,
+            "cwd": os.fspath(cwd),
+        }
+        return CommandPermissionSubjectBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class RequestPermissionSubjectCommand(CommandPermissionSubject):
     """Permission is requested before running a command."""
 
     type: ClassVar[Literal["command"]] = "command"
+
+
+_RequestPermissionSubjectOtherT = TypeVar("_RequestPermissionSubjectOtherT", bound="RequestPermissionSubjectOther")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -963,6 +1029,19 @@ future ACP variants."""
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_RequestPermissionSubjectOtherT], *, type: str
+    ) -> RequestPermissionSubjectOtherBuilder[_RequestPermissionSubjectOtherT]:
+        """Start building `RequestPermissionSubjectOther` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "type": type,
+        }
+        return RequestPermissionSubjectOtherBuilder(cls, values)
+
+
+_ToolCallUpdateT = TypeVar("_ToolCallUpdateT", bound="ToolCallUpdate")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1044,6 +1123,17 @@ See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_ToolCallUpdateT], *, tool_call_id: str) -> ToolCallUpdateBuilder[_ToolCallUpdateT]:
+        """Start building `ToolCallUpdate` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "tool_call_id": tool_call_id,
+        }
+        return ToolCallUpdateBuilder(cls, values)
+
+
+_ContentT = TypeVar("_ContentT", bound="Content")
+
 
 @dataclass(slots=True, kw_only=True)
 class Content(Model):
@@ -1062,12 +1152,23 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_ContentT], *, content: ContentBlock) -> ContentBuilder[_ContentT]:
+        """Start building `Content` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "content": content,
+        }
+        return ContentBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class ToolCallContentContent(Content):
     """Standard content block (text, images, resources)."""
 
     type: ClassVar[Literal["content"]] = "content"
+
+
+_DiffT = TypeVar("_DiffT", bound="Diff")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1102,12 +1203,23 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_DiffT], *, changes: Iterable[DiffChange]) -> DiffBuilder[_DiffT]:
+        """Start building `Diff` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "changes": list(changes),
+        }
+        return DiffBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class ToolCallContentDiff(Diff):
     """File modification shown as a diff."""
 
     type: ClassVar[Literal["diff"]] = "diff"
+
+
+_TerminalT = TypeVar("_TerminalT", bound="Terminal")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1130,12 +1242,23 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_TerminalT], *, terminal_id: str) -> TerminalBuilder[_TerminalT]:
+        """Start building `Terminal` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "terminal_id": terminal_id,
+        }
+        return TerminalBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class ToolCallContentTerminal(Terminal):
     """A display-only reference to an agent-owned terminal."""
 
     type: ClassVar[Literal["terminal"]] = "terminal"
+
+
+_ToolCallContentOtherT = TypeVar("_ToolCallContentOtherT", bound="ToolCallContentOther")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1160,6 +1283,19 @@ future ACP variants."""
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_ToolCallContentOtherT], *, type: str
+    ) -> ToolCallContentOtherBuilder[_ToolCallContentOtherT]:
+        """Start building `ToolCallContentOther` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "type": type,
+        }
+        return ToolCallContentOtherBuilder(cls, values)
+
+
+_TextContentT = TypeVar("_TextContentT", bound="TextContent")
+
 
 @dataclass(slots=True, kw_only=True)
 class TextContent(Model):
@@ -1183,6 +1319,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_TextContentT], *, text: str) -> TextContentBuilder[_TextContentT]:
+        """Start building `TextContent` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "text": text,
+        }
+        return TextContentBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class ContentBlockText(TextContent):
@@ -1193,6 +1337,9 @@ class ContentBlockText(TextContent):
     extensions."""
 
     type: ClassVar[Literal["text"]] = "text"
+
+
+_ImageContentT = TypeVar("_ImageContentT", bound="ImageContent")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1225,6 +1372,17 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_ImageContentT], *, data: str, mime_type: str
+    ) -> ImageContentBuilder[_ImageContentT]:
+        """Start building `ImageContent` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "data": data,
+            "mime_type": mime_type,
+        }
+        return ImageContentBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class ContentBlockImage(ImageContent):
@@ -1233,6 +1391,9 @@ class ContentBlockImage(ImageContent):
     Requires the `image` prompt capability when included in prompts."""
 
     type: ClassVar[Literal["image"]] = "image"
+
+
+_AudioContentT = TypeVar("_AudioContentT", bound="AudioContent")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1260,6 +1421,17 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_AudioContentT], *, data: str, mime_type: str
+    ) -> AudioContentBuilder[_AudioContentT]:
+        """Start building `AudioContent` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "data": data,
+            "mime_type": mime_type,
+        }
+        return AudioContentBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class ContentBlockAudio(AudioContent):
@@ -1268,6 +1440,9 @@ class ContentBlockAudio(AudioContent):
     Requires the `audio` prompt capability when included in prompts."""
 
     type: ClassVar[Literal["audio"]] = "audio"
+
+
+_ResourceLinkT = TypeVar("_ResourceLinkT", bound="ResourceLink")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1320,6 +1495,15 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_ResourceLinkT], *, name: str, uri: str) -> ResourceLinkBuilder[_ResourceLinkT]:
+        """Start building `ResourceLink` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "name": name,
+            "uri": uri,
+        }
+        return ResourceLinkBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class ContentBlockResourceLink(ResourceLink):
@@ -1328,6 +1512,9 @@ class ContentBlockResourceLink(ResourceLink):
     All agents MUST support resource links in prompts."""
 
     type: ClassVar[Literal["resource_link"]] = "resource_link"
+
+
+_EmbeddedResourceT = TypeVar("_EmbeddedResourceT", bound="EmbeddedResource")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1352,6 +1539,16 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_EmbeddedResourceT], *, resource: EmbeddedResourceResource
+    ) -> EmbeddedResourceBuilder[_EmbeddedResourceT]:
+        """Start building `EmbeddedResource` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "resource": resource,
+        }
+        return EmbeddedResourceBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class ContentBlockResource(EmbeddedResource):
@@ -1362,6 +1559,9 @@ class ContentBlockResource(EmbeddedResource):
     Requires the `embeddedContext` prompt capability when included in prompts."""
 
     type: ClassVar[Literal["resource"]] = "resource"
+
+
+_ContentBlockOtherT = TypeVar("_ContentBlockOtherT", bound="ContentBlockOther")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1387,6 +1587,17 @@ future ACP variants."""
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(cls: builtins.type[_ContentBlockOtherT], *, type: str) -> ContentBlockOtherBuilder[_ContentBlockOtherT]:
+        """Start building `ContentBlockOther` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "type": type,
+        }
+        return ContentBlockOtherBuilder(cls, values)
+
+
+_AnnotationsT = TypeVar("_AnnotationsT", bound="Annotations")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1420,6 +1631,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(cls: builtins.type[_AnnotationsT]) -> AnnotationsBuilder[_AnnotationsT]:
+        """Start building `Annotations` from its required properties; chain setters, then `build()`."""
+        return AnnotationsBuilder(cls, {})
+
+
+_IconT = TypeVar("_IconT", bound="Icon")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1460,6 +1679,17 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_IconT], *, src: str) -> IconBuilder[_IconT]:
+        """Start building `Icon` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "src": src,
+        }
+        return IconBuilder(cls, values)
+
+
+_TextResourceContentsT = TypeVar("_TextResourceContentsT", bound="TextResourceContents")
+
 
 @dataclass(slots=True, kw_only=True)
 class TextResourceContents(Model):
@@ -1485,6 +1715,20 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_TextResourceContentsT], *, text: str, uri: str
+    ) -> TextResourceContentsBuilder[_TextResourceContentsT]:
+        """Start building `TextResourceContents` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "text": text,
+            "uri": uri,
+        }
+        return TextResourceContentsBuilder(cls, values)
+
+
+_BlobResourceContentsT = TypeVar("_BlobResourceContentsT", bound="BlobResourceContents")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1512,6 +1756,20 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_BlobResourceContentsT], *, blob: str, uri: str
+    ) -> BlobResourceContentsBuilder[_BlobResourceContentsT]:
+        """Start building `BlobResourceContents` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "blob": blob,
+            "uri": uri,
+        }
+        return BlobResourceContentsBuilder(cls, values)
+
+
+_DiffPathChangeT = TypeVar("_DiffPathChangeT", bound="DiffPathChange")
+
 
 @dataclass(slots=True, kw_only=True)
 class DiffPathChange(Model):
@@ -1522,6 +1780,16 @@ class DiffPathChange(Model):
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_DiffPathChangeT], *, path: str | os.PathLike[str]
+    ) -> DiffPathChangeBuilder[_DiffPathChangeT]:
+        """Start building `DiffPathChange` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "path": os.fspath(path),
+        }
+        return DiffPathChangeBuilder(cls, values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1545,6 +1813,9 @@ class DiffChangeOperationModify(DiffPathChange):
     operation: ClassVar[Literal["modify"]] = "modify"
 
 
+_DiffPathPairChangeT = TypeVar("_DiffPathPairChangeT", bound="DiffPathPairChange")
+
+
 @dataclass(slots=True, kw_only=True)
 class DiffPathPairChange(Model):
     """Operation metadata for move and copy changes."""
@@ -1557,6 +1828,17 @@ class DiffPathPairChange(Model):
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_DiffPathPairChangeT], *, old_path: str | os.PathLike[str], path: str | os.PathLike[str]
+    ) -> DiffPathPairChangeBuilder[_DiffPathPairChangeT]:
+        """Start building `DiffPathPairChange` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "old_path": os.fspath(old_path),
+            "path": os.fspath(path),
+        }
+        return DiffPathPairChangeBuilder(cls, values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1571,6 +1853,9 @@ class DiffChangeOperationCopy(DiffPathPairChange):
     """A file was copied."""
 
     operation: ClassVar[Literal["copy"]] = "copy"
+
+
+_DiffChangeOperationOtherT = TypeVar("_DiffChangeOperationOtherT", bound="DiffChangeOperationOther")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1590,6 +1875,19 @@ future ACP variants."""
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_DiffChangeOperationOtherT], *, operation: str
+    ) -> DiffChangeOperationOtherBuilder[_DiffChangeOperationOtherT]:
+        """Start building `DiffChangeOperationOther` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "operation": operation,
+        }
+        return DiffChangeOperationOtherBuilder(cls, values)
+
+
+_DiffChangeT = TypeVar("_DiffChangeT", bound="DiffChange")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1619,6 +1917,17 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     operation: DiffChangeOperation
     """The variant, decoded from the same JSON object."""
 
+    @classmethod
+    def builder(cls: builtins.type[_DiffChangeT], *, operation: DiffChangeOperation) -> DiffChangeBuilder[_DiffChangeT]:
+        """Start building `DiffChange` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "operation": operation,
+        }
+        return DiffChangeBuilder(cls, values)
+
+
+_DiffPatchT = TypeVar("_DiffPatchT", bound="DiffPatch")
+
 
 @dataclass(slots=True, kw_only=True)
 class DiffPatch(Model):
@@ -1639,6 +1948,20 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_DiffPatchT], *, format: DiffPatchFormat | str, text: str
+    ) -> DiffPatchBuilder[_DiffPatchT]:
+        """Start building `DiffPatch` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "format": format,
+            "text": text,
+        }
+        return DiffPatchBuilder(cls, values)
+
+
+_ToolCallLocationT = TypeVar("_ToolCallLocationT", bound="ToolCallLocation")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1668,6 +1991,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_ToolCallLocationT], *, path: str | os.PathLike[str]
+    ) -> ToolCallLocationBuilder[_ToolCallLocationT]:
+        """Start building `ToolCallLocation` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "path": os.fspath(path),
+        }
+        return ToolCallLocationBuilder(cls, values)
+
+
+_ToolCallCapabilitiesT = TypeVar("_ToolCallCapabilitiesT", bound="ToolCallCapabilities")
+
 
 @dataclass(slots=True, kw_only=True)
 class ToolCallCapabilities(Model):
@@ -1695,6 +2031,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_ToolCallCapabilitiesT]) -> ToolCallCapabilitiesBuilder[_ToolCallCapabilitiesT]:
+        """Start building `ToolCallCapabilities` from its required properties; chain setters, then `build()`."""
+        return ToolCallCapabilitiesBuilder(cls, {})
+
+
+_ToolCallCancelCapabilitiesT = TypeVar("_ToolCallCancelCapabilitiesT", bound="ToolCallCancelCapabilities")
+
 
 @dataclass(slots=True, kw_only=True)
 class ToolCallCancelCapabilities(Model):
@@ -1711,6 +2055,16 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_ToolCallCancelCapabilitiesT],
+    ) -> ToolCallCancelCapabilitiesBuilder[_ToolCallCancelCapabilitiesT]:
+        """Start building `ToolCallCancelCapabilities` from its required properties; chain setters, then `build()`."""
+        return ToolCallCancelCapabilitiesBuilder(cls, {})
+
+
+_PermissionOptionT = TypeVar("_PermissionOptionT", bound="PermissionOption")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1736,6 +2090,21 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_PermissionOptionT], *, option_id: str, name: str, kind: PermissionOptionKind | str
+    ) -> PermissionOptionBuilder[_PermissionOptionT]:
+        """Start building `PermissionOption` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "option_id": option_id,
+            "name": name,
+            "kind": kind,
+        }
+        return PermissionOptionBuilder(cls, values)
+
+
+_ElicitationFormModeT = TypeVar("_ElicitationFormModeT", bound="ElicitationFormMode")
+
 
 @dataclass(slots=True, kw_only=True)
 class ElicitationFormMode(Model):
@@ -1747,12 +2116,29 @@ class ElicitationFormMode(Model):
     variant: ElicitationFormModeVariant
     """The variant, decoded from the same JSON object."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_ElicitationFormModeT],
+        *,
+        requested_schema: ElicitationSchema,
+        variant: ElicitationFormModeVariant,
+    ) -> ElicitationFormModeBuilder[_ElicitationFormModeT]:
+        """Start building `ElicitationFormMode` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "requested_schema": requested_schema,
+            "variant": variant,
+        }
+        return ElicitationFormModeBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class CreateElicitationRequestModeForm(ElicitationFormMode):
     """Form-based elicitation where the client renders a form from the provided schema."""
 
     mode: ClassVar[Literal["form"]] = "form"
+
+
+_ElicitationUrlModeT = TypeVar("_ElicitationUrlModeT", bound="ElicitationUrlMode")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1768,12 +2154,29 @@ class ElicitationUrlMode(Model):
     variant: ElicitationUrlModeVariant
     """The variant, decoded from the same JSON object."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_ElicitationUrlModeT], *, elicitation_id: str, url: str, variant: ElicitationUrlModeVariant
+    ) -> ElicitationUrlModeBuilder[_ElicitationUrlModeT]:
+        """Start building `ElicitationUrlMode` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "elicitation_id": elicitation_id,
+            "url": url,
+            "variant": variant,
+        }
+        return ElicitationUrlModeBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class CreateElicitationRequestModeUrl(ElicitationUrlMode):
     """URL-based elicitation where the client directs the user to a URL."""
 
     mode: ClassVar[Literal["url"]] = "url"
+
+
+_CreateElicitationRequestModeOtherT = TypeVar(
+    "_CreateElicitationRequestModeOtherT", bound="CreateElicitationRequestModeOther"
+)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1797,6 +2200,23 @@ future ACP variants."""
 
     variant: CreateElicitationRequestModeOtherVariant
     """The variant, decoded from the same JSON object."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_CreateElicitationRequestModeOtherT],
+        *,
+        mode: str,
+        variant: CreateElicitationRequestModeOtherVariant,
+    ) -> CreateElicitationRequestModeOtherBuilder[_CreateElicitationRequestModeOtherT]:
+        """Start building `CreateElicitationRequestModeOther` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "mode": mode,
+            "variant": variant,
+        }
+        return CreateElicitationRequestModeOtherBuilder(cls, values)
+
+
+_CreateElicitationRequestT = TypeVar("_CreateElicitationRequestT", bound="CreateElicitationRequest")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1832,6 +2252,20 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     mode: CreateElicitationRequestMode
     """The variant, decoded from the same JSON object."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_CreateElicitationRequestT], *, message: str, mode: CreateElicitationRequestMode
+    ) -> CreateElicitationRequestBuilder[_CreateElicitationRequestT]:
+        """Start building `CreateElicitationRequest` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "message": message,
+            "mode": mode,
+        }
+        return CreateElicitationRequestBuilder(cls, values)
+
+
+_ElicitationSessionScopeT = TypeVar("_ElicitationSessionScopeT", bound="ElicitationSessionScope")
+
 
 @dataclass(slots=True, kw_only=True)
 class ElicitationSessionScope(Model):
@@ -1853,6 +2287,19 @@ session without a specific tool call."""
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_ElicitationSessionScopeT], *, session_id: str
+    ) -> ElicitationSessionScopeBuilder[_ElicitationSessionScopeT]:
+        """Start building `ElicitationSessionScope` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "session_id": session_id,
+        }
+        return ElicitationSessionScopeBuilder(cls, values)
+
+
+_ElicitationRequestScopeT = TypeVar("_ElicitationRequestScopeT", bound="ElicitationRequestScope")
+
 
 @dataclass(slots=True, kw_only=True)
 class ElicitationRequestScope(Model):
@@ -1864,6 +2311,19 @@ class ElicitationRequestScope(Model):
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_ElicitationRequestScopeT], *, request_id: RequestId
+    ) -> ElicitationRequestScopeBuilder[_ElicitationRequestScopeT]:
+        """Start building `ElicitationRequestScope` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "request_id": request_id,
+        }
+        return ElicitationRequestScopeBuilder(cls, values)
+
+
+_ElicitationSchemaT = TypeVar("_ElicitationSchemaT", bound="ElicitationSchema")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1903,6 +2363,23 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_ElicitationSchemaT],
+        *,
+        type: ElicitationSchemaType | str,
+        properties: Mapping[str, ElicitationPropertySchema],
+    ) -> ElicitationSchemaBuilder[_ElicitationSchemaT]:
+        """Start building `ElicitationSchema` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "type": type,
+            "properties": dict(properties),
+        }
+        return ElicitationSchemaBuilder(cls, values)
+
+
+_StringPropertySchemaT = TypeVar("_StringPropertySchemaT", bound="StringPropertySchema")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1969,12 +2446,20 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_StringPropertySchemaT]) -> StringPropertySchemaBuilder[_StringPropertySchemaT]:
+        """Start building `StringPropertySchema` from its required properties; chain setters, then `build()`."""
+        return StringPropertySchemaBuilder(cls, {})
+
 
 @dataclass(slots=True, kw_only=True)
 class ElicitationPropertySchemaString(StringPropertySchema):
     """String property (or single-select enum when `enum`/`oneOf` is set)."""
 
     type: ClassVar[Literal["string"]] = "string"
+
+
+_NumberPropertySchemaT = TypeVar("_NumberPropertySchemaT", bound="NumberPropertySchema")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2016,12 +2501,20 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_NumberPropertySchemaT]) -> NumberPropertySchemaBuilder[_NumberPropertySchemaT]:
+        """Start building `NumberPropertySchema` from its required properties; chain setters, then `build()`."""
+        return NumberPropertySchemaBuilder(cls, {})
+
 
 @dataclass(slots=True, kw_only=True)
 class ElicitationPropertySchemaNumber(NumberPropertySchema):
     """Number (floating-point) property."""
 
     type: ClassVar[Literal["number"]] = "number"
+
+
+_IntegerPropertySchemaT = TypeVar("_IntegerPropertySchemaT", bound="IntegerPropertySchema")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2063,12 +2556,20 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_IntegerPropertySchemaT]) -> IntegerPropertySchemaBuilder[_IntegerPropertySchemaT]:
+        """Start building `IntegerPropertySchema` from its required properties; chain setters, then `build()`."""
+        return IntegerPropertySchemaBuilder(cls, {})
+
 
 @dataclass(slots=True, kw_only=True)
 class ElicitationPropertySchemaInteger(IntegerPropertySchema):
     """Integer property."""
 
     type: ClassVar[Literal["integer"]] = "integer"
+
+
+_BooleanPropertySchemaT = TypeVar("_BooleanPropertySchemaT", bound="BooleanPropertySchema")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2100,12 +2601,20 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_BooleanPropertySchemaT]) -> BooleanPropertySchemaBuilder[_BooleanPropertySchemaT]:
+        """Start building `BooleanPropertySchema` from its required properties; chain setters, then `build()`."""
+        return BooleanPropertySchemaBuilder(cls, {})
+
 
 @dataclass(slots=True, kw_only=True)
 class ElicitationPropertySchemaBoolean(BooleanPropertySchema):
     """Boolean property."""
 
     type: ClassVar[Literal["boolean"]] = "boolean"
+
+
+_MultiSelectPropertySchemaT = TypeVar("_MultiSelectPropertySchemaT", bound="MultiSelectPropertySchema")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2150,12 +2659,25 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_MultiSelectPropertySchemaT], *, items: MultiSelectItems
+    ) -> MultiSelectPropertySchemaBuilder[_MultiSelectPropertySchemaT]:
+        """Start building `MultiSelectPropertySchema` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "items": items,
+        }
+        return MultiSelectPropertySchemaBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class ElicitationPropertySchemaArray(MultiSelectPropertySchema):
     """Multi-select array property."""
 
     type: ClassVar[Literal["array"]] = "array"
+
+
+_ElicitationPropertySchemaOtherT = TypeVar("_ElicitationPropertySchemaOtherT", bound="ElicitationPropertySchemaOther")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2179,6 +2701,19 @@ future ACP variants."""
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_ElicitationPropertySchemaOtherT], *, type: str
+    ) -> ElicitationPropertySchemaOtherBuilder[_ElicitationPropertySchemaOtherT]:
+        """Start building `ElicitationPropertySchemaOther` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "type": type,
+        }
+        return ElicitationPropertySchemaOtherBuilder(cls, values)
+
+
+_EnumOptionT = TypeVar("_EnumOptionT", bound="EnumOption")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2206,6 +2741,18 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_EnumOptionT], *, const: str, title: str) -> EnumOptionBuilder[_EnumOptionT]:
+        """Start building `EnumOption` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "const": const,
+            "title": title,
+        }
+        return EnumOptionBuilder(cls, values)
+
+
+_StringMultiSelectItemsT = TypeVar("_StringMultiSelectItemsT", bound="StringMultiSelectItems")
+
 
 @dataclass(slots=True, kw_only=True)
 class StringMultiSelectItems(Model):
@@ -2224,12 +2771,25 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_StringMultiSelectItemsT], *, enum: Iterable[str]
+    ) -> StringMultiSelectItemsBuilder[_StringMultiSelectItemsT]:
+        """Start building `StringMultiSelectItems` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "enum": list(enum),
+        }
+        return StringMultiSelectItemsBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class MultiSelectItemsString(StringMultiSelectItems):
     """Multi-select string items with plain string values."""
 
     type: ClassVar[Literal["string"]] = "string"
+
+
+_MultiSelectItemsOtherT = TypeVar("_MultiSelectItemsOtherT", bound="MultiSelectItemsOther")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2245,6 +2805,19 @@ future ACP variants."""
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_MultiSelectItemsOtherT], *, type: str
+    ) -> MultiSelectItemsOtherBuilder[_MultiSelectItemsOtherT]:
+        """Start building `MultiSelectItemsOther` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "type": type,
+        }
+        return MultiSelectItemsOtherBuilder(cls, values)
+
+
+_TitledMultiSelectItemsT = TypeVar("_TitledMultiSelectItemsT", bound="TitledMultiSelectItems")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2263,6 +2836,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_TitledMultiSelectItemsT], *, any_of: Iterable[EnumOption]
+    ) -> TitledMultiSelectItemsBuilder[_TitledMultiSelectItemsT]:
+        """Start building `TitledMultiSelectItems` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "any_of": list(any_of),
+        }
+        return TitledMultiSelectItemsBuilder(cls, values)
+
+
+_MessageMcpRequestT = TypeVar("_MessageMcpRequestT", bound="MessageMcpRequest")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2294,6 +2880,21 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_MessageMcpRequestT], *, server_id: str, request_id: str, method: str
+    ) -> MessageMcpRequestBuilder[_MessageMcpRequestT]:
+        """Start building `MessageMcpRequest` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "server_id": server_id,
+            "request_id": request_id,
+            "method": method,
+        }
+        return MessageMcpRequestBuilder(cls, values)
+
+
+_AgentResponseResultT = TypeVar("_AgentResponseResultT", bound="AgentResponseResult")
+
 
 @dataclass(slots=True, kw_only=True)
 class AgentResponseResult(Model):
@@ -2307,6 +2908,20 @@ class AgentResponseResult(Model):
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_AgentResponseResultT], *, id: RequestId, result: AgentResponseResultResult
+    ) -> AgentResponseResultBuilder[_AgentResponseResultT]:
+        """Start building `AgentResponseResult` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "id": id,
+            "result": result,
+        }
+        return AgentResponseResultBuilder(cls, values)
+
+
+_AgentResponseErrorT = TypeVar("_AgentResponseErrorT", bound="AgentResponseError")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2324,6 +2939,20 @@ for a parse error or an invalid request."""
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_AgentResponseErrorT], *, id: AgentResponseErrorId | None, error: Error
+    ) -> AgentResponseErrorBuilder[_AgentResponseErrorT]:
+        """Start building `AgentResponseError` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "id": id,
+            "error": error,
+        }
+        return AgentResponseErrorBuilder(cls, values)
+
+
+_InitializeResponseT = TypeVar("_InitializeResponseT", bound="InitializeResponse")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2365,6 +2994,20 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_InitializeResponseT], *, protocol_version: int, info: Implementation
+    ) -> InitializeResponseBuilder[_InitializeResponseT]:
+        """Start building `InitializeResponse` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "protocol_version": protocol_version,
+            "info": info,
+        }
+        return InitializeResponseBuilder(cls, values)
+
+
+_ImplementationT = TypeVar("_ImplementationT", bound="Implementation")
+
 
 @dataclass(slots=True, kw_only=True)
 class Implementation(Model):
@@ -2397,6 +3040,20 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_ImplementationT], *, name: str, version: str
+    ) -> ImplementationBuilder[_ImplementationT]:
+        """Start building `Implementation` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "name": name,
+            "version": version,
+        }
+        return ImplementationBuilder(cls, values)
+
+
+_AgentCapabilitiesT = TypeVar("_AgentCapabilitiesT", bound="AgentCapabilities")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2445,6 +3102,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(cls: builtins.type[_AgentCapabilitiesT]) -> AgentCapabilitiesBuilder[_AgentCapabilitiesT]:
+        """Start building `AgentCapabilities` from its required properties; chain setters, then `build()`."""
+        return AgentCapabilitiesBuilder(cls, {})
+
+
+_SessionCapabilitiesT = TypeVar("_SessionCapabilitiesT", bound="SessionCapabilities")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2555,6 +3220,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_SessionCapabilitiesT]) -> SessionCapabilitiesBuilder[_SessionCapabilitiesT]:
+        """Start building `SessionCapabilities` from its required properties; chain setters, then `build()`."""
+        return SessionCapabilitiesBuilder(cls, {})
+
+
+_PromptCapabilitiesT = TypeVar("_PromptCapabilitiesT", bound="PromptCapabilities")
+
 
 @dataclass(slots=True, kw_only=True)
 class PromptCapabilities(Model):
@@ -2603,6 +3276,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_PromptCapabilitiesT]) -> PromptCapabilitiesBuilder[_PromptCapabilitiesT]:
+        """Start building `PromptCapabilities` from its required properties; chain setters, then `build()`."""
+        return PromptCapabilitiesBuilder(cls, {})
+
+
+_PromptImageCapabilitiesT = TypeVar("_PromptImageCapabilitiesT", bound="PromptImageCapabilities")
+
 
 @dataclass(slots=True, kw_only=True)
 class PromptImageCapabilities(Model):
@@ -2619,6 +3300,16 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_PromptImageCapabilitiesT],
+    ) -> PromptImageCapabilitiesBuilder[_PromptImageCapabilitiesT]:
+        """Start building `PromptImageCapabilities` from its required properties; chain setters, then `build()`."""
+        return PromptImageCapabilitiesBuilder(cls, {})
+
+
+_PromptAudioCapabilitiesT = TypeVar("_PromptAudioCapabilitiesT", bound="PromptAudioCapabilities")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2637,6 +3328,18 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_PromptAudioCapabilitiesT],
+    ) -> PromptAudioCapabilitiesBuilder[_PromptAudioCapabilitiesT]:
+        """Start building `PromptAudioCapabilities` from its required properties; chain setters, then `build()`."""
+        return PromptAudioCapabilitiesBuilder(cls, {})
+
+
+_PromptEmbeddedContextCapabilitiesT = TypeVar(
+    "_PromptEmbeddedContextCapabilitiesT", bound="PromptEmbeddedContextCapabilities"
+)
+
 
 @dataclass(slots=True, kw_only=True)
 class PromptEmbeddedContextCapabilities(Model):
@@ -2653,6 +3356,16 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_PromptEmbeddedContextCapabilitiesT],
+    ) -> PromptEmbeddedContextCapabilitiesBuilder[_PromptEmbeddedContextCapabilitiesT]:
+        """Start building `PromptEmbeddedContextCapabilities` from its required properties; chain setters, then `build()`."""
+        return PromptEmbeddedContextCapabilitiesBuilder(cls, {})
+
+
+_McpCapabilitiesT = TypeVar("_McpCapabilitiesT", bound="McpCapabilities")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2691,6 +3404,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_McpCapabilitiesT]) -> McpCapabilitiesBuilder[_McpCapabilitiesT]:
+        """Start building `McpCapabilities` from its required properties; chain setters, then `build()`."""
+        return McpCapabilitiesBuilder(cls, {})
+
+
+_McpStdioCapabilitiesT = TypeVar("_McpStdioCapabilitiesT", bound="McpStdioCapabilities")
+
 
 @dataclass(slots=True, kw_only=True)
 class McpStdioCapabilities(Model):
@@ -2708,6 +3429,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_McpStdioCapabilitiesT]) -> McpStdioCapabilitiesBuilder[_McpStdioCapabilitiesT]:
+        """Start building `McpStdioCapabilities` from its required properties; chain setters, then `build()`."""
+        return McpStdioCapabilitiesBuilder(cls, {})
+
+
+_McpHttpCapabilitiesT = TypeVar("_McpHttpCapabilitiesT", bound="McpHttpCapabilities")
+
 
 @dataclass(slots=True, kw_only=True)
 class McpHttpCapabilities(Model):
@@ -2724,6 +3453,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(cls: builtins.type[_McpHttpCapabilitiesT]) -> McpHttpCapabilitiesBuilder[_McpHttpCapabilitiesT]:
+        """Start building `McpHttpCapabilities` from its required properties; chain setters, then `build()`."""
+        return McpHttpCapabilitiesBuilder(cls, {})
+
+
+_McpAcpCapabilitiesT = TypeVar("_McpAcpCapabilitiesT", bound="McpAcpCapabilities")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2746,6 +3483,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_McpAcpCapabilitiesT]) -> McpAcpCapabilitiesBuilder[_McpAcpCapabilitiesT]:
+        """Start building `McpAcpCapabilities` from its required properties; chain setters, then `build()`."""
+        return McpAcpCapabilitiesBuilder(cls, {})
+
+
+_SessionDeleteCapabilitiesT = TypeVar("_SessionDeleteCapabilitiesT", bound="SessionDeleteCapabilities")
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionDeleteCapabilities(Model):
@@ -2762,6 +3507,18 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_SessionDeleteCapabilitiesT],
+    ) -> SessionDeleteCapabilitiesBuilder[_SessionDeleteCapabilitiesT]:
+        """Start building `SessionDeleteCapabilities` from its required properties; chain setters, then `build()`."""
+        return SessionDeleteCapabilitiesBuilder(cls, {})
+
+
+_SessionAdditionalDirectoriesCapabilitiesT = TypeVar(
+    "_SessionAdditionalDirectoriesCapabilitiesT", bound="SessionAdditionalDirectoriesCapabilities"
+)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2782,6 +3539,18 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_SessionAdditionalDirectoriesCapabilitiesT],
+    ) -> SessionAdditionalDirectoriesCapabilitiesBuilder[_SessionAdditionalDirectoriesCapabilitiesT]:
+        """Start building `SessionAdditionalDirectoriesCapabilities` from its required properties; chain setters, then `build()`."""
+        return SessionAdditionalDirectoriesCapabilitiesBuilder(cls, {})
+
+
+_SessionSystemPromptCapabilitiesT = TypeVar(
+    "_SessionSystemPromptCapabilitiesT", bound="SessionSystemPromptCapabilities"
+)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2809,6 +3578,18 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_SessionSystemPromptCapabilitiesT],
+    ) -> SessionSystemPromptCapabilitiesBuilder[_SessionSystemPromptCapabilitiesT]:
+        """Start building `SessionSystemPromptCapabilities` from its required properties; chain setters, then `build()`."""
+        return SessionSystemPromptCapabilitiesBuilder(cls, {})
+
+
+_SessionSystemPromptModeCapabilitiesT = TypeVar(
+    "_SessionSystemPromptModeCapabilitiesT", bound="SessionSystemPromptModeCapabilities"
+)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2839,6 +3620,18 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_SessionSystemPromptModeCapabilitiesT],
+    ) -> SessionSystemPromptModeCapabilitiesBuilder[_SessionSystemPromptModeCapabilitiesT]:
+        """Start building `SessionSystemPromptModeCapabilities` from its required properties; chain setters, then `build()`."""
+        return SessionSystemPromptModeCapabilitiesBuilder(cls, {})
+
+
+_SessionSystemPromptOverrideCapabilitiesT = TypeVar(
+    "_SessionSystemPromptOverrideCapabilitiesT", bound="SessionSystemPromptOverrideCapabilities"
+)
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionSystemPromptOverrideCapabilities(Model):
@@ -2861,6 +3654,16 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_SessionSystemPromptOverrideCapabilitiesT],
+    ) -> SessionSystemPromptOverrideCapabilitiesBuilder[_SessionSystemPromptOverrideCapabilitiesT]:
+        """Start building `SessionSystemPromptOverrideCapabilities` from its required properties; chain setters, then `build()`."""
+        return SessionSystemPromptOverrideCapabilitiesBuilder(cls, {})
+
+
+_SessionForkCapabilitiesT = TypeVar("_SessionForkCapabilitiesT", bound="SessionForkCapabilities")
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionForkCapabilities(Model):
@@ -2881,6 +3684,16 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_SessionForkCapabilitiesT],
+    ) -> SessionForkCapabilitiesBuilder[_SessionForkCapabilitiesT]:
+        """Start building `SessionForkCapabilities` from its required properties; chain setters, then `build()`."""
+        return SessionForkCapabilitiesBuilder(cls, {})
+
+
+_SessionArchiveCapabilitiesT = TypeVar("_SessionArchiveCapabilitiesT", bound="SessionArchiveCapabilities")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2904,6 +3717,16 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_SessionArchiveCapabilitiesT],
+    ) -> SessionArchiveCapabilitiesBuilder[_SessionArchiveCapabilitiesT]:
+        """Start building `SessionArchiveCapabilities` from its required properties; chain setters, then `build()`."""
+        return SessionArchiveCapabilitiesBuilder(cls, {})
+
+
+_SessionStatusCapabilitiesT = TypeVar("_SessionStatusCapabilitiesT", bound="SessionStatusCapabilities")
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionStatusCapabilities(Model):
@@ -2924,6 +3747,16 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_SessionStatusCapabilitiesT],
+    ) -> SessionStatusCapabilitiesBuilder[_SessionStatusCapabilitiesT]:
+        """Start building `SessionStatusCapabilities` from its required properties; chain setters, then `build()`."""
+        return SessionStatusCapabilitiesBuilder(cls, {})
+
+
+_SessionTitleCapabilitiesT = TypeVar("_SessionTitleCapabilitiesT", bound="SessionTitleCapabilities")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2946,6 +3779,16 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_SessionTitleCapabilitiesT],
+    ) -> SessionTitleCapabilitiesBuilder[_SessionTitleCapabilitiesT]:
+        """Start building `SessionTitleCapabilities` from its required properties; chain setters, then `build()`."""
+        return SessionTitleCapabilitiesBuilder(cls, {})
+
+
+_AgentAuthCapabilitiesT = TypeVar("_AgentAuthCapabilitiesT", bound="AgentAuthCapabilities")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2976,6 +3819,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_AgentAuthCapabilitiesT]) -> AgentAuthCapabilitiesBuilder[_AgentAuthCapabilitiesT]:
+        """Start building `AgentAuthCapabilities` from its required properties; chain setters, then `build()`."""
+        return AgentAuthCapabilitiesBuilder(cls, {})
+
+
+_AuthStatusCapabilitiesT = TypeVar("_AuthStatusCapabilitiesT", bound="AuthStatusCapabilities")
+
 
 @dataclass(slots=True, kw_only=True)
 class AuthStatusCapabilities(Model):
@@ -2997,6 +3848,16 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_AuthStatusCapabilitiesT],
+    ) -> AuthStatusCapabilitiesBuilder[_AuthStatusCapabilitiesT]:
+        """Start building `AuthStatusCapabilities` from its required properties; chain setters, then `build()`."""
+        return AuthStatusCapabilitiesBuilder(cls, {})
+
+
+_ProvidersCapabilitiesT = TypeVar("_ProvidersCapabilitiesT", bound="ProvidersCapabilities")
+
 
 @dataclass(slots=True, kw_only=True)
 class ProvidersCapabilities(Model):
@@ -3017,6 +3878,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(cls: builtins.type[_ProvidersCapabilitiesT]) -> ProvidersCapabilitiesBuilder[_ProvidersCapabilitiesT]:
+        """Start building `ProvidersCapabilities` from its required properties; chain setters, then `build()`."""
+        return ProvidersCapabilitiesBuilder(cls, {})
+
+
+_AuthMethodTerminalT = TypeVar("_AuthMethodTerminalT", bound="AuthMethodTerminal")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -3058,6 +3927,17 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_AuthMethodTerminalT], *, method_id: str, name: str
+    ) -> AuthMethodTerminalBuilder[_AuthMethodTerminalT]:
+        """Start building `AuthMethodTerminal` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "method_id": method_id,
+            "name": name,
+        }
+        return AuthMethodTerminalBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class AuthMethodTerminalVariant(AuthMethodTerminal):
@@ -3065,6 +3945,9 @@ class AuthMethodTerminalVariant(AuthMethodTerminal):
     process, without passing this method to `auth/login`."""
 
     type: ClassVar[Literal["terminal"]] = "terminal"
+
+
+_AuthMethodAgentT = TypeVar("_AuthMethodAgentT", bound="AuthMethodAgent")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -3094,6 +3977,17 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_AuthMethodAgentT], *, method_id: str, name: str
+    ) -> AuthMethodAgentBuilder[_AuthMethodAgentT]:
+        """Start building `AuthMethodAgent` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "method_id": method_id,
+            "name": name,
+        }
+        return AuthMethodAgentBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class AuthMethodAgentVariant(AuthMethodAgent):
@@ -3102,6 +3996,9 @@ class AuthMethodAgentVariant(AuthMethodAgent):
     The `type` discriminator value is `agent`."""
 
     type: ClassVar[Literal["agent"]] = "agent"
+
+
+_AuthMethodOtherT = TypeVar("_AuthMethodOtherT", bound="AuthMethodOther")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -3132,6 +4029,21 @@ future ACP variants."""
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_AuthMethodOtherT], *, type: str, method_id: str, name: str
+    ) -> AuthMethodOtherBuilder[_AuthMethodOtherT]:
+        """Start building `AuthMethodOther` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "type": type,
+            "method_id": method_id,
+            "name": name,
+        }
+        return AuthMethodOtherBuilder(cls, values)
+
+
+_EnvVariableT = TypeVar("_EnvVariableT", bound="EnvVariable")
+
 
 @dataclass(slots=True, kw_only=True)
 class EnvVariable(Model):
@@ -3153,6 +4065,18 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_EnvVariableT], *, name: str, value: str) -> EnvVariableBuilder[_EnvVariableT]:
+        """Start building `EnvVariable` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "name": name,
+            "value": value,
+        }
+        return EnvVariableBuilder(cls, values)
+
+
+_LoginAuthResponseT = TypeVar("_LoginAuthResponseT", bound="LoginAuthResponse")
+
 
 @dataclass(slots=True, kw_only=True)
 class LoginAuthResponse(Model):
@@ -3167,6 +4091,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(cls: builtins.type[_LoginAuthResponseT]) -> LoginAuthResponseBuilder[_LoginAuthResponseT]:
+        """Start building `LoginAuthResponse` from its required properties; chain setters, then `build()`."""
+        return LoginAuthResponseBuilder(cls, {})
+
+
+_ListProvidersResponseT = TypeVar("_ListProvidersResponseT", bound="ListProvidersResponse")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -3189,6 +4121,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_ListProvidersResponseT], *, providers: Iterable[ProviderInfo]
+    ) -> ListProvidersResponseBuilder[_ListProvidersResponseT]:
+        """Start building `ListProvidersResponse` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "providers": list(providers),
+        }
+        return ListProvidersResponseBuilder(cls, values)
+
+
+_ProviderInfoT = TypeVar("_ProviderInfoT", bound="ProviderInfo")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -3223,6 +4168,21 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_ProviderInfoT], *, provider_id: str, supported: Iterable[LlmProtocol | str], required: bool
+    ) -> ProviderInfoBuilder[_ProviderInfoT]:
+        """Start building `ProviderInfo` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "provider_id": provider_id,
+            "supported": list(supported),
+            "required": required,
+        }
+        return ProviderInfoBuilder(cls, values)
+
+
+_ProviderCurrentConfigT = TypeVar("_ProviderCurrentConfigT", bound="ProviderCurrentConfig")
+
 
 @dataclass(slots=True, kw_only=True)
 class ProviderCurrentConfig(Model):
@@ -3248,6 +4208,20 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_ProviderCurrentConfigT], *, api_type: LlmProtocol | str, base_url: str
+    ) -> ProviderCurrentConfigBuilder[_ProviderCurrentConfigT]:
+        """Start building `ProviderCurrentConfig` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "api_type": api_type,
+            "base_url": base_url,
+        }
+        return ProviderCurrentConfigBuilder(cls, values)
+
+
+_SetProviderResponseT = TypeVar("_SetProviderResponseT", bound="SetProviderResponse")
+
 
 @dataclass(slots=True, kw_only=True)
 class SetProviderResponse(Model):
@@ -3266,6 +4240,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(cls: builtins.type[_SetProviderResponseT]) -> SetProviderResponseBuilder[_SetProviderResponseT]:
+        """Start building `SetProviderResponse` from its required properties; chain setters, then `build()`."""
+        return SetProviderResponseBuilder(cls, {})
+
+
+_DisableProviderResponseT = TypeVar("_DisableProviderResponseT", bound="DisableProviderResponse")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -3286,6 +4268,16 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_DisableProviderResponseT],
+    ) -> DisableProviderResponseBuilder[_DisableProviderResponseT]:
+        """Start building `DisableProviderResponse` from its required properties; chain setters, then `build()`."""
+        return DisableProviderResponseBuilder(cls, {})
+
+
+_LogoutAuthResponseT = TypeVar("_LogoutAuthResponseT", bound="LogoutAuthResponse")
+
 
 @dataclass(slots=True, kw_only=True)
 class LogoutAuthResponse(Model):
@@ -3300,6 +4292,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(cls: builtins.type[_LogoutAuthResponseT]) -> LogoutAuthResponseBuilder[_LogoutAuthResponseT]:
+        """Start building `LogoutAuthResponse` from its required properties; chain setters, then `build()`."""
+        return LogoutAuthResponseBuilder(cls, {})
+
+
+_AuthStatusResponseT = TypeVar("_AuthStatusResponseT", bound="AuthStatusResponse")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -3332,6 +4332,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_AuthStatusResponseT], *, state: AuthState | str
+    ) -> AuthStatusResponseBuilder[_AuthStatusResponseT]:
+        """Start building `AuthStatusResponse` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "state": state,
+        }
+        return AuthStatusResponseBuilder(cls, values)
+
+
+_AuthAccountT = TypeVar("_AuthAccountT", bound="AuthAccount")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -3383,6 +4396,17 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_AuthAccountT], *, label: str) -> AuthAccountBuilder[_AuthAccountT]:
+        """Start building `AuthAccount` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "label": label,
+        }
+        return AuthAccountBuilder(cls, values)
+
+
+_NewSessionResponseT = TypeVar("_NewSessionResponseT", bound="NewSessionResponse")
+
 
 @dataclass(slots=True, kw_only=True)
 class NewSessionResponse(Model):
@@ -3424,6 +4448,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_NewSessionResponseT], *, session_id: str
+    ) -> NewSessionResponseBuilder[_NewSessionResponseT]:
+        """Start building `NewSessionResponse` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "session_id": session_id,
+        }
+        return NewSessionResponseBuilder(cls, values)
+
+
+_SessionConfigSelectT = TypeVar("_SessionConfigSelectT", bound="SessionConfigSelect")
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionConfigSelect(Model):
@@ -3439,12 +4476,26 @@ unique within the option, including across groups."""
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_SessionConfigSelectT], *, current_value: str, options: SessionConfigSelectOptions
+    ) -> SessionConfigSelectBuilder[_SessionConfigSelectT]:
+        """Start building `SessionConfigSelect` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "current_value": current_value,
+            "options": options,
+        }
+        return SessionConfigSelectBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionConfigOptionTypeSelect(SessionConfigSelect):
     """Single-value selector (dropdown)."""
 
     type: ClassVar[Literal["select"]] = "select"
+
+
+_SessionConfigBooleanT = TypeVar("_SessionConfigBooleanT", bound="SessionConfigBoolean")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -3457,12 +4508,25 @@ class SessionConfigBoolean(Model):
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_SessionConfigBooleanT], *, current_value: bool
+    ) -> SessionConfigBooleanBuilder[_SessionConfigBooleanT]:
+        """Start building `SessionConfigBoolean` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "current_value": current_value,
+        }
+        return SessionConfigBooleanBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionConfigOptionTypeBoolean(SessionConfigBoolean):
     """Boolean on/off toggle."""
 
     type: ClassVar[Literal["boolean"]] = "boolean"
+
+
+_SessionConfigOptionTypeOtherT = TypeVar("_SessionConfigOptionTypeOtherT", bound="SessionConfigOptionTypeOther")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -3486,6 +4550,19 @@ future ACP variants."""
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_SessionConfigOptionTypeOtherT], *, type: str
+    ) -> SessionConfigOptionTypeOtherBuilder[_SessionConfigOptionTypeOtherT]:
+        """Start building `SessionConfigOptionTypeOther` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "type": type,
+        }
+        return SessionConfigOptionTypeOtherBuilder(cls, values)
+
+
+_SessionConfigOptionT = TypeVar("_SessionConfigOptionT", bound="SessionConfigOption")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -3518,6 +4595,21 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     type: SessionConfigOptionType
     """The variant, decoded from the same JSON object."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_SessionConfigOptionT], *, config_id: str, name: str, type: SessionConfigOptionType
+    ) -> SessionConfigOptionBuilder[_SessionConfigOptionT]:
+        """Start building `SessionConfigOption` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "config_id": config_id,
+            "name": name,
+            "type": type,
+        }
+        return SessionConfigOptionBuilder(cls, values)
+
+
+_SessionConfigSelectOptionT = TypeVar("_SessionConfigSelectOptionT", bound="SessionConfigSelectOption")
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionConfigSelectOption(Model):
@@ -3544,6 +4636,20 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_SessionConfigSelectOptionT], *, value: str, name: str
+    ) -> SessionConfigSelectOptionBuilder[_SessionConfigSelectOptionT]:
+        """Start building `SessionConfigSelectOption` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "value": value,
+            "name": name,
+        }
+        return SessionConfigSelectOptionBuilder(cls, values)
+
+
+_SessionConfigSelectGroupT = TypeVar("_SessionConfigSelectGroupT", bound="SessionConfigSelectGroup")
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionConfigSelectGroup(Model):
@@ -3567,6 +4673,25 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_SessionConfigSelectGroupT],
+        *,
+        group_id: str,
+        name: str,
+        options: Iterable[SessionConfigSelectOption],
+    ) -> SessionConfigSelectGroupBuilder[_SessionConfigSelectGroupT]:
+        """Start building `SessionConfigSelectGroup` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "group_id": group_id,
+            "name": name,
+            "options": list(options),
+        }
+        return SessionConfigSelectGroupBuilder(cls, values)
+
+
+_CommandT = TypeVar("_CommandT", bound="Command")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -3598,12 +4723,24 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_CommandT], *, name: str, description: str) -> CommandBuilder[_CommandT]:
+        """Start building `Command` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "name": name,
+            "description": description,
+        }
+        return CommandBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class AvailableCommandCommand(Command):
     """A slash command the user can invoke by including it in a prompt."""
 
     type: ClassVar[Literal["command"]] = "command"
+
+
+_AvailableCommandOtherT = TypeVar("_AvailableCommandOtherT", bound="AvailableCommandOther")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -3636,6 +4773,21 @@ within the command list."""
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_AvailableCommandOtherT], *, type: str, name: str, description: str
+    ) -> AvailableCommandOtherBuilder[_AvailableCommandOtherT]:
+        """Start building `AvailableCommandOther` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "type": type,
+            "name": name,
+            "description": description,
+        }
+        return AvailableCommandOtherBuilder(cls, values)
+
+
+_TextCommandInputT = TypeVar("_TextCommandInputT", bound="TextCommandInput")
+
 
 @dataclass(slots=True, kw_only=True)
 class TextCommandInput(Model):
@@ -3654,12 +4806,23 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_TextCommandInputT], *, hint: str) -> TextCommandInputBuilder[_TextCommandInputT]:
+        """Start building `TextCommandInput` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "hint": hint,
+        }
+        return TextCommandInputBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class AvailableCommandInputText(TextCommandInput):
     """All text after the command name and the whitespace following it is provided as input."""
 
     type: ClassVar[Literal["text"]] = "text"
+
+
+_AvailableCommandInputOtherT = TypeVar("_AvailableCommandInputOtherT", bound="AvailableCommandInputOther")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -3685,6 +4848,19 @@ future ACP variants."""
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_AvailableCommandInputOtherT], *, type: str
+    ) -> AvailableCommandInputOtherBuilder[_AvailableCommandInputOtherT]:
+        """Start building `AvailableCommandInputOther` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "type": type,
+        }
+        return AvailableCommandInputOtherBuilder(cls, values)
+
+
+_ListSessionsResponseT = TypeVar("_ListSessionsResponseT", bound="ListSessionsResponse")
+
 
 @dataclass(slots=True, kw_only=True)
 class ListSessionsResponse(Model):
@@ -3707,6 +4883,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_ListSessionsResponseT], *, sessions: Iterable[SessionInfo]
+    ) -> ListSessionsResponseBuilder[_ListSessionsResponseT]:
+        """Start building `ListSessionsResponse` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "sessions": list(sessions),
+        }
+        return ListSessionsResponseBuilder(cls, values)
+
+
+_SessionInfoT = TypeVar("_SessionInfoT", bound="SessionInfo")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -3756,6 +4945,20 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_SessionInfoT], *, session_id: str, cwd: str | os.PathLike[str]
+    ) -> SessionInfoBuilder[_SessionInfoT]:
+        """Start building `SessionInfo` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "session_id": session_id,
+            "cwd": os.fspath(cwd),
+        }
+        return SessionInfoBuilder(cls, values)
+
+
+_DeleteSessionResponseT = TypeVar("_DeleteSessionResponseT", bound="DeleteSessionResponse")
+
 
 @dataclass(slots=True, kw_only=True)
 class DeleteSessionResponse(Model):
@@ -3770,6 +4973,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(cls: builtins.type[_DeleteSessionResponseT]) -> DeleteSessionResponseBuilder[_DeleteSessionResponseT]:
+        """Start building `DeleteSessionResponse` from its required properties; chain setters, then `build()`."""
+        return DeleteSessionResponseBuilder(cls, {})
+
+
+_ForkSessionResponseT = TypeVar("_ForkSessionResponseT", bound="ForkSessionResponse")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -3807,6 +5018,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_ForkSessionResponseT], *, session_id: str
+    ) -> ForkSessionResponseBuilder[_ForkSessionResponseT]:
+        """Start building `ForkSessionResponse` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "session_id": session_id,
+        }
+        return ForkSessionResponseBuilder(cls, values)
+
+
+_ArchiveSessionResponseT = TypeVar("_ArchiveSessionResponseT", bound="ArchiveSessionResponse")
+
 
 @dataclass(slots=True, kw_only=True)
 class ArchiveSessionResponse(Model):
@@ -3826,6 +5050,16 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_ArchiveSessionResponseT],
+    ) -> ArchiveSessionResponseBuilder[_ArchiveSessionResponseT]:
+        """Start building `ArchiveSessionResponse` from its required properties; chain setters, then `build()`."""
+        return ArchiveSessionResponseBuilder(cls, {})
+
+
+_UnarchiveSessionResponseT = TypeVar("_UnarchiveSessionResponseT", bound="UnarchiveSessionResponse")
+
 
 @dataclass(slots=True, kw_only=True)
 class UnarchiveSessionResponse(Model):
@@ -3844,6 +5078,16 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_UnarchiveSessionResponseT],
+    ) -> UnarchiveSessionResponseBuilder[_UnarchiveSessionResponseT]:
+        """Start building `UnarchiveSessionResponse` from its required properties; chain setters, then `build()`."""
+        return UnarchiveSessionResponseBuilder(cls, {})
+
+
+_SessionStatusResponseT = TypeVar("_SessionStatusResponseT", bound="SessionStatusResponse")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -3881,6 +5125,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_SessionStatusResponseT], *, status: SessionStatus | str
+    ) -> SessionStatusResponseBuilder[_SessionStatusResponseT]:
+        """Start building `SessionStatusResponse` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "status": status,
+        }
+        return SessionStatusResponseBuilder(cls, values)
+
+
+_RunningStateUpdateT = TypeVar("_RunningStateUpdateT", bound="RunningStateUpdate")
+
 
 @dataclass(slots=True, kw_only=True)
 class RunningStateUpdate(Model):
@@ -3906,12 +5163,22 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_RunningStateUpdateT]) -> RunningStateUpdateBuilder[_RunningStateUpdateT]:
+        """Start building `RunningStateUpdate` from its required properties; chain setters, then `build()`."""
+        return RunningStateUpdateBuilder(cls, {})
+
 
 @dataclass(slots=True, kw_only=True)
 class StateUpdateRunning(RunningStateUpdate):
     """Foreground work is in progress."""
 
     state: ClassVar[Literal["running"]] = "running"
+
+
+_IdleStateUpdateStopReasonEndTurnT = TypeVar(
+    "_IdleStateUpdateStopReasonEndTurnT", bound="IdleStateUpdateStopReasonEndTurn"
+)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -3924,6 +5191,18 @@ class IdleStateUpdateStopReasonEndTurn(Model):
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_IdleStateUpdateStopReasonEndTurnT],
+    ) -> IdleStateUpdateStopReasonEndTurnBuilder[_IdleStateUpdateStopReasonEndTurnT]:
+        """Start building `IdleStateUpdateStopReasonEndTurn` from its required properties; chain setters, then `build()`."""
+        return IdleStateUpdateStopReasonEndTurnBuilder(cls, {})
+
+
+_IdleStateUpdateStopReasonMaxTokensT = TypeVar(
+    "_IdleStateUpdateStopReasonMaxTokensT", bound="IdleStateUpdateStopReasonMaxTokens"
+)
+
 
 @dataclass(slots=True, kw_only=True)
 class IdleStateUpdateStopReasonMaxTokens(Model):
@@ -3933,6 +5212,18 @@ class IdleStateUpdateStopReasonMaxTokens(Model):
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_IdleStateUpdateStopReasonMaxTokensT],
+    ) -> IdleStateUpdateStopReasonMaxTokensBuilder[_IdleStateUpdateStopReasonMaxTokensT]:
+        """Start building `IdleStateUpdateStopReasonMaxTokens` from its required properties; chain setters, then `build()`."""
+        return IdleStateUpdateStopReasonMaxTokensBuilder(cls, {})
+
+
+_IdleStateUpdateStopReasonMaxTurnRequestsT = TypeVar(
+    "_IdleStateUpdateStopReasonMaxTurnRequestsT", bound="IdleStateUpdateStopReasonMaxTurnRequests"
+)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -3945,6 +5236,18 @@ class IdleStateUpdateStopReasonMaxTurnRequests(Model):
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_IdleStateUpdateStopReasonMaxTurnRequestsT],
+    ) -> IdleStateUpdateStopReasonMaxTurnRequestsBuilder[_IdleStateUpdateStopReasonMaxTurnRequestsT]:
+        """Start building `IdleStateUpdateStopReasonMaxTurnRequests` from its required properties; chain setters, then `build()`."""
+        return IdleStateUpdateStopReasonMaxTurnRequestsBuilder(cls, {})
+
+
+_IdleStateUpdateStopReasonRefusalT = TypeVar(
+    "_IdleStateUpdateStopReasonRefusalT", bound="IdleStateUpdateStopReasonRefusal"
+)
+
 
 @dataclass(slots=True, kw_only=True)
 class IdleStateUpdateStopReasonRefusal(Model):
@@ -3954,6 +5257,18 @@ class IdleStateUpdateStopReasonRefusal(Model):
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_IdleStateUpdateStopReasonRefusalT],
+    ) -> IdleStateUpdateStopReasonRefusalBuilder[_IdleStateUpdateStopReasonRefusalT]:
+        """Start building `IdleStateUpdateStopReasonRefusal` from its required properties; chain setters, then `build()`."""
+        return IdleStateUpdateStopReasonRefusalBuilder(cls, {})
+
+
+_IdleStateUpdateStopReasonCancelledT = TypeVar(
+    "_IdleStateUpdateStopReasonCancelledT", bound="IdleStateUpdateStopReasonCancelled"
+)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -3974,6 +5289,16 @@ class IdleStateUpdateStopReasonCancelled(Model):
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_IdleStateUpdateStopReasonCancelledT],
+    ) -> IdleStateUpdateStopReasonCancelledBuilder[_IdleStateUpdateStopReasonCancelledT]:
+        """Start building `IdleStateUpdateStopReasonCancelled` from its required properties; chain setters, then `build()`."""
+        return IdleStateUpdateStopReasonCancelledBuilder(cls, {})
+
+
+_ErrorStopReasonT = TypeVar("_ErrorStopReasonT", bound="ErrorStopReason")
+
 
 @dataclass(slots=True, kw_only=True)
 class ErrorStopReason(Model):
@@ -3988,6 +5313,11 @@ Agents SHOULD include it."""
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_ErrorStopReasonT]) -> ErrorStopReasonBuilder[_ErrorStopReasonT]:
+        """Start building `ErrorStopReason` from its required properties; chain setters, then `build()`."""
+        return ErrorStopReasonBuilder(cls, {})
+
 
 @dataclass(slots=True, kw_only=True)
 class IdleStateUpdateStopReasonError(ErrorStopReason):
@@ -3998,6 +5328,9 @@ class IdleStateUpdateStopReasonError(ErrorStopReason):
     insertion, the prompt's response remains successful."""
 
     stop_reason: ClassVar[Literal["error"]] = "error"
+
+
+_IdleStateUpdateStopReasonOtherT = TypeVar("_IdleStateUpdateStopReasonOtherT", bound="IdleStateUpdateStopReasonOther")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4018,6 +5351,19 @@ future ACP variants."""
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_IdleStateUpdateStopReasonOtherT], *, stop_reason: str
+    ) -> IdleStateUpdateStopReasonOtherBuilder[_IdleStateUpdateStopReasonOtherT]:
+        """Start building `IdleStateUpdateStopReasonOther` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "stop_reason": stop_reason,
+        }
+        return IdleStateUpdateStopReasonOtherBuilder(cls, values)
+
+
+_IdleStateUpdateStopReasonNoneT = TypeVar("_IdleStateUpdateStopReasonNoneT", bound="IdleStateUpdateStopReasonNone")
+
 
 @dataclass(slots=True, kw_only=True)
 class IdleStateUpdateStopReasonNone(Model):
@@ -4027,6 +5373,16 @@ class IdleStateUpdateStopReasonNone(Model):
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_IdleStateUpdateStopReasonNoneT],
+    ) -> IdleStateUpdateStopReasonNoneBuilder[_IdleStateUpdateStopReasonNoneT]:
+        """Start building `IdleStateUpdateStopReasonNone` from its required properties; chain setters, then `build()`."""
+        return IdleStateUpdateStopReasonNoneBuilder(cls, {})
+
+
+_IdleStateUpdateT = TypeVar("_IdleStateUpdateT", bound="IdleStateUpdate")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4070,12 +5426,25 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     stop_reason: IdleStateUpdateStopReason
     """The variant, decoded from the same JSON object."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_IdleStateUpdateT], *, stop_reason: IdleStateUpdateStopReason
+    ) -> IdleStateUpdateBuilder[_IdleStateUpdateT]:
+        """Start building `IdleStateUpdate` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "stop_reason": stop_reason,
+        }
+        return IdleStateUpdateBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class StateUpdateIdle(IdleStateUpdate):
     """No foreground work is active. Background activity may continue."""
 
     state: ClassVar[Literal["idle"]] = "idle"
+
+
+_RequiresActionStateUpdateT = TypeVar("_RequiresActionStateUpdateT", bound="RequiresActionStateUpdate")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4109,12 +5478,22 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_RequiresActionStateUpdateT],
+    ) -> RequiresActionStateUpdateBuilder[_RequiresActionStateUpdateT]:
+        """Start building `RequiresActionStateUpdate` from its required properties; chain setters, then `build()`."""
+        return RequiresActionStateUpdateBuilder(cls, {})
+
 
 @dataclass(slots=True, kw_only=True)
 class StateUpdateRequiresAction(RequiresActionStateUpdate):
     """Foreground work is blocked on user action."""
 
     state: ClassVar[Literal["requires_action"]] = "requires_action"
+
+
+_UnknownStateUpdateT = TypeVar("_UnknownStateUpdateT", bound="UnknownStateUpdate")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4153,6 +5532,11 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_UnknownStateUpdateT]) -> UnknownStateUpdateBuilder[_UnknownStateUpdateT]:
+        """Start building `UnknownStateUpdate` from its required properties; chain setters, then `build()`."""
+        return UnknownStateUpdateBuilder(cls, {})
+
 
 @dataclass(slots=True, kw_only=True)
 class StateUpdateUnknown(UnknownStateUpdate):
@@ -4164,6 +5548,9 @@ class StateUpdateUnknown(UnknownStateUpdate):
     This replaces previously confirmed activity without ending the work or session."""
 
     state: ClassVar[Literal["unknown"]] = "unknown"
+
+
+_StateUpdateOtherT = TypeVar("_StateUpdateOtherT", bound="StateUpdateOther")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4190,6 +5577,17 @@ future ACP variants."""
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_StateUpdateOtherT], *, state: str) -> StateUpdateOtherBuilder[_StateUpdateOtherT]:
+        """Start building `StateUpdateOther` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "state": state,
+        }
+        return StateUpdateOtherBuilder(cls, values)
+
+
+_BackgroundTerminalT = TypeVar("_BackgroundTerminalT", bound="BackgroundTerminal")
+
 
 @dataclass(slots=True, kw_only=True)
 class BackgroundTerminal(Model):
@@ -4208,6 +5606,16 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_BackgroundTerminalT], *, terminal_id: str
+    ) -> BackgroundTerminalBuilder[_BackgroundTerminalT]:
+        """Start building `BackgroundTerminal` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "terminal_id": terminal_id,
+        }
+        return BackgroundTerminalBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class BackgroundWorkTerminal(BackgroundTerminal):
@@ -4215,6 +5623,9 @@ class BackgroundWorkTerminal(BackgroundTerminal):
     Live until its `terminal_update` reports `exitStatus`."""
 
     type: ClassVar[Literal["terminal"]] = "terminal"
+
+
+_BackgroundToolCallT = TypeVar("_BackgroundToolCallT", bound="BackgroundToolCall")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4234,6 +5645,16 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_BackgroundToolCallT], *, tool_call_id: str
+    ) -> BackgroundToolCallBuilder[_BackgroundToolCallT]:
+        """Start building `BackgroundToolCall` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "tool_call_id": tool_call_id,
+        }
+        return BackgroundToolCallBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class BackgroundWorkToolCall(BackgroundToolCall):
@@ -4242,6 +5663,9 @@ class BackgroundWorkToolCall(BackgroundToolCall):
     stay listed."""
 
     type: ClassVar[Literal["tool_call"]] = "tool_call"
+
+
+_BackgroundSubagentT = TypeVar("_BackgroundSubagentT", bound="BackgroundSubagent")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4265,6 +5689,16 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_BackgroundSubagentT], *, session_id: str
+    ) -> BackgroundSubagentBuilder[_BackgroundSubagentT]:
+        """Start building `BackgroundSubagent` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "session_id": session_id,
+        }
+        return BackgroundSubagentBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class BackgroundWorkSubagent(BackgroundSubagent):
@@ -4276,6 +5710,9 @@ class BackgroundWorkSubagent(BackgroundSubagent):
     its own `background` list is non-empty or not reported."""
 
     type: ClassVar[Literal["subagent"]] = "subagent"
+
+
+_BackgroundWorkOtherT = TypeVar("_BackgroundWorkOtherT", bound="BackgroundWorkOther")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4298,6 +5735,19 @@ future ACP variants."""
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_BackgroundWorkOtherT], *, type: str
+    ) -> BackgroundWorkOtherBuilder[_BackgroundWorkOtherT]:
+        """Start building `BackgroundWorkOther` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "type": type,
+        }
+        return BackgroundWorkOtherBuilder(cls, values)
+
+
+_ErrorT = TypeVar("_ErrorT", bound="Error")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4328,6 +5778,20 @@ define a shape: [`UnsupportedProtocolVersionErrorData`] for `-32022`, and
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_ErrorT], *, code: ErrorCode | int, message: str) -> ErrorBuilder[_ErrorT]:
+        """Start building `Error` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "code": code,
+            "message": message,
+        }
+        return ErrorBuilder(cls, values)
+
+
+_UnsupportedProtocolVersionErrorDataT = TypeVar(
+    "_UnsupportedProtocolVersionErrorDataT", bound="UnsupportedProtocolVersionErrorData"
+)
+
 
 @dataclass(slots=True, kw_only=True)
 class UnsupportedProtocolVersionErrorData(Model):
@@ -4352,6 +5816,20 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_UnsupportedProtocolVersionErrorDataT], *, requested: int, supported: Iterable[int]
+    ) -> UnsupportedProtocolVersionErrorDataBuilder[_UnsupportedProtocolVersionErrorDataT]:
+        """Start building `UnsupportedProtocolVersionErrorData` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "requested": requested,
+            "supported": list(supported),
+        }
+        return UnsupportedProtocolVersionErrorDataBuilder(cls, values)
+
+
+_SessionNotFoundErrorDataT = TypeVar("_SessionNotFoundErrorDataT", bound="SessionNotFoundErrorData")
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionNotFoundErrorData(Model):
@@ -4372,6 +5850,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_SessionNotFoundErrorDataT], *, session_id: str
+    ) -> SessionNotFoundErrorDataBuilder[_SessionNotFoundErrorDataT]:
+        """Start building `SessionNotFoundErrorData` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "session_id": session_id,
+        }
+        return SessionNotFoundErrorDataBuilder(cls, values)
+
+
+_UsageT = TypeVar("_UsageT", bound="Usage")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4416,6 +5907,21 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_UsageT], *, total_tokens: int, input_tokens: int, output_tokens: int
+    ) -> UsageBuilder[_UsageT]:
+        """Start building `Usage` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "total_tokens": total_tokens,
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
+        }
+        return UsageBuilder(cls, values)
+
+
+_SetSessionTitleResponseT = TypeVar("_SetSessionTitleResponseT", bound="SetSessionTitleResponse")
+
 
 @dataclass(slots=True, kw_only=True)
 class SetSessionTitleResponse(Model):
@@ -4440,6 +5946,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_SetSessionTitleResponseT], *, title: str
+    ) -> SetSessionTitleResponseBuilder[_SetSessionTitleResponseT]:
+        """Start building `SetSessionTitleResponse` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "title": title,
+        }
+        return SetSessionTitleResponseBuilder(cls, values)
+
+
+_ResumeSessionResponseT = TypeVar("_ResumeSessionResponseT", bound="ResumeSessionResponse")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4477,6 +5996,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_ResumeSessionResponseT]) -> ResumeSessionResponseBuilder[_ResumeSessionResponseT]:
+        """Start building `ResumeSessionResponse` from its required properties; chain setters, then `build()`."""
+        return ResumeSessionResponseBuilder(cls, {})
+
+
+_CloseSessionResponseT = TypeVar("_CloseSessionResponseT", bound="CloseSessionResponse")
+
 
 @dataclass(slots=True, kw_only=True)
 class CloseSessionResponse(Model):
@@ -4491,6 +6018,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(cls: builtins.type[_CloseSessionResponseT]) -> CloseSessionResponseBuilder[_CloseSessionResponseT]:
+        """Start building `CloseSessionResponse` from its required properties; chain setters, then `build()`."""
+        return CloseSessionResponseBuilder(cls, {})
+
+
+_CancelToolCallResponseT = TypeVar("_CancelToolCallResponseT", bound="CancelToolCallResponse")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4507,6 +6042,16 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_CancelToolCallResponseT],
+    ) -> CancelToolCallResponseBuilder[_CancelToolCallResponseT]:
+        """Start building `CancelToolCallResponse` from its required properties; chain setters, then `build()`."""
+        return CancelToolCallResponseBuilder(cls, {})
+
+
+_CancelTerminalResponseT = TypeVar("_CancelTerminalResponseT", bound="CancelTerminalResponse")
+
 
 @dataclass(slots=True, kw_only=True)
 class CancelTerminalResponse(Model):
@@ -4521,6 +6066,16 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_CancelTerminalResponseT],
+    ) -> CancelTerminalResponseBuilder[_CancelTerminalResponseT]:
+        """Start building `CancelTerminalResponse` from its required properties; chain setters, then `build()`."""
+        return CancelTerminalResponseBuilder(cls, {})
+
+
+_SetSessionConfigOptionResponseT = TypeVar("_SetSessionConfigOptionResponseT", bound="SetSessionConfigOptionResponse")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4539,6 +6094,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_SetSessionConfigOptionResponseT], *, config_options: Iterable[SessionConfigOption]
+    ) -> SetSessionConfigOptionResponseBuilder[_SetSessionConfigOptionResponseT]:
+        """Start building `SetSessionConfigOptionResponse` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "config_options": list(config_options),
+        }
+        return SetSessionConfigOptionResponseBuilder(cls, values)
+
+
+_PromptResponseT = TypeVar("_PromptResponseT", bound="PromptResponse")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4574,6 +6142,17 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_PromptResponseT], *, message_id: str) -> PromptResponseBuilder[_PromptResponseT]:
+        """Start building `PromptResponse` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "message_id": message_id,
+        }
+        return PromptResponseBuilder(cls, values)
+
+
+_AgentNotificationT = TypeVar("_AgentNotificationT", bound="AgentNotification")
+
 
 @dataclass(slots=True, kw_only=True)
 class AgentNotification(Model):
@@ -4587,6 +6166,19 @@ class AgentNotification(Model):
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_AgentNotificationT], *, method: str
+    ) -> AgentNotificationBuilder[_AgentNotificationT]:
+        """Start building `AgentNotification` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "method": method,
+        }
+        return AgentNotificationBuilder(cls, values)
+
+
+_UpdateSessionNotificationT = TypeVar("_UpdateSessionNotificationT", bound="UpdateSessionNotification")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4614,6 +6206,20 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_UpdateSessionNotificationT], *, session_id: str, update: SessionUpdate
+    ) -> UpdateSessionNotificationBuilder[_UpdateSessionNotificationT]:
+        """Start building `UpdateSessionNotification` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "session_id": session_id,
+            "update": update,
+        }
+        return UpdateSessionNotificationBuilder(cls, values)
+
+
+_ContentChunkT = TypeVar("_ContentChunkT", bound="ContentChunk")
+
 
 @dataclass(slots=True, kw_only=True)
 class ContentChunk(Model):
@@ -4639,12 +6245,26 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_ContentChunkT], *, message_id: str, content: ContentBlock
+    ) -> ContentChunkBuilder[_ContentChunkT]:
+        """Start building `ContentChunk` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "message_id": message_id,
+            "content": content,
+        }
+        return ContentChunkBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionUpdateUserMessageChunk(ContentChunk):
     """A chunk of the user's message being streamed."""
 
     session_update: ClassVar[Literal["user_message_chunk"]] = "user_message_chunk"
+
+
+_UserMessageT = TypeVar("_UserMessageT", bound="UserMessage")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4682,6 +6302,14 @@ See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_UserMessageT], *, message_id: str) -> UserMessageBuilder[_UserMessageT]:
+        """Start building `UserMessage` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "message_id": message_id,
+        }
+        return UserMessageBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionUpdateUserMessage(UserMessage):
@@ -4699,6 +6327,9 @@ class SessionUpdateAgentMessageChunk(ContentChunk):
     """A chunk of the agent's response being streamed."""
 
     session_update: ClassVar[Literal["agent_message_chunk"]] = "agent_message_chunk"
+
+
+_AgentMessageT = TypeVar("_AgentMessageT", bound="AgentMessage")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4736,6 +6367,14 @@ See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_AgentMessageT], *, message_id: str) -> AgentMessageBuilder[_AgentMessageT]:
+        """Start building `AgentMessage` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "message_id": message_id,
+        }
+        return AgentMessageBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionUpdateAgentMessage(AgentMessage):
@@ -4753,6 +6392,9 @@ class SessionUpdateAgentThoughtChunk(ContentChunk):
     """A chunk of the agent's internal reasoning being streamed."""
 
     session_update: ClassVar[Literal["agent_thought_chunk"]] = "agent_thought_chunk"
+
+
+_AgentThoughtT = TypeVar("_AgentThoughtT", bound="AgentThought")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4790,6 +6432,14 @@ See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_AgentThoughtT], *, message_id: str) -> AgentThoughtBuilder[_AgentThoughtT]:
+        """Start building `AgentThought` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "message_id": message_id,
+        }
+        return AgentThoughtBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionUpdateAgentThought(AgentThought):
@@ -4802,6 +6452,9 @@ class SessionUpdateAgentThought(AgentThought):
     session_update: ClassVar[Literal["agent_thought"]] = "agent_thought"
 
 
+_SessionUpdateStateUpdateT = TypeVar("_SessionUpdateStateUpdateT", bound="SessionUpdateStateUpdate")
+
+
 @dataclass(slots=True, kw_only=True)
 class SessionUpdateStateUpdate(Model):
     """A snapshot of the session's aggregate foreground activity."""
@@ -4810,6 +6463,19 @@ class SessionUpdateStateUpdate(Model):
 
     state: StateUpdate
     """The variant, decoded from the same JSON object."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_SessionUpdateStateUpdateT], *, state: StateUpdate
+    ) -> SessionUpdateStateUpdateBuilder[_SessionUpdateStateUpdateT]:
+        """Start building `SessionUpdateStateUpdate` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "state": state,
+        }
+        return SessionUpdateStateUpdateBuilder(cls, values)
+
+
+_ToolCallContentChunkT = TypeVar("_ToolCallContentChunkT", bound="ToolCallContentChunk")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4838,6 +6504,17 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_ToolCallContentChunkT], *, tool_call_id: str, content: ToolCallContent
+    ) -> ToolCallContentChunkBuilder[_ToolCallContentChunkT]:
+        """Start building `ToolCallContentChunk` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "tool_call_id": tool_call_id,
+            "content": content,
+        }
+        return ToolCallContentChunkBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionUpdateToolCallContentChunk(ToolCallContentChunk):
@@ -4851,6 +6528,9 @@ class SessionUpdateToolCallUpdate(ToolCallUpdate):
     """A tool call has been created or updated."""
 
     session_update: ClassVar[Literal["tool_call_update"]] = "tool_call_update"
+
+
+_TerminalUpdateT = TypeVar("_TerminalUpdateT", bound="TerminalUpdate")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4903,12 +6583,23 @@ See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_TerminalUpdateT], *, terminal_id: str) -> TerminalUpdateBuilder[_TerminalUpdateT]:
+        """Start building `TerminalUpdate` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "terminal_id": terminal_id,
+        }
+        return TerminalUpdateBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionUpdateTerminalUpdate(TerminalUpdate):
     """An agent-owned terminal has been created or updated."""
 
     session_update: ClassVar[Literal["terminal_update"]] = "terminal_update"
+
+
+_TerminalOutputChunkT = TypeVar("_TerminalOutputChunkT", bound="TerminalOutputChunk")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4932,12 +6623,26 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_TerminalOutputChunkT], *, terminal_id: str, data: str
+    ) -> TerminalOutputChunkBuilder[_TerminalOutputChunkT]:
+        """Start building `TerminalOutputChunk` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "terminal_id": terminal_id,
+            "data": data,
+        }
+        return TerminalOutputChunkBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionUpdateTerminalOutputChunk(TerminalOutputChunk):
     """A chunk of bytes appended to an agent-owned terminal's output."""
 
     session_update: ClassVar[Literal["terminal_output_chunk"]] = "terminal_output_chunk"
+
+
+_PlanUpdateT = TypeVar("_PlanUpdateT", bound="PlanUpdate")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4957,6 +6662,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_PlanUpdateT], *, plan: PlanUpdateContent) -> PlanUpdateBuilder[_PlanUpdateT]:
+        """Start building `PlanUpdate` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "plan": plan,
+        }
+        return PlanUpdateBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionUpdatePlanUpdate(PlanUpdate):
@@ -4964,6 +6677,9 @@ class SessionUpdatePlanUpdate(PlanUpdate):
     See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v2/draft/agent-plan)"""
 
     session_update: ClassVar[Literal["plan_update"]] = "plan_update"
+
+
+_PlanRemovedT = TypeVar("_PlanRemovedT", bound="PlanRemoved")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4987,6 +6703,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_PlanRemovedT], *, plan_id: str) -> PlanRemovedBuilder[_PlanRemovedT]:
+        """Start building `PlanRemoved` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "plan_id": plan_id,
+        }
+        return PlanRemovedBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionUpdatePlanRemoved(PlanRemoved):
@@ -4997,6 +6721,9 @@ class SessionUpdatePlanRemoved(PlanRemoved):
     Removal notice for a plan identified by ID."""
 
     session_update: ClassVar[Literal["plan_removed"]] = "plan_removed"
+
+
+_AvailableCommandsUpdateT = TypeVar("_AvailableCommandsUpdateT", bound="AvailableCommandsUpdate")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5016,12 +6743,25 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_AvailableCommandsUpdateT], *, available_commands: Iterable[AvailableCommand]
+    ) -> AvailableCommandsUpdateBuilder[_AvailableCommandsUpdateT]:
+        """Start building `AvailableCommandsUpdate` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "available_commands": list(available_commands),
+        }
+        return AvailableCommandsUpdateBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionUpdateAvailableCommandsUpdate(AvailableCommandsUpdate):
     """Available commands are ready or have changed"""
 
     session_update: ClassVar[Literal["available_commands_update"]] = "available_commands_update"
+
+
+_ConfigOptionUpdateT = TypeVar("_ConfigOptionUpdateT", bound="ConfigOptionUpdate")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5041,12 +6781,25 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_ConfigOptionUpdateT], *, config_options: Iterable[SessionConfigOption]
+    ) -> ConfigOptionUpdateBuilder[_ConfigOptionUpdateT]:
+        """Start building `ConfigOptionUpdate` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "config_options": list(config_options),
+        }
+        return ConfigOptionUpdateBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionUpdateConfigOptionUpdate(ConfigOptionUpdate):
     """Session configuration options have been updated."""
 
     session_update: ClassVar[Literal["config_option_update"]] = "config_option_update"
+
+
+_SessionInfoUpdateT = TypeVar("_SessionInfoUpdateT", bound="SessionInfoUpdate")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5079,12 +6832,20 @@ See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_SessionInfoUpdateT]) -> SessionInfoUpdateBuilder[_SessionInfoUpdateT]:
+        """Start building `SessionInfoUpdate` from its required properties; chain setters, then `build()`."""
+        return SessionInfoUpdateBuilder(cls, {})
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionUpdateSessionInfoUpdate(SessionInfoUpdate):
     """Session metadata has been updated (title, timestamps, custom metadata)"""
 
     session_update: ClassVar[Literal["session_info_update"]] = "session_info_update"
+
+
+_UsageUpdateT = TypeVar("_UsageUpdateT", bound="UsageUpdate")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5112,12 +6873,24 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_UsageUpdateT], *, used: int, size: int) -> UsageUpdateBuilder[_UsageUpdateT]:
+        """Start building `UsageUpdate` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "used": used,
+            "size": size,
+        }
+        return UsageUpdateBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionUpdateUsageUpdate(UsageUpdate):
     """Context window and cost update for the session."""
 
     session_update: ClassVar[Literal["usage_update"]] = "usage_update"
+
+
+_NoticeT = TypeVar("_NoticeT", bound="Notice")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5152,6 +6925,15 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_NoticeT], *, severity: NoticeSeverity | str, title: str) -> NoticeBuilder[_NoticeT]:
+        """Start building `Notice` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "severity": severity,
+            "title": title,
+        }
+        return NoticeBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionUpdateNotice(Notice):
@@ -5161,6 +6943,9 @@ class SessionUpdateNotice(Notice):
     present notices may ignore them."""
 
     session_update: ClassVar[Literal["notice"]] = "notice"
+
+
+_CompactionUpdateT = TypeVar("_CompactionUpdateT", bound="CompactionUpdate")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5198,12 +6983,26 @@ See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_CompactionUpdateT], *, compaction_id: str, status: CompactionStatus | str
+    ) -> CompactionUpdateBuilder[_CompactionUpdateT]:
+        """Start building `CompactionUpdate` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "compaction_id": compaction_id,
+            "status": status,
+        }
+        return CompactionUpdateBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionUpdateCompactionUpdate(CompactionUpdate):
     """A context compaction has been created or updated."""
 
     session_update: ClassVar[Literal["compaction_update"]] = "compaction_update"
+
+
+_CompactionSummaryChunkT = TypeVar("_CompactionSummaryChunkT", bound="CompactionSummaryChunk")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5228,12 +7027,26 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_CompactionSummaryChunkT], *, compaction_id: str, content: ContentBlock
+    ) -> CompactionSummaryChunkBuilder[_CompactionSummaryChunkT]:
+        """Start building `CompactionSummaryChunk` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "compaction_id": compaction_id,
+            "content": content,
+        }
+        return CompactionSummaryChunkBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionUpdateCompactionSummaryChunk(CompactionSummaryChunk):
     """A content block appended to a context compaction's retained summary."""
 
     session_update: ClassVar[Literal["compaction_summary_chunk"]] = "compaction_summary_chunk"
+
+
+_SubagentUpdateT = TypeVar("_SubagentUpdateT", bound="SubagentUpdate")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5331,6 +7144,14 @@ See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_SubagentUpdateT], *, session_id: str) -> SubagentUpdateBuilder[_SubagentUpdateT]:
+        """Start building `SubagentUpdate` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "session_id": session_id,
+        }
+        return SubagentUpdateBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionUpdateSubagentUpdate(SubagentUpdate):
@@ -5342,6 +7163,9 @@ class SessionUpdateSubagentUpdate(SubagentUpdate):
     that ownership association's metadata."""
 
     session_update: ClassVar[Literal["subagent_update"]] = "subagent_update"
+
+
+_SessionMessageT = TypeVar("_SessionMessageT", bound="SessionMessage")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5396,6 +7220,14 @@ See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_SessionMessageT], *, message_id: str) -> SessionMessageBuilder[_SessionMessageT]:
+        """Start building `SessionMessage` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "message_id": message_id,
+        }
+        return SessionMessageBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionUpdateSessionMessage(SessionMessage):
@@ -5407,6 +7239,9 @@ class SessionUpdateSessionMessage(SessionMessage):
     received from another session."""
 
     session_update: ClassVar[Literal["session_message"]] = "session_message"
+
+
+_SessionMessageChunkT = TypeVar("_SessionMessageChunkT", bound="SessionMessageChunk")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5437,6 +7272,17 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_SessionMessageChunkT], *, message_id: str, content: ContentBlock
+    ) -> SessionMessageChunkBuilder[_SessionMessageChunkT]:
+        """Start building `SessionMessageChunk` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "message_id": message_id,
+            "content": content,
+        }
+        return SessionMessageChunkBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionUpdateSessionMessageChunk(SessionMessageChunk):
@@ -5447,6 +7293,9 @@ class SessionUpdateSessionMessageChunk(SessionMessageChunk):
     One content block appended to a sent or received session message."""
 
     session_update: ClassVar[Literal["session_message_chunk"]] = "session_message_chunk"
+
+
+_SessionUpdateOtherT = TypeVar("_SessionUpdateOtherT", bound="SessionUpdateOther")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5471,6 +7320,19 @@ future ACP variants."""
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_SessionUpdateOtherT], *, session_update: str
+    ) -> SessionUpdateOtherBuilder[_SessionUpdateOtherT]:
+        """Start building `SessionUpdateOther` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "session_update": session_update,
+        }
+        return SessionUpdateOtherBuilder(cls, values)
+
+
+_TerminalOutputT = TypeVar("_TerminalOutputT", bound="TerminalOutput")
+
 
 @dataclass(slots=True, kw_only=True)
 class TerminalOutput(Model):
@@ -5488,6 +7350,17 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(cls: builtins.type[_TerminalOutputT], *, data: str) -> TerminalOutputBuilder[_TerminalOutputT]:
+        """Start building `TerminalOutput` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "data": data,
+        }
+        return TerminalOutputBuilder(cls, values)
+
+
+_TerminalExitStatusT = TypeVar("_TerminalExitStatusT", bound="TerminalExitStatus")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5518,6 +7391,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_TerminalExitStatusT]) -> TerminalExitStatusBuilder[_TerminalExitStatusT]:
+        """Start building `TerminalExitStatus` from its required properties; chain setters, then `build()`."""
+        return TerminalExitStatusBuilder(cls, {})
+
+
+_TerminalSizeT = TypeVar("_TerminalSizeT", bound="TerminalSize")
+
 
 @dataclass(slots=True, kw_only=True)
 class TerminalSize(Model):
@@ -5538,6 +7419,18 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(cls: builtins.type[_TerminalSizeT], *, cols: int, rows: int) -> TerminalSizeBuilder[_TerminalSizeT]:
+        """Start building `TerminalSize` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "cols": cols,
+            "rows": rows,
+        }
+        return TerminalSizeBuilder(cls, values)
+
+
+_TerminalCapabilitiesT = TypeVar("_TerminalCapabilitiesT", bound="TerminalCapabilities")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5566,6 +7459,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_TerminalCapabilitiesT]) -> TerminalCapabilitiesBuilder[_TerminalCapabilitiesT]:
+        """Start building `TerminalCapabilities` from its required properties; chain setters, then `build()`."""
+        return TerminalCapabilitiesBuilder(cls, {})
+
+
+_TerminalCancelCapabilitiesT = TypeVar("_TerminalCancelCapabilitiesT", bound="TerminalCancelCapabilities")
+
 
 @dataclass(slots=True, kw_only=True)
 class TerminalCancelCapabilities(Model):
@@ -5582,6 +7483,16 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_TerminalCancelCapabilitiesT],
+    ) -> TerminalCancelCapabilitiesBuilder[_TerminalCancelCapabilitiesT]:
+        """Start building `TerminalCancelCapabilities` from its required properties; chain setters, then `build()`."""
+        return TerminalCancelCapabilitiesBuilder(cls, {})
+
+
+_PlanItemsT = TypeVar("_PlanItemsT", bound="PlanItems")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5607,12 +7518,26 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_PlanItemsT], *, plan_id: str, entries: Iterable[PlanEntry]
+    ) -> PlanItemsBuilder[_PlanItemsT]:
+        """Start building `PlanItems` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "plan_id": plan_id,
+            "entries": list(entries),
+        }
+        return PlanItemsBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class PlanUpdateContentItems(PlanItems):
     """Structured plan entries."""
 
     type: ClassVar[Literal["items"]] = "items"
+
+
+_PlanFileT = TypeVar("_PlanFileT", bound="PlanFile")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5639,6 +7564,15 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_PlanFileT], *, plan_id: str, uri: str) -> PlanFileBuilder[_PlanFileT]:
+        """Start building `PlanFile` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "plan_id": plan_id,
+            "uri": uri,
+        }
+        return PlanFileBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class PlanUpdateContentFile(PlanFile):
@@ -5649,6 +7583,9 @@ class PlanUpdateContentFile(PlanFile):
     A URI pointing to a file containing the plan."""
 
     type: ClassVar[Literal["file"]] = "file"
+
+
+_PlanMarkdownT = TypeVar("_PlanMarkdownT", bound="PlanMarkdown")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5675,6 +7612,17 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_PlanMarkdownT], *, plan_id: str, content: str
+    ) -> PlanMarkdownBuilder[_PlanMarkdownT]:
+        """Start building `PlanMarkdown` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "plan_id": plan_id,
+            "content": content,
+        }
+        return PlanMarkdownBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class PlanUpdateContentMarkdown(PlanMarkdown):
@@ -5685,6 +7633,9 @@ class PlanUpdateContentMarkdown(PlanMarkdown):
     Raw markdown content for the plan."""
 
     type: ClassVar[Literal["markdown"]] = "markdown"
+
+
+_PlanUpdateContentOtherT = TypeVar("_PlanUpdateContentOtherT", bound="PlanUpdateContentOther")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5712,6 +7663,20 @@ future ACP variants."""
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_PlanUpdateContentOtherT], *, type: str, plan_id: str
+    ) -> PlanUpdateContentOtherBuilder[_PlanUpdateContentOtherT]:
+        """Start building `PlanUpdateContentOther` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "type": type,
+            "plan_id": plan_id,
+        }
+        return PlanUpdateContentOtherBuilder(cls, values)
+
+
+_PlanEntryT = TypeVar("_PlanEntryT", bound="PlanEntry")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5742,6 +7707,25 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_PlanEntryT],
+        *,
+        content: str,
+        priority: PlanEntryPriority | str,
+        status: PlanEntryStatus | str,
+    ) -> PlanEntryBuilder[_PlanEntryT]:
+        """Start building `PlanEntry` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "content": content,
+            "priority": priority,
+            "status": status,
+        }
+        return PlanEntryBuilder(cls, values)
+
+
+_CostT = TypeVar("_CostT", bound="Cost")
+
 
 @dataclass(slots=True, kw_only=True)
 class Cost(Model):
@@ -5763,6 +7747,18 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(cls: builtins.type[_CostT], *, amount: float, currency: str) -> CostBuilder[_CostT]:
+        """Start building `Cost` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "amount": amount,
+            "currency": currency,
+        }
+        return CostBuilder(cls, values)
+
+
+_SubagentSessionCapabilitiesT = TypeVar("_SubagentSessionCapabilitiesT", bound="SubagentSessionCapabilities")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5791,6 +7787,16 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_SubagentSessionCapabilitiesT],
+    ) -> SubagentSessionCapabilitiesBuilder[_SubagentSessionCapabilitiesT]:
+        """Start building `SubagentSessionCapabilities` from its required properties; chain setters, then `build()`."""
+        return SubagentSessionCapabilitiesBuilder(cls, {})
+
+
+_SessionCancelCapabilitiesT = TypeVar("_SessionCancelCapabilitiesT", bound="SessionCancelCapabilities")
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionCancelCapabilities(Model):
@@ -5812,6 +7818,18 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_SessionCancelCapabilitiesT],
+    ) -> SessionCancelCapabilitiesBuilder[_SessionCancelCapabilitiesT]:
+        """Start building `SessionCancelCapabilities` from its required properties; chain setters, then `build()`."""
+        return SessionCancelCapabilitiesBuilder(cls, {})
+
+
+_CompleteElicitationNotificationT = TypeVar(
+    "_CompleteElicitationNotificationT", bound="CompleteElicitationNotification"
+)
+
 
 @dataclass(slots=True, kw_only=True)
 class CompleteElicitationNotification(Model):
@@ -5831,6 +7849,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_CompleteElicitationNotificationT], *, elicitation_id: str
+    ) -> CompleteElicitationNotificationBuilder[_CompleteElicitationNotificationT]:
+        """Start building `CompleteElicitationNotification` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "elicitation_id": elicitation_id,
+        }
+        return CompleteElicitationNotificationBuilder(cls, values)
+
+
+_AuthStatusUpdateNotificationT = TypeVar("_AuthStatusUpdateNotificationT", bound="AuthStatusUpdateNotification")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5868,6 +7899,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_AuthStatusUpdateNotificationT], *, state: AuthState | str
+    ) -> AuthStatusUpdateNotificationBuilder[_AuthStatusUpdateNotificationT]:
+        """Start building `AuthStatusUpdateNotification` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "state": state,
+        }
+        return AuthStatusUpdateNotificationBuilder(cls, values)
+
+
+_ClientRequestT = TypeVar("_ClientRequestT", bound="ClientRequest")
+
 
 @dataclass(slots=True, kw_only=True)
 class ClientRequest(Model):
@@ -5884,6 +7928,20 @@ class ClientRequest(Model):
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_ClientRequestT], *, id: RequestId, method: str
+    ) -> ClientRequestBuilder[_ClientRequestT]:
+        """Start building `ClientRequest` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "id": id,
+            "method": method,
+        }
+        return ClientRequestBuilder(cls, values)
+
+
+_InitializeRequestT = TypeVar("_InitializeRequestT", bound="InitializeRequest")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5912,6 +7970,20 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_InitializeRequestT], *, protocol_version: int, info: Implementation
+    ) -> InitializeRequestBuilder[_InitializeRequestT]:
+        """Start building `InitializeRequest` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "protocol_version": protocol_version,
+            "info": info,
+        }
+        return InitializeRequestBuilder(cls, values)
+
+
+_ClientCapabilitiesT = TypeVar("_ClientCapabilitiesT", bound="ClientCapabilities")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5949,6 +8021,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_ClientCapabilitiesT]) -> ClientCapabilitiesBuilder[_ClientCapabilitiesT]:
+        """Start building `ClientCapabilities` from its required properties; chain setters, then `build()`."""
+        return ClientCapabilitiesBuilder(cls, {})
+
+
+_ClientAuthCapabilitiesT = TypeVar("_ClientAuthCapabilitiesT", bound="ClientAuthCapabilities")
+
 
 @dataclass(slots=True, kw_only=True)
 class ClientAuthCapabilities(Model):
@@ -5976,6 +8056,16 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_ClientAuthCapabilitiesT],
+    ) -> ClientAuthCapabilitiesBuilder[_ClientAuthCapabilitiesT]:
+        """Start building `ClientAuthCapabilities` from its required properties; chain setters, then `build()`."""
+        return ClientAuthCapabilitiesBuilder(cls, {})
+
+
+_TerminalAuthCapabilitiesT = TypeVar("_TerminalAuthCapabilitiesT", bound="TerminalAuthCapabilities")
+
 
 @dataclass(slots=True, kw_only=True)
 class TerminalAuthCapabilities(Model):
@@ -5994,6 +8084,16 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_TerminalAuthCapabilitiesT],
+    ) -> TerminalAuthCapabilitiesBuilder[_TerminalAuthCapabilitiesT]:
+        """Start building `TerminalAuthCapabilities` from its required properties; chain setters, then `build()`."""
+        return TerminalAuthCapabilitiesBuilder(cls, {})
+
+
+_ElicitationCapabilitiesT = TypeVar("_ElicitationCapabilitiesT", bound="ElicitationCapabilities")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6022,6 +8122,16 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_ElicitationCapabilitiesT],
+    ) -> ElicitationCapabilitiesBuilder[_ElicitationCapabilitiesT]:
+        """Start building `ElicitationCapabilities` from its required properties; chain setters, then `build()`."""
+        return ElicitationCapabilitiesBuilder(cls, {})
+
+
+_ElicitationFormCapabilitiesT = TypeVar("_ElicitationFormCapabilitiesT", bound="ElicitationFormCapabilities")
+
 
 @dataclass(slots=True, kw_only=True)
 class ElicitationFormCapabilities(Model):
@@ -6039,6 +8149,16 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_ElicitationFormCapabilitiesT],
+    ) -> ElicitationFormCapabilitiesBuilder[_ElicitationFormCapabilitiesT]:
+        """Start building `ElicitationFormCapabilities` from its required properties; chain setters, then `build()`."""
+        return ElicitationFormCapabilitiesBuilder(cls, {})
+
+
+_ElicitationUrlCapabilitiesT = TypeVar("_ElicitationUrlCapabilitiesT", bound="ElicitationUrlCapabilities")
+
 
 @dataclass(slots=True, kw_only=True)
 class ElicitationUrlCapabilities(Model):
@@ -6055,6 +8175,16 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_ElicitationUrlCapabilitiesT],
+    ) -> ElicitationUrlCapabilitiesBuilder[_ElicitationUrlCapabilitiesT]:
+        """Start building `ElicitationUrlCapabilities` from its required properties; chain setters, then `build()`."""
+        return ElicitationUrlCapabilitiesBuilder(cls, {})
+
+
+_LoginAuthRequestT = TypeVar("_LoginAuthRequestT", bound="LoginAuthRequest")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6081,6 +8211,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_LoginAuthRequestT], *, method_id: str
+    ) -> LoginAuthRequestBuilder[_LoginAuthRequestT]:
+        """Start building `LoginAuthRequest` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "method_id": method_id,
+        }
+        return LoginAuthRequestBuilder(cls, values)
+
+
+_ListProvidersRequestT = TypeVar("_ListProvidersRequestT", bound="ListProvidersRequest")
+
 
 @dataclass(slots=True, kw_only=True)
 class ListProvidersRequest(Model):
@@ -6099,6 +8242,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(cls: builtins.type[_ListProvidersRequestT]) -> ListProvidersRequestBuilder[_ListProvidersRequestT]:
+        """Start building `ListProvidersRequest` from its required properties; chain setters, then `build()`."""
+        return ListProvidersRequestBuilder(cls, {})
+
+
+_SetProviderRequestT = TypeVar("_SetProviderRequestT", bound="SetProviderRequest")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6134,6 +8285,21 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_SetProviderRequestT], *, provider_id: str, api_type: LlmProtocol | str, base_url: str
+    ) -> SetProviderRequestBuilder[_SetProviderRequestT]:
+        """Start building `SetProviderRequest` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "provider_id": provider_id,
+            "api_type": api_type,
+            "base_url": base_url,
+        }
+        return SetProviderRequestBuilder(cls, values)
+
+
+_DisableProviderRequestT = TypeVar("_DisableProviderRequestT", bound="DisableProviderRequest")
+
 
 @dataclass(slots=True, kw_only=True)
 class DisableProviderRequest(Model):
@@ -6156,6 +8322,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_DisableProviderRequestT], *, provider_id: str
+    ) -> DisableProviderRequestBuilder[_DisableProviderRequestT]:
+        """Start building `DisableProviderRequest` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "provider_id": provider_id,
+        }
+        return DisableProviderRequestBuilder(cls, values)
+
+
+_LogoutAuthRequestT = TypeVar("_LogoutAuthRequestT", bound="LogoutAuthRequest")
+
 
 @dataclass(slots=True, kw_only=True)
 class LogoutAuthRequest(Model):
@@ -6176,6 +8355,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(cls: builtins.type[_LogoutAuthRequestT]) -> LogoutAuthRequestBuilder[_LogoutAuthRequestT]:
+        """Start building `LogoutAuthRequest` from its required properties; chain setters, then `build()`."""
+        return LogoutAuthRequestBuilder(cls, {})
+
+
+_AuthStatusRequestT = TypeVar("_AuthStatusRequestT", bound="AuthStatusRequest")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6200,6 +8387,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(cls: builtins.type[_AuthStatusRequestT]) -> AuthStatusRequestBuilder[_AuthStatusRequestT]:
+        """Start building `AuthStatusRequest` from its required properties; chain setters, then `build()`."""
+        return AuthStatusRequestBuilder(cls, {})
+
+
+_NewSessionRequestT = TypeVar("_NewSessionRequestT", bound="NewSessionRequest")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6243,6 +8438,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_NewSessionRequestT], *, cwd: str | os.PathLike[str]
+    ) -> NewSessionRequestBuilder[_NewSessionRequestT]:
+        """Start building `NewSessionRequest` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "cwd": os.fspath(cwd),
+        }
+        return NewSessionRequestBuilder(cls, values)
+
+
+_McpServerHttpT = TypeVar("_McpServerHttpT", bound="McpServerHttp")
+
 
 @dataclass(slots=True, kw_only=True)
 class McpServerHttp(Model):
@@ -6268,6 +8476,15 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_McpServerHttpT], *, name: str, url: str) -> McpServerHttpBuilder[_McpServerHttpT]:
+        """Start building `McpServerHttp` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "name": name,
+            "url": url,
+        }
+        return McpServerHttpBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class McpServerHttpVariant(McpServerHttp):
@@ -6276,6 +8493,9 @@ class McpServerHttpVariant(McpServerHttp):
     Only available when the Agent capabilities include `session.mcp.http`."""
 
     type: ClassVar[Literal["http"]] = "http"
+
+
+_McpServerAcpT = TypeVar("_McpServerAcpT", bound="McpServerAcp")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6308,6 +8528,17 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_McpServerAcpT], *, name: str, server_id: str
+    ) -> McpServerAcpBuilder[_McpServerAcpT]:
+        """Start building `McpServerAcp` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "name": name,
+            "server_id": server_id,
+        }
+        return McpServerAcpBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class McpServerAcpVariant(McpServerAcp):
@@ -6321,6 +8552,9 @@ class McpServerAcpVariant(McpServerAcp):
     The MCP server is provided by an ACP component and communicates over the ACP channel."""
 
     type: ClassVar[Literal["acp"]] = "acp"
+
+
+_McpServerStdioT = TypeVar("_McpServerStdioT", bound="McpServerStdio")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6350,6 +8584,17 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_McpServerStdioT], *, name: str, command: str | os.PathLike[str]
+    ) -> McpServerStdioBuilder[_McpServerStdioT]:
+        """Start building `McpServerStdio` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "name": name,
+            "command": os.fspath(command),
+        }
+        return McpServerStdioBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class McpServerStdioVariant(McpServerStdio):
@@ -6358,6 +8603,9 @@ class McpServerStdioVariant(McpServerStdio):
     Only available when the Agent capabilities include `session.mcp.stdio`."""
 
     type: ClassVar[Literal["stdio"]] = "stdio"
+
+
+_McpServerOtherT = TypeVar("_McpServerOtherT", bound="McpServerOther")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6383,6 +8631,17 @@ future ACP variants."""
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_McpServerOtherT], *, type: str) -> McpServerOtherBuilder[_McpServerOtherT]:
+        """Start building `McpServerOther` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "type": type,
+        }
+        return McpServerOtherBuilder(cls, values)
+
+
+_HttpHeaderT = TypeVar("_HttpHeaderT", bound="HttpHeader")
+
 
 @dataclass(slots=True, kw_only=True)
 class HttpHeader(Model):
@@ -6403,6 +8662,18 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(cls: builtins.type[_HttpHeaderT], *, name: str, value: str) -> HttpHeaderBuilder[_HttpHeaderT]:
+        """Start building `HttpHeader` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "name": name,
+            "value": value,
+        }
+        return HttpHeaderBuilder(cls, values)
+
+
+_SystemPromptT = TypeVar("_SystemPromptT", bound="SystemPrompt")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6445,6 +8716,20 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_SystemPromptT], *, mode: SystemPromptMode | str, content: Iterable[ContentBlock]
+    ) -> SystemPromptBuilder[_SystemPromptT]:
+        """Start building `SystemPrompt` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "mode": mode,
+            "content": list(content),
+        }
+        return SystemPromptBuilder(cls, values)
+
+
+_ListSessionsRequestT = TypeVar("_ListSessionsRequestT", bound="ListSessionsRequest")
+
 
 @dataclass(slots=True, kw_only=True)
 class ListSessionsRequest(Model):
@@ -6484,6 +8769,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_ListSessionsRequestT]) -> ListSessionsRequestBuilder[_ListSessionsRequestT]:
+        """Start building `ListSessionsRequest` from its required properties; chain setters, then `build()`."""
+        return ListSessionsRequestBuilder(cls, {})
+
+
+_DeleteSessionRequestT = TypeVar("_DeleteSessionRequestT", bound="DeleteSessionRequest")
+
 
 @dataclass(slots=True, kw_only=True)
 class DeleteSessionRequest(Model):
@@ -6503,6 +8796,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_DeleteSessionRequestT], *, session_id: str
+    ) -> DeleteSessionRequestBuilder[_DeleteSessionRequestT]:
+        """Start building `DeleteSessionRequest` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "session_id": session_id,
+        }
+        return DeleteSessionRequestBuilder(cls, values)
+
+
+_ForkSessionRequestT = TypeVar("_ForkSessionRequestT", bound="ForkSessionRequest")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6557,6 +8863,20 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_ForkSessionRequestT], *, session_id: str, cwd: str | os.PathLike[str]
+    ) -> ForkSessionRequestBuilder[_ForkSessionRequestT]:
+        """Start building `ForkSessionRequest` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "session_id": session_id,
+            "cwd": os.fspath(cwd),
+        }
+        return ForkSessionRequestBuilder(cls, values)
+
+
+_ArchiveSessionRequestT = TypeVar("_ArchiveSessionRequestT", bound="ArchiveSessionRequest")
+
 
 @dataclass(slots=True, kw_only=True)
 class ArchiveSessionRequest(Model):
@@ -6585,6 +8905,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_ArchiveSessionRequestT], *, session_id: str
+    ) -> ArchiveSessionRequestBuilder[_ArchiveSessionRequestT]:
+        """Start building `ArchiveSessionRequest` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "session_id": session_id,
+        }
+        return ArchiveSessionRequestBuilder(cls, values)
+
+
+_UnarchiveSessionRequestT = TypeVar("_UnarchiveSessionRequestT", bound="UnarchiveSessionRequest")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6616,6 +8949,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_UnarchiveSessionRequestT], *, session_id: str
+    ) -> UnarchiveSessionRequestBuilder[_UnarchiveSessionRequestT]:
+        """Start building `UnarchiveSessionRequest` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "session_id": session_id,
+        }
+        return UnarchiveSessionRequestBuilder(cls, values)
+
+
+_SessionStatusRequestT = TypeVar("_SessionStatusRequestT", bound="SessionStatusRequest")
+
 
 @dataclass(slots=True, kw_only=True)
 class SessionStatusRequest(Model):
@@ -6643,6 +8989,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_SessionStatusRequestT], *, session_id: str
+    ) -> SessionStatusRequestBuilder[_SessionStatusRequestT]:
+        """Start building `SessionStatusRequest` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "session_id": session_id,
+        }
+        return SessionStatusRequestBuilder(cls, values)
+
+
+_SetSessionTitleRequestT = TypeVar("_SetSessionTitleRequestT", bound="SetSessionTitleRequest")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6681,6 +9040,20 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_SetSessionTitleRequestT], *, session_id: str, title: str
+    ) -> SetSessionTitleRequestBuilder[_SetSessionTitleRequestT]:
+        """Start building `SetSessionTitleRequest` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "session_id": session_id,
+            "title": title,
+        }
+        return SetSessionTitleRequestBuilder(cls, values)
+
+
+_ResumeSessionRequestT = TypeVar("_ResumeSessionRequestT", bound="ResumeSessionRequest")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6749,6 +9122,20 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_ResumeSessionRequestT], *, session_id: str, cwd: str | os.PathLike[str]
+    ) -> ResumeSessionRequestBuilder[_ResumeSessionRequestT]:
+        """Start building `ResumeSessionRequest` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "session_id": session_id,
+            "cwd": os.fspath(cwd),
+        }
+        return ResumeSessionRequestBuilder(cls, values)
+
+
+_ReplayFromStartT = TypeVar("_ReplayFromStartT", bound="ReplayFromStart")
+
 
 @dataclass(slots=True, kw_only=True)
 class ReplayFromStart(Model):
@@ -6764,12 +9151,20 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_ReplayFromStartT]) -> ReplayFromStartBuilder[_ReplayFromStartT]:
+        """Start building `ReplayFromStart` from its required properties; chain setters, then `build()`."""
+        return ReplayFromStartBuilder(cls, {})
+
 
 @dataclass(slots=True, kw_only=True)
 class ReplayFromStartVariant(ReplayFromStart):
     """Replay all retained conversation history from its first replayable entry."""
 
     type: ClassVar[Literal["start"]] = "start"
+
+
+_ReplayFromOtherT = TypeVar("_ReplayFromOtherT", bound="ReplayFromOther")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6794,6 +9189,17 @@ future ACP variants."""
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(cls: builtins.type[_ReplayFromOtherT], *, type: str) -> ReplayFromOtherBuilder[_ReplayFromOtherT]:
+        """Start building `ReplayFromOther` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "type": type,
+        }
+        return ReplayFromOtherBuilder(cls, values)
+
+
+_CloseSessionRequestT = TypeVar("_CloseSessionRequestT", bound="CloseSessionRequest")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6832,6 +9238,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_CloseSessionRequestT], *, session_id: str
+    ) -> CloseSessionRequestBuilder[_CloseSessionRequestT]:
+        """Start building `CloseSessionRequest` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "session_id": session_id,
+        }
+        return CloseSessionRequestBuilder(cls, values)
+
+
+_CancelToolCallRequestT = TypeVar("_CancelToolCallRequestT", bound="CancelToolCallRequest")
+
 
 @dataclass(slots=True, kw_only=True)
 class CancelToolCallRequest(Model):
@@ -6864,6 +9283,20 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_CancelToolCallRequestT], *, session_id: str, tool_call_id: str
+    ) -> CancelToolCallRequestBuilder[_CancelToolCallRequestT]:
+        """Start building `CancelToolCallRequest` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "session_id": session_id,
+            "tool_call_id": tool_call_id,
+        }
+        return CancelToolCallRequestBuilder(cls, values)
+
+
+_CancelTerminalRequestT = TypeVar("_CancelTerminalRequestT", bound="CancelTerminalRequest")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6899,6 +9332,22 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_CancelTerminalRequestT], *, session_id: str, terminal_id: str
+    ) -> CancelTerminalRequestBuilder[_CancelTerminalRequestT]:
+        """Start building `CancelTerminalRequest` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "session_id": session_id,
+            "terminal_id": terminal_id,
+        }
+        return CancelTerminalRequestBuilder(cls, values)
+
+
+_SetSessionConfigOptionRequestTypeIdT = TypeVar(
+    "_SetSessionConfigOptionRequestTypeIdT", bound="SetSessionConfigOptionRequestTypeId"
+)
+
 
 @dataclass(slots=True, kw_only=True)
 class SetSessionConfigOptionRequestTypeId(Model):
@@ -6912,6 +9361,21 @@ class SetSessionConfigOptionRequestTypeId(Model):
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_SetSessionConfigOptionRequestTypeIdT], *, value: str
+    ) -> SetSessionConfigOptionRequestTypeIdBuilder[_SetSessionConfigOptionRequestTypeIdT]:
+        """Start building `SetSessionConfigOptionRequestTypeId` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "value": value,
+        }
+        return SetSessionConfigOptionRequestTypeIdBuilder(cls, values)
+
+
+_SetSessionConfigOptionRequestTypeBooleanT = TypeVar(
+    "_SetSessionConfigOptionRequestTypeBooleanT", bound="SetSessionConfigOptionRequestTypeBoolean"
+)
+
 
 @dataclass(slots=True, kw_only=True)
 class SetSessionConfigOptionRequestTypeBoolean(Model):
@@ -6924,6 +9388,21 @@ class SetSessionConfigOptionRequestTypeBoolean(Model):
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_SetSessionConfigOptionRequestTypeBooleanT], *, value: bool
+    ) -> SetSessionConfigOptionRequestTypeBooleanBuilder[_SetSessionConfigOptionRequestTypeBooleanT]:
+        """Start building `SetSessionConfigOptionRequestTypeBoolean` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "value": value,
+        }
+        return SetSessionConfigOptionRequestTypeBooleanBuilder(cls, values)
+
+
+_SetSessionConfigOptionRequestTypeOtherT = TypeVar(
+    "_SetSessionConfigOptionRequestTypeOtherT", bound="SetSessionConfigOptionRequestTypeOther"
+)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6949,6 +9428,20 @@ future ACP variants."""
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_SetSessionConfigOptionRequestTypeOtherT], *, type: str, value: Any
+    ) -> SetSessionConfigOptionRequestTypeOtherBuilder[_SetSessionConfigOptionRequestTypeOtherT]:
+        """Start building `SetSessionConfigOptionRequestTypeOther` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "type": type,
+            "value": value,
+        }
+        return SetSessionConfigOptionRequestTypeOtherBuilder(cls, values)
+
+
+_SetSessionConfigOptionRequestT = TypeVar("_SetSessionConfigOptionRequestT", bound="SetSessionConfigOptionRequest")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6977,6 +9470,25 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     type: SetSessionConfigOptionRequestType
     """The variant, decoded from the same JSON object."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_SetSessionConfigOptionRequestT],
+        *,
+        session_id: str,
+        config_id: str,
+        type: SetSessionConfigOptionRequestType,
+    ) -> SetSessionConfigOptionRequestBuilder[_SetSessionConfigOptionRequestT]:
+        """Start building `SetSessionConfigOptionRequest` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "session_id": session_id,
+            "config_id": config_id,
+            "type": type,
+        }
+        return SetSessionConfigOptionRequestBuilder(cls, values)
+
+
+_PromptRequestT = TypeVar("_PromptRequestT", bound="PromptRequest")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -7019,6 +9531,20 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_PromptRequestT], *, session_id: str, prompt: Iterable[ContentBlock]
+    ) -> PromptRequestBuilder[_PromptRequestT]:
+        """Start building `PromptRequest` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "session_id": session_id,
+            "prompt": list(prompt),
+        }
+        return PromptRequestBuilder(cls, values)
+
+
+_ClientResponseResultT = TypeVar("_ClientResponseResultT", bound="ClientResponseResult")
+
 
 @dataclass(slots=True, kw_only=True)
 class ClientResponseResult(Model):
@@ -7032,6 +9558,20 @@ class ClientResponseResult(Model):
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_ClientResponseResultT], *, id: RequestId, result: ClientResponseResultResult
+    ) -> ClientResponseResultBuilder[_ClientResponseResultT]:
+        """Start building `ClientResponseResult` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "id": id,
+            "result": result,
+        }
+        return ClientResponseResultBuilder(cls, values)
+
+
+_ClientResponseErrorT = TypeVar("_ClientResponseErrorT", bound="ClientResponseError")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -7049,6 +9589,20 @@ for a parse error or an invalid request."""
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_ClientResponseErrorT], *, id: ClientResponseErrorId | None, error: Error
+    ) -> ClientResponseErrorBuilder[_ClientResponseErrorT]:
+        """Start building `ClientResponseError` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "id": id,
+            "error": error,
+        }
+        return ClientResponseErrorBuilder(cls, values)
+
+
+_RequestPermissionResponseT = TypeVar("_RequestPermissionResponseT", bound="RequestPermissionResponse")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -7068,6 +9622,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_RequestPermissionResponseT], *, outcome: RequestPermissionOutcome
+    ) -> RequestPermissionResponseBuilder[_RequestPermissionResponseT]:
+        """Start building `RequestPermissionResponse` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "outcome": outcome,
+        }
+        return RequestPermissionResponseBuilder(cls, values)
+
+
+_CancelledPermissionOutcomeT = TypeVar("_CancelledPermissionOutcomeT", bound="CancelledPermissionOutcome")
+
 
 @dataclass(slots=True, kw_only=True)
 class CancelledPermissionOutcome(Model):
@@ -7082,6 +9649,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_CancelledPermissionOutcomeT],
+    ) -> CancelledPermissionOutcomeBuilder[_CancelledPermissionOutcomeT]:
+        """Start building `CancelledPermissionOutcome` from its required properties; chain setters, then `build()`."""
+        return CancelledPermissionOutcomeBuilder(cls, {})
 
 
 @dataclass(slots=True, kw_only=True)
@@ -7101,6 +9675,9 @@ class RequestPermissionOutcomeCancelled(CancelledPermissionOutcome):
     outcome: ClassVar[Literal["cancelled"]] = "cancelled"
 
 
+_SelectedPermissionOutcomeT = TypeVar("_SelectedPermissionOutcomeT", bound="SelectedPermissionOutcome")
+
+
 @dataclass(slots=True, kw_only=True)
 class SelectedPermissionOutcome(Model):
     """The user selected one of the provided options."""
@@ -7118,6 +9695,16 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_SelectedPermissionOutcomeT], *, option_id: str
+    ) -> SelectedPermissionOutcomeBuilder[_SelectedPermissionOutcomeT]:
+        """Start building `SelectedPermissionOutcome` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "option_id": option_id,
+        }
+        return SelectedPermissionOutcomeBuilder(cls, values)
+
 
 @dataclass(slots=True, kw_only=True)
 class RequestPermissionOutcomeSelected(SelectedPermissionOutcome):
@@ -7127,6 +9714,9 @@ class RequestPermissionOutcomeSelected(SelectedPermissionOutcome):
     approved."""
 
     outcome: ClassVar[Literal["selected"]] = "selected"
+
+
+_RequestPermissionOutcomeOtherT = TypeVar("_RequestPermissionOutcomeOtherT", bound="RequestPermissionOutcomeOther")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -7152,6 +9742,19 @@ future ACP variants."""
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_RequestPermissionOutcomeOtherT], *, outcome: str
+    ) -> RequestPermissionOutcomeOtherBuilder[_RequestPermissionOutcomeOtherT]:
+        """Start building `RequestPermissionOutcomeOther` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "outcome": outcome,
+        }
+        return RequestPermissionOutcomeOtherBuilder(cls, values)
+
+
+_ElicitationAcceptActionT = TypeVar("_ElicitationAcceptActionT", bound="ElicitationAcceptAction")
+
 
 @dataclass(slots=True, kw_only=True)
 class ElicitationAcceptAction(Model):
@@ -7165,12 +9768,24 @@ Omitted and `null` are equivalent and mean no content is provided."""
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_ElicitationAcceptActionT],
+    ) -> ElicitationAcceptActionBuilder[_ElicitationAcceptActionT]:
+        """Start building `ElicitationAcceptAction` from its required properties; chain setters, then `build()`."""
+        return ElicitationAcceptActionBuilder(cls, {})
+
 
 @dataclass(slots=True, kw_only=True)
 class CreateElicitationResponseActionAccept(ElicitationAcceptAction):
     """The user accepted and provided content."""
 
     action: ClassVar[Literal["accept"]] = "accept"
+
+
+_CreateElicitationResponseActionDeclineT = TypeVar(
+    "_CreateElicitationResponseActionDeclineT", bound="CreateElicitationResponseActionDecline"
+)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -7182,6 +9797,18 @@ class CreateElicitationResponseActionDecline(Model):
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_CreateElicitationResponseActionDeclineT],
+    ) -> CreateElicitationResponseActionDeclineBuilder[_CreateElicitationResponseActionDeclineT]:
+        """Start building `CreateElicitationResponseActionDecline` from its required properties; chain setters, then `build()`."""
+        return CreateElicitationResponseActionDeclineBuilder(cls, {})
+
+
+_CreateElicitationResponseActionCancelT = TypeVar(
+    "_CreateElicitationResponseActionCancelT", bound="CreateElicitationResponseActionCancel"
+)
+
 
 @dataclass(slots=True, kw_only=True)
 class CreateElicitationResponseActionCancel(Model):
@@ -7191,6 +9818,18 @@ class CreateElicitationResponseActionCancel(Model):
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_CreateElicitationResponseActionCancelT],
+    ) -> CreateElicitationResponseActionCancelBuilder[_CreateElicitationResponseActionCancelT]:
+        """Start building `CreateElicitationResponseActionCancel` from its required properties; chain setters, then `build()`."""
+        return CreateElicitationResponseActionCancelBuilder(cls, {})
+
+
+_CreateElicitationResponseActionOtherT = TypeVar(
+    "_CreateElicitationResponseActionOtherT", bound="CreateElicitationResponseActionOther"
+)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -7215,6 +9854,19 @@ future ACP variants."""
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_CreateElicitationResponseActionOtherT], *, action: str
+    ) -> CreateElicitationResponseActionOtherBuilder[_CreateElicitationResponseActionOtherT]:
+        """Start building `CreateElicitationResponseActionOther` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "action": action,
+        }
+        return CreateElicitationResponseActionOtherBuilder(cls, values)
+
+
+_CreateElicitationResponseT = TypeVar("_CreateElicitationResponseT", bound="CreateElicitationResponse")
+
 
 @dataclass(slots=True, kw_only=True)
 class CreateElicitationResponse(Model):
@@ -7229,6 +9881,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     action: CreateElicitationResponseAction
     """The variant, decoded from the same JSON object."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_CreateElicitationResponseT], *, action: CreateElicitationResponseAction
+    ) -> CreateElicitationResponseBuilder[_CreateElicitationResponseT]:
+        """Start building `CreateElicitationResponse` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "action": action,
+        }
+        return CreateElicitationResponseBuilder(cls, values)
+
+
+_MessageMcpResponseResultT = TypeVar("_MessageMcpResponseResultT", bound="MessageMcpResponseResult")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -7249,6 +9914,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_MessageMcpResponseResultT], *, result: Any
+    ) -> MessageMcpResponseResultBuilder[_MessageMcpResponseResultT]:
+        """Start building `MessageMcpResponseResult` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "result": result,
+        }
+        return MessageMcpResponseResultBuilder(cls, values)
+
+
+_MessageMcpResponseErrorT = TypeVar("_MessageMcpResponseErrorT", bound="MessageMcpResponseError")
+
 
 @dataclass(slots=True, kw_only=True)
 class MessageMcpResponseError(Model):
@@ -7267,6 +9945,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_MessageMcpResponseErrorT], *, error: McpError
+    ) -> MessageMcpResponseErrorBuilder[_MessageMcpResponseErrorT]:
+        """Start building `MessageMcpResponseError` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "error": error,
+        }
+        return MessageMcpResponseErrorBuilder(cls, values)
+
+
+_McpErrorT = TypeVar("_McpErrorT", bound="McpError")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -7290,6 +9981,18 @@ class McpError(Model):
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(cls: builtins.type[_McpErrorT], *, code: int, message: str) -> McpErrorBuilder[_McpErrorT]:
+        """Start building `McpError` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "code": code,
+            "message": message,
+        }
+        return McpErrorBuilder(cls, values)
+
+
+_ClientNotificationT = TypeVar("_ClientNotificationT", bound="ClientNotification")
+
 
 @dataclass(slots=True, kw_only=True)
 class ClientNotification(Model):
@@ -7303,6 +10006,19 @@ class ClientNotification(Model):
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_ClientNotificationT], *, method: str
+    ) -> ClientNotificationBuilder[_ClientNotificationT]:
+        """Start building `ClientNotification` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "method": method,
+        }
+        return ClientNotificationBuilder(cls, values)
+
+
+_CancelSessionNotificationT = TypeVar("_CancelSessionNotificationT", bound="CancelSessionNotification")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -7324,6 +10040,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_CancelSessionNotificationT], *, session_id: str
+    ) -> CancelSessionNotificationBuilder[_CancelSessionNotificationT]:
+        """Start building `CancelSessionNotification` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "session_id": session_id,
+        }
+        return CancelSessionNotificationBuilder(cls, values)
+
+
+_MessageMcpNotificationT = TypeVar("_MessageMcpNotificationT", bound="MessageMcpNotification")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -7356,6 +10085,21 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_MessageMcpNotificationT], *, server_id: str, request_id: str, method: str
+    ) -> MessageMcpNotificationBuilder[_MessageMcpNotificationT]:
+        """Start building `MessageMcpNotification` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "server_id": server_id,
+            "request_id": request_id,
+            "method": method,
+        }
+        return MessageMcpNotificationBuilder(cls, values)
+
+
+_CancelRequestNotificationT = TypeVar("_CancelRequestNotificationT", bound="CancelRequestNotification")
+
 
 @dataclass(slots=True, kw_only=True)
 class CancelRequestNotification(Model):
@@ -7377,6 +10121,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_CancelRequestNotificationT], *, request_id: RequestId
+    ) -> CancelRequestNotificationBuilder[_CancelRequestNotificationT]:
+        """Start building `CancelRequestNotification` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "request_id": request_id,
+        }
+        return CancelRequestNotificationBuilder(cls, values)
+
+
+_ProxyRequestT = TypeVar("_ProxyRequestT", bound="ProxyRequest")
+
 
 @dataclass(slots=True, kw_only=True)
 class ProxyRequest(Model):
@@ -7393,6 +10150,20 @@ class ProxyRequest(Model):
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_ProxyRequestT], *, id: RequestId, method: str
+    ) -> ProxyRequestBuilder[_ProxyRequestT]:
+        """Start building `ProxyRequest` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "id": id,
+            "method": method,
+        }
+        return ProxyRequestBuilder(cls, values)
+
+
+_ProxySuccessorRequestT = TypeVar("_ProxySuccessorRequestT", bound="ProxySuccessorRequest")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -7440,6 +10211,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_ProxySuccessorRequestT], *, method: str
+    ) -> ProxySuccessorRequestBuilder[_ProxySuccessorRequestT]:
+        """Start building `ProxySuccessorRequest` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "method": method,
+        }
+        return ProxySuccessorRequestBuilder(cls, values)
+
+
+_ProxyResponseResultT = TypeVar("_ProxyResponseResultT", bound="ProxyResponseResult")
+
 
 @dataclass(slots=True, kw_only=True)
 class ProxyResponseResult(Model):
@@ -7453,6 +10237,20 @@ class ProxyResponseResult(Model):
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_ProxyResponseResultT], *, id: RequestId, result: ProxyResponseResultResult
+    ) -> ProxyResponseResultBuilder[_ProxyResponseResultT]:
+        """Start building `ProxyResponseResult` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "id": id,
+            "result": result,
+        }
+        return ProxyResponseResultBuilder(cls, values)
+
+
+_ProxyResponseErrorT = TypeVar("_ProxyResponseErrorT", bound="ProxyResponseError")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -7471,6 +10269,20 @@ for a parse error or an invalid request."""
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
 
+    @classmethod
+    def builder(
+        cls: builtins.type[_ProxyResponseErrorT], *, id: ProxyResponseErrorId | None, error: Error
+    ) -> ProxyResponseErrorBuilder[_ProxyResponseErrorT]:
+        """Start building `ProxyResponseError` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "id": id,
+            "error": error,
+        }
+        return ProxyResponseErrorBuilder(cls, values)
+
+
+_ProxyNotificationT = TypeVar("_ProxyNotificationT", bound="ProxyNotification")
+
 
 @dataclass(slots=True, kw_only=True)
 class ProxyNotification(Model):
@@ -7484,6 +10296,19 @@ class ProxyNotification(Model):
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_ProxyNotificationT], *, method: str
+    ) -> ProxyNotificationBuilder[_ProxyNotificationT]:
+        """Start building `ProxyNotification` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "method": method,
+        }
+        return ProxyNotificationBuilder(cls, values)
+
+
+_ProxySuccessorNotificationT = TypeVar("_ProxySuccessorNotificationT", bound="ProxySuccessorNotification")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -7523,6 +10348,3176 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     unknown_properties: dict[str, Any] = field(default_factory=dict)
     """Properties the schema does not declare, kept as they came and written back."""
+
+    @classmethod
+    def builder(
+        cls: builtins.type[_ProxySuccessorNotificationT], *, method: str
+    ) -> ProxySuccessorNotificationBuilder[_ProxySuccessorNotificationT]:
+        """Start building `ProxySuccessorNotification` from its required properties; chain setters, then `build()`."""
+        values: dict[str, Any] = {
+            "method": method,
+        }
+        return ProxySuccessorNotificationBuilder(cls, values)
+
+
+class AgentRequestBuilder(_rt.Builder[_AgentRequestT]):
+    """Chainable setters for the optional properties of `AgentRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def params(self, value: AgentRequestParams | Undefined | None) -> AgentRequestBuilder[_AgentRequestT]:
+        self._values["params"] = value
+        return self
+
+
+class RequestPermissionRequestBuilder(_rt.Builder[_RequestPermissionRequestT]):
+    """Chainable setters for the optional properties of `RequestPermissionRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def description(self, value: str | Undefined | None) -> RequestPermissionRequestBuilder[_RequestPermissionRequestT]:
+        self._values["description"] = value
+        return self
+
+    def subject(
+        self, value: RequestPermissionSubject | Undefined | None
+    ) -> RequestPermissionRequestBuilder[_RequestPermissionRequestT]:
+        self._values["subject"] = value
+        return self
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> RequestPermissionRequestBuilder[_RequestPermissionRequestT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ToolCallPermissionSubjectBuilder(_rt.Builder[_ToolCallPermissionSubjectT]):
+    """Chainable setters for the optional properties of `ToolCallPermissionSubject`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> ToolCallPermissionSubjectBuilder[_ToolCallPermissionSubjectT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class CommandPermissionSubjectBuilder(_rt.Builder[_CommandPermissionSubjectT]):
+    """Chainable setters for the optional properties of `CommandPermissionSubject`; `build()` validates."""
+
+    __slots__ = ()
+
+    def tool_call_id(
+        self, value: str | Undefined | None
+    ) -> CommandPermissionSubjectBuilder[_CommandPermissionSubjectT]:
+        self._values["tool_call_id"] = value
+        return self
+
+    def terminal_id(self, value: str | Undefined | None) -> CommandPermissionSubjectBuilder[_CommandPermissionSubjectT]:
+        self._values["terminal_id"] = value
+        return self
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> CommandPermissionSubjectBuilder[_CommandPermissionSubjectT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class RequestPermissionSubjectOtherBuilder(_rt.Builder[_RequestPermissionSubjectOtherT]):
+    """Chainable setters for the optional properties of `RequestPermissionSubjectOther`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class ToolCallUpdateBuilder(_rt.Builder[_ToolCallUpdateT]):
+    """Chainable setters for the optional properties of `ToolCallUpdate`; `build()` validates."""
+
+    __slots__ = ()
+
+    def name(self, value: str | Undefined | None) -> ToolCallUpdateBuilder[_ToolCallUpdateT]:
+        self._values["name"] = value
+        return self
+
+    def title(self, value: str | Undefined | None) -> ToolCallUpdateBuilder[_ToolCallUpdateT]:
+        self._values["title"] = value
+        return self
+
+    def kind(self, value: ToolKind | str | Undefined | None) -> ToolCallUpdateBuilder[_ToolCallUpdateT]:
+        self._values["kind"] = value
+        return self
+
+    def status(self, value: ToolCallStatus | str | Undefined | None) -> ToolCallUpdateBuilder[_ToolCallUpdateT]:
+        self._values["status"] = value
+        return self
+
+    def content(self, value: Iterable[ToolCallContent] | Undefined | None) -> ToolCallUpdateBuilder[_ToolCallUpdateT]:
+        self._values["content"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def locations(
+        self, value: Iterable[ToolCallLocation] | Undefined | None
+    ) -> ToolCallUpdateBuilder[_ToolCallUpdateT]:
+        self._values["locations"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def raw_input(self, value: Any | Undefined) -> ToolCallUpdateBuilder[_ToolCallUpdateT]:
+        self._values["raw_input"] = value
+        return self
+
+    def raw_output(self, value: Any | Undefined) -> ToolCallUpdateBuilder[_ToolCallUpdateT]:
+        self._values["raw_output"] = value
+        return self
+
+    def capabilities(self, value: ToolCallCapabilities | Undefined | None) -> ToolCallUpdateBuilder[_ToolCallUpdateT]:
+        self._values["capabilities"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> ToolCallUpdateBuilder[_ToolCallUpdateT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ContentBuilder(_rt.Builder[_ContentT]):
+    """Chainable setters for the optional properties of `Content`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> ContentBuilder[_ContentT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class DiffBuilder(_rt.Builder[_DiffT]):
+    """Chainable setters for the optional properties of `Diff`; `build()` validates."""
+
+    __slots__ = ()
+
+    def patch(self, value: DiffPatch | Undefined | None) -> DiffBuilder[_DiffT]:
+        self._values["patch"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> DiffBuilder[_DiffT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class TerminalBuilder(_rt.Builder[_TerminalT]):
+    """Chainable setters for the optional properties of `Terminal`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> TerminalBuilder[_TerminalT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ToolCallContentOtherBuilder(_rt.Builder[_ToolCallContentOtherT]):
+    """Chainable setters for the optional properties of `ToolCallContentOther`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class TextContentBuilder(_rt.Builder[_TextContentT]):
+    """Chainable setters for the optional properties of `TextContent`; `build()` validates."""
+
+    __slots__ = ()
+
+    def annotations(self, value: Annotations | Undefined | None) -> TextContentBuilder[_TextContentT]:
+        self._values["annotations"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> TextContentBuilder[_TextContentT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ImageContentBuilder(_rt.Builder[_ImageContentT]):
+    """Chainable setters for the optional properties of `ImageContent`; `build()` validates."""
+
+    __slots__ = ()
+
+    def uri(self, value: str | Undefined | None) -> ImageContentBuilder[_ImageContentT]:
+        self._values["uri"] = value
+        return self
+
+    def annotations(self, value: Annotations | Undefined | None) -> ImageContentBuilder[_ImageContentT]:
+        self._values["annotations"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> ImageContentBuilder[_ImageContentT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class AudioContentBuilder(_rt.Builder[_AudioContentT]):
+    """Chainable setters for the optional properties of `AudioContent`; `build()` validates."""
+
+    __slots__ = ()
+
+    def annotations(self, value: Annotations | Undefined | None) -> AudioContentBuilder[_AudioContentT]:
+        self._values["annotations"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> AudioContentBuilder[_AudioContentT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ResourceLinkBuilder(_rt.Builder[_ResourceLinkT]):
+    """Chainable setters for the optional properties of `ResourceLink`; `build()` validates."""
+
+    __slots__ = ()
+
+    def title(self, value: str | Undefined | None) -> ResourceLinkBuilder[_ResourceLinkT]:
+        self._values["title"] = value
+        return self
+
+    def description(self, value: str | Undefined | None) -> ResourceLinkBuilder[_ResourceLinkT]:
+        self._values["description"] = value
+        return self
+
+    def icons(self, value: Iterable[Icon] | Undefined | None) -> ResourceLinkBuilder[_ResourceLinkT]:
+        self._values["icons"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def mime_type(self, value: str | Undefined | None) -> ResourceLinkBuilder[_ResourceLinkT]:
+        self._values["mime_type"] = value
+        return self
+
+    def size(self, value: int | Undefined | None) -> ResourceLinkBuilder[_ResourceLinkT]:
+        self._values["size"] = value
+        return self
+
+    def annotations(self, value: Annotations | Undefined | None) -> ResourceLinkBuilder[_ResourceLinkT]:
+        self._values["annotations"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> ResourceLinkBuilder[_ResourceLinkT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class EmbeddedResourceBuilder(_rt.Builder[_EmbeddedResourceT]):
+    """Chainable setters for the optional properties of `EmbeddedResource`; `build()` validates."""
+
+    __slots__ = ()
+
+    def annotations(self, value: Annotations | Undefined | None) -> EmbeddedResourceBuilder[_EmbeddedResourceT]:
+        self._values["annotations"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> EmbeddedResourceBuilder[_EmbeddedResourceT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ContentBlockOtherBuilder(_rt.Builder[_ContentBlockOtherT]):
+    """Chainable setters for the optional properties of `ContentBlockOther`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class AnnotationsBuilder(_rt.Builder[_AnnotationsT]):
+    """Chainable setters for the optional properties of `Annotations`; `build()` validates."""
+
+    __slots__ = ()
+
+    def audience(self, value: Iterable[Role | str] | Undefined | None) -> AnnotationsBuilder[_AnnotationsT]:
+        self._values["audience"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def last_modified(self, value: str | Undefined | None) -> AnnotationsBuilder[_AnnotationsT]:
+        self._values["last_modified"] = value
+        return self
+
+    def priority(self, value: float | Undefined | None) -> AnnotationsBuilder[_AnnotationsT]:
+        self._values["priority"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> AnnotationsBuilder[_AnnotationsT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class IconBuilder(_rt.Builder[_IconT]):
+    """Chainable setters for the optional properties of `Icon`; `build()` validates."""
+
+    __slots__ = ()
+
+    def mime_type(self, value: str | Undefined | None) -> IconBuilder[_IconT]:
+        self._values["mime_type"] = value
+        return self
+
+    def sizes(self, value: Iterable[str] | Undefined | None) -> IconBuilder[_IconT]:
+        self._values["sizes"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def theme(self, value: IconTheme | str | Undefined | None) -> IconBuilder[_IconT]:
+        self._values["theme"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> IconBuilder[_IconT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class TextResourceContentsBuilder(_rt.Builder[_TextResourceContentsT]):
+    """Chainable setters for the optional properties of `TextResourceContents`; `build()` validates."""
+
+    __slots__ = ()
+
+    def mime_type(self, value: str | Undefined | None) -> TextResourceContentsBuilder[_TextResourceContentsT]:
+        self._values["mime_type"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> TextResourceContentsBuilder[_TextResourceContentsT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class BlobResourceContentsBuilder(_rt.Builder[_BlobResourceContentsT]):
+    """Chainable setters for the optional properties of `BlobResourceContents`; `build()` validates."""
+
+    __slots__ = ()
+
+    def mime_type(self, value: str | Undefined | None) -> BlobResourceContentsBuilder[_BlobResourceContentsT]:
+        self._values["mime_type"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> BlobResourceContentsBuilder[_BlobResourceContentsT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class DiffPathChangeBuilder(_rt.Builder[_DiffPathChangeT]):
+    """Chainable setters for the optional properties of `DiffPathChange`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class DiffPathPairChangeBuilder(_rt.Builder[_DiffPathPairChangeT]):
+    """Chainable setters for the optional properties of `DiffPathPairChange`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class DiffChangeOperationOtherBuilder(_rt.Builder[_DiffChangeOperationOtherT]):
+    """Chainable setters for the optional properties of `DiffChangeOperationOther`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class DiffChangeBuilder(_rt.Builder[_DiffChangeT]):
+    """Chainable setters for the optional properties of `DiffChange`; `build()` validates."""
+
+    __slots__ = ()
+
+    def file_type(self, value: DiffFileType | str | Undefined | None) -> DiffChangeBuilder[_DiffChangeT]:
+        self._values["file_type"] = value
+        return self
+
+    def mime_type(self, value: str | Undefined | None) -> DiffChangeBuilder[_DiffChangeT]:
+        self._values["mime_type"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> DiffChangeBuilder[_DiffChangeT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class DiffPatchBuilder(_rt.Builder[_DiffPatchT]):
+    """Chainable setters for the optional properties of `DiffPatch`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> DiffPatchBuilder[_DiffPatchT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ToolCallLocationBuilder(_rt.Builder[_ToolCallLocationT]):
+    """Chainable setters for the optional properties of `ToolCallLocation`; `build()` validates."""
+
+    __slots__ = ()
+
+    def line(self, value: int | Undefined | None) -> ToolCallLocationBuilder[_ToolCallLocationT]:
+        self._values["line"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> ToolCallLocationBuilder[_ToolCallLocationT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ToolCallCapabilitiesBuilder(_rt.Builder[_ToolCallCapabilitiesT]):
+    """Chainable setters for the optional properties of `ToolCallCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def cancel(
+        self, value: ToolCallCancelCapabilities | Undefined | None
+    ) -> ToolCallCapabilitiesBuilder[_ToolCallCapabilitiesT]:
+        self._values["cancel"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> ToolCallCapabilitiesBuilder[_ToolCallCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ToolCallCancelCapabilitiesBuilder(_rt.Builder[_ToolCallCancelCapabilitiesT]):
+    """Chainable setters for the optional properties of `ToolCallCancelCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> ToolCallCancelCapabilitiesBuilder[_ToolCallCancelCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class PermissionOptionBuilder(_rt.Builder[_PermissionOptionT]):
+    """Chainable setters for the optional properties of `PermissionOption`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> PermissionOptionBuilder[_PermissionOptionT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ElicitationFormModeBuilder(_rt.Builder[_ElicitationFormModeT]):
+    """Chainable setters for the optional properties of `ElicitationFormMode`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class ElicitationUrlModeBuilder(_rt.Builder[_ElicitationUrlModeT]):
+    """Chainable setters for the optional properties of `ElicitationUrlMode`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class CreateElicitationRequestModeOtherBuilder(_rt.Builder[_CreateElicitationRequestModeOtherT]):
+    """Chainable setters for the optional properties of `CreateElicitationRequestModeOther`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class CreateElicitationRequestBuilder(_rt.Builder[_CreateElicitationRequestT]):
+    """Chainable setters for the optional properties of `CreateElicitationRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> CreateElicitationRequestBuilder[_CreateElicitationRequestT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ElicitationSessionScopeBuilder(_rt.Builder[_ElicitationSessionScopeT]):
+    """Chainable setters for the optional properties of `ElicitationSessionScope`; `build()` validates."""
+
+    __slots__ = ()
+
+    def tool_call_id(self, value: str | Undefined | None) -> ElicitationSessionScopeBuilder[_ElicitationSessionScopeT]:
+        self._values["tool_call_id"] = value
+        return self
+
+
+class ElicitationRequestScopeBuilder(_rt.Builder[_ElicitationRequestScopeT]):
+    """Chainable setters for the optional properties of `ElicitationRequestScope`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class ElicitationSchemaBuilder(_rt.Builder[_ElicitationSchemaT]):
+    """Chainable setters for the optional properties of `ElicitationSchema`; `build()` validates."""
+
+    __slots__ = ()
+
+    def title(self, value: str | Undefined | None) -> ElicitationSchemaBuilder[_ElicitationSchemaT]:
+        self._values["title"] = value
+        return self
+
+    def required(self, value: Iterable[str] | Undefined | None) -> ElicitationSchemaBuilder[_ElicitationSchemaT]:
+        self._values["required"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def description(self, value: str | Undefined | None) -> ElicitationSchemaBuilder[_ElicitationSchemaT]:
+        self._values["description"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> ElicitationSchemaBuilder[_ElicitationSchemaT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class StringPropertySchemaBuilder(_rt.Builder[_StringPropertySchemaT]):
+    """Chainable setters for the optional properties of `StringPropertySchema`; `build()` validates."""
+
+    __slots__ = ()
+
+    def title(self, value: str | Undefined | None) -> StringPropertySchemaBuilder[_StringPropertySchemaT]:
+        self._values["title"] = value
+        return self
+
+    def description(self, value: str | Undefined | None) -> StringPropertySchemaBuilder[_StringPropertySchemaT]:
+        self._values["description"] = value
+        return self
+
+    def min_length(self, value: int | Undefined | None) -> StringPropertySchemaBuilder[_StringPropertySchemaT]:
+        self._values["min_length"] = value
+        return self
+
+    def max_length(self, value: int | Undefined | None) -> StringPropertySchemaBuilder[_StringPropertySchemaT]:
+        self._values["max_length"] = value
+        return self
+
+    def pattern(self, value: str | Undefined | None) -> StringPropertySchemaBuilder[_StringPropertySchemaT]:
+        self._values["pattern"] = value
+        return self
+
+    def format(
+        self, value: StringFormat | str | Undefined | None
+    ) -> StringPropertySchemaBuilder[_StringPropertySchemaT]:
+        self._values["format"] = value
+        return self
+
+    def default(self, value: str | Undefined | None) -> StringPropertySchemaBuilder[_StringPropertySchemaT]:
+        self._values["default"] = value
+        return self
+
+    def enum(self, value: Iterable[str] | Undefined | None) -> StringPropertySchemaBuilder[_StringPropertySchemaT]:
+        self._values["enum"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def one_of(
+        self, value: Iterable[EnumOption] | Undefined | None
+    ) -> StringPropertySchemaBuilder[_StringPropertySchemaT]:
+        self._values["one_of"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> StringPropertySchemaBuilder[_StringPropertySchemaT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class NumberPropertySchemaBuilder(_rt.Builder[_NumberPropertySchemaT]):
+    """Chainable setters for the optional properties of `NumberPropertySchema`; `build()` validates."""
+
+    __slots__ = ()
+
+    def title(self, value: str | Undefined | None) -> NumberPropertySchemaBuilder[_NumberPropertySchemaT]:
+        self._values["title"] = value
+        return self
+
+    def description(self, value: str | Undefined | None) -> NumberPropertySchemaBuilder[_NumberPropertySchemaT]:
+        self._values["description"] = value
+        return self
+
+    def minimum(self, value: float | Undefined | None) -> NumberPropertySchemaBuilder[_NumberPropertySchemaT]:
+        self._values["minimum"] = value
+        return self
+
+    def maximum(self, value: float | Undefined | None) -> NumberPropertySchemaBuilder[_NumberPropertySchemaT]:
+        self._values["maximum"] = value
+        return self
+
+    def default(self, value: float | Undefined | None) -> NumberPropertySchemaBuilder[_NumberPropertySchemaT]:
+        self._values["default"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> NumberPropertySchemaBuilder[_NumberPropertySchemaT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class IntegerPropertySchemaBuilder(_rt.Builder[_IntegerPropertySchemaT]):
+    """Chainable setters for the optional properties of `IntegerPropertySchema`; `build()` validates."""
+
+    __slots__ = ()
+
+    def title(self, value: str | Undefined | None) -> IntegerPropertySchemaBuilder[_IntegerPropertySchemaT]:
+        self._values["title"] = value
+        return self
+
+    def description(self, value: str | Undefined | None) -> IntegerPropertySchemaBuilder[_IntegerPropertySchemaT]:
+        self._values["description"] = value
+        return self
+
+    def minimum(self, value: int | Undefined | None) -> IntegerPropertySchemaBuilder[_IntegerPropertySchemaT]:
+        self._values["minimum"] = value
+        return self
+
+    def maximum(self, value: int | Undefined | None) -> IntegerPropertySchemaBuilder[_IntegerPropertySchemaT]:
+        self._values["maximum"] = value
+        return self
+
+    def default(self, value: int | Undefined | None) -> IntegerPropertySchemaBuilder[_IntegerPropertySchemaT]:
+        self._values["default"] = value
+        return self
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> IntegerPropertySchemaBuilder[_IntegerPropertySchemaT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class BooleanPropertySchemaBuilder(_rt.Builder[_BooleanPropertySchemaT]):
+    """Chainable setters for the optional properties of `BooleanPropertySchema`; `build()` validates."""
+
+    __slots__ = ()
+
+    def title(self, value: str | Undefined | None) -> BooleanPropertySchemaBuilder[_BooleanPropertySchemaT]:
+        self._values["title"] = value
+        return self
+
+    def description(self, value: str | Undefined | None) -> BooleanPropertySchemaBuilder[_BooleanPropertySchemaT]:
+        self._values["description"] = value
+        return self
+
+    def default(self, value: bool | Undefined | None) -> BooleanPropertySchemaBuilder[_BooleanPropertySchemaT]:
+        self._values["default"] = value
+        return self
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> BooleanPropertySchemaBuilder[_BooleanPropertySchemaT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class MultiSelectPropertySchemaBuilder(_rt.Builder[_MultiSelectPropertySchemaT]):
+    """Chainable setters for the optional properties of `MultiSelectPropertySchema`; `build()` validates."""
+
+    __slots__ = ()
+
+    def title(self, value: str | Undefined | None) -> MultiSelectPropertySchemaBuilder[_MultiSelectPropertySchemaT]:
+        self._values["title"] = value
+        return self
+
+    def description(
+        self, value: str | Undefined | None
+    ) -> MultiSelectPropertySchemaBuilder[_MultiSelectPropertySchemaT]:
+        self._values["description"] = value
+        return self
+
+    def min_items(self, value: int | Undefined | None) -> MultiSelectPropertySchemaBuilder[_MultiSelectPropertySchemaT]:
+        self._values["min_items"] = value
+        return self
+
+    def max_items(self, value: int | Undefined | None) -> MultiSelectPropertySchemaBuilder[_MultiSelectPropertySchemaT]:
+        self._values["max_items"] = value
+        return self
+
+    def default(
+        self, value: Iterable[str] | Undefined | None
+    ) -> MultiSelectPropertySchemaBuilder[_MultiSelectPropertySchemaT]:
+        self._values["default"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> MultiSelectPropertySchemaBuilder[_MultiSelectPropertySchemaT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ElicitationPropertySchemaOtherBuilder(_rt.Builder[_ElicitationPropertySchemaOtherT]):
+    """Chainable setters for the optional properties of `ElicitationPropertySchemaOther`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class EnumOptionBuilder(_rt.Builder[_EnumOptionT]):
+    """Chainable setters for the optional properties of `EnumOption`; `build()` validates."""
+
+    __slots__ = ()
+
+    def description(self, value: str | Undefined | None) -> EnumOptionBuilder[_EnumOptionT]:
+        self._values["description"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> EnumOptionBuilder[_EnumOptionT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class StringMultiSelectItemsBuilder(_rt.Builder[_StringMultiSelectItemsT]):
+    """Chainable setters for the optional properties of `StringMultiSelectItems`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> StringMultiSelectItemsBuilder[_StringMultiSelectItemsT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class MultiSelectItemsOtherBuilder(_rt.Builder[_MultiSelectItemsOtherT]):
+    """Chainable setters for the optional properties of `MultiSelectItemsOther`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class TitledMultiSelectItemsBuilder(_rt.Builder[_TitledMultiSelectItemsT]):
+    """Chainable setters for the optional properties of `TitledMultiSelectItems`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> TitledMultiSelectItemsBuilder[_TitledMultiSelectItemsT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class MessageMcpRequestBuilder(_rt.Builder[_MessageMcpRequestT]):
+    """Chainable setters for the optional properties of `MessageMcpRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def params(self, value: Mapping[str, Any] | Undefined | None) -> MessageMcpRequestBuilder[_MessageMcpRequestT]:
+        self._values["params"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> MessageMcpRequestBuilder[_MessageMcpRequestT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class AgentResponseResultBuilder(_rt.Builder[_AgentResponseResultT]):
+    """Chainable setters for the optional properties of `AgentResponseResult`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class AgentResponseErrorBuilder(_rt.Builder[_AgentResponseErrorT]):
+    """Chainable setters for the optional properties of `AgentResponseError`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class InitializeResponseBuilder(_rt.Builder[_InitializeResponseT]):
+    """Chainable setters for the optional properties of `InitializeResponse`; `build()` validates."""
+
+    __slots__ = ()
+
+    def capabilities(self, value: AgentCapabilities | Undefined) -> InitializeResponseBuilder[_InitializeResponseT]:
+        self._values["capabilities"] = value
+        return self
+
+    def auth_methods(self, value: Iterable[AuthMethod] | Undefined) -> InitializeResponseBuilder[_InitializeResponseT]:
+        self._values["auth_methods"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> InitializeResponseBuilder[_InitializeResponseT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ImplementationBuilder(_rt.Builder[_ImplementationT]):
+    """Chainable setters for the optional properties of `Implementation`; `build()` validates."""
+
+    __slots__ = ()
+
+    def title(self, value: str | Undefined | None) -> ImplementationBuilder[_ImplementationT]:
+        self._values["title"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> ImplementationBuilder[_ImplementationT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class AgentCapabilitiesBuilder(_rt.Builder[_AgentCapabilitiesT]):
+    """Chainable setters for the optional properties of `AgentCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def session(self, value: SessionCapabilities | Undefined | None) -> AgentCapabilitiesBuilder[_AgentCapabilitiesT]:
+        self._values["session"] = value
+        return self
+
+    def auth(self, value: AgentAuthCapabilities | Undefined | None) -> AgentCapabilitiesBuilder[_AgentCapabilitiesT]:
+        self._values["auth"] = value
+        return self
+
+    def providers(
+        self, value: ProvidersCapabilities | Undefined | None
+    ) -> AgentCapabilitiesBuilder[_AgentCapabilitiesT]:
+        self._values["providers"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> AgentCapabilitiesBuilder[_AgentCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SessionCapabilitiesBuilder(_rt.Builder[_SessionCapabilitiesT]):
+    """Chainable setters for the optional properties of `SessionCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def prompt(self, value: PromptCapabilities | Undefined | None) -> SessionCapabilitiesBuilder[_SessionCapabilitiesT]:
+        self._values["prompt"] = value
+        return self
+
+    def mcp(self, value: McpCapabilities | Undefined | None) -> SessionCapabilitiesBuilder[_SessionCapabilitiesT]:
+        self._values["mcp"] = value
+        return self
+
+    def delete(
+        self, value: SessionDeleteCapabilities | Undefined | None
+    ) -> SessionCapabilitiesBuilder[_SessionCapabilitiesT]:
+        self._values["delete"] = value
+        return self
+
+    def additional_directories(
+        self, value: SessionAdditionalDirectoriesCapabilities | Undefined | None
+    ) -> SessionCapabilitiesBuilder[_SessionCapabilitiesT]:
+        self._values["additional_directories"] = value
+        return self
+
+    def system_prompt(
+        self, value: SessionSystemPromptCapabilities | Undefined | None
+    ) -> SessionCapabilitiesBuilder[_SessionCapabilitiesT]:
+        self._values["system_prompt"] = value
+        return self
+
+    def fork(
+        self, value: SessionForkCapabilities | Undefined | None
+    ) -> SessionCapabilitiesBuilder[_SessionCapabilitiesT]:
+        self._values["fork"] = value
+        return self
+
+    def archive(
+        self, value: SessionArchiveCapabilities | Undefined | None
+    ) -> SessionCapabilitiesBuilder[_SessionCapabilitiesT]:
+        self._values["archive"] = value
+        return self
+
+    def status(
+        self, value: SessionStatusCapabilities | Undefined | None
+    ) -> SessionCapabilitiesBuilder[_SessionCapabilitiesT]:
+        self._values["status"] = value
+        return self
+
+    def title(
+        self, value: SessionTitleCapabilities | Undefined | None
+    ) -> SessionCapabilitiesBuilder[_SessionCapabilitiesT]:
+        self._values["title"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> SessionCapabilitiesBuilder[_SessionCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class PromptCapabilitiesBuilder(_rt.Builder[_PromptCapabilitiesT]):
+    """Chainable setters for the optional properties of `PromptCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def image(
+        self, value: PromptImageCapabilities | Undefined | None
+    ) -> PromptCapabilitiesBuilder[_PromptCapabilitiesT]:
+        self._values["image"] = value
+        return self
+
+    def audio(
+        self, value: PromptAudioCapabilities | Undefined | None
+    ) -> PromptCapabilitiesBuilder[_PromptCapabilitiesT]:
+        self._values["audio"] = value
+        return self
+
+    def embedded_context(
+        self, value: PromptEmbeddedContextCapabilities | Undefined | None
+    ) -> PromptCapabilitiesBuilder[_PromptCapabilitiesT]:
+        self._values["embedded_context"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> PromptCapabilitiesBuilder[_PromptCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class PromptImageCapabilitiesBuilder(_rt.Builder[_PromptImageCapabilitiesT]):
+    """Chainable setters for the optional properties of `PromptImageCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> PromptImageCapabilitiesBuilder[_PromptImageCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class PromptAudioCapabilitiesBuilder(_rt.Builder[_PromptAudioCapabilitiesT]):
+    """Chainable setters for the optional properties of `PromptAudioCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> PromptAudioCapabilitiesBuilder[_PromptAudioCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class PromptEmbeddedContextCapabilitiesBuilder(_rt.Builder[_PromptEmbeddedContextCapabilitiesT]):
+    """Chainable setters for the optional properties of `PromptEmbeddedContextCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> PromptEmbeddedContextCapabilitiesBuilder[_PromptEmbeddedContextCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class McpCapabilitiesBuilder(_rt.Builder[_McpCapabilitiesT]):
+    """Chainable setters for the optional properties of `McpCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def stdio(self, value: McpStdioCapabilities | Undefined | None) -> McpCapabilitiesBuilder[_McpCapabilitiesT]:
+        self._values["stdio"] = value
+        return self
+
+    def http(self, value: McpHttpCapabilities | Undefined | None) -> McpCapabilitiesBuilder[_McpCapabilitiesT]:
+        self._values["http"] = value
+        return self
+
+    def acp(self, value: McpAcpCapabilities | Undefined | None) -> McpCapabilitiesBuilder[_McpCapabilitiesT]:
+        self._values["acp"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> McpCapabilitiesBuilder[_McpCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class McpStdioCapabilitiesBuilder(_rt.Builder[_McpStdioCapabilitiesT]):
+    """Chainable setters for the optional properties of `McpStdioCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> McpStdioCapabilitiesBuilder[_McpStdioCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class McpHttpCapabilitiesBuilder(_rt.Builder[_McpHttpCapabilitiesT]):
+    """Chainable setters for the optional properties of `McpHttpCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> McpHttpCapabilitiesBuilder[_McpHttpCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class McpAcpCapabilitiesBuilder(_rt.Builder[_McpAcpCapabilitiesT]):
+    """Chainable setters for the optional properties of `McpAcpCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> McpAcpCapabilitiesBuilder[_McpAcpCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SessionDeleteCapabilitiesBuilder(_rt.Builder[_SessionDeleteCapabilitiesT]):
+    """Chainable setters for the optional properties of `SessionDeleteCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> SessionDeleteCapabilitiesBuilder[_SessionDeleteCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SessionAdditionalDirectoriesCapabilitiesBuilder(_rt.Builder[_SessionAdditionalDirectoriesCapabilitiesT]):
+    """Chainable setters for the optional properties of `SessionAdditionalDirectoriesCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> SessionAdditionalDirectoriesCapabilitiesBuilder[_SessionAdditionalDirectoriesCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SessionSystemPromptCapabilitiesBuilder(_rt.Builder[_SessionSystemPromptCapabilitiesT]):
+    """Chainable setters for the optional properties of `SessionSystemPromptCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def mode(
+        self, value: SessionSystemPromptModeCapabilities | Undefined | None
+    ) -> SessionSystemPromptCapabilitiesBuilder[_SessionSystemPromptCapabilitiesT]:
+        self._values["mode"] = value
+        return self
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> SessionSystemPromptCapabilitiesBuilder[_SessionSystemPromptCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SessionSystemPromptModeCapabilitiesBuilder(_rt.Builder[_SessionSystemPromptModeCapabilitiesT]):
+    """Chainable setters for the optional properties of `SessionSystemPromptModeCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def override(
+        self, value: SessionSystemPromptOverrideCapabilities | Undefined | None
+    ) -> SessionSystemPromptModeCapabilitiesBuilder[_SessionSystemPromptModeCapabilitiesT]:
+        self._values["override"] = value
+        return self
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> SessionSystemPromptModeCapabilitiesBuilder[_SessionSystemPromptModeCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SessionSystemPromptOverrideCapabilitiesBuilder(_rt.Builder[_SessionSystemPromptOverrideCapabilitiesT]):
+    """Chainable setters for the optional properties of `SessionSystemPromptOverrideCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> SessionSystemPromptOverrideCapabilitiesBuilder[_SessionSystemPromptOverrideCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SessionForkCapabilitiesBuilder(_rt.Builder[_SessionForkCapabilitiesT]):
+    """Chainable setters for the optional properties of `SessionForkCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> SessionForkCapabilitiesBuilder[_SessionForkCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SessionArchiveCapabilitiesBuilder(_rt.Builder[_SessionArchiveCapabilitiesT]):
+    """Chainable setters for the optional properties of `SessionArchiveCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> SessionArchiveCapabilitiesBuilder[_SessionArchiveCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SessionStatusCapabilitiesBuilder(_rt.Builder[_SessionStatusCapabilitiesT]):
+    """Chainable setters for the optional properties of `SessionStatusCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> SessionStatusCapabilitiesBuilder[_SessionStatusCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SessionTitleCapabilitiesBuilder(_rt.Builder[_SessionTitleCapabilitiesT]):
+    """Chainable setters for the optional properties of `SessionTitleCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> SessionTitleCapabilitiesBuilder[_SessionTitleCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class AgentAuthCapabilitiesBuilder(_rt.Builder[_AgentAuthCapabilitiesT]):
+    """Chainable setters for the optional properties of `AgentAuthCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def status(
+        self, value: AuthStatusCapabilities | Undefined | None
+    ) -> AgentAuthCapabilitiesBuilder[_AgentAuthCapabilitiesT]:
+        self._values["status"] = value
+        return self
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> AgentAuthCapabilitiesBuilder[_AgentAuthCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class AuthStatusCapabilitiesBuilder(_rt.Builder[_AuthStatusCapabilitiesT]):
+    """Chainable setters for the optional properties of `AuthStatusCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> AuthStatusCapabilitiesBuilder[_AuthStatusCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ProvidersCapabilitiesBuilder(_rt.Builder[_ProvidersCapabilitiesT]):
+    """Chainable setters for the optional properties of `ProvidersCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> ProvidersCapabilitiesBuilder[_ProvidersCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class AuthMethodTerminalBuilder(_rt.Builder[_AuthMethodTerminalT]):
+    """Chainable setters for the optional properties of `AuthMethodTerminal`; `build()` validates."""
+
+    __slots__ = ()
+
+    def description(self, value: str | Undefined | None) -> AuthMethodTerminalBuilder[_AuthMethodTerminalT]:
+        self._values["description"] = value
+        return self
+
+    def args(self, value: Iterable[str] | Undefined) -> AuthMethodTerminalBuilder[_AuthMethodTerminalT]:
+        self._values["args"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def env(self, value: Iterable[EnvVariable] | Undefined) -> AuthMethodTerminalBuilder[_AuthMethodTerminalT]:
+        self._values["env"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> AuthMethodTerminalBuilder[_AuthMethodTerminalT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class AuthMethodAgentBuilder(_rt.Builder[_AuthMethodAgentT]):
+    """Chainable setters for the optional properties of `AuthMethodAgent`; `build()` validates."""
+
+    __slots__ = ()
+
+    def description(self, value: str | Undefined | None) -> AuthMethodAgentBuilder[_AuthMethodAgentT]:
+        self._values["description"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> AuthMethodAgentBuilder[_AuthMethodAgentT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class AuthMethodOtherBuilder(_rt.Builder[_AuthMethodOtherT]):
+    """Chainable setters for the optional properties of `AuthMethodOther`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class EnvVariableBuilder(_rt.Builder[_EnvVariableT]):
+    """Chainable setters for the optional properties of `EnvVariable`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> EnvVariableBuilder[_EnvVariableT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class LoginAuthResponseBuilder(_rt.Builder[_LoginAuthResponseT]):
+    """Chainable setters for the optional properties of `LoginAuthResponse`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> LoginAuthResponseBuilder[_LoginAuthResponseT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ListProvidersResponseBuilder(_rt.Builder[_ListProvidersResponseT]):
+    """Chainable setters for the optional properties of `ListProvidersResponse`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> ListProvidersResponseBuilder[_ListProvidersResponseT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ProviderInfoBuilder(_rt.Builder[_ProviderInfoT]):
+    """Chainable setters for the optional properties of `ProviderInfo`; `build()` validates."""
+
+    __slots__ = ()
+
+    def current(self, value: ProviderCurrentConfig | Undefined | None) -> ProviderInfoBuilder[_ProviderInfoT]:
+        self._values["current"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> ProviderInfoBuilder[_ProviderInfoT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ProviderCurrentConfigBuilder(_rt.Builder[_ProviderCurrentConfigT]):
+    """Chainable setters for the optional properties of `ProviderCurrentConfig`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> ProviderCurrentConfigBuilder[_ProviderCurrentConfigT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SetProviderResponseBuilder(_rt.Builder[_SetProviderResponseT]):
+    """Chainable setters for the optional properties of `SetProviderResponse`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> SetProviderResponseBuilder[_SetProviderResponseT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class DisableProviderResponseBuilder(_rt.Builder[_DisableProviderResponseT]):
+    """Chainable setters for the optional properties of `DisableProviderResponse`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> DisableProviderResponseBuilder[_DisableProviderResponseT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class LogoutAuthResponseBuilder(_rt.Builder[_LogoutAuthResponseT]):
+    """Chainable setters for the optional properties of `LogoutAuthResponse`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> LogoutAuthResponseBuilder[_LogoutAuthResponseT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class AuthStatusResponseBuilder(_rt.Builder[_AuthStatusResponseT]):
+    """Chainable setters for the optional properties of `AuthStatusResponse`; `build()` validates."""
+
+    __slots__ = ()
+
+    def accounts(self, value: Iterable[AuthAccount] | Undefined) -> AuthStatusResponseBuilder[_AuthStatusResponseT]:
+        self._values["accounts"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> AuthStatusResponseBuilder[_AuthStatusResponseT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class AuthAccountBuilder(_rt.Builder[_AuthAccountT]):
+    """Chainable setters for the optional properties of `AuthAccount`; `build()` validates."""
+
+    __slots__ = ()
+
+    def active(self, value: bool | Undefined | None) -> AuthAccountBuilder[_AuthAccountT]:
+        self._values["active"] = value
+        return self
+
+    def name(self, value: str | Undefined | None) -> AuthAccountBuilder[_AuthAccountT]:
+        self._values["name"] = value
+        return self
+
+    def email(self, value: str | Undefined | None) -> AuthAccountBuilder[_AuthAccountT]:
+        self._values["email"] = value
+        return self
+
+    def organization(self, value: str | Undefined | None) -> AuthAccountBuilder[_AuthAccountT]:
+        self._values["organization"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> AuthAccountBuilder[_AuthAccountT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class NewSessionResponseBuilder(_rt.Builder[_NewSessionResponseT]):
+    """Chainable setters for the optional properties of `NewSessionResponse`; `build()` validates."""
+
+    __slots__ = ()
+
+    def config_options(
+        self, value: Iterable[SessionConfigOption] | Undefined
+    ) -> NewSessionResponseBuilder[_NewSessionResponseT]:
+        self._values["config_options"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def available_commands(
+        self, value: Iterable[AvailableCommand] | Undefined
+    ) -> NewSessionResponseBuilder[_NewSessionResponseT]:
+        self._values["available_commands"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> NewSessionResponseBuilder[_NewSessionResponseT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SessionConfigSelectBuilder(_rt.Builder[_SessionConfigSelectT]):
+    """Chainable setters for the optional properties of `SessionConfigSelect`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class SessionConfigBooleanBuilder(_rt.Builder[_SessionConfigBooleanT]):
+    """Chainable setters for the optional properties of `SessionConfigBoolean`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class SessionConfigOptionTypeOtherBuilder(_rt.Builder[_SessionConfigOptionTypeOtherT]):
+    """Chainable setters for the optional properties of `SessionConfigOptionTypeOther`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class SessionConfigOptionBuilder(_rt.Builder[_SessionConfigOptionT]):
+    """Chainable setters for the optional properties of `SessionConfigOption`; `build()` validates."""
+
+    __slots__ = ()
+
+    def description(self, value: str | Undefined | None) -> SessionConfigOptionBuilder[_SessionConfigOptionT]:
+        self._values["description"] = value
+        return self
+
+    def category(
+        self, value: SessionConfigOptionCategory | str | Undefined | None
+    ) -> SessionConfigOptionBuilder[_SessionConfigOptionT]:
+        self._values["category"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> SessionConfigOptionBuilder[_SessionConfigOptionT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SessionConfigSelectOptionBuilder(_rt.Builder[_SessionConfigSelectOptionT]):
+    """Chainable setters for the optional properties of `SessionConfigSelectOption`; `build()` validates."""
+
+    __slots__ = ()
+
+    def description(
+        self, value: str | Undefined | None
+    ) -> SessionConfigSelectOptionBuilder[_SessionConfigSelectOptionT]:
+        self._values["description"] = value
+        return self
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> SessionConfigSelectOptionBuilder[_SessionConfigSelectOptionT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SessionConfigSelectGroupBuilder(_rt.Builder[_SessionConfigSelectGroupT]):
+    """Chainable setters for the optional properties of `SessionConfigSelectGroup`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> SessionConfigSelectGroupBuilder[_SessionConfigSelectGroupT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class CommandBuilder(_rt.Builder[_CommandT]):
+    """Chainable setters for the optional properties of `Command`; `build()` validates."""
+
+    __slots__ = ()
+
+    def input(self, value: AvailableCommandInput | Undefined | None) -> CommandBuilder[_CommandT]:
+        self._values["input"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> CommandBuilder[_CommandT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class AvailableCommandOtherBuilder(_rt.Builder[_AvailableCommandOtherT]):
+    """Chainable setters for the optional properties of `AvailableCommandOther`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class TextCommandInputBuilder(_rt.Builder[_TextCommandInputT]):
+    """Chainable setters for the optional properties of `TextCommandInput`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> TextCommandInputBuilder[_TextCommandInputT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class AvailableCommandInputOtherBuilder(_rt.Builder[_AvailableCommandInputOtherT]):
+    """Chainable setters for the optional properties of `AvailableCommandInputOther`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class ListSessionsResponseBuilder(_rt.Builder[_ListSessionsResponseT]):
+    """Chainable setters for the optional properties of `ListSessionsResponse`; `build()` validates."""
+
+    __slots__ = ()
+
+    def next_cursor(self, value: str | Undefined | None) -> ListSessionsResponseBuilder[_ListSessionsResponseT]:
+        self._values["next_cursor"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> ListSessionsResponseBuilder[_ListSessionsResponseT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SessionInfoBuilder(_rt.Builder[_SessionInfoT]):
+    """Chainable setters for the optional properties of `SessionInfo`; `build()` validates."""
+
+    __slots__ = ()
+
+    def additional_directories(
+        self, value: Iterable[str | os.PathLike[str]] | Undefined
+    ) -> SessionInfoBuilder[_SessionInfoT]:
+        self._values["additional_directories"] = (
+            value if value is None or isinstance(value, Undefined) else [os.fspath(item0) for item0 in value]
+        )
+        return self
+
+    def title(self, value: str | Undefined | None) -> SessionInfoBuilder[_SessionInfoT]:
+        self._values["title"] = value
+        return self
+
+    def updated_at(self, value: str | Undefined | None) -> SessionInfoBuilder[_SessionInfoT]:
+        self._values["updated_at"] = value
+        return self
+
+    def archived(self, value: bool | Undefined | None) -> SessionInfoBuilder[_SessionInfoT]:
+        self._values["archived"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> SessionInfoBuilder[_SessionInfoT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class DeleteSessionResponseBuilder(_rt.Builder[_DeleteSessionResponseT]):
+    """Chainable setters for the optional properties of `DeleteSessionResponse`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> DeleteSessionResponseBuilder[_DeleteSessionResponseT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ForkSessionResponseBuilder(_rt.Builder[_ForkSessionResponseT]):
+    """Chainable setters for the optional properties of `ForkSessionResponse`; `build()` validates."""
+
+    __slots__ = ()
+
+    def config_options(
+        self, value: Iterable[SessionConfigOption] | Undefined
+    ) -> ForkSessionResponseBuilder[_ForkSessionResponseT]:
+        self._values["config_options"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def available_commands(
+        self, value: Iterable[AvailableCommand] | Undefined
+    ) -> ForkSessionResponseBuilder[_ForkSessionResponseT]:
+        self._values["available_commands"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> ForkSessionResponseBuilder[_ForkSessionResponseT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ArchiveSessionResponseBuilder(_rt.Builder[_ArchiveSessionResponseT]):
+    """Chainable setters for the optional properties of `ArchiveSessionResponse`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> ArchiveSessionResponseBuilder[_ArchiveSessionResponseT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class UnarchiveSessionResponseBuilder(_rt.Builder[_UnarchiveSessionResponseT]):
+    """Chainable setters for the optional properties of `UnarchiveSessionResponse`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> UnarchiveSessionResponseBuilder[_UnarchiveSessionResponseT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SessionStatusResponseBuilder(_rt.Builder[_SessionStatusResponseT]):
+    """Chainable setters for the optional properties of `SessionStatusResponse`; `build()` validates."""
+
+    __slots__ = ()
+
+    def state(self, value: StateUpdate | Undefined | None) -> SessionStatusResponseBuilder[_SessionStatusResponseT]:
+        self._values["state"] = value
+        return self
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> SessionStatusResponseBuilder[_SessionStatusResponseT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class RunningStateUpdateBuilder(_rt.Builder[_RunningStateUpdateT]):
+    """Chainable setters for the optional properties of `RunningStateUpdate`; `build()` validates."""
+
+    __slots__ = ()
+
+    def background(
+        self, value: Iterable[BackgroundWork] | Undefined | None
+    ) -> RunningStateUpdateBuilder[_RunningStateUpdateT]:
+        self._values["background"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> RunningStateUpdateBuilder[_RunningStateUpdateT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class IdleStateUpdateStopReasonEndTurnBuilder(_rt.Builder[_IdleStateUpdateStopReasonEndTurnT]):
+    """Chainable setters for the optional properties of `IdleStateUpdateStopReasonEndTurn`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class IdleStateUpdateStopReasonMaxTokensBuilder(_rt.Builder[_IdleStateUpdateStopReasonMaxTokensT]):
+    """Chainable setters for the optional properties of `IdleStateUpdateStopReasonMaxTokens`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class IdleStateUpdateStopReasonMaxTurnRequestsBuilder(_rt.Builder[_IdleStateUpdateStopReasonMaxTurnRequestsT]):
+    """Chainable setters for the optional properties of `IdleStateUpdateStopReasonMaxTurnRequests`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class IdleStateUpdateStopReasonRefusalBuilder(_rt.Builder[_IdleStateUpdateStopReasonRefusalT]):
+    """Chainable setters for the optional properties of `IdleStateUpdateStopReasonRefusal`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class IdleStateUpdateStopReasonCancelledBuilder(_rt.Builder[_IdleStateUpdateStopReasonCancelledT]):
+    """Chainable setters for the optional properties of `IdleStateUpdateStopReasonCancelled`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class ErrorStopReasonBuilder(_rt.Builder[_ErrorStopReasonT]):
+    """Chainable setters for the optional properties of `ErrorStopReason`; `build()` validates."""
+
+    __slots__ = ()
+
+    def error(self, value: Error | Undefined | None) -> ErrorStopReasonBuilder[_ErrorStopReasonT]:
+        self._values["error"] = value
+        return self
+
+
+class IdleStateUpdateStopReasonOtherBuilder(_rt.Builder[_IdleStateUpdateStopReasonOtherT]):
+    """Chainable setters for the optional properties of `IdleStateUpdateStopReasonOther`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class IdleStateUpdateStopReasonNoneBuilder(_rt.Builder[_IdleStateUpdateStopReasonNoneT]):
+    """Chainable setters for the optional properties of `IdleStateUpdateStopReasonNone`; `build()` validates."""
+
+    __slots__ = ()
+
+    def stop_reason(
+        self, value: Undefined | None
+    ) -> IdleStateUpdateStopReasonNoneBuilder[_IdleStateUpdateStopReasonNoneT]:
+        self._values["stop_reason"] = value
+        return self
+
+
+class IdleStateUpdateBuilder(_rt.Builder[_IdleStateUpdateT]):
+    """Chainable setters for the optional properties of `IdleStateUpdate`; `build()` validates."""
+
+    __slots__ = ()
+
+    def usage(self, value: Usage | Undefined | None) -> IdleStateUpdateBuilder[_IdleStateUpdateT]:
+        self._values["usage"] = value
+        return self
+
+    def background(
+        self, value: Iterable[BackgroundWork] | Undefined | None
+    ) -> IdleStateUpdateBuilder[_IdleStateUpdateT]:
+        self._values["background"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> IdleStateUpdateBuilder[_IdleStateUpdateT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class RequiresActionStateUpdateBuilder(_rt.Builder[_RequiresActionStateUpdateT]):
+    """Chainable setters for the optional properties of `RequiresActionStateUpdate`; `build()` validates."""
+
+    __slots__ = ()
+
+    def background(
+        self, value: Iterable[BackgroundWork] | Undefined | None
+    ) -> RequiresActionStateUpdateBuilder[_RequiresActionStateUpdateT]:
+        self._values["background"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> RequiresActionStateUpdateBuilder[_RequiresActionStateUpdateT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class UnknownStateUpdateBuilder(_rt.Builder[_UnknownStateUpdateT]):
+    """Chainable setters for the optional properties of `UnknownStateUpdate`; `build()` validates."""
+
+    __slots__ = ()
+
+    def background(
+        self, value: Iterable[BackgroundWork] | Undefined | None
+    ) -> UnknownStateUpdateBuilder[_UnknownStateUpdateT]:
+        self._values["background"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> UnknownStateUpdateBuilder[_UnknownStateUpdateT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class StateUpdateOtherBuilder(_rt.Builder[_StateUpdateOtherT]):
+    """Chainable setters for the optional properties of `StateUpdateOther`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class BackgroundTerminalBuilder(_rt.Builder[_BackgroundTerminalT]):
+    """Chainable setters for the optional properties of `BackgroundTerminal`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> BackgroundTerminalBuilder[_BackgroundTerminalT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class BackgroundToolCallBuilder(_rt.Builder[_BackgroundToolCallT]):
+    """Chainable setters for the optional properties of `BackgroundToolCall`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> BackgroundToolCallBuilder[_BackgroundToolCallT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class BackgroundSubagentBuilder(_rt.Builder[_BackgroundSubagentT]):
+    """Chainable setters for the optional properties of `BackgroundSubagent`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> BackgroundSubagentBuilder[_BackgroundSubagentT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class BackgroundWorkOtherBuilder(_rt.Builder[_BackgroundWorkOtherT]):
+    """Chainable setters for the optional properties of `BackgroundWorkOther`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class ErrorBuilder(_rt.Builder[_ErrorT]):
+    """Chainable setters for the optional properties of `Error`; `build()` validates."""
+
+    __slots__ = ()
+
+    def data(self, value: ErrorData | Undefined | None) -> ErrorBuilder[_ErrorT]:
+        self._values["data"] = value
+        return self
+
+
+class UnsupportedProtocolVersionErrorDataBuilder(_rt.Builder[_UnsupportedProtocolVersionErrorDataT]):
+    """Chainable setters for the optional properties of `UnsupportedProtocolVersionErrorData`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> UnsupportedProtocolVersionErrorDataBuilder[_UnsupportedProtocolVersionErrorDataT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SessionNotFoundErrorDataBuilder(_rt.Builder[_SessionNotFoundErrorDataT]):
+    """Chainable setters for the optional properties of `SessionNotFoundErrorData`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> SessionNotFoundErrorDataBuilder[_SessionNotFoundErrorDataT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class UsageBuilder(_rt.Builder[_UsageT]):
+    """Chainable setters for the optional properties of `Usage`; `build()` validates."""
+
+    __slots__ = ()
+
+    def thought_tokens(self, value: int | Undefined | None) -> UsageBuilder[_UsageT]:
+        self._values["thought_tokens"] = value
+        return self
+
+    def cached_read_tokens(self, value: int | Undefined | None) -> UsageBuilder[_UsageT]:
+        self._values["cached_read_tokens"] = value
+        return self
+
+    def cached_write_tokens(self, value: int | Undefined | None) -> UsageBuilder[_UsageT]:
+        self._values["cached_write_tokens"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> UsageBuilder[_UsageT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SetSessionTitleResponseBuilder(_rt.Builder[_SetSessionTitleResponseT]):
+    """Chainable setters for the optional properties of `SetSessionTitleResponse`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> SetSessionTitleResponseBuilder[_SetSessionTitleResponseT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ResumeSessionResponseBuilder(_rt.Builder[_ResumeSessionResponseT]):
+    """Chainable setters for the optional properties of `ResumeSessionResponse`; `build()` validates."""
+
+    __slots__ = ()
+
+    def config_options(
+        self, value: Iterable[SessionConfigOption] | Undefined
+    ) -> ResumeSessionResponseBuilder[_ResumeSessionResponseT]:
+        self._values["config_options"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def available_commands(
+        self, value: Iterable[AvailableCommand] | Undefined
+    ) -> ResumeSessionResponseBuilder[_ResumeSessionResponseT]:
+        self._values["available_commands"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> ResumeSessionResponseBuilder[_ResumeSessionResponseT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class CloseSessionResponseBuilder(_rt.Builder[_CloseSessionResponseT]):
+    """Chainable setters for the optional properties of `CloseSessionResponse`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> CloseSessionResponseBuilder[_CloseSessionResponseT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class CancelToolCallResponseBuilder(_rt.Builder[_CancelToolCallResponseT]):
+    """Chainable setters for the optional properties of `CancelToolCallResponse`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> CancelToolCallResponseBuilder[_CancelToolCallResponseT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class CancelTerminalResponseBuilder(_rt.Builder[_CancelTerminalResponseT]):
+    """Chainable setters for the optional properties of `CancelTerminalResponse`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> CancelTerminalResponseBuilder[_CancelTerminalResponseT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SetSessionConfigOptionResponseBuilder(_rt.Builder[_SetSessionConfigOptionResponseT]):
+    """Chainable setters for the optional properties of `SetSessionConfigOptionResponse`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> SetSessionConfigOptionResponseBuilder[_SetSessionConfigOptionResponseT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class PromptResponseBuilder(_rt.Builder[_PromptResponseT]):
+    """Chainable setters for the optional properties of `PromptResponse`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> PromptResponseBuilder[_PromptResponseT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class AgentNotificationBuilder(_rt.Builder[_AgentNotificationT]):
+    """Chainable setters for the optional properties of `AgentNotification`; `build()` validates."""
+
+    __slots__ = ()
+
+    def params(
+        self, value: AgentNotificationParams | Undefined | None
+    ) -> AgentNotificationBuilder[_AgentNotificationT]:
+        self._values["params"] = value
+        return self
+
+
+class UpdateSessionNotificationBuilder(_rt.Builder[_UpdateSessionNotificationT]):
+    """Chainable setters for the optional properties of `UpdateSessionNotification`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> UpdateSessionNotificationBuilder[_UpdateSessionNotificationT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ContentChunkBuilder(_rt.Builder[_ContentChunkT]):
+    """Chainable setters for the optional properties of `ContentChunk`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> ContentChunkBuilder[_ContentChunkT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class UserMessageBuilder(_rt.Builder[_UserMessageT]):
+    """Chainable setters for the optional properties of `UserMessage`; `build()` validates."""
+
+    __slots__ = ()
+
+    def content(self, value: Iterable[ContentBlock] | Undefined | None) -> UserMessageBuilder[_UserMessageT]:
+        self._values["content"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> UserMessageBuilder[_UserMessageT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class AgentMessageBuilder(_rt.Builder[_AgentMessageT]):
+    """Chainable setters for the optional properties of `AgentMessage`; `build()` validates."""
+
+    __slots__ = ()
+
+    def content(self, value: Iterable[ContentBlock] | Undefined | None) -> AgentMessageBuilder[_AgentMessageT]:
+        self._values["content"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> AgentMessageBuilder[_AgentMessageT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class AgentThoughtBuilder(_rt.Builder[_AgentThoughtT]):
+    """Chainable setters for the optional properties of `AgentThought`; `build()` validates."""
+
+    __slots__ = ()
+
+    def content(self, value: Iterable[ContentBlock] | Undefined | None) -> AgentThoughtBuilder[_AgentThoughtT]:
+        self._values["content"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> AgentThoughtBuilder[_AgentThoughtT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SessionUpdateStateUpdateBuilder(_rt.Builder[_SessionUpdateStateUpdateT]):
+    """Chainable setters for the optional properties of `SessionUpdateStateUpdate`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class ToolCallContentChunkBuilder(_rt.Builder[_ToolCallContentChunkT]):
+    """Chainable setters for the optional properties of `ToolCallContentChunk`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> ToolCallContentChunkBuilder[_ToolCallContentChunkT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class TerminalUpdateBuilder(_rt.Builder[_TerminalUpdateT]):
+    """Chainable setters for the optional properties of `TerminalUpdate`; `build()` validates."""
+
+    __slots__ = ()
+
+    def command(self, value: str | Undefined | None) -> TerminalUpdateBuilder[_TerminalUpdateT]:
+        self._values["command"] = value
+        return self
+
+    def cwd(self, value: str | os.PathLike[str] | Undefined | None) -> TerminalUpdateBuilder[_TerminalUpdateT]:
+        self._values["cwd"] = value if value is None or isinstance(value, Undefined) else os.fspath(value)
+        return self
+
+    def output(self, value: TerminalOutput | Undefined | None) -> TerminalUpdateBuilder[_TerminalUpdateT]:
+        self._values["output"] = value
+        return self
+
+    def exit_status(self, value: TerminalExitStatus | Undefined | None) -> TerminalUpdateBuilder[_TerminalUpdateT]:
+        self._values["exit_status"] = value
+        return self
+
+    def size(self, value: TerminalSize | Undefined | None) -> TerminalUpdateBuilder[_TerminalUpdateT]:
+        self._values["size"] = value
+        return self
+
+    def capabilities(self, value: TerminalCapabilities | Undefined | None) -> TerminalUpdateBuilder[_TerminalUpdateT]:
+        self._values["capabilities"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> TerminalUpdateBuilder[_TerminalUpdateT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class TerminalOutputChunkBuilder(_rt.Builder[_TerminalOutputChunkT]):
+    """Chainable setters for the optional properties of `TerminalOutputChunk`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> TerminalOutputChunkBuilder[_TerminalOutputChunkT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class PlanUpdateBuilder(_rt.Builder[_PlanUpdateT]):
+    """Chainable setters for the optional properties of `PlanUpdate`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> PlanUpdateBuilder[_PlanUpdateT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class PlanRemovedBuilder(_rt.Builder[_PlanRemovedT]):
+    """Chainable setters for the optional properties of `PlanRemoved`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> PlanRemovedBuilder[_PlanRemovedT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class AvailableCommandsUpdateBuilder(_rt.Builder[_AvailableCommandsUpdateT]):
+    """Chainable setters for the optional properties of `AvailableCommandsUpdate`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> AvailableCommandsUpdateBuilder[_AvailableCommandsUpdateT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ConfigOptionUpdateBuilder(_rt.Builder[_ConfigOptionUpdateT]):
+    """Chainable setters for the optional properties of `ConfigOptionUpdate`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> ConfigOptionUpdateBuilder[_ConfigOptionUpdateT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SessionInfoUpdateBuilder(_rt.Builder[_SessionInfoUpdateT]):
+    """Chainable setters for the optional properties of `SessionInfoUpdate`; `build()` validates."""
+
+    __slots__ = ()
+
+    def title(self, value: str | Undefined | None) -> SessionInfoUpdateBuilder[_SessionInfoUpdateT]:
+        self._values["title"] = value
+        return self
+
+    def updated_at(self, value: str | Undefined | None) -> SessionInfoUpdateBuilder[_SessionInfoUpdateT]:
+        self._values["updated_at"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> SessionInfoUpdateBuilder[_SessionInfoUpdateT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class UsageUpdateBuilder(_rt.Builder[_UsageUpdateT]):
+    """Chainable setters for the optional properties of `UsageUpdate`; `build()` validates."""
+
+    __slots__ = ()
+
+    def cost(self, value: Cost | Undefined | None) -> UsageUpdateBuilder[_UsageUpdateT]:
+        self._values["cost"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> UsageUpdateBuilder[_UsageUpdateT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class NoticeBuilder(_rt.Builder[_NoticeT]):
+    """Chainable setters for the optional properties of `Notice`; `build()` validates."""
+
+    __slots__ = ()
+
+    def description(self, value: str | Undefined | None) -> NoticeBuilder[_NoticeT]:
+        self._values["description"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> NoticeBuilder[_NoticeT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class CompactionUpdateBuilder(_rt.Builder[_CompactionUpdateT]):
+    """Chainable setters for the optional properties of `CompactionUpdate`; `build()` validates."""
+
+    __slots__ = ()
+
+    def summary(self, value: Iterable[ContentBlock] | Undefined | None) -> CompactionUpdateBuilder[_CompactionUpdateT]:
+        self._values["summary"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def error(self, value: str | Undefined | None) -> CompactionUpdateBuilder[_CompactionUpdateT]:
+        self._values["error"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> CompactionUpdateBuilder[_CompactionUpdateT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class CompactionSummaryChunkBuilder(_rt.Builder[_CompactionSummaryChunkT]):
+    """Chainable setters for the optional properties of `CompactionSummaryChunk`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> CompactionSummaryChunkBuilder[_CompactionSummaryChunkT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SubagentUpdateBuilder(_rt.Builder[_SubagentUpdateT]):
+    """Chainable setters for the optional properties of `SubagentUpdate`; `build()` validates."""
+
+    __slots__ = ()
+
+    def title(self, value: str | Undefined | None) -> SubagentUpdateBuilder[_SubagentUpdateT]:
+        self._values["title"] = value
+        return self
+
+    def description(self, value: str | Undefined | None) -> SubagentUpdateBuilder[_SubagentUpdateT]:
+        self._values["description"] = value
+        return self
+
+    def capabilities(
+        self, value: SubagentSessionCapabilities | Undefined | None
+    ) -> SubagentUpdateBuilder[_SubagentUpdateT]:
+        self._values["capabilities"] = value
+        return self
+
+    def state(self, value: StateUpdate | Undefined | None) -> SubagentUpdateBuilder[_SubagentUpdateT]:
+        self._values["state"] = value
+        return self
+
+    def cwd(self, value: str | os.PathLike[str] | Undefined | None) -> SubagentUpdateBuilder[_SubagentUpdateT]:
+        self._values["cwd"] = value if value is None or isinstance(value, Undefined) else os.fspath(value)
+        return self
+
+    def additional_directories(
+        self, value: Iterable[str | os.PathLike[str]] | Undefined | None
+    ) -> SubagentUpdateBuilder[_SubagentUpdateT]:
+        self._values["additional_directories"] = (
+            value if value is None or isinstance(value, Undefined) else [os.fspath(item0) for item0 in value]
+        )
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> SubagentUpdateBuilder[_SubagentUpdateT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SessionMessageBuilder(_rt.Builder[_SessionMessageT]):
+    """Chainable setters for the optional properties of `SessionMessage`; `build()` validates."""
+
+    __slots__ = ()
+
+    def sender_session_id(self, value: str | Undefined | None) -> SessionMessageBuilder[_SessionMessageT]:
+        self._values["sender_session_id"] = value
+        return self
+
+    def recipient_session_id(self, value: str | Undefined | None) -> SessionMessageBuilder[_SessionMessageT]:
+        self._values["recipient_session_id"] = value
+        return self
+
+    def sender_message_id(self, value: str | Undefined | None) -> SessionMessageBuilder[_SessionMessageT]:
+        self._values["sender_message_id"] = value
+        return self
+
+    def recipient_message_id(self, value: str | Undefined | None) -> SessionMessageBuilder[_SessionMessageT]:
+        self._values["recipient_message_id"] = value
+        return self
+
+    def content(self, value: Iterable[ContentBlock] | Undefined | None) -> SessionMessageBuilder[_SessionMessageT]:
+        self._values["content"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> SessionMessageBuilder[_SessionMessageT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SessionMessageChunkBuilder(_rt.Builder[_SessionMessageChunkT]):
+    """Chainable setters for the optional properties of `SessionMessageChunk`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> SessionMessageChunkBuilder[_SessionMessageChunkT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SessionUpdateOtherBuilder(_rt.Builder[_SessionUpdateOtherT]):
+    """Chainable setters for the optional properties of `SessionUpdateOther`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class TerminalOutputBuilder(_rt.Builder[_TerminalOutputT]):
+    """Chainable setters for the optional properties of `TerminalOutput`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> TerminalOutputBuilder[_TerminalOutputT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class TerminalExitStatusBuilder(_rt.Builder[_TerminalExitStatusT]):
+    """Chainable setters for the optional properties of `TerminalExitStatus`; `build()` validates."""
+
+    __slots__ = ()
+
+    def exit_code(self, value: int | Undefined | None) -> TerminalExitStatusBuilder[_TerminalExitStatusT]:
+        self._values["exit_code"] = value
+        return self
+
+    def signal(self, value: str | Undefined | None) -> TerminalExitStatusBuilder[_TerminalExitStatusT]:
+        self._values["signal"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> TerminalExitStatusBuilder[_TerminalExitStatusT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class TerminalSizeBuilder(_rt.Builder[_TerminalSizeT]):
+    """Chainable setters for the optional properties of `TerminalSize`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> TerminalSizeBuilder[_TerminalSizeT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class TerminalCapabilitiesBuilder(_rt.Builder[_TerminalCapabilitiesT]):
+    """Chainable setters for the optional properties of `TerminalCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def cancel(
+        self, value: TerminalCancelCapabilities | Undefined | None
+    ) -> TerminalCapabilitiesBuilder[_TerminalCapabilitiesT]:
+        self._values["cancel"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> TerminalCapabilitiesBuilder[_TerminalCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class TerminalCancelCapabilitiesBuilder(_rt.Builder[_TerminalCancelCapabilitiesT]):
+    """Chainable setters for the optional properties of `TerminalCancelCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> TerminalCancelCapabilitiesBuilder[_TerminalCancelCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class PlanItemsBuilder(_rt.Builder[_PlanItemsT]):
+    """Chainable setters for the optional properties of `PlanItems`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> PlanItemsBuilder[_PlanItemsT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class PlanFileBuilder(_rt.Builder[_PlanFileT]):
+    """Chainable setters for the optional properties of `PlanFile`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> PlanFileBuilder[_PlanFileT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class PlanMarkdownBuilder(_rt.Builder[_PlanMarkdownT]):
+    """Chainable setters for the optional properties of `PlanMarkdown`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> PlanMarkdownBuilder[_PlanMarkdownT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class PlanUpdateContentOtherBuilder(_rt.Builder[_PlanUpdateContentOtherT]):
+    """Chainable setters for the optional properties of `PlanUpdateContentOther`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class PlanEntryBuilder(_rt.Builder[_PlanEntryT]):
+    """Chainable setters for the optional properties of `PlanEntry`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> PlanEntryBuilder[_PlanEntryT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class CostBuilder(_rt.Builder[_CostT]):
+    """Chainable setters for the optional properties of `Cost`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> CostBuilder[_CostT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SubagentSessionCapabilitiesBuilder(_rt.Builder[_SubagentSessionCapabilitiesT]):
+    """Chainable setters for the optional properties of `SubagentSessionCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def cancel(
+        self, value: SessionCancelCapabilities | Undefined | None
+    ) -> SubagentSessionCapabilitiesBuilder[_SubagentSessionCapabilitiesT]:
+        self._values["cancel"] = value
+        return self
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> SubagentSessionCapabilitiesBuilder[_SubagentSessionCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SessionCancelCapabilitiesBuilder(_rt.Builder[_SessionCancelCapabilitiesT]):
+    """Chainable setters for the optional properties of `SessionCancelCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> SessionCancelCapabilitiesBuilder[_SessionCancelCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class CompleteElicitationNotificationBuilder(_rt.Builder[_CompleteElicitationNotificationT]):
+    """Chainable setters for the optional properties of `CompleteElicitationNotification`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> CompleteElicitationNotificationBuilder[_CompleteElicitationNotificationT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class AuthStatusUpdateNotificationBuilder(_rt.Builder[_AuthStatusUpdateNotificationT]):
+    """Chainable setters for the optional properties of `AuthStatusUpdateNotification`; `build()` validates."""
+
+    __slots__ = ()
+
+    def accounts(
+        self, value: Iterable[AuthAccount] | Undefined
+    ) -> AuthStatusUpdateNotificationBuilder[_AuthStatusUpdateNotificationT]:
+        self._values["accounts"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> AuthStatusUpdateNotificationBuilder[_AuthStatusUpdateNotificationT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ClientRequestBuilder(_rt.Builder[_ClientRequestT]):
+    """Chainable setters for the optional properties of `ClientRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def params(self, value: ClientRequestParams | Undefined | None) -> ClientRequestBuilder[_ClientRequestT]:
+        self._values["params"] = value
+        return self
+
+
+class InitializeRequestBuilder(_rt.Builder[_InitializeRequestT]):
+    """Chainable setters for the optional properties of `InitializeRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def capabilities(self, value: ClientCapabilities | Undefined) -> InitializeRequestBuilder[_InitializeRequestT]:
+        self._values["capabilities"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> InitializeRequestBuilder[_InitializeRequestT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ClientCapabilitiesBuilder(_rt.Builder[_ClientCapabilitiesT]):
+    """Chainable setters for the optional properties of `ClientCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def auth(self, value: ClientAuthCapabilities | Undefined | None) -> ClientCapabilitiesBuilder[_ClientCapabilitiesT]:
+        self._values["auth"] = value
+        return self
+
+    def elicitation(
+        self, value: ElicitationCapabilities | Undefined | None
+    ) -> ClientCapabilitiesBuilder[_ClientCapabilitiesT]:
+        self._values["elicitation"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> ClientCapabilitiesBuilder[_ClientCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ClientAuthCapabilitiesBuilder(_rt.Builder[_ClientAuthCapabilitiesT]):
+    """Chainable setters for the optional properties of `ClientAuthCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def terminal(
+        self, value: TerminalAuthCapabilities | Undefined | None
+    ) -> ClientAuthCapabilitiesBuilder[_ClientAuthCapabilitiesT]:
+        self._values["terminal"] = value
+        return self
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> ClientAuthCapabilitiesBuilder[_ClientAuthCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class TerminalAuthCapabilitiesBuilder(_rt.Builder[_TerminalAuthCapabilitiesT]):
+    """Chainable setters for the optional properties of `TerminalAuthCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> TerminalAuthCapabilitiesBuilder[_TerminalAuthCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ElicitationCapabilitiesBuilder(_rt.Builder[_ElicitationCapabilitiesT]):
+    """Chainable setters for the optional properties of `ElicitationCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def form(
+        self, value: ElicitationFormCapabilities | Undefined | None
+    ) -> ElicitationCapabilitiesBuilder[_ElicitationCapabilitiesT]:
+        self._values["form"] = value
+        return self
+
+    def url(
+        self, value: ElicitationUrlCapabilities | Undefined | None
+    ) -> ElicitationCapabilitiesBuilder[_ElicitationCapabilitiesT]:
+        self._values["url"] = value
+        return self
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> ElicitationCapabilitiesBuilder[_ElicitationCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ElicitationFormCapabilitiesBuilder(_rt.Builder[_ElicitationFormCapabilitiesT]):
+    """Chainable setters for the optional properties of `ElicitationFormCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> ElicitationFormCapabilitiesBuilder[_ElicitationFormCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ElicitationUrlCapabilitiesBuilder(_rt.Builder[_ElicitationUrlCapabilitiesT]):
+    """Chainable setters for the optional properties of `ElicitationUrlCapabilities`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> ElicitationUrlCapabilitiesBuilder[_ElicitationUrlCapabilitiesT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class LoginAuthRequestBuilder(_rt.Builder[_LoginAuthRequestT]):
+    """Chainable setters for the optional properties of `LoginAuthRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> LoginAuthRequestBuilder[_LoginAuthRequestT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ListProvidersRequestBuilder(_rt.Builder[_ListProvidersRequestT]):
+    """Chainable setters for the optional properties of `ListProvidersRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> ListProvidersRequestBuilder[_ListProvidersRequestT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SetProviderRequestBuilder(_rt.Builder[_SetProviderRequestT]):
+    """Chainable setters for the optional properties of `SetProviderRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def headers(self, value: Mapping[str, str] | Undefined) -> SetProviderRequestBuilder[_SetProviderRequestT]:
+        self._values["headers"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> SetProviderRequestBuilder[_SetProviderRequestT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class DisableProviderRequestBuilder(_rt.Builder[_DisableProviderRequestT]):
+    """Chainable setters for the optional properties of `DisableProviderRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> DisableProviderRequestBuilder[_DisableProviderRequestT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class LogoutAuthRequestBuilder(_rt.Builder[_LogoutAuthRequestT]):
+    """Chainable setters for the optional properties of `LogoutAuthRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> LogoutAuthRequestBuilder[_LogoutAuthRequestT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class AuthStatusRequestBuilder(_rt.Builder[_AuthStatusRequestT]):
+    """Chainable setters for the optional properties of `AuthStatusRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> AuthStatusRequestBuilder[_AuthStatusRequestT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class NewSessionRequestBuilder(_rt.Builder[_NewSessionRequestT]):
+    """Chainable setters for the optional properties of `NewSessionRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def additional_directories(
+        self, value: Iterable[str | os.PathLike[str]] | Undefined
+    ) -> NewSessionRequestBuilder[_NewSessionRequestT]:
+        self._values["additional_directories"] = (
+            value if value is None or isinstance(value, Undefined) else [os.fspath(item0) for item0 in value]
+        )
+        return self
+
+    def mcp_servers(self, value: Iterable[McpServer] | Undefined) -> NewSessionRequestBuilder[_NewSessionRequestT]:
+        self._values["mcp_servers"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def system_prompt(self, value: SystemPrompt | Undefined | None) -> NewSessionRequestBuilder[_NewSessionRequestT]:
+        self._values["system_prompt"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> NewSessionRequestBuilder[_NewSessionRequestT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class McpServerHttpBuilder(_rt.Builder[_McpServerHttpT]):
+    """Chainable setters for the optional properties of `McpServerHttp`; `build()` validates."""
+
+    __slots__ = ()
+
+    def headers(self, value: Iterable[HttpHeader] | Undefined) -> McpServerHttpBuilder[_McpServerHttpT]:
+        self._values["headers"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> McpServerHttpBuilder[_McpServerHttpT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class McpServerAcpBuilder(_rt.Builder[_McpServerAcpT]):
+    """Chainable setters for the optional properties of `McpServerAcp`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> McpServerAcpBuilder[_McpServerAcpT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class McpServerStdioBuilder(_rt.Builder[_McpServerStdioT]):
+    """Chainable setters for the optional properties of `McpServerStdio`; `build()` validates."""
+
+    __slots__ = ()
+
+    def args(self, value: Iterable[str] | Undefined) -> McpServerStdioBuilder[_McpServerStdioT]:
+        self._values["args"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def env(self, value: Iterable[EnvVariable] | Undefined) -> McpServerStdioBuilder[_McpServerStdioT]:
+        self._values["env"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> McpServerStdioBuilder[_McpServerStdioT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class McpServerOtherBuilder(_rt.Builder[_McpServerOtherT]):
+    """Chainable setters for the optional properties of `McpServerOther`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class HttpHeaderBuilder(_rt.Builder[_HttpHeaderT]):
+    """Chainable setters for the optional properties of `HttpHeader`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> HttpHeaderBuilder[_HttpHeaderT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SystemPromptBuilder(_rt.Builder[_SystemPromptT]):
+    """Chainable setters for the optional properties of `SystemPrompt`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> SystemPromptBuilder[_SystemPromptT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ListSessionsRequestBuilder(_rt.Builder[_ListSessionsRequestT]):
+    """Chainable setters for the optional properties of `ListSessionsRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def cwd(
+        self, value: str | os.PathLike[str] | Undefined | None
+    ) -> ListSessionsRequestBuilder[_ListSessionsRequestT]:
+        self._values["cwd"] = value if value is None or isinstance(value, Undefined) else os.fspath(value)
+        return self
+
+    def cursor(self, value: str | Undefined | None) -> ListSessionsRequestBuilder[_ListSessionsRequestT]:
+        self._values["cursor"] = value
+        return self
+
+    def archived(
+        self, value: SessionArchiveFilter | str | Undefined | None
+    ) -> ListSessionsRequestBuilder[_ListSessionsRequestT]:
+        self._values["archived"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> ListSessionsRequestBuilder[_ListSessionsRequestT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class DeleteSessionRequestBuilder(_rt.Builder[_DeleteSessionRequestT]):
+    """Chainable setters for the optional properties of `DeleteSessionRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> DeleteSessionRequestBuilder[_DeleteSessionRequestT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ForkSessionRequestBuilder(_rt.Builder[_ForkSessionRequestT]):
+    """Chainable setters for the optional properties of `ForkSessionRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def additional_directories(
+        self, value: Iterable[str | os.PathLike[str]] | Undefined
+    ) -> ForkSessionRequestBuilder[_ForkSessionRequestT]:
+        self._values["additional_directories"] = (
+            value if value is None or isinstance(value, Undefined) else [os.fspath(item0) for item0 in value]
+        )
+        return self
+
+    def mcp_servers(self, value: Iterable[McpServer] | Undefined) -> ForkSessionRequestBuilder[_ForkSessionRequestT]:
+        self._values["mcp_servers"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def system_prompt(self, value: SystemPrompt | Undefined | None) -> ForkSessionRequestBuilder[_ForkSessionRequestT]:
+        self._values["system_prompt"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> ForkSessionRequestBuilder[_ForkSessionRequestT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ArchiveSessionRequestBuilder(_rt.Builder[_ArchiveSessionRequestT]):
+    """Chainable setters for the optional properties of `ArchiveSessionRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> ArchiveSessionRequestBuilder[_ArchiveSessionRequestT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class UnarchiveSessionRequestBuilder(_rt.Builder[_UnarchiveSessionRequestT]):
+    """Chainable setters for the optional properties of `UnarchiveSessionRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> UnarchiveSessionRequestBuilder[_UnarchiveSessionRequestT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SessionStatusRequestBuilder(_rt.Builder[_SessionStatusRequestT]):
+    """Chainable setters for the optional properties of `SessionStatusRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> SessionStatusRequestBuilder[_SessionStatusRequestT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SetSessionTitleRequestBuilder(_rt.Builder[_SetSessionTitleRequestT]):
+    """Chainable setters for the optional properties of `SetSessionTitleRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> SetSessionTitleRequestBuilder[_SetSessionTitleRequestT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ResumeSessionRequestBuilder(_rt.Builder[_ResumeSessionRequestT]):
+    """Chainable setters for the optional properties of `ResumeSessionRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def additional_directories(
+        self, value: Iterable[str | os.PathLike[str]] | Undefined
+    ) -> ResumeSessionRequestBuilder[_ResumeSessionRequestT]:
+        self._values["additional_directories"] = (
+            value if value is None or isinstance(value, Undefined) else [os.fspath(item0) for item0 in value]
+        )
+        return self
+
+    def mcp_servers(
+        self, value: Iterable[McpServer] | Undefined
+    ) -> ResumeSessionRequestBuilder[_ResumeSessionRequestT]:
+        self._values["mcp_servers"] = value if value is None or isinstance(value, Undefined) else list(value)
+        return self
+
+    def replay_from(self, value: ReplayFrom | Undefined | None) -> ResumeSessionRequestBuilder[_ResumeSessionRequestT]:
+        self._values["replay_from"] = value
+        return self
+
+    def system_prompt(
+        self, value: SystemPrompt | Undefined | None
+    ) -> ResumeSessionRequestBuilder[_ResumeSessionRequestT]:
+        self._values["system_prompt"] = value
+        return self
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> ResumeSessionRequestBuilder[_ResumeSessionRequestT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ReplayFromStartBuilder(_rt.Builder[_ReplayFromStartT]):
+    """Chainable setters for the optional properties of `ReplayFromStart`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> ReplayFromStartBuilder[_ReplayFromStartT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ReplayFromOtherBuilder(_rt.Builder[_ReplayFromOtherT]):
+    """Chainable setters for the optional properties of `ReplayFromOther`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class CloseSessionRequestBuilder(_rt.Builder[_CloseSessionRequestT]):
+    """Chainable setters for the optional properties of `CloseSessionRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> CloseSessionRequestBuilder[_CloseSessionRequestT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class CancelToolCallRequestBuilder(_rt.Builder[_CancelToolCallRequestT]):
+    """Chainable setters for the optional properties of `CancelToolCallRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> CancelToolCallRequestBuilder[_CancelToolCallRequestT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class CancelTerminalRequestBuilder(_rt.Builder[_CancelTerminalRequestT]):
+    """Chainable setters for the optional properties of `CancelTerminalRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> CancelTerminalRequestBuilder[_CancelTerminalRequestT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SetSessionConfigOptionRequestTypeIdBuilder(_rt.Builder[_SetSessionConfigOptionRequestTypeIdT]):
+    """Chainable setters for the optional properties of `SetSessionConfigOptionRequestTypeId`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class SetSessionConfigOptionRequestTypeBooleanBuilder(_rt.Builder[_SetSessionConfigOptionRequestTypeBooleanT]):
+    """Chainable setters for the optional properties of `SetSessionConfigOptionRequestTypeBoolean`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class SetSessionConfigOptionRequestTypeOtherBuilder(_rt.Builder[_SetSessionConfigOptionRequestTypeOtherT]):
+    """Chainable setters for the optional properties of `SetSessionConfigOptionRequestTypeOther`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class SetSessionConfigOptionRequestBuilder(_rt.Builder[_SetSessionConfigOptionRequestT]):
+    """Chainable setters for the optional properties of `SetSessionConfigOptionRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> SetSessionConfigOptionRequestBuilder[_SetSessionConfigOptionRequestT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class PromptRequestBuilder(_rt.Builder[_PromptRequestT]):
+    """Chainable setters for the optional properties of `PromptRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(self, value: Mapping[str, Any] | Undefined | None) -> PromptRequestBuilder[_PromptRequestT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ClientResponseResultBuilder(_rt.Builder[_ClientResponseResultT]):
+    """Chainable setters for the optional properties of `ClientResponseResult`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class ClientResponseErrorBuilder(_rt.Builder[_ClientResponseErrorT]):
+    """Chainable setters for the optional properties of `ClientResponseError`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class RequestPermissionResponseBuilder(_rt.Builder[_RequestPermissionResponseT]):
+    """Chainable setters for the optional properties of `RequestPermissionResponse`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> RequestPermissionResponseBuilder[_RequestPermissionResponseT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class CancelledPermissionOutcomeBuilder(_rt.Builder[_CancelledPermissionOutcomeT]):
+    """Chainable setters for the optional properties of `CancelledPermissionOutcome`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> CancelledPermissionOutcomeBuilder[_CancelledPermissionOutcomeT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class SelectedPermissionOutcomeBuilder(_rt.Builder[_SelectedPermissionOutcomeT]):
+    """Chainable setters for the optional properties of `SelectedPermissionOutcome`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> SelectedPermissionOutcomeBuilder[_SelectedPermissionOutcomeT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class RequestPermissionOutcomeOtherBuilder(_rt.Builder[_RequestPermissionOutcomeOtherT]):
+    """Chainable setters for the optional properties of `RequestPermissionOutcomeOther`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class ElicitationAcceptActionBuilder(_rt.Builder[_ElicitationAcceptActionT]):
+    """Chainable setters for the optional properties of `ElicitationAcceptAction`; `build()` validates."""
+
+    __slots__ = ()
+
+    def content(
+        self, value: Mapping[str, ElicitationContentValue] | Undefined | None
+    ) -> ElicitationAcceptActionBuilder[_ElicitationAcceptActionT]:
+        self._values["content"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class CreateElicitationResponseActionDeclineBuilder(_rt.Builder[_CreateElicitationResponseActionDeclineT]):
+    """Chainable setters for the optional properties of `CreateElicitationResponseActionDecline`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class CreateElicitationResponseActionCancelBuilder(_rt.Builder[_CreateElicitationResponseActionCancelT]):
+    """Chainable setters for the optional properties of `CreateElicitationResponseActionCancel`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class CreateElicitationResponseActionOtherBuilder(_rt.Builder[_CreateElicitationResponseActionOtherT]):
+    """Chainable setters for the optional properties of `CreateElicitationResponseActionOther`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class CreateElicitationResponseBuilder(_rt.Builder[_CreateElicitationResponseT]):
+    """Chainable setters for the optional properties of `CreateElicitationResponse`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> CreateElicitationResponseBuilder[_CreateElicitationResponseT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class MessageMcpResponseResultBuilder(_rt.Builder[_MessageMcpResponseResultT]):
+    """Chainable setters for the optional properties of `MessageMcpResponseResult`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> MessageMcpResponseResultBuilder[_MessageMcpResponseResultT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class MessageMcpResponseErrorBuilder(_rt.Builder[_MessageMcpResponseErrorT]):
+    """Chainable setters for the optional properties of `MessageMcpResponseError`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> MessageMcpResponseErrorBuilder[_MessageMcpResponseErrorT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class McpErrorBuilder(_rt.Builder[_McpErrorT]):
+    """Chainable setters for the optional properties of `McpError`; `build()` validates."""
+
+    __slots__ = ()
+
+    def data(self, value: Any | Undefined) -> McpErrorBuilder[_McpErrorT]:
+        self._values["data"] = value
+        return self
+
+
+class ClientNotificationBuilder(_rt.Builder[_ClientNotificationT]):
+    """Chainable setters for the optional properties of `ClientNotification`; `build()` validates."""
+
+    __slots__ = ()
+
+    def params(
+        self, value: ClientNotificationParams | Undefined | None
+    ) -> ClientNotificationBuilder[_ClientNotificationT]:
+        self._values["params"] = value
+        return self
+
+
+class CancelSessionNotificationBuilder(_rt.Builder[_CancelSessionNotificationT]):
+    """Chainable setters for the optional properties of `CancelSessionNotification`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> CancelSessionNotificationBuilder[_CancelSessionNotificationT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class MessageMcpNotificationBuilder(_rt.Builder[_MessageMcpNotificationT]):
+    """Chainable setters for the optional properties of `MessageMcpNotification`; `build()` validates."""
+
+    __slots__ = ()
+
+    def params(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> MessageMcpNotificationBuilder[_MessageMcpNotificationT]:
+        self._values["params"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> MessageMcpNotificationBuilder[_MessageMcpNotificationT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class CancelRequestNotificationBuilder(_rt.Builder[_CancelRequestNotificationT]):
+    """Chainable setters for the optional properties of `CancelRequestNotification`; `build()` validates."""
+
+    __slots__ = ()
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> CancelRequestNotificationBuilder[_CancelRequestNotificationT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ProxyRequestBuilder(_rt.Builder[_ProxyRequestT]):
+    """Chainable setters for the optional properties of `ProxyRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def params(self, value: ProxyRequestParams | Undefined | None) -> ProxyRequestBuilder[_ProxyRequestT]:
+        self._values["params"] = value
+        return self
+
+
+class ProxySuccessorRequestBuilder(_rt.Builder[_ProxySuccessorRequestT]):
+    """Chainable setters for the optional properties of `ProxySuccessorRequest`; `build()` validates."""
+
+    __slots__ = ()
+
+    def params(self, value: Any | Undefined) -> ProxySuccessorRequestBuilder[_ProxySuccessorRequestT]:
+        self._values["params"] = value
+        return self
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> ProxySuccessorRequestBuilder[_ProxySuccessorRequestT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
+
+
+class ProxyResponseResultBuilder(_rt.Builder[_ProxyResponseResultT]):
+    """Chainable setters for the optional properties of `ProxyResponseResult`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class ProxyResponseErrorBuilder(_rt.Builder[_ProxyResponseErrorT]):
+    """Chainable setters for the optional properties of `ProxyResponseError`; `build()` validates."""
+
+    __slots__ = ()
+
+
+class ProxyNotificationBuilder(_rt.Builder[_ProxyNotificationT]):
+    """Chainable setters for the optional properties of `ProxyNotification`; `build()` validates."""
+
+    __slots__ = ()
+
+    def params(
+        self, value: ProxyNotificationParams | Undefined | None
+    ) -> ProxyNotificationBuilder[_ProxyNotificationT]:
+        self._values["params"] = value
+        return self
+
+
+class ProxySuccessorNotificationBuilder(_rt.Builder[_ProxySuccessorNotificationT]):
+    """Chainable setters for the optional properties of `ProxySuccessorNotification`; `build()` validates."""
+
+    __slots__ = ()
+
+    def params(self, value: Any | Undefined) -> ProxySuccessorNotificationBuilder[_ProxySuccessorNotificationT]:
+        self._values["params"] = value
+        return self
+
+    def meta(
+        self, value: Mapping[str, Any] | Undefined | None
+    ) -> ProxySuccessorNotificationBuilder[_ProxySuccessorNotificationT]:
+        self._values["meta"] = value if value is None or isinstance(value, Undefined) else dict(value)
+        return self
 
 
 ExtRequest: TypeAlias = Any
