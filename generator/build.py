@@ -101,7 +101,11 @@ def _with_upsert(named: NamedType | None, name: str, rule: UpsertRule) -> Object
         if not by_wire[wire_name].required:
             raise GenerationError(f"{where}.identity", f"identity property {wire_name!r} is not required")
     snapshot = attributes("snapshot", rule.snapshot)
+    for wire_name, value in rule.start.items():
+        if not (value == [] or value == {} or isinstance(value, (str, int, float, bool))):
+            raise GenerationError(f"{where}.start.{wire_name}", "a start value must be a scalar, [] or {}")
     upsert = Upsert(
+        function=naming.merge_function_name(name),
         identity=identity,
         start=tuple(zip(attributes("start", list(rule.start)), rule.start.values())),
         null_resets=attributes("null-resets", rule.null_resets),

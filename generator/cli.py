@@ -1,8 +1,9 @@
-"""`python -m generator` / `acp-codegen`: generate, check, ir, update-schema."""
+"""`python -m generator` / `acp-codegen`: generate, check, ir, diff, update-schema."""
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import shutil
 import sys
@@ -11,12 +12,15 @@ from pathlib import Path
 
 from generator import ir, schema_source
 from generator.config import Config, find_root, load_config
+from generator.diff import FORMATS, diff_modules, format_markdown, format_text
 from generator.errors import GenerationError
 from generator.output import compare, write_package
 from generator.pipeline import build_ir, generate
 
 EXIT_DRIFT = 1
 EXIT_ERROR = 2
+EXIT_BREAKING = 3
+CHANGELOG_PATH = "schema/CHANGELOG.md"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -34,6 +38,12 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--no-cache", action="store_true", help="format everything with black afresh")
     update = commands.add_parser("update-schema", help="vendor a release of the npm package, then generate")
     update.add_argument("version", help="exact npm version, e.g. 2.4.0")
+    changes = commands.add_parser("diff", help="the changelog of the generated API between two schemas")
+    changes.add_argument("old", type=Path, help="the old schema file")
+    changes.add_argument("new", type=Path, help="the new schema file")
+    changes.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format (default: text)")
+    changes.add_argument("--package", help="package name (default: [tool.acp-codegen] package)")
+    changes.add_argument("--fail-on-breaking", action="store_true", help=f"exit {EXIT_BREAKING} on a breaking change")
     return parser
 
 
@@ -49,8 +59,34 @@ def _cache(config: Config, disabled: bool) -> Path | None:
     return None if disabled else config.root / ".cache" / "acp-codegen" / "black.pickle"
 
 
+def _diff(config: Config, old: Path, new: Path, package: str, output: str, fail_on_breaking: bool) -> int:
+    changes = diff_modules(build_ir(old, package, config.root), build_ir(new, package, config.root))
+    print(FORMATS[output](changes))
+    return EXIT_BREAKING if fail_on_breaking and any(change.breaking for change in changes) else 0
+
+
+def _vendored(config: Config) -> tuple[str, ir.Module] | None:
+    """The vendored version and its IR, before an update replaces them (None before the first)."""
+    if not (config.schema.exists() and config.lock.exists()):
+        return None
+    return str(schema_source.read_lock(config)["version"]), build_ir(config.schema, config.package, config.root)
+
+
+def _record_changelog(config: Config, old: tuple[str, ir.Module], version: str, new: ir.Module) -> None:
+    """Print the API changelog of an update and prepend it to CHANGELOG_PATH (newest on top)."""
+    changes = diff_modules(old[1], new)
+    print(format_text(changes))
+    path = config.root / CHANGELOG_PATH
+    section = f"## {old[0]} → {version} ({datetime.date.today().isoformat()})\n\n{format_markdown(changes, level=3)}\n"
+    earlier = path.read_text() if path.exists() else ""
+    path.write_text(section + ("\n" + earlier if earlier else ""))
+    print(f"changelog prepended to {CHANGELOG_PATH}")
+
+
 def _update_schema(config: Config, version: str) -> int:
-    """Vendor `version`, regenerate; on any failure put the old schema and lock back."""
+    """Vendor `version`, regenerate; on any failure put the old schema and lock back.
+    Only after success is the API changelog (old → new) added to CHANGELOG_PATH."""
+    previous = _vendored(config)
     tracked = [config.root / name for name in (*config.schema_files, schema_source.LICENSE_PATH)] + [config.lock]
     with tempfile.TemporaryDirectory() as work:
         fetched = Path(work) / "fetched"
@@ -74,6 +110,8 @@ def _update_schema(config: Config, version: str) -> int:
         write_package(config.out / config.package, result.files)
     print(f"vendored {config.npm_package}@{version}")
     print(result.summary(config.out / config.package, "generated"))
+    if previous is not None:
+        _record_changelog(config, previous, version, result.module)
     return 0
 
 
@@ -82,6 +120,8 @@ def run(argv: list[str]) -> int:
     config = load_config(find_root(Path.cwd()))
     if args.command == "update-schema":
         return _update_schema(config, args.version)
+    if args.command == "diff":
+        return _diff(config, args.old, args.new, args.package or config.package, args.format, args.fail_on_breaking)
     schema = _schema(config, args.schema)
     package = args.package or config.package
     package_dir = (args.out or config.out) / package

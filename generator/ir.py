@@ -108,6 +108,7 @@ class Upsert:
 
     Omitted keeps, None clears, a value replaces; besides that:"""
 
+    function: str  # the generated merge function
     identity: tuple[str, ...]  # must be equal in stored and patch
     start: tuple[tuple[str, object], ...]  # JSON value of an omitted field in a first report
     null_resets: tuple[str, ...]  # None means "back to the start value"

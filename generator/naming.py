@@ -43,3 +43,8 @@ def member_name(value: str) -> str:
     """An enum member for a string value: `switch_mode` → `SWITCH_MODE`, `2.0` → `V_2_0`."""
     name = "_".join(word.upper() for word in words(value))
     return _safe(name or "EMPTY", "V_")
+
+
+def merge_function_name(type_name: str) -> str:
+    """`ToolCallUpdate` → `merge_tool_call_update`."""
+    return "merge_" + attribute_name(type_name)

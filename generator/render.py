@@ -40,6 +40,8 @@ PRIMITIVE_NAMES = {"str": "string", "int": "integer", "float": "number", "bool":
 def python_literal(value: object) -> str:
     """A literal that evaluates to `value`; repr-safe for any schema text.
     Strings prefer double quotes, as black writes them."""
+    if value == [] or value == {}:
+        return repr(value)
     if isinstance(value, str):
         text = repr(value)
         return f'"{text[1:-1]}"' if text.startswith("'") and '"' not in value else text
@@ -143,6 +145,14 @@ class Queries:
         if isinstance(expr, Nullable):
             return self.converts_as_is(expr.inner)
         return not isinstance(expr, (ListOf, MapOf, JsonObject))
+
+    def enum_member(self, expr: TypeExpr, value: object) -> str | None:
+        """The member name of `value` when `expr` is an enum that has it."""
+        expr = self.resolve(expr)
+        named = self.types.get(expr.name) if isinstance(expr, Ref) else None
+        if isinstance(named, EnumType):
+            return next((member.name for member in named.members if member.value == value), None)
+        return None
 
     def is_single_check(self, expr: TypeExpr) -> bool:
         """Whether decoding `expr` is one `if` statement (which a guard can join)."""
@@ -298,6 +308,7 @@ def environment(queries: Queries) -> jinja2.Environment:
         bases=queries.bases,
         path_types=queries.path_types,
         converts_as_is=queries.converts_as_is,
+        enum_member=queries.enum_member,
         encodes_as_is=queries.encodes_as_is,
         resolve=queries.resolve,
         is_single_check=queries.is_single_check,
@@ -326,14 +337,17 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         "NewType": any(isinstance(t, Alias) and t.newtype for t in aliases_and_unions),
         "TypeAlias": any(not (isinstance(t, Alias) and t.newtype) for t in aliases_and_unions),
     }
+    merge_functions = sorted(obj.upsert.function for obj in objects if obj.upsert)
     context = {
         "module": module,
         "versions": versions,
         "exported": sorted((named.name for named in module.types), key=sort_key),
+        "merge_functions": merge_functions,
         "imported": sorted((named.name for named in module.types), key=import_sort_key),
         "public": sorted(
             ["DecodeError", "MaybeUndefined", "Model", "Salvage", "UNDEFINED", "Undefined", "decode", "encode"]
-            + [named.name for named in module.types],
+            + [named.name for named in module.types]
+            + (["merge", *merge_functions] if merge_functions else []),
             key=sort_key,
         ),
         "objects": objects,
@@ -361,9 +375,26 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
     units += [objects_.object_codec(o) for o in objects]
     units += [aliases_.alias_codec(t) if isinstance(t, Alias) else unions_.union_codec(t) for t in aliases_and_unions]
     units.append(models.tail())
-    return {
+    upserts = [obj for obj in objects if obj.upsert]
+    context["upserts"] = upserts
+    context["upsert_variants"] = {obj.name: [o.name for o in objects if o.base == obj.name] for obj in upserts}
+    context["upsert_imports"] = sorted(
+        {obj.name for obj in upserts}
+        | {name for names in context["upsert_variants"].values() for name in names}
+        | {
+            queries.resolve(item.type).name  # type: ignore[union-attr]
+            for obj in upserts
+            for item in obj.fields
+            if item.name in dict(obj.upsert.start) and queries.enum_member(item.type, dict(obj.upsert.start)[item.name])  # type: ignore[union-attr]
+        },
+        key=import_sort_key,
+    )
+    files = {
         "__init__.py": [env.get_template("init.py.jinja").render(context)],
         "_runtime.py": [env.get_template("runtime.py.jinja").render(context)],
         "models.py": [str(unit) for unit in units],
         "py.typed": [],
     }
+    if upserts:
+        files["upserts.py"] = [env.get_template("upserts.py.jinja").render(context)]
+    return files

@@ -402,6 +402,19 @@ from .models import (
     decode,
     encode,
 )
+from .upserts import (
+    merge,
+    merge_agent_message,
+    merge_agent_thought,
+    merge_compaction_update,
+    merge_session_info_update,
+    merge_session_message,
+    merge_subagent_update,
+    merge_terminal_update,
+    merge_tool_call_update,
+    merge_usage_update,
+    merge_user_message,
+)
 
 __all__ = [
     "UNDEFINED",
@@ -804,4 +817,15 @@ __all__ = [
     "UserMessage",
     "decode",
     "encode",
+    "merge",
+    "merge_agent_message",
+    "merge_agent_thought",
+    "merge_compaction_update",
+    "merge_session_info_update",
+    "merge_session_message",
+    "merge_subagent_update",
+    "merge_terminal_update",
+    "merge_tool_call_update",
+    "merge_usage_update",
+    "merge_user_message",
 ]

@@ -321,6 +321,22 @@ def members(enum: type[E]) -> dict[Any, E]:
     return {member.value: member for member in enum}
 
 
+def merge_by_key(stored: Any, patch: Any) -> Any:
+    """Patch a free-form object (`_meta`): UNDEFINED keeps `stored`, None clears it,
+    an object replaces `stored`'s keys one by one, a None value removing the key."""
+    if patch is UNDEFINED:
+        return stored
+    if patch is None:
+        return None
+    merged = dict(stored) if isinstance(stored, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            merged.pop(key, None)
+        else:
+            merged[key] = value
+    return merged
+
+
 def encode_value(value: Any) -> Any:
     """Encode a value whose type is only known at run time (union members)."""
     if isinstance(value, Model):

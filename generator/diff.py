@@ -1,0 +1,415 @@
+"""The changelog of the generated Python API between two IRs: what changed, and what breaks.
+
+Compatibility rule, one for every kind of change: a change is BREAKING when code
+written against the old package can fail against the new one, on either side
+of the wire:
+
+- building messages: a name it uses is gone or renamed, a constructor needs a
+  new argument, or a value it sends is no longer accepted (narrower bounds, a
+  removed member or variant, a closed enum or union, None no longer allowed);
+- reading decoded messages: a value may now arrive that its old annotations
+  excluded (None in a newly nullable field, UNDEFINED in a field that became
+  optional, a member or variant added to a closed enum or union, any value of
+  one that became open).
+
+Old code must already cope with values it does not know in *open* enums and
+unions, so their new members and variants are compatible; so are new types,
+routes and optional fields, and wider bounds (Python's `int` has none).
+
+What is compared: types by Python name (a removed and an added type with the
+same JSON pointer are one rename); fields by wire name (flattened unions by
+attribute), enum members by value, tagged variants by tag and untagged ones by
+type. Type expressions are compared structurally, with renamed types followed
+and `format` ignored (the generated code uses only the bounds it implies).
+Docstrings and the order of untagged variants are not compared.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import asdict, dataclass, replace
+
+from generator.ir import (
+    Alias,
+    AnyValue,
+    EnumMember,
+    EnumType,
+    Field,
+    JsonObject,
+    ListOf,
+    MapOf,
+    Module,
+    NamedType,
+    Nullable,
+    ObjectType,
+    Primitive,
+    Ref,
+    Route,
+    TypeExpr,
+    UnionType,
+    Variant,
+)
+
+NO_CHANGES = "no API changes"
+KINDS = {ObjectType: "object", EnumType: "enum", UnionType: "union", Alias: "alias"}
+UNKNOWN_PROPERTIES = {
+    "keep": "kept in unknown_properties",
+    "reject": "rejected",
+    "flatten": "left to the flattened union",
+}
+DECODING_HINTS = (("default_on_error", "an invalid value"), ("default_on_null", "null"))
+
+
+@dataclass(frozen=True)
+class Change:
+    """One changelog entry about the named type `type`; `kind` is a stable identifier."""
+
+    type: str
+    kind: str
+    breaking: bool
+    message: str
+
+
+# --- comparing modules and named types ---------------------------------------
+
+
+def diff_modules(old: Module, new: Module) -> list[Change]:
+    """Every API change from `old` to `new`, sorted by type name."""
+    old_types, new_types = old.by_name(), new.by_name()
+    renames = _renames(old_types, new_types)
+    changes: list[Change] = []
+    for name in sorted(old_types.keys() - new_types.keys() - renames.keys()):
+        changes.append(Change(name, "type-removed", True, f"{_describe_type(old_types[name])} removed"))
+    for name in sorted(new_types.keys() - old_types.keys() - set(renames.values())):
+        changes.append(Change(name, "type-added", False, f"{_describe_type(new_types[name])} added"))
+    pairs = [(name, name) for name in sorted(old_types.keys() & new_types.keys())] + sorted(renames.items())
+    for old_name, new_name in pairs:
+        changes.extend(_compare_types(old_types[old_name], new_types[new_name], renames))
+    return sorted(changes, key=lambda change: change.type)
+
+
+def _renames(old_types: dict[str, NamedType], new_types: dict[str, NamedType]) -> dict[str, str]:
+    """Old name → new name, for removed and added types that share a JSON pointer."""
+    added = {named.pointer: name for name, named in new_types.items() if name not in old_types}
+    return {
+        name: added[named.pointer]
+        for name, named in old_types.items()
+        if name not in new_types and named.pointer in added
+    }
+
+
+def _describe_type(named: NamedType) -> str:
+    route = f" ({_describe_route(named.route)})" if named.route else ""
+    return f"{KINDS[type(named)]} {named.name}{route}"
+
+
+def _describe_route(route: Route | None) -> str:
+    if route is None:
+        return "none"
+    return f"method {route.method}, {route.side} side"
+
+
+def _compare_types(old: NamedType, new: NamedType, renames: dict[str, str]) -> list[Change]:
+    name = new.name
+    changes = []
+    if old.name != name:
+        changes.append(
+            Change(
+                name, "type-renamed", True, f"{KINDS[type(old)]} renamed {old.name} → {name} (pointer {old.pointer})"
+            )
+        )
+    if type(old) is not type(new):
+        changes.append(Change(name, "type-kind", True, f"changed from {KINDS[type(old)]} to {KINDS[type(new)]}"))
+        return changes
+    if isinstance(old, ObjectType) and isinstance(new, ObjectType):
+        changes += _compare_objects(old, new, renames)
+    elif isinstance(old, EnumType) and isinstance(new, EnumType):
+        changes += _compare_enums(old, new)
+    elif isinstance(old, UnionType) and isinstance(new, UnionType):
+        changes += _compare_unions(old, new, renames)
+    elif isinstance(old, Alias) and isinstance(new, Alias):
+        changes += _compare_exprs(name, "alias", "target", old.target, new.target, renames)
+    return changes + _compare_routes(name, old.route, new.route)
+
+
+def _compare_routes(name: str, old: Route | None, new: Route | None) -> list[Change]:
+    if old == new:
+        return []
+    if old is None:
+        return [Change(name, "route-added", False, f"route added: {_describe_route(new)}")]
+    if new is None:
+        return [Change(name, "route-removed", True, f"route removed: {_describe_route(old)}")]
+    return [Change(name, "route-changed", True, f"route changed: {_describe_route(old)} → {_describe_route(new)}")]
+
+
+# --- objects ------------------------------------------------------------------
+
+
+def _compare_objects(old: ObjectType, new: ObjectType, renames: dict[str, str]) -> list[Change]:
+    name = new.name
+    changes = []
+    new_fields = {_field_key(item): item for item in new.fields}
+    old_keys = {_field_key(item) for item in old.fields}
+    for item in old.fields:
+        match = new_fields.get(_field_key(item))
+        if match is None:
+            changes.append(Change(name, "field-removed", True, f"{_describe_field(item)} removed"))
+        else:
+            changes += _compare_fields(name, item, match, renames)
+    for item in new.fields:
+        if _field_key(item) not in old_keys:
+            presence = "required" if item.required else "optional"
+            changes.append(Change(name, "field-added", item.required, f"{_describe_field(item)} added ({presence})"))
+    if old.tag != new.tag:
+        changes.append(Change(name, "tag", True, f"tag {_describe_tag(old)} → {_describe_tag(new)}"))
+    changes += _compare_bases(name, old.base, new.base, renames)
+    if old.keep_unknown != new.keep_unknown:
+        message = f"unknown properties now {UNKNOWN_PROPERTIES[new.keep_unknown]} (were {UNKNOWN_PROPERTIES[old.keep_unknown]})"
+        changes.append(Change(name, "unknown-properties", new.keep_unknown != "keep", message))
+    return changes
+
+
+def _compare_bases(name: str, old: str | None, new: str | None, renames: dict[str, str]) -> list[Change]:
+    """A lost base class breaks `isinstance` checks; a new one breaks nothing."""
+    if (renames.get(old, old) if old else None) == new:
+        return []
+    lost = [Change(name, "base", True, f"no longer subclasses {old}")] if old else []
+    return lost + ([Change(name, "base", False, f"now subclasses {new}")] if new else [])
+
+
+def _field_key(item: Field) -> str:
+    """Fields match by wire name; flattened unions (which have none) by attribute."""
+    return f"flattened {item.name}" if item.flatten else item.wire_name
+
+
+def _describe_field(item: Field) -> str:
+    return f"field {item.name} ({'flattened union' if item.flatten else f'wire {item.wire_name!r}'})"
+
+
+def _describe_tag(obj: ObjectType) -> str:
+    return "none" if obj.tag is None else f"{obj.tag.key}={obj.tag.value!r}"
+
+
+def _compare_fields(name: str, old: Field, new: Field, renames: dict[str, str]) -> list[Change]:
+    label = _describe_field(new)
+    changes = []
+    if old.name != new.name:
+        changes.append(
+            Change(name, "field-renamed", True, f"field renamed {old.name} → {new.name} (wire {new.wire_name!r})")
+        )
+    changes += _compare_exprs(name, "field", label, old.type, new.type, renames)
+    if old.required != new.required:
+        change = "now required" if new.required else "now optional: readers may receive UNDEFINED"
+        changes.append(Change(name, "field-presence", True, f"{label} {change}"))
+    if old.nullable != new.nullable:
+        change = "now nullable: readers may receive None" if new.nullable else "no longer nullable: None is rejected"
+        changes.append(Change(name, "field-nullable", True, f"{label} {change}"))
+    for hint, value in DECODING_HINTS:
+        if getattr(old, hint) != getattr(new, hint):
+            change = "now decodes" if getattr(new, hint) else "no longer decodes"
+            breaking = not getattr(new, hint)
+            changes.append(Change(name, "field-decoding", breaking, f"{label} {change} {value} to its default"))
+    return changes
+
+
+# --- enums and unions ---------------------------------------------------------
+
+
+def _compare_enums(old: EnumType, new: EnumType) -> list[Change]:
+    name = new.name
+    changes = []
+    new_members = {member.value: member for member in new.members}
+    old_values = {member.value for member in old.members}
+    for member in old.members:
+        match = new_members.get(member.value)
+        if match is None:
+            changes.append(Change(name, "member-removed", True, f"{_describe_member(member)} removed"))
+        elif match.name != member.name:
+            changes.append(
+                Change(name, "member-renamed", True, f"member renamed {member.name} → {match.name} ({member.value!r})")
+            )
+    for member in new.members:
+        if member.value not in old_values:
+            note = "" if old.open else ": the enum was closed, old code may not handle it"
+            changes.append(Change(name, "member-added", not old.open, f"{_describe_member(member)} added{note}"))
+    return changes + _compare_openness(name, "enum", old.open, new.open, "values that are not members")
+
+
+def _describe_member(member: EnumMember) -> str:
+    return f"member {member.name} ({member.value!r})"
+
+
+def _compare_unions(old: UnionType, new: UnionType, renames: dict[str, str]) -> list[Change]:
+    name = new.name
+    changes = []
+    new_variants = {_variant_key(variant, {}): variant for variant in new.variants}
+    old_keys = {_variant_key(variant, renames) for variant in old.variants}
+    for variant in old.variants:
+        match = new_variants.get(_variant_key(variant, renames))
+        if match is None:
+            changes.append(Change(name, "variant-removed", True, f"{_describe_variant(variant)} removed"))
+        elif variant.tag is not None:
+            changes += _compare_exprs(name, "variant", f"variant {variant.tag!r}", variant.type, match.type, renames)
+    was_open = old.fallback is not None
+    for variant in new.variants:
+        if _variant_key(variant, {}) not in old_keys:
+            note = "" if was_open else ": the union was closed, old code may not handle it"
+            changes.append(Change(name, "variant-added", not was_open, f"{_describe_variant(variant)} added{note}"))
+    return changes + _compare_openness(name, "union", was_open, new.fallback is not None, "unknown variants")
+
+
+def _variant_key(variant: Variant, renames: dict[str, str]) -> object:
+    return ("tag", variant.tag) if variant.tag is not None else ("type", _normal(variant.type, renames))
+
+
+def _describe_variant(variant: Variant) -> str:
+    shown = _show(variant.type)
+    return f"variant {shown}" if variant.tag is None else f"variant {variant.tag!r} ({shown})"
+
+
+def _compare_openness(name: str, kind: str, was_open: bool, is_open: bool, unknown: str) -> list[Change]:
+    if was_open == is_open:
+        return []
+    if is_open:
+        message = f"{kind} now open: readers may receive {unknown}"
+    else:
+        message = f"{kind} now closed: {unknown} are rejected"
+    return [Change(name, f"{kind}-openness", True, message)]
+
+
+# --- type expressions ---------------------------------------------------------
+
+
+def _compare_exprs(
+    name: str, prefix: str, label: str, old: TypeExpr, new: TypeExpr, renames: dict[str, str]
+) -> list[Change]:
+    """A changed type, or changed bounds of the same primitive (only narrowing breaks)."""
+    old, new = _normal(old, renames), _normal(new, {})
+    if old == new:
+        return []
+    if isinstance(old, Primitive) and isinstance(new, Primitive) and old.kind == new.kind:
+        narrowed = _narrowed(old, new)
+        message = f"{label} bounds {_bounds(old)} → {_bounds(new)} ({'narrowed' if narrowed else 'widened'})"
+        return [Change(name, f"{prefix}-bounds", narrowed, message)]
+    return [Change(name, f"{prefix}-type", _breaking(old, new), f"{label} type {_show(old)} → {_show(new)}")]
+
+
+def _normal(expr: TypeExpr, renames: dict[str, str]) -> TypeExpr:
+    """`expr` as compared: renamed types under their new name, `format` dropped."""
+    if isinstance(expr, Primitive):
+        return replace(expr, format=None)
+    if isinstance(expr, Ref):
+        return Ref(renames.get(expr.name, expr.name))
+    if isinstance(expr, ListOf):
+        return replace(expr, item=_normal(expr.item, renames))
+    if isinstance(expr, MapOf):
+        return MapOf(_normal(expr.value, renames))
+    if isinstance(expr, Nullable):
+        return Nullable(_normal(expr.inner, renames))
+    return expr
+
+
+def _breaking(old: TypeExpr, new: TypeExpr) -> bool:
+    """Whether a type change breaks: only looser bounds and list rules, at any depth, do not."""
+    if old == new:
+        return False
+    if isinstance(old, Primitive) and isinstance(new, Primitive) and old.kind == new.kind:
+        return _narrowed(old, new)
+    if isinstance(old, ListOf) and isinstance(new, ListOf):
+        stricter = (new.min_items or 0) > (old.min_items or 0) or (
+            old.skip_invalid_items and not new.skip_invalid_items
+        )
+        return stricter or _breaking(old.item, new.item)
+    if isinstance(old, MapOf) and isinstance(new, MapOf):
+        return _breaking(old.value, new.value)
+    if isinstance(old, Nullable) and isinstance(new, Nullable):
+        return _breaking(old.inner, new.inner)
+    return True
+
+
+def _narrowed(old: Primitive, new: Primitive) -> bool:
+    """Whether `new` rejects a value `old` accepts (a missing bound is no bound)."""
+    inf = float("inf")
+    low = (new.minimum if new.minimum is not None else -inf) > (old.minimum if old.minimum is not None else -inf)
+    high = (new.maximum if new.maximum is not None else inf) < (old.maximum if old.maximum is not None else inf)
+    return low or high or (new.min_length or 0) > (old.min_length or 0)
+
+
+def _bounds(expr: Primitive) -> str:
+    parts = []
+    if expr.minimum is not None or expr.maximum is not None:
+        low = "" if expr.minimum is None else expr.minimum
+        high = "" if expr.maximum is None else expr.maximum
+        parts.append(f"{low}..{high}")
+    if expr.min_length:
+        parts.append(f"length >= {expr.min_length}")
+    return ", ".join(parts) or "none"
+
+
+def _show(expr: TypeExpr) -> str:
+    """A type expression as its Python annotation, with the bounds it validates."""
+    if isinstance(expr, Primitive):
+        shown = "None" if expr.kind == "none" else expr.kind
+        bounds = _bounds(expr)
+        return shown if bounds == "none" else f"{shown}({bounds})"
+    if isinstance(expr, Ref):
+        return expr.name
+    if isinstance(expr, ListOf):
+        rules = [f"min {expr.min_items}"] * bool(expr.min_items) + ["skip invalid"] * expr.skip_invalid_items
+        return f"list[{_show(expr.item)}]" + (f"({', '.join(rules)})" if rules else "")
+    if isinstance(expr, MapOf):
+        return f"dict[str, {_show(expr.value)}]"
+    if isinstance(expr, Nullable):
+        return f"{_show(expr.inner)} | None"
+    if isinstance(expr, JsonObject):
+        return "dict[str, Any]"
+    assert isinstance(expr, AnyValue)
+    return "Any"
+
+
+# --- output formats -----------------------------------------------------------
+
+
+def summary(changes: list[Change]) -> str:
+    breaking = sum(change.breaking for change in changes)
+    return f"{breaking} breaking, {len(changes) - breaking} compatible changes"
+
+
+def _by_type(changes: list[Change]) -> list[tuple[str, list[Change]]]:
+    ordered = sorted(changes, key=lambda change: change.type)
+    return [(name, list(group)) for name, group in itertools.groupby(ordered, key=lambda change: change.type)]
+
+
+def format_text(changes: list[Change]) -> str:
+    if not changes:
+        return NO_CHANGES
+    lines = []
+    for name, group in _by_type(changes):
+        lines.append(name)
+        lines += [f"  {'BREAKING' if change.breaking else 'compatible'}: {change.message}" for change in group]
+    return "\n".join([*lines, "", summary(changes)])
+
+
+def format_markdown(changes: list[Change], level: int = 2) -> str:
+    """`## TypeName` sections (`level` sets the heading depth) of bullet lines."""
+    if not changes:
+        return NO_CHANGES
+    sections = []
+    for name, group in _by_type(changes):
+        bullets = [f"- {'**BREAKING** ' if change.breaking else ''}{change.message}" for change in group]
+        sections.append("\n".join([f"{'#' * level} {name}", "", *bullets]))
+    return "\n\n".join([*sections, summary(changes)])
+
+
+def format_json(changes: list[Change]) -> str:
+    breaking = sum(change.breaking for change in changes)
+    data = {
+        "changes": [asdict(change) for change in changes],
+        "breaking": breaking,
+        "compatible": len(changes) - breaking,
+    }
+    return json.dumps(data, indent=2, ensure_ascii=False)
+
+
+FORMATS = {"text": format_text, "markdown": format_markdown, "json": format_json}
