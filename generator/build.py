@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import replace
 
 from generator import naming
@@ -17,6 +18,7 @@ from generator.ir import (
     JsonObject,
     ListOf,
     MapOf,
+    Method,
     Module,
     NamedType,
     Nullable,
@@ -65,6 +67,7 @@ def build_module(schema: Schema, package: str, schema_path: str, options: Schema
     types = {named.name: named for named in builder.build()}
     for name, rule in options.upserts.items():
         types[name] = _with_upsert(types.get(name), name, rule)
+    methods, unrouted = _methods(schema, types)
     for name in options.path_types:
         if not isinstance(types.get(name), Alias):
             raise GenerationError(f"{CONFIG}: path-types", f"{name} is not an alias in the schema")
@@ -75,7 +78,11 @@ def build_module(schema: Schema, package: str, schema_path: str, options: Schema
         types=tuple(types.values()),
         public_names=tuple(schema.definitions),
         path_types=options.path_types,
-        warnings=tuple(_upsert_drift(types, schema, options)),
+        warnings=tuple(_upsert_drift(types, schema, options)) + tuple(unrouted),
+        methods=methods,
+        request_id=_envelope_type(schema, "id", {"id", "method", "params"}),
+        rpc_error=_envelope_type(schema, "error", {"id", "error"}),
+        batches=any("array" in node.types for node in (schema.root, *schema.root.children("anyOf"))),
     )
 
 
@@ -116,6 +123,70 @@ def _with_upsert(named: NamedType | None, name: str, rule: UpsertRule) -> Object
         ),
     )
     return replace(named, upsert=upsert)
+
+
+ENVELOPE_ROLES = (("params", "id", "request"), ("params", None, "notification"), ("result", "id", "response"))
+
+
+def _envelope_members(node: Node, definitions: dict[str, Node]) -> Iterator[tuple[str, str]]:
+    """(role, `$defs` name) for every type a JSON-RPC envelope in `node` carries."""
+    properties = dict(node.properties())
+    for payload, identity, role in ENVELOPE_ROLES:
+        has_identity = identity in properties if identity else "id" not in properties
+        if payload in properties and has_identity and ("method" in properties) == (payload == "params"):
+            yield from ((role, name) for name in _refs(properties[payload]))
+            break
+    for keyword in ("anyOf", "oneOf", "allOf"):
+        for child in node.children(keyword):
+            if not child.ref:
+                yield from _envelope_members(child, definitions)
+
+
+def _refs(node: Node) -> Iterator[str]:
+    """The `$defs` names a payload schema may hold, through anyOf/oneOf/allOf."""
+    if node.ref:
+        yield _unescape(node.ref[len(DEFS_PREFIX) :])
+    for keyword in ("anyOf", "oneOf", "allOf"):
+        for child in node.children(keyword):
+            yield from _refs(child)
+
+
+def _envelope_type(schema: Schema, key: str, envelope: set[str]) -> str | None:
+    """The `$defs` type of property `key` of the first envelope with exactly the properties `envelope`."""
+    for node in schema.definitions.values():
+        for variant in node.children("anyOf") or [node]:
+            properties = dict(variant.properties())
+            if set(properties) == envelope:
+                names = list(_refs(properties[key]))
+                return names[0] if len(names) == 1 else None
+    return None
+
+
+def _methods(schema: Schema, types: dict[str, NamedType]) -> tuple[tuple[Method, ...], list[str]]:
+    """The JSON-RPC methods, and a warning for each `x-method` type no envelope carries."""
+    roles: dict[str, str] = {}
+    for node in (schema.root, *schema.definitions.values()):
+        for role, name in _envelope_members(node, schema.definitions):
+            roles.setdefault(name, role)
+    by_route: dict[tuple[str, str], dict[str, str]] = {}
+    unrouted = []
+    for named in types.values():
+        if named.route is None:
+            continue
+        if named.name not in roles:
+            unrouted.append(f"{named.name} ({named.pointer}): has x-method but no JSON-RPC envelope carries it")
+            continue
+        by_route.setdefault((named.route.side, named.route.method), {})[roles[named.name]] = named.name
+    methods = []
+    for (side, method), members in by_route.items():
+        constant = naming.member_name(method)
+        if "request" in members:
+            if "response" not in members:
+                raise GenerationError(types[members["request"]].pointer, f"request {method!r} has no response type")
+            methods.append(Method(method, constant, side, "request", members["request"], members["response"]))
+        if "notification" in members:
+            methods.append(Method(method, constant, side, "notification", members["notification"]))
+    return tuple(methods), unrouted
 
 
 def _upsert_drift(types: dict[str, NamedType], schema: Schema, options: SchemaOptions) -> list[str]:

@@ -204,6 +204,21 @@ NamedType = Union[ObjectType, EnumType, UnionType, Alias]
 
 
 @dataclass(frozen=True)
+class Method:
+    """A JSON-RPC method: which side handles it and the types of its params and result.
+
+    Found from the envelopes (`{id, method, params}`, `{method, params}`,
+    `{id, result}`) that reference the types carrying `x-method`/`x-side`."""
+
+    name: str  # the wire method, e.g. "session/prompt"
+    constant: str  # SESSION_PROMPT
+    side: str
+    kind: str  # "request" | "notification"
+    params: str
+    result: str | None = None
+
+
+@dataclass(frozen=True)
 class Module:
     package: str
     schema_path: str
@@ -212,6 +227,10 @@ class Module:
     public_names: tuple[str, ...]  # the `$defs` names, in schema order
     path_types: tuple[str, ...] = ()  # string aliases whose builders accept os.PathLike
     warnings: tuple[str, ...] = ()  # schema drift the generator noticed (see `generate --strict`)
+    methods: tuple[Method, ...] = ()
+    request_id: str | None = None  # the type of JSON-RPC ids (from the envelopes)
+    rpc_error: str | None = None  # the type of JSON-RPC error objects
+    batches: bool = False  # whether the document admits a JSON array of messages
 
     def by_name(self) -> dict[str, NamedType]:
         return {named.name: named for named in self.types}

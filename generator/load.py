@@ -107,6 +107,7 @@ class Schema:
     path: Path
     sha256: str
     definitions: dict[str, Node]  # `$defs`, in schema order
+    root: Node  # the document itself, without its `$defs` (JSON-RPC envelopes live here)
 
 
 def _parse(pointer: str, raw: Any) -> JsonSchemaObject | bool:
@@ -143,4 +144,5 @@ def load_schema(path: Path) -> Schema:
             name: Node(f"#/$defs/{_escape(name)}", _parse(f"#/$defs/{_escape(name)}", raw))
             for name, raw in definitions.items()
         },
+        root=Node("#", _parse("#", {key: value for key, value in document.items() if key != "$defs"})),
     )

@@ -34,6 +34,10 @@ from generator.ir import (
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 LINE_LENGTH = 120  # black's line length for the generated code (format.MODE)
+RPC_NAMES = (
+    "NOTIFICATIONS", "REQUESTS", "Message", "MethodNotFound", "Methods", "Notification", "NotificationRoute",
+    "PendingRequests", "Request", "RequestRoute", "Response", "decode_message", "decode_result", "encode_message",
+)
 PRIMITIVE_NAMES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "none": "null"}
 
 
@@ -288,6 +292,30 @@ def class_order(module: Module) -> list[ObjectType]:
     return objects
 
 
+def rpc_context(module: Module, queries: Queries, context: dict[str, Any]) -> dict[str, Any]:
+    """What rpc.py.jinja needs: routes grouped by side, method constants, imports."""
+    methods = sorted(module.methods, key=lambda method: (method.side, method.name))
+    sides = sorted({method.side for method in methods})
+    error = queries.types[module.rpc_error]  # type: ignore[index]
+    code = next((item.type for item in error.fields if item.wire_name == "code"), None)  # type: ignore[union-attr]
+    not_found = queries.enum_member(code, -32601) if code is not None else None
+    names = {module.request_id, module.rpc_error} | {m.params for m in methods} | {m.result for m in methods if m.result}
+    if not_found:
+        names.add(queries.resolve(code).name)  # type: ignore[union-attr]
+    return {
+        **context,
+        "requests_by_side": [(side, [m for m in methods if m.side == side and m.kind == "request"]) for side in sides],
+        "notifications_by_side": [
+            (side, [m for m in methods if m.side == side and m.kind == "notification"]) for side in sides
+        ],
+        "method_constants": sorted({(m.constant, m.name) for m in methods}),
+        "rpc_imports": sorted(names, key=import_sort_key),  # type: ignore[arg-type]
+        "request_id": module.request_id,
+        "rpc_error": module.rpc_error,
+        "not_found_code": f"{queries.resolve(code).name}.{not_found}" if not_found else "-32601",  # type: ignore[union-attr]
+    }
+
+
 def environment(queries: Queries) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
@@ -338,6 +366,10 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         "TypeAlias": any(not (isinstance(t, Alias) and t.newtype) for t in aliases_and_unions),
     }
     merge_functions = sorted(obj.upsert.function for obj in objects if obj.upsert)
+    rpc = bool(module.methods and module.request_id and module.rpc_error)
+    for name in RPC_NAMES if rpc else ():
+        if name in queries.types:
+            raise GenerationError(queries.types[name].pointer, f"{name} collides with the JSON-RPC API of the same name")
     context = {
         "module": module,
         "versions": versions,
@@ -347,9 +379,11 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         "public": sorted(
             ["DecodeError", "MaybeUndefined", "Model", "Salvage", "UNDEFINED", "Undefined", "decode", "encode"]
             + [named.name for named in module.types]
-            + (["merge", *merge_functions] if merge_functions else []),
+            + (["merge", *merge_functions] if merge_functions else [])
+            + (list(RPC_NAMES) if rpc else []),
             key=sort_key,
         ),
+        "rpc": rpc,
         "objects": objects,
         "enums": enums,
         "uses": uses,
@@ -397,4 +431,6 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
     }
     if upserts:
         files["upserts.py"] = [env.get_template("upserts.py.jinja").render(context)]
+    if rpc:
+        files["rpc.py"] = [env.get_template("rpc.py.jinja").render(rpc_context(module, queries, context))]
     return files

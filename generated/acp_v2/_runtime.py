@@ -101,6 +101,8 @@ def describe(value: object) -> str:
     """A short description of a decoded JSON value, for error messages."""
     if value is MISSING:
         return repr(value)
+    if value is None:
+        return "null"
     kinds = {type(None): "null", bool: "boolean", int: "integer", float: "number", str: "string"}
     kind = kinds.get(type(value))
     if kind is None:

@@ -1,0 +1,142 @@
+"""JSON-RPC routing: method tables from x-method/x-side, typed messages both ways."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from conftest import ROOT, V2_SCHEMA, import_package
+from generator.config import load_config
+from generator.pipeline import build_ir
+from strategies import Strategies
+
+acp = import_package(ROOT / "generated", "acp_v2")
+DEFS = json.loads(V2_SCHEMA.read_text())["$defs"]
+MODULE = build_ir(V2_SCHEMA, "acp_v2", ROOT, load_config(ROOT).options)
+STRATEGIES = Strategies(MODULE)
+SETTINGS = settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+
+
+
+
+def test_every_type_with_x_method_has_a_route_and_every_route_has_one():
+    with_method = {name for name, schema in DEFS.items() if "x-method" in schema}
+    tables = {(side, method) for table in (acp.REQUESTS, acp.NOTIFICATIONS) for side, routes in table.items() for method in routes}
+    declared = {(schema["x-side"], schema["x-method"]) for schema in DEFS.values() if "x-method" in schema}
+    assert tables == declared
+    routed = {m.params for m in MODULE.methods} | {m.result for m in MODULE.methods if m.result}
+    assert routed == with_method
+
+
+def test_routes_carry_the_side_and_types():
+    route = acp.REQUESTS["agent"][acp.Methods.SESSION_PROMPT]
+    assert (route.method, route.side, route.params, route.result) == ("session/prompt", "agent", acp.PromptRequest, acp.PromptResponse)
+    assert acp.NOTIFICATIONS["client"]["session/update"].params is acp.UpdateSessionNotification
+    with pytest.raises(TypeError):
+        acp.REQUESTS["agent"]["x"] = route  # read-only
+
+
+METHODS = sorted((m.side, m.kind, m.name, m.params, m.result) for m in MODULE.methods)
+
+
+@pytest.mark.parametrize(("side", "kind", "method", "params", "result"), METHODS)
+def test_every_routed_method_round_trips(side, kind, method, params, result):
+    @SETTINGS
+    @given(STRATEGIES.named(params), STRATEGIES.named(result) if result else STRATEGIES.named(params))
+    def round_trip(params_json, result_json):
+        if kind == "request":
+            wire = {"jsonrpc": "2.0", "id": 7, "method": method, "params": params_json}
+        else:
+            wire = {"jsonrpc": "2.0", "method": method, "params": params_json}
+        message = acp.decode_message(wire, side=side, strict=True)
+        assert acp.encode_message(message) == wire
+        if kind == "request":
+            pending = acp.PendingRequests()
+            pending.track(message)
+            response = pending.resolve({"jsonrpc": "2.0", "id": 7, "result": result_json}, strict=True)
+            assert acp.encode(response.result) == result_json
+            assert len(pending) == 0
+
+    round_trip()
+
+
+def test_a_request_built_with_a_builder_round_trips():
+    params = acp.PromptRequest.builder(session_id="s", prompt=[acp.ContentBlockText(text="hi")]).build()
+    message = acp.Request(id="r-1", method=acp.Methods.SESSION_PROMPT, params=params)
+    wire = acp.encode_message(message)
+    assert wire == {"jsonrpc": "2.0", "id": "r-1", "method": "session/prompt", "params": {"sessionId": "s", "prompt": [{"type": "text", "text": "hi"}]}}
+    assert acp.decode_message(wire) == message
+
+
+def test_ids_keep_their_json_type():
+    pending = acp.PendingRequests()
+    pending.track(acp.Request(id=1, method="session/close", params=acp.CloseSessionRequest(session_id="s")))
+    with pytest.raises(acp.DecodeError, match=r"\$\.id"):
+        pending.resolve({"jsonrpc": "2.0", "id": "1", "result": {}})
+    assert pending.resolve({"jsonrpc": "2.0", "id": 1, "result": {}}).id == 1
+
+
+def test_result_errors_name_the_result_path():
+    pending = acp.PendingRequests()
+    pending.track(acp.Request(id=1, method="session/prompt"))
+    with pytest.raises(acp.DecodeError) as caught:
+        pending.resolve({"jsonrpc": "2.0", "id": 1, "result": {"stopReason": "end_turn"}}, strict=True)
+    assert caught.value.path.startswith("$.result.")
+
+
+def test_error_responses_are_typed_and_may_have_a_null_id():
+    response = acp.decode_message({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}})
+    assert response.id is None and response.error.code is acp.ErrorCode.PARSE_ERROR
+    assert acp.encode_message(response) == {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+
+
+def test_extension_methods_keep_raw_params():
+    wire = {"jsonrpc": "2.0", "id": 3, "method": "_zed/ping", "params": {"any": ["thing"]}}
+    message = acp.decode_message(wire)
+    assert message.params == {"any": ["thing"]}
+    assert acp.encode_message(message) == wire
+    note = {"jsonrpc": "2.0", "method": "_zed/event"}
+    assert acp.encode_message(acp.decode_message(note)) == note
+    assert acp.decode_result("_zed/ping", [1, 2]) == [1, 2]
+
+
+def test_an_unknown_method_names_it_and_turns_into_method_not_found():
+    with pytest.raises(acp.MethodNotFound) as caught:
+        acp.decode_message({"jsonrpc": "2.0", "id": 9, "method": "session/teleport", "params": {}})
+    error = caught.value
+    assert isinstance(error, acp.DecodeError) and error.method == "session/teleport" and error.path == "$.method"
+    assert "session/teleport" in str(error)
+    assert acp.encode_message(error.response(9)) == {
+        "jsonrpc": "2.0", "id": 9, "error": {"code": -32601, "message": "Method not found: session/teleport"},
+    }
+
+
+def test_the_side_restricts_the_lookup():
+    wire = {"jsonrpc": "2.0", "id": 1, "method": "session/prompt", "params": {"sessionId": "s", "prompt": [{"type": "text", "text": "x"}]}}
+    assert isinstance(acp.decode_message(wire, side="agent").params, acp.PromptRequest)
+    with pytest.raises(acp.MethodNotFound):
+        acp.decode_message(wire, side="client")
+
+
+@pytest.mark.parametrize(
+    ("wire", "path"),
+    [
+        ({"id": 1, "method": "session/close", "params": {"sessionId": "s"}}, "$.jsonrpc"),
+        ({"jsonrpc": "1.0", "id": 1, "result": {}}, "$.jsonrpc"),
+        ({"jsonrpc": "2.0", "id": 1, "result": {}, "error": {"code": 1, "message": "m"}}, "$"),
+        ({"jsonrpc": "2.0", "id": None, "method": "session/close", "params": {"sessionId": "s"}}, "$.id"),
+        ({"jsonrpc": "2.0", "id": True, "method": "session/close", "params": {"sessionId": "s"}}, "$.id"),
+        ({"jsonrpc": "2.0", "method": 5}, "$.method"),
+        ({"jsonrpc": "2.0", "id": 1}, "$"),
+        ({"jsonrpc": "2.0", "id": 1, "method": "session/close", "params": {"sessionId": 5}}, "$.params.sessionId"),
+        ({"jsonrpc": "2.0", "id": 1, "error": {"code": "x", "message": "m"}}, "$.error.code"),
+        ([{"jsonrpc": "2.0", "method": "session/cancel"}], "$"),
+        ("not an object", "$"),
+    ],
+)
+def test_malformed_envelopes_are_decode_errors_with_a_path(wire, path):
+    with pytest.raises(acp.DecodeError) as caught:
+        acp.decode_message(wire, strict=True)
+    assert caught.value.path == path
