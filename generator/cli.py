@@ -36,6 +36,7 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--out", type=Path, help="output directory (default: [tool.acp-codegen] out)")
         command.add_argument("--package", help="package name (default: [tool.acp-codegen] package)")
         command.add_argument("--no-cache", action="store_true", help="format everything with black afresh")
+        command.add_argument("--strict", action="store_true", help="fail (exit 2) on any schema-drift warning")
     update = commands.add_parser("update-schema", help="vendor a release of the npm package, then generate")
     update.add_argument("version", help="exact npm version, e.g. 2.4.0")
     changes = commands.add_parser("diff", help="the changelog of the generated API between two schemas")
@@ -72,12 +73,13 @@ def _vendored(config: Config) -> tuple[str, ir.Module] | None:
     return str(schema_source.read_lock(config)["version"]), build_ir(config.schema, config.package, config.root)
 
 
-def _record_changelog(config: Config, old: tuple[str, ir.Module], version: str, new: ir.Module) -> None:
+def _record_changelog(config: Config, old_version: str, old: ir.Module, version: str, new: ir.Module) -> None:
     """Print the API changelog of an update and prepend it to CHANGELOG_PATH (newest on top)."""
-    changes = diff_modules(old[1], new)
+    changes = diff_modules(old, new)
     print(format_text(changes))
     path = config.root / CHANGELOG_PATH
-    section = f"## {old[0]} → {version} ({datetime.date.today().isoformat()})\n\n{format_markdown(changes, level=3)}\n"
+    heading = f"## {old_version} → {version} ({datetime.date.today().isoformat()})"
+    section = f"{heading}\n\n{format_markdown(changes, level=3)}\n"
     earlier = path.read_text() if path.exists() else ""
     path.write_text(section + ("\n" + earlier if earlier else ""))
     print(f"changelog prepended to {CHANGELOG_PATH}")
@@ -111,7 +113,7 @@ def _update_schema(config: Config, version: str) -> int:
     print(f"vendored {config.npm_package}@{version}")
     print(result.summary(config.out / config.package, "generated"))
     if previous is not None:
-        _record_changelog(config, previous, version, result.module)
+        _record_changelog(config, *previous, version, result.module)
     return 0
 
 
@@ -129,6 +131,11 @@ def run(argv: list[str]) -> int:
         print(json.dumps(ir.to_json(build_ir(schema, package, config.root, config.options)), indent=2))
         return 0
     result = generate(schema, package, config.root, _cache(config, args.no_cache), config.options)
+    for warning in result.module.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if args.strict and result.module.warnings:
+        print("error: --strict and the warnings above; nothing was written", file=sys.stderr)
+        return EXIT_ERROR
     if args.command == "generate":
         write_package(package_dir, result.files)
         print(result.summary(package_dir, "generated"))

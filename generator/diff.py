@@ -8,20 +8,25 @@ of the wire:
   new argument, or a value it sends is no longer accepted (narrower bounds, a
   removed member or variant, a closed enum or union, None no longer allowed);
 - reading decoded messages: a value may now arrive that its old annotations
-  excluded (None in a newly nullable field, UNDEFINED in a field that became
-  optional, a member or variant added to a closed enum or union, any value of
-  one that became open).
+  excluded (None in a newly nullable field, a member or variant added to a
+  closed enum or union, any value of one that became open).
+
+One exception, as the schema-update workflow asks: a required field that
+becomes optional is compatible (old code that sends it still works; readers
+see UNDEFINED only from peers that use the new schema).
 
 Old code must already cope with values it does not know in *open* enums and
 unions, so their new members and variants are compatible; so are new types,
 routes and optional fields, and wider bounds (Python's `int` has none).
 
 What is compared: types by Python name (a removed and an added type with the
-same JSON pointer are one rename); fields by wire name (flattened unions by
-attribute), enum members by value, tagged variants by tag and untagged ones by
-type. Type expressions are compared structurally, with renamed types followed
-and `format` ignored (the generated code uses only the bounds it implies).
-Docstrings and the order of untagged variants are not compared.
+same JSON pointer, and the same tag if they are tagged variants, are one
+rename); fields by wire name (flattened unions by attribute), enum members by
+value, tagged variants by tag and untagged ones by type. Type expressions are
+compared structurally, with renamed types followed and `format` ignored (the
+generated code uses only the bounds it implies). Docstrings and the order of
+untagged variants are not compared, nor what the configuration adds (upserts,
+path types): only what the schema decides.
 """
 
 from __future__ import annotations
@@ -90,13 +95,20 @@ def diff_modules(old: Module, new: Module) -> list[Change]:
 
 
 def _renames(old_types: dict[str, NamedType], new_types: dict[str, NamedType]) -> dict[str, str]:
-    """Old name → new name, for removed and added types that share a JSON pointer."""
-    added = {named.pointer: name for name, named in new_types.items() if name not in old_types}
+    """Old name → new name, for removed and added types with the same identity."""
+    added = {_identity(named): name for name, named in new_types.items() if name not in old_types}
     return {
-        name: added[named.pointer]
+        name: added[_identity(named)]
         for name, named in old_types.items()
-        if name not in new_types and named.pointer in added
+        if name not in new_types and _identity(named) in added
     }
+
+
+def _identity(named: NamedType) -> tuple[str, object]:
+    """The JSON pointer, and the tag of a tagged variant: its pointer is only a position
+    (`#/$defs/Shape/anyOf/1`), so a variant replaced in place is no rename."""
+    tag = named.tag if isinstance(named, ObjectType) else None
+    return named.pointer, None if tag is None else (tag.key, tag.value)
 
 
 def _describe_type(named: NamedType) -> str:
@@ -114,11 +126,8 @@ def _compare_types(old: NamedType, new: NamedType, renames: dict[str, str]) -> l
     name = new.name
     changes = []
     if old.name != name:
-        changes.append(
-            Change(
-                name, "type-renamed", True, f"{KINDS[type(old)]} renamed {old.name} → {name} (pointer {old.pointer})"
-            )
-        )
+        message = f"{KINDS[type(old)]} renamed {old.name} → {name} (pointer {old.pointer})"
+        changes.append(Change(name, "type-renamed", True, message))
     if type(old) is not type(new):
         changes.append(Change(name, "type-kind", True, f"changed from {KINDS[type(old)]} to {KINDS[type(new)]}"))
         return changes
@@ -165,7 +174,8 @@ def _compare_objects(old: ObjectType, new: ObjectType, renames: dict[str, str]) 
         changes.append(Change(name, "tag", True, f"tag {_describe_tag(old)} → {_describe_tag(new)}"))
     changes += _compare_bases(name, old.base, new.base, renames)
     if old.keep_unknown != new.keep_unknown:
-        message = f"unknown properties now {UNKNOWN_PROPERTIES[new.keep_unknown]} (were {UNKNOWN_PROPERTIES[old.keep_unknown]})"
+        now, were = UNKNOWN_PROPERTIES[new.keep_unknown], UNKNOWN_PROPERTIES[old.keep_unknown]
+        message = f"unknown properties now {now} (were {were})"
         changes.append(Change(name, "unknown-properties", new.keep_unknown != "keep", message))
     return changes
 
@@ -195,13 +205,12 @@ def _compare_fields(name: str, old: Field, new: Field, renames: dict[str, str]) 
     label = _describe_field(new)
     changes = []
     if old.name != new.name:
-        changes.append(
-            Change(name, "field-renamed", True, f"field renamed {old.name} → {new.name} (wire {new.wire_name!r})")
-        )
+        message = f"field renamed {old.name} → {new.name} (wire {new.wire_name!r})"
+        changes.append(Change(name, "field-renamed", True, message))
     changes += _compare_exprs(name, "field", label, old.type, new.type, renames)
     if old.required != new.required:
-        change = "now required" if new.required else "now optional: readers may receive UNDEFINED"
-        changes.append(Change(name, "field-presence", True, f"{label} {change}"))
+        change = "now required" if new.required else "now optional"
+        changes.append(Change(name, "field-presence", new.required, f"{label} {change}"))
     if old.nullable != new.nullable:
         change = "now nullable: readers may receive None" if new.nullable else "no longer nullable: None is rejected"
         changes.append(Change(name, "field-nullable", True, f"{label} {change}"))
@@ -226,9 +235,8 @@ def _compare_enums(old: EnumType, new: EnumType) -> list[Change]:
         if match is None:
             changes.append(Change(name, "member-removed", True, f"{_describe_member(member)} removed"))
         elif match.name != member.name:
-            changes.append(
-                Change(name, "member-renamed", True, f"member renamed {member.name} → {match.name} ({member.value!r})")
-            )
+            message = f"member renamed {member.name} → {match.name} ({member.value!r})"
+            changes.append(Change(name, "member-renamed", True, message))
     for member in new.members:
         if member.value not in old_values:
             note = "" if old.open else ": the enum was closed, old code may not handle it"
@@ -243,14 +251,11 @@ def _describe_member(member: EnumMember) -> str:
 def _compare_unions(old: UnionType, new: UnionType, renames: dict[str, str]) -> list[Change]:
     name = new.name
     changes = []
-    new_variants = {_variant_key(variant, {}): variant for variant in new.variants}
+    new_keys = {_variant_key(variant, {}) for variant in new.variants}
     old_keys = {_variant_key(variant, renames) for variant in old.variants}
     for variant in old.variants:
-        match = new_variants.get(_variant_key(variant, renames))
-        if match is None:
+        if _variant_key(variant, renames) not in new_keys:
             changes.append(Change(name, "variant-removed", True, f"{_describe_variant(variant)} removed"))
-        elif variant.tag is not None:
-            changes += _compare_exprs(name, "variant", f"variant {variant.tag!r}", variant.type, match.type, renames)
     was_open = old.fallback is not None
     for variant in new.variants:
         if _variant_key(variant, {}) not in old_keys:
@@ -403,6 +408,7 @@ def format_markdown(changes: list[Change], level: int = 2) -> str:
 
 
 def format_json(changes: list[Change]) -> str:
+    """Always a JSON object, even without changes (then with an empty list)."""
     breaking = sum(change.breaking for change in changes)
     data = {
         "changes": [asdict(change) for change in changes],

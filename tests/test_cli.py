@@ -112,3 +112,14 @@ def test_ir_prints_the_decisions_as_json(project):
     types = {entry["name"]: entry for entry in json.loads(result.stdout)["types"]}
     assert types["SessionUpdate"]["tag_key"] == "sessionUpdate"
     assert types["ToolKind"]["kind"] == "EnumType"
+
+
+def test_an_unconfigured_upsert_warns_and_fails_with_strict(project):
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace("[tool.acp-codegen.upserts.TerminalUpdate]\nidentity = [\"terminalId\"]\n", ""))
+    before = digest(project / "generated")
+    warned = cli(project, "check")
+    assert "warning: TerminalUpdate (#/$defs/TerminalUpdate)" in warned.stderr
+    strict = cli(project, "generate", "--strict")
+    assert strict.returncode == 2 and "--strict" in strict.stderr
+    assert digest(project / "generated") == before
