@@ -10,21 +10,22 @@ input, so the cache can never let drift through.
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import os
 import pickle
 import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-import black
-
-MODE = black.Mode(target_versions={black.TargetVersion.PY310}, line_length=120)
+BLACK_VERSION = importlib.metadata.version("black")
+LINE_LENGTH = 120
+TARGET = "py310"
 BATCH_LINES = 4000  # units are formatted in batches of about this many lines
 MAX_CACHE_ENTRIES = 50_000
 
 
 def _key(unit: str) -> str:
-    return hashlib.sha256(f"{black.__version__}\0{MODE!r}\0{unit}".encode()).hexdigest()
+    return hashlib.sha256(f"{BLACK_VERSION}\0{TARGET}\0{LINE_LENGTH}\0{unit}".encode()).hexdigest()
 
 
 def _boundary(units: list[str]) -> str:
@@ -35,9 +36,12 @@ def _boundary(units: list[str]) -> str:
 
 def _format_batch(units: list[str]) -> list[str]:
     """Format several units in one black call, then split them apart again."""
+    import black  # only when something is not cached
+
+    mode = black.Mode(target_versions={black.TargetVersion[TARGET.upper()]}, line_length=LINE_LENGTH)
     boundary = _boundary(units)
     joined = f"\n\n\n{boundary}\n\n\n".join(unit.strip("\n") + "\n" for unit in units)
-    formatted = black.format_str(joined, mode=MODE)
+    formatted = black.format_str(joined, mode=mode)
     pieces = formatted.split(f"\n{boundary}\n")
     if len(pieces) != len(units):
         raise RuntimeError("black merged or split a top-level unit")

@@ -12,10 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from datamodel_code_generator.parser.jsonschema import JsonSchemaObject
-from pydantic import ValidationError
+from typing import TYPE_CHECKING
 
 from generator.errors import GenerationError
+
+if TYPE_CHECKING:
+    from datamodel_code_generator.parser.jsonschema import JsonSchemaObject
 
 # JsonSchemaObject attribute → JSON Schema keyword, where they differ.
 _KEYWORD_OF_FIELD = {"ref": "$ref"}
@@ -97,7 +99,7 @@ class Node:
             return None
         if isinstance(raw, dict):
             raw = _parse(f"{self.pointer}/{keyword}", raw)
-        elif not isinstance(raw, (bool, JsonSchemaObject)):
+        elif not isinstance(raw, (bool, _schema_object())):
             raise GenerationError(f"{self.pointer}/{keyword}", "expected a schema")
         return Node(f"{self.pointer}/{keyword}", raw)
 
@@ -110,13 +112,23 @@ class Schema:
     root: Node  # the document itself, without its `$defs` (JSON-RPC envelopes live here)
 
 
+def _schema_object() -> type[JsonSchemaObject]:
+    """datamodel-code-generator's node class, imported on first use: the import
+    takes about half a second, which `check` skips when the IR is cached."""
+    from datamodel_code_generator.parser.jsonschema import JsonSchemaObject
+
+    return JsonSchemaObject
+
+
 def _parse(pointer: str, raw: Any) -> JsonSchemaObject | bool:
+    from pydantic import ValidationError
+
     if isinstance(raw, bool):
         return raw
     if not isinstance(raw, dict):
         raise GenerationError(pointer, f"expected a schema object or boolean, found {type(raw).__name__}")
     try:
-        return JsonSchemaObject.model_validate(raw)
+        return _schema_object().model_validate(raw)
     except ValidationError as error:
         problem = error.errors()[0]
         where = "/".join(str(part) for part in problem["loc"])

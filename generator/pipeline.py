@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 import time
 from dataclasses import dataclass
+from functools import cache
+from importlib.metadata import version
 from pathlib import Path
-
-import black
 
 from generator import __version__
 from generator.build import build_module
@@ -40,16 +42,53 @@ def display_path(schema: Path, root: Path) -> str:
         return schema.name
 
 
-def build_ir(schema: Path, package: str, root: Path, options: SchemaOptions | None = None) -> Module:
-    return build_module(load_schema(schema), package, display_path(schema, root), options)
+@cache
+def _generator_fingerprint() -> str:
+    """What else the IR depends on: this generator's code and the schema-reading libraries."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.read_bytes())
+    for name in ("datamodel-code-generator", "pydantic"):
+        digest.update(version(name).encode())
+    return digest.hexdigest()
+
+
+def build_ir(
+    schema: Path, package: str, root: Path, options: SchemaOptions | None = None, cache_dir: Path | None = None
+) -> Module:
+    """The IR of `schema`; with `cache_dir`, reused while the schema bytes, the
+    options and the generator are unchanged (the key hashes all of them)."""
+    path = display_path(schema, root)
+    cached = None
+    if cache_dir is not None:
+        try:
+            data = schema.read_bytes()
+        except OSError:
+            data = None  # load_schema reports it
+        if data is not None:
+            key = hashlib.sha256(repr((data, package, path, options, _generator_fingerprint())).encode()).hexdigest()
+            cached = cache_dir / f"ir-{key}.pickle"
+            try:
+                with cached.open("rb") as handle:
+                    module: Module = pickle.load(handle)
+                return module
+            except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+                pass
+    module = build_module(load_schema(schema), package, path, options)
+    if cached is not None:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        temporary = cached.with_suffix(".tmp")
+        temporary.write_bytes(pickle.dumps(module, protocol=pickle.HIGHEST_PROTOCOL))
+        temporary.replace(cached)
+    return module
 
 
 def generate(
     schema: Path, package: str, root: Path, cache_file: Path | None, options: SchemaOptions | None = None
 ) -> Generated:
     started = time.perf_counter()
-    module = build_ir(schema, package, root, options)
-    units = render_package(module, {"generator": __version__, "black": black.__version__})
+    module = build_ir(schema, package, root, options, cache_file.parent if cache_file else None)
+    units = render_package(module, {"generator": __version__, "black": version("black")})
     formatter = Formatter(cache_file)
     files = formatter.format_files(units)
     formatter.save()

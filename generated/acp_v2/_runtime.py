@@ -163,7 +163,9 @@ class Context:
         self.salvage(error, None, "skipped the item")
 
 
-PROBE: Final = Context(True, None)
+STRICT: Final = Context(True, None)
+LENIENT: Final = Context(False, None)
+PROBE: Final = STRICT
 """Strict and silent: for trying the variants of an untagged union."""
 
 
@@ -184,7 +186,9 @@ class Model:
     def from_json(
         cls: type[M], text: str | bytes, *, strict: bool = False, on_salvage: SalvageCallback | None = None
     ) -> M:
-        return cls.from_dict(parse_json(text), strict=strict, on_salvage=on_salvage)
+        """Decode JSON text (str or UTF-8 bytes)."""
+        result: M = run_decoder(cls._acp_decode, parse_json(text), strict, on_salvage)
+        return result
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-compatible value, ready for `json.dumps`."""
@@ -218,8 +222,9 @@ class Builder(Generic[M]):
 
 
 def run_decoder(decoder: Decoder[T], data: Any, strict: bool, on_salvage: SalvageCallback | None) -> T:
+    ctx = (STRICT if strict else LENIENT) if on_salvage is None else Context(strict, on_salvage)
     try:
-        return decoder(data, Context(strict, on_salvage), ROOT)
+        return decoder(data, ctx, ROOT)
     except RecursionError:
         raise DecodeError(ROOT, "a value nested less deeply than the recursion limit", "deeper nesting") from None
 
