@@ -42,7 +42,7 @@ ANNOTATIONS = frozenset(
 # Keywords whose validation rules the generated code implements.
 VALIDATION = frozenset(
     {"type", "properties", "required", "additionalProperties", "items", "$ref", "allOf",
-     "anyOf", "oneOf", "const", "enum", "format", "minimum", "maximum", "minItems", "minLength"}
+     "anyOf", "oneOf", "const", "enum", "format", "minimum", "maximum", "minItems", "minLength", "pattern"}
 )
 # Bounds implied by integer formats (the schema's serde/schemars vocabulary).
 INTEGER_FORMATS: dict[str, tuple[int, int]] = {
@@ -634,7 +634,15 @@ class _Builder:
         min_length = node.value("minLength") if kind == "str" else None
         if kind != "str" and node.value("minLength") is not None:
             raise GenerationError(node.pointer, "minLength on a non-string is not supported")
-        return Primitive(kind, bounds[0], bounds[1], min_length, form if isinstance(form, str) else None)
+        pattern = node.value("pattern")
+        if pattern is not None:
+            if kind != "str" or not isinstance(pattern, str):
+                raise GenerationError(f"{node.pointer}/pattern", "pattern needs a string schema and a string")
+            try:
+                re.compile(pattern)
+            except re.error as error:
+                raise GenerationError(f"{node.pointer}/pattern", f"not a regular expression Python accepts: {error}") from None
+        return Primitive(kind, bounds[0], bounds[1], min_length, form if isinstance(form, str) else None, pattern)
 
 
 def _number(value: object) -> int | float | None:

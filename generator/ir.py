@@ -23,6 +23,7 @@ class Primitive:
     maximum: int | float | None = None
     min_length: int | None = None
     format: str | None = None
+    pattern: str | None = None  # a regular expression the string must contain a match of
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+import hashlib
 import re
 from typing import Any
 
@@ -158,6 +159,13 @@ class Queries:
             return next((member.name for member in named.members if member.value == value), None)
         return None
 
+    @staticmethod
+    def string_expectation(expr: Primitive) -> str:
+        """What an error says a constrained string must be."""
+        parts = [f"at least {expr.min_length} characters"] if expr.min_length else []
+        parts += [f"matching {expr.pattern!r}"] if expr.pattern else []
+        return "string " + " and ".join(parts)
+
     def is_single_check(self, expr: TypeExpr) -> bool:
         """Whether decoding `expr` is one `if` statement (which a guard can join)."""
         expr = self.resolve(expr)
@@ -182,7 +190,8 @@ class Queries:
         if isinstance(expr, Primitive):
             bounds = "" if expr.minimum is None and expr.maximum is None else f"_{expr.minimum}_{expr.maximum}"
             name = (expr.format or expr.kind) + bounds.replace("-", "m")
-            return name + (f"_min{expr.min_length}" if expr.min_length else "")
+            name += f"_min{expr.min_length}" if expr.min_length else ""
+            return name + (f"_re{hashlib.sha256(expr.pattern.encode()).hexdigest()[:8]}" if expr.pattern else "")
         if isinstance(expr, AnyValue):
             return "any"
         if isinstance(expr, JsonObject):
@@ -337,6 +346,7 @@ def environment(queries: Queries) -> jinja2.Environment:
         path_types=queries.path_types,
         converts_as_is=queries.converts_as_is,
         enum_member=queries.enum_member,
+        string_expectation=queries.string_expectation,
         encodes_as_is=queries.encodes_as_is,
         resolve=queries.resolve,
         is_single_check=queries.is_single_check,

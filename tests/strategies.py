@@ -68,6 +68,8 @@ class Strategies:
 
     @staticmethod
     def primitive(expr: Primitive) -> st.SearchStrategy[Any]:
+        if expr.kind == "str" and expr.pattern:
+            return st.from_regex(expr.pattern).filter(lambda text: len(text) >= (expr.min_length or 0))
         if expr.kind == "str":
             return st.text(min_size=expr.min_length or 0, max_size=12)
         if expr.kind == "int":

@@ -63,6 +63,15 @@ def test_integer_formats_become_bounds_combined_with_minimum(rules):
     assert fields(rules["Item"])["count"].type == Primitive("int", 0, 2**32 - 1, None, "uint32")
 
 
+def test_string_patterns_are_recorded(rules):
+    assert rules["Currency"].target == Primitive("str", pattern="^[A-Z]{3}$")
+
+
+def test_a_pattern_python_cannot_compile_is_an_error(tmp_path):
+    error = error_for({"$defs": {"A": {"type": "string", "pattern": "(unclosed"}}}, tmp_path)
+    assert error.pointer == "#/$defs/A/pattern"
+
+
 def test_arrays_record_min_items_and_the_skip_hint(rules):
     assert fields(rules["Item"])["tags"].type == ListOf(Primitive("str"), min_items=1, skip_invalid_items=True)
 
@@ -133,9 +142,9 @@ def test_a_dangling_ref_names_its_pointer(tmp_path):
 
 
 def test_an_unsupported_validation_keyword_is_an_error(tmp_path):
-    error = error_for({"$defs": {"A": {"type": "string", "pattern": "^a"}}}, tmp_path)
-    assert error.pointer == "#/$defs/A/pattern"
-    assert "unsupported keyword 'pattern'" in str(error)
+    error = error_for({"$defs": {"A": {"type": "string", "maxLength": 3}}}, tmp_path)
+    assert error.pointer == "#/$defs/A/maxLength"
+    assert "unsupported keyword 'maxLength'" in str(error)
 
 
 def test_not_outside_an_open_fallback_is_unsupported(tmp_path):

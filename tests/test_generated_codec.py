@@ -157,6 +157,13 @@ def test_non_string_keys_and_non_finite_numbers_are_rejected():
         acp.Cost.from_json('{"amount": NaN, "currency": "USD"}')
 
 
+def test_string_patterns_are_enforced(rules_pkg):
+    assert rules_pkg.decode("Currency", "EUR", strict=True) == "EUR"
+    with pytest.raises(rules_pkg.DecodeError) as caught:
+        rules_pkg.decode("Currency", "euro")
+    assert caught.value.expected == "string matching '^[A-Z]{3}$'"
+
+
 def test_unknown_tags_of_closed_unions_list_the_known_ones(rules_pkg):
     with pytest.raises(rules_pkg.DecodeError) as caught:
         rules_pkg.decode("Pet", {"species": "fish"})

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
@@ -281,6 +282,11 @@ def decode_number(value: Any, path: Path, minimum: float | None, maximum: float 
     if maximum is not None and number > maximum:
         raise DecodeError(path, f"number <= {maximum}", value)
     return number
+
+
+def search(pattern: str, value: str) -> bool:
+    """JSON Schema `pattern`: the string contains a match (not necessarily a full one)."""
+    return re.search(pattern, value) is not None
 
 
 def check_json(value: Any, path: Path) -> None:

@@ -23373,7 +23373,7 @@ def _decode_Notice(
     if v is UNDEFINED:
         raise DecodeError((path, "title"), "a value (required)", _rt.MISSING)
     if type(v) is not str or len(v) < 1:
-        raise DecodeError((path, "title"), "string of at least 1 characters", v)
+        raise DecodeError((path, "title"), "string at least 1 characters", v)
     v_title: Any = v
     v = get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
