@@ -359,88 +359,100 @@ def environment(queries: Queries) -> jinja2.Environment:
     return env
 
 
+def upsert_context(objects: list[ObjectType], queries: Queries) -> dict[str, Any]:
+    """What upserts.py.jinja needs: the upsert types, their variant subclasses, imports."""
+    upserts = [obj for obj in objects if obj.upsert]
+    variants = {obj.name: [other.name for other in objects if other.base == obj.name] for obj in upserts}
+    enums = set()
+    for obj in upserts:
+        start = dict(obj.upsert.start)  # type: ignore[union-attr]
+        for item in obj.fields:
+            if item.name in start and queries.enum_member(item.type, start[item.name]):
+                enums.add(queries.resolve(item.type).name)  # type: ignore[union-attr]
+    names = {obj.name for obj in upserts} | {name for subclasses in variants.values() for name in subclasses} | enums
+    return {
+        "upserts": upserts,
+        "upsert_variants": variants,
+        "upsert_imports": sorted(names, key=import_sort_key),
+        "merge_functions": sorted(obj.upsert.function for obj in upserts),  # type: ignore[union-attr]
+    }
+
+
+def base_context(module: Module, queries: Queries, versions: dict[str, str]) -> dict[str, Any]:
+    """What every template may use: the module, its types in definition order, the public names."""
+    objects = class_order(module)
+    aliases_and_unions = definition_order(module)
+    rpc = bool(module.methods and module.request_id and module.rpc_error)
+    for name in RPC_NAMES if rpc else ():
+        if name in queries.types:
+            raise GenerationError(queries.types[name].pointer, f"{name} collides with the JSON-RPC API of the same name")
+    upserts = upsert_context(objects, queries)
+    merge_functions = upserts["merge_functions"]
+    names = [named.name for named in module.types]
+    runtime_names = ["DecodeError", "MaybeUndefined", "Model", "Salvage", "UNDEFINED", "Undefined", "decode", "encode"]
+    return {
+        **upserts,
+        "module": module,
+        "versions": versions,
+        "objects": objects,
+        "enums": [named for named in module.types if isinstance(named, EnumType)],
+        "aliases_and_unions": aliases_and_unions,
+        "exported": sorted(names, key=sort_key),
+        "imported": sorted(names, key=import_sort_key),
+        "public": sorted(
+            runtime_names + names + (["merge", *merge_functions] if merge_functions else []) + (list(RPC_NAMES) if rpc else []),
+            key=sort_key,
+        ),
+        "rpc": rpc,
+        "uses": {
+            "field": any(obj.keep_unknown == "keep" and not obj.base for obj in objects),
+            "ClassVar": any(obj.tag for obj in objects),
+            "Literal": any(obj.tag for obj in objects),
+            "Final": True,
+            "NewType": any(isinstance(t, Alias) and t.newtype for t in aliases_and_unions),
+            "TypeAlias": any(not (isinstance(t, Alias) and t.newtype) for t in aliases_and_unions),
+        },
+    }
+
+
+def model_units(env: jinja2.Environment, module: Module, queries: Queries, context: dict[str, Any]) -> list[str]:
+    """models.py as top-level units: classes first, then aliases and unions, then codecs."""
+
+    def macros(name: str) -> Any:
+        return env.get_template(f"macros/{name}.jinja").module
+
+    objects, enums, unions, aliases, decoders, builders = (
+        macros(name) for name in ("object", "enum", "union", "alias", "decode", "builder")
+    )
+    models = env.get_template("models.py.jinja").make_module(context)
+    named_aliases = context["aliases_and_unions"]
+    units = [models.head()]
+    units += [enums.enum_class(e) for e in context["enums"]]
+    units += [objects.object_class(o) for o in context["objects"]]
+    units += [builders.builder_class(o) for o in context["objects"] if not o.base]
+    units += [aliases.alias_definition(t) if isinstance(t, Alias) else unions.union_alias(t) for t in named_aliases]
+    units += [decoders.container_decoder(t) for t in containers(module, queries)]
+    units += [enums.enum_codec(e) for e in context["enums"]]
+    units += [objects.object_codec(o) for o in context["objects"]]
+    units += [aliases.alias_codec(t) if isinstance(t, Alias) else unions.union_codec(t) for t in named_aliases]
+    units.append(models.tail())
+    return [str(unit) for unit in units]
+
+
 def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[str]]:
     """File name → the file's unformatted source, as a list of top-level units
     (formatted one by one, joined by two blank lines)."""
     queries = Queries(module)
     env = environment(queries)
-    objects = class_order(module)
-    aliases_and_unions = definition_order(module)
-    enums = [named for named in module.types if isinstance(named, EnumType)]
-    uses = {
-        "field": any(obj.keep_unknown == "keep" and not obj.base for obj in objects),
-        "ClassVar": any(obj.tag for obj in objects),
-        "Literal": any(obj.tag for obj in objects),
-        "Final": True,
-        "NewType": any(isinstance(t, Alias) and t.newtype for t in aliases_and_unions),
-        "TypeAlias": any(not (isinstance(t, Alias) and t.newtype) for t in aliases_and_unions),
-    }
-    merge_functions = sorted(obj.upsert.function for obj in objects if obj.upsert)
-    rpc = bool(module.methods and module.request_id and module.rpc_error)
-    for name in RPC_NAMES if rpc else ():
-        if name in queries.types:
-            raise GenerationError(queries.types[name].pointer, f"{name} collides with the JSON-RPC API of the same name")
-    context = {
-        "module": module,
-        "versions": versions,
-        "exported": sorted((named.name for named in module.types), key=sort_key),
-        "merge_functions": merge_functions,
-        "imported": sorted((named.name for named in module.types), key=import_sort_key),
-        "public": sorted(
-            ["DecodeError", "MaybeUndefined", "Model", "Salvage", "UNDEFINED", "Undefined", "decode", "encode"]
-            + [named.name for named in module.types]
-            + (["merge", *merge_functions] if merge_functions else [])
-            + (list(RPC_NAMES) if rpc else []),
-            key=sort_key,
-        ),
-        "rpc": rpc,
-        "objects": objects,
-        "enums": enums,
-        "uses": uses,
-    }
-
-    def macros(name: str) -> Any:
-        return env.get_template(f"macros/{name}.jinja").module
-
-    objects_, enums_, unions_, aliases_, decoders_ = (
-        macros(name) for name in ("object", "enum", "union", "alias", "decode")
-    )
-    models = env.get_template("models.py.jinja").make_module(context)
-    units = [models.head()]
-    units += [enums_.enum_class(e) for e in enums]
-    units += [objects_.object_class(o) for o in objects]
-    builders_ = macros("builder")
-    units += [builders_.builder_class(o) for o in objects if not o.base]
-    units += [
-        aliases_.alias_definition(t) if isinstance(t, Alias) else unions_.union_alias(t) for t in aliases_and_unions
-    ]
-    units += [decoders_.container_decoder(t) for t in containers(module, queries)]
-    units += [enums_.enum_codec(e) for e in enums]
-    units += [objects_.object_codec(o) for o in objects]
-    units += [aliases_.alias_codec(t) if isinstance(t, Alias) else unions_.union_codec(t) for t in aliases_and_unions]
-    units.append(models.tail())
-    upserts = [obj for obj in objects if obj.upsert]
-    context["upserts"] = upserts
-    context["upsert_variants"] = {obj.name: [o.name for o in objects if o.base == obj.name] for obj in upserts}
-    context["upsert_imports"] = sorted(
-        {obj.name for obj in upserts}
-        | {name for names in context["upsert_variants"].values() for name in names}
-        | {
-            queries.resolve(item.type).name  # type: ignore[union-attr]
-            for obj in upserts
-            for item in obj.fields
-            if item.name in dict(obj.upsert.start) and queries.enum_member(item.type, dict(obj.upsert.start)[item.name])  # type: ignore[union-attr]
-        },
-        key=import_sort_key,
-    )
+    context = base_context(module, queries, versions)
     files = {
         "__init__.py": [env.get_template("init.py.jinja").render(context)],
         "_runtime.py": [env.get_template("runtime.py.jinja").render(context)],
-        "models.py": [str(unit) for unit in units],
+        "models.py": model_units(env, module, queries, context),
         "py.typed": [],
     }
-    if upserts:
+    if context["upserts"]:
         files["upserts.py"] = [env.get_template("upserts.py.jinja").render(context)]
-    if rpc:
+    if context["rpc"]:
         files["rpc.py"] = [env.get_template("rpc.py.jinja").render(rpc_context(module, queries, context))]
     return files
