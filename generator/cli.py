@@ -106,8 +106,11 @@ def _update_schema(config: Config, version: str) -> int:
             config.lock.write_text(json.dumps(lock, indent=2) + "\n")
             result = generate(config.schema, config.package, config.root, _cache(config, False), config.options)
         except BaseException:
-            for path in saved:
-                shutil.copy2(backup / path.relative_to(config.root), path)
+            for path in tracked:
+                if path in saved:
+                    shutil.copy2(backup / path.relative_to(config.root), path)
+                else:
+                    path.unlink(missing_ok=True)  # the update brought it; take it away again
             raise
         write_package(config.out / config.package, result.files)
     print(f"vendored {config.npm_package}@{version}")

@@ -311,10 +311,14 @@ def test_update_schema_prints_the_changelog_and_prepends_it(project, monkeypatch
     assert (project / "schema" / "CHANGELOG.md").read_text() == newest + "\n" + first
 
 
-def test_a_failed_update_writes_no_changelog(project, monkeypatch, capsys):
-    before = (project / "schema" / "api.json").read_text()
+def test_a_failed_update_changes_nothing(project, monkeypatch, capsys):
+    assert cli.main(["generate", "--schema", "schema/api.json"]) == 0
+    tracked = sorted(path for path in project.rglob("*") if path.is_file() and ".cache" not in path.parts)
+    before = {path: path.read_bytes() for path in tracked}
     offer(monkeypatch, {"$defs": {"A": {"$ref": "#/$defs/Gone"}}})
     assert cli.main(["update-schema", "1.1.0"]) == 2
     assert "dangling $ref" in capsys.readouterr().err
     assert not (project / "schema" / "CHANGELOG.md").exists()
-    assert (project / "schema" / "api.json").read_text() == before
+    after = sorted(path for path in project.rglob("*") if path.is_file() and ".cache" not in path.parts)
+    assert after == tracked  # schema/, its lock and generated/ exactly as they were
+    assert {path: path.read_bytes() for path in after} == before
