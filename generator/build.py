@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 from generator import naming
@@ -59,6 +59,11 @@ INTEGER_FORMATS: dict[str, tuple[int, int]] = {
 }
 PRIMITIVE_KINDS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "none"}
 DEFS_PREFIX = "#/$defs/"
+CONFIG = "pyproject.toml [tool.acp-codegen]"
+# A type description that speaks of these is an upsert, or says why not (`not-upserts`).
+UPSERT_WORDS = re.compile(r"patch semantics|\bupsert", re.IGNORECASE)
+# JSON-RPC envelopes, by shape: (payload property, the id it needs or None for none, role).
+ENVELOPE_ROLES = (("params", "id", "request"), ("params", None, "notification"), ("result", "id", "response"))
 
 
 def build_module(schema: Schema, package: str, schema_path: str, options: SchemaOptions | None = None) -> Module:
@@ -86,10 +91,6 @@ def build_module(schema: Schema, package: str, schema_path: str, options: Schema
     )
 
 
-CONFIG = "pyproject.toml [tool.acp-codegen]"
-UPSERT_WORDS = re.compile(r"patch semantics|\bupsert", re.IGNORECASE)
-
-
 def _with_upsert(named: NamedType | None, name: str, rule: UpsertRule) -> ObjectType:
     """`named` with the merge rules of its `[tool.acp-codegen.upserts]` row."""
     where = f"{CONFIG} upserts.{name}"
@@ -97,11 +98,12 @@ def _with_upsert(named: NamedType | None, name: str, rule: UpsertRule) -> Object
         raise GenerationError(where, f"{name} is not an object type of the schema")
     by_wire = {item.wire_name: item for item in named.fields if not item.flatten}
 
-    def attributes(key: str, wire_names: object) -> tuple[str, ...]:
-        for wire_name in wire_names:  # type: ignore[attr-defined]
+    def attributes(key: str, wire_names: Iterable[str]) -> tuple[str, ...]:
+        wire_names = list(wire_names)
+        for wire_name in wire_names:
             if wire_name not in by_wire:
                 raise GenerationError(f"{where}.{key}", f"{name} has no property {wire_name!r}")
-        return tuple(by_wire[wire_name].name for wire_name in wire_names)  # type: ignore[attr-defined]
+        return tuple(by_wire[wire_name].name for wire_name in wire_names)
 
     identity = attributes("identity", rule.identity)
     for wire_name in rule.identity:
@@ -111,10 +113,13 @@ def _with_upsert(named: NamedType | None, name: str, rule: UpsertRule) -> Object
     for wire_name, value in rule.start.items():
         if not (value == [] or value == {} or isinstance(value, (str, int, float, bool))):
             raise GenerationError(f"{where}.start.{wire_name}", "a start value must be a scalar, [] or {}")
+    for wire_name in rule.null_resets:
+        if wire_name not in rule.start:
+            raise GenerationError(f"{where}.null-resets", f"{wire_name!r} resets to its start value, but has none")
     upsert = Upsert(
         function=naming.merge_function_name(name),
         identity=identity,
-        start=tuple(zip(attributes("start", list(rule.start)), rule.start.values())),
+        start=tuple(zip(attributes("start", rule.start), rule.start.values())),
         null_resets=attributes("null-resets", rule.null_resets),
         empty_clears=attributes("empty-clears", rule.empty_clears),
         snapshot=snapshot,
@@ -125,10 +130,7 @@ def _with_upsert(named: NamedType | None, name: str, rule: UpsertRule) -> Object
     return replace(named, upsert=upsert)
 
 
-ENVELOPE_ROLES = (("params", "id", "request"), ("params", None, "notification"), ("result", "id", "response"))
-
-
-def _envelope_members(node: Node, definitions: dict[str, Node]) -> Iterator[tuple[str, str]]:
+def _envelope_members(node: Node) -> Iterator[tuple[str, str]]:
     """(role, `$defs` name) for every type a JSON-RPC envelope in `node` carries."""
     properties = dict(node.properties())
     for payload, identity, role in ENVELOPE_ROLES:
@@ -139,7 +141,7 @@ def _envelope_members(node: Node, definitions: dict[str, Node]) -> Iterator[tupl
     for keyword in ("anyOf", "oneOf", "allOf"):
         for child in node.children(keyword):
             if not child.ref:
-                yield from _envelope_members(child, definitions)
+                yield from _envelope_members(child)
 
 
 def _refs(node: Node) -> Iterator[str]:
@@ -166,7 +168,7 @@ def _methods(schema: Schema, types: dict[str, NamedType]) -> tuple[tuple[Method,
     """The JSON-RPC methods, and a warning for each `x-method` type no envelope carries."""
     roles: dict[str, str] = {}
     for node in (schema.root, *schema.definitions.values()):
-        for role, name in _envelope_members(node, schema.definitions):
+        for role, name in _envelope_members(node):
             roles.setdefault(name, role)
     by_route: dict[tuple[str, str], dict[str, str]] = {}
     unrouted = []
@@ -268,6 +270,8 @@ class _Builder:
     # --- checks -------------------------------------------------------------
 
     def check_keywords(self, node: Node, *, allow_not: bool = False) -> None:
+        if {"anyOf", "oneOf"} <= node.keywords:
+            raise GenerationError(f"{node.pointer}/oneOf", "anyOf and oneOf on one schema are not supported")
         for keyword in sorted(node.keywords):
             if keyword in ANNOTATIONS or keyword in VALIDATION or keyword.startswith("x-"):
                 continue

@@ -176,3 +176,8 @@ def test_an_alias_cycle_is_an_error(tmp_path):
 def test_an_unknown_integer_format_is_an_error(tmp_path):
     error = error_for({"$defs": {"A": {"type": "integer", "format": "uint7"}}}, tmp_path)
     assert error.pointer == "#/$defs/A/format"
+
+
+def test_any_of_beside_one_of_is_an_error(tmp_path):
+    error = error_for({"$defs": {"A": {"anyOf": [{"type": "string"}], "oneOf": [{"type": "integer"}]}}}, tmp_path)
+    assert error.pointer == "#/$defs/A/oneOf"
