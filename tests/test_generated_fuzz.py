@@ -58,3 +58,20 @@ def test_deep_nesting_raises_only_decode_error(strict):
     for name in NAMES:
         decode_quietly(name, deep_object, strict)
         decode_quietly(name, deep_array, strict)
+
+
+ENVELOPE_KEYS = st.sampled_from(["jsonrpc", "id", "method", "params", "result", "error", "extra"])
+METHOD_NAMES = st.sampled_from(sorted({m.name for m in MODULE.methods}) + ["_ext", "nope"])
+
+
+@SETTINGS
+@given(
+    st.dictionaries(ENVELOPE_KEYS, JSON_VALUES | ODD_VALUES | METHOD_NAMES | st.just("2.0"), max_size=6)
+    | JSON_VALUES,
+    st.booleans(),
+)
+def test_decode_message_raises_only_decode_error(message, strict):
+    try:
+        acp.decode_message(message, strict=strict)
+    except acp.DecodeError:
+        pass
