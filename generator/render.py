@@ -23,6 +23,7 @@ from generator.ir import (
     JsonObject,
     ListOf,
     MapOf,
+    Method,
     Module,
     NamedType,
     Nullable,
@@ -309,14 +310,17 @@ def rpc_context(module: Module, queries: Queries, context: dict[str, Any]) -> di
     code = next((item.type for item in error.fields if item.wire_name == "code"), None)  # type: ignore[union-attr]
     not_found = queries.enum_member(code, -32601) if code is not None else None
     names = {module.request_id, module.rpc_error} | {m.params for m in methods} | {m.result for m in methods if m.result}
+
+    def by_side(kind: str) -> list[tuple[str, list[Method]]]:
+        """(side, its methods of `kind`), every side included."""
+        return [(side, [m for m in methods if m.side == side and m.kind == kind]) for side in sides]
+
     if not_found:
         names.add(queries.resolve(code).name)  # type: ignore[union-attr]
     return {
         **context,
-        "requests_by_side": [(side, [m for m in methods if m.side == side and m.kind == "request"]) for side in sides],
-        "notifications_by_side": [
-            (side, [m for m in methods if m.side == side and m.kind == "notification"]) for side in sides
-        ],
+        "requests_by_side": by_side("request"),
+        "notifications_by_side": by_side("notification"),
         "method_constants": sorted({(m.constant, m.name) for m in methods}),
         "rpc_imports": sorted(names, key=import_sort_key),  # type: ignore[arg-type]
         "request_id": module.request_id,
