@@ -325,7 +325,9 @@ def rpc_context(module: Module, queries: Queries, context: dict[str, Any]) -> di
         "rpc_imports": sorted(names, key=import_sort_key),  # type: ignore[arg-type]
         "request_id": module.request_id,
         "rpc_error": module.rpc_error,
-        "not_found_code": f"{queries.resolve(code).name}.{not_found}" if not_found else "-32601",  # type: ignore[union-attr]
+        # The error code enum and its member for -32601 ("method not found"), when the schema has one.
+        "code_enum": queries.resolve(code).name if not_found else None,  # type: ignore[union-attr]
+        "not_found_member": not_found,
     }
 
 

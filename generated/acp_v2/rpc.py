@@ -512,7 +512,8 @@ class MethodNotFound(DecodeError):
 
     def error(self) -> Error:
         """The JSON-RPC "method not found" error (-32601) to answer with."""
-        return Error(code=ErrorCode.METHOD_NOT_FOUND, message=f"Method not found: {self.method}")
+        code = ErrorCode.METHOD_NOT_FOUND
+        return Error(code=code, message=f"Method not found: {self.method}")
 
     def response(self, request_id: RequestId) -> Response:
         """The whole error response for the request with `request_id`."""
