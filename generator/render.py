@@ -410,6 +410,8 @@ def base_context(module: Module, queries: Queries, versions: dict[str, str]) -> 
             key=sort_key,
         ),
         "rpc": rpc,
+        "rpc_exported": sorted(RPC_NAMES, key=sort_key),
+        "rpc_imported": sorted(RPC_NAMES, key=import_sort_key),
         "uses": {
             "field": any(obj.keep_unknown == "keep" and not obj.base for obj in objects),
             "ClassVar": any(obj.tag for obj in objects),
