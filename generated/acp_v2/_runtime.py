@@ -12,7 +12,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import Enum
+from enum import Enum, EnumMeta
 from typing import Any, ClassVar, Final, Generic, TypeAlias, TypeVar
 
 __all__ = [
@@ -28,18 +28,20 @@ __all__ = [
 logger = logging.getLogger("acp_v2")
 
 
-class Undefined:
+class _UndefinedType(EnumMeta):
+    """`Undefined()` returns the one member, as it did before `Undefined` was an Enum."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        return super().__call__(*args, **kwargs) if args or kwargs else cls.UNDEFINED  # type: ignore[attr-defined]
+
+
+class Undefined(Enum, metaclass=_UndefinedType):
     """The type of `UNDEFINED`: a property that is absent from the JSON object.
 
-    Falsy, with one instance that survives `copy`, `deepcopy` and `pickle`."""
+    A one-member Enum, so `x is not UNDEFINED` narrows `T | Undefined` to `T`
+    in mypy and pyright. Falsy; `copy`, `deepcopy` and `pickle` keep the member."""
 
-    __slots__ = ()
-    _instance: ClassVar[Undefined | None] = None
-
-    def __new__(cls) -> Undefined:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
+    UNDEFINED = "UNDEFINED"
 
     def __repr__(self) -> str:
         return "UNDEFINED"
@@ -47,17 +49,8 @@ class Undefined:
     def __bool__(self) -> bool:
         return False
 
-    def __reduce__(self) -> str:
-        return "UNDEFINED"
 
-    def __copy__(self) -> Undefined:
-        return self
-
-    def __deepcopy__(self, memo: object) -> Undefined:
-        return self
-
-
-UNDEFINED: Final = Undefined()
+UNDEFINED: Final = Undefined.UNDEFINED
 
 T = TypeVar("T")
 MaybeUndefined: TypeAlias = T | Undefined | None

@@ -1,6 +1,7 @@
-"""Correct builder usage: must pass `mypy --strict`."""
+"""Correct usage of builders and tri-state fields: must pass `mypy --strict`."""
 
 from pathlib import Path
+from typing import assert_type
 
 import acp_v2
 from acp_v2 import UNDEFINED
@@ -10,3 +11,12 @@ request = acp_v2.NewSessionRequest.builder(cwd=Path("/work")).mcp_servers([]).me
 call: acp_v2.SessionUpdate = (
     acp_v2.SessionUpdateToolCallUpdate.builder(tool_call_id="t1").title(UNDEFINED).kind(acp_v2.ToolKind.READ).build()
 )
+
+
+def title_of(update: acp_v2.ToolCallUpdate) -> str:
+    """`is not UNDEFINED` and `is not None` narrow a tri-state field to its value type."""
+    title = update.title
+    if title is not UNDEFINED and title is not None:
+        assert_type(title, str)
+        return title
+    return ""
