@@ -237,10 +237,14 @@ class Module:
         return {named.name: named for named in self.types}
 
 
+IR_CLASS_KEY = "$class"
+"""Where `to_json` writes a node's class: no field name starts with `$`."""
+
+
 def to_json(node: object) -> object:
-    """The IR as plain JSON data, each node tagged with its class name."""
+    """The IR as plain JSON data, each node's class name under `IR_CLASS_KEY`."""
     if dataclasses.is_dataclass(node) and not isinstance(node, type):
-        data: dict[str, object] = {"kind": type(node).__name__}
+        data: dict[str, object] = {IR_CLASS_KEY: type(node).__name__}
         for item in dataclasses.fields(node):
             data[item.name] = to_json(getattr(node, item.name))
         return data

@@ -111,7 +111,10 @@ def test_ir_prints_the_decisions_as_json(project):
     assert result.returncode == 0
     types = {entry["name"]: entry for entry in json.loads(result.stdout)["types"]}
     assert types["SessionUpdate"]["tag_key"] == "sessionUpdate"
-    assert types["ToolKind"]["kind"] == "EnumType"
+    assert types["ToolKind"]["$class"] == "EnumType"
+    title = next(item for item in types["ToolCallUpdate"]["fields"] if item["name"] == "title")
+    assert title["$class"] == "Field"
+    assert (title["type"]["$class"], title["type"]["kind"]) == ("Primitive", "str")  # a field named kind is kept
 
 
 def test_an_unconfigured_upsert_warns_and_fails_with_strict(project):
