@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: generate check test interop update-schema bench bench-gen clean
+.PHONY: generate check test interop update-schema bench bench-gen bench-rpc clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,9 @@ bench: $(STAMP)
 
 bench-gen: $(STAMP)
 	$(PY) bench/generate.py
+
+bench-rpc: $(STAMP)
+	$(PY) bench/rpc.py
 
 clean:
 	rm -rf $(VENV) .cache
