@@ -8,6 +8,7 @@ import contextlib
 import json
 import logging
 import socket
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -463,6 +464,61 @@ def test_a_duplicate_id_in_flight_is_refused():
     run(test)
 
 
+@contextlib.asynccontextmanager
+async def raw_agent(client: Any = None) -> AsyncIterator[tuple[RawPeer, Any]]:
+    (client_reader, client_writer), (peer_reader, peer_writer) = await stream_pair()
+    conn = acp.connect_to_agent(client or RecordingClient(), client_reader, client_writer)
+    try:
+        yield RawPeer(peer_reader, peer_writer), conn
+    finally:
+        peer_writer.close()
+        await conn.wait_closed()
+
+
+def test_a_client_refuses_the_agents_requests_until_its_initialize_is_answered():
+    async def test() -> None:
+        async with raw_agent() as (peer, conn):
+            ask = {"sessionId": "s", "title": "?", "options": [{"optionId": "y", "name": "Y", "kind": "allow_once"}]}
+            answer = await peer.ask(request(1, "session/request_permission", ask))
+            assert answer["error"]["code"] == -32600
+            initializing = asyncio.create_task(conn.initialize(INIT))
+            sent = await peer.receive()
+            await peer.send({"jsonrpc": "2.0", "id": sent["id"], "result": {"protocolVersion": 2, "info": {"name": "a", "version": "1"}}})
+            assert (await initializing).info.name == "a"
+            answer = await peer.ask(request(2, "session/request_permission", ask))
+            assert answer["result"] == {"outcome": {"outcome": "selected", "optionId": "y"}}
+
+    run(test)
+
+
+def test_a_result_that_does_not_match_the_schema_raises_decode_error_at_the_caller():
+    async def test() -> None:
+        async with raw_agent() as (peer, conn):
+            initializing = asyncio.create_task(conn.initialize(INIT))
+            sent = await peer.receive()
+            await peer.send({"jsonrpc": "2.0", "id": sent["id"], "result": {"protocolVersion": "two"}})
+            with pytest.raises(acp.DecodeError) as caught:
+                await initializing
+            assert caught.value.path == "$.result.protocolVersion"
+
+    run(test)
+
+
+def test_a_handler_may_close_its_own_connection():
+    class Quitter(EchoAgent):
+        async def session_new(self, params: Any) -> Any:
+            await self.client.close()
+            return await super().session_new(params)
+
+    async def test() -> None:
+        async with connected(Quitter()) as (agent_conn, conn):
+            with pytest.raises(acp.ConnectionClosed):
+                await conn.session_new(acp.NewSessionRequest(cwd="/w"))
+            await agent_conn.wait_closed()
+
+    run(test)
+
+
 # --- errors as values ------------------------------------------------------------
 
 
@@ -501,3 +557,15 @@ def test_an_agent_process_over_stdio():
         assert [update.content.text for update in client.updates] == ["hello"]
 
     run(test)
+
+
+def test_the_example_client_runs_a_turn_with_the_example_agent():
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "client.py"), "hello", "world"],
+        env={"PYTHONPATH": str(ROOT / "generated")},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["connected to echo-agent 1.0", "agent: hello world"]
