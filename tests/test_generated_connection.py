@@ -236,6 +236,35 @@ def test_messages_of_many_mebibytes_go_through():
     run(test)
 
 
+class QueueTransport:
+    """A transport without streams: messages travel through two asyncio queues."""
+
+    def __init__(self, inbox: asyncio.Queue[bytes | None], outbox: asyncio.Queue[bytes | None]) -> None:
+        self.inbox, self.outbox = inbox, outbox
+
+    async def receive(self) -> bytes | None:
+        return await self.inbox.get()
+
+    async def send(self, message: bytes) -> None:
+        await self.outbox.put(message)
+
+    async def close(self) -> None:
+        await self.outbox.put(None)
+
+
+def test_any_transport_with_receive_send_and_close_carries_a_connection():
+    async def test() -> None:
+        there: asyncio.Queue[bytes | None] = asyncio.Queue()
+        back: asyncio.Queue[bytes | None] = asyncio.Queue()
+        agent_conn = acp.AgentSideConnection(EchoAgent(), QueueTransport(there, back))
+        async with acp.ClientSideConnection(RecordingClient(), QueueTransport(back, there)) as conn:
+            await conn.initialize(INIT)
+            assert await conn.session_new(acp.NewSessionRequest(cwd="/w")) == acp.NewSessionResponse(session_id="s1")
+        await agent_conn.wait_closed()
+
+    run(test)
+
+
 # --- cancellation --------------------------------------------------------------
 
 
