@@ -468,6 +468,22 @@ def test_a_response_to_an_unknown_id_is_logged_and_dropped(caplog):
     assert "unknown request id 99" in caplog.text
 
 
+def test_malformed_responses_and_notifications_are_logged_not_answered(caplog):
+    async def test() -> None:
+        async with raw_client() as peer:
+            await peer.initialize()
+            await peer.send({"jsonrpc": "2.0", "id": 42, "error": {"code": "not a number", "message": "x"}})
+            await peer.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": 5}})
+            await peer.send({"jsonrpc": "2.0", "method": "session/teleport"})
+            assert (await peer.ask(request(1, "session/new", {"cwd": "/w"})))["id"] == 1
+
+    with caplog.at_level(logging.WARNING, logger="acp_v2.connection"):
+        run(test)
+    assert "dropped a malformed response: $.error.code" in caplog.text
+    assert "dropped notification session/cancel: $.params.sessionId" in caplog.text
+    assert "dropped notification session/teleport" in caplog.text
+
+
 def test_an_oversize_line_is_refused_and_skipped():
     async def test() -> None:
         async with raw_client(limit=1024) as peer:

@@ -410,18 +410,17 @@ class _Connection:
             _log.debug("ignored %s before initialization", decoded.method)
 
     async def _refuse(self, message: Any, error: DecodeError) -> None:
-        """Answer a message that did not decode; a notification is only logged."""
-        if error.code != _rt.INVALID_REQUEST and type(message) is dict and "id" not in message:
-            _log.warning("dropped notification %s: %s", message.get("method"), error)
-            return
+        """Answer a message that did not decode with its error. A malformed response fails
+        its pending request (or is logged); a notification's bad params are only logged."""
         request_id = _readable_id(message)
-        if (
-            type(message) is dict
-            and "method" not in message
-            and type(request_id) is int
-            and request_id in self._waiting
-        ):
-            self._settle(request_id, error)
+        if type(message) is dict and "method" not in message and ("result" in message or "error" in message):
+            if type(request_id) is int and request_id in self._waiting:
+                self._settle(request_id, error)
+            else:
+                _log.warning("dropped a malformed response: %s", error)
+            return
+        if type(message) is dict and "id" not in message and error.code != _rt.INVALID_REQUEST:
+            _log.warning("dropped notification %s: %s", message.get("method"), error)
             return
         await self._answer(error.response(request_id))
 
