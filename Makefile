@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: generate check test update-schema bench bench-gen clean
+.PHONY: generate check test interop update-schema bench bench-gen bench-rpc clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,12 @@ test: $(STAMP)
 	$(PY) -m generator check
 	$(PY) -m pytest
 
+# acp_v2 against the official TypeScript SDK (node + npm; the SDK goes to interop/node_modules).
+interop: $(STAMP)
+	@command -v node >/dev/null || { echo "make interop: skipped, node is not installed"; exit 0; }
+	cd interop && npm install --silent --no-audit --no-fund
+	$(PY) -m pytest tests/test_interop.py -v
+
 update-schema: $(STAMP)
 	@test -n "$(VERSION)" || { echo "usage: make update-schema VERSION=2.4.0"; exit 2; }
 	$(PY) -m generator update-schema $(VERSION)
@@ -30,6 +36,9 @@ bench: $(STAMP)
 
 bench-gen: $(STAMP)
 	$(PY) bench/generate.py
+
+bench-rpc: $(STAMP)
+	$(PY) bench/rpc.py
 
 clean:
 	rm -rf $(VENV) .cache

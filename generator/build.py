@@ -181,13 +181,13 @@ def _methods(schema: Schema, types: dict[str, NamedType]) -> tuple[tuple[Method,
         by_route.setdefault((named.route.side, named.route.method), {})[roles[named.name]] = named.name
     methods = []
     for (side, method), members in by_route.items():
-        constant = naming.member_name(method)
+        constant, python_name = naming.member_name(method), naming.method_name(method)
         if "request" in members:
             if "response" not in members:
                 raise GenerationError(types[members["request"]].pointer, f"request {method!r} has no response type")
-            methods.append(Method(method, constant, side, "request", members["request"], members["response"]))
+            methods.append(Method(method, constant, python_name, side, "request", members["request"], members["response"]))
         if "notification" in members:
-            methods.append(Method(method, constant, side, "notification", members["notification"]))
+            methods.append(Method(method, constant, python_name, side, "notification", members["notification"]))
     return tuple(methods), unrouted
 
 

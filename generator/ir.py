@@ -213,6 +213,7 @@ class Method:
 
     name: str  # the wire method, e.g. "session/prompt"
     constant: str  # SESSION_PROMPT
+    python_name: str  # session_prompt: the method of the Agent/Client interfaces and connections
     side: str
     kind: str  # "request" | "notification"
     params: str

@@ -48,3 +48,15 @@ def member_name(value: str) -> str:
 def merge_function_name(type_name: str) -> str:
     """`ToolCallUpdate` → `merge_tool_call_update`."""
     return "merge_" + attribute_name(type_name)
+
+
+def method_name(method: str) -> str:
+    """A JSON-RPC method → the Python method that serves or sends it: the method's words,
+    lowercased, joined by `_` (`session/prompt` → `session_prompt`, `$/cancel_request` →
+    `cancel_request`, `session/setMode` → `session_set_mode`)."""
+    return _safe("_".join(word.lower() for word in words(method)), "m_")
+
+
+def error_constructor_name(member: str) -> str:
+    """An error-code enum member → its `RequestError` constructor (`INVALID_PARAMS` → `invalid_params`)."""
+    return _safe(member.lower(), "e_")

@@ -8,6 +8,7 @@ all emitted text lives in the templates.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 import hashlib
 import re
@@ -15,6 +16,7 @@ from typing import Any
 
 import jinja2
 
+from generator import naming
 from generator.errors import GenerationError
 from generator.ir import (
     Alias,
@@ -40,6 +42,23 @@ RPC_NAMES = (
     "NOTIFICATIONS", "REQUESTS", "Message", "MethodNotFound", "Methods", "Notification", "NotificationRoute",
     "PendingRequests", "Request", "RequestRoute", "Response", "decode_message", "decode_result", "encode_message",
 )
+CONNECTION_NAMES = (
+    "DEFAULT_LIMIT", "ConnectionClosed", "MessageTooLarge", "RequestError", "StreamTransport", "Transport",
+    "connect_to_agent", "connect_to_client", "run_agent", "spawn_agent_process",
+)
+# The two peers of a connection (x-side values); methods of SHARED_SIDE go both ways.
+PEER_SIDES = ("agent", "client")
+SHARED_SIDE = "protocol"
+INITIALIZE_METHOD = "initialize"  # served first: earlier requests are refused
+CANCEL_METHOD = "$/cancel_request"  # handled by the connection: cancels a request being served
+# What the interfaces and connections define themselves: no method may take these names.
+CONNECTION_ATTRIBUTES = frozenset({"on_connect", "ext_method", "ext_notification", "close", "wait_closed"})
+# The error-code enum members the connection answers with.
+USED_ERROR_CODES = frozenset(
+    {"PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR", "REQUEST_CANCELLED"}
+)
+# What RequestError defines itself: no error-code constructor may take these names.
+REQUEST_ERROR_ATTRIBUTES = frozenset({"code", "message", "data", "error", "response", "from_error"})
 PRIMITIVE_NAMES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "none": "null"}
 
 
@@ -320,6 +339,7 @@ def rpc_context(module: Module, queries: Queries, context: dict[str, Any]) -> di
     return {
         **context,
         "requests_by_side": by_side("request"),
+        "shared_sides": [side for side in sides if side == SHARED_SIDE],
         "notifications_by_side": by_side("notification"),
         "method_constants": sorted({(m.constant, m.name) for m in methods}),
         "rpc_imports": sorted(names, key=import_sort_key),  # type: ignore[arg-type]
@@ -392,6 +412,10 @@ def base_context(module: Module, queries: Queries, versions: dict[str, str]) -> 
     for name in RPC_NAMES if rpc else ():
         if name in queries.types:
             raise GenerationError(queries.types[name].pointer, f"{name} collides with the JSON-RPC API of the same name")
+    connection = connection_names(module)
+    for name in connection:
+        if name in queries.types:
+            raise GenerationError(queries.types[name].pointer, f"{name} collides with the connection API of the same name")
     upserts = upsert_context(objects, queries)
     merge_functions = upserts["merge_functions"]
     names = [named.name for named in module.types]
@@ -406,12 +430,15 @@ def base_context(module: Module, queries: Queries, versions: dict[str, str]) -> 
         "exported": sorted(names, key=sort_key),
         "imported": sorted(names, key=import_sort_key),
         "public": sorted(
-            runtime_names + names + (["merge", *merge_functions] if merge_functions else []) + (list(RPC_NAMES) if rpc else []),
+            runtime_names + names + (["merge", *merge_functions] if merge_functions else []) + (list(RPC_NAMES) if rpc else [])
+            + list(connection),
             key=sort_key,
         ),
         "rpc": rpc,
         "rpc_exported": sorted(RPC_NAMES, key=sort_key),
         "rpc_imported": sorted(RPC_NAMES, key=import_sort_key),
+        "connection_exported": list(connection),
+        "connection_imported": sorted(connection, key=import_sort_key),
         "uses": {
             "field": any(obj.keep_unknown == "keep" and not obj.base for obj in objects),
             "ClassVar": any(obj.tag for obj in objects),
@@ -463,4 +490,144 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         files["upserts.py"] = [env.get_template("upserts.py.jinja").render(context)]
     if context["rpc"]:
         files["rpc.py"] = [env.get_template("rpc.py.jinja").render(rpc_context(module, queries, context))]
+    if context["connection_exported"]:
+        template = env.get_template("connection.py.jinja")
+        files["connection.py"] = [template.render(connection_context(module, queries, context))]
     return files
+
+
+@dataclass(frozen=True)
+class PeerMethod:
+    """A method of an interface (served) or a connection (sent to the peer)."""
+
+    wire: str
+    constant: str
+    python_name: str
+    kind: str  # "request" | "notification"
+    params: str
+    result: str | None
+    doc: str  # the wire method, then the params type's description
+
+
+@dataclass(frozen=True)
+class Peer:
+    """One side of a connection: its interface class, its connection class, the methods it serves."""
+
+    side: str
+    interface: str  # Agent
+    connection: str  # AgentSideConnection: serves an Agent, calls the other side
+    methods: tuple[PeerMethod, ...]
+
+
+@dataclass(frozen=True)
+class ErrorConstructor:
+    """A `RequestError` class method for one member of the error-code enum."""
+
+    python_name: str
+    member: str
+    message: str
+    doc: str
+
+
+def _method_doc(method: Method, queries: Queries) -> str:
+    """`session/prompt: <the params type's description>`."""
+    doc = queries.types[method.params].doc
+    return f"{method.name}: {doc}" if doc else method.name
+
+
+def peer(module: Module, queries: Queries, side: str) -> Peer:
+    """The interface of `side`; two of its methods with one Python name are an error."""
+    methods = [m for m in module.methods if m.side == side]
+    seen: dict[str, Method] = {}
+    for method in methods:
+        pointer, name = queries.types[method.params].pointer, method.python_name
+        if name in CONNECTION_ATTRIBUTES:
+            raise GenerationError(pointer, f"method {method.name!r} would be named {name}, a name the connection API uses")
+        other = seen.setdefault(name, method)
+        if other is not method:
+            raise GenerationError(pointer, f"methods {other.name!r} and {method.name!r} of side {side!r} are both named {name}")
+    return Peer(
+        side=side,
+        interface=naming.class_name(side),
+        connection=naming.class_name(side, "side", "connection"),
+        methods=tuple(
+            PeerMethod(m.name, m.constant, m.python_name, m.kind, m.params, m.result, _method_doc(m, queries))
+            for m in sorted(methods, key=lambda method: method.python_name)
+        ),
+    )
+
+
+def _error_constructors(module: Module, queries: Queries) -> list[ErrorConstructor]:
+    """One constructor per member of the error-code enum; the message is the member's
+    bold title (`**Invalid params**: ...`) or its name in words."""
+    enum = queries.types.get(rpc_code_enum(module, queries) or "")
+    if not isinstance(enum, EnumType):
+        return []
+    constructors = []
+    for member in enum.members:
+        title = re.match(r"\*\*(.+?)\*\*:?\s*", member.doc or "")
+        message = title.group(1) if title else member.name.replace("_", " ").capitalize()
+        doc = (member.doc or "")[title.end() :] if title else member.doc or message
+        constructors.append(ErrorConstructor(naming.error_constructor_name(member.name), member.name, message, doc))
+    return constructors
+
+
+def rpc_code_enum(module: Module, queries: Queries) -> str | None:
+    """The enum of the error object's `code`, when the schema has one."""
+    error = queries.types.get(module.rpc_error or "")
+    if not isinstance(error, ObjectType):
+        return None
+    code = next((queries.resolve(item.type) for item in error.fields if item.wire_name == "code"), None)
+    return code.name if isinstance(code, Ref) and isinstance(queries.types[code.name], EnumType) else None
+
+
+def connection_names(module: Module) -> tuple[str, ...]:
+    """The public names of connection.py, or () when the schema has no connection
+    (no JSON-RPC envelopes, no `$/cancel_request`, or no agent or client methods)."""
+    rpc = bool(module.methods and module.request_id and module.rpc_error)
+    sides = {method.side for method in module.methods}
+    if not rpc or CANCEL_METHOD not in {method.name for method in module.methods} or not set(PEER_SIDES) <= sides:
+        return ()
+    classes = [(naming.class_name(side), naming.class_name(side, "side", "connection")) for side in PEER_SIDES]
+    return tuple(sorted(CONNECTION_NAMES + tuple(name for pair in classes for name in pair), key=sort_key))
+
+
+def connection_context(module: Module, queries: Queries, context: dict[str, Any]) -> dict[str, Any]:
+    """What connection.py.jinja needs."""
+    wires = {method.name: method for method in module.methods}
+    cancel = wires[CANCEL_METHOD]
+    cancel_type = queries.types[cancel.params]
+    assert isinstance(cancel_type, ObjectType)
+    cancel_field = next((item.name for item in cancel_type.fields if item.type == Ref(module.request_id or "")), None)
+    if cancel_field is None:
+        raise GenerationError(cancel_type.pointer, f"{CANCEL_METHOD} params have no property of type {module.request_id}")
+    code_enum = rpc_code_enum(module, queries)
+    constructors = _error_constructors(module, queries)
+    error_pointer = queries.types[module.rpc_error or ""].pointer
+    if code_enum is None or not USED_ERROR_CODES <= {c.member for c in constructors}:
+        raise GenerationError(error_pointer, f"the error code needs an enum with the members {sorted(USED_ERROR_CODES)}")
+    for constructor in constructors:
+        if constructor.python_name in REQUEST_ERROR_ATTRIBUTES:
+            message = f"member {constructor.member} collides with RequestError.{constructor.python_name}"
+            raise GenerationError(queries.types[code_enum].pointer, message)
+    agent, client = (peer(module, queries, side) for side in PEER_SIDES)
+    shared = [m for m in module.methods if m.side == SHARED_SIDE]
+    names = {module.rpc_error, module.request_id, code_enum} | {m.params for peer in (agent, client) for m in peer.methods}
+    names |= {m.result for peer in (agent, client) for m in peer.methods if m.result}
+    return {
+        **context,
+        "peers": [(agent, client), (client, agent)],
+        "shared_side": SHARED_SIDE,
+        "shared_methods": sorted(m.name for m in shared),
+        "cancel_method": CANCEL_METHOD,
+        "cancel_constant": cancel.constant,
+        "cancel_params": cancel.params,
+        "cancel_field": cancel_field,
+        "initialize": wires[INITIALIZE_METHOD].constant if INITIALIZE_METHOD in wires else None,
+        "error_constructors": constructors,
+        "errors": {c.member: c.python_name for c in constructors},
+        "code_enum": code_enum,
+        "rpc_error": module.rpc_error,
+        "request_id": module.request_id,
+        "connection_imports": sorted(names | {cancel.params}, key=import_sort_key),  # type: ignore[arg-type]
+    }

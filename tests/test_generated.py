@@ -19,7 +19,7 @@ def test_imports_in_a_clean_interpreter_with_no_third_party_packages():
     )
     result = subprocess.run([sys.executable, "-S", "-E", "-c", code, str(GENERATED)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert set(json.loads(result.stdout)) == {"acp_v2", "acp_v2._runtime", "acp_v2.models", "acp_v2.rpc", "acp_v2.upserts"}
+    assert set(json.loads(result.stdout)) == {"acp_v2", "acp_v2._runtime", "acp_v2.connection", "acp_v2.models", "acp_v2.rpc", "acp_v2.upserts"}
 
 
 def test_exposes_every_def_and_no_numbered_names():
@@ -39,8 +39,10 @@ def test_every_file_has_the_header():
 
 
 def test_passes_mypy_strict(tmp_path):
+    """The package, and the examples that use it."""
+    examples = [str(path) for path in sorted((ROOT / "examples").glob("*.py"))]
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path), "acp_v2"],
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path), "acp_v2", *examples],
         cwd=GENERATED,
         capture_output=True,
         text=True,

@@ -108,9 +108,54 @@ def test_an_unknown_method_names_it_and_turns_into_method_not_found():
     error = caught.value
     assert isinstance(error, acp.DecodeError) and error.method == "session/teleport" and error.path == "$.method"
     assert "session/teleport" in str(error)
+    assert error.code == -32601
     assert acp.encode_message(error.response(9)) == {
-        "jsonrpc": "2.0", "id": 9, "error": {"code": -32601, "message": "Method not found: session/teleport"},
+        "jsonrpc": "2.0",
+        "id": 9,
+        "error": {"code": -32601, "message": "Method not found: session/teleport", "data": {"method": "session/teleport"}},
     }
+
+
+def test_cancel_request_is_a_method_of_either_side():
+    wire = {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 3}}
+    for side in ("agent", "client"):
+        assert acp.decode_message(wire, side=side).params == acp.CancelRequestNotification(request_id=3)
+
+
+@pytest.mark.parametrize("params", [{}, {"params": None}], ids=["missing", "null"])
+def test_missing_or_null_params_are_checked_as_an_empty_object(params):
+    with pytest.raises(acp.DecodeError) as caught:
+        acp.decode_message({"jsonrpc": "2.0", "id": 1, "method": "session/prompt", **params})
+    assert caught.value.code == -32602 and caught.value.path.startswith("$.params")
+    response = acp.encode_message(caught.value.response(1))
+    assert response["error"]["code"] == -32602 and response["error"]["data"]["path"] == caught.value.path
+    assert acp.decode_message({"jsonrpc": "2.0", "id": 1, "method": "session/list", **params}).params == params.get("params", acp.UNDEFINED)
+
+
+def test_decode_errors_carry_the_json_rpc_code_to_answer_with():
+    with pytest.raises(acp.DecodeError) as envelope:
+        acp.decode_message({"jsonrpc": "1.0", "id": 4, "method": "session/list"})
+    assert envelope.value.code == -32600
+    assert acp.encode_message(envelope.value.response(None))["id"] is None
+    with pytest.raises(acp.DecodeError) as params:
+        acp.decode_message({"jsonrpc": "2.0", "id": 4, "method": "session/close", "params": {"sessionId": 7}})
+    assert params.value.code == -32602
+    assert params.value.error().data == {"path": "$.params.sessionId", "expected": params.value.expected, "found": "integer 7"}
+
+
+def test_pending_requests_allocate_ids_refuse_duplicates_and_forget_answers():
+    pending = acp.PendingRequests(side="agent")
+    first, second = pending.request("session/list"), pending.request("session/list")
+    assert (first.id, second.id, len(pending)) == (0, 1, 2)
+    with pytest.raises(ValueError, match="still pending"):
+        pending.track(acp.Request(id=1, method="session/close"))
+    pending.track(acp.Request(id="1", method="session/close"))  # "1" is not 1
+    response = pending.resolve({"jsonrpc": "2.0", "id": 0, "result": {"sessions": []}})
+    assert isinstance(response.result, acp.ListSessionsResponse) and 0 not in pending
+    pending.discard(1)
+    pending.discard(1)
+    assert len(pending) == 1 and "1" in pending
+    assert pending.request("session/list").id == 2
 
 
 def test_the_side_restricts_the_lookup():

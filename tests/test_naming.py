@@ -1,4 +1,4 @@
-from generator.naming import attribute_name, class_name, member_name
+from generator.naming import attribute_name, class_name, error_constructor_name, member_name, method_name
 
 
 def test_attribute_names_are_snake_case_of_the_wire_name():
@@ -33,3 +33,19 @@ def test_enum_members_are_upper_snake_case():
     assert member_name("text/plain") == "TEXT_PLAIN"
     assert member_name("2.0") == "V_2_0"
     assert member_name("") == "EMPTY"
+
+
+def test_method_names_join_the_words_of_the_json_rpc_method():
+    assert method_name("session/prompt") == "session_prompt"
+    assert method_name("session/set_config_option") == "session_set_config_option"
+    assert method_name("session/setMode") == "session_set_mode"
+    assert method_name("$/cancel_request") == "cancel_request"
+    assert method_name("initialize") == "initialize"
+    assert method_name("import/from") == "import_from"
+    assert method_name("global") == "global_"
+    assert method_name("2fa/check") == "m_2fa_check"
+
+
+def test_error_constructors_are_the_lowercased_member():
+    assert error_constructor_name("INVALID_PARAMS") == "invalid_params"
+    assert error_constructor_name("IMPORT") == "import_"

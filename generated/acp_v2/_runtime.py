@@ -13,7 +13,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum, EnumMeta
-from typing import Any, ClassVar, Final, Generic, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeAlias, TypeVar
+
+if TYPE_CHECKING:
+    from .models import Error, RequestId
+    from .rpc import Response
 
 __all__ = [
     "UNDEFINED",
@@ -105,17 +109,46 @@ def describe(value: object) -> str:
     return f"{kind} {text[:60] + '...' if len(text) > 60 else text}"
 
 
+PARSE_ERROR: Final = -32700
+INVALID_REQUEST: Final = -32600
+METHOD_NOT_FOUND: Final = -32601
+INVALID_PARAMS: Final = -32602
+_ERROR_TITLES: Final = {
+    PARSE_ERROR: "Parse error",
+    INVALID_REQUEST: "Invalid request",
+    METHOD_NOT_FOUND: "Method not found",
+    INVALID_PARAMS: "Invalid params",
+}
+
+
 class DecodeError(ValueError):
     """A value that does not match the schema.
 
     `path` says where (`$.update.content[2].type`), `expected` what the
-    schema wants there and `found` what the input held."""
+    schema wants there and `found` what the input held. `code` is the JSON-RPC
+    error code to answer with: -32602 (invalid params) for a value, -32600 for a
+    malformed envelope, -32601 for an unknown method."""
 
-    def __init__(self, path: Path, expected: str, found: object) -> None:
+    def __init__(self, path: Path, expected: str, found: object, *, code: int = INVALID_PARAMS) -> None:
         self.path = format_path(path)
         self.expected = expected
         self.found = found
+        self.code = code
         super().__init__(f"{self.path}: expected {expected}, found {describe(found)}")
+
+    def error(self) -> Error:
+        """The JSON-RPC error object: `code`, a message saying where and what, and
+        `data` = `{"path": ..., "expected": ..., "found": ...}`."""
+        from .models import Error  # imported here: models imports this module
+
+        data = {"path": self.path, "expected": self.expected, "found": describe(self.found)}
+        return Error(code=self.code, message=f"{_ERROR_TITLES.get(self.code, 'Error')}: {self}", data=data)
+
+    def response(self, request_id: RequestId | None) -> Response:
+        """The error response to the request with `request_id` (None when it could not be read)."""
+        from .rpc import Response  # imported here: rpc imports this module
+
+        return Response(id=request_id, error=self.error())
 
 
 @dataclass(frozen=True)
@@ -341,6 +374,15 @@ def merge_by_key(stored: Any, patch: Any) -> Any:
         else:
             merged[key] = value
     return merged
+
+
+def untagged_variant(union: str, value: object, variants: frozenset[type]) -> TypeError:
+    """The error for a value that would encode without the tag its union needs."""
+    wrappers = sorted(
+        cls.__name__ for cls in variants if cls.__bases__[0] is not Model and isinstance(value, cls.__bases__[0])
+    )
+    hint = f": wrap it in {' or '.join(wrappers)}" if wrappers else ""
+    return TypeError(f"{union} takes one of its tagged variants, not {type(value).__name__}{hint}")
 
 
 def encode_value(value: Any) -> Any:

@@ -27715,7 +27715,17 @@ def _decode_RequestPermissionSubject(data: Any, ctx: _rt.Context, path: _rt.Path
     raise DecodeError(path, "RequestPermissionSubject (an object)", data)
 
 
+_TAGGED_RequestPermissionSubject: Final[frozenset[type]] = frozenset(
+    [RequestPermissionSubjectToolCall, RequestPermissionSubjectCommand, RequestPermissionSubjectOther]
+)
+"""The classes that write the tag of `RequestPermissionSubject`: a value of any other class would lose it."""
+
+
 def _encode_RequestPermissionSubject(value: RequestPermissionSubject) -> Any:
+    if type(value) not in _TAGGED_RequestPermissionSubject and not isinstance(
+        value, tuple(_TAGGED_RequestPermissionSubject)
+    ):
+        raise _rt.untagged_variant("RequestPermissionSubject", value, _TAGGED_RequestPermissionSubject)
     return _rt.encode_value(value)
 
 
@@ -27749,7 +27759,15 @@ def _decode_ToolCallContent(data: Any, ctx: _rt.Context, path: _rt.Path) -> Tool
     raise DecodeError(path, "ToolCallContent (an object)", data)
 
 
+_TAGGED_ToolCallContent: Final[frozenset[type]] = frozenset(
+    [ToolCallContentContent, ToolCallContentDiff, ToolCallContentTerminal, ToolCallContentOther]
+)
+"""The classes that write the tag of `ToolCallContent`: a value of any other class would lose it."""
+
+
 def _encode_ToolCallContent(value: ToolCallContent) -> Any:
+    if type(value) not in _TAGGED_ToolCallContent and not isinstance(value, tuple(_TAGGED_ToolCallContent)):
+        raise _rt.untagged_variant("ToolCallContent", value, _TAGGED_ToolCallContent)
     return _rt.encode_value(value)
 
 
@@ -27774,7 +27792,22 @@ def _decode_ContentBlock(data: Any, ctx: _rt.Context, path: _rt.Path) -> Content
     raise DecodeError(path, "ContentBlock (an object)", data)
 
 
+_TAGGED_ContentBlock: Final[frozenset[type]] = frozenset(
+    [
+        ContentBlockText,
+        ContentBlockImage,
+        ContentBlockAudio,
+        ContentBlockResourceLink,
+        ContentBlockResource,
+        ContentBlockOther,
+    ]
+)
+"""The classes that write the tag of `ContentBlock`: a value of any other class would lose it."""
+
+
 def _encode_ContentBlock(value: ContentBlock) -> Any:
+    if type(value) not in _TAGGED_ContentBlock and not isinstance(value, tuple(_TAGGED_ContentBlock)):
+        raise _rt.untagged_variant("ContentBlock", value, _TAGGED_ContentBlock)
     return _rt.encode_value(value)
 
 
@@ -27840,7 +27873,22 @@ def _decode_DiffChangeOperation(data: Any, ctx: _rt.Context, path: _rt.Path) -> 
     raise DecodeError(path, "DiffChangeOperation (an object)", data)
 
 
+_TAGGED_DiffChangeOperation: Final[frozenset[type]] = frozenset(
+    [
+        DiffChangeOperationAdd,
+        DiffChangeOperationDelete,
+        DiffChangeOperationModify,
+        DiffChangeOperationMove,
+        DiffChangeOperationCopy,
+        DiffChangeOperationOther,
+    ]
+)
+"""The classes that write the tag of `DiffChangeOperation`: a value of any other class would lose it."""
+
+
 def _encode_DiffChangeOperation(value: DiffChangeOperation) -> Any:
+    if type(value) not in _TAGGED_DiffChangeOperation and not isinstance(value, tuple(_TAGGED_DiffChangeOperation)):
+        raise _rt.untagged_variant("DiffChangeOperation", value, _TAGGED_DiffChangeOperation)
     return _rt.encode_value(value)
 
 
@@ -27991,7 +28039,17 @@ def _decode_CreateElicitationRequestMode(data: Any, ctx: _rt.Context, path: _rt.
     raise DecodeError(path, "CreateElicitationRequestMode (an object)", data)
 
 
+_TAGGED_CreateElicitationRequestMode: Final[frozenset[type]] = frozenset(
+    [CreateElicitationRequestModeForm, CreateElicitationRequestModeUrl, CreateElicitationRequestModeOther]
+)
+"""The classes that write the tag of `CreateElicitationRequestMode`: a value of any other class would lose it."""
+
+
 def _encode_CreateElicitationRequestMode(value: CreateElicitationRequestMode) -> Any:
+    if type(value) not in _TAGGED_CreateElicitationRequestMode and not isinstance(
+        value, tuple(_TAGGED_CreateElicitationRequestMode)
+    ):
+        raise _rt.untagged_variant("CreateElicitationRequestMode", value, _TAGGED_CreateElicitationRequestMode)
     return _rt.encode_value(value)
 
 
@@ -28016,7 +28074,24 @@ def _decode_ElicitationPropertySchema(data: Any, ctx: _rt.Context, path: _rt.Pat
     raise DecodeError(path, "ElicitationPropertySchema (an object)", data)
 
 
+_TAGGED_ElicitationPropertySchema: Final[frozenset[type]] = frozenset(
+    [
+        ElicitationPropertySchemaString,
+        ElicitationPropertySchemaNumber,
+        ElicitationPropertySchemaInteger,
+        ElicitationPropertySchemaBoolean,
+        ElicitationPropertySchemaArray,
+        ElicitationPropertySchemaOther,
+    ]
+)
+"""The classes that write the tag of `ElicitationPropertySchema`: a value of any other class would lose it."""
+
+
 def _encode_ElicitationPropertySchema(value: ElicitationPropertySchema) -> Any:
+    if type(value) not in _TAGGED_ElicitationPropertySchema and not isinstance(
+        value, tuple(_TAGGED_ElicitationPropertySchema)
+    ):
+        raise _rt.untagged_variant("ElicitationPropertySchema", value, _TAGGED_ElicitationPropertySchema)
     return _rt.encode_value(value)
 
 
@@ -28346,7 +28421,15 @@ def _decode_AuthMethod(data: Any, ctx: _rt.Context, path: _rt.Path) -> AuthMetho
     raise DecodeError(path, "AuthMethod (an object)", data)
 
 
+_TAGGED_AuthMethod: Final[frozenset[type]] = frozenset(
+    [AuthMethodTerminalVariant, AuthMethodAgentVariant, AuthMethodOther]
+)
+"""The classes that write the tag of `AuthMethod`: a value of any other class would lose it."""
+
+
 def _encode_AuthMethod(value: AuthMethod) -> Any:
+    if type(value) not in _TAGGED_AuthMethod and not isinstance(value, tuple(_TAGGED_AuthMethod)):
+        raise _rt.untagged_variant("AuthMethod", value, _TAGGED_AuthMethod)
     return _rt.encode_value(value)
 
 
@@ -28390,7 +28473,17 @@ def _decode_SessionConfigOptionType(data: Any, ctx: _rt.Context, path: _rt.Path)
     raise DecodeError(path, "SessionConfigOptionType (an object)", data)
 
 
+_TAGGED_SessionConfigOptionType: Final[frozenset[type]] = frozenset(
+    [SessionConfigOptionTypeSelect, SessionConfigOptionTypeBoolean, SessionConfigOptionTypeOther]
+)
+"""The classes that write the tag of `SessionConfigOptionType`: a value of any other class would lose it."""
+
+
 def _encode_SessionConfigOptionType(value: SessionConfigOptionType) -> Any:
+    if type(value) not in _TAGGED_SessionConfigOptionType and not isinstance(
+        value, tuple(_TAGGED_SessionConfigOptionType)
+    ):
+        raise _rt.untagged_variant("SessionConfigOptionType", value, _TAGGED_SessionConfigOptionType)
     return _rt.encode_value(value)
 
 
@@ -28474,7 +28567,13 @@ def _decode_AvailableCommand(data: Any, ctx: _rt.Context, path: _rt.Path) -> Ava
     raise DecodeError(path, "AvailableCommand (an object)", data)
 
 
+_TAGGED_AvailableCommand: Final[frozenset[type]] = frozenset([AvailableCommandCommand, AvailableCommandOther])
+"""The classes that write the tag of `AvailableCommand`: a value of any other class would lose it."""
+
+
 def _encode_AvailableCommand(value: AvailableCommand) -> Any:
+    if type(value) not in _TAGGED_AvailableCommand and not isinstance(value, tuple(_TAGGED_AvailableCommand)):
+        raise _rt.untagged_variant("AvailableCommand", value, _TAGGED_AvailableCommand)
     return _rt.encode_value(value)
 
 
@@ -28495,7 +28594,15 @@ def _decode_AvailableCommandInput(data: Any, ctx: _rt.Context, path: _rt.Path) -
     raise DecodeError(path, "AvailableCommandInput (an object)", data)
 
 
+_TAGGED_AvailableCommandInput: Final[frozenset[type]] = frozenset(
+    [AvailableCommandInputText, AvailableCommandInputOther]
+)
+"""The classes that write the tag of `AvailableCommandInput`: a value of any other class would lose it."""
+
+
 def _encode_AvailableCommandInput(value: AvailableCommandInput) -> Any:
+    if type(value) not in _TAGGED_AvailableCommandInput and not isinstance(value, tuple(_TAGGED_AvailableCommandInput)):
+        raise _rt.untagged_variant("AvailableCommandInput", value, _TAGGED_AvailableCommandInput)
     return _rt.encode_value(value)
 
 
@@ -28571,7 +28678,15 @@ def _decode_StateUpdate(data: Any, ctx: _rt.Context, path: _rt.Path) -> StateUpd
     raise DecodeError(path, "StateUpdate (an object)", data)
 
 
+_TAGGED_StateUpdate: Final[frozenset[type]] = frozenset(
+    [StateUpdateRunning, StateUpdateIdle, StateUpdateRequiresAction, StateUpdateUnknown, StateUpdateOther]
+)
+"""The classes that write the tag of `StateUpdate`: a value of any other class would lose it."""
+
+
 def _encode_StateUpdate(value: StateUpdate) -> Any:
+    if type(value) not in _TAGGED_StateUpdate and not isinstance(value, tuple(_TAGGED_StateUpdate)):
+        raise _rt.untagged_variant("StateUpdate", value, _TAGGED_StateUpdate)
     return _rt.encode_value(value)
 
 
@@ -28594,7 +28709,15 @@ def _decode_BackgroundWork(data: Any, ctx: _rt.Context, path: _rt.Path) -> Backg
     raise DecodeError(path, "BackgroundWork (an object)", data)
 
 
+_TAGGED_BackgroundWork: Final[frozenset[type]] = frozenset(
+    [BackgroundWorkTerminal, BackgroundWorkToolCall, BackgroundWorkSubagent, BackgroundWorkOther]
+)
+"""The classes that write the tag of `BackgroundWork`: a value of any other class would lose it."""
+
+
 def _encode_BackgroundWork(value: BackgroundWork) -> Any:
+    if type(value) not in _TAGGED_BackgroundWork and not isinstance(value, tuple(_TAGGED_BackgroundWork)):
+        raise _rt.untagged_variant("BackgroundWork", value, _TAGGED_BackgroundWork)
     return _rt.encode_value(value)
 
 
@@ -28749,7 +28872,40 @@ def _decode_SessionUpdate(data: Any, ctx: _rt.Context, path: _rt.Path) -> Sessio
     raise DecodeError(path, "SessionUpdate (an object)", data)
 
 
+_TAGGED_SessionUpdate: Final[frozenset[type]] = frozenset(
+    [
+        SessionUpdateUserMessageChunk,
+        SessionUpdateUserMessage,
+        SessionUpdateAgentMessageChunk,
+        SessionUpdateAgentMessage,
+        SessionUpdateAgentThoughtChunk,
+        SessionUpdateAgentThought,
+        SessionUpdateStateUpdate,
+        SessionUpdateToolCallContentChunk,
+        SessionUpdateToolCallUpdate,
+        SessionUpdateTerminalUpdate,
+        SessionUpdateTerminalOutputChunk,
+        SessionUpdatePlanUpdate,
+        SessionUpdatePlanRemoved,
+        SessionUpdateAvailableCommandsUpdate,
+        SessionUpdateConfigOptionUpdate,
+        SessionUpdateSessionInfoUpdate,
+        SessionUpdateUsageUpdate,
+        SessionUpdateNotice,
+        SessionUpdateCompactionUpdate,
+        SessionUpdateCompactionSummaryChunk,
+        SessionUpdateSubagentUpdate,
+        SessionUpdateSessionMessage,
+        SessionUpdateSessionMessageChunk,
+        SessionUpdateOther,
+    ]
+)
+"""The classes that write the tag of `SessionUpdate`: a value of any other class would lose it."""
+
+
 def _encode_SessionUpdate(value: SessionUpdate) -> Any:
+    if type(value) not in _TAGGED_SessionUpdate and not isinstance(value, tuple(_TAGGED_SessionUpdate)):
+        raise _rt.untagged_variant("SessionUpdate", value, _TAGGED_SessionUpdate)
     return _rt.encode_value(value)
 
 
@@ -28772,7 +28928,15 @@ def _decode_PlanUpdateContent(data: Any, ctx: _rt.Context, path: _rt.Path) -> Pl
     raise DecodeError(path, "PlanUpdateContent (an object)", data)
 
 
+_TAGGED_PlanUpdateContent: Final[frozenset[type]] = frozenset(
+    [PlanUpdateContentItems, PlanUpdateContentFile, PlanUpdateContentMarkdown, PlanUpdateContentOther]
+)
+"""The classes that write the tag of `PlanUpdateContent`: a value of any other class would lose it."""
+
+
 def _encode_PlanUpdateContent(value: PlanUpdateContent) -> Any:
+    if type(value) not in _TAGGED_PlanUpdateContent and not isinstance(value, tuple(_TAGGED_PlanUpdateContent)):
+        raise _rt.untagged_variant("PlanUpdateContent", value, _TAGGED_PlanUpdateContent)
     return _rt.encode_value(value)
 
 
@@ -28972,7 +29136,15 @@ def _decode_McpServer(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpServer:
     raise DecodeError(path, "McpServer (an object)", data)
 
 
+_TAGGED_McpServer: Final[frozenset[type]] = frozenset(
+    [McpServerHttpVariant, McpServerAcpVariant, McpServerStdioVariant, McpServerOther]
+)
+"""The classes that write the tag of `McpServer`: a value of any other class would lose it."""
+
+
 def _encode_McpServer(value: McpServer) -> Any:
+    if type(value) not in _TAGGED_McpServer and not isinstance(value, tuple(_TAGGED_McpServer)):
+        raise _rt.untagged_variant("McpServer", value, _TAGGED_McpServer)
     return _rt.encode_value(value)
 
 
@@ -28993,7 +29165,13 @@ def _decode_ReplayFrom(data: Any, ctx: _rt.Context, path: _rt.Path) -> ReplayFro
     raise DecodeError(path, "ReplayFrom (an object)", data)
 
 
+_TAGGED_ReplayFrom: Final[frozenset[type]] = frozenset([ReplayFromStartVariant, ReplayFromOther])
+"""The classes that write the tag of `ReplayFrom`: a value of any other class would lose it."""
+
+
 def _encode_ReplayFrom(value: ReplayFrom) -> Any:
+    if type(value) not in _TAGGED_ReplayFrom and not isinstance(value, tuple(_TAGGED_ReplayFrom)):
+        raise _rt.untagged_variant("ReplayFrom", value, _TAGGED_ReplayFrom)
     return _rt.encode_value(value)
 
 
@@ -29017,7 +29195,23 @@ def _decode_SetSessionConfigOptionRequestType(
     raise DecodeError(path, "SetSessionConfigOptionRequestType (an object)", data)
 
 
+_TAGGED_SetSessionConfigOptionRequestType: Final[frozenset[type]] = frozenset(
+    [
+        SetSessionConfigOptionRequestTypeId,
+        SetSessionConfigOptionRequestTypeBoolean,
+        SetSessionConfigOptionRequestTypeOther,
+    ]
+)
+"""The classes that write the tag of `SetSessionConfigOptionRequestType`: a value of any other class would lose it."""
+
+
 def _encode_SetSessionConfigOptionRequestType(value: SetSessionConfigOptionRequestType) -> Any:
+    if type(value) not in _TAGGED_SetSessionConfigOptionRequestType and not isinstance(
+        value, tuple(_TAGGED_SetSessionConfigOptionRequestType)
+    ):
+        raise _rt.untagged_variant(
+            "SetSessionConfigOptionRequestType", value, _TAGGED_SetSessionConfigOptionRequestType
+        )
     return _rt.encode_value(value)
 
 
@@ -29178,7 +29372,17 @@ def _decode_RequestPermissionOutcome(data: Any, ctx: _rt.Context, path: _rt.Path
     raise DecodeError(path, "RequestPermissionOutcome (an object)", data)
 
 
+_TAGGED_RequestPermissionOutcome: Final[frozenset[type]] = frozenset(
+    [RequestPermissionOutcomeCancelled, RequestPermissionOutcomeSelected, RequestPermissionOutcomeOther]
+)
+"""The classes that write the tag of `RequestPermissionOutcome`: a value of any other class would lose it."""
+
+
 def _encode_RequestPermissionOutcome(value: RequestPermissionOutcome) -> Any:
+    if type(value) not in _TAGGED_RequestPermissionOutcome and not isinstance(
+        value, tuple(_TAGGED_RequestPermissionOutcome)
+    ):
+        raise _rt.untagged_variant("RequestPermissionOutcome", value, _TAGGED_RequestPermissionOutcome)
     return _rt.encode_value(value)
 
 
@@ -29203,7 +29407,22 @@ def _decode_CreateElicitationResponseAction(
     raise DecodeError(path, "CreateElicitationResponseAction (an object)", data)
 
 
+_TAGGED_CreateElicitationResponseAction: Final[frozenset[type]] = frozenset(
+    [
+        CreateElicitationResponseActionAccept,
+        CreateElicitationResponseActionDecline,
+        CreateElicitationResponseActionCancel,
+        CreateElicitationResponseActionOther,
+    ]
+)
+"""The classes that write the tag of `CreateElicitationResponseAction`: a value of any other class would lose it."""
+
+
 def _encode_CreateElicitationResponseAction(value: CreateElicitationResponseAction) -> Any:
+    if type(value) not in _TAGGED_CreateElicitationResponseAction and not isinstance(
+        value, tuple(_TAGGED_CreateElicitationResponseAction)
+    ):
+        raise _rt.untagged_variant("CreateElicitationResponseAction", value, _TAGGED_CreateElicitationResponseAction)
     return _rt.encode_value(value)
 
 

@@ -101,6 +101,8 @@ __all__ = [
 ]
 
 JSONRPC_VERSION: Final = "2.0"
+SHARED_SIDES: Final = ("protocol",)
+"""Sides whose methods either peer handles (`$/cancel_request`): `side=` lookups include them."""
 _ENVELOPE_KEYS: Final = frozenset(["jsonrpc", "id", "method", "params", "result", "error"])
 
 
@@ -507,21 +509,18 @@ class MethodNotFound(DecodeError):
     """A method that is neither in the schema nor an extension (`_...`)."""
 
     def __init__(self, path: _rt.Path, method: str) -> None:
-        super().__init__(path, "a method of the schema or an extension method starting with '_'", method)
+        expected = "a method of the schema or an extension method starting with '_'"
+        super().__init__(path, expected, method, code=_rt.METHOD_NOT_FOUND)
         self.method = method
 
     def error(self) -> Error:
         """The JSON-RPC "method not found" error (-32601) to answer with."""
         code = ErrorCode.METHOD_NOT_FOUND
-        return Error(code=code, message=f"Method not found: {self.method}")
-
-    def response(self, request_id: RequestId) -> Response:
-        """The whole error response for the request with `request_id`."""
-        return Response(id=request_id, error=self.error())
+        return Error(code=code, message=f"Method not found: {self.method}", data={"method": self.method})
 
 
 def _route(table: Mapping[str, Mapping[str, Any]], method: str, side: str | None, path: _rt.Path) -> Any:
-    sides = [side] if side is not None else list(table)
+    sides = [side, *SHARED_SIDES] if side is not None else list(table)
     for name in sides:
         if name not in table and side is not None:
             raise ValueError(f"unknown side {side!r}: one of {sorted(table)}")
@@ -536,30 +535,43 @@ def _request_id(data: dict[str, Any], ctx: _rt.Context, nullable: bool = False) 
     if value is None and nullable:
         return None
     if value is _rt.MISSING or value is None:
-        raise DecodeError((_rt.ROOT, "id"), "a request id (a string or an integer, not null)", value)
-    return _models._decode_RequestId(value, ctx, (_rt.ROOT, "id"))
+        raise _invalid((_rt.ROOT, "id"), "a request id (a string or an integer, not null)", value)
+    try:
+        return _models._decode_RequestId(value, ctx, (_rt.ROOT, "id"))
+    except DecodeError as error:
+        raise _invalid((_rt.ROOT, "id"), error.expected, value) from None
+
+
+def _invalid(path: _rt.Path, expected: str, found: object) -> DecodeError:
+    """A malformed envelope: answered with -32600 (invalid request)."""
+    return DecodeError(path, expected, found, code=_rt.INVALID_REQUEST)
 
 
 def _params(route: Any, method: str, data: dict[str, Any], ctx: _rt.Context) -> Any:
+    """Typed params; missing or null params are checked as `{}` (so required properties
+    are reported) and kept as they came."""
     params = data.get("params", UNDEFINED)
-    if method.startswith("_") or params is UNDEFINED or params is None:
+    if method.startswith("_"):
+        return params
+    if params is UNDEFINED or params is None:
+        route.decode_params({}, ctx, (_rt.ROOT, "params"))
         return params
     return route.decode_params(params, ctx, (_rt.ROOT, "params"))
 
 
 def _decode_one(data: Any, side: str | None, ctx: _rt.Context) -> Message:
     if type(data) is not dict:
-        raise DecodeError(_rt.ROOT, "a JSON-RPC message (an object)", data)
+        raise _invalid(_rt.ROOT, "a JSON-RPC message (an object)", data)
     version = data.get("jsonrpc", _rt.MISSING)
     if version != JSONRPC_VERSION:
-        raise DecodeError((_rt.ROOT, "jsonrpc"), repr(JSONRPC_VERSION), version)
+        raise _invalid((_rt.ROOT, "jsonrpc"), repr(JSONRPC_VERSION), version)
     unknown = {key: value for key, value in data.items() if key not in _ENVELOPE_KEYS}
     if "method" in data:
         method = data["method"]
         if type(method) is not str:
-            raise DecodeError((_rt.ROOT, "method"), "string", method)
+            raise _invalid((_rt.ROOT, "method"), "string", method)
         if "result" in data or "error" in data:
-            raise DecodeError(_rt.ROOT, "a request or notification without result or error", data)
+            raise _invalid(_rt.ROOT, "a request or notification without result or error", data)
         if "id" in data:
             route = None if method.startswith("_") else _route(REQUESTS, method, side, (_rt.ROOT, "method"))
             request_id = _request_id(data, ctx)
@@ -569,13 +581,13 @@ def _decode_one(data: Any, side: str | None, ctx: _rt.Context) -> Message:
         route = None if method.startswith("_") else _route(NOTIFICATIONS, method, side, (_rt.ROOT, "method"))
         return Notification(method=method, params=_params(route, method, data, ctx), unknown_properties=unknown)
     if "result" in data and "error" in data:
-        raise DecodeError(_rt.ROOT, "a response with either result or error, not both", data)
+        raise _invalid(_rt.ROOT, "a response with either result or error, not both", data)
     request_id = _request_id(data, ctx, nullable="error" in data)
     if "error" in data:
         error = _models._decode_Error(data["error"], ctx, (_rt.ROOT, "error"))
         return Response(id=request_id, error=error, unknown_properties=unknown)
     if "result" not in data:
-        raise DecodeError(_rt.ROOT, "a method (request or notification), or a result or error (response)", data)
+        raise _invalid(_rt.ROOT, "a method (request or notification), or a result or error (response)", data)
     return Response(id=request_id, result=data["result"], unknown_properties=unknown)
 
 
@@ -588,7 +600,7 @@ def decode_message(
     ...); by default every side's table is searched. Malformed envelopes and unknown
     methods raise DecodeError (`MethodNotFound` for the latter)."""
     if type(data) is list:
-        raise DecodeError(_rt.ROOT, "a single JSON-RPC message (this schema defines no batches)", data)
+        raise _invalid(_rt.ROOT, "a single JSON-RPC message (this schema defines no batches)", data)
     return _rt.run_decoder(lambda value, ctx, path: _decode_one(value, side, ctx), data, strict, on_salvage)
 
 
@@ -633,28 +645,54 @@ def encode_message(message: Message) -> dict[str, Any]:
 
 
 class PendingRequests:
-    """Remembers the method of each request sent, so responses come back typed."""
+    """The requests sent and not yet answered: allocates their ids and types their results.
+
+    `request(method, params)` makes a request with the next integer id (or `track` one
+    made elsewhere: an id still pending is refused); `resolve(response)` forgets it and
+    types the result; `discard(id)` forgets a request whose response is no longer wanted.
+    `side` is the side that handles the requests (the peer's)."""
 
     def __init__(self, *, side: str | None = None) -> None:
         self.side = side
         self._methods: dict[tuple[type, RequestId | None], str] = {}
+        self._next_id = 0
+
+    def request(self, method: str, params: Any = UNDEFINED) -> Request:
+        """A new tracked request with a fresh integer id."""
+        while (int, self._next_id) in self._methods:
+            self._next_id += 1
+        request = Request(id=self._next_id, method=method, params=params)
+        self._next_id += 1
+        return self.track(request)
 
     def track(self, request: Request) -> Request:
         """Note an outgoing request (ids keep their JSON type: 1 and "1" differ)."""
-        self._methods[(type(request.id), request.id)] = request.method
+        key = (type(request.id), request.id)
+        if key in self._methods:
+            raise ValueError(f"request id {request.id!r} is still pending ({self._methods[key]})")
+        self._methods[key] = request.method
         return request
+
+    def discard(self, request_id: RequestId) -> None:
+        """Forget a request (cancelled, or its connection closed); unknown ids are ignored."""
+        self._methods.pop((type(request_id), request_id), None)
 
     def __len__(self) -> int:
         return len(self._methods)
 
+    def __contains__(self, request_id: object) -> bool:
+        return (type(request_id), request_id) in self._methods
+
     def resolve(self, message: Any, *, strict: bool = False, on_salvage: _rt.SalvageCallback | None = None) -> Response:
-        """Decode a response (a parsed object or a `Response`) to a tracked request, typing its result."""
+        """Decode a response (a parsed object or a `Response`) to a tracked request, typing its result.
+
+        The request is forgotten even when its result does not decode (DecodeError)."""
         response = message if isinstance(message, Response) else decode_message(message, strict=strict)
         if not isinstance(response, Response):
-            raise DecodeError(_rt.ROOT, "a response", encode_message(response))
+            raise _invalid(_rt.ROOT, "a response", encode_message(response))
         method = self._methods.pop((type(response.id), response.id), None)
         if method is None:
-            raise DecodeError((_rt.ROOT, "id"), "the id of a pending request", response.id)
+            raise _invalid((_rt.ROOT, "id"), "the id of a pending request", response.id)
         if isinstance(response.error, Undefined):
             typed = _typed_result(method, response.result, self.side, strict, on_salvage, (_rt.ROOT, "result"))
             response = replace(response, result=typed)

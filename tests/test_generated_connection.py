@@ -1,0 +1,616 @@
+"""Typed asyncio connections: an agent and a client over in-memory sockets, a raw peer that
+misbehaves, and an agent in a real subprocess."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from conftest import ROOT, import_package
+
+acp = import_package(ROOT / "generated", "acp_v2")
+INIT = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="test-client", version="1"))
+PROMPT = [acp.ContentBlockText(text="hello")]
+
+
+def run(test: Callable[[], Awaitable[None]]) -> None:
+    """Run `test` in a fresh event loop and check it left no task behind."""
+
+    async def checked() -> None:
+        await test()
+        leaked = asyncio.all_tasks() - {asyncio.current_task()}
+        assert not leaked, leaked
+
+    asyncio.run(checked())
+
+
+async def stream_pair(limit: int = acp.DEFAULT_LIMIT) -> tuple[tuple[Any, Any], tuple[Any, Any]]:
+    left, right = socket.socketpair()
+    return (
+        await asyncio.open_connection(sock=left, limit=limit),
+        await asyncio.open_connection(sock=right, limit=limit),
+    )
+
+
+class EchoAgent(acp.Agent):
+    """Echoes each prompt block as an agent message chunk; asks permission when told to."""
+
+    def __init__(self) -> None:
+        self.cancelled_sessions: list[str] = []
+        self.blocked = asyncio.Event()  # a `block` prompt is waiting
+        self.handler_cancelled = asyncio.Event()
+
+    def on_connect(self, conn: Any) -> None:
+        self.client = conn
+
+    async def initialize(self, params: Any) -> Any:
+        return acp.InitializeResponse(protocol_version=params.protocol_version, info=acp.Implementation(name="echo", version="1"))
+
+    async def session_new(self, params: Any) -> Any:
+        return acp.NewSessionResponse(session_id="s1")
+
+    async def session_cancel(self, params: Any) -> None:
+        self.cancelled_sessions.append(params.session_id)
+
+    async def session_prompt(self, params: Any) -> Any:
+        text = params.prompt[0].text
+        if text == "block":
+            self.blocked.set()
+            try:
+                await asyncio.get_running_loop().create_future()
+            except asyncio.CancelledError:
+                self.handler_cancelled.set()
+                raise
+        if text == "fail":
+            raise KeyError("secret internal detail")
+        if text == "refuse":
+            raise acp.RequestError.invalid_params({"why": "no"}, "Refused")
+        if text == "ask":
+            option = acp.PermissionOption(option_id="yes", name="Yes", kind="allow_once")
+            answer = await self.client.session_request_permission(
+                acp.RequestPermissionRequest(session_id=params.session_id, title="Run it?", options=[option])
+            )
+            text = f"permission: {answer.outcome.option_id}"
+        for word in text.split():
+            chunk = acp.SessionUpdateAgentMessageChunk(message_id="m1", content=acp.ContentBlockText(text=word))
+            await self.client.session_update(acp.UpdateSessionNotification(session_id=params.session_id, update=chunk))
+        return acp.PromptResponse(message_id="m1")
+
+    async def ext_method(self, method: str, params: Any) -> Any:
+        if method == "_test/echo":
+            return params
+        return await super().ext_method(method, params)
+
+
+class RecordingClient(acp.Client):
+    def __init__(self) -> None:
+        self.updates: list[Any] = []
+        self.asked = asyncio.Event()
+        self.handler_cancelled = asyncio.Event()
+        self.block_permission = False
+
+    async def session_update(self, params: Any) -> None:
+        self.updates.append(params.update)
+
+    async def session_request_permission(self, params: Any) -> Any:
+        self.asked.set()
+        if self.block_permission:
+            try:
+                await asyncio.get_running_loop().create_future()
+            except asyncio.CancelledError:
+                self.handler_cancelled.set()
+                raise
+        return acp.RequestPermissionResponse(outcome=acp.RequestPermissionOutcomeSelected(option_id=params.options[0].option_id))
+
+
+@contextlib.asynccontextmanager
+async def connected(agent: Any = None, client: Any = None, *, initialize: bool = True) -> AsyncIterator[tuple[Any, Any]]:
+    (agent_reader, agent_writer), (client_reader, client_writer) = await stream_pair()
+    agent_conn = acp.connect_to_client(agent or EchoAgent(), agent_reader, agent_writer)
+    client_conn = acp.connect_to_agent(client or RecordingClient(), client_reader, client_writer)
+    try:
+        if initialize:
+            await client_conn.initialize(INIT)
+        yield agent_conn, client_conn
+    finally:
+        await client_conn.close()
+        await agent_conn.close()
+
+
+class RawPeer:
+    """The client end as bytes: send anything, read the agent's answers."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+
+    async def send(self, message: Any) -> None:
+        self.writer.write(message if isinstance(message, bytes) else json.dumps(message).encode() + b"\n")
+        await self.writer.drain()
+
+    async def receive(self) -> Any:
+        return json.loads(await self.reader.readline())
+
+    async def ask(self, message: Any) -> Any:
+        await self.send(message)
+        return await self.receive()
+
+    async def initialize(self) -> None:
+        answer = await self.ask({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": acp.encode(INIT)})
+        assert "result" in answer
+
+
+@contextlib.asynccontextmanager
+async def raw_client(agent: Any = None, *, limit: int = acp.DEFAULT_LIMIT) -> AsyncIterator[RawPeer]:
+    (agent_reader, agent_writer), (peer_reader, peer_writer) = await stream_pair(limit)
+    conn = acp.connect_to_client(agent or EchoAgent(), agent_reader, agent_writer)
+    try:
+        yield RawPeer(peer_reader, peer_writer)
+    finally:
+        peer_writer.close()
+        await conn.wait_closed()
+
+
+def request(request_id: Any, method: str, params: Any = None) -> dict[str, Any]:
+    message = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    return message if params is None else {**message, "params": params}
+
+
+# --- a turn ------------------------------------------------------------------
+
+
+def test_a_full_turn_streams_updates_and_answers_a_permission_request():
+    async def test() -> None:
+        client = RecordingClient()
+        async with connected(client=client) as (_, conn):
+            session = await conn.session_new(acp.NewSessionRequest(cwd="/work"))
+            prompt = acp.PromptRequest(session_id=session.session_id, prompt=[acp.ContentBlockText(text="ask")])
+            response = await conn.session_prompt(prompt)
+            assert response == acp.PromptResponse(message_id="m1")
+            assert client.asked.is_set()
+            assert [update.content.text for update in client.updates] == ["permission:", "yes"]
+            assert all(isinstance(update, acp.SessionUpdateAgentMessageChunk) for update in client.updates)
+
+    run(test)
+
+
+def test_requests_run_concurrently_in_both_directions():
+    async def test() -> None:
+        async with connected() as (agent_conn, conn):
+            prompts = [
+                conn.session_prompt(acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="ask")]))
+                for _ in range(50)
+            ]
+            echoes = [agent_conn.ext_method("_test/echo", {"n": n}) for n in range(50)]
+            results = await asyncio.gather(*prompts, *(conn.ext_method("_test/echo", {"n": n}) for n in range(50)))
+            assert results[:50] == [acp.PromptResponse(message_id="m1")] * 50
+            assert results[50:] == [{"n": n} for n in range(50)]
+            with pytest.raises(acp.RequestError) as caught:  # the client serves no extensions
+                await asyncio.gather(*echoes)
+            assert caught.value.code == -32601
+
+    run(test)
+
+
+def test_ten_thousand_concurrent_requests_each_get_their_own_answer():
+    async def test() -> None:
+        async with connected() as (_, conn):
+            results = await asyncio.gather(*(conn.ext_method("_test/echo", n) for n in range(10_000)))
+            assert results == list(range(10_000))
+
+    run(test)
+
+
+def test_a_slow_handler_does_not_block_the_reader():
+    async def test() -> None:
+        agent = EchoAgent()
+        async with connected(agent) as (_, conn):
+            slow = asyncio.create_task(conn.session_prompt(acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="block")])))
+            await agent.blocked.wait()
+            assert await conn.session_new(acp.NewSessionRequest(cwd="/w")) == acp.NewSessionResponse(session_id="s1")
+            assert not slow.done()
+            slow.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await slow
+
+    run(test)
+
+
+def test_messages_of_many_mebibytes_go_through():
+    async def test() -> None:
+        client = RecordingClient()
+        async with connected(client=client) as (_, conn):
+            text = "x" * (8 * 1024 * 1024)
+            assert await conn.ext_method("_test/echo", {"image": text}) == {"image": text}
+            await conn.session_prompt(acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text=text)]))
+            assert client.updates[0].content.text == text
+
+    run(test)
+
+
+class QueueTransport:
+    """A transport without streams: messages travel through two asyncio queues."""
+
+    def __init__(self, inbox: asyncio.Queue[bytes | None], outbox: asyncio.Queue[bytes | None]) -> None:
+        self.inbox, self.outbox = inbox, outbox
+
+    async def receive(self) -> bytes | None:
+        return await self.inbox.get()
+
+    async def send(self, message: bytes) -> None:
+        await self.outbox.put(message)
+
+    async def close(self) -> None:
+        await self.outbox.put(None)
+
+
+def test_any_transport_with_receive_send_and_close_carries_a_connection():
+    async def test() -> None:
+        there: asyncio.Queue[bytes | None] = asyncio.Queue()
+        back: asyncio.Queue[bytes | None] = asyncio.Queue()
+        agent_conn = acp.AgentSideConnection(EchoAgent(), QueueTransport(there, back))
+        async with acp.ClientSideConnection(RecordingClient(), QueueTransport(back, there)) as conn:
+            await conn.initialize(INIT)
+            assert await conn.session_new(acp.NewSessionRequest(cwd="/w")) == acp.NewSessionResponse(session_id="s1")
+        await agent_conn.wait_closed()
+
+    run(test)
+
+
+# --- cancellation --------------------------------------------------------------
+
+
+def test_cancelling_a_request_cancels_the_agents_handler():
+    async def test() -> None:
+        agent = EchoAgent()
+        async with connected(agent) as (_, conn):
+            prompt = acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="block")])
+            waiting = asyncio.create_task(conn.session_prompt(prompt))
+            await agent.blocked.wait()
+            waiting.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await waiting
+            await agent.handler_cancelled.wait()
+            # The agent answered -32800; the client dropped that answer and still works.
+            assert await conn.session_new(acp.NewSessionRequest(cwd="/w")) == acp.NewSessionResponse(session_id="s1")
+
+    run(test)
+
+
+def test_cancelling_a_request_of_the_agent_cancels_the_clients_handler():
+    async def test() -> None:
+        client = RecordingClient()
+        client.block_permission = True
+        async with connected(client=client) as (agent_conn, _):
+            option = acp.PermissionOption(option_id="yes", name="Yes", kind="allow_once")
+            ask = acp.RequestPermissionRequest(session_id="s1", title="?", options=[option])
+            waiting = asyncio.create_task(agent_conn.session_request_permission(ask))
+            await client.asked.wait()
+            waiting.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await waiting
+            await client.handler_cancelled.wait()
+
+    run(test)
+
+
+def test_cancel_request_is_answered_with_request_cancelled():
+    async def test() -> None:
+        agent = EchoAgent()
+        async with raw_client(agent) as peer:
+            await peer.initialize()
+            await peer.send(request(7, "session/prompt", {"sessionId": "s1", "prompt": [{"type": "text", "text": "block"}]}))
+            await agent.blocked.wait()
+            answer = await peer.ask({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 7}})
+            assert answer["id"] == 7 and answer["error"]["code"] == -32800 and agent.handler_cancelled.is_set()
+
+    run(test)
+
+
+def test_session_cancel_reaches_the_agent_while_a_prompt_runs():
+    async def test() -> None:
+        agent = EchoAgent()
+        async with connected(agent) as (_, conn):
+            prompt = acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="block")])
+            waiting = asyncio.create_task(conn.session_prompt(prompt))
+            await agent.blocked.wait()
+            await conn.session_cancel(acp.CancelSessionNotification(session_id="s1"))
+            assert await conn.session_new(acp.NewSessionRequest(cwd="/w"))  # the notification was handled before
+            assert agent.cancelled_sessions == ["s1"]
+            waiting.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await waiting
+
+    run(test)
+
+
+# --- the end of a connection -----------------------------------------------------
+
+
+def test_the_end_of_the_stream_fails_pending_requests_with_connection_closed():
+    async def test() -> None:
+        agent = EchoAgent()
+        async with connected(agent) as (agent_conn, conn):
+            prompt = acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="block")])
+            waiting = asyncio.create_task(conn.session_prompt(prompt))
+            await agent.blocked.wait()
+            await agent_conn.close()
+            with pytest.raises(acp.ConnectionClosed, match="session/prompt"):
+                await waiting
+            await agent.handler_cancelled.wait()
+            await conn.wait_closed()
+            with pytest.raises(acp.ConnectionClosed):
+                await conn.session_new(acp.NewSessionRequest(cwd="/w"))
+
+    run(test)
+
+
+def test_a_closed_connection_refuses_notifications_and_extensions():
+    async def test() -> None:
+        async with connected() as (agent_conn, _):
+            await agent_conn.close()
+            with pytest.raises(acp.ConnectionClosed):
+                await agent_conn.session_update(
+                    acp.UpdateSessionNotification(session_id="s", update=acp.SessionUpdatePlanRemoved(plan_id="p"))
+                )
+            with pytest.raises(ValueError, match="start with '_'"):
+                await agent_conn.ext_method("session/new", {})
+
+    run(test)
+
+
+# --- protocol errors, as a raw peer sees them ----------------------------------------
+
+
+def test_requests_before_initialize_are_refused_and_notifications_ignored():
+    async def test() -> None:
+        agent = EchoAgent()
+        async with raw_client(agent) as peer:
+            await peer.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "early"}})
+            answer = await peer.ask(request(1, "session/new", {"cwd": "/w"}))
+            assert answer["id"] == 1 and answer["error"]["code"] == -32600
+            assert "initialized before 'session/new'" in answer["error"]["message"]
+            await peer.initialize()
+            assert (await peer.ask(request(2, "session/new", {"cwd": "/w"})))["result"] == {"sessionId": "s1"}
+            assert agent.cancelled_sessions == []
+
+    run(test)
+
+
+@pytest.mark.parametrize(
+    ("message", "code", "answer_id"),
+    [
+        (b"{not json\n", -32700, None),
+        (b'{"jsonrpc": "2.0", "id": 5, "method": "session/new", "params": {"cwd": "/w"}\n', -32700, None),
+        (request(5, "session/teleport", {}), -32601, 5),
+        (request(5, "session/update", {"sessionId": "s", "update": {"sessionUpdate": "plan_removed", "planId": "p"}}), -32601, 5),
+        (request(5, "_vendor/unknown", {"x": 1}), -32601, 5),
+        (request(5, "session/list"), -32601, 5),  # a method this agent does not implement
+        (request(5, "session/new"), -32602, 5),
+        (request(5, "session/new", None) | {"params": None}, -32602, 5),
+        (request(5, "session/new", {"cwd": 3}), -32602, 5),
+        ({"jsonrpc": "1.0", "id": 5, "method": "session/new", "params": {"cwd": "/w"}}, -32600, 5),
+        ({"jsonrpc": "2.0", "id": None, "method": "session/new", "params": {"cwd": "/w"}}, -32600, None),
+        ({"jsonrpc": "2.0", "id": [5], "method": "session/new", "params": {"cwd": "/w"}}, -32600, None),
+        ([request(5, "session/new", {"cwd": "/w"})], -32600, None),
+        ({"jsonrpc": "2.0"}, -32600, None),
+    ],
+    ids=[
+        "not-json", "truncated", "unknown-method", "the-clients-method", "unknown-extension", "unimplemented",
+        "missing-params", "null-params", "invalid-params", "wrong-version", "null-id", "array-id", "batch", "empty",
+    ],
+)
+def test_each_protocol_error_gets_its_code(message, code, answer_id):
+    async def test() -> None:
+        async with raw_client() as peer:
+            await peer.initialize()
+            answer = await peer.ask(message)
+            assert answer["jsonrpc"] == "2.0" and answer["id"] == answer_id and answer["error"]["code"] == code
+            assert "result" not in answer
+            # The connection reads on.
+            assert (await peer.ask(request(6, "session/new", {"cwd": "/w"})))["result"] == {"sessionId": "s1"}
+
+    run(test)
+
+
+def test_invalid_params_say_where_in_data():
+    async def test() -> None:
+        async with raw_client() as peer:
+            await peer.initialize()
+            answer = await peer.ask(request(1, "session/prompt", {"sessionId": "s1"}))
+            assert answer["error"]["code"] == -32602
+            assert answer["error"]["data"]["path"] == "$.params.prompt"
+            assert answer["error"]["message"].startswith("Invalid params: $.params.prompt: expected")
+
+    run(test)
+
+
+def test_a_failing_handler_answers_internal_error_and_logs_the_traceback_locally(caplog):
+    async def test() -> None:
+        async with raw_client() as peer:
+            await peer.initialize()
+            answer = await peer.ask(request(1, "session/prompt", {"sessionId": "s1", "prompt": [{"type": "text", "text": "fail"}]}))
+            assert answer["error"] == {"code": -32603, "message": "Internal error"}
+
+    with caplog.at_level(logging.ERROR, logger="acp_v2.connection"):
+        run(test)
+    assert "secret internal detail" in caplog.text and "session/prompt" in caplog.text
+
+
+def test_a_request_error_raised_by_a_handler_is_the_answer():
+    async def test() -> None:
+        async with connected() as (_, conn):
+            with pytest.raises(acp.RequestError) as caught:
+                await conn.session_prompt(acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="refuse")]))
+            assert (caught.value.code, caught.value.message, caught.value.data) == (-32602, "Refused", {"why": "no"})
+            assert caught.value.code is acp.ErrorCode.INVALID_PARAMS
+
+    run(test)
+
+
+def test_a_response_to_an_unknown_id_is_logged_and_dropped(caplog):
+    async def test() -> None:
+        async with raw_client() as peer:
+            await peer.initialize()
+            await peer.send({"jsonrpc": "2.0", "id": 99, "result": {}})
+            assert (await peer.ask(request(1, "session/new", {"cwd": "/w"})))["result"] == {"sessionId": "s1"}
+
+    with caplog.at_level(logging.WARNING, logger="acp_v2.connection"):
+        run(test)
+    assert "unknown request id 99" in caplog.text
+
+
+def test_malformed_responses_and_notifications_are_logged_not_answered(caplog):
+    async def test() -> None:
+        async with raw_client() as peer:
+            await peer.initialize()
+            await peer.send({"jsonrpc": "2.0", "id": 42, "error": {"code": "not a number", "message": "x"}})
+            await peer.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": 5}})
+            await peer.send({"jsonrpc": "2.0", "method": "session/teleport"})
+            assert (await peer.ask(request(1, "session/new", {"cwd": "/w"})))["id"] == 1
+
+    with caplog.at_level(logging.WARNING, logger="acp_v2.connection"):
+        run(test)
+    assert "dropped a malformed response: $.error.code" in caplog.text
+    assert "dropped notification session/cancel: $.params.sessionId" in caplog.text
+    assert "dropped notification session/teleport" in caplog.text
+
+
+def test_an_oversize_line_is_refused_and_skipped():
+    async def test() -> None:
+        async with raw_client(limit=1024) as peer:
+            await peer.initialize()
+            big = request(1, "session/new", {"cwd": "/" + "x" * 10_000})
+            answer = await peer.ask(big)
+            assert answer["id"] is None and answer["error"]["code"] == -32600
+            assert (await peer.ask(request(2, "session/new", {"cwd": "/w"})))["result"] == {"sessionId": "s1"}
+
+    run(test)
+
+
+def test_a_duplicate_id_in_flight_is_refused():
+    async def test() -> None:
+        agent = EchoAgent()
+        async with raw_client(agent) as peer:
+            await peer.initialize()
+            await peer.send(request(1, "session/prompt", {"sessionId": "s1", "prompt": [{"type": "text", "text": "block"}]}))
+            await agent.blocked.wait()
+            answer = await peer.ask(request(1, "session/new", {"cwd": "/w"}))
+            assert answer["id"] == 1 and answer["error"]["code"] == -32600 and "in use" in answer["error"]["message"]
+
+    run(test)
+
+
+@contextlib.asynccontextmanager
+async def raw_agent(client: Any = None) -> AsyncIterator[tuple[RawPeer, Any]]:
+    (client_reader, client_writer), (peer_reader, peer_writer) = await stream_pair()
+    conn = acp.connect_to_agent(client or RecordingClient(), client_reader, client_writer)
+    try:
+        yield RawPeer(peer_reader, peer_writer), conn
+    finally:
+        peer_writer.close()
+        await conn.wait_closed()
+
+
+def test_a_client_refuses_the_agents_requests_until_its_initialize_is_answered():
+    async def test() -> None:
+        async with raw_agent() as (peer, conn):
+            ask = {"sessionId": "s", "title": "?", "options": [{"optionId": "y", "name": "Y", "kind": "allow_once"}]}
+            answer = await peer.ask(request(1, "session/request_permission", ask))
+            assert answer["error"]["code"] == -32600
+            initializing = asyncio.create_task(conn.initialize(INIT))
+            sent = await peer.receive()
+            await peer.send({"jsonrpc": "2.0", "id": sent["id"], "result": {"protocolVersion": 2, "info": {"name": "a", "version": "1"}}})
+            assert (await initializing).info.name == "a"
+            answer = await peer.ask(request(2, "session/request_permission", ask))
+            assert answer["result"] == {"outcome": {"outcome": "selected", "optionId": "y"}}
+
+    run(test)
+
+
+def test_a_result_that_does_not_match_the_schema_raises_decode_error_at_the_caller():
+    async def test() -> None:
+        async with raw_agent() as (peer, conn):
+            initializing = asyncio.create_task(conn.initialize(INIT))
+            sent = await peer.receive()
+            await peer.send({"jsonrpc": "2.0", "id": sent["id"], "result": {"protocolVersion": "two"}})
+            with pytest.raises(acp.DecodeError) as caught:
+                await initializing
+            assert caught.value.path == "$.result.protocolVersion"
+
+    run(test)
+
+
+def test_a_handler_may_close_its_own_connection():
+    class Quitter(EchoAgent):
+        async def session_new(self, params: Any) -> Any:
+            await self.client.close()
+            return await super().session_new(params)
+
+    async def test() -> None:
+        async with connected(Quitter()) as (agent_conn, conn):
+            with pytest.raises(acp.ConnectionClosed):
+                await conn.session_new(acp.NewSessionRequest(cwd="/w"))
+            await agent_conn.wait_closed()
+
+    run(test)
+
+
+# --- errors as values ------------------------------------------------------------
+
+
+def test_request_error_has_a_constructor_per_error_code():
+    error = acp.RequestError.resource_not_found({"sessionId": "s9"})
+    assert (error.code, error.message) == (acp.ErrorCode.RESOURCE_NOT_FOUND, "Resource not found")
+    assert acp.encode_message(error.response(3)) == {
+        "jsonrpc": "2.0", "id": 3, "error": {"code": -32002, "message": "Resource not found", "data": {"sessionId": "s9"}},
+    }
+    assert acp.RequestError.from_error(error.error()).data == {"sessionId": "s9"}
+
+
+def test_a_base_value_where_a_tagged_variant_is_expected_is_refused_before_sending():
+    async def test() -> None:
+        async with connected() as (agent_conn, _):
+            untagged = acp.UpdateSessionNotification(session_id="s1", update=acp.ToolCallUpdate(tool_call_id="t1"))
+            with pytest.raises(TypeError, match="wrap it in SessionUpdateToolCallUpdate"):
+                await agent_conn.session_update(untagged)
+
+    run(test)
+
+
+# --- processes -------------------------------------------------------------------
+
+
+def test_an_agent_process_over_stdio():
+    async def test() -> None:
+        client = RecordingClient()
+        agent = [sys.executable, str(ROOT / "examples" / "echo_agent.py")]
+        async with acp.spawn_agent_process(client, *agent, env={"PYTHONPATH": str(ROOT / "generated")}) as (conn, process):
+            init = await conn.initialize(INIT)
+            assert init.info.name == "echo-agent"
+            session = await conn.session_new(acp.NewSessionRequest(cwd=str(ROOT)))
+            await conn.session_prompt(acp.PromptRequest(session_id=session.session_id, prompt=PROMPT))
+        assert process.returncode == 0
+        assert [update.content.text for update in client.updates] == ["hello"]
+
+    run(test)
+
+
+def test_the_example_client_runs_a_turn_with_the_example_agent():
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "client.py"), "hello", "world"],
+        env={"PYTHONPATH": str(ROOT / "generated")},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["connected to echo-agent 1.0", "agent: hello world"]
