@@ -33,13 +33,10 @@ from generator.ir import (
     TypeExpr,
     UnionType,
 )
+from generator.naming import RPC_NAMES
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 LINE_LENGTH = 120  # black's line length for the generated code (format.MODE)
-RPC_NAMES = (
-    "NOTIFICATIONS", "REQUESTS", "Message", "MethodNotFound", "Methods", "Notification", "NotificationRoute",
-    "PendingRequests", "Request", "RequestRoute", "Response", "decode_message", "decode_result", "encode_message",
-)
 PRIMITIVE_NAMES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "none": "null"}
 
 
@@ -389,9 +386,7 @@ def base_context(module: Module, queries: Queries, versions: dict[str, str]) -> 
     objects = class_order(module)
     aliases_and_unions = definition_order(module)
     rpc = bool(module.methods and module.request_id and module.rpc_error)
-    for name in RPC_NAMES if rpc else ():
-        if name in queries.types:
-            raise GenerationError(queries.types[name].pointer, f"{name} collides with the JSON-RPC API of the same name")
+    defs_names = {python: name for name, python in module.public_names}
     upserts = upsert_context(objects, queries)
     merge_functions = upserts["merge_functions"]
     names = [named.name for named in module.types]
@@ -403,6 +398,8 @@ def base_context(module: Module, queries: Queries, versions: dict[str, str]) -> 
         "objects": objects,
         "enums": [named for named in module.types if isinstance(named, EnumType)],
         "aliases_and_unions": aliases_and_unions,
+        # `decode` takes a `$defs` type by its `$defs` name, an inline one by its Python name.
+        "decoder_keys": [(defs_names.get(name, name), name) for name in names],
         "exported": sorted(names, key=sort_key),
         "imported": sorted(names, key=import_sort_key),
         "public": sorted(
