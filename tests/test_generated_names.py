@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -26,6 +27,16 @@ def pkg(tmp_path_factory):
     out = tmp_path_factory.mktemp("names")
     generate_package(FIXTURES / "names.json", out, "names_pkg")
     return import_package(out, "names_pkg")
+
+
+def test_hostile_names_pass_mypy_strict(pkg, tmp_path):
+    """Attributes and types that shadow nothing: the annotations still mean what they say."""
+    package = Path(pkg.__file__).parent
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path), package.name],
+        cwd=package.parent, capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stdout
 
 
 def round_trips(pkg, defs_name: str, value: object) -> object:
@@ -101,7 +112,8 @@ names = st.sampled_from(HOSTILE)
 
 @st.composite
 def hostile_schemas(draw) -> dict:
-    """1-3 `$defs` (objects, enums or unions of inline objects), each referring only to earlier ones."""
+    """1-3 `$defs` (objects, enums, tagged or untagged unions of inline objects), each
+    referring only to earlier ones."""
     defs: dict[str, dict] = {}
     for defs_name in draw(st.lists(names, min_size=1, max_size=3, unique=True)):
         kinds = ["string", "integer", "enum", "inline"] + [f"ref:{earlier}" for earlier in defs]
@@ -109,12 +121,18 @@ def hostile_schemas(draw) -> dict:
             name: property_schema(draw(st.sampled_from(kinds)), draw)
             for name in draw(st.lists(names, max_size=3, unique=True))
         }
-        shape = draw(st.sampled_from(["object", "enum", "union"]))
+        shape = draw(st.sampled_from(["object", "enum", "union", "tagged"]))
         if shape == "object":
             required = [name for name in properties if draw(st.booleans())]
             defs[defs_name] = {"type": "object", "properties": properties, "required": required}
         elif shape == "enum":
             defs[defs_name] = {"enum": draw(st.lists(names, min_size=1, max_size=4, unique=True))}
+        elif shape == "tagged":
+            key = draw(names)
+            defs[defs_name] = {"anyOf": [
+                {"type": "object", "properties": {key: {"type": "string", "const": tag}}, "required": [key]}
+                for tag in draw(st.lists(names, min_size=1, max_size=3, unique=True))
+            ]}
         else:
             variant_keys = draw(st.lists(st.lists(names, min_size=1, max_size=2, unique=True), min_size=2, max_size=3))
             defs[defs_name] = {"anyOf": [
@@ -140,6 +158,8 @@ def examples(schema: dict, defs: dict) -> list:
         return examples(defs[schema["$ref"][len("#/$defs/"):]], defs)
     if "enum" in schema:
         return list(schema["enum"])
+    if "const" in schema:
+        return [schema["const"]]
     if "anyOf" in schema:
         return [value for variant in schema["anyOf"] for value in examples(variant, defs)]
     if schema["type"] == "object":
