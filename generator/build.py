@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
@@ -70,23 +71,31 @@ def build_module(schema: Schema, package: str, schema_path: str, options: Schema
     options = options or SchemaOptions()
     builder = _Builder(schema)
     types = {named.name: named for named in builder.build()}
+    python = builder.python_names  # `$defs` name → Python name; the config speaks `$defs` names
+    merge_owners: dict[str, str] = {}  # merge function → `$defs` name
     for name, rule in options.upserts.items():
-        types[name] = _with_upsert(types.get(name), name, rule)
-    methods, unrouted = _methods(schema, types)
+        named = _with_upsert(types.get(python.get(name, name)), name, rule)
+        function = naming.merge_function_name(named.name)
+        if merge_owners.setdefault(function, name) != name:
+            raise GenerationError(
+                f"{CONFIG} upserts.{name}", f"its merge function {function} is also that of {merge_owners[function]}"
+            )
+        types[named.name] = named
+    methods, unrouted = _methods(schema, types, python)
     for name in options.path_types:
-        if not isinstance(types.get(name), Alias):
+        if not isinstance(types.get(python.get(name, name)), Alias):
             raise GenerationError(f"{CONFIG}: path-types", f"{name} is not an alias in the schema")
     return Module(
         package=package,
         schema_path=schema_path,
         schema_sha256=schema.sha256,
         types=tuple(types.values()),
-        public_names=tuple(schema.definitions),
-        path_types=options.path_types,
-        warnings=tuple(_upsert_drift(types, schema, options)) + tuple(unrouted),
+        public_names=tuple(python.items()),
+        path_types=tuple(python.get(name, name) for name in options.path_types),
+        warnings=tuple(_upsert_drift(types, schema, options, python)) + tuple(unrouted),
         methods=methods,
-        request_id=_envelope_type(schema, "id", {"id", "method", "params"}),
-        rpc_error=_envelope_type(schema, "error", {"id", "error"}),
+        request_id=_python_name(python, _envelope_type(schema, "id", {"id", "method", "params"})),
+        rpc_error=_python_name(python, _envelope_type(schema, "error", {"id", "error"})),
         batches=any("array" in node.types for node in (schema.root, *schema.root.children("anyOf"))),
     )
 
@@ -117,7 +126,7 @@ def _with_upsert(named: NamedType | None, name: str, rule: UpsertRule) -> Object
         if wire_name not in rule.start:
             raise GenerationError(f"{where}.null-resets", f"{wire_name!r} resets to its start value, but has none")
     upsert = Upsert(
-        function=naming.merge_function_name(name),
+        function=naming.merge_function_name(named.name),
         identity=identity,
         start=tuple(zip(attributes("start", rule.start), rule.start.values())),
         null_resets=attributes("null-resets", rule.null_resets),
@@ -164,12 +173,18 @@ def _envelope_type(schema: Schema, key: str, envelope: set[str]) -> str | None:
     return None
 
 
-def _methods(schema: Schema, types: dict[str, NamedType]) -> tuple[tuple[Method, ...], list[str]]:
+def _python_name(python_names: dict[str, str], name: str | None) -> str | None:
+    return None if name is None else python_names.get(name, name)
+
+
+def _methods(
+    schema: Schema, types: dict[str, NamedType], python_names: dict[str, str]
+) -> tuple[tuple[Method, ...], list[str]]:
     """The JSON-RPC methods, and a warning for each `x-method` type no envelope carries."""
     roles: dict[str, str] = {}
     for node in (schema.root, *schema.definitions.values()):
         for role, name in _envelope_members(node):
-            roles.setdefault(name, role)
+            roles.setdefault(python_names.get(name, name), role)
     by_route: dict[tuple[str, str], dict[str, str]] = {}
     unrouted = []
     for named in types.values():
@@ -180,8 +195,10 @@ def _methods(schema: Schema, types: dict[str, NamedType]) -> tuple[tuple[Method,
             continue
         by_route.setdefault((named.route.side, named.route.method), {})[roles[named.name]] = named.name
     methods = []
+    names = sorted({method for _, method in by_route})
+    constants = dict(zip(names, naming.member_names(names)))
     for (side, method), members in by_route.items():
-        constant, python_name = naming.member_name(method), naming.method_name(method)
+        constant, python_name = constants[method], naming.method_name(method)
         if "request" in members:
             if "response" not in members:
                 raise GenerationError(types[members["request"]].pointer, f"request {method!r} has no response type")
@@ -191,14 +208,16 @@ def _methods(schema: Schema, types: dict[str, NamedType]) -> tuple[tuple[Method,
     return tuple(methods), unrouted
 
 
-def _upsert_drift(types: dict[str, NamedType], schema: Schema, options: SchemaOptions) -> list[str]:
+def _upsert_drift(
+    types: dict[str, NamedType], schema: Schema, options: SchemaOptions, python_names: dict[str, str]
+) -> list[str]:
     """`$defs` objects whose description speaks of upserts but have no merge rules."""
     return [
         f"{name} ({schema.definitions[name].pointer}): its description mentions upserts or patch semantics, "
         f"but it is not in [tool.acp-codegen.upserts] (or not-upserts)"
-        for name in schema.definitions
-        if isinstance(types[name], ObjectType)
-        and UPSERT_WORDS.search(types[name].doc or "")
+        for name, python in python_names.items()
+        if isinstance(types[python], ObjectType)
+        and UPSERT_WORDS.search(types[python].doc or "")
         and name not in options.upserts
         and name not in options.not_upserts
     ]
@@ -214,10 +233,9 @@ class _Builder:
         self.types: dict[str, NamedType] = {}
         self.claimed: dict[str, str] = {}  # Python name → JSON pointer of its owner
         self.building: set[str] = set()
+        self.python_names = {name: naming.type_name(name) for name in self.definitions}
         for name, node in self.definitions.items():
-            if not name.isidentifier():
-                raise GenerationError(node.pointer, f"$defs name {name!r} is not a Python identifier")
-            self.claim(name, node.pointer)
+            self.claim(self.python_names[name], node.pointer)
 
     # --- bookkeeping --------------------------------------------------------
 
@@ -228,6 +246,28 @@ class _Builder:
             )
         self.claimed[name] = pointer
 
+    def is_free(self, name: str) -> bool:
+        """Whether a made-up type may take `name` (builder classes included)."""
+        owner = name.removesuffix("Builder")
+        return not (
+            name in self.claimed
+            or name in naming.RESERVED_TYPE_NAMES
+            or naming.builder_name(name) in self.claimed
+            or (naming.builder_name(owner) == name and owner in self.claimed)
+        )
+
+    def invent(self, pointer: str, *candidates: str) -> str:
+        """The name of the inline type at `pointer`, made up by the generator: the first
+        candidate it already has or that is free, else the first one numbered."""
+        for candidate in candidates:
+            if self.claimed.get(candidate) == pointer:
+                return candidate
+        for candidate in itertools.chain(candidates, naming.numbered(candidates[0])):
+            if self.is_free(candidate):
+                self.claimed[candidate] = pointer
+                return candidate
+        raise AssertionError("naming.numbered never ends")
+
     def register(self, named: NamedType) -> Ref:
         self.claim(named.name, named.pointer)
         self.types[named.name] = named
@@ -237,17 +277,19 @@ class _Builder:
         for name in self.definitions:
             self.definition(name)
         self.check_alias_cycles()
+        self.check_module_names()
         return tuple(self.types.values())
 
     def definition(self, name: str) -> NamedType:
-        if name not in self.types:
+        python = self.python_names[name]
+        if python not in self.types:
             node = self.definitions[name]
             if name in self.building:
                 raise GenerationError(node.pointer, f"{name} includes itself through allOf")
             self.building.add(name)
-            self.define(name, node, route=self.route(node))
+            self.define(python, node, route=self.route(node))
             self.building.discard(name)
-        return self.types[name]
+        return self.types[python]
 
     def route(self, node: Node) -> Route | None:
         method, side = node.value("x-method"), node.value("x-side")
@@ -266,6 +308,18 @@ class _Builder:
                     raise GenerationError(named.pointer, f"alias cycle: {' → '.join([*seen, target.name])}")
                 seen.append(target.name)
                 target = self.types[target.name].target  # type: ignore[union-attr]
+
+    def check_module_names(self) -> None:
+        """No two types define the same name in models.py (`Foo`'s builder and a `FooBuilder`...)."""
+        owners: dict[str, NamedType] = {}
+        for named in self.types.values():
+            has_builder = isinstance(named, ObjectType) and named.base is None
+            for name in naming.module_names(named.name, has_builder=has_builder):
+                other = owners.setdefault(name, named)
+                if other is not named:
+                    raise GenerationError(
+                        named.pointer, f"the Python name {name} is also produced by {other.pointer}; rename one of them"
+                    )
 
     # --- checks -------------------------------------------------------------
 
@@ -298,6 +352,7 @@ class _Builder:
 
     def define(self, name: str, node: Node, route: Route | None = None) -> Ref:
         """Turn `node` into the named type `name`."""
+        name = self.invent(node.pointer, name)
         self.check_keywords(node)
         enum = self.enum_members(node)
         if enum is not None:
@@ -323,19 +378,22 @@ class _Builder:
         if flattened and closed:
             raise GenerationError(node.pointer, "additionalProperties: false beside anyOf/oneOf is not supported")
         unknown = "flatten" if flattened else "reject" if closed else "keep"
-        self.check_attribute_names(node, fields)
+        self.check_attribute_names(node, fields, tag)
         return ObjectType(name, node.pointer, node.description, tuple(fields), tag, unknown, route)
 
-    def check_attribute_names(self, node: Node, fields: list[Field]) -> None:
+    @staticmethod
+    def check_attribute_names(node: Node, fields: list[Field], tag: Tag | None) -> None:
+        """Two properties (the tag and a flattened union included) must not share an attribute."""
+        pointers = {wire_name: child.pointer for wire_name, child in node.properties()}
         seen: dict[str, str] = {}
-        for item in fields:
-            if item.name in naming.RESERVED_ATTRIBUTES:
-                raise GenerationError(node.pointer, f"property {item.wire_name!r} maps to the reserved attribute {item.name}")
-            if item.name in seen:
+        named = [(item.name, item.wire_name) for item in fields] + ([(tag.attribute, tag.key)] if tag else [])
+        for name, wire_name in named:
+            if name in seen:
+                first, second = (pointers.get(key, node.pointer) for key in (seen[name], wire_name))
                 raise GenerationError(
-                    node.pointer, f"properties {seen[item.name]!r} and {item.wire_name!r} both map to {item.name}"
+                    second, f"properties {seen[name]!r} and {wire_name!r} both map to {name} (the first at {first})"
                 )
-            seen[item.name] = item.wire_name
+            seen[name] = wire_name
 
     @staticmethod
     def is_object(node: Node) -> bool:
@@ -356,12 +414,12 @@ class _Builder:
         if node.value("const") is not None:
             if not self.is_const(node):
                 raise GenerationError(f"{node.pointer}/const", "only string or integer constants are supported")
-            return (self.member(node),), None
+            return self.members(node, [node]), None
         values = node.value("enum")
         if values:
             if not all(isinstance(value, str) for value in values) or node.types not in ((), ("string",)):
                 raise GenerationError(f"{node.pointer}/enum", "only enums of strings are supported")
-            return tuple(EnumMember(naming.member_name(value), value, None) for value in values), None
+            return self.named_members(f"{node.pointer}/enum", values, values, [None] * len(values)), None
         variants = node.children("anyOf") or node.children("oneOf")
         return self.enum_members_of(node, variants) if variants else None
 
@@ -376,11 +434,7 @@ class _Builder:
         constants = known if is_open else variants
         if not constants or not all(self.is_const(v) for v in constants) or len(kinds) != 1:
             return None
-        members = tuple(self.member(v) for v in constants)
-        names = [m.name for m in members]
-        for member in members:
-            if names.count(member.name) > 1:
-                raise GenerationError(node.pointer, f"enum values map to the same member name {member.name}")
+        members = self.members(node, constants)
         other = self.primitive(last, PRIMITIVE_KINDS[last.types[0]]) if is_open else None
         return members, other
 
@@ -392,12 +446,23 @@ class _Builder:
             "type", "const", "title", "description", "format"
         }
 
-    @staticmethod
-    def member(node: Node) -> EnumMember:
+    def members(self, node: Node, constants: list[Node]) -> tuple[EnumMember, ...]:
         """Members are named by their value; integers by their title (`Parse error` → PARSE_ERROR)."""
-        value = node.value("const")
-        label = value if isinstance(value, str) else node.title or str(value)
-        return EnumMember(naming.member_name(label), value, node.description)
+        values = [constant.value("const") for constant in constants]
+        labels = [value if isinstance(value, str) else c.title or str(value) for c, value in zip(constants, values)]
+        return self.named_members(node.pointer, labels, values, [constant.description for constant in constants])
+
+    @staticmethod
+    def named_members(
+        pointer: str, labels: list[str], values: list[str | int], docs: list[str | None]
+    ) -> tuple[EnumMember, ...]:
+        """Members named by their labels; two labels that no name tells apart are an error."""
+        names = naming.member_names(labels)
+        for index, name in enumerate(names):
+            if names.index(name) != index:
+                first, second = values[names.index(name)], values[index]
+                raise GenerationError(pointer, f"enum values {first!r} and {second!r} both map to the member {name}")
+        return tuple(EnumMember(name, value, doc) for name, value, doc in zip(names, values, docs))
 
     def object_fields(self, owner: str, node: Node, skip: frozenset[str] = frozenset()) -> list[Field]:
         """Fields from `properties`, then from each `allOf` part, then a flattened `anyOf`/`oneOf`."""
@@ -499,7 +564,15 @@ class _Builder:
         """Tagged variants dispatch on `tag_key`; an open fallback takes unknown tags;
         the remaining (untagged) variants are tried in schema order."""
         pointer = pointer or node.pointer
+        name = self.invent(pointer, name)
         tag_key = self.tag_key(variants)
+        untagged = [
+            variant
+            for variant in variants
+            if tag_key is None or not (tag_key in self.const_keys(variant) or self.is_fallback(variant, tag_key))
+        ]
+        hints = naming.variant_names(name, [self.variant_words(variant) for variant in untagged])
+        hint_of = {variant.pointer: hint for variant, hint in zip(untagged, hints)}
         choices: list[Variant] = []
         fallback_name = None
         seen: dict[str, str] = {}
@@ -511,9 +584,9 @@ class _Builder:
                     raise GenerationError(variant.pointer, f"tag {tag_key}={value!r} is also used by {seen[value]}")
                 seen[value] = variant.pointer
                 target = self.wrapped_target(variant, tag_key)
-                variant_name = naming.class_name(name, value)
-                if variant_name == target:
-                    variant_name = naming.class_name(name, value, "variant")
+                variant_name = self.invent(
+                    variant.pointer, naming.class_name(name, value), naming.class_name(name, value, "variant")
+                )
                 tag = Tag(tag_key, naming.attribute_name(tag_key), value)
                 if target is None:
                     fields = self.object_fields(variant_name, variant, skip=frozenset({tag_key}))
@@ -526,17 +599,32 @@ class _Builder:
                 if fallback_name is not None:
                     raise GenerationError(variant.pointer, f"a second open fallback variant (first: {fallback_name})")
                 self.check_keywords(variant, allow_not=True)
-                fallback_name = naming.class_name(name, variant.title or "other")
+                fallback_name = self.invent(variant.pointer, naming.class_name(name, variant.title or "other"))
                 fields = self.object_fields(fallback_name, variant)
                 self.register(self.object_type(fallback_name, variant, fields))
             else:
                 tag = dict(variant.properties()).get(tag_key) if tag_key is not None else None
                 if tag is not None and tag.types != ("null",):
                     raise GenerationError(variant.pointer, f"variant declares the tag {tag_key!r} without a const")
-                choices.append(Variant(self.expr(variant, naming.class_name(name, variant.title or "variant"))))
+                choices.append(Variant(self.expr(variant, hint_of[variant.pointer])))
         return self.register(
             UnionType(name, pointer, node.description, tuple(choices), tag_key, fallback_name, route)
         )
+
+    @staticmethod
+    def variant_words(variant: Node) -> list[tuple[str, ...] | None]:
+        """What an untagged variant may be named after, most telling first: its title,
+        its constant, its required keys, its property names, its JSON type."""
+        const = variant.value("const")
+        keys = tuple(key for key, _ in variant.properties())
+        return [
+            (variant.title,) if variant.title else None,
+            (const,) if isinstance(const, str) else None,
+            ("with", *variant.required) if variant.required else None,
+            ("with", *keys) if keys else None,
+            variant.types or None,
+            ("variant",),
+        ]
 
     def wrapped_target(self, variant: Node, tag_key: str | None) -> str | None:
         """The object a tagged variant wraps when it adds nothing but its tag."""
@@ -566,7 +654,7 @@ class _Builder:
         if node.schema is False:
             raise GenerationError(node.pointer, "the schema `false` (nothing is valid) is not supported")
         if node.ref:
-            return Ref(self.resolve_ref(node))
+            return Ref(self.python_names[self.resolve_ref(node)])
         parts = node.children("allOf")
         if parts and not self.is_object(node):
             if len(parts) > 1:
@@ -588,6 +676,7 @@ class _Builder:
         return Nullable(expr) if nullable else expr
 
     def define_union_of(self, name: str, node: Node, variants: list[Node]) -> Ref:
+        name = self.invent(node.pointer, name)
         enum = self.enum_members_of(node, variants)
         if enum is not None:
             return self.register(EnumType(name, node.pointer, node.description, enum[0], enum[1]))

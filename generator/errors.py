@@ -9,6 +9,11 @@ class GenerationError(Exception):
     """
 
     def __init__(self, pointer: str, message: str) -> None:
-        super().__init__(f"{pointer}: {message}")
+        super().__init__(_one_line(f"{pointer}: {message}"))
         self.pointer = pointer
         self.message = message
+
+
+def _one_line(text: str) -> str:
+    """`text` with line breaks and other unprintable characters (from schema names) escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

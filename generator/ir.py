@@ -226,7 +226,7 @@ class Module:
     schema_path: str
     schema_sha256: str
     types: tuple[NamedType, ...]
-    public_names: tuple[str, ...]  # the `$defs` names, in schema order
+    public_names: tuple[tuple[str, str], ...]  # (`$defs` name, Python name), in schema order
     path_types: tuple[str, ...] = ()  # string aliases whose builders accept os.PathLike
     warnings: tuple[str, ...] = ()  # schema drift the generator noticed (see `generate --strict`)
     methods: tuple[Method, ...] = ()

@@ -1,62 +1,209 @@
-"""Every naming rule, and nothing else: wire names → Python names."""
+"""Every naming rule, and nothing else: schema text → Python names.
+
+Names are built from *words*: the NFKC-normalised text split at case changes
+and at anything that is not a letter or digit (`toolCallId` → tool, Call, Id);
+text without a letter or digit is spelled by its characters' Unicode names
+(`+` → plus, sign; the empty string → empty). Python reads identifiers
+NFKC-normalised too, so two names that differ only there are one name.
+
+Whoever owns a name decides what a collision means: two names the schema
+gives (`$defs` names, property names) that meet are an error naming both
+pointers; names the generator makes up (inline types) choose the next
+candidate drawn from their content instead.
+"""
 
 from __future__ import annotations
 
+import builtins
 import keyword
 import re
+import unicodedata
+from collections.abc import Iterator, Sequence
+from enum import Enum
 
 _WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_NOT_IDENTIFIER = re.compile(r"[^0-9a-zA-Z]+")
+_NOT_WORD = re.compile(r"[\W_]+")
+_ASCII_WORD_OR_CHARACTER = re.compile(r"[0-9A-Za-z]+|[^0-9A-Za-z]")
 
-# Attribute names every generated class already uses.
-RESERVED_ATTRIBUTES = frozenset(
-    {"unknown_properties", "from_dict", "to_dict", "from_json", "to_json", "builder", "build"}
+# The JSON-RPC API of the generated package (rpc.py), re-exported by __init__.py.
+RPC_NAMES = (
+    "NOTIFICATIONS", "REQUESTS", "Message", "MethodNotFound", "Methods", "Notification", "NotificationRoute",
+    "PendingRequests", "Request", "RequestRoute", "Response", "decode_message", "decode_result", "encode_message",
 )
+# The asyncio connection API (connection.py), re-exported by __init__.py: the
+# interfaces and connections of the two peers, and the helpers.
+CONNECTION_NAMES = (
+    "DEFAULT_LIMIT", "Agent", "AgentSideConnection", "Client", "ClientSideConnection", "ConnectionClosed",
+    "MessageTooLarge", "RequestError", "StreamTransport", "Transport", "connect_to_agent", "connect_to_client",
+    "run_agent", "spawn_agent_process",
+)
+# Other names the generated modules that import the types (models.py, rpc.py,
+# upserts.py, __init__.py) bind at module level; tests/test_naming.py checks
+# this list against a generated package.
+PACKAGE_NAMES = frozenset(
+    {"Any", "AsyncIterator", "Awaitable", "Callable", "ClassVar", "DecodeError", "Enum", "Final", "Iterable", "JSONRPC_VERSION", "Literal",
+     "Mapping", "MappingProxyType", "MaybeUndefined", "Model", "NewType", "Protocol", "SHARED_SIDES", "Salvage", "TypeAlias", "TypeVar",
+     "UNDEFINED", "Undefined", "annotations", "builtins", "cast", "dataclass", "decode", "encode", "field", "merge",
+     "os", "overload", "replace", "asyncio", "contextlib", "json", "logging", "sys"}
+)
+# A type must not shadow what the generated code calls or annotates with.
+RESERVED_TYPE_NAMES = frozenset(
+    {*keyword.kwlist, *keyword.softkwlist, *dir(builtins), *PACKAGE_NAMES, *RPC_NAMES, *CONNECTION_NAMES}
+)
+# Attributes are class-body names and parameters of `builder()`: they must not
+# hide the methods every class has, nor what class bodies and builders evaluate
+# or annotate with (`field(...)`, `@classmethod`, `list(items)`, `str`...).
+RESERVED_ATTRIBUTES = frozenset(
+    {*keyword.kwlist, "unknown_properties", "from_dict", "to_dict", "from_json", "to_json", "builder", "build",
+     "field", "classmethod", "builtins", "os", "isinstance", "dict", "list", "str", "int", "float", "bool"}
+)
+# Enum members must not hide what `Enum`, `str` or `int` members have (`Enum` refuses `mro`).
+RESERVED_MEMBERS = frozenset({*keyword.kwlist, *dir(Enum), *dir(str), *dir(int), "mro", "name", "value"})
+
+
+def _spelled(text: str) -> list[str]:
+    """`+` → plus, sign; control characters by code point (`\\n` → u, 000a)."""
+    if not text:
+        return ["empty"]
+    spelled = [unicodedata.name(character, f"U {ord(character):04X}") for character in text]
+    return [word.lower() for name in spelled for word in _NOT_WORD.split(name) if word]
 
 
 def words(text: str) -> list[str]:
-    """Split camelCase, PascalCase, snake_case, kebab-case and punctuation."""
-    spaced = _WORD_BOUNDARY.sub(" ", text)
-    return [word for word in _NOT_IDENTIFIER.split(spaced) if word]
+    """Split camelCase, PascalCase, snake_case, kebab-case and punctuation (letters of any script)."""
+    normal = unicodedata.normalize("NFKC", text)
+    spaced = _WORD_BOUNDARY.sub(" ", normal)
+    found = ["".join(c for c in word if ("x" + c).isidentifier()) for word in _NOT_WORD.split(spaced)]
+    return [word for word in found if word] or _spelled(text)
 
 
-def _safe(name: str, prefix: str) -> str:
-    if not name or name[0].isdigit():
-        name = prefix + name
-    if keyword.iskeyword(name):  # soft keywords (match, type) stay usable
-        name += "_"
-    return name
+def _normal(name: str) -> str:
+    """The identifier Python binds for `name` (`.upper()` may leave compatibility characters)."""
+    return unicodedata.normalize("NFKC", name)
 
 
 def attribute_name(wire_name: str) -> str:
-    """`toolCallId` → `tool_call_id`, `_meta` → `meta`, `class` → `class_`."""
-    return _safe("_".join(word.lower() for word in words(wire_name)), "f_")
+    """`toolCallId` → `tool_call_id`, `_meta` → `meta`, `class` → `class_`, `field` → `field_`."""
+    name = _normal("_".join(word.lower() for word in words(wire_name)))
+    if name[0].isdigit():
+        name = "f_" + name
+    return name + "_" if name in RESERVED_ATTRIBUTES else name
 
 
 def class_name(*parts: str) -> str:
     """PascalCase joined from `parts`: ("SessionUpdate", "tool_call_update") → `SessionUpdateToolCallUpdate`."""
-    joined = "".join(word[:1].upper() + word[1:] for part in parts for word in words(part))
-    return _safe(joined, "T")
+    name = _normal("".join(word[:1].upper() + word[1:] for part in parts for word in words(part)))
+    return "T" + name if name[0].isdigit() else name
+
+
+def type_name(defs_name: str) -> str:
+    """The Python name of a `$defs` entry: the name itself when it is an identifier
+    that starts with a capital (or a letter without case), else PascalCase of its
+    words (`decode` → `Decode`, `my-type` → `MyType`); `_` appended when that is
+    reserved (`Any` → `Any_`, `None` → `None_`). `decode(name, ...)` takes the
+    `$defs` name whatever this returns."""
+    name = _normal(defs_name)
+    if not (name.isidentifier() and name[0].isalpha() and not name[0].islower()):
+        name = class_name(name)
+    return name + "_" if name in RESERVED_TYPE_NAMES else name
+
+
+def builder_name(type_name: str) -> str:
+    """The chainable builder class of an object type (templates/macros/builder.jinja)."""
+    return type_name + "Builder"
+
+
+def module_names(type_name: str, *, has_builder: bool) -> list[str]:
+    """Every module-level name a type defines in models.py (templates/macros/):
+    the type, its codec functions and tables, and for classes with a builder the
+    builder and its TypeVar. Container decoders (`_decode_list_of_str`) start
+    with a lowercase word, which type names never do."""
+    names = [type_name] + [prefix + type_name for prefix in ("_decode_", "_encode_", "_match_", "_KEYS_",
+                                                             "_MEMBERS_", "_VARIANTS_", "_TAGGED_")]
+    return names + ([builder_name(type_name), f"_{type_name}T"] if has_builder else [])
+
+
+def numbered(name: str) -> Iterator[str]:
+    """`Name2`, `Name3`, ...: the last resort for made-up names whose content is the same."""
+    number = 2
+    while True:
+        yield f"{name}{number}"
+        number += 1
+
+
+def variant_names(parent: str, candidates: Sequence[Sequence[Sequence[str] | None]]) -> list[str]:
+    """Names for the inline variants of `parent`, one list of candidates per variant,
+    each candidate the words that follow the parent name (or None where the variant
+    has nothing to say, e.g. no title). Every variant takes its first candidate that
+    no sibling has at the same rank, or its first one when all are shared."""
+    names = []
+    for index, own in enumerate(candidates):
+        chosen = next(words for words in own if words is not None)
+        for rank, choice in enumerate(own):
+            if choice is not None and all(other[rank] != choice for i, other in enumerate(candidates) if i != index):
+                chosen = choice
+                break
+        names.append(class_name(parent, *chosen))
+    return names
 
 
 def member_name(value: str) -> str:
-    """An enum member for a string value: `switch_mode` → `SWITCH_MODE`, `2.0` → `V_2_0`."""
-    name = "_".join(word.upper() for word in words(value))
-    return _safe(name or "EMPTY", "V_")
+    """An enum member for a string value: `switch_mode` → `SWITCH_MODE`, `2.0` → `V_2_0`, `+` → `PLUS_SIGN`."""
+    name = _normal("_".join(word.upper() for word in words(value)))
+    if name[0].isdigit():
+        name = "V_" + name
+    return name + "_" if name in RESERVED_MEMBERS else name
+
+
+def exact_member_name(value: str) -> str:
+    """A member name that keeps what `member_name` drops: the case of ASCII letters
+    and every other character by its Unicode name (`a-b` → `a_HYPHEN_MINUS_b`,
+    `+1` → `PLUS_SIGN_1`, `get` → `get`)."""
+    if not value:
+        return "EMPTY_STRING"
+    parts: list[str] = []
+    for piece in _ASCII_WORD_OR_CHARACTER.findall(value):
+        parts += [piece] if piece.isascii() and piece.isalnum() else [word.upper() for word in _spelled(piece)]
+    name = "_".join(parts)
+    if name[0].isdigit():
+        name = "V_" + name
+    return name + "_" if name in RESERVED_MEMBERS else name
+
+
+def member_names(values: Sequence[str]) -> list[str]:
+    """The members of one enum, in order: `member_name`, or `exact_member_name` for
+    every value whose member would coincide with another's. Duplicates are left
+    only for values that are equal or differ beyond what names can show."""
+    exact: set[int] = set()
+    while True:
+        names = [exact_member_name(v) if i in exact else member_name(v) for i, v in enumerate(values)]
+        clashing = {i for i, name in enumerate(names) if names.count(name) > 1} - exact
+        if not clashing:
+            return names
+        exact |= clashing
 
 
 def merge_function_name(type_name: str) -> str:
     """`ToolCallUpdate` → `merge_tool_call_update`."""
-    return "merge_" + attribute_name(type_name)
+    return "merge_" + "_".join(word.lower() for word in words(type_name))
+
 
 
 def method_name(method: str) -> str:
     """A JSON-RPC method → the Python method that serves or sends it: the method's words,
     lowercased, joined by `_` (`session/prompt` → `session_prompt`, `$/cancel_request` →
     `cancel_request`, `session/setMode` → `session_set_mode`)."""
-    return _safe("_".join(word.lower() for word in words(method)), "m_")
+    return _lower_identifier("_".join(word.lower() for word in words(method)), "m_")
 
 
 def error_constructor_name(member: str) -> str:
     """An error-code enum member → its `RequestError` constructor (`INVALID_PARAMS` → `invalid_params`)."""
-    return _safe(member.lower(), "e_")
+    return _lower_identifier(member.lower(), "e_")
+
+
+def _lower_identifier(name: str, prefix: str) -> str:
+    """`name` as a method name: `prefix` before a leading digit, `_` after a keyword."""
+    name = _normal(name)
+    if name[0].isdigit():
+        name = prefix + name
+    return name + "_" if keyword.iskeyword(name) else name

@@ -35,17 +35,10 @@ from generator.ir import (
     TypeExpr,
     UnionType,
 )
+from generator.naming import RPC_NAMES
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 LINE_LENGTH = 120  # black's line length for the generated code (format.MODE)
-RPC_NAMES = (
-    "NOTIFICATIONS", "REQUESTS", "Message", "MethodNotFound", "Methods", "Notification", "NotificationRoute",
-    "PendingRequests", "Request", "RequestRoute", "Response", "decode_message", "decode_result", "encode_message",
-)
-CONNECTION_NAMES = (
-    "DEFAULT_LIMIT", "ConnectionClosed", "MessageTooLarge", "RequestError", "StreamTransport", "Transport",
-    "connect_to_agent", "connect_to_client", "run_agent", "spawn_agent_process",
-)
 # The two peers of a connection (x-side values); methods of SHARED_SIDE go both ways.
 PEER_SIDES = ("agent", "client")
 SHARED_SIDE = "protocol"
@@ -409,13 +402,8 @@ def base_context(module: Module, queries: Queries, versions: dict[str, str]) -> 
     objects = class_order(module)
     aliases_and_unions = definition_order(module)
     rpc = bool(module.methods and module.request_id and module.rpc_error)
-    for name in RPC_NAMES if rpc else ():
-        if name in queries.types:
-            raise GenerationError(queries.types[name].pointer, f"{name} collides with the JSON-RPC API of the same name")
+    defs_names = {python: name for name, python in module.public_names}
     connection = connection_names(module)
-    for name in connection:
-        if name in queries.types:
-            raise GenerationError(queries.types[name].pointer, f"{name} collides with the connection API of the same name")
     upserts = upsert_context(objects, queries)
     merge_functions = upserts["merge_functions"]
     names = [named.name for named in module.types]
@@ -427,6 +415,8 @@ def base_context(module: Module, queries: Queries, versions: dict[str, str]) -> 
         "objects": objects,
         "enums": [named for named in module.types if isinstance(named, EnumType)],
         "aliases_and_unions": aliases_and_unions,
+        # `decode` takes a `$defs` type by its `$defs` name, an inline one by its Python name.
+        "decoder_keys": [(defs_names.get(name, name), name) for name in names],
         "exported": sorted(names, key=sort_key),
         "imported": sorted(names, key=import_sort_key),
         "public": sorted(
@@ -588,8 +578,7 @@ def connection_names(module: Module) -> tuple[str, ...]:
     sides = {method.side for method in module.methods}
     if not rpc or CANCEL_METHOD not in {method.name for method in module.methods} or not set(PEER_SIDES) <= sides:
         return ()
-    classes = [(naming.class_name(side), naming.class_name(side, "side", "connection")) for side in PEER_SIDES]
-    return tuple(sorted(CONNECTION_NAMES + tuple(name for pair in classes for name in pair), key=sort_key))
+    return tuple(sorted(naming.CONNECTION_NAMES, key=sort_key))
 
 
 def connection_context(module: Module, queries: Queries, context: dict[str, Any]) -> dict[str, Any]:

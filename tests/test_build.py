@@ -152,20 +152,83 @@ def test_not_outside_an_open_fallback_is_unsupported(tmp_path):
     assert error.pointer == "#/$defs/A/not"
 
 
-def test_a_name_collision_names_both_pointers(tmp_path):
+def test_defs_names_that_meet_as_python_names_collide_naming_both_pointers(tmp_path):
+    error = error_for({"$defs": {"Foo": {"type": "string"}, "foo": {"type": "string"}}}, tmp_path)
+    assert error.pointer == "#/$defs/foo" and "#/$defs/Foo" in str(error)
+
+
+def test_a_defs_name_and_a_builder_class_collide(tmp_path):
+    schema = {"$defs": {"Foo": {"type": "object", "properties": {"a": {}}}, "FooBuilder": {"type": "string"}}}
+    error = error_for(schema, tmp_path)
+    assert "FooBuilder" in str(error) and "#/$defs/Foo" in str(error) and "#/$defs/FooBuilder" in str(error)
+
+
+def test_made_up_names_step_aside_for_defs_names(tmp_path):
     schema = {
         "$defs": {
             "Shape": {"anyOf": [{"type": "object", "properties": {"kind": {"const": "circle", "type": "string"}}, "required": ["kind"]}]},
             "ShapeCircle": {"type": "string"},
         }
     }
-    error = error_for(schema, tmp_path)
-    assert "#/$defs/Shape/anyOf/0" in str(error) and "#/$defs/ShapeCircle" in str(error)
+    types = ir_of(schema, tmp_path).by_name()
+    assert isinstance(types["ShapeCircle"], Alias)
+    assert [variant.type for variant in types["Shape"].variants] == [Ref("ShapeCircleVariant")]
+
+
+def test_untitled_inline_variants_are_named_by_their_required_keys(tmp_path):
+    schema = {"$defs": {"Shape": {"anyOf": [
+        {"type": "object", "properties": {"radius": {"type": "number"}}, "required": ["radius"]},
+        {"type": "object", "properties": {"side": {"type": "number"}}, "required": ["side"]},
+    ]}}}
+    variants = ir_of(schema, tmp_path).by_name()["Shape"].variants
+    assert [variant.type for variant in variants] == [Ref("ShapeWithRadius"), Ref("ShapeWithSide")]
+
+
+def test_inline_types_whose_content_is_the_same_are_numbered(tmp_path):
+    same = {"type": "object", "properties": {"a": {"type": "string"}}}
+    variants = ir_of({"$defs": {"U": {"anyOf": [same, same]}}}, tmp_path).by_name()["U"].variants
+    assert [variant.type for variant in variants] == [Ref("UWithA"), Ref("UWithA2")]
+
+
+def test_made_up_names_of_properties_that_meet_step_aside(tmp_path):
+    inline = {"type": "object", "properties": {"x": {"type": "string"}}}
+    schema = {"$defs": {
+        "A": {"type": "object", "properties": {"bC": inline}},
+        "AB": {"type": "object", "properties": {"c": inline}},
+    }}
+    types = ir_of(schema, tmp_path).by_name()
+    assert fields(types["A"])["bC"].type == Ref("ABC")
+    assert fields(types["AB"])["c"].type == Ref("ABC2")
+
+
+def test_defs_names_map_to_python_names_and_are_kept_for_decode(tmp_path):
+    schema = {"$defs": {"class": {"type": "string"}, "Any": {"type": "string"}, "Ok": {"type": "string"}}}
+    module = ir_of(schema, tmp_path)
+    assert module.public_names == (("class", "Class"), ("Any", "Any_"), ("Ok", "Ok"))
+    assert {named.name for named in module.types} == {"Class", "Any_", "Ok"}
+
+
+def test_enum_values_no_member_name_tells_apart_collide(tmp_path):
+    error = error_for({"$defs": {"E": {"enum": ["a", "a"]}}}, tmp_path)
+    assert error.pointer == "#/$defs/E/enum" and "'a' and 'a' both map to the member a" in str(error)
 
 
 def test_properties_that_map_to_the_same_attribute_collide(tmp_path):
     error = error_for({"$defs": {"A": {"type": "object", "properties": {"fooBar": {}, "foo_bar": {}}}}}, tmp_path)
     assert "'fooBar' and 'foo_bar' both map to foo_bar" in str(error)
+    assert error.pointer == "#/$defs/A/properties/foo_bar" and "#/$defs/A/properties/fooBar" in str(error)
+
+
+def test_a_property_that_meets_the_tag_attribute_collides(tmp_path):
+    tag = {"type": "string", "const": "a"}
+    variant = {"type": "object", "properties": {"kind": tag, "Kind": {}}, "required": ["kind"]}
+    error = error_for({"$defs": {"U": {"anyOf": [variant]}}}, tmp_path)
+    assert "'Kind' and 'kind' both map to kind" in str(error)
+
+
+def test_generation_errors_are_one_line_whatever_the_names(tmp_path):
+    error = error_for({"$defs": {"a\nb": {"type": "string"}, "A\rB": {"type": "string"}}}, tmp_path)
+    assert "\n" not in str(error) and "\r" not in str(error) and "\\n" in str(error)
 
 
 def test_an_alias_cycle_is_an_error(tmp_path):

@@ -1,4 +1,30 @@
-from generator.naming import attribute_name, class_name, error_constructor_name, member_name, method_name
+"""The naming rules, one by one."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import keyword
+
+import pytest
+from conftest import FIXTURES, ROOT, generate_package, import_package
+
+from generator.naming import (
+    CONNECTION_NAMES,
+    PACKAGE_NAMES,
+    RPC_NAMES,
+    attribute_name,
+    class_name,
+    error_constructor_name,
+    member_name,
+    member_names,
+    merge_function_name,
+    method_name,
+    module_names,
+    type_name,
+    variant_names,
+    words,
+)
 
 
 def test_attribute_names_are_snake_case_of_the_wire_name():
@@ -18,14 +44,60 @@ def test_keywords_get_a_trailing_underscore_but_soft_keywords_do_not():
     assert attribute_name("match") == "match"
 
 
+def test_attributes_never_hide_the_class_api_or_what_class_bodies_and_builders_use():
+    for wire_name in ("builder", "build", "to_dict", "from_json", "unknown_properties", "field", "classmethod", "list"):
+        assert attribute_name(wire_name) == wire_name + "_"
+    assert attribute_name("UNDEFINED") == "undefined"  # snake_case: never a module constant
+    assert attribute_name("cls") == "cls"  # builder() names its own parameter `_cls`
+
+
 def test_names_never_start_with_a_digit():
     assert attribute_name("2fa") == "f_2fa"
     assert class_name("2fa") == "T2fa"
 
 
+def test_text_without_letters_or_digits_is_spelled():
+    assert words("") == ["empty"]
+    assert attribute_name("+") == "plus_sign"
+    assert attribute_name("\n") == "u_000a"
+    assert class_name("Mode", "-") == "ModeHyphenMinus"
+
+
+def test_letters_of_any_script_are_kept_normalised_as_python_reads_them():
+    assert attribute_name("café") == "café"
+    assert attribute_name("ﬁle") == "file"  # NFKC: Python would bind `file` anyway
+    assert type_name("Ｍｏｄｅ") == "Mode"
+
+
 def test_class_names_join_parts_in_pascal_case():
     assert class_name("SessionUpdate", "tool_call_update") == "SessionUpdateToolCallUpdate"
     assert class_name("DiffChange", "operation") == "DiffChangeOperation"
+
+
+def test_defs_names_are_kept_when_they_are_capitalised_identifiers():
+    assert type_name("ToolCallUpdate") == "ToolCallUpdate"
+    assert type_name("HTTP_Header") == "HTTP_Header"
+
+
+def test_other_defs_names_become_pascal_case():
+    assert type_name("decode") == "Decode"
+    assert type_name("str") == "Str"
+    assert type_name("class") == "Class"
+    assert type_name("my-type") == "MyType"
+    assert type_name("_Private") == "Private"
+    assert type_name("") == "Empty"
+
+
+def test_defs_names_the_package_already_uses_get_a_trailing_underscore():
+    for name in ("Any", "None", "Exception", "Model", "UNDEFINED", "DecodeError", "Request", "Methods"):
+        assert type_name(name) == name + "_"
+
+
+def test_type_names_never_shadow_keywords_builtins_or_package_names():
+    for name in [*keyword.kwlist, *keyword.softkwlist, "dict", "type", "cast", "field", *PACKAGE_NAMES, *RPC_NAMES]:
+        python = type_name(name)
+        assert python.isidentifier() and not keyword.iskeyword(python)
+        assert python not in {*dir(builtins), *PACKAGE_NAMES, *RPC_NAMES}
 
 
 def test_enum_members_are_upper_snake_case():
@@ -49,3 +121,83 @@ def test_method_names_join_the_words_of_the_json_rpc_method():
 def test_error_constructors_are_the_lowercased_member():
     assert error_constructor_name("INVALID_PARAMS") == "invalid_params"
     assert error_constructor_name("IMPORT") == "import_"
+
+
+def test_enum_values_whose_members_coincide_are_spelled_exactly():
+    assert member_names(["a-b", "a_b", "c"]) == ["a_HYPHEN_MINUS_b", "a_LOW_LINE_b", "C"]
+    assert member_names(["+1", "-1"]) == ["PLUS_SIGN_1", "HYPHEN_MINUS_1"]
+    assert member_names(["GET", "get"]) == ["GET", "get"]
+    assert member_names(["foo\nbar", "foo\rbar"]) == ["foo_U_000A_bar", "foo_U_000D_bar"]
+
+
+def test_exact_member_names_avoid_what_enum_str_and_int_define():
+    assert member_names(["MRO", "mro", "Name", "name"]) == ["MRO", "mro_", "Name", "name_"]
+
+
+def test_equal_values_keep_equal_member_names():
+    assert member_names(["a", "a"]) == ["a", "a"]
+
+
+def test_untagged_variants_are_named_by_what_sets_them_apart():
+    def candidates(**given):
+        return [given.get(rank) for rank in ("title", "const", "required", "keys", "json_type")] + [("variant",)]
+
+    assert variant_names("Shape", [candidates(title=("Circle",)), candidates(title=("Square",))]) == [
+        "ShapeCircle", "ShapeSquare"
+    ]
+    assert variant_names(
+        "Shape", [candidates(required=("with", "radius")), candidates(required=("with", "width", "height"))]
+    ) == ["ShapeWithRadius", "ShapeWithWidthHeight"]
+    # A shared title is no name: the next rank decides.
+    assert variant_names(
+        "Shape",
+        [candidates(title=("Box",), json_type=("object",)), candidates(title=("Box",), json_type=("string",))],
+    ) == ["ShapeObject", "ShapeString"]
+    # Nothing sets them apart: the most telling candidate (the builder numbers the second).
+    assert variant_names("U", [candidates(keys=("with", "a")), candidates(keys=("with", "a"))]) == ["UWithA", "UWithA"]
+    assert variant_names("U", [candidates(), candidates()]) == ["UVariant", "UVariant"]
+
+
+def test_merge_functions_are_named_after_their_type():
+    assert merge_function_name("ToolCallUpdate") == "merge_tool_call_update"
+
+
+@pytest.fixture(scope="module")
+def names_package(tmp_path_factory):
+    return generate_package(FIXTURES / "names.json", tmp_path_factory.mktemp("names"), "names_pkg")
+
+
+def top_level_names(source: str) -> set[str]:
+    bound = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound |= {alias.asname or alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.Assign):
+            bound |= {target.id for target in node.targets if isinstance(target, ast.Name)}
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            bound.add(node.target.id)
+    return bound
+
+
+@pytest.mark.parametrize("module", ["models.py", "rpc.py", "upserts.py", "connection.py", "__init__.py"])
+def test_package_names_lists_every_other_public_name_the_generated_modules_bind(module, names_package):
+    """Types must not take these names: the list must be complete (a new import in a template goes there)."""
+    for package in (ROOT / "generated" / "acp_v2", names_package):
+        if not (package / module).exists():
+            continue
+        bound = {name for name in top_level_names((package / module).read_text()) if not name.startswith("_")}
+        types = set(import_package(package.parent, package.name).models.__all__)
+        derived = {name for python in types for name in module_names(python, has_builder=True)}
+        merge_functions = {name for name in bound if name.startswith("merge_")}
+        assert bound - derived - merge_functions - set(RPC_NAMES) - set(CONNECTION_NAMES) <= PACKAGE_NAMES
+
+
+def test_module_names_lists_every_name_a_type_defines(names_package):
+    bound = top_level_names((names_package / "models.py").read_text())
+    types = import_package(names_package.parent, names_package.name).models.__all__
+    internal = {"__all__", "_DECODERS", "_DECODERS_BY_TYPE", "_M", "_rt"}
+    private = {name for name in bound if name.startswith("_")} - internal
+    containers = {name for name in private if name.startswith(("_decode_list_of_", "_decode_map_of_"))}
+    assert private - containers <= {name for python in types for name in module_names(python, has_builder=True)}

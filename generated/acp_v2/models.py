@@ -840,14 +840,14 @@ class AgentRequest(Model):
 
     @classmethod
     def builder(
-        cls: builtins.type[_AgentRequestT], *, id: RequestId, method: str
+        _cls: builtins.type[_AgentRequestT], *, id: RequestId, method: str
     ) -> AgentRequestBuilder[_AgentRequestT]:
         """Start building `AgentRequest` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "id": id,
             "method": method,
         }
-        return AgentRequestBuilder(cls, values)
+        return AgentRequestBuilder(_cls, _values)
 
 
 _RequestPermissionRequestT = TypeVar("_RequestPermissionRequestT", bound="RequestPermissionRequest")
@@ -899,19 +899,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_RequestPermissionRequestT],
+        _cls: builtins.type[_RequestPermissionRequestT],
         *,
         session_id: str,
         title: str,
         options: Iterable[PermissionOption],
     ) -> RequestPermissionRequestBuilder[_RequestPermissionRequestT]:
         """Start building `RequestPermissionRequest` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "session_id": session_id,
             "title": title,
             "options": list(options),
         }
-        return RequestPermissionRequestBuilder(cls, values)
+        return RequestPermissionRequestBuilder(_cls, _values)
 
 
 _ToolCallPermissionSubjectT = TypeVar("_ToolCallPermissionSubjectT", bound="ToolCallPermissionSubject")
@@ -940,13 +940,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_ToolCallPermissionSubjectT], *, tool_call: ToolCallUpdate
+        _cls: builtins.type[_ToolCallPermissionSubjectT], *, tool_call: ToolCallUpdate
     ) -> ToolCallPermissionSubjectBuilder[_ToolCallPermissionSubjectT]:
         """Start building `ToolCallPermissionSubject` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "tool_call": tool_call,
         }
-        return ToolCallPermissionSubjectBuilder(cls, values)
+        return ToolCallPermissionSubjectBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -987,14 +987,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_CommandPermissionSubjectT], *, command: str, cwd: str | os.PathLike[str]
+        _cls: builtins.type[_CommandPermissionSubjectT], *, command: str, cwd: str | os.PathLike[str]
     ) -> CommandPermissionSubjectBuilder[_CommandPermissionSubjectT]:
         """Start building `CommandPermissionSubject` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "command": command,
             "cwd": os.fspath(cwd),
         }
-        return CommandPermissionSubjectBuilder(cls, values)
+        return CommandPermissionSubjectBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1032,13 +1032,13 @@ future ACP variants."""
 
     @classmethod
     def builder(
-        cls: builtins.type[_RequestPermissionSubjectOtherT], *, type: str
+        _cls: builtins.type[_RequestPermissionSubjectOtherT], *, type: str
     ) -> RequestPermissionSubjectOtherBuilder[_RequestPermissionSubjectOtherT]:
         """Start building `RequestPermissionSubjectOther` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "type": type,
         }
-        return RequestPermissionSubjectOtherBuilder(cls, values)
+        return RequestPermissionSubjectOtherBuilder(_cls, _values)
 
 
 _ToolCallUpdateT = TypeVar("_ToolCallUpdateT", bound="ToolCallUpdate")
@@ -1124,12 +1124,12 @@ See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_ToolCallUpdateT], *, tool_call_id: str) -> ToolCallUpdateBuilder[_ToolCallUpdateT]:
+    def builder(_cls: builtins.type[_ToolCallUpdateT], *, tool_call_id: str) -> ToolCallUpdateBuilder[_ToolCallUpdateT]:
         """Start building `ToolCallUpdate` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "tool_call_id": tool_call_id,
         }
-        return ToolCallUpdateBuilder(cls, values)
+        return ToolCallUpdateBuilder(_cls, _values)
 
 
 _ContentT = TypeVar("_ContentT", bound="Content")
@@ -1153,12 +1153,12 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_ContentT], *, content: ContentBlock) -> ContentBuilder[_ContentT]:
+    def builder(_cls: builtins.type[_ContentT], *, content: ContentBlock) -> ContentBuilder[_ContentT]:
         """Start building `Content` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "content": content,
         }
-        return ContentBuilder(cls, values)
+        return ContentBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1204,12 +1204,12 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_DiffT], *, changes: Iterable[DiffChange]) -> DiffBuilder[_DiffT]:
+    def builder(_cls: builtins.type[_DiffT], *, changes: Iterable[DiffChange]) -> DiffBuilder[_DiffT]:
         """Start building `Diff` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "changes": list(changes),
         }
-        return DiffBuilder(cls, values)
+        return DiffBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1243,12 +1243,12 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_TerminalT], *, terminal_id: str) -> TerminalBuilder[_TerminalT]:
+    def builder(_cls: builtins.type[_TerminalT], *, terminal_id: str) -> TerminalBuilder[_TerminalT]:
         """Start building `Terminal` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "terminal_id": terminal_id,
         }
-        return TerminalBuilder(cls, values)
+        return TerminalBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1285,13 +1285,13 @@ future ACP variants."""
 
     @classmethod
     def builder(
-        cls: builtins.type[_ToolCallContentOtherT], *, type: str
+        _cls: builtins.type[_ToolCallContentOtherT], *, type: str
     ) -> ToolCallContentOtherBuilder[_ToolCallContentOtherT]:
         """Start building `ToolCallContentOther` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "type": type,
         }
-        return ToolCallContentOtherBuilder(cls, values)
+        return ToolCallContentOtherBuilder(_cls, _values)
 
 
 _TextContentT = TypeVar("_TextContentT", bound="TextContent")
@@ -1320,12 +1320,12 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_TextContentT], *, text: str) -> TextContentBuilder[_TextContentT]:
+    def builder(_cls: builtins.type[_TextContentT], *, text: str) -> TextContentBuilder[_TextContentT]:
         """Start building `TextContent` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "text": text,
         }
-        return TextContentBuilder(cls, values)
+        return TextContentBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1374,14 +1374,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_ImageContentT], *, data: str, mime_type: str
+        _cls: builtins.type[_ImageContentT], *, data: str, mime_type: str
     ) -> ImageContentBuilder[_ImageContentT]:
         """Start building `ImageContent` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "data": data,
             "mime_type": mime_type,
         }
-        return ImageContentBuilder(cls, values)
+        return ImageContentBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1423,14 +1423,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_AudioContentT], *, data: str, mime_type: str
+        _cls: builtins.type[_AudioContentT], *, data: str, mime_type: str
     ) -> AudioContentBuilder[_AudioContentT]:
         """Start building `AudioContent` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "data": data,
             "mime_type": mime_type,
         }
-        return AudioContentBuilder(cls, values)
+        return AudioContentBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1496,13 +1496,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_ResourceLinkT], *, name: str, uri: str) -> ResourceLinkBuilder[_ResourceLinkT]:
+    def builder(_cls: builtins.type[_ResourceLinkT], *, name: str, uri: str) -> ResourceLinkBuilder[_ResourceLinkT]:
         """Start building `ResourceLink` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "name": name,
             "uri": uri,
         }
-        return ResourceLinkBuilder(cls, values)
+        return ResourceLinkBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1541,13 +1541,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_EmbeddedResourceT], *, resource: EmbeddedResourceResource
+        _cls: builtins.type[_EmbeddedResourceT], *, resource: EmbeddedResourceResource
     ) -> EmbeddedResourceBuilder[_EmbeddedResourceT]:
         """Start building `EmbeddedResource` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "resource": resource,
         }
-        return EmbeddedResourceBuilder(cls, values)
+        return EmbeddedResourceBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1589,12 +1589,14 @@ future ACP variants."""
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_ContentBlockOtherT], *, type: str) -> ContentBlockOtherBuilder[_ContentBlockOtherT]:
+    def builder(
+        _cls: builtins.type[_ContentBlockOtherT], *, type: str
+    ) -> ContentBlockOtherBuilder[_ContentBlockOtherT]:
         """Start building `ContentBlockOther` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "type": type,
         }
-        return ContentBlockOtherBuilder(cls, values)
+        return ContentBlockOtherBuilder(_cls, _values)
 
 
 _AnnotationsT = TypeVar("_AnnotationsT", bound="Annotations")
@@ -1633,9 +1635,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_AnnotationsT]) -> AnnotationsBuilder[_AnnotationsT]:
+    def builder(_cls: builtins.type[_AnnotationsT]) -> AnnotationsBuilder[_AnnotationsT]:
         """Start building `Annotations` from its required properties; chain setters, then `build()`."""
-        return AnnotationsBuilder(cls, {})
+        return AnnotationsBuilder(_cls, {})
 
 
 _IconT = TypeVar("_IconT", bound="Icon")
@@ -1680,12 +1682,12 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_IconT], *, src: str) -> IconBuilder[_IconT]:
+    def builder(_cls: builtins.type[_IconT], *, src: str) -> IconBuilder[_IconT]:
         """Start building `Icon` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "src": src,
         }
-        return IconBuilder(cls, values)
+        return IconBuilder(_cls, _values)
 
 
 _TextResourceContentsT = TypeVar("_TextResourceContentsT", bound="TextResourceContents")
@@ -1718,14 +1720,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_TextResourceContentsT], *, text: str, uri: str
+        _cls: builtins.type[_TextResourceContentsT], *, text: str, uri: str
     ) -> TextResourceContentsBuilder[_TextResourceContentsT]:
         """Start building `TextResourceContents` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "text": text,
             "uri": uri,
         }
-        return TextResourceContentsBuilder(cls, values)
+        return TextResourceContentsBuilder(_cls, _values)
 
 
 _BlobResourceContentsT = TypeVar("_BlobResourceContentsT", bound="BlobResourceContents")
@@ -1758,14 +1760,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_BlobResourceContentsT], *, blob: str, uri: str
+        _cls: builtins.type[_BlobResourceContentsT], *, blob: str, uri: str
     ) -> BlobResourceContentsBuilder[_BlobResourceContentsT]:
         """Start building `BlobResourceContents` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "blob": blob,
             "uri": uri,
         }
-        return BlobResourceContentsBuilder(cls, values)
+        return BlobResourceContentsBuilder(_cls, _values)
 
 
 _DiffPathChangeT = TypeVar("_DiffPathChangeT", bound="DiffPathChange")
@@ -1783,13 +1785,13 @@ class DiffPathChange(Model):
 
     @classmethod
     def builder(
-        cls: builtins.type[_DiffPathChangeT], *, path: str | os.PathLike[str]
+        _cls: builtins.type[_DiffPathChangeT], *, path: str | os.PathLike[str]
     ) -> DiffPathChangeBuilder[_DiffPathChangeT]:
         """Start building `DiffPathChange` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "path": os.fspath(path),
         }
-        return DiffPathChangeBuilder(cls, values)
+        return DiffPathChangeBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1831,14 +1833,14 @@ class DiffPathPairChange(Model):
 
     @classmethod
     def builder(
-        cls: builtins.type[_DiffPathPairChangeT], *, old_path: str | os.PathLike[str], path: str | os.PathLike[str]
+        _cls: builtins.type[_DiffPathPairChangeT], *, old_path: str | os.PathLike[str], path: str | os.PathLike[str]
     ) -> DiffPathPairChangeBuilder[_DiffPathPairChangeT]:
         """Start building `DiffPathPairChange` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "old_path": os.fspath(old_path),
             "path": os.fspath(path),
         }
-        return DiffPathPairChangeBuilder(cls, values)
+        return DiffPathPairChangeBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -1878,13 +1880,13 @@ future ACP variants."""
 
     @classmethod
     def builder(
-        cls: builtins.type[_DiffChangeOperationOtherT], *, operation: str
+        _cls: builtins.type[_DiffChangeOperationOtherT], *, operation: str
     ) -> DiffChangeOperationOtherBuilder[_DiffChangeOperationOtherT]:
         """Start building `DiffChangeOperationOther` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "operation": operation,
         }
-        return DiffChangeOperationOtherBuilder(cls, values)
+        return DiffChangeOperationOtherBuilder(_cls, _values)
 
 
 _DiffChangeT = TypeVar("_DiffChangeT", bound="DiffChange")
@@ -1918,12 +1920,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """The variant, decoded from the same JSON object."""
 
     @classmethod
-    def builder(cls: builtins.type[_DiffChangeT], *, operation: DiffChangeOperation) -> DiffChangeBuilder[_DiffChangeT]:
+    def builder(
+        _cls: builtins.type[_DiffChangeT], *, operation: DiffChangeOperation
+    ) -> DiffChangeBuilder[_DiffChangeT]:
         """Start building `DiffChange` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "operation": operation,
         }
-        return DiffChangeBuilder(cls, values)
+        return DiffChangeBuilder(_cls, _values)
 
 
 _DiffPatchT = TypeVar("_DiffPatchT", bound="DiffPatch")
@@ -1951,14 +1955,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_DiffPatchT], *, format: DiffPatchFormat | str, text: str
+        _cls: builtins.type[_DiffPatchT], *, format: DiffPatchFormat | str, text: str
     ) -> DiffPatchBuilder[_DiffPatchT]:
         """Start building `DiffPatch` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "format": format,
             "text": text,
         }
-        return DiffPatchBuilder(cls, values)
+        return DiffPatchBuilder(_cls, _values)
 
 
 _ToolCallLocationT = TypeVar("_ToolCallLocationT", bound="ToolCallLocation")
@@ -1993,13 +1997,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_ToolCallLocationT], *, path: str | os.PathLike[str]
+        _cls: builtins.type[_ToolCallLocationT], *, path: str | os.PathLike[str]
     ) -> ToolCallLocationBuilder[_ToolCallLocationT]:
         """Start building `ToolCallLocation` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "path": os.fspath(path),
         }
-        return ToolCallLocationBuilder(cls, values)
+        return ToolCallLocationBuilder(_cls, _values)
 
 
 _ToolCallCapabilitiesT = TypeVar("_ToolCallCapabilitiesT", bound="ToolCallCapabilities")
@@ -2032,9 +2036,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_ToolCallCapabilitiesT]) -> ToolCallCapabilitiesBuilder[_ToolCallCapabilitiesT]:
+    def builder(_cls: builtins.type[_ToolCallCapabilitiesT]) -> ToolCallCapabilitiesBuilder[_ToolCallCapabilitiesT]:
         """Start building `ToolCallCapabilities` from its required properties; chain setters, then `build()`."""
-        return ToolCallCapabilitiesBuilder(cls, {})
+        return ToolCallCapabilitiesBuilder(_cls, {})
 
 
 _ToolCallCancelCapabilitiesT = TypeVar("_ToolCallCancelCapabilitiesT", bound="ToolCallCancelCapabilities")
@@ -2058,10 +2062,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_ToolCallCancelCapabilitiesT],
+        _cls: builtins.type[_ToolCallCancelCapabilitiesT],
     ) -> ToolCallCancelCapabilitiesBuilder[_ToolCallCancelCapabilitiesT]:
         """Start building `ToolCallCancelCapabilities` from its required properties; chain setters, then `build()`."""
-        return ToolCallCancelCapabilitiesBuilder(cls, {})
+        return ToolCallCancelCapabilitiesBuilder(_cls, {})
 
 
 _PermissionOptionT = TypeVar("_PermissionOptionT", bound="PermissionOption")
@@ -2092,15 +2096,15 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_PermissionOptionT], *, option_id: str, name: str, kind: PermissionOptionKind | str
+        _cls: builtins.type[_PermissionOptionT], *, option_id: str, name: str, kind: PermissionOptionKind | str
     ) -> PermissionOptionBuilder[_PermissionOptionT]:
         """Start building `PermissionOption` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "option_id": option_id,
             "name": name,
             "kind": kind,
         }
-        return PermissionOptionBuilder(cls, values)
+        return PermissionOptionBuilder(_cls, _values)
 
 
 _ElicitationFormModeT = TypeVar("_ElicitationFormModeT", bound="ElicitationFormMode")
@@ -2118,17 +2122,17 @@ class ElicitationFormMode(Model):
 
     @classmethod
     def builder(
-        cls: builtins.type[_ElicitationFormModeT],
+        _cls: builtins.type[_ElicitationFormModeT],
         *,
         requested_schema: ElicitationSchema,
         variant: ElicitationFormModeVariant,
     ) -> ElicitationFormModeBuilder[_ElicitationFormModeT]:
         """Start building `ElicitationFormMode` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "requested_schema": requested_schema,
             "variant": variant,
         }
-        return ElicitationFormModeBuilder(cls, values)
+        return ElicitationFormModeBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2156,15 +2160,15 @@ class ElicitationUrlMode(Model):
 
     @classmethod
     def builder(
-        cls: builtins.type[_ElicitationUrlModeT], *, elicitation_id: str, url: str, variant: ElicitationUrlModeVariant
+        _cls: builtins.type[_ElicitationUrlModeT], *, elicitation_id: str, url: str, variant: ElicitationUrlModeVariant
     ) -> ElicitationUrlModeBuilder[_ElicitationUrlModeT]:
         """Start building `ElicitationUrlMode` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "elicitation_id": elicitation_id,
             "url": url,
             "variant": variant,
         }
-        return ElicitationUrlModeBuilder(cls, values)
+        return ElicitationUrlModeBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2203,17 +2207,17 @@ future ACP variants."""
 
     @classmethod
     def builder(
-        cls: builtins.type[_CreateElicitationRequestModeOtherT],
+        _cls: builtins.type[_CreateElicitationRequestModeOtherT],
         *,
         mode: str,
         variant: CreateElicitationRequestModeOtherVariant,
     ) -> CreateElicitationRequestModeOtherBuilder[_CreateElicitationRequestModeOtherT]:
         """Start building `CreateElicitationRequestModeOther` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "mode": mode,
             "variant": variant,
         }
-        return CreateElicitationRequestModeOtherBuilder(cls, values)
+        return CreateElicitationRequestModeOtherBuilder(_cls, _values)
 
 
 _CreateElicitationRequestT = TypeVar("_CreateElicitationRequestT", bound="CreateElicitationRequest")
@@ -2254,14 +2258,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_CreateElicitationRequestT], *, message: str, mode: CreateElicitationRequestMode
+        _cls: builtins.type[_CreateElicitationRequestT], *, message: str, mode: CreateElicitationRequestMode
     ) -> CreateElicitationRequestBuilder[_CreateElicitationRequestT]:
         """Start building `CreateElicitationRequest` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "message": message,
             "mode": mode,
         }
-        return CreateElicitationRequestBuilder(cls, values)
+        return CreateElicitationRequestBuilder(_cls, _values)
 
 
 _ElicitationSessionScopeT = TypeVar("_ElicitationSessionScopeT", bound="ElicitationSessionScope")
@@ -2289,13 +2293,13 @@ session without a specific tool call."""
 
     @classmethod
     def builder(
-        cls: builtins.type[_ElicitationSessionScopeT], *, session_id: str
+        _cls: builtins.type[_ElicitationSessionScopeT], *, session_id: str
     ) -> ElicitationSessionScopeBuilder[_ElicitationSessionScopeT]:
         """Start building `ElicitationSessionScope` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "session_id": session_id,
         }
-        return ElicitationSessionScopeBuilder(cls, values)
+        return ElicitationSessionScopeBuilder(_cls, _values)
 
 
 _ElicitationRequestScopeT = TypeVar("_ElicitationRequestScopeT", bound="ElicitationRequestScope")
@@ -2314,13 +2318,13 @@ class ElicitationRequestScope(Model):
 
     @classmethod
     def builder(
-        cls: builtins.type[_ElicitationRequestScopeT], *, request_id: RequestId
+        _cls: builtins.type[_ElicitationRequestScopeT], *, request_id: RequestId
     ) -> ElicitationRequestScopeBuilder[_ElicitationRequestScopeT]:
         """Start building `ElicitationRequestScope` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "request_id": request_id,
         }
-        return ElicitationRequestScopeBuilder(cls, values)
+        return ElicitationRequestScopeBuilder(_cls, _values)
 
 
 _ElicitationSchemaT = TypeVar("_ElicitationSchemaT", bound="ElicitationSchema")
@@ -2366,17 +2370,17 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_ElicitationSchemaT],
+        _cls: builtins.type[_ElicitationSchemaT],
         *,
         type: ElicitationSchemaType | str,
         properties: Mapping[str, ElicitationPropertySchema],
     ) -> ElicitationSchemaBuilder[_ElicitationSchemaT]:
         """Start building `ElicitationSchema` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "type": type,
             "properties": dict(properties),
         }
-        return ElicitationSchemaBuilder(cls, values)
+        return ElicitationSchemaBuilder(_cls, _values)
 
 
 _StringPropertySchemaT = TypeVar("_StringPropertySchemaT", bound="StringPropertySchema")
@@ -2447,9 +2451,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_StringPropertySchemaT]) -> StringPropertySchemaBuilder[_StringPropertySchemaT]:
+    def builder(_cls: builtins.type[_StringPropertySchemaT]) -> StringPropertySchemaBuilder[_StringPropertySchemaT]:
         """Start building `StringPropertySchema` from its required properties; chain setters, then `build()`."""
-        return StringPropertySchemaBuilder(cls, {})
+        return StringPropertySchemaBuilder(_cls, {})
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2502,9 +2506,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_NumberPropertySchemaT]) -> NumberPropertySchemaBuilder[_NumberPropertySchemaT]:
+    def builder(_cls: builtins.type[_NumberPropertySchemaT]) -> NumberPropertySchemaBuilder[_NumberPropertySchemaT]:
         """Start building `NumberPropertySchema` from its required properties; chain setters, then `build()`."""
-        return NumberPropertySchemaBuilder(cls, {})
+        return NumberPropertySchemaBuilder(_cls, {})
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2557,9 +2561,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_IntegerPropertySchemaT]) -> IntegerPropertySchemaBuilder[_IntegerPropertySchemaT]:
+    def builder(_cls: builtins.type[_IntegerPropertySchemaT]) -> IntegerPropertySchemaBuilder[_IntegerPropertySchemaT]:
         """Start building `IntegerPropertySchema` from its required properties; chain setters, then `build()`."""
-        return IntegerPropertySchemaBuilder(cls, {})
+        return IntegerPropertySchemaBuilder(_cls, {})
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2602,9 +2606,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_BooleanPropertySchemaT]) -> BooleanPropertySchemaBuilder[_BooleanPropertySchemaT]:
+    def builder(_cls: builtins.type[_BooleanPropertySchemaT]) -> BooleanPropertySchemaBuilder[_BooleanPropertySchemaT]:
         """Start building `BooleanPropertySchema` from its required properties; chain setters, then `build()`."""
-        return BooleanPropertySchemaBuilder(cls, {})
+        return BooleanPropertySchemaBuilder(_cls, {})
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2661,13 +2665,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_MultiSelectPropertySchemaT], *, items: MultiSelectItems
+        _cls: builtins.type[_MultiSelectPropertySchemaT], *, items: MultiSelectItems
     ) -> MultiSelectPropertySchemaBuilder[_MultiSelectPropertySchemaT]:
         """Start building `MultiSelectPropertySchema` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "items": items,
         }
-        return MultiSelectPropertySchemaBuilder(cls, values)
+        return MultiSelectPropertySchemaBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2704,13 +2708,13 @@ future ACP variants."""
 
     @classmethod
     def builder(
-        cls: builtins.type[_ElicitationPropertySchemaOtherT], *, type: str
+        _cls: builtins.type[_ElicitationPropertySchemaOtherT], *, type: str
     ) -> ElicitationPropertySchemaOtherBuilder[_ElicitationPropertySchemaOtherT]:
         """Start building `ElicitationPropertySchemaOther` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "type": type,
         }
-        return ElicitationPropertySchemaOtherBuilder(cls, values)
+        return ElicitationPropertySchemaOtherBuilder(_cls, _values)
 
 
 _EnumOptionT = TypeVar("_EnumOptionT", bound="EnumOption")
@@ -2742,13 +2746,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_EnumOptionT], *, const: str, title: str) -> EnumOptionBuilder[_EnumOptionT]:
+    def builder(_cls: builtins.type[_EnumOptionT], *, const: str, title: str) -> EnumOptionBuilder[_EnumOptionT]:
         """Start building `EnumOption` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "const": const,
             "title": title,
         }
-        return EnumOptionBuilder(cls, values)
+        return EnumOptionBuilder(_cls, _values)
 
 
 _StringMultiSelectItemsT = TypeVar("_StringMultiSelectItemsT", bound="StringMultiSelectItems")
@@ -2773,13 +2777,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_StringMultiSelectItemsT], *, enum: Iterable[str]
+        _cls: builtins.type[_StringMultiSelectItemsT], *, enum: Iterable[str]
     ) -> StringMultiSelectItemsBuilder[_StringMultiSelectItemsT]:
         """Start building `StringMultiSelectItems` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "enum": list(enum),
         }
-        return StringMultiSelectItemsBuilder(cls, values)
+        return StringMultiSelectItemsBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -2808,13 +2812,13 @@ future ACP variants."""
 
     @classmethod
     def builder(
-        cls: builtins.type[_MultiSelectItemsOtherT], *, type: str
+        _cls: builtins.type[_MultiSelectItemsOtherT], *, type: str
     ) -> MultiSelectItemsOtherBuilder[_MultiSelectItemsOtherT]:
         """Start building `MultiSelectItemsOther` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "type": type,
         }
-        return MultiSelectItemsOtherBuilder(cls, values)
+        return MultiSelectItemsOtherBuilder(_cls, _values)
 
 
 _TitledMultiSelectItemsT = TypeVar("_TitledMultiSelectItemsT", bound="TitledMultiSelectItems")
@@ -2839,13 +2843,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_TitledMultiSelectItemsT], *, any_of: Iterable[EnumOption]
+        _cls: builtins.type[_TitledMultiSelectItemsT], *, any_of: Iterable[EnumOption]
     ) -> TitledMultiSelectItemsBuilder[_TitledMultiSelectItemsT]:
         """Start building `TitledMultiSelectItems` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "any_of": list(any_of),
         }
-        return TitledMultiSelectItemsBuilder(cls, values)
+        return TitledMultiSelectItemsBuilder(_cls, _values)
 
 
 _MessageMcpRequestT = TypeVar("_MessageMcpRequestT", bound="MessageMcpRequest")
@@ -2882,15 +2886,15 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_MessageMcpRequestT], *, server_id: str, request_id: str, method: str
+        _cls: builtins.type[_MessageMcpRequestT], *, server_id: str, request_id: str, method: str
     ) -> MessageMcpRequestBuilder[_MessageMcpRequestT]:
         """Start building `MessageMcpRequest` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "server_id": server_id,
             "request_id": request_id,
             "method": method,
         }
-        return MessageMcpRequestBuilder(cls, values)
+        return MessageMcpRequestBuilder(_cls, _values)
 
 
 _AgentResponseResultT = TypeVar("_AgentResponseResultT", bound="AgentResponseResult")
@@ -2911,14 +2915,14 @@ class AgentResponseResult(Model):
 
     @classmethod
     def builder(
-        cls: builtins.type[_AgentResponseResultT], *, id: RequestId, result: AgentResponseResultResult
+        _cls: builtins.type[_AgentResponseResultT], *, id: RequestId, result: AgentResponseResultResult
     ) -> AgentResponseResultBuilder[_AgentResponseResultT]:
         """Start building `AgentResponseResult` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "id": id,
             "result": result,
         }
-        return AgentResponseResultBuilder(cls, values)
+        return AgentResponseResultBuilder(_cls, _values)
 
 
 _AgentResponseErrorT = TypeVar("_AgentResponseErrorT", bound="AgentResponseError")
@@ -2942,14 +2946,14 @@ for a parse error or an invalid request."""
 
     @classmethod
     def builder(
-        cls: builtins.type[_AgentResponseErrorT], *, id: AgentResponseErrorId | None, error: Error
+        _cls: builtins.type[_AgentResponseErrorT], *, id: AgentResponseErrorId | None, error: Error
     ) -> AgentResponseErrorBuilder[_AgentResponseErrorT]:
         """Start building `AgentResponseError` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "id": id,
             "error": error,
         }
-        return AgentResponseErrorBuilder(cls, values)
+        return AgentResponseErrorBuilder(_cls, _values)
 
 
 _InitializeResponseT = TypeVar("_InitializeResponseT", bound="InitializeResponse")
@@ -2996,14 +3000,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_InitializeResponseT], *, protocol_version: int, info: Implementation
+        _cls: builtins.type[_InitializeResponseT], *, protocol_version: int, info: Implementation
     ) -> InitializeResponseBuilder[_InitializeResponseT]:
         """Start building `InitializeResponse` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "protocol_version": protocol_version,
             "info": info,
         }
-        return InitializeResponseBuilder(cls, values)
+        return InitializeResponseBuilder(_cls, _values)
 
 
 _ImplementationT = TypeVar("_ImplementationT", bound="Implementation")
@@ -3043,14 +3047,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_ImplementationT], *, name: str, version: str
+        _cls: builtins.type[_ImplementationT], *, name: str, version: str
     ) -> ImplementationBuilder[_ImplementationT]:
         """Start building `Implementation` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "name": name,
             "version": version,
         }
-        return ImplementationBuilder(cls, values)
+        return ImplementationBuilder(_cls, _values)
 
 
 _AgentCapabilitiesT = TypeVar("_AgentCapabilitiesT", bound="AgentCapabilities")
@@ -3104,9 +3108,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_AgentCapabilitiesT]) -> AgentCapabilitiesBuilder[_AgentCapabilitiesT]:
+    def builder(_cls: builtins.type[_AgentCapabilitiesT]) -> AgentCapabilitiesBuilder[_AgentCapabilitiesT]:
         """Start building `AgentCapabilities` from its required properties; chain setters, then `build()`."""
-        return AgentCapabilitiesBuilder(cls, {})
+        return AgentCapabilitiesBuilder(_cls, {})
 
 
 _SessionCapabilitiesT = TypeVar("_SessionCapabilitiesT", bound="SessionCapabilities")
@@ -3221,9 +3225,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_SessionCapabilitiesT]) -> SessionCapabilitiesBuilder[_SessionCapabilitiesT]:
+    def builder(_cls: builtins.type[_SessionCapabilitiesT]) -> SessionCapabilitiesBuilder[_SessionCapabilitiesT]:
         """Start building `SessionCapabilities` from its required properties; chain setters, then `build()`."""
-        return SessionCapabilitiesBuilder(cls, {})
+        return SessionCapabilitiesBuilder(_cls, {})
 
 
 _PromptCapabilitiesT = TypeVar("_PromptCapabilitiesT", bound="PromptCapabilities")
@@ -3277,9 +3281,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_PromptCapabilitiesT]) -> PromptCapabilitiesBuilder[_PromptCapabilitiesT]:
+    def builder(_cls: builtins.type[_PromptCapabilitiesT]) -> PromptCapabilitiesBuilder[_PromptCapabilitiesT]:
         """Start building `PromptCapabilities` from its required properties; chain setters, then `build()`."""
-        return PromptCapabilitiesBuilder(cls, {})
+        return PromptCapabilitiesBuilder(_cls, {})
 
 
 _PromptImageCapabilitiesT = TypeVar("_PromptImageCapabilitiesT", bound="PromptImageCapabilities")
@@ -3303,10 +3307,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_PromptImageCapabilitiesT],
+        _cls: builtins.type[_PromptImageCapabilitiesT],
     ) -> PromptImageCapabilitiesBuilder[_PromptImageCapabilitiesT]:
         """Start building `PromptImageCapabilities` from its required properties; chain setters, then `build()`."""
-        return PromptImageCapabilitiesBuilder(cls, {})
+        return PromptImageCapabilitiesBuilder(_cls, {})
 
 
 _PromptAudioCapabilitiesT = TypeVar("_PromptAudioCapabilitiesT", bound="PromptAudioCapabilities")
@@ -3330,10 +3334,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_PromptAudioCapabilitiesT],
+        _cls: builtins.type[_PromptAudioCapabilitiesT],
     ) -> PromptAudioCapabilitiesBuilder[_PromptAudioCapabilitiesT]:
         """Start building `PromptAudioCapabilities` from its required properties; chain setters, then `build()`."""
-        return PromptAudioCapabilitiesBuilder(cls, {})
+        return PromptAudioCapabilitiesBuilder(_cls, {})
 
 
 _PromptEmbeddedContextCapabilitiesT = TypeVar(
@@ -3359,10 +3363,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_PromptEmbeddedContextCapabilitiesT],
+        _cls: builtins.type[_PromptEmbeddedContextCapabilitiesT],
     ) -> PromptEmbeddedContextCapabilitiesBuilder[_PromptEmbeddedContextCapabilitiesT]:
         """Start building `PromptEmbeddedContextCapabilities` from its required properties; chain setters, then `build()`."""
-        return PromptEmbeddedContextCapabilitiesBuilder(cls, {})
+        return PromptEmbeddedContextCapabilitiesBuilder(_cls, {})
 
 
 _McpCapabilitiesT = TypeVar("_McpCapabilitiesT", bound="McpCapabilities")
@@ -3405,9 +3409,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_McpCapabilitiesT]) -> McpCapabilitiesBuilder[_McpCapabilitiesT]:
+    def builder(_cls: builtins.type[_McpCapabilitiesT]) -> McpCapabilitiesBuilder[_McpCapabilitiesT]:
         """Start building `McpCapabilities` from its required properties; chain setters, then `build()`."""
-        return McpCapabilitiesBuilder(cls, {})
+        return McpCapabilitiesBuilder(_cls, {})
 
 
 _McpStdioCapabilitiesT = TypeVar("_McpStdioCapabilitiesT", bound="McpStdioCapabilities")
@@ -3430,9 +3434,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_McpStdioCapabilitiesT]) -> McpStdioCapabilitiesBuilder[_McpStdioCapabilitiesT]:
+    def builder(_cls: builtins.type[_McpStdioCapabilitiesT]) -> McpStdioCapabilitiesBuilder[_McpStdioCapabilitiesT]:
         """Start building `McpStdioCapabilities` from its required properties; chain setters, then `build()`."""
-        return McpStdioCapabilitiesBuilder(cls, {})
+        return McpStdioCapabilitiesBuilder(_cls, {})
 
 
 _McpHttpCapabilitiesT = TypeVar("_McpHttpCapabilitiesT", bound="McpHttpCapabilities")
@@ -3455,9 +3459,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_McpHttpCapabilitiesT]) -> McpHttpCapabilitiesBuilder[_McpHttpCapabilitiesT]:
+    def builder(_cls: builtins.type[_McpHttpCapabilitiesT]) -> McpHttpCapabilitiesBuilder[_McpHttpCapabilitiesT]:
         """Start building `McpHttpCapabilities` from its required properties; chain setters, then `build()`."""
-        return McpHttpCapabilitiesBuilder(cls, {})
+        return McpHttpCapabilitiesBuilder(_cls, {})
 
 
 _McpAcpCapabilitiesT = TypeVar("_McpAcpCapabilitiesT", bound="McpAcpCapabilities")
@@ -3484,9 +3488,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_McpAcpCapabilitiesT]) -> McpAcpCapabilitiesBuilder[_McpAcpCapabilitiesT]:
+    def builder(_cls: builtins.type[_McpAcpCapabilitiesT]) -> McpAcpCapabilitiesBuilder[_McpAcpCapabilitiesT]:
         """Start building `McpAcpCapabilities` from its required properties; chain setters, then `build()`."""
-        return McpAcpCapabilitiesBuilder(cls, {})
+        return McpAcpCapabilitiesBuilder(_cls, {})
 
 
 _SessionDeleteCapabilitiesT = TypeVar("_SessionDeleteCapabilitiesT", bound="SessionDeleteCapabilities")
@@ -3510,10 +3514,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_SessionDeleteCapabilitiesT],
+        _cls: builtins.type[_SessionDeleteCapabilitiesT],
     ) -> SessionDeleteCapabilitiesBuilder[_SessionDeleteCapabilitiesT]:
         """Start building `SessionDeleteCapabilities` from its required properties; chain setters, then `build()`."""
-        return SessionDeleteCapabilitiesBuilder(cls, {})
+        return SessionDeleteCapabilitiesBuilder(_cls, {})
 
 
 _SessionAdditionalDirectoriesCapabilitiesT = TypeVar(
@@ -3542,10 +3546,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_SessionAdditionalDirectoriesCapabilitiesT],
+        _cls: builtins.type[_SessionAdditionalDirectoriesCapabilitiesT],
     ) -> SessionAdditionalDirectoriesCapabilitiesBuilder[_SessionAdditionalDirectoriesCapabilitiesT]:
         """Start building `SessionAdditionalDirectoriesCapabilities` from its required properties; chain setters, then `build()`."""
-        return SessionAdditionalDirectoriesCapabilitiesBuilder(cls, {})
+        return SessionAdditionalDirectoriesCapabilitiesBuilder(_cls, {})
 
 
 _SessionSystemPromptCapabilitiesT = TypeVar(
@@ -3581,10 +3585,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_SessionSystemPromptCapabilitiesT],
+        _cls: builtins.type[_SessionSystemPromptCapabilitiesT],
     ) -> SessionSystemPromptCapabilitiesBuilder[_SessionSystemPromptCapabilitiesT]:
         """Start building `SessionSystemPromptCapabilities` from its required properties; chain setters, then `build()`."""
-        return SessionSystemPromptCapabilitiesBuilder(cls, {})
+        return SessionSystemPromptCapabilitiesBuilder(_cls, {})
 
 
 _SessionSystemPromptModeCapabilitiesT = TypeVar(
@@ -3622,10 +3626,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_SessionSystemPromptModeCapabilitiesT],
+        _cls: builtins.type[_SessionSystemPromptModeCapabilitiesT],
     ) -> SessionSystemPromptModeCapabilitiesBuilder[_SessionSystemPromptModeCapabilitiesT]:
         """Start building `SessionSystemPromptModeCapabilities` from its required properties; chain setters, then `build()`."""
-        return SessionSystemPromptModeCapabilitiesBuilder(cls, {})
+        return SessionSystemPromptModeCapabilitiesBuilder(_cls, {})
 
 
 _SessionSystemPromptOverrideCapabilitiesT = TypeVar(
@@ -3656,10 +3660,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_SessionSystemPromptOverrideCapabilitiesT],
+        _cls: builtins.type[_SessionSystemPromptOverrideCapabilitiesT],
     ) -> SessionSystemPromptOverrideCapabilitiesBuilder[_SessionSystemPromptOverrideCapabilitiesT]:
         """Start building `SessionSystemPromptOverrideCapabilities` from its required properties; chain setters, then `build()`."""
-        return SessionSystemPromptOverrideCapabilitiesBuilder(cls, {})
+        return SessionSystemPromptOverrideCapabilitiesBuilder(_cls, {})
 
 
 _SessionForkCapabilitiesT = TypeVar("_SessionForkCapabilitiesT", bound="SessionForkCapabilities")
@@ -3687,10 +3691,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_SessionForkCapabilitiesT],
+        _cls: builtins.type[_SessionForkCapabilitiesT],
     ) -> SessionForkCapabilitiesBuilder[_SessionForkCapabilitiesT]:
         """Start building `SessionForkCapabilities` from its required properties; chain setters, then `build()`."""
-        return SessionForkCapabilitiesBuilder(cls, {})
+        return SessionForkCapabilitiesBuilder(_cls, {})
 
 
 _SessionArchiveCapabilitiesT = TypeVar("_SessionArchiveCapabilitiesT", bound="SessionArchiveCapabilities")
@@ -3719,10 +3723,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_SessionArchiveCapabilitiesT],
+        _cls: builtins.type[_SessionArchiveCapabilitiesT],
     ) -> SessionArchiveCapabilitiesBuilder[_SessionArchiveCapabilitiesT]:
         """Start building `SessionArchiveCapabilities` from its required properties; chain setters, then `build()`."""
-        return SessionArchiveCapabilitiesBuilder(cls, {})
+        return SessionArchiveCapabilitiesBuilder(_cls, {})
 
 
 _SessionStatusCapabilitiesT = TypeVar("_SessionStatusCapabilitiesT", bound="SessionStatusCapabilities")
@@ -3750,10 +3754,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_SessionStatusCapabilitiesT],
+        _cls: builtins.type[_SessionStatusCapabilitiesT],
     ) -> SessionStatusCapabilitiesBuilder[_SessionStatusCapabilitiesT]:
         """Start building `SessionStatusCapabilities` from its required properties; chain setters, then `build()`."""
-        return SessionStatusCapabilitiesBuilder(cls, {})
+        return SessionStatusCapabilitiesBuilder(_cls, {})
 
 
 _SessionTitleCapabilitiesT = TypeVar("_SessionTitleCapabilitiesT", bound="SessionTitleCapabilities")
@@ -3782,10 +3786,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_SessionTitleCapabilitiesT],
+        _cls: builtins.type[_SessionTitleCapabilitiesT],
     ) -> SessionTitleCapabilitiesBuilder[_SessionTitleCapabilitiesT]:
         """Start building `SessionTitleCapabilities` from its required properties; chain setters, then `build()`."""
-        return SessionTitleCapabilitiesBuilder(cls, {})
+        return SessionTitleCapabilitiesBuilder(_cls, {})
 
 
 _AgentAuthCapabilitiesT = TypeVar("_AgentAuthCapabilitiesT", bound="AgentAuthCapabilities")
@@ -3820,9 +3824,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_AgentAuthCapabilitiesT]) -> AgentAuthCapabilitiesBuilder[_AgentAuthCapabilitiesT]:
+    def builder(_cls: builtins.type[_AgentAuthCapabilitiesT]) -> AgentAuthCapabilitiesBuilder[_AgentAuthCapabilitiesT]:
         """Start building `AgentAuthCapabilities` from its required properties; chain setters, then `build()`."""
-        return AgentAuthCapabilitiesBuilder(cls, {})
+        return AgentAuthCapabilitiesBuilder(_cls, {})
 
 
 _AuthStatusCapabilitiesT = TypeVar("_AuthStatusCapabilitiesT", bound="AuthStatusCapabilities")
@@ -3850,10 +3854,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_AuthStatusCapabilitiesT],
+        _cls: builtins.type[_AuthStatusCapabilitiesT],
     ) -> AuthStatusCapabilitiesBuilder[_AuthStatusCapabilitiesT]:
         """Start building `AuthStatusCapabilities` from its required properties; chain setters, then `build()`."""
-        return AuthStatusCapabilitiesBuilder(cls, {})
+        return AuthStatusCapabilitiesBuilder(_cls, {})
 
 
 _ProvidersCapabilitiesT = TypeVar("_ProvidersCapabilitiesT", bound="ProvidersCapabilities")
@@ -3880,9 +3884,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_ProvidersCapabilitiesT]) -> ProvidersCapabilitiesBuilder[_ProvidersCapabilitiesT]:
+    def builder(_cls: builtins.type[_ProvidersCapabilitiesT]) -> ProvidersCapabilitiesBuilder[_ProvidersCapabilitiesT]:
         """Start building `ProvidersCapabilities` from its required properties; chain setters, then `build()`."""
-        return ProvidersCapabilitiesBuilder(cls, {})
+        return ProvidersCapabilitiesBuilder(_cls, {})
 
 
 _AuthMethodTerminalT = TypeVar("_AuthMethodTerminalT", bound="AuthMethodTerminal")
@@ -3929,14 +3933,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_AuthMethodTerminalT], *, method_id: str, name: str
+        _cls: builtins.type[_AuthMethodTerminalT], *, method_id: str, name: str
     ) -> AuthMethodTerminalBuilder[_AuthMethodTerminalT]:
         """Start building `AuthMethodTerminal` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "method_id": method_id,
             "name": name,
         }
-        return AuthMethodTerminalBuilder(cls, values)
+        return AuthMethodTerminalBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -3979,14 +3983,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_AuthMethodAgentT], *, method_id: str, name: str
+        _cls: builtins.type[_AuthMethodAgentT], *, method_id: str, name: str
     ) -> AuthMethodAgentBuilder[_AuthMethodAgentT]:
         """Start building `AuthMethodAgent` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "method_id": method_id,
             "name": name,
         }
-        return AuthMethodAgentBuilder(cls, values)
+        return AuthMethodAgentBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4031,15 +4035,15 @@ future ACP variants."""
 
     @classmethod
     def builder(
-        cls: builtins.type[_AuthMethodOtherT], *, type: str, method_id: str, name: str
+        _cls: builtins.type[_AuthMethodOtherT], *, type: str, method_id: str, name: str
     ) -> AuthMethodOtherBuilder[_AuthMethodOtherT]:
         """Start building `AuthMethodOther` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "type": type,
             "method_id": method_id,
             "name": name,
         }
-        return AuthMethodOtherBuilder(cls, values)
+        return AuthMethodOtherBuilder(_cls, _values)
 
 
 _EnvVariableT = TypeVar("_EnvVariableT", bound="EnvVariable")
@@ -4066,13 +4070,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_EnvVariableT], *, name: str, value: str) -> EnvVariableBuilder[_EnvVariableT]:
+    def builder(_cls: builtins.type[_EnvVariableT], *, name: str, value: str) -> EnvVariableBuilder[_EnvVariableT]:
         """Start building `EnvVariable` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "name": name,
             "value": value,
         }
-        return EnvVariableBuilder(cls, values)
+        return EnvVariableBuilder(_cls, _values)
 
 
 _LoginAuthResponseT = TypeVar("_LoginAuthResponseT", bound="LoginAuthResponse")
@@ -4093,9 +4097,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_LoginAuthResponseT]) -> LoginAuthResponseBuilder[_LoginAuthResponseT]:
+    def builder(_cls: builtins.type[_LoginAuthResponseT]) -> LoginAuthResponseBuilder[_LoginAuthResponseT]:
         """Start building `LoginAuthResponse` from its required properties; chain setters, then `build()`."""
-        return LoginAuthResponseBuilder(cls, {})
+        return LoginAuthResponseBuilder(_cls, {})
 
 
 _ListProvidersResponseT = TypeVar("_ListProvidersResponseT", bound="ListProvidersResponse")
@@ -4124,13 +4128,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_ListProvidersResponseT], *, providers: Iterable[ProviderInfo]
+        _cls: builtins.type[_ListProvidersResponseT], *, providers: Iterable[ProviderInfo]
     ) -> ListProvidersResponseBuilder[_ListProvidersResponseT]:
         """Start building `ListProvidersResponse` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "providers": list(providers),
         }
-        return ListProvidersResponseBuilder(cls, values)
+        return ListProvidersResponseBuilder(_cls, _values)
 
 
 _ProviderInfoT = TypeVar("_ProviderInfoT", bound="ProviderInfo")
@@ -4170,15 +4174,15 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_ProviderInfoT], *, provider_id: str, supported: Iterable[LlmProtocol | str], required: bool
+        _cls: builtins.type[_ProviderInfoT], *, provider_id: str, supported: Iterable[LlmProtocol | str], required: bool
     ) -> ProviderInfoBuilder[_ProviderInfoT]:
         """Start building `ProviderInfo` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "provider_id": provider_id,
             "supported": list(supported),
             "required": required,
         }
-        return ProviderInfoBuilder(cls, values)
+        return ProviderInfoBuilder(_cls, _values)
 
 
 _ProviderCurrentConfigT = TypeVar("_ProviderCurrentConfigT", bound="ProviderCurrentConfig")
@@ -4210,14 +4214,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_ProviderCurrentConfigT], *, api_type: LlmProtocol | str, base_url: str
+        _cls: builtins.type[_ProviderCurrentConfigT], *, api_type: LlmProtocol | str, base_url: str
     ) -> ProviderCurrentConfigBuilder[_ProviderCurrentConfigT]:
         """Start building `ProviderCurrentConfig` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "api_type": api_type,
             "base_url": base_url,
         }
-        return ProviderCurrentConfigBuilder(cls, values)
+        return ProviderCurrentConfigBuilder(_cls, _values)
 
 
 _SetProviderResponseT = TypeVar("_SetProviderResponseT", bound="SetProviderResponse")
@@ -4242,9 +4246,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_SetProviderResponseT]) -> SetProviderResponseBuilder[_SetProviderResponseT]:
+    def builder(_cls: builtins.type[_SetProviderResponseT]) -> SetProviderResponseBuilder[_SetProviderResponseT]:
         """Start building `SetProviderResponse` from its required properties; chain setters, then `build()`."""
-        return SetProviderResponseBuilder(cls, {})
+        return SetProviderResponseBuilder(_cls, {})
 
 
 _DisableProviderResponseT = TypeVar("_DisableProviderResponseT", bound="DisableProviderResponse")
@@ -4270,10 +4274,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_DisableProviderResponseT],
+        _cls: builtins.type[_DisableProviderResponseT],
     ) -> DisableProviderResponseBuilder[_DisableProviderResponseT]:
         """Start building `DisableProviderResponse` from its required properties; chain setters, then `build()`."""
-        return DisableProviderResponseBuilder(cls, {})
+        return DisableProviderResponseBuilder(_cls, {})
 
 
 _LogoutAuthResponseT = TypeVar("_LogoutAuthResponseT", bound="LogoutAuthResponse")
@@ -4294,9 +4298,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_LogoutAuthResponseT]) -> LogoutAuthResponseBuilder[_LogoutAuthResponseT]:
+    def builder(_cls: builtins.type[_LogoutAuthResponseT]) -> LogoutAuthResponseBuilder[_LogoutAuthResponseT]:
         """Start building `LogoutAuthResponse` from its required properties; chain setters, then `build()`."""
-        return LogoutAuthResponseBuilder(cls, {})
+        return LogoutAuthResponseBuilder(_cls, {})
 
 
 _AuthStatusResponseT = TypeVar("_AuthStatusResponseT", bound="AuthStatusResponse")
@@ -4335,13 +4339,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_AuthStatusResponseT], *, state: AuthState | str
+        _cls: builtins.type[_AuthStatusResponseT], *, state: AuthState | str
     ) -> AuthStatusResponseBuilder[_AuthStatusResponseT]:
         """Start building `AuthStatusResponse` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "state": state,
         }
-        return AuthStatusResponseBuilder(cls, values)
+        return AuthStatusResponseBuilder(_cls, _values)
 
 
 _AuthAccountT = TypeVar("_AuthAccountT", bound="AuthAccount")
@@ -4397,12 +4401,12 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_AuthAccountT], *, label: str) -> AuthAccountBuilder[_AuthAccountT]:
+    def builder(_cls: builtins.type[_AuthAccountT], *, label: str) -> AuthAccountBuilder[_AuthAccountT]:
         """Start building `AuthAccount` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "label": label,
         }
-        return AuthAccountBuilder(cls, values)
+        return AuthAccountBuilder(_cls, _values)
 
 
 _NewSessionResponseT = TypeVar("_NewSessionResponseT", bound="NewSessionResponse")
@@ -4450,13 +4454,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_NewSessionResponseT], *, session_id: str
+        _cls: builtins.type[_NewSessionResponseT], *, session_id: str
     ) -> NewSessionResponseBuilder[_NewSessionResponseT]:
         """Start building `NewSessionResponse` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "session_id": session_id,
         }
-        return NewSessionResponseBuilder(cls, values)
+        return NewSessionResponseBuilder(_cls, _values)
 
 
 _SessionConfigSelectT = TypeVar("_SessionConfigSelectT", bound="SessionConfigSelect")
@@ -4478,14 +4482,14 @@ unique within the option, including across groups."""
 
     @classmethod
     def builder(
-        cls: builtins.type[_SessionConfigSelectT], *, current_value: str, options: SessionConfigSelectOptions
+        _cls: builtins.type[_SessionConfigSelectT], *, current_value: str, options: SessionConfigSelectOptions
     ) -> SessionConfigSelectBuilder[_SessionConfigSelectT]:
         """Start building `SessionConfigSelect` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "current_value": current_value,
             "options": options,
         }
-        return SessionConfigSelectBuilder(cls, values)
+        return SessionConfigSelectBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4510,13 +4514,13 @@ class SessionConfigBoolean(Model):
 
     @classmethod
     def builder(
-        cls: builtins.type[_SessionConfigBooleanT], *, current_value: bool
+        _cls: builtins.type[_SessionConfigBooleanT], *, current_value: bool
     ) -> SessionConfigBooleanBuilder[_SessionConfigBooleanT]:
         """Start building `SessionConfigBoolean` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "current_value": current_value,
         }
-        return SessionConfigBooleanBuilder(cls, values)
+        return SessionConfigBooleanBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4553,13 +4557,13 @@ future ACP variants."""
 
     @classmethod
     def builder(
-        cls: builtins.type[_SessionConfigOptionTypeOtherT], *, type: str
+        _cls: builtins.type[_SessionConfigOptionTypeOtherT], *, type: str
     ) -> SessionConfigOptionTypeOtherBuilder[_SessionConfigOptionTypeOtherT]:
         """Start building `SessionConfigOptionTypeOther` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "type": type,
         }
-        return SessionConfigOptionTypeOtherBuilder(cls, values)
+        return SessionConfigOptionTypeOtherBuilder(_cls, _values)
 
 
 _SessionConfigOptionT = TypeVar("_SessionConfigOptionT", bound="SessionConfigOption")
@@ -4597,15 +4601,15 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_SessionConfigOptionT], *, config_id: str, name: str, type: SessionConfigOptionType
+        _cls: builtins.type[_SessionConfigOptionT], *, config_id: str, name: str, type: SessionConfigOptionType
     ) -> SessionConfigOptionBuilder[_SessionConfigOptionT]:
         """Start building `SessionConfigOption` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "config_id": config_id,
             "name": name,
             "type": type,
         }
-        return SessionConfigOptionBuilder(cls, values)
+        return SessionConfigOptionBuilder(_cls, _values)
 
 
 _SessionConfigSelectOptionT = TypeVar("_SessionConfigSelectOptionT", bound="SessionConfigSelectOption")
@@ -4638,14 +4642,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_SessionConfigSelectOptionT], *, value: str, name: str
+        _cls: builtins.type[_SessionConfigSelectOptionT], *, value: str, name: str
     ) -> SessionConfigSelectOptionBuilder[_SessionConfigSelectOptionT]:
         """Start building `SessionConfigSelectOption` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "value": value,
             "name": name,
         }
-        return SessionConfigSelectOptionBuilder(cls, values)
+        return SessionConfigSelectOptionBuilder(_cls, _values)
 
 
 _SessionConfigSelectGroupT = TypeVar("_SessionConfigSelectGroupT", bound="SessionConfigSelectGroup")
@@ -4676,19 +4680,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_SessionConfigSelectGroupT],
+        _cls: builtins.type[_SessionConfigSelectGroupT],
         *,
         group_id: str,
         name: str,
         options: Iterable[SessionConfigSelectOption],
     ) -> SessionConfigSelectGroupBuilder[_SessionConfigSelectGroupT]:
         """Start building `SessionConfigSelectGroup` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "group_id": group_id,
             "name": name,
             "options": list(options),
         }
-        return SessionConfigSelectGroupBuilder(cls, values)
+        return SessionConfigSelectGroupBuilder(_cls, _values)
 
 
 _CommandT = TypeVar("_CommandT", bound="Command")
@@ -4724,13 +4728,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_CommandT], *, name: str, description: str) -> CommandBuilder[_CommandT]:
+    def builder(_cls: builtins.type[_CommandT], *, name: str, description: str) -> CommandBuilder[_CommandT]:
         """Start building `Command` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "name": name,
             "description": description,
         }
-        return CommandBuilder(cls, values)
+        return CommandBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4775,15 +4779,15 @@ within the command list."""
 
     @classmethod
     def builder(
-        cls: builtins.type[_AvailableCommandOtherT], *, type: str, name: str, description: str
+        _cls: builtins.type[_AvailableCommandOtherT], *, type: str, name: str, description: str
     ) -> AvailableCommandOtherBuilder[_AvailableCommandOtherT]:
         """Start building `AvailableCommandOther` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "type": type,
             "name": name,
             "description": description,
         }
-        return AvailableCommandOtherBuilder(cls, values)
+        return AvailableCommandOtherBuilder(_cls, _values)
 
 
 _TextCommandInputT = TypeVar("_TextCommandInputT", bound="TextCommandInput")
@@ -4807,12 +4811,12 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_TextCommandInputT], *, hint: str) -> TextCommandInputBuilder[_TextCommandInputT]:
+    def builder(_cls: builtins.type[_TextCommandInputT], *, hint: str) -> TextCommandInputBuilder[_TextCommandInputT]:
         """Start building `TextCommandInput` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "hint": hint,
         }
-        return TextCommandInputBuilder(cls, values)
+        return TextCommandInputBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -4850,13 +4854,13 @@ future ACP variants."""
 
     @classmethod
     def builder(
-        cls: builtins.type[_AvailableCommandInputOtherT], *, type: str
+        _cls: builtins.type[_AvailableCommandInputOtherT], *, type: str
     ) -> AvailableCommandInputOtherBuilder[_AvailableCommandInputOtherT]:
         """Start building `AvailableCommandInputOther` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "type": type,
         }
-        return AvailableCommandInputOtherBuilder(cls, values)
+        return AvailableCommandInputOtherBuilder(_cls, _values)
 
 
 _ListSessionsResponseT = TypeVar("_ListSessionsResponseT", bound="ListSessionsResponse")
@@ -4886,13 +4890,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_ListSessionsResponseT], *, sessions: Iterable[SessionInfo]
+        _cls: builtins.type[_ListSessionsResponseT], *, sessions: Iterable[SessionInfo]
     ) -> ListSessionsResponseBuilder[_ListSessionsResponseT]:
         """Start building `ListSessionsResponse` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "sessions": list(sessions),
         }
-        return ListSessionsResponseBuilder(cls, values)
+        return ListSessionsResponseBuilder(_cls, _values)
 
 
 _SessionInfoT = TypeVar("_SessionInfoT", bound="SessionInfo")
@@ -4947,14 +4951,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_SessionInfoT], *, session_id: str, cwd: str | os.PathLike[str]
+        _cls: builtins.type[_SessionInfoT], *, session_id: str, cwd: str | os.PathLike[str]
     ) -> SessionInfoBuilder[_SessionInfoT]:
         """Start building `SessionInfo` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "session_id": session_id,
             "cwd": os.fspath(cwd),
         }
-        return SessionInfoBuilder(cls, values)
+        return SessionInfoBuilder(_cls, _values)
 
 
 _DeleteSessionResponseT = TypeVar("_DeleteSessionResponseT", bound="DeleteSessionResponse")
@@ -4975,9 +4979,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_DeleteSessionResponseT]) -> DeleteSessionResponseBuilder[_DeleteSessionResponseT]:
+    def builder(_cls: builtins.type[_DeleteSessionResponseT]) -> DeleteSessionResponseBuilder[_DeleteSessionResponseT]:
         """Start building `DeleteSessionResponse` from its required properties; chain setters, then `build()`."""
-        return DeleteSessionResponseBuilder(cls, {})
+        return DeleteSessionResponseBuilder(_cls, {})
 
 
 _ForkSessionResponseT = TypeVar("_ForkSessionResponseT", bound="ForkSessionResponse")
@@ -5020,13 +5024,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_ForkSessionResponseT], *, session_id: str
+        _cls: builtins.type[_ForkSessionResponseT], *, session_id: str
     ) -> ForkSessionResponseBuilder[_ForkSessionResponseT]:
         """Start building `ForkSessionResponse` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "session_id": session_id,
         }
-        return ForkSessionResponseBuilder(cls, values)
+        return ForkSessionResponseBuilder(_cls, _values)
 
 
 _ArchiveSessionResponseT = TypeVar("_ArchiveSessionResponseT", bound="ArchiveSessionResponse")
@@ -5052,10 +5056,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_ArchiveSessionResponseT],
+        _cls: builtins.type[_ArchiveSessionResponseT],
     ) -> ArchiveSessionResponseBuilder[_ArchiveSessionResponseT]:
         """Start building `ArchiveSessionResponse` from its required properties; chain setters, then `build()`."""
-        return ArchiveSessionResponseBuilder(cls, {})
+        return ArchiveSessionResponseBuilder(_cls, {})
 
 
 _UnarchiveSessionResponseT = TypeVar("_UnarchiveSessionResponseT", bound="UnarchiveSessionResponse")
@@ -5081,10 +5085,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_UnarchiveSessionResponseT],
+        _cls: builtins.type[_UnarchiveSessionResponseT],
     ) -> UnarchiveSessionResponseBuilder[_UnarchiveSessionResponseT]:
         """Start building `UnarchiveSessionResponse` from its required properties; chain setters, then `build()`."""
-        return UnarchiveSessionResponseBuilder(cls, {})
+        return UnarchiveSessionResponseBuilder(_cls, {})
 
 
 _SessionStatusResponseT = TypeVar("_SessionStatusResponseT", bound="SessionStatusResponse")
@@ -5127,13 +5131,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_SessionStatusResponseT], *, status: SessionStatus | str
+        _cls: builtins.type[_SessionStatusResponseT], *, status: SessionStatus | str
     ) -> SessionStatusResponseBuilder[_SessionStatusResponseT]:
         """Start building `SessionStatusResponse` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "status": status,
         }
-        return SessionStatusResponseBuilder(cls, values)
+        return SessionStatusResponseBuilder(_cls, _values)
 
 
 _RunningStateUpdateT = TypeVar("_RunningStateUpdateT", bound="RunningStateUpdate")
@@ -5164,9 +5168,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_RunningStateUpdateT]) -> RunningStateUpdateBuilder[_RunningStateUpdateT]:
+    def builder(_cls: builtins.type[_RunningStateUpdateT]) -> RunningStateUpdateBuilder[_RunningStateUpdateT]:
         """Start building `RunningStateUpdate` from its required properties; chain setters, then `build()`."""
-        return RunningStateUpdateBuilder(cls, {})
+        return RunningStateUpdateBuilder(_cls, {})
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5193,10 +5197,10 @@ class IdleStateUpdateStopReasonEndTurn(Model):
 
     @classmethod
     def builder(
-        cls: builtins.type[_IdleStateUpdateStopReasonEndTurnT],
+        _cls: builtins.type[_IdleStateUpdateStopReasonEndTurnT],
     ) -> IdleStateUpdateStopReasonEndTurnBuilder[_IdleStateUpdateStopReasonEndTurnT]:
         """Start building `IdleStateUpdateStopReasonEndTurn` from its required properties; chain setters, then `build()`."""
-        return IdleStateUpdateStopReasonEndTurnBuilder(cls, {})
+        return IdleStateUpdateStopReasonEndTurnBuilder(_cls, {})
 
 
 _IdleStateUpdateStopReasonMaxTokensT = TypeVar(
@@ -5215,10 +5219,10 @@ class IdleStateUpdateStopReasonMaxTokens(Model):
 
     @classmethod
     def builder(
-        cls: builtins.type[_IdleStateUpdateStopReasonMaxTokensT],
+        _cls: builtins.type[_IdleStateUpdateStopReasonMaxTokensT],
     ) -> IdleStateUpdateStopReasonMaxTokensBuilder[_IdleStateUpdateStopReasonMaxTokensT]:
         """Start building `IdleStateUpdateStopReasonMaxTokens` from its required properties; chain setters, then `build()`."""
-        return IdleStateUpdateStopReasonMaxTokensBuilder(cls, {})
+        return IdleStateUpdateStopReasonMaxTokensBuilder(_cls, {})
 
 
 _IdleStateUpdateStopReasonMaxTurnRequestsT = TypeVar(
@@ -5238,10 +5242,10 @@ class IdleStateUpdateStopReasonMaxTurnRequests(Model):
 
     @classmethod
     def builder(
-        cls: builtins.type[_IdleStateUpdateStopReasonMaxTurnRequestsT],
+        _cls: builtins.type[_IdleStateUpdateStopReasonMaxTurnRequestsT],
     ) -> IdleStateUpdateStopReasonMaxTurnRequestsBuilder[_IdleStateUpdateStopReasonMaxTurnRequestsT]:
         """Start building `IdleStateUpdateStopReasonMaxTurnRequests` from its required properties; chain setters, then `build()`."""
-        return IdleStateUpdateStopReasonMaxTurnRequestsBuilder(cls, {})
+        return IdleStateUpdateStopReasonMaxTurnRequestsBuilder(_cls, {})
 
 
 _IdleStateUpdateStopReasonRefusalT = TypeVar(
@@ -5260,10 +5264,10 @@ class IdleStateUpdateStopReasonRefusal(Model):
 
     @classmethod
     def builder(
-        cls: builtins.type[_IdleStateUpdateStopReasonRefusalT],
+        _cls: builtins.type[_IdleStateUpdateStopReasonRefusalT],
     ) -> IdleStateUpdateStopReasonRefusalBuilder[_IdleStateUpdateStopReasonRefusalT]:
         """Start building `IdleStateUpdateStopReasonRefusal` from its required properties; chain setters, then `build()`."""
-        return IdleStateUpdateStopReasonRefusalBuilder(cls, {})
+        return IdleStateUpdateStopReasonRefusalBuilder(_cls, {})
 
 
 _IdleStateUpdateStopReasonCancelledT = TypeVar(
@@ -5291,10 +5295,10 @@ class IdleStateUpdateStopReasonCancelled(Model):
 
     @classmethod
     def builder(
-        cls: builtins.type[_IdleStateUpdateStopReasonCancelledT],
+        _cls: builtins.type[_IdleStateUpdateStopReasonCancelledT],
     ) -> IdleStateUpdateStopReasonCancelledBuilder[_IdleStateUpdateStopReasonCancelledT]:
         """Start building `IdleStateUpdateStopReasonCancelled` from its required properties; chain setters, then `build()`."""
-        return IdleStateUpdateStopReasonCancelledBuilder(cls, {})
+        return IdleStateUpdateStopReasonCancelledBuilder(_cls, {})
 
 
 _ErrorStopReasonT = TypeVar("_ErrorStopReasonT", bound="ErrorStopReason")
@@ -5314,9 +5318,9 @@ Agents SHOULD include it."""
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_ErrorStopReasonT]) -> ErrorStopReasonBuilder[_ErrorStopReasonT]:
+    def builder(_cls: builtins.type[_ErrorStopReasonT]) -> ErrorStopReasonBuilder[_ErrorStopReasonT]:
         """Start building `ErrorStopReason` from its required properties; chain setters, then `build()`."""
-        return ErrorStopReasonBuilder(cls, {})
+        return ErrorStopReasonBuilder(_cls, {})
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5353,13 +5357,13 @@ future ACP variants."""
 
     @classmethod
     def builder(
-        cls: builtins.type[_IdleStateUpdateStopReasonOtherT], *, stop_reason: str
+        _cls: builtins.type[_IdleStateUpdateStopReasonOtherT], *, stop_reason: str
     ) -> IdleStateUpdateStopReasonOtherBuilder[_IdleStateUpdateStopReasonOtherT]:
         """Start building `IdleStateUpdateStopReasonOther` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "stop_reason": stop_reason,
         }
-        return IdleStateUpdateStopReasonOtherBuilder(cls, values)
+        return IdleStateUpdateStopReasonOtherBuilder(_cls, _values)
 
 
 _IdleStateUpdateStopReasonNoneT = TypeVar("_IdleStateUpdateStopReasonNoneT", bound="IdleStateUpdateStopReasonNone")
@@ -5376,10 +5380,10 @@ class IdleStateUpdateStopReasonNone(Model):
 
     @classmethod
     def builder(
-        cls: builtins.type[_IdleStateUpdateStopReasonNoneT],
+        _cls: builtins.type[_IdleStateUpdateStopReasonNoneT],
     ) -> IdleStateUpdateStopReasonNoneBuilder[_IdleStateUpdateStopReasonNoneT]:
         """Start building `IdleStateUpdateStopReasonNone` from its required properties; chain setters, then `build()`."""
-        return IdleStateUpdateStopReasonNoneBuilder(cls, {})
+        return IdleStateUpdateStopReasonNoneBuilder(_cls, {})
 
 
 _IdleStateUpdateT = TypeVar("_IdleStateUpdateT", bound="IdleStateUpdate")
@@ -5428,13 +5432,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_IdleStateUpdateT], *, stop_reason: IdleStateUpdateStopReason
+        _cls: builtins.type[_IdleStateUpdateT], *, stop_reason: IdleStateUpdateStopReason
     ) -> IdleStateUpdateBuilder[_IdleStateUpdateT]:
         """Start building `IdleStateUpdate` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "stop_reason": stop_reason,
         }
-        return IdleStateUpdateBuilder(cls, values)
+        return IdleStateUpdateBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5480,10 +5484,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_RequiresActionStateUpdateT],
+        _cls: builtins.type[_RequiresActionStateUpdateT],
     ) -> RequiresActionStateUpdateBuilder[_RequiresActionStateUpdateT]:
         """Start building `RequiresActionStateUpdate` from its required properties; chain setters, then `build()`."""
-        return RequiresActionStateUpdateBuilder(cls, {})
+        return RequiresActionStateUpdateBuilder(_cls, {})
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5533,9 +5537,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_UnknownStateUpdateT]) -> UnknownStateUpdateBuilder[_UnknownStateUpdateT]:
+    def builder(_cls: builtins.type[_UnknownStateUpdateT]) -> UnknownStateUpdateBuilder[_UnknownStateUpdateT]:
         """Start building `UnknownStateUpdate` from its required properties; chain setters, then `build()`."""
-        return UnknownStateUpdateBuilder(cls, {})
+        return UnknownStateUpdateBuilder(_cls, {})
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5578,12 +5582,12 @@ future ACP variants."""
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_StateUpdateOtherT], *, state: str) -> StateUpdateOtherBuilder[_StateUpdateOtherT]:
+    def builder(_cls: builtins.type[_StateUpdateOtherT], *, state: str) -> StateUpdateOtherBuilder[_StateUpdateOtherT]:
         """Start building `StateUpdateOther` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "state": state,
         }
-        return StateUpdateOtherBuilder(cls, values)
+        return StateUpdateOtherBuilder(_cls, _values)
 
 
 _BackgroundTerminalT = TypeVar("_BackgroundTerminalT", bound="BackgroundTerminal")
@@ -5608,13 +5612,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_BackgroundTerminalT], *, terminal_id: str
+        _cls: builtins.type[_BackgroundTerminalT], *, terminal_id: str
     ) -> BackgroundTerminalBuilder[_BackgroundTerminalT]:
         """Start building `BackgroundTerminal` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "terminal_id": terminal_id,
         }
-        return BackgroundTerminalBuilder(cls, values)
+        return BackgroundTerminalBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5647,13 +5651,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_BackgroundToolCallT], *, tool_call_id: str
+        _cls: builtins.type[_BackgroundToolCallT], *, tool_call_id: str
     ) -> BackgroundToolCallBuilder[_BackgroundToolCallT]:
         """Start building `BackgroundToolCall` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "tool_call_id": tool_call_id,
         }
-        return BackgroundToolCallBuilder(cls, values)
+        return BackgroundToolCallBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5691,13 +5695,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_BackgroundSubagentT], *, session_id: str
+        _cls: builtins.type[_BackgroundSubagentT], *, session_id: str
     ) -> BackgroundSubagentBuilder[_BackgroundSubagentT]:
         """Start building `BackgroundSubagent` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "session_id": session_id,
         }
-        return BackgroundSubagentBuilder(cls, values)
+        return BackgroundSubagentBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -5738,13 +5742,13 @@ future ACP variants."""
 
     @classmethod
     def builder(
-        cls: builtins.type[_BackgroundWorkOtherT], *, type: str
+        _cls: builtins.type[_BackgroundWorkOtherT], *, type: str
     ) -> BackgroundWorkOtherBuilder[_BackgroundWorkOtherT]:
         """Start building `BackgroundWorkOther` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "type": type,
         }
-        return BackgroundWorkOtherBuilder(cls, values)
+        return BackgroundWorkOtherBuilder(_cls, _values)
 
 
 _ErrorT = TypeVar("_ErrorT", bound="Error")
@@ -5779,13 +5783,13 @@ define a shape: [`UnsupportedProtocolVersionErrorData`] for `-32022`, and
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_ErrorT], *, code: ErrorCode | int, message: str) -> ErrorBuilder[_ErrorT]:
+    def builder(_cls: builtins.type[_ErrorT], *, code: ErrorCode | int, message: str) -> ErrorBuilder[_ErrorT]:
         """Start building `Error` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "code": code,
             "message": message,
         }
-        return ErrorBuilder(cls, values)
+        return ErrorBuilder(_cls, _values)
 
 
 _UnsupportedProtocolVersionErrorDataT = TypeVar(
@@ -5818,14 +5822,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_UnsupportedProtocolVersionErrorDataT], *, requested: int, supported: Iterable[int]
+        _cls: builtins.type[_UnsupportedProtocolVersionErrorDataT], *, requested: int, supported: Iterable[int]
     ) -> UnsupportedProtocolVersionErrorDataBuilder[_UnsupportedProtocolVersionErrorDataT]:
         """Start building `UnsupportedProtocolVersionErrorData` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "requested": requested,
             "supported": list(supported),
         }
-        return UnsupportedProtocolVersionErrorDataBuilder(cls, values)
+        return UnsupportedProtocolVersionErrorDataBuilder(_cls, _values)
 
 
 _SessionNotFoundErrorDataT = TypeVar("_SessionNotFoundErrorDataT", bound="SessionNotFoundErrorData")
@@ -5853,13 +5857,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_SessionNotFoundErrorDataT], *, session_id: str
+        _cls: builtins.type[_SessionNotFoundErrorDataT], *, session_id: str
     ) -> SessionNotFoundErrorDataBuilder[_SessionNotFoundErrorDataT]:
         """Start building `SessionNotFoundErrorData` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "session_id": session_id,
         }
-        return SessionNotFoundErrorDataBuilder(cls, values)
+        return SessionNotFoundErrorDataBuilder(_cls, _values)
 
 
 _UsageT = TypeVar("_UsageT", bound="Usage")
@@ -5909,15 +5913,15 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_UsageT], *, total_tokens: int, input_tokens: int, output_tokens: int
+        _cls: builtins.type[_UsageT], *, total_tokens: int, input_tokens: int, output_tokens: int
     ) -> UsageBuilder[_UsageT]:
         """Start building `Usage` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "total_tokens": total_tokens,
             "input_tokens": input_tokens,
             "output_tokens": output_tokens,
         }
-        return UsageBuilder(cls, values)
+        return UsageBuilder(_cls, _values)
 
 
 _SetSessionTitleResponseT = TypeVar("_SetSessionTitleResponseT", bound="SetSessionTitleResponse")
@@ -5949,13 +5953,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_SetSessionTitleResponseT], *, title: str
+        _cls: builtins.type[_SetSessionTitleResponseT], *, title: str
     ) -> SetSessionTitleResponseBuilder[_SetSessionTitleResponseT]:
         """Start building `SetSessionTitleResponse` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "title": title,
         }
-        return SetSessionTitleResponseBuilder(cls, values)
+        return SetSessionTitleResponseBuilder(_cls, _values)
 
 
 _ResumeSessionResponseT = TypeVar("_ResumeSessionResponseT", bound="ResumeSessionResponse")
@@ -5997,9 +6001,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_ResumeSessionResponseT]) -> ResumeSessionResponseBuilder[_ResumeSessionResponseT]:
+    def builder(_cls: builtins.type[_ResumeSessionResponseT]) -> ResumeSessionResponseBuilder[_ResumeSessionResponseT]:
         """Start building `ResumeSessionResponse` from its required properties; chain setters, then `build()`."""
-        return ResumeSessionResponseBuilder(cls, {})
+        return ResumeSessionResponseBuilder(_cls, {})
 
 
 _CloseSessionResponseT = TypeVar("_CloseSessionResponseT", bound="CloseSessionResponse")
@@ -6020,9 +6024,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_CloseSessionResponseT]) -> CloseSessionResponseBuilder[_CloseSessionResponseT]:
+    def builder(_cls: builtins.type[_CloseSessionResponseT]) -> CloseSessionResponseBuilder[_CloseSessionResponseT]:
         """Start building `CloseSessionResponse` from its required properties; chain setters, then `build()`."""
-        return CloseSessionResponseBuilder(cls, {})
+        return CloseSessionResponseBuilder(_cls, {})
 
 
 _CancelToolCallResponseT = TypeVar("_CancelToolCallResponseT", bound="CancelToolCallResponse")
@@ -6044,10 +6048,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_CancelToolCallResponseT],
+        _cls: builtins.type[_CancelToolCallResponseT],
     ) -> CancelToolCallResponseBuilder[_CancelToolCallResponseT]:
         """Start building `CancelToolCallResponse` from its required properties; chain setters, then `build()`."""
-        return CancelToolCallResponseBuilder(cls, {})
+        return CancelToolCallResponseBuilder(_cls, {})
 
 
 _CancelTerminalResponseT = TypeVar("_CancelTerminalResponseT", bound="CancelTerminalResponse")
@@ -6069,10 +6073,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_CancelTerminalResponseT],
+        _cls: builtins.type[_CancelTerminalResponseT],
     ) -> CancelTerminalResponseBuilder[_CancelTerminalResponseT]:
         """Start building `CancelTerminalResponse` from its required properties; chain setters, then `build()`."""
-        return CancelTerminalResponseBuilder(cls, {})
+        return CancelTerminalResponseBuilder(_cls, {})
 
 
 _SetSessionConfigOptionResponseT = TypeVar("_SetSessionConfigOptionResponseT", bound="SetSessionConfigOptionResponse")
@@ -6097,13 +6101,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_SetSessionConfigOptionResponseT], *, config_options: Iterable[SessionConfigOption]
+        _cls: builtins.type[_SetSessionConfigOptionResponseT], *, config_options: Iterable[SessionConfigOption]
     ) -> SetSessionConfigOptionResponseBuilder[_SetSessionConfigOptionResponseT]:
         """Start building `SetSessionConfigOptionResponse` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "config_options": list(config_options),
         }
-        return SetSessionConfigOptionResponseBuilder(cls, values)
+        return SetSessionConfigOptionResponseBuilder(_cls, _values)
 
 
 _PromptResponseT = TypeVar("_PromptResponseT", bound="PromptResponse")
@@ -6143,12 +6147,12 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_PromptResponseT], *, message_id: str) -> PromptResponseBuilder[_PromptResponseT]:
+    def builder(_cls: builtins.type[_PromptResponseT], *, message_id: str) -> PromptResponseBuilder[_PromptResponseT]:
         """Start building `PromptResponse` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "message_id": message_id,
         }
-        return PromptResponseBuilder(cls, values)
+        return PromptResponseBuilder(_cls, _values)
 
 
 _AgentNotificationT = TypeVar("_AgentNotificationT", bound="AgentNotification")
@@ -6169,13 +6173,13 @@ class AgentNotification(Model):
 
     @classmethod
     def builder(
-        cls: builtins.type[_AgentNotificationT], *, method: str
+        _cls: builtins.type[_AgentNotificationT], *, method: str
     ) -> AgentNotificationBuilder[_AgentNotificationT]:
         """Start building `AgentNotification` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "method": method,
         }
-        return AgentNotificationBuilder(cls, values)
+        return AgentNotificationBuilder(_cls, _values)
 
 
 _UpdateSessionNotificationT = TypeVar("_UpdateSessionNotificationT", bound="UpdateSessionNotification")
@@ -6208,14 +6212,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_UpdateSessionNotificationT], *, session_id: str, update: SessionUpdate
+        _cls: builtins.type[_UpdateSessionNotificationT], *, session_id: str, update: SessionUpdate
     ) -> UpdateSessionNotificationBuilder[_UpdateSessionNotificationT]:
         """Start building `UpdateSessionNotification` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "session_id": session_id,
             "update": update,
         }
-        return UpdateSessionNotificationBuilder(cls, values)
+        return UpdateSessionNotificationBuilder(_cls, _values)
 
 
 _ContentChunkT = TypeVar("_ContentChunkT", bound="ContentChunk")
@@ -6247,14 +6251,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_ContentChunkT], *, message_id: str, content: ContentBlock
+        _cls: builtins.type[_ContentChunkT], *, message_id: str, content: ContentBlock
     ) -> ContentChunkBuilder[_ContentChunkT]:
         """Start building `ContentChunk` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "message_id": message_id,
             "content": content,
         }
-        return ContentChunkBuilder(cls, values)
+        return ContentChunkBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6303,12 +6307,12 @@ See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_UserMessageT], *, message_id: str) -> UserMessageBuilder[_UserMessageT]:
+    def builder(_cls: builtins.type[_UserMessageT], *, message_id: str) -> UserMessageBuilder[_UserMessageT]:
         """Start building `UserMessage` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "message_id": message_id,
         }
-        return UserMessageBuilder(cls, values)
+        return UserMessageBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6368,12 +6372,12 @@ See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_AgentMessageT], *, message_id: str) -> AgentMessageBuilder[_AgentMessageT]:
+    def builder(_cls: builtins.type[_AgentMessageT], *, message_id: str) -> AgentMessageBuilder[_AgentMessageT]:
         """Start building `AgentMessage` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "message_id": message_id,
         }
-        return AgentMessageBuilder(cls, values)
+        return AgentMessageBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6433,12 +6437,12 @@ See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_AgentThoughtT], *, message_id: str) -> AgentThoughtBuilder[_AgentThoughtT]:
+    def builder(_cls: builtins.type[_AgentThoughtT], *, message_id: str) -> AgentThoughtBuilder[_AgentThoughtT]:
         """Start building `AgentThought` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "message_id": message_id,
         }
-        return AgentThoughtBuilder(cls, values)
+        return AgentThoughtBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6466,13 +6470,13 @@ class SessionUpdateStateUpdate(Model):
 
     @classmethod
     def builder(
-        cls: builtins.type[_SessionUpdateStateUpdateT], *, state: StateUpdate
+        _cls: builtins.type[_SessionUpdateStateUpdateT], *, state: StateUpdate
     ) -> SessionUpdateStateUpdateBuilder[_SessionUpdateStateUpdateT]:
         """Start building `SessionUpdateStateUpdate` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "state": state,
         }
-        return SessionUpdateStateUpdateBuilder(cls, values)
+        return SessionUpdateStateUpdateBuilder(_cls, _values)
 
 
 _ToolCallContentChunkT = TypeVar("_ToolCallContentChunkT", bound="ToolCallContentChunk")
@@ -6506,14 +6510,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_ToolCallContentChunkT], *, tool_call_id: str, content: ToolCallContent
+        _cls: builtins.type[_ToolCallContentChunkT], *, tool_call_id: str, content: ToolCallContent
     ) -> ToolCallContentChunkBuilder[_ToolCallContentChunkT]:
         """Start building `ToolCallContentChunk` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "tool_call_id": tool_call_id,
             "content": content,
         }
-        return ToolCallContentChunkBuilder(cls, values)
+        return ToolCallContentChunkBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6584,12 +6588,12 @@ See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_TerminalUpdateT], *, terminal_id: str) -> TerminalUpdateBuilder[_TerminalUpdateT]:
+    def builder(_cls: builtins.type[_TerminalUpdateT], *, terminal_id: str) -> TerminalUpdateBuilder[_TerminalUpdateT]:
         """Start building `TerminalUpdate` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "terminal_id": terminal_id,
         }
-        return TerminalUpdateBuilder(cls, values)
+        return TerminalUpdateBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6625,14 +6629,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_TerminalOutputChunkT], *, terminal_id: str, data: str
+        _cls: builtins.type[_TerminalOutputChunkT], *, terminal_id: str, data: str
     ) -> TerminalOutputChunkBuilder[_TerminalOutputChunkT]:
         """Start building `TerminalOutputChunk` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "terminal_id": terminal_id,
             "data": data,
         }
-        return TerminalOutputChunkBuilder(cls, values)
+        return TerminalOutputChunkBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6663,12 +6667,12 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_PlanUpdateT], *, plan: PlanUpdateContent) -> PlanUpdateBuilder[_PlanUpdateT]:
+    def builder(_cls: builtins.type[_PlanUpdateT], *, plan: PlanUpdateContent) -> PlanUpdateBuilder[_PlanUpdateT]:
         """Start building `PlanUpdate` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "plan": plan,
         }
-        return PlanUpdateBuilder(cls, values)
+        return PlanUpdateBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6704,12 +6708,12 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_PlanRemovedT], *, plan_id: str) -> PlanRemovedBuilder[_PlanRemovedT]:
+    def builder(_cls: builtins.type[_PlanRemovedT], *, plan_id: str) -> PlanRemovedBuilder[_PlanRemovedT]:
         """Start building `PlanRemoved` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "plan_id": plan_id,
         }
-        return PlanRemovedBuilder(cls, values)
+        return PlanRemovedBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6745,13 +6749,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_AvailableCommandsUpdateT], *, available_commands: Iterable[AvailableCommand]
+        _cls: builtins.type[_AvailableCommandsUpdateT], *, available_commands: Iterable[AvailableCommand]
     ) -> AvailableCommandsUpdateBuilder[_AvailableCommandsUpdateT]:
         """Start building `AvailableCommandsUpdate` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "available_commands": list(available_commands),
         }
-        return AvailableCommandsUpdateBuilder(cls, values)
+        return AvailableCommandsUpdateBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6783,13 +6787,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_ConfigOptionUpdateT], *, config_options: Iterable[SessionConfigOption]
+        _cls: builtins.type[_ConfigOptionUpdateT], *, config_options: Iterable[SessionConfigOption]
     ) -> ConfigOptionUpdateBuilder[_ConfigOptionUpdateT]:
         """Start building `ConfigOptionUpdate` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "config_options": list(config_options),
         }
-        return ConfigOptionUpdateBuilder(cls, values)
+        return ConfigOptionUpdateBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6833,9 +6837,9 @@ See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_SessionInfoUpdateT]) -> SessionInfoUpdateBuilder[_SessionInfoUpdateT]:
+    def builder(_cls: builtins.type[_SessionInfoUpdateT]) -> SessionInfoUpdateBuilder[_SessionInfoUpdateT]:
         """Start building `SessionInfoUpdate` from its required properties; chain setters, then `build()`."""
-        return SessionInfoUpdateBuilder(cls, {})
+        return SessionInfoUpdateBuilder(_cls, {})
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6874,13 +6878,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_UsageUpdateT], *, used: int, size: int) -> UsageUpdateBuilder[_UsageUpdateT]:
+    def builder(_cls: builtins.type[_UsageUpdateT], *, used: int, size: int) -> UsageUpdateBuilder[_UsageUpdateT]:
         """Start building `UsageUpdate` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "used": used,
             "size": size,
         }
-        return UsageUpdateBuilder(cls, values)
+        return UsageUpdateBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6926,13 +6930,15 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_NoticeT], *, severity: NoticeSeverity | str, title: str) -> NoticeBuilder[_NoticeT]:
+    def builder(
+        _cls: builtins.type[_NoticeT], *, severity: NoticeSeverity | str, title: str
+    ) -> NoticeBuilder[_NoticeT]:
         """Start building `Notice` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "severity": severity,
             "title": title,
         }
-        return NoticeBuilder(cls, values)
+        return NoticeBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -6985,14 +6991,14 @@ See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v
 
     @classmethod
     def builder(
-        cls: builtins.type[_CompactionUpdateT], *, compaction_id: str, status: CompactionStatus | str
+        _cls: builtins.type[_CompactionUpdateT], *, compaction_id: str, status: CompactionStatus | str
     ) -> CompactionUpdateBuilder[_CompactionUpdateT]:
         """Start building `CompactionUpdate` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "compaction_id": compaction_id,
             "status": status,
         }
-        return CompactionUpdateBuilder(cls, values)
+        return CompactionUpdateBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -7029,14 +7035,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_CompactionSummaryChunkT], *, compaction_id: str, content: ContentBlock
+        _cls: builtins.type[_CompactionSummaryChunkT], *, compaction_id: str, content: ContentBlock
     ) -> CompactionSummaryChunkBuilder[_CompactionSummaryChunkT]:
         """Start building `CompactionSummaryChunk` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "compaction_id": compaction_id,
             "content": content,
         }
-        return CompactionSummaryChunkBuilder(cls, values)
+        return CompactionSummaryChunkBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -7145,12 +7151,12 @@ See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_SubagentUpdateT], *, session_id: str) -> SubagentUpdateBuilder[_SubagentUpdateT]:
+    def builder(_cls: builtins.type[_SubagentUpdateT], *, session_id: str) -> SubagentUpdateBuilder[_SubagentUpdateT]:
         """Start building `SubagentUpdate` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "session_id": session_id,
         }
-        return SubagentUpdateBuilder(cls, values)
+        return SubagentUpdateBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -7221,12 +7227,12 @@ See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_SessionMessageT], *, message_id: str) -> SessionMessageBuilder[_SessionMessageT]:
+    def builder(_cls: builtins.type[_SessionMessageT], *, message_id: str) -> SessionMessageBuilder[_SessionMessageT]:
         """Start building `SessionMessage` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "message_id": message_id,
         }
-        return SessionMessageBuilder(cls, values)
+        return SessionMessageBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -7274,14 +7280,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_SessionMessageChunkT], *, message_id: str, content: ContentBlock
+        _cls: builtins.type[_SessionMessageChunkT], *, message_id: str, content: ContentBlock
     ) -> SessionMessageChunkBuilder[_SessionMessageChunkT]:
         """Start building `SessionMessageChunk` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "message_id": message_id,
             "content": content,
         }
-        return SessionMessageChunkBuilder(cls, values)
+        return SessionMessageChunkBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -7322,13 +7328,13 @@ future ACP variants."""
 
     @classmethod
     def builder(
-        cls: builtins.type[_SessionUpdateOtherT], *, session_update: str
+        _cls: builtins.type[_SessionUpdateOtherT], *, session_update: str
     ) -> SessionUpdateOtherBuilder[_SessionUpdateOtherT]:
         """Start building `SessionUpdateOther` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "session_update": session_update,
         }
-        return SessionUpdateOtherBuilder(cls, values)
+        return SessionUpdateOtherBuilder(_cls, _values)
 
 
 _TerminalOutputT = TypeVar("_TerminalOutputT", bound="TerminalOutput")
@@ -7352,12 +7358,12 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_TerminalOutputT], *, data: str) -> TerminalOutputBuilder[_TerminalOutputT]:
+    def builder(_cls: builtins.type[_TerminalOutputT], *, data: str) -> TerminalOutputBuilder[_TerminalOutputT]:
         """Start building `TerminalOutput` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "data": data,
         }
-        return TerminalOutputBuilder(cls, values)
+        return TerminalOutputBuilder(_cls, _values)
 
 
 _TerminalExitStatusT = TypeVar("_TerminalExitStatusT", bound="TerminalExitStatus")
@@ -7392,9 +7398,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_TerminalExitStatusT]) -> TerminalExitStatusBuilder[_TerminalExitStatusT]:
+    def builder(_cls: builtins.type[_TerminalExitStatusT]) -> TerminalExitStatusBuilder[_TerminalExitStatusT]:
         """Start building `TerminalExitStatus` from its required properties; chain setters, then `build()`."""
-        return TerminalExitStatusBuilder(cls, {})
+        return TerminalExitStatusBuilder(_cls, {})
 
 
 _TerminalSizeT = TypeVar("_TerminalSizeT", bound="TerminalSize")
@@ -7421,13 +7427,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_TerminalSizeT], *, cols: int, rows: int) -> TerminalSizeBuilder[_TerminalSizeT]:
+    def builder(_cls: builtins.type[_TerminalSizeT], *, cols: int, rows: int) -> TerminalSizeBuilder[_TerminalSizeT]:
         """Start building `TerminalSize` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "cols": cols,
             "rows": rows,
         }
-        return TerminalSizeBuilder(cls, values)
+        return TerminalSizeBuilder(_cls, _values)
 
 
 _TerminalCapabilitiesT = TypeVar("_TerminalCapabilitiesT", bound="TerminalCapabilities")
@@ -7460,9 +7466,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_TerminalCapabilitiesT]) -> TerminalCapabilitiesBuilder[_TerminalCapabilitiesT]:
+    def builder(_cls: builtins.type[_TerminalCapabilitiesT]) -> TerminalCapabilitiesBuilder[_TerminalCapabilitiesT]:
         """Start building `TerminalCapabilities` from its required properties; chain setters, then `build()`."""
-        return TerminalCapabilitiesBuilder(cls, {})
+        return TerminalCapabilitiesBuilder(_cls, {})
 
 
 _TerminalCancelCapabilitiesT = TypeVar("_TerminalCancelCapabilitiesT", bound="TerminalCancelCapabilities")
@@ -7486,10 +7492,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_TerminalCancelCapabilitiesT],
+        _cls: builtins.type[_TerminalCancelCapabilitiesT],
     ) -> TerminalCancelCapabilitiesBuilder[_TerminalCancelCapabilitiesT]:
         """Start building `TerminalCancelCapabilities` from its required properties; chain setters, then `build()`."""
-        return TerminalCancelCapabilitiesBuilder(cls, {})
+        return TerminalCancelCapabilitiesBuilder(_cls, {})
 
 
 _PlanItemsT = TypeVar("_PlanItemsT", bound="PlanItems")
@@ -7520,14 +7526,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_PlanItemsT], *, plan_id: str, entries: Iterable[PlanEntry]
+        _cls: builtins.type[_PlanItemsT], *, plan_id: str, entries: Iterable[PlanEntry]
     ) -> PlanItemsBuilder[_PlanItemsT]:
         """Start building `PlanItems` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "plan_id": plan_id,
             "entries": list(entries),
         }
-        return PlanItemsBuilder(cls, values)
+        return PlanItemsBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -7565,13 +7571,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_PlanFileT], *, plan_id: str, uri: str) -> PlanFileBuilder[_PlanFileT]:
+    def builder(_cls: builtins.type[_PlanFileT], *, plan_id: str, uri: str) -> PlanFileBuilder[_PlanFileT]:
         """Start building `PlanFile` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "plan_id": plan_id,
             "uri": uri,
         }
-        return PlanFileBuilder(cls, values)
+        return PlanFileBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -7614,14 +7620,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_PlanMarkdownT], *, plan_id: str, content: str
+        _cls: builtins.type[_PlanMarkdownT], *, plan_id: str, content: str
     ) -> PlanMarkdownBuilder[_PlanMarkdownT]:
         """Start building `PlanMarkdown` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "plan_id": plan_id,
             "content": content,
         }
-        return PlanMarkdownBuilder(cls, values)
+        return PlanMarkdownBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -7666,14 +7672,14 @@ future ACP variants."""
 
     @classmethod
     def builder(
-        cls: builtins.type[_PlanUpdateContentOtherT], *, type: str, plan_id: str
+        _cls: builtins.type[_PlanUpdateContentOtherT], *, type: str, plan_id: str
     ) -> PlanUpdateContentOtherBuilder[_PlanUpdateContentOtherT]:
         """Start building `PlanUpdateContentOther` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "type": type,
             "plan_id": plan_id,
         }
-        return PlanUpdateContentOtherBuilder(cls, values)
+        return PlanUpdateContentOtherBuilder(_cls, _values)
 
 
 _PlanEntryT = TypeVar("_PlanEntryT", bound="PlanEntry")
@@ -7709,19 +7715,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_PlanEntryT],
+        _cls: builtins.type[_PlanEntryT],
         *,
         content: str,
         priority: PlanEntryPriority | str,
         status: PlanEntryStatus | str,
     ) -> PlanEntryBuilder[_PlanEntryT]:
         """Start building `PlanEntry` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "content": content,
             "priority": priority,
             "status": status,
         }
-        return PlanEntryBuilder(cls, values)
+        return PlanEntryBuilder(_cls, _values)
 
 
 _CostT = TypeVar("_CostT", bound="Cost")
@@ -7749,13 +7755,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_CostT], *, amount: float, currency: str) -> CostBuilder[_CostT]:
+    def builder(_cls: builtins.type[_CostT], *, amount: float, currency: str) -> CostBuilder[_CostT]:
         """Start building `Cost` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "amount": amount,
             "currency": currency,
         }
-        return CostBuilder(cls, values)
+        return CostBuilder(_cls, _values)
 
 
 _SubagentSessionCapabilitiesT = TypeVar("_SubagentSessionCapabilitiesT", bound="SubagentSessionCapabilities")
@@ -7789,10 +7795,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_SubagentSessionCapabilitiesT],
+        _cls: builtins.type[_SubagentSessionCapabilitiesT],
     ) -> SubagentSessionCapabilitiesBuilder[_SubagentSessionCapabilitiesT]:
         """Start building `SubagentSessionCapabilities` from its required properties; chain setters, then `build()`."""
-        return SubagentSessionCapabilitiesBuilder(cls, {})
+        return SubagentSessionCapabilitiesBuilder(_cls, {})
 
 
 _SessionCancelCapabilitiesT = TypeVar("_SessionCancelCapabilitiesT", bound="SessionCancelCapabilities")
@@ -7820,10 +7826,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_SessionCancelCapabilitiesT],
+        _cls: builtins.type[_SessionCancelCapabilitiesT],
     ) -> SessionCancelCapabilitiesBuilder[_SessionCancelCapabilitiesT]:
         """Start building `SessionCancelCapabilities` from its required properties; chain setters, then `build()`."""
-        return SessionCancelCapabilitiesBuilder(cls, {})
+        return SessionCancelCapabilitiesBuilder(_cls, {})
 
 
 _CompleteElicitationNotificationT = TypeVar(
@@ -7852,13 +7858,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_CompleteElicitationNotificationT], *, elicitation_id: str
+        _cls: builtins.type[_CompleteElicitationNotificationT], *, elicitation_id: str
     ) -> CompleteElicitationNotificationBuilder[_CompleteElicitationNotificationT]:
         """Start building `CompleteElicitationNotification` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "elicitation_id": elicitation_id,
         }
-        return CompleteElicitationNotificationBuilder(cls, values)
+        return CompleteElicitationNotificationBuilder(_cls, _values)
 
 
 _AuthStatusUpdateNotificationT = TypeVar("_AuthStatusUpdateNotificationT", bound="AuthStatusUpdateNotification")
@@ -7901,13 +7907,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_AuthStatusUpdateNotificationT], *, state: AuthState | str
+        _cls: builtins.type[_AuthStatusUpdateNotificationT], *, state: AuthState | str
     ) -> AuthStatusUpdateNotificationBuilder[_AuthStatusUpdateNotificationT]:
         """Start building `AuthStatusUpdateNotification` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "state": state,
         }
-        return AuthStatusUpdateNotificationBuilder(cls, values)
+        return AuthStatusUpdateNotificationBuilder(_cls, _values)
 
 
 _ClientRequestT = TypeVar("_ClientRequestT", bound="ClientRequest")
@@ -7931,14 +7937,14 @@ class ClientRequest(Model):
 
     @classmethod
     def builder(
-        cls: builtins.type[_ClientRequestT], *, id: RequestId, method: str
+        _cls: builtins.type[_ClientRequestT], *, id: RequestId, method: str
     ) -> ClientRequestBuilder[_ClientRequestT]:
         """Start building `ClientRequest` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "id": id,
             "method": method,
         }
-        return ClientRequestBuilder(cls, values)
+        return ClientRequestBuilder(_cls, _values)
 
 
 _InitializeRequestT = TypeVar("_InitializeRequestT", bound="InitializeRequest")
@@ -7973,14 +7979,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_InitializeRequestT], *, protocol_version: int, info: Implementation
+        _cls: builtins.type[_InitializeRequestT], *, protocol_version: int, info: Implementation
     ) -> InitializeRequestBuilder[_InitializeRequestT]:
         """Start building `InitializeRequest` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "protocol_version": protocol_version,
             "info": info,
         }
-        return InitializeRequestBuilder(cls, values)
+        return InitializeRequestBuilder(_cls, _values)
 
 
 _ClientCapabilitiesT = TypeVar("_ClientCapabilitiesT", bound="ClientCapabilities")
@@ -8022,9 +8028,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_ClientCapabilitiesT]) -> ClientCapabilitiesBuilder[_ClientCapabilitiesT]:
+    def builder(_cls: builtins.type[_ClientCapabilitiesT]) -> ClientCapabilitiesBuilder[_ClientCapabilitiesT]:
         """Start building `ClientCapabilities` from its required properties; chain setters, then `build()`."""
-        return ClientCapabilitiesBuilder(cls, {})
+        return ClientCapabilitiesBuilder(_cls, {})
 
 
 _ClientAuthCapabilitiesT = TypeVar("_ClientAuthCapabilitiesT", bound="ClientAuthCapabilities")
@@ -8058,10 +8064,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_ClientAuthCapabilitiesT],
+        _cls: builtins.type[_ClientAuthCapabilitiesT],
     ) -> ClientAuthCapabilitiesBuilder[_ClientAuthCapabilitiesT]:
         """Start building `ClientAuthCapabilities` from its required properties; chain setters, then `build()`."""
-        return ClientAuthCapabilitiesBuilder(cls, {})
+        return ClientAuthCapabilitiesBuilder(_cls, {})
 
 
 _TerminalAuthCapabilitiesT = TypeVar("_TerminalAuthCapabilitiesT", bound="TerminalAuthCapabilities")
@@ -8087,10 +8093,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_TerminalAuthCapabilitiesT],
+        _cls: builtins.type[_TerminalAuthCapabilitiesT],
     ) -> TerminalAuthCapabilitiesBuilder[_TerminalAuthCapabilitiesT]:
         """Start building `TerminalAuthCapabilities` from its required properties; chain setters, then `build()`."""
-        return TerminalAuthCapabilitiesBuilder(cls, {})
+        return TerminalAuthCapabilitiesBuilder(_cls, {})
 
 
 _ElicitationCapabilitiesT = TypeVar("_ElicitationCapabilitiesT", bound="ElicitationCapabilities")
@@ -8124,10 +8130,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_ElicitationCapabilitiesT],
+        _cls: builtins.type[_ElicitationCapabilitiesT],
     ) -> ElicitationCapabilitiesBuilder[_ElicitationCapabilitiesT]:
         """Start building `ElicitationCapabilities` from its required properties; chain setters, then `build()`."""
-        return ElicitationCapabilitiesBuilder(cls, {})
+        return ElicitationCapabilitiesBuilder(_cls, {})
 
 
 _ElicitationFormCapabilitiesT = TypeVar("_ElicitationFormCapabilitiesT", bound="ElicitationFormCapabilities")
@@ -8151,10 +8157,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_ElicitationFormCapabilitiesT],
+        _cls: builtins.type[_ElicitationFormCapabilitiesT],
     ) -> ElicitationFormCapabilitiesBuilder[_ElicitationFormCapabilitiesT]:
         """Start building `ElicitationFormCapabilities` from its required properties; chain setters, then `build()`."""
-        return ElicitationFormCapabilitiesBuilder(cls, {})
+        return ElicitationFormCapabilitiesBuilder(_cls, {})
 
 
 _ElicitationUrlCapabilitiesT = TypeVar("_ElicitationUrlCapabilitiesT", bound="ElicitationUrlCapabilities")
@@ -8178,10 +8184,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_ElicitationUrlCapabilitiesT],
+        _cls: builtins.type[_ElicitationUrlCapabilitiesT],
     ) -> ElicitationUrlCapabilitiesBuilder[_ElicitationUrlCapabilitiesT]:
         """Start building `ElicitationUrlCapabilities` from its required properties; chain setters, then `build()`."""
-        return ElicitationUrlCapabilitiesBuilder(cls, {})
+        return ElicitationUrlCapabilitiesBuilder(_cls, {})
 
 
 _LoginAuthRequestT = TypeVar("_LoginAuthRequestT", bound="LoginAuthRequest")
@@ -8213,13 +8219,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_LoginAuthRequestT], *, method_id: str
+        _cls: builtins.type[_LoginAuthRequestT], *, method_id: str
     ) -> LoginAuthRequestBuilder[_LoginAuthRequestT]:
         """Start building `LoginAuthRequest` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "method_id": method_id,
         }
-        return LoginAuthRequestBuilder(cls, values)
+        return LoginAuthRequestBuilder(_cls, _values)
 
 
 _ListProvidersRequestT = TypeVar("_ListProvidersRequestT", bound="ListProvidersRequest")
@@ -8244,9 +8250,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_ListProvidersRequestT]) -> ListProvidersRequestBuilder[_ListProvidersRequestT]:
+    def builder(_cls: builtins.type[_ListProvidersRequestT]) -> ListProvidersRequestBuilder[_ListProvidersRequestT]:
         """Start building `ListProvidersRequest` from its required properties; chain setters, then `build()`."""
-        return ListProvidersRequestBuilder(cls, {})
+        return ListProvidersRequestBuilder(_cls, {})
 
 
 _SetProviderRequestT = TypeVar("_SetProviderRequestT", bound="SetProviderRequest")
@@ -8287,15 +8293,15 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_SetProviderRequestT], *, provider_id: str, api_type: LlmProtocol | str, base_url: str
+        _cls: builtins.type[_SetProviderRequestT], *, provider_id: str, api_type: LlmProtocol | str, base_url: str
     ) -> SetProviderRequestBuilder[_SetProviderRequestT]:
         """Start building `SetProviderRequest` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "provider_id": provider_id,
             "api_type": api_type,
             "base_url": base_url,
         }
-        return SetProviderRequestBuilder(cls, values)
+        return SetProviderRequestBuilder(_cls, _values)
 
 
 _DisableProviderRequestT = TypeVar("_DisableProviderRequestT", bound="DisableProviderRequest")
@@ -8324,13 +8330,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_DisableProviderRequestT], *, provider_id: str
+        _cls: builtins.type[_DisableProviderRequestT], *, provider_id: str
     ) -> DisableProviderRequestBuilder[_DisableProviderRequestT]:
         """Start building `DisableProviderRequest` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "provider_id": provider_id,
         }
-        return DisableProviderRequestBuilder(cls, values)
+        return DisableProviderRequestBuilder(_cls, _values)
 
 
 _LogoutAuthRequestT = TypeVar("_LogoutAuthRequestT", bound="LogoutAuthRequest")
@@ -8357,9 +8363,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_LogoutAuthRequestT]) -> LogoutAuthRequestBuilder[_LogoutAuthRequestT]:
+    def builder(_cls: builtins.type[_LogoutAuthRequestT]) -> LogoutAuthRequestBuilder[_LogoutAuthRequestT]:
         """Start building `LogoutAuthRequest` from its required properties; chain setters, then `build()`."""
-        return LogoutAuthRequestBuilder(cls, {})
+        return LogoutAuthRequestBuilder(_cls, {})
 
 
 _AuthStatusRequestT = TypeVar("_AuthStatusRequestT", bound="AuthStatusRequest")
@@ -8389,9 +8395,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_AuthStatusRequestT]) -> AuthStatusRequestBuilder[_AuthStatusRequestT]:
+    def builder(_cls: builtins.type[_AuthStatusRequestT]) -> AuthStatusRequestBuilder[_AuthStatusRequestT]:
         """Start building `AuthStatusRequest` from its required properties; chain setters, then `build()`."""
-        return AuthStatusRequestBuilder(cls, {})
+        return AuthStatusRequestBuilder(_cls, {})
 
 
 _NewSessionRequestT = TypeVar("_NewSessionRequestT", bound="NewSessionRequest")
@@ -8440,13 +8446,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_NewSessionRequestT], *, cwd: str | os.PathLike[str]
+        _cls: builtins.type[_NewSessionRequestT], *, cwd: str | os.PathLike[str]
     ) -> NewSessionRequestBuilder[_NewSessionRequestT]:
         """Start building `NewSessionRequest` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "cwd": os.fspath(cwd),
         }
-        return NewSessionRequestBuilder(cls, values)
+        return NewSessionRequestBuilder(_cls, _values)
 
 
 _McpServerHttpT = TypeVar("_McpServerHttpT", bound="McpServerHttp")
@@ -8477,13 +8483,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_McpServerHttpT], *, name: str, url: str) -> McpServerHttpBuilder[_McpServerHttpT]:
+    def builder(_cls: builtins.type[_McpServerHttpT], *, name: str, url: str) -> McpServerHttpBuilder[_McpServerHttpT]:
         """Start building `McpServerHttp` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "name": name,
             "url": url,
         }
-        return McpServerHttpBuilder(cls, values)
+        return McpServerHttpBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -8530,14 +8536,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_McpServerAcpT], *, name: str, server_id: str
+        _cls: builtins.type[_McpServerAcpT], *, name: str, server_id: str
     ) -> McpServerAcpBuilder[_McpServerAcpT]:
         """Start building `McpServerAcp` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "name": name,
             "server_id": server_id,
         }
-        return McpServerAcpBuilder(cls, values)
+        return McpServerAcpBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -8586,14 +8592,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_McpServerStdioT], *, name: str, command: str | os.PathLike[str]
+        _cls: builtins.type[_McpServerStdioT], *, name: str, command: str | os.PathLike[str]
     ) -> McpServerStdioBuilder[_McpServerStdioT]:
         """Start building `McpServerStdio` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "name": name,
             "command": os.fspath(command),
         }
-        return McpServerStdioBuilder(cls, values)
+        return McpServerStdioBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -8632,12 +8638,12 @@ future ACP variants."""
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_McpServerOtherT], *, type: str) -> McpServerOtherBuilder[_McpServerOtherT]:
+    def builder(_cls: builtins.type[_McpServerOtherT], *, type: str) -> McpServerOtherBuilder[_McpServerOtherT]:
         """Start building `McpServerOther` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "type": type,
         }
-        return McpServerOtherBuilder(cls, values)
+        return McpServerOtherBuilder(_cls, _values)
 
 
 _HttpHeaderT = TypeVar("_HttpHeaderT", bound="HttpHeader")
@@ -8664,13 +8670,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_HttpHeaderT], *, name: str, value: str) -> HttpHeaderBuilder[_HttpHeaderT]:
+    def builder(_cls: builtins.type[_HttpHeaderT], *, name: str, value: str) -> HttpHeaderBuilder[_HttpHeaderT]:
         """Start building `HttpHeader` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "name": name,
             "value": value,
         }
-        return HttpHeaderBuilder(cls, values)
+        return HttpHeaderBuilder(_cls, _values)
 
 
 _SystemPromptT = TypeVar("_SystemPromptT", bound="SystemPrompt")
@@ -8718,14 +8724,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_SystemPromptT], *, mode: SystemPromptMode | str, content: Iterable[ContentBlock]
+        _cls: builtins.type[_SystemPromptT], *, mode: SystemPromptMode | str, content: Iterable[ContentBlock]
     ) -> SystemPromptBuilder[_SystemPromptT]:
         """Start building `SystemPrompt` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "mode": mode,
             "content": list(content),
         }
-        return SystemPromptBuilder(cls, values)
+        return SystemPromptBuilder(_cls, _values)
 
 
 _ListSessionsRequestT = TypeVar("_ListSessionsRequestT", bound="ListSessionsRequest")
@@ -8770,9 +8776,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_ListSessionsRequestT]) -> ListSessionsRequestBuilder[_ListSessionsRequestT]:
+    def builder(_cls: builtins.type[_ListSessionsRequestT]) -> ListSessionsRequestBuilder[_ListSessionsRequestT]:
         """Start building `ListSessionsRequest` from its required properties; chain setters, then `build()`."""
-        return ListSessionsRequestBuilder(cls, {})
+        return ListSessionsRequestBuilder(_cls, {})
 
 
 _DeleteSessionRequestT = TypeVar("_DeleteSessionRequestT", bound="DeleteSessionRequest")
@@ -8799,13 +8805,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_DeleteSessionRequestT], *, session_id: str
+        _cls: builtins.type[_DeleteSessionRequestT], *, session_id: str
     ) -> DeleteSessionRequestBuilder[_DeleteSessionRequestT]:
         """Start building `DeleteSessionRequest` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "session_id": session_id,
         }
-        return DeleteSessionRequestBuilder(cls, values)
+        return DeleteSessionRequestBuilder(_cls, _values)
 
 
 _ForkSessionRequestT = TypeVar("_ForkSessionRequestT", bound="ForkSessionRequest")
@@ -8865,14 +8871,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_ForkSessionRequestT], *, session_id: str, cwd: str | os.PathLike[str]
+        _cls: builtins.type[_ForkSessionRequestT], *, session_id: str, cwd: str | os.PathLike[str]
     ) -> ForkSessionRequestBuilder[_ForkSessionRequestT]:
         """Start building `ForkSessionRequest` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "session_id": session_id,
             "cwd": os.fspath(cwd),
         }
-        return ForkSessionRequestBuilder(cls, values)
+        return ForkSessionRequestBuilder(_cls, _values)
 
 
 _ArchiveSessionRequestT = TypeVar("_ArchiveSessionRequestT", bound="ArchiveSessionRequest")
@@ -8908,13 +8914,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_ArchiveSessionRequestT], *, session_id: str
+        _cls: builtins.type[_ArchiveSessionRequestT], *, session_id: str
     ) -> ArchiveSessionRequestBuilder[_ArchiveSessionRequestT]:
         """Start building `ArchiveSessionRequest` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "session_id": session_id,
         }
-        return ArchiveSessionRequestBuilder(cls, values)
+        return ArchiveSessionRequestBuilder(_cls, _values)
 
 
 _UnarchiveSessionRequestT = TypeVar("_UnarchiveSessionRequestT", bound="UnarchiveSessionRequest")
@@ -8951,13 +8957,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_UnarchiveSessionRequestT], *, session_id: str
+        _cls: builtins.type[_UnarchiveSessionRequestT], *, session_id: str
     ) -> UnarchiveSessionRequestBuilder[_UnarchiveSessionRequestT]:
         """Start building `UnarchiveSessionRequest` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "session_id": session_id,
         }
-        return UnarchiveSessionRequestBuilder(cls, values)
+        return UnarchiveSessionRequestBuilder(_cls, _values)
 
 
 _SessionStatusRequestT = TypeVar("_SessionStatusRequestT", bound="SessionStatusRequest")
@@ -8992,13 +8998,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_SessionStatusRequestT], *, session_id: str
+        _cls: builtins.type[_SessionStatusRequestT], *, session_id: str
     ) -> SessionStatusRequestBuilder[_SessionStatusRequestT]:
         """Start building `SessionStatusRequest` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "session_id": session_id,
         }
-        return SessionStatusRequestBuilder(cls, values)
+        return SessionStatusRequestBuilder(_cls, _values)
 
 
 _SetSessionTitleRequestT = TypeVar("_SetSessionTitleRequestT", bound="SetSessionTitleRequest")
@@ -9043,14 +9049,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_SetSessionTitleRequestT], *, session_id: str, title: str
+        _cls: builtins.type[_SetSessionTitleRequestT], *, session_id: str, title: str
     ) -> SetSessionTitleRequestBuilder[_SetSessionTitleRequestT]:
         """Start building `SetSessionTitleRequest` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "session_id": session_id,
             "title": title,
         }
-        return SetSessionTitleRequestBuilder(cls, values)
+        return SetSessionTitleRequestBuilder(_cls, _values)
 
 
 _ResumeSessionRequestT = TypeVar("_ResumeSessionRequestT", bound="ResumeSessionRequest")
@@ -9124,14 +9130,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_ResumeSessionRequestT], *, session_id: str, cwd: str | os.PathLike[str]
+        _cls: builtins.type[_ResumeSessionRequestT], *, session_id: str, cwd: str | os.PathLike[str]
     ) -> ResumeSessionRequestBuilder[_ResumeSessionRequestT]:
         """Start building `ResumeSessionRequest` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "session_id": session_id,
             "cwd": os.fspath(cwd),
         }
-        return ResumeSessionRequestBuilder(cls, values)
+        return ResumeSessionRequestBuilder(_cls, _values)
 
 
 _ReplayFromStartT = TypeVar("_ReplayFromStartT", bound="ReplayFromStart")
@@ -9152,9 +9158,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_ReplayFromStartT]) -> ReplayFromStartBuilder[_ReplayFromStartT]:
+    def builder(_cls: builtins.type[_ReplayFromStartT]) -> ReplayFromStartBuilder[_ReplayFromStartT]:
         """Start building `ReplayFromStart` from its required properties; chain setters, then `build()`."""
-        return ReplayFromStartBuilder(cls, {})
+        return ReplayFromStartBuilder(_cls, {})
 
 
 @dataclass(slots=True, kw_only=True)
@@ -9191,12 +9197,12 @@ future ACP variants."""
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_ReplayFromOtherT], *, type: str) -> ReplayFromOtherBuilder[_ReplayFromOtherT]:
+    def builder(_cls: builtins.type[_ReplayFromOtherT], *, type: str) -> ReplayFromOtherBuilder[_ReplayFromOtherT]:
         """Start building `ReplayFromOther` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "type": type,
         }
-        return ReplayFromOtherBuilder(cls, values)
+        return ReplayFromOtherBuilder(_cls, _values)
 
 
 _CloseSessionRequestT = TypeVar("_CloseSessionRequestT", bound="CloseSessionRequest")
@@ -9240,13 +9246,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_CloseSessionRequestT], *, session_id: str
+        _cls: builtins.type[_CloseSessionRequestT], *, session_id: str
     ) -> CloseSessionRequestBuilder[_CloseSessionRequestT]:
         """Start building `CloseSessionRequest` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "session_id": session_id,
         }
-        return CloseSessionRequestBuilder(cls, values)
+        return CloseSessionRequestBuilder(_cls, _values)
 
 
 _CancelToolCallRequestT = TypeVar("_CancelToolCallRequestT", bound="CancelToolCallRequest")
@@ -9286,14 +9292,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_CancelToolCallRequestT], *, session_id: str, tool_call_id: str
+        _cls: builtins.type[_CancelToolCallRequestT], *, session_id: str, tool_call_id: str
     ) -> CancelToolCallRequestBuilder[_CancelToolCallRequestT]:
         """Start building `CancelToolCallRequest` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "session_id": session_id,
             "tool_call_id": tool_call_id,
         }
-        return CancelToolCallRequestBuilder(cls, values)
+        return CancelToolCallRequestBuilder(_cls, _values)
 
 
 _CancelTerminalRequestT = TypeVar("_CancelTerminalRequestT", bound="CancelTerminalRequest")
@@ -9334,14 +9340,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_CancelTerminalRequestT], *, session_id: str, terminal_id: str
+        _cls: builtins.type[_CancelTerminalRequestT], *, session_id: str, terminal_id: str
     ) -> CancelTerminalRequestBuilder[_CancelTerminalRequestT]:
         """Start building `CancelTerminalRequest` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "session_id": session_id,
             "terminal_id": terminal_id,
         }
-        return CancelTerminalRequestBuilder(cls, values)
+        return CancelTerminalRequestBuilder(_cls, _values)
 
 
 _SetSessionConfigOptionRequestTypeIdT = TypeVar(
@@ -9363,13 +9369,13 @@ class SetSessionConfigOptionRequestTypeId(Model):
 
     @classmethod
     def builder(
-        cls: builtins.type[_SetSessionConfigOptionRequestTypeIdT], *, value: str
+        _cls: builtins.type[_SetSessionConfigOptionRequestTypeIdT], *, value: str
     ) -> SetSessionConfigOptionRequestTypeIdBuilder[_SetSessionConfigOptionRequestTypeIdT]:
         """Start building `SetSessionConfigOptionRequestTypeId` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "value": value,
         }
-        return SetSessionConfigOptionRequestTypeIdBuilder(cls, values)
+        return SetSessionConfigOptionRequestTypeIdBuilder(_cls, _values)
 
 
 _SetSessionConfigOptionRequestTypeBooleanT = TypeVar(
@@ -9391,13 +9397,13 @@ class SetSessionConfigOptionRequestTypeBoolean(Model):
 
     @classmethod
     def builder(
-        cls: builtins.type[_SetSessionConfigOptionRequestTypeBooleanT], *, value: bool
+        _cls: builtins.type[_SetSessionConfigOptionRequestTypeBooleanT], *, value: bool
     ) -> SetSessionConfigOptionRequestTypeBooleanBuilder[_SetSessionConfigOptionRequestTypeBooleanT]:
         """Start building `SetSessionConfigOptionRequestTypeBoolean` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "value": value,
         }
-        return SetSessionConfigOptionRequestTypeBooleanBuilder(cls, values)
+        return SetSessionConfigOptionRequestTypeBooleanBuilder(_cls, _values)
 
 
 _SetSessionConfigOptionRequestTypeOtherT = TypeVar(
@@ -9431,14 +9437,14 @@ future ACP variants."""
 
     @classmethod
     def builder(
-        cls: builtins.type[_SetSessionConfigOptionRequestTypeOtherT], *, type: str, value: Any
+        _cls: builtins.type[_SetSessionConfigOptionRequestTypeOtherT], *, type: str, value: Any
     ) -> SetSessionConfigOptionRequestTypeOtherBuilder[_SetSessionConfigOptionRequestTypeOtherT]:
         """Start building `SetSessionConfigOptionRequestTypeOther` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "type": type,
             "value": value,
         }
-        return SetSessionConfigOptionRequestTypeOtherBuilder(cls, values)
+        return SetSessionConfigOptionRequestTypeOtherBuilder(_cls, _values)
 
 
 _SetSessionConfigOptionRequestT = TypeVar("_SetSessionConfigOptionRequestT", bound="SetSessionConfigOptionRequest")
@@ -9473,19 +9479,19 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_SetSessionConfigOptionRequestT],
+        _cls: builtins.type[_SetSessionConfigOptionRequestT],
         *,
         session_id: str,
         config_id: str,
         type: SetSessionConfigOptionRequestType,
     ) -> SetSessionConfigOptionRequestBuilder[_SetSessionConfigOptionRequestT]:
         """Start building `SetSessionConfigOptionRequest` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "session_id": session_id,
             "config_id": config_id,
             "type": type,
         }
-        return SetSessionConfigOptionRequestBuilder(cls, values)
+        return SetSessionConfigOptionRequestBuilder(_cls, _values)
 
 
 _PromptRequestT = TypeVar("_PromptRequestT", bound="PromptRequest")
@@ -9533,14 +9539,14 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_PromptRequestT], *, session_id: str, prompt: Iterable[ContentBlock]
+        _cls: builtins.type[_PromptRequestT], *, session_id: str, prompt: Iterable[ContentBlock]
     ) -> PromptRequestBuilder[_PromptRequestT]:
         """Start building `PromptRequest` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "session_id": session_id,
             "prompt": list(prompt),
         }
-        return PromptRequestBuilder(cls, values)
+        return PromptRequestBuilder(_cls, _values)
 
 
 _ClientResponseResultT = TypeVar("_ClientResponseResultT", bound="ClientResponseResult")
@@ -9561,14 +9567,14 @@ class ClientResponseResult(Model):
 
     @classmethod
     def builder(
-        cls: builtins.type[_ClientResponseResultT], *, id: RequestId, result: ClientResponseResultResult
+        _cls: builtins.type[_ClientResponseResultT], *, id: RequestId, result: ClientResponseResultResult
     ) -> ClientResponseResultBuilder[_ClientResponseResultT]:
         """Start building `ClientResponseResult` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "id": id,
             "result": result,
         }
-        return ClientResponseResultBuilder(cls, values)
+        return ClientResponseResultBuilder(_cls, _values)
 
 
 _ClientResponseErrorT = TypeVar("_ClientResponseErrorT", bound="ClientResponseError")
@@ -9592,14 +9598,14 @@ for a parse error or an invalid request."""
 
     @classmethod
     def builder(
-        cls: builtins.type[_ClientResponseErrorT], *, id: ClientResponseErrorId | None, error: Error
+        _cls: builtins.type[_ClientResponseErrorT], *, id: ClientResponseErrorId | None, error: Error
     ) -> ClientResponseErrorBuilder[_ClientResponseErrorT]:
         """Start building `ClientResponseError` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "id": id,
             "error": error,
         }
-        return ClientResponseErrorBuilder(cls, values)
+        return ClientResponseErrorBuilder(_cls, _values)
 
 
 _RequestPermissionResponseT = TypeVar("_RequestPermissionResponseT", bound="RequestPermissionResponse")
@@ -9624,13 +9630,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_RequestPermissionResponseT], *, outcome: RequestPermissionOutcome
+        _cls: builtins.type[_RequestPermissionResponseT], *, outcome: RequestPermissionOutcome
     ) -> RequestPermissionResponseBuilder[_RequestPermissionResponseT]:
         """Start building `RequestPermissionResponse` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "outcome": outcome,
         }
-        return RequestPermissionResponseBuilder(cls, values)
+        return RequestPermissionResponseBuilder(_cls, _values)
 
 
 _CancelledPermissionOutcomeT = TypeVar("_CancelledPermissionOutcomeT", bound="CancelledPermissionOutcome")
@@ -9652,10 +9658,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_CancelledPermissionOutcomeT],
+        _cls: builtins.type[_CancelledPermissionOutcomeT],
     ) -> CancelledPermissionOutcomeBuilder[_CancelledPermissionOutcomeT]:
         """Start building `CancelledPermissionOutcome` from its required properties; chain setters, then `build()`."""
-        return CancelledPermissionOutcomeBuilder(cls, {})
+        return CancelledPermissionOutcomeBuilder(_cls, {})
 
 
 @dataclass(slots=True, kw_only=True)
@@ -9697,13 +9703,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_SelectedPermissionOutcomeT], *, option_id: str
+        _cls: builtins.type[_SelectedPermissionOutcomeT], *, option_id: str
     ) -> SelectedPermissionOutcomeBuilder[_SelectedPermissionOutcomeT]:
         """Start building `SelectedPermissionOutcome` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "option_id": option_id,
         }
-        return SelectedPermissionOutcomeBuilder(cls, values)
+        return SelectedPermissionOutcomeBuilder(_cls, _values)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -9744,13 +9750,13 @@ future ACP variants."""
 
     @classmethod
     def builder(
-        cls: builtins.type[_RequestPermissionOutcomeOtherT], *, outcome: str
+        _cls: builtins.type[_RequestPermissionOutcomeOtherT], *, outcome: str
     ) -> RequestPermissionOutcomeOtherBuilder[_RequestPermissionOutcomeOtherT]:
         """Start building `RequestPermissionOutcomeOther` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "outcome": outcome,
         }
-        return RequestPermissionOutcomeOtherBuilder(cls, values)
+        return RequestPermissionOutcomeOtherBuilder(_cls, _values)
 
 
 _ElicitationAcceptActionT = TypeVar("_ElicitationAcceptActionT", bound="ElicitationAcceptAction")
@@ -9770,10 +9776,10 @@ Omitted and `null` are equivalent and mean no content is provided."""
 
     @classmethod
     def builder(
-        cls: builtins.type[_ElicitationAcceptActionT],
+        _cls: builtins.type[_ElicitationAcceptActionT],
     ) -> ElicitationAcceptActionBuilder[_ElicitationAcceptActionT]:
         """Start building `ElicitationAcceptAction` from its required properties; chain setters, then `build()`."""
-        return ElicitationAcceptActionBuilder(cls, {})
+        return ElicitationAcceptActionBuilder(_cls, {})
 
 
 @dataclass(slots=True, kw_only=True)
@@ -9799,10 +9805,10 @@ class CreateElicitationResponseActionDecline(Model):
 
     @classmethod
     def builder(
-        cls: builtins.type[_CreateElicitationResponseActionDeclineT],
+        _cls: builtins.type[_CreateElicitationResponseActionDeclineT],
     ) -> CreateElicitationResponseActionDeclineBuilder[_CreateElicitationResponseActionDeclineT]:
         """Start building `CreateElicitationResponseActionDecline` from its required properties; chain setters, then `build()`."""
-        return CreateElicitationResponseActionDeclineBuilder(cls, {})
+        return CreateElicitationResponseActionDeclineBuilder(_cls, {})
 
 
 _CreateElicitationResponseActionCancelT = TypeVar(
@@ -9821,10 +9827,10 @@ class CreateElicitationResponseActionCancel(Model):
 
     @classmethod
     def builder(
-        cls: builtins.type[_CreateElicitationResponseActionCancelT],
+        _cls: builtins.type[_CreateElicitationResponseActionCancelT],
     ) -> CreateElicitationResponseActionCancelBuilder[_CreateElicitationResponseActionCancelT]:
         """Start building `CreateElicitationResponseActionCancel` from its required properties; chain setters, then `build()`."""
-        return CreateElicitationResponseActionCancelBuilder(cls, {})
+        return CreateElicitationResponseActionCancelBuilder(_cls, {})
 
 
 _CreateElicitationResponseActionOtherT = TypeVar(
@@ -9856,13 +9862,13 @@ future ACP variants."""
 
     @classmethod
     def builder(
-        cls: builtins.type[_CreateElicitationResponseActionOtherT], *, action: str
+        _cls: builtins.type[_CreateElicitationResponseActionOtherT], *, action: str
     ) -> CreateElicitationResponseActionOtherBuilder[_CreateElicitationResponseActionOtherT]:
         """Start building `CreateElicitationResponseActionOther` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "action": action,
         }
-        return CreateElicitationResponseActionOtherBuilder(cls, values)
+        return CreateElicitationResponseActionOtherBuilder(_cls, _values)
 
 
 _CreateElicitationResponseT = TypeVar("_CreateElicitationResponseT", bound="CreateElicitationResponse")
@@ -9884,13 +9890,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_CreateElicitationResponseT], *, action: CreateElicitationResponseAction
+        _cls: builtins.type[_CreateElicitationResponseT], *, action: CreateElicitationResponseAction
     ) -> CreateElicitationResponseBuilder[_CreateElicitationResponseT]:
         """Start building `CreateElicitationResponse` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "action": action,
         }
-        return CreateElicitationResponseBuilder(cls, values)
+        return CreateElicitationResponseBuilder(_cls, _values)
 
 
 _MessageMcpResponseResultT = TypeVar("_MessageMcpResponseResultT", bound="MessageMcpResponseResult")
@@ -9916,13 +9922,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_MessageMcpResponseResultT], *, result: Any
+        _cls: builtins.type[_MessageMcpResponseResultT], *, result: Any
     ) -> MessageMcpResponseResultBuilder[_MessageMcpResponseResultT]:
         """Start building `MessageMcpResponseResult` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "result": result,
         }
-        return MessageMcpResponseResultBuilder(cls, values)
+        return MessageMcpResponseResultBuilder(_cls, _values)
 
 
 _MessageMcpResponseErrorT = TypeVar("_MessageMcpResponseErrorT", bound="MessageMcpResponseError")
@@ -9948,13 +9954,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_MessageMcpResponseErrorT], *, error: McpError
+        _cls: builtins.type[_MessageMcpResponseErrorT], *, error: McpError
     ) -> MessageMcpResponseErrorBuilder[_MessageMcpResponseErrorT]:
         """Start building `MessageMcpResponseError` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "error": error,
         }
-        return MessageMcpResponseErrorBuilder(cls, values)
+        return MessageMcpResponseErrorBuilder(_cls, _values)
 
 
 _McpErrorT = TypeVar("_McpErrorT", bound="McpError")
@@ -9982,13 +9988,13 @@ class McpError(Model):
     """Properties the schema does not declare, kept as they came and written back."""
 
     @classmethod
-    def builder(cls: builtins.type[_McpErrorT], *, code: int, message: str) -> McpErrorBuilder[_McpErrorT]:
+    def builder(_cls: builtins.type[_McpErrorT], *, code: int, message: str) -> McpErrorBuilder[_McpErrorT]:
         """Start building `McpError` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "code": code,
             "message": message,
         }
-        return McpErrorBuilder(cls, values)
+        return McpErrorBuilder(_cls, _values)
 
 
 _ClientNotificationT = TypeVar("_ClientNotificationT", bound="ClientNotification")
@@ -10009,13 +10015,13 @@ class ClientNotification(Model):
 
     @classmethod
     def builder(
-        cls: builtins.type[_ClientNotificationT], *, method: str
+        _cls: builtins.type[_ClientNotificationT], *, method: str
     ) -> ClientNotificationBuilder[_ClientNotificationT]:
         """Start building `ClientNotification` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "method": method,
         }
-        return ClientNotificationBuilder(cls, values)
+        return ClientNotificationBuilder(_cls, _values)
 
 
 _CancelSessionNotificationT = TypeVar("_CancelSessionNotificationT", bound="CancelSessionNotification")
@@ -10043,13 +10049,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_CancelSessionNotificationT], *, session_id: str
+        _cls: builtins.type[_CancelSessionNotificationT], *, session_id: str
     ) -> CancelSessionNotificationBuilder[_CancelSessionNotificationT]:
         """Start building `CancelSessionNotification` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "session_id": session_id,
         }
-        return CancelSessionNotificationBuilder(cls, values)
+        return CancelSessionNotificationBuilder(_cls, _values)
 
 
 _MessageMcpNotificationT = TypeVar("_MessageMcpNotificationT", bound="MessageMcpNotification")
@@ -10087,15 +10093,15 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_MessageMcpNotificationT], *, server_id: str, request_id: str, method: str
+        _cls: builtins.type[_MessageMcpNotificationT], *, server_id: str, request_id: str, method: str
     ) -> MessageMcpNotificationBuilder[_MessageMcpNotificationT]:
         """Start building `MessageMcpNotification` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "server_id": server_id,
             "request_id": request_id,
             "method": method,
         }
-        return MessageMcpNotificationBuilder(cls, values)
+        return MessageMcpNotificationBuilder(_cls, _values)
 
 
 _CancelRequestNotificationT = TypeVar("_CancelRequestNotificationT", bound="CancelRequestNotification")
@@ -10123,13 +10129,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_CancelRequestNotificationT], *, request_id: RequestId
+        _cls: builtins.type[_CancelRequestNotificationT], *, request_id: RequestId
     ) -> CancelRequestNotificationBuilder[_CancelRequestNotificationT]:
         """Start building `CancelRequestNotification` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "request_id": request_id,
         }
-        return CancelRequestNotificationBuilder(cls, values)
+        return CancelRequestNotificationBuilder(_cls, _values)
 
 
 _ProxyRequestT = TypeVar("_ProxyRequestT", bound="ProxyRequest")
@@ -10153,14 +10159,14 @@ class ProxyRequest(Model):
 
     @classmethod
     def builder(
-        cls: builtins.type[_ProxyRequestT], *, id: RequestId, method: str
+        _cls: builtins.type[_ProxyRequestT], *, id: RequestId, method: str
     ) -> ProxyRequestBuilder[_ProxyRequestT]:
         """Start building `ProxyRequest` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "id": id,
             "method": method,
         }
-        return ProxyRequestBuilder(cls, values)
+        return ProxyRequestBuilder(_cls, _values)
 
 
 _ProxySuccessorRequestT = TypeVar("_ProxySuccessorRequestT", bound="ProxySuccessorRequest")
@@ -10213,13 +10219,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_ProxySuccessorRequestT], *, method: str
+        _cls: builtins.type[_ProxySuccessorRequestT], *, method: str
     ) -> ProxySuccessorRequestBuilder[_ProxySuccessorRequestT]:
         """Start building `ProxySuccessorRequest` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "method": method,
         }
-        return ProxySuccessorRequestBuilder(cls, values)
+        return ProxySuccessorRequestBuilder(_cls, _values)
 
 
 _ProxyResponseResultT = TypeVar("_ProxyResponseResultT", bound="ProxyResponseResult")
@@ -10240,14 +10246,14 @@ class ProxyResponseResult(Model):
 
     @classmethod
     def builder(
-        cls: builtins.type[_ProxyResponseResultT], *, id: RequestId, result: ProxyResponseResultResult
+        _cls: builtins.type[_ProxyResponseResultT], *, id: RequestId, result: ProxyResponseResultResult
     ) -> ProxyResponseResultBuilder[_ProxyResponseResultT]:
         """Start building `ProxyResponseResult` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "id": id,
             "result": result,
         }
-        return ProxyResponseResultBuilder(cls, values)
+        return ProxyResponseResultBuilder(_cls, _values)
 
 
 _ProxyResponseErrorT = TypeVar("_ProxyResponseErrorT", bound="ProxyResponseError")
@@ -10271,14 +10277,14 @@ for a parse error or an invalid request."""
 
     @classmethod
     def builder(
-        cls: builtins.type[_ProxyResponseErrorT], *, id: ProxyResponseErrorId | None, error: Error
+        _cls: builtins.type[_ProxyResponseErrorT], *, id: ProxyResponseErrorId | None, error: Error
     ) -> ProxyResponseErrorBuilder[_ProxyResponseErrorT]:
         """Start building `ProxyResponseError` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "id": id,
             "error": error,
         }
-        return ProxyResponseErrorBuilder(cls, values)
+        return ProxyResponseErrorBuilder(_cls, _values)
 
 
 _ProxyNotificationT = TypeVar("_ProxyNotificationT", bound="ProxyNotification")
@@ -10299,13 +10305,13 @@ class ProxyNotification(Model):
 
     @classmethod
     def builder(
-        cls: builtins.type[_ProxyNotificationT], *, method: str
+        _cls: builtins.type[_ProxyNotificationT], *, method: str
     ) -> ProxyNotificationBuilder[_ProxyNotificationT]:
         """Start building `ProxyNotification` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "method": method,
         }
-        return ProxyNotificationBuilder(cls, values)
+        return ProxyNotificationBuilder(_cls, _values)
 
 
 _ProxySuccessorNotificationT = TypeVar("_ProxySuccessorNotificationT", bound="ProxySuccessorNotification")
@@ -10351,13 +10357,13 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
     @classmethod
     def builder(
-        cls: builtins.type[_ProxySuccessorNotificationT], *, method: str
+        _cls: builtins.type[_ProxySuccessorNotificationT], *, method: str
     ) -> ProxySuccessorNotificationBuilder[_ProxySuccessorNotificationT]:
         """Start building `ProxySuccessorNotification` from its required properties; chain setters, then `build()`."""
-        values: dict[str, Any] = {
+        _values: dict[str, Any] = {
             "method": method,
         }
-        return ProxySuccessorNotificationBuilder(cls, values)
+        return ProxySuccessorNotificationBuilder(_cls, _values)
 
 
 class AgentRequestBuilder(_rt.Builder[_AgentRequestT]):
