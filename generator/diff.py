@@ -42,6 +42,7 @@ from generator.ir import (
     EnumType,
     Field,
     JsonObject,
+    Checked,
     ListOf,
     MapOf,
     Module,
@@ -369,6 +370,8 @@ def _show(expr: TypeExpr) -> str:
         return f"{_show(expr.inner)} | None"
     if isinstance(expr, JsonObject):
         return "dict[str, Any]"
+    if isinstance(expr, Checked):
+        return f"{_show(expr.inner)}(checked)"
     assert isinstance(expr, AnyValue)
     return "Any"
 
