@@ -6,7 +6,6 @@ import math
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
-from typing import Any
 
 from generator import keywords, naming
 from generator.config import SchemaOptions, UpsertRule
@@ -298,109 +297,8 @@ class _Builder:
 
     def checks(self, node: Node, used: Iterable[str], hint: str, *, also: Iterable[Node] = (),
                required: Iterable[str] = ()) -> Checks | None:
-        """The keywords of `node` the structural type did not take (`used`), as run-time checks."""
-        rest = {key for key in node.keywords - set(used) if key not in keywords.ANNOTATIONS and not key.startswith("x-")}
-        rest -= {"$id", "$schema"}  # checked by check_keywords
-        also = list(also)
-        required = tuple(required)
-        if not rest and not also and not required:
-            return None
-        found: dict[str, Any] = {
-            "also": tuple(self.named(part, naming.class_name(hint, "all", part.pointer.rsplit("/", 1)[1])) for part in also)
-        }
-        where = node.pointer
-        if "type" in rest:
-            for name in node.types:
-                if name not in keywords.JSON_TYPES:
-                    raise GenerationError(f"{where}/type", f"unknown type {name!r}")
-            found["types"] = node.types
-        for key, field_name in (("minimum", "minimum"), ("maximum", "maximum"), ("exclusiveMinimum", "exclusive_minimum"),
-                                ("exclusiveMaximum", "exclusive_maximum"), ("multipleOf", "multiple_of")):
-            if key in rest:
-                found[field_name] = keywords.number(node, key)
-        if found.get("multiple_of") is not None and found["multiple_of"] <= 0:
-            raise GenerationError(f"{where}/multipleOf", "expected a number greater than 0")
-        for key, field_name in (("minLength", "min_length"), ("maxLength", "max_length"), ("minItems", "min_items"),
-                                ("maxItems", "max_items"), ("minProperties", "min_properties"),
-                                ("maxProperties", "max_properties")):
-            if key in rest:
-                found[field_name] = keywords.count(node, key)
-        if "pattern" in rest:
-            found["pattern"] = keywords.python_pattern(f"{where}/pattern", node.value("pattern"))
-        if "uniqueItems" in rest:
-            if not isinstance(node.value("uniqueItems"), bool):
-                raise GenerationError(f"{where}/uniqueItems", "expected a boolean")
-            found["unique_items"] = node.value("uniqueItems")
-        if "prefixItems" in rest:
-            found["prefix_items"] = tuple(
-                self.named(item, naming.class_name(hint, "item", str(index)))
-                for index, item in enumerate(node.children("prefixItems"))
-            )
-        if "items" in rest:
-            found["items"] = self.named(node.child("items"), naming.class_name(hint, "items"))  # type: ignore[arg-type]
-        if "contains" in rest:
-            found["contains"] = self.named(node.child("contains"), naming.class_name(hint, "contains"))  # type: ignore[arg-type]
-            for key, field_name in (("minContains", "min_contains"), ("maxContains", "max_contains")):
-                if key in rest:
-                    found[field_name] = keywords.count(node, key)
-        if "properties" in rest:
-            found["properties"] = tuple(
-                (key, self.named(child, naming.class_name(hint, "property", str(index))))
-                for index, (key, child) in enumerate(node.properties())
-            )
-        if "patternProperties" in rest:
-            found["pattern_properties"] = tuple(
-                (keywords.python_pattern(child.pointer, key), self.named(child, naming.class_name(hint, "pattern", str(index))))
-                for index, (key, child) in enumerate(node.properties("patternProperties"))
-            )
-        if "additionalProperties" in rest:
-            found["additional_properties"] = self.named(
-                node.child("additionalProperties"), naming.class_name(hint, "additional")  # type: ignore[arg-type]
-            )
-            found["known_properties"] = tuple(key for key, _ in node.properties())
-            found.setdefault("pattern_properties", tuple(
-                (keywords.python_pattern(child.pointer, key), "")
-                for key, child in node.properties("patternProperties")
-            ))
-        if "propertyNames" in rest:
-            found["property_names"] = self.named(node.child("propertyNames"), naming.class_name(hint, "name"))  # type: ignore[arg-type]
-        if "required" in rest or required:
-            found["required"] = tuple(dict.fromkeys((*node.required, *required))) if "required" in rest else required
-        if "dependentRequired" in rest:
-            found["dependent_required"] = self.dependent_required(node)
-        if "dependentSchemas" in rest:
-            found["dependent_schemas"] = tuple(
-                (key, self.named(child, naming.class_name(hint, "dependent", str(index))))
-                for index, (key, child) in enumerate(node.properties("dependentSchemas"))
-            )
-        if "const" in rest:
-            found["const"] = keywords.json_text(node.value("const"))
-        if "enum" in rest:
-            values = node.value("enum")
-            if not isinstance(values, list):
-                raise GenerationError(f"{where}/enum", "expected an array")
-            found["enum"] = tuple(keywords.json_text(value) for value in values)
-        for key in ("anyOf", "oneOf", "allOf", "$ref"):
-            if key in rest:
-                found["also"] += (self.named(node.only(frozenset({key})), naming.class_name(hint, key)),)
-        if "not" in rest:
-            found["never"] = (self.named(node.child("not"), naming.class_name(hint, "not")),)  # type: ignore[arg-type]
-        if "if" in rest:
-            branches = [node.child(key) for key in ("if", "then", "else")]
-            found["condition"] = tuple(
-                None if branch is None else self.named(branch, naming.class_name(hint, key))
-                for key, branch in zip(("if", "then", "else"), branches, strict=True)
-            )
-        return Checks(**found)
-
-    @staticmethod
-    def dependent_required(node: Node) -> tuple[tuple[str, tuple[str, ...]], ...]:
-        raw = node.value("dependentRequired")
-        if not isinstance(raw, dict) or not all(
-            isinstance(keys, list) and all(isinstance(key, str) for key in keys) for keys in raw.values()
-        ):
-            raise GenerationError(f"{node.pointer}/dependentRequired", "expected an object of arrays of strings")
-        return tuple((key, tuple(keys)) for key, keys in raw.items())
+        """The keywords of `node` its structural type did not take (`used`), as run-time checks."""
+        return keywords.checks(node, frozenset(used), hint, self.named, also=also, required=required)
 
     def checked(self, expr: TypeExpr, node: Node, used: Iterable[str], hint: str, also: Iterable[Node] = ()) -> TypeExpr:
         checks = self.checks(node, used, hint, also=also)

@@ -23,7 +23,7 @@ class Primitive:
     maximum: int | float | None = None
     min_length: int | None = None
     format: str | None = None
-    pattern: str | None = None  # a regular expression the string must contain a match of
+    pattern: str | None = None  # a Python regular expression (from ECMA-262) the string must contain a match of
 
 
 @dataclass(frozen=True)

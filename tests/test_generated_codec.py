@@ -9,7 +9,7 @@ import pickle
 
 import pytest
 
-from conftest import ROOT, import_package
+from conftest import ROOT, generate_package, import_package
 
 acp = import_package(ROOT / "generated", "acp_v2")
 UNDEFINED, DecodeError = acp.UNDEFINED, acp.DecodeError
@@ -267,3 +267,15 @@ def test_a_value_matching_two_one_of_variants_is_rejected():
     error = rejection("ElicitationFormModeVariant", scope)
     assert "oneOf" in error.expected
     assert acp.decode("ElicitationFormModeVariant", {"sessionId": "s1"}, strict=True)
+
+
+def test_a_check_beside_the_type_is_salvaged_like_the_type_in_lenient_mode(tmp_path):
+    schema = tmp_path / "schema.json"
+    tags = {"type": "array", "items": {"type": "string"}, "maxItems": 1, "x-deserialize-default-on-error": True}
+    schema.write_text(json.dumps({"$defs": {"Item": {"type": "object", "properties": {"tags": tags}}}}))
+    package = import_package(generate_package(schema, tmp_path, "checked_pkg").parent, "checked_pkg")
+    reports = []
+    item = package.decode("Item", {"tags": ["a", "b"]}, on_salvage=reports.append)
+    assert item.tags is package.UNDEFINED and [report.path for report in reports] == ["$.tags"]
+    with pytest.raises(package.DecodeError):
+        package.decode("Item", {"tags": ["a", "b"]}, strict=True)
