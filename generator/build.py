@@ -298,7 +298,11 @@ class _Builder:
     def checks(self, node: Node, used: Iterable[str], hint: str, *, also: Iterable[Node] = (),
                required: Iterable[str] = ()) -> Checks | None:
         """The keywords of `node` its structural type did not take (`used`), as run-time checks."""
-        return keywords.checks(node, frozenset(used), hint, self.named, also=also, required=required)
+        return keywords.checks(node, frozenset(used), hint, self.named, self.target, also=also, required=required)
+
+    def target(self, node: Node) -> Node:
+        """The schema a `$ref` names."""
+        return self.schema.resolve(f"{node.pointer}/$ref", node.ref or "")
 
     def checked(self, expr: TypeExpr, node: Node, used: Iterable[str], hint: str, also: Iterable[Node] = ()) -> TypeExpr:
         checks = self.checks(node, used, hint, also=also)

@@ -63,6 +63,34 @@ class Nullable:
 
 
 @dataclass(frozen=True)
+class Evaluates:
+    """What a schema evaluates of an object's keys or an array's items, for
+    `unevaluatedProperties`/`unevaluatedItems` (the annotations of 2020-12)."""
+
+    keys: tuple[str, ...] = ()  # `properties`
+    patterns: tuple[str, ...] = ()  # `patternProperties` (Python patterns)
+    everything: bool = False  # `additionalProperties`, `items` or a nested `unevaluated*`
+    prefix: int = 0  # `prefixItems`: the first `prefix` items
+    contains: tuple[str, ...] = ()  # `contains`: the items that match these types
+    parts: tuple[EvaluatesWhen, ...] = ()  # in-place subschemas (allOf, anyOf, $ref, if...)
+
+    @property
+    def empty(self) -> bool:
+        return self == Evaluates()
+
+
+@dataclass(frozen=True)
+class EvaluatesWhen:
+    """A subschema's `Evaluates`, counted when the value matches `valid` (anyOf, oneOf,
+    if) and has the key `present` (dependentSchemas); `otherwise` when it does not match."""
+
+    evaluates: Evaluates
+    valid: str | None = None
+    present: str | None = None
+    otherwise: Evaluates | None = None
+
+
+@dataclass(frozen=True)
 class Checks:
     """Assertions on the JSON value itself, beside its structural type.
 
@@ -104,6 +132,8 @@ class Checks:
     also: tuple[str, ...] = ()  # allOf parts beside the structural type
     never: tuple[str, ...] = ()  # `not`
     condition: tuple[str, str | None, str | None] | None = None  # if, then, else
+    unevaluated_properties: tuple[str, Evaluates] | None = None  # (type, what the schema evaluates)
+    unevaluated_items: tuple[str, Evaluates] | None = None
 
 
 @dataclass(frozen=True)

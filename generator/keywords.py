@@ -16,8 +16,8 @@ from typing import Any
 
 from generator import naming
 from generator.errors import GenerationError
-from generator.ir import Checks
-from generator.load import Node
+from generator.ir import Checks, Evaluates, EvaluatesWhen
+from generator.load import Node, unescape
 
 # Keywords that never change what is valid (`format` is an annotation in 2020-12;
 # integer formats are enforced as bounds by `build`, see INTEGER_FORMATS there).
@@ -32,12 +32,11 @@ VALIDATION = frozenset(
      "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
      "minLength", "maxLength", "pattern", "items", "prefixItems", "minItems", "maxItems", "uniqueItems",
      "contains", "minContains", "maxContains", "properties", "patternProperties", "additionalProperties",
-     "propertyNames", "required", "dependentRequired", "dependentSchemas", "minProperties", "maxProperties"}
+     "propertyNames", "required", "dependentRequired", "dependentSchemas", "minProperties", "maxProperties",
+     "unevaluatedProperties", "unevaluatedItems"}
 )
 # Keywords refused on purpose, and why.
 REFUSED = {
-    "unevaluatedProperties": "unevaluatedProperties is not implemented (only `true`, which changes nothing)",
-    "unevaluatedItems": "unevaluatedItems is not implemented (only `true`, which changes nothing)",
     "$dynamicRef": "$dynamicRef is not implemented",
     "$dynamicAnchor": "$dynamicAnchor is not implemented",
     "$recursiveRef": "$recursiveRef is not part of draft 2020-12",
@@ -51,8 +50,6 @@ JSON_TYPES = ("null", "boolean", "object", "array", "number", "string", "integer
 def refusal(node: Node, keyword: str) -> str | None:
     """Why `keyword` of `node` is refused, or None when it is supported."""
     if keyword in ANNOTATIONS or keyword in VALIDATION or keyword.startswith("x-"):
-        return None
-    if keyword in ("unevaluatedProperties", "unevaluatedItems") and node.value(keyword) is True:
         return None
     if keyword == "$schema":
         return None if node.value(keyword) == META_SCHEMA else f"only the draft 2020-12 meta-schema ({META_SCHEMA}) is supported"
@@ -91,6 +88,7 @@ def checks(
     used: frozenset[str],
     hint: str,
     named: Callable[[Node, str], str],
+    resolve: Callable[[Node], Node],
     *,
     also: Iterable[Node] = (),
     required: Iterable[str] = (),
@@ -189,6 +187,11 @@ def checks(
             None if branch is None else named(branch, naming.class_name(hint, key))
             for key, branch in zip(("if", "then", "else"), branches, strict=True)
         )
+    for key, kind in (("unevaluatedProperties", "properties"), ("unevaluatedItems", "items")):
+        child = node.child(key)
+        if key in rest and child is not None and child.schema is not True:
+            plan = evaluates(node, kind, named, resolve, nested=False)
+            found[f"unevaluated_{kind}"] = (named(child, naming.class_name(hint, key)), plan)
     return Checks(**found)
 
 def _dependent_required(node: Node) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -198,6 +201,61 @@ def _dependent_required(node: Node) -> tuple[tuple[str, tuple[str, ...]], ...]:
     ):
         raise GenerationError(f"{node.pointer}/dependentRequired", "expected an object of arrays of strings")
     return tuple((key, tuple(keys)) for key, keys in raw.items())
+
+
+# --- unevaluatedProperties / unevaluatedItems ----------------------------------
+
+
+def evaluates(
+    node: Node,
+    kind: str,
+    named: Callable[[Node, str], str],
+    resolve: Callable[[Node], Node],
+    *,
+    nested: bool = True,
+    seen: frozenset[str] = frozenset(),
+) -> Evaluates:
+    """What `node` evaluates of an object ("properties") or array ("items"), through its
+    in-place subschemas; `nested` is False for the node whose `unevaluated*` this is for."""
+    if not isinstance(node.schema, dict):
+        return Evaluates()
+    if node.pointer in seen:
+        raise GenerationError(node.pointer, f"unevaluated{kind.title()} through a recursive in-place $ref is not supported")
+    seen = seen | {node.pointer}
+
+    def sub(child: Node) -> Evaluates:
+        return evaluates(child, kind, named, resolve, seen=seen)
+
+    def condition(child: Node) -> str:
+        """The type a value is tested against, named after the subschema's pointer."""
+        tokens = [unescape(token) for token in child.pointer[2:].split("/") if token]
+        return named(child, naming.class_name("Valid", *tokens))
+
+    parts = [EvaluatesWhen(sub(part)) for part in node.children("allOf")]
+    for keyword in ("anyOf", "oneOf"):
+        parts += [EvaluatesWhen(sub(branch), valid=condition(branch)) for branch in node.children(keyword)]
+    if node.ref:
+        parts.append(EvaluatesWhen(sub(resolve(node))))
+    test, then, otherwise = (node.child(key) for key in ("if", "then", "else"))
+    if test is not None:
+        when_valid = Evaluates(parts=tuple(EvaluatesWhen(sub(child)) for child in (test, then) if child is not None))
+        parts.append(EvaluatesWhen(when_valid, valid=condition(test), otherwise=None if otherwise is None else sub(otherwise)))
+    parts += [EvaluatesWhen(sub(child), present=key) for key, child in node.properties("dependentSchemas")]
+    parts = [part for part in parts if not (part.evaluates.empty and (part.otherwise is None or part.otherwise.empty))]
+    if kind == "properties":
+        return Evaluates(
+            keys=tuple(key for key, _ in node.properties()),
+            patterns=tuple(python_pattern(child.pointer, key) for key, child in node.properties("patternProperties")),
+            everything="additionalProperties" in node.keywords or (nested and "unevaluatedProperties" in node.keywords),
+            parts=tuple(parts),
+        )
+    contains = node.child("contains")
+    return Evaluates(
+        everything="items" in node.keywords or (nested and "unevaluatedItems" in node.keywords),
+        prefix=len(node.children("prefixItems")),
+        contains=() if contains is None else (condition(contains),),
+        parts=tuple(parts),
+    )
 
 
 # --- patterns -------------------------------------------------------------------

@@ -12,6 +12,8 @@ from generator.ir import (
     Checked,
     Checks,
     EnumType,
+    Evaluates,
+    EvaluatesWhen,
     JsonObject,
     ListOf,
     ObjectType,
@@ -173,7 +175,7 @@ def test_an_unknown_integer_format_is_an_error(tmp_path):
 
 
 def test_an_unimplemented_keyword_is_refused_at_its_pointer(tmp_path):
-    for keyword, value in (("unevaluatedItems", False), ("$dynamicRef", "#x"), ("frobnicate", 1)):
+    for keyword, value in (("$vocabulary", {}), ("$dynamicRef", "#x"), ("frobnicate", 1)):
         error = error_for({"$defs": {"A": {"type": "array", keyword: value}}}, tmp_path)
         assert error.pointer == f"#/$defs/A/{keyword}"
 
@@ -285,3 +287,22 @@ def test_a_fallback_not_that_says_something_else_is_checked_and_the_variant_is_u
     assert types["U"].fallback is None
     assert types["U"].variants[1] == Variant(Ref("UOther"))
     assert types["UOther"].checks.never == ("UOtherNot",)
+
+
+def test_unevaluated_properties_know_what_the_in_place_subschemas_evaluate(tmp_path):
+    schema = {"$defs": {"A": {
+        "properties": {"a": {}},
+        "allOf": [{"patternProperties": {"^x": {}}}],
+        "anyOf": [{"properties": {"b": {}}}, {"additionalProperties": True}],
+        "unevaluatedProperties": False,
+    }}}
+    checks = ir_of(schema, tmp_path).by_name()["A"].checks
+    name, plan = checks.unevaluated_properties
+    assert plan == Evaluates(
+        keys=("a",),
+        parts=(
+            EvaluatesWhen(Evaluates(patterns=("^x",))),
+            EvaluatesWhen(Evaluates(keys=("b",)), valid="ValidDefsAAnyOf0"),
+            EvaluatesWhen(Evaluates(everything=True), valid="ValidDefsAAnyOf1"),
+        ),
+    )

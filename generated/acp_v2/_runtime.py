@@ -497,6 +497,68 @@ def check_if(
         decoder(value, ctx, path)
 
 
+Plan: TypeAlias = "tuple[tuple[str, ...], tuple[str, ...], bool, int, tuple[Decoder[Any], ...], tuple[Any, ...]]"
+"""ir.Evaluates as a literal: keys, patterns, everything, prefix, contains, parts
+(each part: valid decoder or None, present key or None, plan, otherwise plan or None)."""
+
+
+def _chosen_parts(value: Any, parts: tuple[Any, ...]) -> list[Plan]:
+    chosen = []
+    for valid, present, plan, otherwise in parts:
+        if present is not None and present not in value:
+            continue
+        picked = plan if valid is None or matches(valid, value, ROOT) else otherwise
+        if picked is not None:
+            chosen.append(picked)
+    return chosen
+
+
+def evaluated_keys(value: dict[str, Any], plan: Plan) -> set[str] | None:
+    """The keys `plan` evaluates in `value`; None for all of them."""
+    keys, patterns, everything, _, _, parts = plan
+    if everything:
+        return None
+    found = {key for key in value if key in keys or any(search(pattern, key) for pattern in patterns)}
+    for part in _chosen_parts(value, parts):
+        more = evaluated_keys(value, part)
+        if more is None:
+            return None
+        found |= more
+    return found
+
+
+def evaluated_items(value: list[Any], plan: Plan) -> set[int] | None:
+    """The indices `plan` evaluates in `value`; None for all of them."""
+    _, _, everything, prefix, contains, parts = plan
+    if everything:
+        return None
+    found = set(range(min(prefix, len(value))))
+    for decoder in contains:
+        found |= {index for index, item in enumerate(value) if matches(decoder, item, ROOT)}
+    for part in _chosen_parts(value, parts):
+        more = evaluated_items(value, part)
+        if more is None:
+            return None
+        found |= more
+    return found
+
+
+def check_unevaluated(value: Any, path: Path, ctx: Context, plan: Plan, decoder: Decoder[Any], items: bool) -> None:
+    """`unevaluatedProperties` (or `unevaluatedItems`): what `plan` does not evaluate must match `decoder`."""
+    if items and type(value) is list:
+        indices = evaluated_items(value, plan)
+        if indices is not None:
+            for index, item in enumerate(value):
+                if index not in indices:
+                    decoder(item, ctx, (path, index))
+    elif not items and type(value) is dict:
+        keys = evaluated_keys(value, plan)
+        if keys is not None:
+            for key, item in value.items():
+                if key not in keys:
+                    decoder(item, ctx, (path, key))
+
+
 def check_json(value: Any, path: Path) -> None:
     """Strict mode: a free-form value must be JSON (string keys, finite numbers)."""
     kind = type(value)
