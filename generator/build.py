@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
-from generator import naming
+from generator import keywords, naming
 from generator.config import SchemaOptions, UpsertRule
 from generator.errors import GenerationError
 from generator.ir import (
     Alias,
     AnyValue,
+    Checked,
+    Checks,
     EnumMember,
     EnumType,
     Field,
@@ -33,18 +36,8 @@ from generator.ir import (
     Upsert,
     Variant,
 )
-from generator.load import Node, Schema
+from generator.load import Node, Schema, escape, unescape
 
-# Keywords that never change what is valid.
-ANNOTATIONS = frozenset(
-    {"description", "title", "default", "examples", "contentEncoding", "contentMediaType",
-     "deprecated", "readOnly", "writeOnly", "$comment", "$schema", "discriminator"}
-)
-# Keywords whose validation rules the generated code implements.
-VALIDATION = frozenset(
-    {"type", "properties", "required", "additionalProperties", "items", "$ref", "allOf",
-     "anyOf", "oneOf", "const", "enum", "format", "minimum", "maximum", "minItems", "minLength", "pattern"}
-)
 # Bounds implied by integer formats (the schema's serde/schemars vocabulary).
 INTEGER_FORMATS: dict[str, tuple[int, int]] = {
     "int8": (-(2**7), 2**7 - 1),
@@ -156,7 +149,7 @@ def _envelope_members(node: Node) -> Iterator[tuple[str, str]]:
 def _refs(node: Node) -> Iterator[str]:
     """The `$defs` names a payload schema may hold, through anyOf/oneOf/allOf."""
     if node.ref:
-        yield _unescape(node.ref[len(DEFS_PREFIX) :])
+        yield unescape(node.ref[len(DEFS_PREFIX) :])
     for keyword in ("anyOf", "oneOf", "allOf"):
         for child in node.children(keyword):
             yield from _refs(child)
@@ -223,17 +216,17 @@ def _upsert_drift(
     ]
 
 
-def _unescape(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")
-
-
 class _Builder:
     def __init__(self, schema: Schema) -> None:
+        self.schema = schema
         self.definitions = schema.definitions
+        self.definition_at = {node.pointer: name for name, node in schema.definitions.items()}
         self.types: dict[str, NamedType] = {}
         self.claimed: dict[str, str] = {}  # Python name → JSON pointer of its owner
         self.building: set[str] = set()
         self.python_names = {name: naming.type_name(name) for name in self.definitions}
+        self.referenced: dict[str, str] = {}  # pointer of a `$ref` target outside `$defs` → its type
+        self.pending: list[tuple[str, Node]] = []
         for name, node in self.definitions.items():
             self.claim(self.python_names[name], node.pointer)
 
@@ -276,6 +269,9 @@ class _Builder:
     def build(self) -> tuple[NamedType, ...]:
         for name in self.definitions:
             self.definition(name)
+        while self.pending:
+            name, node = self.pending.pop(0)
+            self.define(name, node)
         self.check_alias_cycles()
         self.check_module_names()
         return tuple(self.types.values())
@@ -324,62 +320,89 @@ class _Builder:
     # --- checks -------------------------------------------------------------
 
     def check_keywords(self, node: Node, *, allow_not: bool = False) -> None:
-        if {"anyOf", "oneOf"} <= node.keywords:
-            raise GenerationError(f"{node.pointer}/oneOf", "anyOf and oneOf on one schema are not supported")
+        if {"anyOf", "oneOf"} <= node.keywords and node.properties():
+            raise GenerationError(f"{node.pointer}/oneOf", "anyOf and oneOf beside properties are not supported")
         for keyword in sorted(node.keywords):
-            if keyword in ANNOTATIONS or keyword in VALIDATION or keyword.startswith("x-"):
+            if keyword == "$id" and node.pointer == "#":
                 continue
-            if keyword == "not" and allow_not:
-                continue
-            if keyword == "unevaluatedProperties" and node.value(keyword) is True:
-                continue
-            raise GenerationError(
-                f"{node.pointer}/{keyword}",
-                f"unsupported keyword {keyword!r}: it changes what is valid and acp-codegen does not implement it",
-            )
+            reason = None if keyword == "not" and allow_not else keywords.refusal(node, keyword)
+            if reason is not None:
+                raise GenerationError(f"{node.pointer}/{escape(keyword)}", reason)
 
     def resolve_ref(self, node: Node) -> str:
-        ref = node.ref or ""
-        name = _unescape(ref[len(DEFS_PREFIX) :]) if ref.startswith(DEFS_PREFIX) else None
-        if name is None or name not in self.definitions:
-            raise GenerationError(f"{node.pointer}/$ref", f"dangling $ref {ref!r}: no such definition")
-        stray = node.keywords - ANNOTATIONS - {"$ref"} - {k for k in node.keywords if k.startswith("x-")}
-        if stray:
-            raise GenerationError(node.pointer, f"$ref beside validation keywords {sorted(stray)} is not supported")
-        return name
+        """The type a `$ref` names: a `$defs` entry, or any other schema of the document."""
+        target = self.schema.resolve(f"{node.pointer}/$ref", node.ref or "")
+        if target.pointer in self.definition_at:
+            return self.definition_at[target.pointer]
+        if target.pointer not in self.referenced:
+            tokens = [unescape(token) for token in target.pointer[2:].split("/") if token]
+            name = self.invent(target.pointer, naming.class_name("Ref", *tokens))
+            self.referenced[target.pointer] = name
+            self.pending.append((name, target))
+        return self.referenced[target.pointer]
+
+    def ref_name(self, node: Node) -> str:
+        """The Python name of the type a `$ref` names."""
+        name = self.resolve_ref(node)
+        return self.python_names[name] if name in self.definitions else name
+
+    def named(self, node: Node, hint: str) -> str:
+        """A named type for a subschema that is only checked (allOf beside a type, not, if...)."""
+        expr = self.expr(node, hint)
+        if isinstance(expr, Ref):
+            return expr.name
+        return self.register(Alias(hint, node.pointer, None, expr)).name
+
+    def checks(self, node: Node, used: Iterable[str], hint: str, *, also: Iterable[Node] = (),
+               required: Iterable[str] = ()) -> Checks | None:
+        """The keywords of `node` its structural type did not take (`used`), as run-time checks."""
+        return keywords.checks(node, frozenset(used), hint, self.named, self.target, also=also, required=required)
+
+    def target(self, node: Node) -> Node:
+        """The schema a `$ref` names."""
+        return self.schema.resolve(f"{node.pointer}/$ref", node.ref or "")
+
+    def checked(self, expr: TypeExpr, node: Node, used: Iterable[str], hint: str, also: Iterable[Node] = ()) -> TypeExpr:
+        checks = self.checks(node, used, hint, also=also)
+        return expr if checks is None else Checked(expr, checks)
 
     # --- named types --------------------------------------------------------
 
-    def define(self, name: str, node: Node, route: Route | None = None) -> Ref:
+    def define(self, name: str, node: Node, route: Route | None = None, *, union_with_null: bool = False) -> Ref:
         """Turn `node` into the named type `name`."""
         name = self.invent(node.pointer, name)
         self.check_keywords(node)
         enum = self.enum_members(node)
         if enum is not None:
-            members, other = enum
-            return self.register(EnumType(name, node.pointer, node.description, members, other, route))
+            members, other, used = enum
+            checks = self.checks(node, used, name)
+            return self.register(EnumType(name, node.pointer, node.description, members, other, route, checks))
         if self.is_object(node):
-            fields = self.object_fields(name, node)
-            return self.register(self.object_type(name, node, fields, route=route))
-        variants = node.children("anyOf") or node.children("oneOf")
-        if variants and not [v for v in variants if self.is_null(v)]:
-            return self.union(name, node, variants, route)
+            fields, also, required = self.object_fields(name, node)
+            return self.register(self.object_type(name, node, fields, route=route, also=also, required=required))
+        keyword, variants = self.variants(node)
+        if variants and (union_with_null or not [v for v in variants if self.is_null(v)]):
+            return self.union(name, node, variants, route, exclusive=keyword == "oneOf", used={keyword})
         target = self.expr(node, name + "Value")
         return self.register(Alias(name, node.pointer, node.description, target, route))
 
     def object_type(
-        self, name: str, node: Node, fields: list[Field], *, tag: Tag | None = None, route: Route | None = None
+        self, name: str, node: Node, fields: list[Field], *, tag: Tag | None = None, route: Route | None = None,
+        also: Iterable[Node] = (), required: Iterable[str] = (), allow_not: bool = False,
     ) -> ObjectType:
         flattened = any(item.flatten for item in fields)
+        used = {"type", "properties", "required", "allOf", "anyOf", "oneOf"} | ({"not"} if allow_not else set())
         extra = node.child("additionalProperties")
-        if extra is not None and not isinstance(extra.schema, bool):
-            raise GenerationError(extra.pointer, "typed additionalProperties beside properties is not supported")
-        closed = extra is not None and extra.schema is False
+        closed = False
+        if extra is not None and isinstance(extra.schema, bool) and not node.value("patternProperties"):
+            used.add("additionalProperties")
+            closed = extra.schema is False
         if flattened and closed:
             raise GenerationError(node.pointer, "additionalProperties: false beside anyOf/oneOf is not supported")
         unknown = "flatten" if flattened else "reject" if closed else "keep"
         self.check_attribute_names(node, fields, tag)
-        return ObjectType(name, node.pointer, node.description, tuple(fields), tag, unknown, route)
+        checks = self.checks(node, used, name, also=also, required=required)
+        return ObjectType(name, node.pointer, node.description, tuple(fields), tag, unknown, route, checks=checks)
 
     @staticmethod
     def check_attribute_names(node: Node, fields: list[Field], tag: Tag | None) -> None:
@@ -396,7 +419,17 @@ class _Builder:
             seen[name] = wire_name
 
     @staticmethod
+    def variants(node: Node) -> tuple[str, list[Node]]:
+        """`anyOf` (or else `oneOf`) and its subschemas; a second one is checked beside."""
+        for keyword in ("anyOf", "oneOf"):
+            if keyword in node.keywords:
+                return keyword, node.children(keyword)
+        return "", []
+
+    @staticmethod
     def is_object(node: Node) -> bool:
+        if "object" not in node.types:
+            return False
         if node.properties():
             return True
         has_parts = bool(node.children("allOf")) and bool(node.children("anyOf") or node.children("oneOf"))
@@ -404,27 +437,32 @@ class _Builder:
 
     @staticmethod
     def is_null(node: Node) -> bool:
-        return node.types == ("null",)
+        return node.types == ("null",) and node.keywords <= keywords.ANNOTATIONS | {"type"}
 
-    def enum_members(self, node: Node) -> tuple[tuple[EnumMember, ...], Primitive | None] | None:
+    def enum_members(self, node: Node) -> tuple[tuple[EnumMember, ...], Primitive | None, set[str]] | None:
         """Constants as an enum; a last variant of the same type without a
-        const (`{"type": "string"}`) makes it open."""
+        const (`{"type": "string"}`) makes it open. None: not an enum of strings or integers."""
         if node.properties():
             return None
-        if node.value("const") is not None:
+        if "const" in node.keywords:
             if not self.is_const(node):
-                raise GenerationError(f"{node.pointer}/const", "only string or integer constants are supported")
-            return self.members(node, [node]), None
+                return None
+            return self.members(node, [node]), None, {"const", "type"}
         values = node.value("enum")
-        if values:
-            if not all(isinstance(value, str) for value in values) or node.types not in ((), ("string",)):
-                raise GenerationError(f"{node.pointer}/enum", "only enums of strings are supported")
-            return self.named_members(f"{node.pointer}/enum", values, values, [None] * len(values)), None
-        variants = node.children("anyOf") or node.children("oneOf")
-        return self.enum_members_of(node, variants) if variants else None
+        if "enum" in node.keywords:
+            if not isinstance(values, list) or not values or not all(isinstance(value, str) for value in values):
+                return None
+            if node.types not in ((), ("string",)) or "const" in node.keywords:
+                return None
+            unique = list(dict.fromkeys(values))
+            members = self.named_members(f"{node.pointer}/enum", unique, unique, [None] * len(unique))
+            return members, None, {"enum", "type"}
+        keyword, variants = self.variants(node)
+        enum = self.enum_members_of(node, variants, exclusive=keyword == "oneOf") if variants else None
+        return None if enum is None else (*enum, {keyword})
 
     def enum_members_of(
-        self, node: Node, variants: list[Node]
+        self, node: Node, variants: list[Node], *, exclusive: bool = False
     ) -> tuple[tuple[EnumMember, ...], Primitive | None] | None:
         *known, last = variants
         kinds = {v.types for v in variants}
@@ -434,8 +472,14 @@ class _Builder:
         constants = known if is_open else variants
         if not constants or not all(self.is_const(v) for v in constants) or len(kinds) != 1:
             return None
-        members = self.members(node, constants)
-        other = self.primitive(last, PRIMITIVE_KINDS[last.types[0]]) if is_open else None
+        values = [v.value("const") for v in constants]
+        if len(set(values)) != len(values) and exclusive:
+            return None  # a constant listed twice in a oneOf matches two variants: not an enum
+        first: dict[object, Node] = {}
+        for constant in constants:
+            first.setdefault(constant.value("const"), constant)
+        members = self.members(node, list(first.values()))
+        other = self.primitive(last, PRIMITIVE_KINDS[last.types[0]])[0] if is_open else None
         return members, other
 
     @staticmethod
@@ -464,39 +508,51 @@ class _Builder:
                 raise GenerationError(pointer, f"enum values {first!r} and {second!r} both map to the member {name}")
         return tuple(EnumMember(name, value, doc) for name, value, doc in zip(names, values, docs))
 
-    def object_fields(self, owner: str, node: Node, skip: frozenset[str] = frozenset()) -> list[Field]:
-        """Fields from `properties`, then from each `allOf` part, then a flattened `anyOf`/`oneOf`."""
+    def object_fields(
+        self, owner: str, node: Node, skip: frozenset[str] = frozenset()
+    ) -> tuple[list[Field], list[Node], list[str]]:
+        """Fields from `properties`, then from each `allOf` part that merges
+        exactly, then a flattened `anyOf`/`oneOf`; also the parts that are only
+        checked and the required keys no field declares."""
         required = set(node.required)
         fields: list[Field] = []
-        variants = node.children("anyOf") or node.children("oneOf")
+        keyword, variants = self.variants(node)
         tag_key = self.tag_key(variants) if variants else None
         for wire_name, child in node.properties():
             if wire_name in skip or wire_name == tag_key:  # the flattened union owns its tag
                 continue
             fields.append(self.field(owner, wire_name, child, wire_name in required))
+        checked_parts = []
         for part in node.children("allOf"):
-            known = {item.wire_name for item in fields} | skip
-            fields.extend(item for item in self.part_fields(owner, part) if item.wire_name not in known)
+            merged = self.part_fields(owner, part)
+            by_wire = {item.wire_name: item for item in fields}
+            if merged is None or any(by_wire.get(item.wire_name, item) != item for item in merged):
+                checked_parts.append(part)
+                continue
+            fields.extend(item for item in merged if item.wire_name not in by_wire and item.wire_name not in skip)
         declared = {item.wire_name for item in fields} | skip | ({tag_key} if tag_key else set())
-        for key in node.required:
-            if key not in declared:
-                raise GenerationError(f"{node.pointer}/required", f"required property {key!r} is not declared")
+        undeclared = [key for key in node.required if key not in declared]
         if variants:
-            fields.append(self.flattened(owner, node, variants, tag_key))
-        return fields
+            fields.append(self.flattened(owner, node, variants, tag_key, exclusive=keyword == "oneOf"))
+        return fields, checked_parts, undeclared
 
-    def part_fields(self, owner: str, part: Node) -> list[Field]:
+    def part_fields(self, owner: str, part: Node) -> list[Field] | None:
+        """The fields an `allOf` part adds, or None when it cannot be merged exactly (then it is checked)."""
         self.check_keywords(part)
         if part.ref:
-            target = self.definition(self.resolve_ref(part))
-            if isinstance(target, UnionType):
+            if part.keywords - keywords.ANNOTATIONS - {"$ref"} - {k for k in part.keywords if k.startswith("x-")}:
+                return None
+            target = self.definition(self.resolve_ref(part)) if self.resolve_ref(part) in self.definitions else None
+            if isinstance(target, UnionType) and target.checks is None:
                 return [self.flatten_field(target.tag_key, Ref(target.name))]
-            if not isinstance(target, ObjectType):
-                raise GenerationError(part.pointer, f"allOf part {target.name} is not an object or a union")
+            if not isinstance(target, ObjectType) or target.keep_unknown == "reject" or target.checks or target.tag:
+                return None
             return list(target.fields)
-        if self.is_object(part) or part.types == ("object",):
-            return self.object_fields(owner, part)
-        raise GenerationError(part.pointer, "an allOf part must be a $ref to an object or an inline object")
+        mergeable = {"type", "properties", "required"} | keywords.ANNOTATIONS
+        if part.types == ("object",) and part.keywords <= mergeable:
+            fields, checked, undeclared = self.object_fields(owner, part)
+            return None if checked or undeclared else fields
+        return None
 
     def field(self, owner: str, wire_name: str, node: Node, required: bool) -> Field:
         expr = self.expr(node, naming.class_name(owner, wire_name))
@@ -519,10 +575,11 @@ class _Builder:
             default_on_null=node.value("x-deserialize-default-on-null") is True,
         )
 
-    def flattened(self, owner: str, node: Node, variants: list[Node], tag_key: str | None) -> Field:
+    def flattened(self, owner: str, node: Node, variants: list[Node], tag_key: str | None, *, exclusive: bool) -> Field:
         """The union part of an object that has both `properties` and `anyOf`/`oneOf`."""
         name = naming.class_name(owner, tag_key or "variant")
-        union = self.union(name, node, variants, None, pointer=f"{variants[0].pointer.rsplit('/', 1)[0]}")
+        pointer = variants[0].pointer.rsplit("/", 1)[0]
+        union = self.union(name, node, variants, None, pointer=pointer, exclusive=exclusive, used=None)
         return self.flatten_field(tag_key, union)
 
     @staticmethod
@@ -539,9 +596,12 @@ class _Builder:
 
     # --- unions -------------------------------------------------------------
 
-    @staticmethod
-    def const_keys(variant: Node) -> list[str]:
-        return [key for key, child in variant.properties() if isinstance(child.value("const"), str) and key in variant.required]
+    def const_keys(self, variant: Node) -> list[str]:
+        """Required properties a variant fixes to a string (and says nothing else about)."""
+        return [
+            key for key, child in variant.properties()
+            if isinstance(child.value("const"), str) and self.is_const(child) and key in variant.required
+        ]
 
     def tag_key(self, variants: list[Node]) -> str | None:
         """The property that tagged variants fix with a `const`, if any."""
@@ -554,15 +614,40 @@ class _Builder:
 
     @staticmethod
     def is_fallback(variant: Node, tag_key: str) -> bool:
-        """The open variant: a `not` clause and a plain string tag."""
+        """The open variant: a `not` clause and a required plain string tag."""
         tag = dict(variant.properties()).get(tag_key)
-        return "not" in variant.keywords and tag is not None and tag.value("const") is None and tag.types == ("string",)
+        return (
+            "not" in variant.keywords and tag_key in variant.required and tag is not None
+            and tag.value("const") is None and tag.types == ("string",)
+        )
+
+    def excludes_exactly(self, variant: Node, tag_key: str, tags: set[str]) -> bool:
+        """Whether the fallback's `not` rejects exactly the known tags, which tag
+        dispatch already does (otherwise the `not` is checked like any other)."""
+        negated = variant.child("not")
+        if negated is None or negated.keywords - keywords.ANNOTATIONS - {"anyOf"}:
+            return False
+        excluded = set()
+        for part in negated.children("anyOf"):
+            meaningful = part.keywords - keywords.ANNOTATIONS
+            if meaningful - {"type", "properties", "required"} or part.types not in ((), ("object",)):
+                return False
+            if [key for key, _ in part.properties()] != [tag_key] or part.required not in ((), (tag_key,)):
+                return False
+            tag = dict(part.properties())[tag_key]
+            if not (self.is_const(tag) and isinstance(tag.value("const"), str)):
+                return False
+            excluded.add(tag.value("const"))
+        return excluded == tags
 
     def union(
-        self, name: str, node: Node, variants: list[Node], route: Route | None, pointer: str | None = None
+        self, name: str, node: Node, variants: list[Node], route: Route | None, pointer: str | None = None, *,
+        exclusive: bool, used: set[str] | None,
     ) -> Ref:
-        """Tagged variants dispatch on `tag_key`; an open fallback takes unknown tags;
-        the remaining (untagged) variants are tried in schema order."""
+        """Tagged variants dispatch on `tag_key`; an open fallback takes unknown tags
+        (when its `not` excludes exactly the known ones; otherwise it is untagged);
+        the remaining (untagged) variants are tried in schema order. `used`: the
+        keywords the union takes from `node` (None: `node` is an object that owns the rest)."""
         pointer = pointer or node.pointer
         name = self.invent(pointer, name)
         tag_key = self.tag_key(variants)
@@ -573,6 +658,7 @@ class _Builder:
         ]
         hints = naming.variant_names(name, [self.variant_words(variant) for variant in untagged])
         hint_of = {variant.pointer: hint for variant, hint in zip(untagged, hints)}
+        tags = {dict(v.properties())[tag_key].value("const") for v in variants if tag_key in self.const_keys(v)}
         choices: list[Variant] = []
         fallback_name = None
         seen: dict[str, str] = {}
@@ -589,26 +675,33 @@ class _Builder:
                 )
                 tag = Tag(tag_key, naming.attribute_name(tag_key), value)
                 if target is None:
-                    fields = self.object_fields(variant_name, variant, skip=frozenset({tag_key}))
+                    fields, also, required = self.object_fields(variant_name, variant, skip=frozenset({tag_key}))
                 else:
-                    fields = list(self.types[target].fields)  # type: ignore[union-attr]
-                obj = self.object_type(variant_name, variant, fields, tag=tag)
+                    fields, also, required = list(self.types[target].fields), [], []  # type: ignore[union-attr]
+                obj = self.object_type(variant_name, variant, fields, tag=tag, also=also, required=required)
                 obj = replace(obj, doc=variant.description or self.wrapped_doc(variant), base=target)
                 choices.append(Variant(self.register(obj), tag=value))
             elif tag_key is not None and self.is_fallback(variant, tag_key):
                 if fallback_name is not None:
                     raise GenerationError(variant.pointer, f"a second open fallback variant (first: {fallback_name})")
                 self.check_keywords(variant, allow_not=True)
-                fallback_name = self.invent(variant.pointer, naming.class_name(name, variant.title or "other"))
-                fields = self.object_fields(fallback_name, variant)
-                self.register(self.object_type(fallback_name, variant, fields))
+                other_name = self.invent(variant.pointer, naming.class_name(name, variant.title or "other"))
+                fields, also, required = self.object_fields(other_name, variant)
+                exact = self.excludes_exactly(variant, tag_key, tags)
+                other = self.register(self.object_type(other_name, variant, fields, also=also, required=required,
+                                                       allow_not=exact))
+                if exact:
+                    fallback_name = other_name
+                else:  # its `not` is checked, and it is tried like an untagged variant
+                    choices.append(Variant(other))
             else:
                 tag = dict(variant.properties()).get(tag_key) if tag_key is not None else None
                 if tag is not None and tag.types != ("null",):
                     raise GenerationError(variant.pointer, f"variant declares the tag {tag_key!r} without a const")
                 choices.append(Variant(self.expr(variant, hint_of[variant.pointer])))
+        checks = None if used is None else self.checks(node, used, name)
         return self.register(
-            UnionType(name, pointer, node.description, tuple(choices), tag_key, fallback_name, route)
+            UnionType(name, pointer, node.description, tuple(choices), tag_key, fallback_name, route, exclusive, checks)
         )
 
     @staticmethod
@@ -633,15 +726,20 @@ class _Builder:
             return None
         if [key for key, _ in variant.properties()] != [tag_key]:
             return None
-        target = self.definition(self.resolve_ref(parts[0]))
+        if variant.keywords - {"type", "properties", "required", "allOf"} - keywords.ANNOTATIONS:
+            return None
+        name = self.resolve_ref(parts[0])
+        target = self.definition(name) if name in self.definitions else None
         if not isinstance(target, ObjectType) or tag_key in {item.wire_name for item in target.fields}:
+            return None
+        if target.keep_unknown == "reject" or target.checks or target.tag:
             return None
         return target.name
 
     def wrapped_doc(self, variant: Node) -> str | None:
         for part in variant.children("allOf"):
             if part.ref:
-                return self.definitions[self.resolve_ref(part)].description
+                return self.schema.resolve(part.pointer, part.ref).description
         return None
 
     # --- type expressions ---------------------------------------------------
@@ -649,101 +747,104 @@ class _Builder:
     def expr(self, node: Node, hint: str, *, allow_not: bool = False) -> TypeExpr:
         """What a property, item or alias holds; `hint` names inline named types."""
         self.check_keywords(node, allow_not=allow_not)
-        if node.is_true:
-            return AnyValue()
         if node.schema is False:
-            raise GenerationError(node.pointer, "the schema `false` (nothing is valid) is not supported")
+            return Checked(AnyValue(), Checks(valid=False))
+        meaningful = {key for key in node.keywords - keywords.ANNOTATIONS if not key.startswith("x-")} - {"$id", "$schema"}
+        if node.schema is True or not meaningful:
+            return AnyValue()
         if node.ref:
-            return Ref(self.python_names[self.resolve_ref(node)])
-        parts = node.children("allOf")
-        if parts and not self.is_object(node):
-            if len(parts) > 1:
-                raise GenerationError(f"{node.pointer}/allOf", "allOf with several parts is only supported on objects")
-            return self.expr(parts[0], hint)
-        variants = node.children("anyOf") or node.children("oneOf")
-        if variants and not node.properties():
+            return self.checked(Ref(self.ref_name(node)), node, {"$ref"}, hint)
+        if self.enum_members(node) is not None or self.is_object(node):
+            return self.define(hint, node)
+        keyword, variants = self.variants(node)
+        if variants:
             rest = [v for v in variants if not self.is_null(v)]
             if len(rest) == len(variants):
                 return self.define(hint, node)
-            inner = self.expr(rest[0], hint) if len(rest) == 1 else self.define_union_of(hint, node, rest)
-            return Nullable(inner)
+            if not rest:
+                if keyword == "oneOf" and len(variants) > 1:
+                    return self.define(hint, node, union_with_null=True)
+                return self.checked(Primitive("none"), node, {keyword}, hint)
+            inner = self.expr(rest[0], hint) if len(rest) == 1 else self.define_union_of(hint, node, rest, keyword)
+            if keyword == "oneOf" and (len(variants) - len(rest) > 1 or self.accepts_null(inner)):
+                return self.define(hint, node, union_with_null=True)
+            return self.checked(inner if isinstance(inner, Nullable) else Nullable(inner), node, {keyword}, hint)
+        parts = node.children("allOf")
+        if parts:
+            first = self.expr(parts[0], naming.class_name(hint, "all", "0"))
+            return self.checked(first, node, {"allOf"}, hint, also=parts[1:])
         types = node.types
-        nullable = "null" in types and len(types) > 1
+        nullable = "null" in types and len(types) == 2
         types = tuple(t for t in types if t != "null") if nullable else types
-        if len(types) > 1:
-            raise GenerationError(f"{node.pointer}/type", f"a type list {list(types)} is not supported")
-        expr = self.single_type(node, types[0] if types else None, hint)
-        return Nullable(expr) if nullable else expr
+        if len(types) != 1:
+            return self.checked(AnyValue(), node, set(), hint)
+        expr, used = self.single_type(node, types[0], hint)
+        return self.checked(Nullable(expr) if nullable else expr, node, used | {"type"}, hint)
 
-    def define_union_of(self, name: str, node: Node, variants: list[Node]) -> Ref:
+    def accepts_null(self, expr: TypeExpr) -> bool:
+        """Whether `expr` may decode `null` (conservatively: True when unsure)."""
+        if isinstance(expr, Ref):
+            named = self.types.get(expr.name)
+            if isinstance(named, Alias):
+                return self.accepts_null(named.target)
+            return not isinstance(named, (ObjectType, EnumType))
+        if isinstance(expr, Checked):
+            return self.accepts_null(expr.inner)
+        if isinstance(expr, Primitive):
+            return expr.kind == "none"
+        return isinstance(expr, (Nullable, AnyValue))
+
+    def define_union_of(self, name: str, node: Node, variants: list[Node], keyword: str) -> Ref:
         name = self.invent(node.pointer, name)
-        enum = self.enum_members_of(node, variants)
+        enum = self.enum_members_of(node, variants, exclusive=keyword == "oneOf")
         if enum is not None:
             return self.register(EnumType(name, node.pointer, node.description, enum[0], enum[1]))
-        return self.union(name, node, variants, None)
+        return self.union(name, node, variants, None, exclusive=keyword == "oneOf", used=None)
 
-    def single_type(self, node: Node, json_type: str | None, hint: str) -> TypeExpr:
-        if node.value("const") is not None or node.value("enum"):
-            return self.define(hint, node)
-        if self.is_object(node) or (json_type == "object" and node.children("allOf")):
-            return self.define(hint, node)
-        if json_type is None:
-            if node.keywords - ANNOTATIONS - {k for k in node.keywords if k.startswith("x-")}:
-                raise GenerationError(node.pointer, "a schema without `type` must be `{}` or use $ref/allOf/anyOf")
-            return AnyValue()
+    def single_type(self, node: Node, json_type: str, hint: str) -> tuple[TypeExpr, set[str]]:
+        """The structural type of a node with one `type`, and the keywords it enforces."""
         if json_type in PRIMITIVE_KINDS:
             return self.primitive(node, PRIMITIVE_KINDS[json_type])
         if json_type == "array":
+            if "prefixItems" in node.keywords:
+                return ListOf(AnyValue()), set()
             items = node.child("items")
-            if items is None:
-                raise GenerationError(node.pointer, "an array needs `items`")
+            min_items = keywords.count(node, "minItems")
             return ListOf(
-                self.expr(items, hint + "Item"),
-                min_items=node.value("minItems"),
+                AnyValue() if items is None else self.expr(items, hint + "Item"),
+                min_items=min_items,
                 skip_invalid_items=node.value("x-deserialize-skip-invalid-items") is True,
-            )
+            ), {"items", "minItems"}
         if json_type == "object":
             values = node.child("additionalProperties")
-            if values is None or values.schema is True or values.is_true:
-                return JsonObject()
-            return MapOf(self.expr(values, hint + "Value"))
+            if node.value("patternProperties") is not None:
+                return JsonObject(), set()
+            if values is None or values.is_true:
+                return JsonObject(), {"additionalProperties"}
+            return MapOf(self.expr(values, hint + "Value")), {"additionalProperties"}
         raise GenerationError(f"{node.pointer}/type", f"unknown type {json_type!r}")
 
-    def primitive(self, node: Node, kind: str) -> Primitive:
-        minimum, maximum = _number(node.value("minimum")), _number(node.value("maximum"))
+    def primitive(self, node: Node, kind: str) -> tuple[Primitive, set[str]]:
+        """A primitive with the bounds it enforces itself; the keywords it took."""
+        used: set[str] = set()
+        minimum = maximum = None
+        if kind in ("int", "float"):
+            minimum, maximum = keywords.number(node, "minimum"), keywords.number(node, "maximum")
+            used |= {"minimum", "maximum"}
         form = node.value("format")
         if kind == "int" and form is not None:
             if form not in INTEGER_FORMATS:
                 raise GenerationError(f"{node.pointer}/format", f"unknown integer format {form!r}")
             low, high = INTEGER_FORMATS[form]
-            minimum = low if minimum is None else max(low, minimum)
-            maximum = high if maximum is None else min(high, maximum)
+            minimum = low if minimum is None else max(low, math.ceil(minimum))
+            maximum = high if maximum is None else min(high, math.floor(maximum))
         if kind == "int":
-            minimum = None if minimum is None else int(minimum)
-            maximum = None if maximum is None else int(maximum)
-        bounds = (minimum, maximum) if kind in ("int", "float") else (None, None)
-        if kind not in ("int", "float") and (minimum is not None or maximum is not None):
-            raise GenerationError(node.pointer, f"minimum/maximum on a {kind} is not supported")
-        min_length = node.value("minLength") if kind == "str" else None
-        if kind != "str" and node.value("minLength") is not None:
-            raise GenerationError(node.pointer, "minLength on a non-string is not supported")
-        pattern = node.value("pattern")
-        if pattern is not None:
-            if kind != "str" or not isinstance(pattern, str):
-                raise GenerationError(f"{node.pointer}/pattern", "pattern needs a string schema and a string")
-            try:
-                re.compile(pattern)
-            except re.error as error:
-                raise GenerationError(f"{node.pointer}/pattern", f"not a regular expression Python accepts: {error}") from None
-        return Primitive(kind, bounds[0], bounds[1], min_length, form if isinstance(form, str) else None, pattern)
-
-
-def _number(value: object) -> int | float | None:
-    """datamodel-code-generator wraps bounds in UnionIntFloat; unwrap it."""
-    if value is None:
-        return None
-    inner = getattr(value, "value", value)
-    if isinstance(inner, bool) or not isinstance(inner, (int, float)):
-        raise GenerationError("", f"a bound must be a number, found {inner!r}")
-    return inner
-
+            minimum = None if minimum is None else math.ceil(minimum)
+            maximum = None if maximum is None else math.floor(maximum)
+        min_length = pattern = None
+        if kind == "str":
+            min_length = keywords.count(node, "minLength")
+            if node.value("pattern") is not None:
+                pattern = keywords.python_pattern(f"{node.pointer}/pattern", node.value("pattern"))
+            used |= {"minLength", "pattern"}
+        return Primitive(kind, minimum, maximum, min_length, form if isinstance(form, str) else None, pattern), used

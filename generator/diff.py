@@ -31,6 +31,7 @@ path types): only what the schema decides.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 from dataclasses import asdict, dataclass, replace
@@ -42,6 +43,8 @@ from generator.ir import (
     EnumType,
     Field,
     JsonObject,
+    Checked,
+    Checks,
     ListOf,
     MapOf,
     Module,
@@ -139,7 +142,23 @@ def _compare_types(old: NamedType, new: NamedType, renames: dict[str, str]) -> l
         changes += _compare_unions(old, new, renames)
     elif isinstance(old, Alias) and isinstance(new, Alias):
         changes += _compare_exprs(name, "alias", "target", old.target, new.target, renames)
+    if not isinstance(old, Alias) and not isinstance(new, Alias) and old.checks != new.checks:
+        message = f"checks {_describe_checks(old.checks)} → {_describe_checks(new.checks)}"
+        changes.append(Change(name, "checks", new.checks is not None, message))
     return changes + _compare_routes(name, old.route, new.route)
+
+
+def _describe_checks(checks: Checks | None) -> str:
+    """The keywords a named type checks beside its structure, as `name=value` pairs."""
+    if checks is None:
+        return "none"
+    default = Checks()
+    pairs = [
+        f"{item.name}={getattr(checks, item.name)!r}"
+        for item in dataclasses.fields(checks)
+        if getattr(checks, item.name) != getattr(default, item.name)
+    ]
+    return "(" + ", ".join(pairs) + ")"
 
 
 def _compare_routes(name: str, old: Route | None, new: Route | None) -> list[Change]:
@@ -256,6 +275,9 @@ def _compare_unions(old: UnionType, new: UnionType, renames: dict[str, str]) -> 
     for variant in old.variants:
         if _variant_key(variant, renames) not in new_keys:
             changes.append(Change(name, "variant-removed", True, f"{_describe_variant(variant)} removed"))
+    if old.exclusive != new.exclusive:
+        rule = "exactly one variant must match (oneOf)" if new.exclusive else "any variant may match (anyOf)"
+        changes.append(Change(name, "union-exclusive", new.exclusive, f"now {rule}"))
     was_open = old.fallback is not None
     for variant in new.variants:
         if _variant_key(variant, {}) not in old_keys:
@@ -369,6 +391,8 @@ def _show(expr: TypeExpr) -> str:
         return f"{_show(expr.inner)} | None"
     if isinstance(expr, JsonObject):
         return "dict[str, Any]"
+    if isinstance(expr, Checked):
+        return f"{_show(expr.inner)}(checked)"
     assert isinstance(expr, AnyValue)
     return "Any"
 

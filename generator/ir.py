@@ -23,7 +23,7 @@ class Primitive:
     maximum: int | float | None = None
     min_length: int | None = None
     format: str | None = None
-    pattern: str | None = None  # a regular expression the string must contain a match of
+    pattern: str | None = None  # a Python regular expression (from ECMA-262) the string must contain a match of
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,89 @@ class Nullable:
     inner: TypeExpr
 
 
-TypeExpr = Union[Primitive, AnyValue, JsonObject, MapOf, ListOf, Ref, Nullable]
+@dataclass(frozen=True)
+class Evaluates:
+    """What a schema evaluates of an object's keys or an array's items, for
+    `unevaluatedProperties`/`unevaluatedItems` (the annotations of 2020-12)."""
+
+    keys: tuple[str, ...] = ()  # `properties`
+    patterns: tuple[str, ...] = ()  # `patternProperties` (Python patterns)
+    everything: bool = False  # `additionalProperties`, `items` or a nested `unevaluated*`
+    prefix: int = 0  # `prefixItems`: the first `prefix` items
+    contains: tuple[str, ...] = ()  # `contains`: the items that match these types
+    parts: tuple[EvaluatesWhen, ...] = ()  # in-place subschemas (allOf, anyOf, $ref, if...)
+
+    @property
+    def empty(self) -> bool:
+        return self == Evaluates()
+
+
+@dataclass(frozen=True)
+class EvaluatesWhen:
+    """A subschema's `Evaluates`, counted when the value matches `valid` (anyOf, oneOf,
+    if) and has the key `present` (dependentSchemas); `otherwise` when it does not match."""
+
+    evaluates: Evaluates
+    valid: str | None = None
+    present: str | None = None
+    otherwise: Evaluates | None = None
+
+
+@dataclass(frozen=True)
+class Checks:
+    """Assertions on the JSON value itself, beside its structural type.
+
+    Each applies only to values of its JSON type, as in JSON Schema (`minimum`
+    says nothing about a string). Constants are JSON texts (`const`, `enum`);
+    subschemas the value must also match, or must not, are named types.
+    """
+
+    valid: bool = True  # False: the schema `false`, nothing is valid
+    types: tuple[str, ...] = ()  # JSON type names the value must have; () = any
+    minimum: int | float | None = None
+    maximum: int | float | None = None
+    exclusive_minimum: int | float | None = None
+    exclusive_maximum: int | float | None = None
+    multiple_of: int | float | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    pattern: str | None = None  # a Python regular expression (translated from ECMA-262)
+    min_items: int | None = None
+    max_items: int | None = None
+    unique_items: bool = False
+    prefix_items: tuple[str, ...] = ()  # item i must match type i
+    items: str | None = None  # the items after `prefix_items` must match this type
+    contains: str | None = None
+    min_contains: int = 1
+    max_contains: int | None = None
+    min_properties: int | None = None
+    max_properties: int | None = None
+    required: tuple[str, ...] = ()
+    dependent_required: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    properties: tuple[tuple[str, str], ...] = ()  # (key, type) the value of key must match
+    pattern_properties: tuple[tuple[str, str], ...] = ()  # (Python pattern, type)
+    additional_properties: str | None = None  # the type of the other keys' values
+    known_properties: tuple[str, ...] = ()  # keys `additional_properties` does not apply to
+    property_names: str | None = None
+    dependent_schemas: tuple[tuple[str, str], ...] = ()
+    const: str | None = None  # JSON text
+    enum: tuple[str, ...] | None = None  # JSON texts
+    also: tuple[str, ...] = ()  # allOf parts beside the structural type
+    never: tuple[str, ...] = ()  # `not`
+    condition: tuple[str, str | None, str | None] | None = None  # if, then, else
+    unevaluated_properties: tuple[str, Evaluates] | None = None  # (type, what the schema evaluates)
+    unevaluated_items: tuple[str, Evaluates] | None = None
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A type with assertions the structural type does not express."""
+
+    inner: TypeExpr
+    checks: Checks
+
+
+TypeExpr = Union[Primitive, AnyValue, JsonObject, MapOf, ListOf, Ref, Nullable, Checked]
 
 # --- named types --------------------------------------------------------------
 
@@ -134,6 +216,7 @@ class ObjectType:
     # A tagged variant that wraps an object subclasses it, adding only the tag.
     base: str | None = None
     upsert: Upsert | None = None
+    checks: Checks | None = None
 
 
 @dataclass(frozen=True)
@@ -154,6 +237,7 @@ class EnumType:
     members: tuple[EnumMember, ...]
     other: Primitive | None
     route: Route | None = None
+    checks: Checks | None = None
 
     @property
     def open(self) -> bool:
@@ -174,7 +258,9 @@ class Variant:
 class UnionType:
     """A tagged union (`tag_key` set: one dict lookup on the tag) or an
     untagged one (variants tried in schema order). `fallback` is the open
-    variant that keeps unknown tags with their whole payload."""
+    variant that keeps unknown tags with their whole payload. A tagged variant
+    that rejects a value leaves it to the untagged ones. `exclusive` (`oneOf`):
+    a value matching two variants is invalid."""
 
     name: str
     pointer: str
@@ -183,6 +269,8 @@ class UnionType:
     tag_key: str | None = None
     fallback: str | None = None
     route: Route | None = None
+    exclusive: bool = False
+    checks: Checks | None = None
 
 
 @dataclass(frozen=True)
@@ -198,7 +286,8 @@ class Alias:
 
     @property
     def newtype(self) -> bool:
-        return isinstance(self.target, (Primitive, ListOf, MapOf, JsonObject))
+        target = self.target.inner if isinstance(self.target, Checked) else self.target
+        return isinstance(target, (Primitive, ListOf, MapOf, JsonObject))
 
 
 NamedType = Union[ObjectType, EnumType, UnionType, Alias]

@@ -1,7 +1,9 @@
-"""Read the schema file into typed nodes that know their JSON pointer.
+"""Read the schema file into nodes that know their JSON pointer.
 
-Nodes wrap datamodel-code-generator's `JsonSchemaObject`; `build` reads
-them through `Node` so every error can name the exact place in the schema.
+A node is a schema object or boolean exactly as the JSON has it, so every
+keyword keeps its own name (`$id`, `prefixItems`...) and `build` can name the
+exact place of any problem. `Schema.resolve` follows a `$ref` to any JSON
+pointer or `$anchor` of the document.
 """
 
 from __future__ import annotations
@@ -11,49 +13,56 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
 from generator.errors import GenerationError
 
-if TYPE_CHECKING:
-    from datamodel_code_generator.parser.jsonschema import JsonSchemaObject
+# Keywords whose value is one subschema, a list of subschemas, or a map of them.
+SCHEMA_KEYWORDS = frozenset(
+    {"additionalProperties", "items", "not", "if", "then", "else", "contains", "propertyNames",
+     "unevaluatedItems", "unevaluatedProperties"}
+)
+SCHEMA_LIST_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+SCHEMA_MAP_KEYWORDS = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
 
-# JsonSchemaObject attribute → JSON Schema keyword, where they differ.
-_KEYWORD_OF_FIELD = {"ref": "$ref"}
 
-
-def _escape(token: str) -> str:
+def escape(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
-@dataclass(frozen=True)
+def unescape(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def _check_schema(pointer: str, raw: Any) -> None:
+    if not isinstance(raw, (dict, bool)):
+        raise GenerationError(pointer, f"expected a schema (an object or a boolean), found {type(raw).__name__}")
+
+
+@dataclass(frozen=True, eq=False)
 class Node:
     """One schema node (an object or a boolean schema) and its JSON pointer."""
 
     pointer: str
-    schema: JsonSchemaObject | bool
+    schema: dict[str, Any] | bool
 
     @property
     def is_true(self) -> bool:
-        """`true` or `{}`: any JSON value."""
-        return self.schema is True or (not isinstance(self.schema, bool) and not self.keywords)
+        """`true` or `{}` (annotations aside, which build checks): any JSON value."""
+        return self.schema is True or self.schema == {}
 
     @property
     def keywords(self) -> frozenset[str]:
-        if isinstance(self.schema, bool):
-            return frozenset()
-        present = {_KEYWORD_OF_FIELD.get(name, name) for name in self.schema.model_fields_set}
-        present.discard("extras")
-        return frozenset(present | set(self.schema.extras))
+        return frozenset(self.schema) if isinstance(self.schema, dict) else frozenset()
 
     def value(self, keyword: str) -> Any:
-        """A keyword's raw value (annotations, `const`, `x-*`), or None."""
-        if isinstance(self.schema, bool):
-            return None
-        if keyword in self.schema.extras:
-            return self.schema.extras[keyword]
-        return getattr(self.schema, keyword, None)
+        """A keyword's raw value, or None."""
+        return self.schema.get(keyword) if isinstance(self.schema, dict) else None
+
+    def only(self, keywords: frozenset[str]) -> Node:
+        """The same place with only `keywords` (what is left beside an applicator)."""
+        assert isinstance(self.schema, dict)
+        return Node(self.pointer, {key: value for key, value in self.schema.items() if key in keywords})
 
     @property
     def description(self) -> str | None:
@@ -68,39 +77,59 @@ class Node:
     @property
     def types(self) -> tuple[str, ...]:
         """`type` as a tuple, in schema order."""
-        declared = None if isinstance(self.schema, bool) else self.schema.type
+        declared = self.value("type")
         if declared is None:
             return ()
-        return (declared,) if isinstance(declared, str) else tuple(declared)
+        types = (declared,) if isinstance(declared, str) else tuple(declared) if isinstance(declared, list) else None
+        if not types or not all(isinstance(name, str) for name in types) or len(set(types)) != len(types):
+            raise GenerationError(f"{self.pointer}/type", "expected a type name or a list of distinct type names")
+        return types
 
     @property
     def ref(self) -> str | None:
-        return None if isinstance(self.schema, bool) else self.schema.ref
+        ref = self.value("$ref")
+        if ref is not None and not isinstance(ref, str):
+            raise GenerationError(f"{self.pointer}/$ref", "expected a string")
+        return ref
 
     @property
     def required(self) -> tuple[str, ...]:
-        return () if isinstance(self.schema, bool) else tuple(self.schema.required or ())
+        required = self.value("required")
+        if required is None:
+            return ()
+        if not isinstance(required, list) or not all(isinstance(key, str) for key in required):
+            raise GenerationError(f"{self.pointer}/required", "expected an array of strings")
+        return tuple(required)
 
-    def properties(self) -> list[tuple[str, Node]]:
-        if isinstance(self.schema, bool) or not self.schema.properties:
+    def properties(self, keyword: str = "properties") -> list[tuple[str, Node]]:
+        """The named subschemas of `properties` (or `patternProperties`, `$defs`, `dependentSchemas`)."""
+        raw = self.value(keyword)
+        if raw is None:
             return []
-        base = f"{self.pointer}/properties"
-        return [(name, Node(f"{base}/{_escape(name)}", child)) for name, child in self.schema.properties.items()]
+        if not isinstance(raw, dict):
+            raise GenerationError(f"{self.pointer}/{keyword}", "expected an object of schemas")
+        base = f"{self.pointer}/{escape(keyword)}"
+        for name, child in raw.items():
+            _check_schema(f"{base}/{escape(name)}", child)
+        return [(name, Node(f"{base}/{escape(name)}", child)) for name, child in raw.items()]
 
     def children(self, keyword: str) -> list[Node]:
-        """The subschemas of `anyOf`, `oneOf` or `allOf`."""
-        items = [] if isinstance(self.schema, bool) else getattr(self.schema, keyword) or []
-        return [Node(f"{self.pointer}/{keyword}/{index}", child) for index, child in enumerate(items)]
+        """The subschemas of `anyOf`, `oneOf`, `allOf` or `prefixItems`."""
+        raw = self.value(keyword)
+        if raw is None:
+            return []
+        if not isinstance(raw, list) or (not raw and keyword != "prefixItems"):
+            raise GenerationError(f"{self.pointer}/{keyword}", "expected a non-empty array of schemas")
+        for index, child in enumerate(raw):
+            _check_schema(f"{self.pointer}/{keyword}/{index}", child)
+        return [Node(f"{self.pointer}/{keyword}/{index}", child) for index, child in enumerate(raw)]
 
     def child(self, keyword: str) -> Node | None:
-        """The subschema of `items`, `not` or `additionalProperties`."""
+        """The subschema of `items`, `not`, `additionalProperties`..."""
         raw = self.value(keyword)
         if raw is None:
             return None
-        if isinstance(raw, dict):
-            raw = _parse(f"{self.pointer}/{keyword}", raw)
-        elif not isinstance(raw, (bool, _schema_object())):
-            raise GenerationError(f"{self.pointer}/{keyword}", "expected a schema")
+        _check_schema(f"{self.pointer}/{keyword}", raw)
         return Node(f"{self.pointer}/{keyword}", raw)
 
 
@@ -110,29 +139,57 @@ class Schema:
     sha256: str
     definitions: dict[str, Node]  # `$defs`, in schema order
     root: Node  # the document itself, without its `$defs` (JSON-RPC envelopes live here)
+    document: dict[str, Any]
+
+    def resolve(self, pointer: str, ref: str) -> Node:
+        """The node `ref` (a `$ref` found at `pointer`) names: `#/json/pointer` or `#anchor`."""
+        if not ref.startswith("#"):
+            raise GenerationError(pointer, f"unsupported form of $ref {ref!r}: only `#` JSON pointers and anchors")
+        if ref == "#" or ref.startswith("#/"):
+            node: Any = self.document
+            tokens = [unescape(unquote(token)) for token in ref[2:].split("/")] if ref != "#" else []
+            for token in tokens:
+                if isinstance(node, dict) and token in node:
+                    node = node[token]
+                elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                    node = node[int(token)]
+                else:
+                    raise GenerationError(pointer, f"dangling $ref {ref!r}: the document has no {token!r} there")
+            if not isinstance(node, (dict, bool)):
+                raise GenerationError(pointer, f"$ref {ref!r} names a {type(node).__name__}, not a schema")
+            return Node("#" + "".join("/" + escape(token) for token in tokens), node)
+        if not ref[1:].replace("-", "_").replace(".", "_").isidentifier():
+            raise GenerationError(pointer, f"unsupported form of $ref {ref!r}: not a JSON pointer or an anchor name")
+        found = _anchor(self.document, "#", ref[1:])
+        if found is None:
+            raise GenerationError(pointer, f"dangling $ref {ref!r}: no schema has $anchor {ref[1:]!r}")
+        return found
 
 
-def _schema_object() -> type[JsonSchemaObject]:
-    """datamodel-code-generator's node class, imported on first use: the import
-    takes about half a second, which `check` skips when the IR is cached."""
-    from datamodel_code_generator.parser.jsonschema import JsonSchemaObject
-
-    return JsonSchemaObject
-
-
-def _parse(pointer: str, raw: Any) -> JsonSchemaObject | bool:
-    from pydantic import ValidationError
-
-    if isinstance(raw, bool):
-        return raw
+def _anchor(raw: Any, pointer: str, name: str) -> Node | None:
+    """The schema below `raw` whose `$anchor` is `name`."""
     if not isinstance(raw, dict):
-        raise GenerationError(pointer, f"expected a schema object or boolean, found {type(raw).__name__}")
-    try:
-        return _schema_object().model_validate(raw)
-    except ValidationError as error:
-        problem = error.errors()[0]
-        where = "/".join(str(part) for part in problem["loc"])
-        raise GenerationError(f"{pointer}/{where}", problem["msg"]) from None
+        return None
+    if raw.get("$anchor") == name:
+        return Node(pointer, raw)
+    for keyword, value in raw.items():
+        if keyword in SCHEMA_KEYWORDS:
+            found = _anchor(value, f"{pointer}/{keyword}", name)
+        elif keyword in SCHEMA_LIST_KEYWORDS and isinstance(value, list):
+            found = next(
+                (hit for index, item in enumerate(value) if (hit := _anchor(item, f"{pointer}/{keyword}/{index}", name))),
+                None,
+            )
+        elif keyword in SCHEMA_MAP_KEYWORDS and isinstance(value, dict):
+            found = next(
+                (hit for key, item in value.items() if (hit := _anchor(item, f"{pointer}/{keyword}/{escape(key)}", name))),
+                None,
+            )
+        else:
+            continue
+        if found is not None:
+            return found
+    return None
 
 
 def load_schema(path: Path) -> Schema:
@@ -149,12 +206,11 @@ def load_schema(path: Path) -> Schema:
     definitions = document.get("$defs", {})
     if not isinstance(definitions, dict):
         raise GenerationError("#/$defs", "expected an object of definitions")
+    root = Node("#", document)
     return Schema(
         path=path,
         sha256=hashlib.sha256(data).hexdigest(),
-        definitions={
-            name: Node(f"#/$defs/{_escape(name)}", _parse(f"#/$defs/{_escape(name)}", raw))
-            for name, raw in definitions.items()
-        },
-        root=Node("#", _parse("#", {key: value for key, value in document.items() if key != "$defs"})),
+        definitions=dict(root.properties("$defs")),
+        root=root.only(frozenset(document) - {"$defs"}),
+        document=document,
     )

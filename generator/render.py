@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 import hashlib
+import json
 import re
 from typing import Any
 
@@ -21,6 +22,7 @@ from generator.errors import GenerationError
 from generator.ir import (
     Alias,
     AnyValue,
+    Checked,
     EnumType,
     JsonObject,
     ListOf,
@@ -65,7 +67,18 @@ def python_literal(value: object) -> str:
         return f'"{text[1:-1]}"' if text.startswith("'") and '"' not in value else text
     if value is None or isinstance(value, (bool, int, float)):
         return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(python_literal(item) for item in value) + "]"
+    if isinstance(value, tuple):
+        return "(" + "".join(f"{python_literal(item)}, " for item in value) + ")"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{python_literal(key)}: {python_literal(item)}" for key, item in value.items()) + "}"
     raise TypeError(f"no Python literal for {type(value).__name__}")
+
+
+def json_literal(text: str) -> str:
+    """The Python literal of a JSON value kept as JSON text in the IR (`const`, `enum`)."""
+    return python_literal(json.loads(text))
 
 
 def _escape_character(character: str) -> str:
@@ -138,6 +151,8 @@ class Queries:
             return True
         if isinstance(expr, ListOf):
             return self.encodes_as_is(expr.item)
+        if isinstance(expr, Checked):
+            return self.encodes_as_is(expr.inner)
         if isinstance(expr, MapOf):
             return self.encodes_as_is(expr.value)
         if isinstance(expr, Nullable):
@@ -160,7 +175,7 @@ class Queries:
             if isinstance(named, Alias):
                 return expr.name not in self.path_types and self.converts_as_is(named.target)
             return True
-        if isinstance(expr, Nullable):
+        if isinstance(expr, (Nullable, Checked)):
             return self.converts_as_is(expr.inner)
         return not isinstance(expr, (ListOf, MapOf, JsonObject))
 
@@ -196,6 +211,8 @@ class Queries:
             return "array"
         if isinstance(expr, Nullable):
             return f"{self.describe(expr.inner)} or null"
+        if isinstance(expr, Checked):
+            return self.describe(expr.inner)
         return expr.name
 
     def helper_name(self, expr: TypeExpr) -> str:
@@ -216,6 +233,9 @@ class Queries:
             return f"list_of_{self.helper_name(expr.item)}{suffix}"
         if isinstance(expr, Nullable):
             return f"optional_{self.helper_name(expr.inner)}"
+        if isinstance(expr, Checked):
+            digest = hashlib.sha256(repr(expr.checks).encode()).hexdigest()[:8]
+            return f"{self.helper_name(expr.inner)}_checked{digest}"
         return expr.name
 
     @staticmethod
@@ -260,7 +280,7 @@ def _expressions(named: NamedType) -> Iterator[TypeExpr]:
             stack.append(expr.item)
         elif isinstance(expr, MapOf):
             stack.append(expr.value)
-        elif isinstance(expr, Nullable):
+        elif isinstance(expr, (Nullable, Checked)):
             stack.append(expr.inner)
 
 
@@ -344,8 +364,27 @@ def rpc_context(module: Module, queries: Queries, context: dict[str, Any]) -> di
     }
 
 
+class _CompiledTemplates(jinja2.BytecodeCache):
+    """Compiled templates kept in memory for the process (keyed by template source),
+    so rendering many schemas in one process compiles each template once."""
+
+    def __init__(self) -> None:
+        self.compiled: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if bucket.key in self.compiled:
+            bucket.bytecode_from_string(self.compiled[bucket.key])
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self.compiled[bucket.key] = bucket.bytecode_to_string()
+
+
+_COMPILED = _CompiledTemplates()
+
+
 def environment(queries: Queries) -> jinja2.Environment:
     env = jinja2.Environment(
+        bytecode_cache=_COMPILED,
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -354,7 +393,7 @@ def environment(queries: Queries) -> jinja2.Environment:
         autoescape=False,
     )
     env.filters.update(
-        py=python_literal, docstring=docstring, string_block=string_block, comment_safe=comment_safe, block=block
+        py=python_literal, json_literal=json_literal, docstring=docstring, string_block=string_block, comment_safe=comment_safe, block=block
     )
     env.filters["py_type"] = lambda expr: env.get_template("macros/types.jinja").module.py_type(expr)
     env.globals.update(

@@ -322,3 +322,22 @@ def test_a_failed_update_changes_nothing(project, monkeypatch, capsys):
     after = sorted(path for path in project.rglob("*") if path.is_file() and ".cache" not in path.parts)
     assert after == tracked  # schema/, its lock and generated/ exactly as they were
     assert {path: path.read_bytes() for path in after} == before
+
+
+def changes_between(old: dict, new: dict, tmp_path: Path) -> list[tuple[str, bool, str]]:
+    return entries(diff_modules(ir_of(old, tmp_path), ir_of(new, tmp_path)))
+
+
+def test_a_new_check_beside_a_type_is_breaking(tmp_path):
+    variants = [{"type": "integer"}, {"type": "string"}]
+    new = {"$defs": {"A": {"anyOf": variants, "maxLength": 3}}}
+    assert changes_between({"$defs": {"A": {"anyOf": variants}}}, new, tmp_path) == [
+        ("A", True, "checks none → (max_length=3)")
+    ]
+
+
+def test_any_of_becoming_one_of_is_breaking(tmp_path):
+    variants = [{"type": "integer"}, {"type": "string"}]
+    assert changes_between({"$defs": {"A": {"anyOf": variants}}}, {"$defs": {"A": {"oneOf": variants}}}, tmp_path) == [
+        ("A", True, "now exactly one variant must match (oneOf)")
+    ]

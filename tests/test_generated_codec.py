@@ -9,7 +9,7 @@ import pickle
 
 import pytest
 
-from conftest import ROOT, import_package
+from conftest import ROOT, generate_package, import_package
 
 acp = import_package(ROOT / "generated", "acp_v2")
 UNDEFINED, DecodeError = acp.UNDEFINED, acp.DecodeError
@@ -161,7 +161,7 @@ def test_string_patterns_are_enforced(rules_pkg):
     assert rules_pkg.decode("Currency", "EUR", strict=True) == "EUR"
     with pytest.raises(rules_pkg.DecodeError) as caught:
         rules_pkg.decode("Currency", "euro")
-    assert caught.value.expected == "string matching '^[A-Z]{3}$'"
+    assert caught.value.expected == "string matching '^[A-Z]{3}\\\\Z'"  # ECMA-262 `$` in Python syntax
 
 
 def test_unknown_tags_of_closed_unions_list_the_known_ones(rules_pkg):
@@ -242,3 +242,40 @@ def test_too_deep_nesting_is_a_decode_error():
         deep = [deep]
     with pytest.raises(DecodeError):
         acp.decode("ToolCallUpdate", {"toolCallId": "t", "rawInput": deep}, strict=True)
+
+
+# --- unions where the tag does not decide, oneOf ---------------------------------
+
+
+def test_titled_multi_select_items_are_not_taken_by_the_tagged_string_variant():
+    """ACP 2.4.0: `type: "string"` picks the tagged variant, which needs `enum`; the
+    untagged `titled` variant accepts the value, so the anyOf does."""
+    value = {"type": "string", "anyOf": [{"const": "a", "title": "A"}]}
+    for strict in (True, False):
+        decoded = acp.decode("MultiSelectItems", value, strict=strict)
+        assert isinstance(decoded, acp.TitledMultiSelectItems)
+        assert json.loads(json.dumps(acp.encode(decoded))) == value
+
+
+def test_a_value_no_variant_accepts_reports_the_tagged_variant_error():
+    error = rejection("MultiSelectItems", {"type": "string"})
+    assert error.path == "$.enum"
+
+
+def test_a_value_matching_two_one_of_variants_is_rejected():
+    scope = {"sessionId": "s1", "requestId": 1}
+    error = rejection("ElicitationFormModeVariant", scope)
+    assert "oneOf" in error.expected
+    assert acp.decode("ElicitationFormModeVariant", {"sessionId": "s1"}, strict=True)
+
+
+def test_a_check_beside_the_type_is_salvaged_like_the_type_in_lenient_mode(tmp_path):
+    schema = tmp_path / "schema.json"
+    tags = {"type": "array", "items": {"type": "string"}, "maxItems": 1, "x-deserialize-default-on-error": True}
+    schema.write_text(json.dumps({"$defs": {"Item": {"type": "object", "properties": {"tags": tags}}}}))
+    package = import_package(generate_package(schema, tmp_path, "checked_pkg").parent, "checked_pkg")
+    reports = []
+    item = package.decode("Item", {"tags": ["a", "b"]}, on_salvage=reports.append)
+    assert item.tags is package.UNDEFINED and [report.path for report in reports] == ["$.tags"]
+    with pytest.raises(package.DecodeError):
+        package.decode("Item", {"tags": ["a", "b"]}, strict=True)

@@ -6,6 +6,7 @@ the decode/encode helpers the generated code calls. Standard library only."""
 
 from __future__ import annotations
 
+import decimal
 import json
 import logging
 import math
@@ -313,6 +314,275 @@ def decode_number(value: Any, path: Path, minimum: float | None, maximum: float 
 def search(pattern: str, value: str) -> bool:
     """JSON Schema `pattern`: the string contains a match (not necessarily a full one)."""
     return re.search(pattern, value) is not None
+
+
+# --- JSON Schema assertions beside the structural type (ir.Checks) ------------
+
+_TYPE_TESTS: Final[dict[str, Callable[[Any], bool]]] = {
+    "null": lambda value: value is None,
+    "boolean": lambda value: type(value) is bool,
+    "object": lambda value: type(value) is dict,
+    "array": lambda value: type(value) is list,
+    "string": lambda value: type(value) is str,
+    "number": lambda value: type(value) in (int, float),
+    "integer": lambda value: type(value) is int or (type(value) is float and value.is_integer()),
+}
+
+
+def check_type(value: Any, path: Path, types: tuple[str, ...]) -> None:
+    if not any(_TYPE_TESTS[name](value) for name in types):
+        raise DecodeError(path, " or ".join(types), value)
+
+
+def _decimal(value: int | float) -> decimal.Decimal:
+    return decimal.Decimal(value) if type(value) is int else decimal.Decimal(repr(value))
+
+
+def is_multiple(value: int | float, factor: int | float) -> bool:
+    """`multipleOf` on the decimal values as JSON writes them (0.0075 is a multiple of 0.0001)."""
+    if type(value) is int and type(factor) is int:
+        return value % factor == 0
+    if isinstance(value, float) and not math.isfinite(value):
+        return False
+    number, divisor = _decimal(value), _decimal(factor)
+    digits = len(str(abs(int(number)))) + 800
+    with decimal.localcontext(decimal.Context(prec=digits, traps=[decimal.InvalidOperation])) as context:
+        try:
+            return context.remainder(number, divisor) == 0
+        except decimal.InvalidOperation:
+            return False
+
+
+def check_number(
+    value: Any,
+    path: Path,
+    minimum: float | None,
+    maximum: float | None,
+    exclusive_minimum: float | None,
+    exclusive_maximum: float | None,
+    multiple_of: float | None,
+) -> None:
+    """The number keywords; values that are not numbers pass."""
+    if type(value) not in (int, float):
+        return
+    if minimum is not None and value < minimum:
+        raise DecodeError(path, f"a number >= {minimum}", value)
+    if maximum is not None and value > maximum:
+        raise DecodeError(path, f"a number <= {maximum}", value)
+    if exclusive_minimum is not None and value <= exclusive_minimum:
+        raise DecodeError(path, f"a number > {exclusive_minimum}", value)
+    if exclusive_maximum is not None and value >= exclusive_maximum:
+        raise DecodeError(path, f"a number < {exclusive_maximum}", value)
+    if multiple_of is not None and not is_multiple(value, multiple_of):
+        raise DecodeError(path, f"a multiple of {multiple_of}", value)
+
+
+def check_string(value: Any, path: Path, min_length: int | None, max_length: int | None, pattern: str | None) -> None:
+    """The string keywords (lengths in code points); values that are not strings pass."""
+    if type(value) is not str:
+        return
+    if min_length is not None and len(value) < min_length:
+        raise DecodeError(path, f"a string of at least {min_length} characters", value)
+    if max_length is not None and len(value) > max_length:
+        raise DecodeError(path, f"a string of at most {max_length} characters", value)
+    if pattern is not None and not search(pattern, value):
+        raise DecodeError(path, f"a string matching {pattern!r}", value)
+
+
+def json_key(value: Any) -> Any:
+    """A hashable key equal for equal JSON values: 1 and 1.0 alike, true and 1 not."""
+    kind = type(value)
+    if kind is bool or value is None or kind is str:
+        return (kind.__name__, value)
+    if kind is int or kind is float:
+        return ("number", int(value) if kind is float and value.is_integer() else value)
+    if kind is list:
+        return ("array", tuple(json_key(item) for item in value))
+    if kind is dict:
+        return ("object", frozenset((key, json_key(item)) for key, item in value.items()))
+    return ("other", id(value))
+
+
+def check_array(
+    value: Any,
+    path: Path,
+    ctx: Context,
+    min_items: int | None,
+    max_items: int | None,
+    unique: bool,
+    prefix: tuple[Decoder[Any], ...],
+    items: Decoder[Any] | None,
+    contains: Decoder[Any] | None,
+    min_contains: int,
+    max_contains: int | None,
+) -> None:
+    """The array keywords; values that are not arrays pass."""
+    if type(value) is not list:
+        return
+    if min_items is not None and len(value) < min_items:
+        raise DecodeError(path, f"an array of at least {min_items} items", value)
+    if max_items is not None and len(value) > max_items:
+        raise DecodeError(path, f"an array of at most {max_items} items", value)
+    if unique and len({json_key(item) for item in value}) != len(value):
+        raise DecodeError(path, "an array of unique items", value)
+    for index, item in enumerate(value):
+        decoder: Decoder[Any] | None = prefix[index] if index < len(prefix) else items
+        if decoder is not None:
+            decoder(item, ctx, (path, index))
+    if contains is not None:
+        found = sum(matches(contains, item, (path, index)) for index, item in enumerate(value))
+        if found < min_contains or (max_contains is not None and found > max_contains):
+            most = "" if max_contains is None else f" and at most {max_contains}"
+            raise DecodeError(path, f"an array with at least {min_contains}{most} matching items (contains)", value)
+
+
+def check_object(
+    value: Any,
+    path: Path,
+    ctx: Context,
+    min_properties: int | None,
+    max_properties: int | None,
+    required: tuple[str, ...],
+    dependent_required: tuple[tuple[str, tuple[str, ...]], ...],
+    properties: tuple[tuple[str, Decoder[Any]], ...],
+    patterns: tuple[tuple[str, Decoder[Any] | None], ...],
+    additional: Decoder[Any] | None,
+    known: tuple[str, ...],
+    names: Decoder[Any] | None,
+    dependent_schemas: tuple[tuple[str, Decoder[Any]], ...],
+) -> None:
+    """The object keywords; values that are not objects pass."""
+    if type(value) is not dict:
+        return
+    if min_properties is not None and len(value) < min_properties:
+        raise DecodeError(path, f"an object of at least {min_properties} properties", value)
+    if max_properties is not None and len(value) > max_properties:
+        raise DecodeError(path, f"an object of at most {max_properties} properties", value)
+    for key in required:
+        if key not in value:
+            raise DecodeError((path, key), "a value (required)", MISSING)
+    for key, keys in dependent_required:
+        if key in value:
+            for other in keys:
+                if other not in value:
+                    raise DecodeError((path, other), f"a value (required when {key!r} is present)", MISSING)
+    for key, decoder in properties:
+        if key in value:
+            decoder(value[key], ctx, (path, key))
+    for key, item in value.items():
+        matched = False
+        for pattern, pattern_decoder in patterns:
+            if search(pattern, key):
+                matched = True
+                if pattern_decoder is not None:
+                    pattern_decoder(item, ctx, (path, key))
+        if additional is not None and not matched and key not in known:
+            additional(item, ctx, (path, key))
+        if names is not None:
+            names(key, ctx, (path, key))
+    for key, decoder in dependent_schemas:
+        if key in value:
+            decoder(value, ctx, path)
+
+
+def check_const(value: Any, path: Path, constant: Any) -> None:
+    if json_key(value) != json_key(constant):
+        raise DecodeError(path, f"the constant {json.dumps(constant)}", value)
+
+
+def check_enum(value: Any, path: Path, constants: tuple[Any, ...]) -> None:
+    key = json_key(value)
+    if not any(key == json_key(constant) for constant in constants):
+        raise DecodeError(path, "one of " + ", ".join(json.dumps(constant) for constant in constants), value)
+
+
+def matches(decoder: Decoder[Any], value: Any, path: Path) -> bool:
+    """Whether `value` is valid for `decoder` (strict, reporting nothing)."""
+    try:
+        decoder(value, PROBE, path)
+    except DecodeError:
+        return False
+    return True
+
+
+def check_not(decoder: Decoder[Any], value: Any, path: Path, name: str) -> None:
+    if matches(decoder, value, path):
+        raise DecodeError(path, f"a value that is not a {name} (not)", value)
+
+
+def check_if(
+    value: Any,
+    path: Path,
+    ctx: Context,
+    condition: Decoder[Any],
+    then: Decoder[Any] | None,
+    otherwise: Decoder[Any] | None,
+) -> None:
+    decoder = then if matches(condition, value, path) else otherwise
+    if decoder is not None:
+        decoder(value, ctx, path)
+
+
+Plan: TypeAlias = "tuple[tuple[str, ...], tuple[str, ...], bool, int, tuple[Decoder[Any], ...], tuple[Any, ...]]"
+"""ir.Evaluates as a literal: keys, patterns, everything, prefix, contains, parts
+(each part: valid decoder or None, present key or None, plan, otherwise plan or None)."""
+
+
+def _chosen_parts(value: Any, parts: tuple[Any, ...]) -> list[Plan]:
+    chosen = []
+    for valid, present, plan, otherwise in parts:
+        if present is not None and present not in value:
+            continue
+        picked = plan if valid is None or matches(valid, value, ROOT) else otherwise
+        if picked is not None:
+            chosen.append(picked)
+    return chosen
+
+
+def evaluated_keys(value: dict[str, Any], plan: Plan) -> set[str] | None:
+    """The keys `plan` evaluates in `value`; None for all of them."""
+    keys, patterns, everything, _, _, parts = plan
+    if everything:
+        return None
+    found = {key for key in value if key in keys or any(search(pattern, key) for pattern in patterns)}
+    for part in _chosen_parts(value, parts):
+        more = evaluated_keys(value, part)
+        if more is None:
+            return None
+        found |= more
+    return found
+
+
+def evaluated_items(value: list[Any], plan: Plan) -> set[int] | None:
+    """The indices `plan` evaluates in `value`; None for all of them."""
+    _, _, everything, prefix, contains, parts = plan
+    if everything:
+        return None
+    found = set(range(min(prefix, len(value))))
+    for decoder in contains:
+        found |= {index for index, item in enumerate(value) if matches(decoder, item, ROOT)}
+    for part in _chosen_parts(value, parts):
+        more = evaluated_items(value, part)
+        if more is None:
+            return None
+        found |= more
+    return found
+
+
+def check_unevaluated(value: Any, path: Path, ctx: Context, plan: Plan, decoder: Decoder[Any], items: bool) -> None:
+    """`unevaluatedProperties` (or `unevaluatedItems`): what `plan` does not evaluate must match `decoder`."""
+    if items and type(value) is list:
+        indices = evaluated_items(value, plan)
+        if indices is not None:
+            for index, item in enumerate(value):
+                if index not in indices:
+                    decoder(item, ctx, (path, index))
+    elif not items and type(value) is dict:
+        keys = evaluated_keys(value, plan)
+        if keys is not None:
+            for key, item in value.items():
+                if key not in keys:
+                    decoder(item, ctx, (path, key))
 
 
 def check_json(value: Any, path: Path) -> None:

@@ -14837,6 +14837,8 @@ _MEMBERS_ErrorCode: Final = _rt.members(ErrorCode)
 
 
 def _decode_ErrorCode(data: Any, ctx: _rt.Context, path: _rt.Path) -> ErrorCode | int:
+    if type(data) is float and data.is_integer():
+        data = int(data)
     if type(data) is int:
         member = _MEMBERS_ErrorCode.get(data)
         if member is not None:
@@ -16984,6 +16986,7 @@ def _decode_CreateElicitationRequestModeOther(
     known = _KEYS_CreateElicitationRequestModeOther
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationRequestModeOther (an object)", data)
+
     get = data.get
     v = get("mode", UNDEFINED)
     if v is UNDEFINED:
@@ -27932,20 +27935,37 @@ def _encode_PermissionOptionId(value: PermissionOptionId) -> Any:
 
 
 def _match_ElicitationFormModeVariant(data: Any, ctx: _rt.Context, path: _rt.Path) -> ElicitationFormModeVariant:
-    """The first untagged variant that `data` matches, in schema order."""
+    """The one untagged variant that `data` matches (oneOf: two are an error)."""
+    found: Any = _rt.MISSING
     try:
         v = data
         v = _decode_ElicitationSessionScope(v, ctx, path)
-        return cast(ElicitationFormModeVariant, v)
     except DecodeError:
         pass
+    else:
+        if found is not _rt.MISSING:
+            raise DecodeError(
+                path,
+                "ElicitationFormModeVariant: exactly one of ElicitationSessionScope, ElicitationRequestScope (oneOf)",
+                data,
+            )
+        found = v
     try:
         v = data
         v = _decode_ElicitationRequestScope(v, ctx, path)
-        return cast(ElicitationFormModeVariant, v)
     except DecodeError:
         pass
-    raise DecodeError(path, "ElicitationFormModeVariant: ElicitationSessionScope or ElicitationRequestScope", data)
+    else:
+        if found is not _rt.MISSING:
+            raise DecodeError(
+                path,
+                "ElicitationFormModeVariant: exactly one of ElicitationSessionScope, ElicitationRequestScope (oneOf)",
+                data,
+            )
+        found = v
+    if found is _rt.MISSING:
+        raise DecodeError(path, "ElicitationFormModeVariant: ElicitationSessionScope or ElicitationRequestScope", data)
+    return cast(ElicitationFormModeVariant, found)
 
 
 def _decode_ElicitationFormModeVariant(data: Any, ctx: _rt.Context, path: _rt.Path) -> ElicitationFormModeVariant:
@@ -27962,20 +27982,37 @@ def _encode_ElicitationFormModeVariant(value: ElicitationFormModeVariant) -> Any
 
 
 def _match_ElicitationUrlModeVariant(data: Any, ctx: _rt.Context, path: _rt.Path) -> ElicitationUrlModeVariant:
-    """The first untagged variant that `data` matches, in schema order."""
+    """The one untagged variant that `data` matches (oneOf: two are an error)."""
+    found: Any = _rt.MISSING
     try:
         v = data
         v = _decode_ElicitationSessionScope(v, ctx, path)
-        return cast(ElicitationUrlModeVariant, v)
     except DecodeError:
         pass
+    else:
+        if found is not _rt.MISSING:
+            raise DecodeError(
+                path,
+                "ElicitationUrlModeVariant: exactly one of ElicitationSessionScope, ElicitationRequestScope (oneOf)",
+                data,
+            )
+        found = v
     try:
         v = data
         v = _decode_ElicitationRequestScope(v, ctx, path)
-        return cast(ElicitationUrlModeVariant, v)
     except DecodeError:
         pass
-    raise DecodeError(path, "ElicitationUrlModeVariant: ElicitationSessionScope or ElicitationRequestScope", data)
+    else:
+        if found is not _rt.MISSING:
+            raise DecodeError(
+                path,
+                "ElicitationUrlModeVariant: exactly one of ElicitationSessionScope, ElicitationRequestScope (oneOf)",
+                data,
+            )
+        found = v
+    if found is _rt.MISSING:
+        raise DecodeError(path, "ElicitationUrlModeVariant: ElicitationSessionScope or ElicitationRequestScope", data)
+    return cast(ElicitationUrlModeVariant, found)
 
 
 def _decode_ElicitationUrlModeVariant(data: Any, ctx: _rt.Context, path: _rt.Path) -> ElicitationUrlModeVariant:
@@ -27994,22 +28031,39 @@ def _encode_ElicitationUrlModeVariant(value: ElicitationUrlModeVariant) -> Any:
 def _match_CreateElicitationRequestModeOtherVariant(
     data: Any, ctx: _rt.Context, path: _rt.Path
 ) -> CreateElicitationRequestModeOtherVariant:
-    """The first untagged variant that `data` matches, in schema order."""
+    """The one untagged variant that `data` matches (oneOf: two are an error)."""
+    found: Any = _rt.MISSING
     try:
         v = data
         v = _decode_ElicitationSessionScope(v, ctx, path)
-        return cast(CreateElicitationRequestModeOtherVariant, v)
     except DecodeError:
         pass
+    else:
+        if found is not _rt.MISSING:
+            raise DecodeError(
+                path,
+                "CreateElicitationRequestModeOtherVariant: exactly one of ElicitationSessionScope, ElicitationRequestScope (oneOf)",
+                data,
+            )
+        found = v
     try:
         v = data
         v = _decode_ElicitationRequestScope(v, ctx, path)
-        return cast(CreateElicitationRequestModeOtherVariant, v)
     except DecodeError:
         pass
-    raise DecodeError(
-        path, "CreateElicitationRequestModeOtherVariant: ElicitationSessionScope or ElicitationRequestScope", data
-    )
+    else:
+        if found is not _rt.MISSING:
+            raise DecodeError(
+                path,
+                "CreateElicitationRequestModeOtherVariant: exactly one of ElicitationSessionScope, ElicitationRequestScope (oneOf)",
+                data,
+            )
+        found = v
+    if found is _rt.MISSING:
+        raise DecodeError(
+            path, "CreateElicitationRequestModeOtherVariant: ElicitationSessionScope or ElicitationRequestScope", data
+        )
+    return cast(CreateElicitationRequestModeOtherVariant, found)
 
 
 def _decode_CreateElicitationRequestModeOtherVariant(
@@ -28122,7 +28176,14 @@ def _decode_MultiSelectItems(data: Any, ctx: _rt.Context, path: _rt.Path) -> Mul
         tag = data.get("type", _rt.MISSING)
         decoder = _VARIANTS_MultiSelectItems.get(tag) if type(tag) is str else None
         if decoder is not None:
-            return decoder(data, ctx, path)
+            # The tag does not decide: an untagged variant may take what the tagged one rejects.
+            try:
+                result = decoder(data, ctx, path)
+            except DecodeError:
+                if not _rt.matches(_match_MultiSelectItems, data, path):
+                    raise
+                return _match_MultiSelectItems(data, ctx, path)
+            return result
         if type(tag) is str:
             return _decode_MultiSelectItemsOther(data, ctx, path)
     if not ctx.strict:
@@ -28649,7 +28710,14 @@ def _decode_IdleStateUpdateStopReason(data: Any, ctx: _rt.Context, path: _rt.Pat
         tag = data.get("stopReason", _rt.MISSING)
         decoder = _VARIANTS_IdleStateUpdateStopReason.get(tag) if type(tag) is str else None
         if decoder is not None:
-            return decoder(data, ctx, path)
+            # The tag does not decide: an untagged variant may take what the tagged one rejects.
+            try:
+                result = decoder(data, ctx, path)
+            except DecodeError:
+                if not _rt.matches(_match_IdleStateUpdateStopReason, data, path):
+                    raise
+                return _match_IdleStateUpdateStopReason(data, ctx, path)
+            return result
         if type(tag) is str:
             return _decode_IdleStateUpdateStopReasonOther(data, ctx, path)
     if not ctx.strict:

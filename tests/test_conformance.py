@@ -1,0 +1,169 @@
+"""The official JSON-Schema-Test-Suite (draft 2020-12), vendored in json_schema_suite/.
+
+Every case either generates a package that answers each of its tests as the
+suite says (valid: strict decode, then encode gives the same JSON back;
+invalid: DecodeError), or is refused with a GenerationError whose pointer lies
+inside the case. The refused cases are listed in json_schema_suite/refused.txt:
+a change in coverage shows up in review as a change of that file.
+
+Each case schema becomes `$defs/Case` of a document of its own, its `#`
+references rebased there (and its `$id`, if any, the document's). Packages are rendered but not formatted (black is
+not what is under test) and imported from a temporary directory.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from generator.build import build_module
+from generator.errors import GenerationError
+from generator.load import load_schema
+from generator.render import render_package
+
+SUITE = Path(__file__).resolve().parent / "json_schema_suite"
+CASES = SUITE / "draft2020-12"
+REFUSED = SUITE / "refused.txt"
+CASE_POINTER = "#/$defs/Case"
+# Keywords whose value is one subschema, a list of them, or a map of them.
+ONE = ("additionalProperties", "items", "not", "if", "then", "else", "contains", "propertyNames",
+       "unevaluatedItems", "unevaluatedProperties")
+MANY = ("allOf", "anyOf", "oneOf", "prefixItems")
+MAP = ("properties", "patternProperties", "$defs", "dependentSchemas")
+
+
+def rebase(schema: object) -> object:
+    """`schema` with every `#…` JSON-pointer `$ref` moved under `CASE_POINTER`."""
+    if not isinstance(schema, dict):
+        return schema
+    result = dict(schema)
+    ref = result.get("$ref")
+    if isinstance(ref, str) and (ref == "#" or ref.startswith("#/")):
+        result["$ref"] = CASE_POINTER + ref[1:]
+    for key in ONE:
+        if key in result:
+            result[key] = rebase(result[key])
+    for key in MANY:
+        if isinstance(result.get(key), list):
+            result[key] = [rebase(item) for item in result[key]]
+    for key in MAP:
+        if isinstance(result.get(key), dict):
+            result[key] = {name: rebase(item) for name, item in result[key].items()}
+    return result
+
+
+def json_equal(a: object, b: object) -> bool:
+    """JSON equality: 1 == 1.0, true is not 1, objects compare without order."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(json_equal(a[key], b[key]) for key in a)
+    return type(a) is type(b) and a == b
+
+
+def refusal_line(case_id: str, reason: str) -> str:
+    """One line of refused.txt (control characters escaped)."""
+    return json.dumps(f"{case_id} -- {reason}", ensure_ascii=False)[1:-1]
+
+
+@dataclass
+class Outcome:
+    generated: list[str] = field(default_factory=list)
+    refused: dict[str, str] = field(default_factory=dict)  # case id → the refusal
+    wrong: dict[str, str] = field(default_factory=dict)  # case id → what went wrong
+
+
+def generate_case(schema: object, package: str, out: Path):
+    """The imported package of one case schema; GenerationError when refused."""
+    path = out / f"{package}.json"
+    document: dict[str, object] = {"$defs": {"Case": rebase(schema)}}
+    if isinstance(schema, dict) and "$id" in schema:  # the case's base URI stays the document's
+        document["$id"] = schema["$id"]
+        document["$defs"] = {"Case": {key: value for key, value in rebase(schema).items() if key != "$id"}}
+    path.write_text(json.dumps(document))
+    module = build_module(load_schema(path), package, path.name)
+    files = render_package(module, {"generator": "test", "black": "none"})
+    directory = out / package
+    directory.mkdir()
+    for name, units in files.items():
+        (directory / name).write_text("\n\n\n".join(units))
+    sys.path.insert(0, str(out))
+    try:
+        return importlib.import_module(package)
+    finally:
+        sys.path.remove(str(out))
+
+
+def check_case(package, tests: list[dict]) -> str | None:
+    """What the package answers wrongly, or None."""
+    for test in tests:
+        data = test["data"]
+        try:
+            value = package.decode("Case", data, strict=True)
+        except package.DecodeError as error:
+            if test["valid"]:
+                return f"{test['description']!r}: rejected a valid value ({error})"
+            continue
+        if not test["valid"]:
+            return f"{test['description']!r}: accepted an invalid value"
+        encoded = json.loads(json.dumps(package.encode(value)))
+        if not json_equal(encoded, data):
+            return f"{test['description']!r}: round trip gave {encoded!r}"
+    return None
+
+
+def run_suite(out: Path) -> Outcome:
+    outcome = Outcome()
+    for path in sorted(CASES.glob("*.json")):
+        for index, case in enumerate(json.loads(path.read_text())):
+            case_id = f"{path.stem} #{index}: {case['description']}"
+            package = f"suite_{path.stem.replace('-', '_')}_{index}"
+            try:
+                generated = generate_case(case["schema"], package, out)
+            except GenerationError as error:
+                if error.pointer == CASE_POINTER or error.pointer.startswith(CASE_POINTER + "/"):
+                    outcome.refused[case_id] = error.message
+                else:
+                    outcome.wrong[case_id] = f"refused outside the case: {error}"
+                continue
+            except Exception as error:  # a crash is a wrong answer, whatever it is
+                outcome.wrong[case_id] = f"crashed: {type(error).__name__}: {error}"
+                continue
+            try:
+                problem = check_case(generated, case["tests"])
+            except Exception as error:
+                problem = f"crashed: {type(error).__name__}: {error}"
+            if problem is None:
+                outcome.generated.append(case_id)
+            else:
+                outcome.wrong[case_id] = problem
+    return outcome
+
+
+@pytest.fixture(scope="module")
+def outcome(tmp_path_factory: pytest.TempPathFactory, pytestconfig: pytest.Config) -> Outcome:
+    result = run_suite(tmp_path_factory.mktemp("suite"))
+    with pytestconfig.pluginmanager.getplugin("capturemanager").global_and_fixture_disabled():
+        print(
+            f"\nJSON-Schema-Test-Suite draft2020-12: {len(result.generated)} generated, "
+            f"{len(result.refused)} refused, {len(result.wrong)} wrong"
+        )
+    return result
+
+
+def test_no_case_is_answered_wrongly(outcome: Outcome):
+    assert outcome.wrong == {}
+
+
+def test_the_refused_cases_are_the_listed_ones(outcome: Outcome):
+    listed = [line for line in REFUSED.read_text().splitlines() if line and not line.startswith("#")]
+    assert [refusal_line(case_id, reason) for case_id, reason in outcome.refused.items()] == listed
