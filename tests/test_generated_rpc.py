@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -111,6 +112,15 @@ def test_an_unknown_method_names_it_and_turns_into_method_not_found():
     assert acp.encode_message(error.response(9)) == {
         "jsonrpc": "2.0", "id": 9, "error": {"code": -32601, "message": "Method not found: session/teleport"},
     }
+
+
+def test_method_not_found_survives_pickle():
+    with pytest.raises(acp.MethodNotFound) as caught:
+        acp.decode_message({"jsonrpc": "2.0", "id": 9, "method": "session/teleport", "params": {}})
+    again = pickle.loads(pickle.dumps(caught.value))
+    assert type(again) is acp.MethodNotFound
+    assert (again.path, again.method, again.expected, str(again)) == ("$.method", "session/teleport", caught.value.expected, str(caught.value))
+    assert again.response(9) == caught.value.response(9)
 
 
 def test_the_side_restricts_the_lookup():
