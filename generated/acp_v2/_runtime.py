@@ -429,18 +429,24 @@ def merge_by_key(stored: Any, patch: Any) -> Any:
     return merged
 
 
+_PLAIN_SCALARS: Final = frozenset([str, int, float, bool, type(None)])
+
+
 def encode_value(value: Any) -> Any:
     """The plain JSON value of what a field may hold: a model, an enum member, a str,
     int or float subclass, a list, tuple or dict of those (union members and
     free-form values; the generated encoders call it off their fast path).
     Anything else is a TypeError."""
     kind = type(value)
-    if kind is str or kind is int or kind is float or kind is bool or value is None:
-        return value
     if kind is dict:
-        return {(key if type(key) is str else encode_key(key)): encode_value(item) for key, item in value.items()}
+        return {
+            (key if type(key) is str else encode_key(key)): item if type(item) in _PLAIN_SCALARS else encode_value(item)
+            for key, item in value.items()
+        }
+    if kind in _PLAIN_SCALARS:
+        return value
     if kind is list:
-        return [encode_value(item) for item in value]
+        return [item if type(item) in _PLAIN_SCALARS else encode_value(item) for item in value]
     if isinstance(value, Model):
         return type(value)._acp_encode(value)
     if isinstance(value, str):
