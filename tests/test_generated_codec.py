@@ -221,6 +221,11 @@ def test_values_are_not_shared_between_instances_or_with_the_input():
     assert decoded[0].unknown_properties is not decoded[1].unknown_properties
     started = [acp.merge(None, acp.ToolCallUpdate(tool_call_id="t")) for _ in range(2)]
     assert started[0].content == [] and started[0].content is not started[1].content
+    meta = {"a": [1]}
+    builder = acp.ToolCallUpdate.builder(tool_call_id="t").meta(meta)
+    built = [builder.build(), builder.build()]
+    meta["a"].append(2)
+    assert built[0].meta == built[1].meta == {"a": [1]} and built[0].meta is not built[1].meta
 
 
 @pytest.fixture(scope="module")

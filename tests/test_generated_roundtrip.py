@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, V2_SCHEMA, import_package
+from conftest import FIXTURES, ROOT, V2_SCHEMA, import_package
 from generator.pipeline import build_ir
 from strategies import Strategies, built_in_python
 
@@ -76,19 +76,41 @@ def not_plain(value: object, path: str = "$") -> list[str]:
     return []
 
 
+def assert_built_value_round_trips(package, name: str, value: object, check: jsonschema.Draft202012Validator) -> None:
+    encoded = package.encode(value)
+    assert not_plain(encoded) == []
+    assert package.decode(name, encoded, strict=True) == value
+    if isinstance(value, package.Model):
+        assert value.to_dict() == encoded
+        assert type(value).from_json(value.to_json(), strict=True) == value
+    check.validate(encoded)
+
+
 @pytest.mark.parametrize("name", sorted(DEFS))
 def test_values_built_in_python_encode_to_plain_json_and_decode_back(name):
+    check = validator(name)
     values = STRATEGIES.named(name).map(lambda value: acp.decode(name, value, strict=True)).flatmap(built_in_python)
 
     @SETTINGS
     @given(values)
     def round_trip(value):
-        encoded = acp.encode(value)
-        assert not_plain(encoded) == []
-        assert acp.decode(name, encoded, strict=True) == value
-        if isinstance(value, acp.Model):
-            assert value.to_dict() == encoded
-            assert type(value).from_json(value.to_json(), strict=True) == value
-        validator(name).validate(encoded)
+        assert_built_value_round_trips(acp, name, value, check)
+
+    round_trip()
+
+
+RULES_SCHEMA = json.loads((FIXTURES / "rules.json").read_text())
+RULES_STRATEGIES = Strategies(build_ir(FIXTURES / "rules.json", "rules_pkg", ROOT))
+
+
+@pytest.mark.parametrize("name", sorted(RULES_SCHEMA["$defs"]))
+def test_rules_values_built_in_python_encode_to_plain_json_and_decode_back(rules_pkg, name):
+    check = jsonschema.Draft202012Validator({**RULES_SCHEMA, "$ref": f"#/$defs/{name}"})
+    values = RULES_STRATEGIES.named(name).map(lambda value: rules_pkg.decode(name, value, strict=True)).flatmap(built_in_python)
+
+    @SETTINGS
+    @given(values)
+    def round_trip(value):
+        assert_built_value_round_trips(rules_pkg, name, value, check)
 
     round_trip()
