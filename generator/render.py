@@ -145,22 +145,40 @@ class Queries:
         # Objects some tagged variant subclasses: their decoders take the class.
         self.bases = {named.base for named in module.types if isinstance(named, ObjectType) and named.base}
 
-    def encodes_as_is(self, expr: TypeExpr) -> bool:
-        """Whether the decoded value already is its JSON (strings, numbers, enum members...)."""
-        if isinstance(expr, (Primitive, AnyValue, JsonObject)):
-            return True
-        if isinstance(expr, ListOf):
-            return self.encodes_as_is(expr.item)
-        if isinstance(expr, Checked):
-            return self.encodes_as_is(expr.inner)
-        if isinstance(expr, MapOf):
-            return self.encodes_as_is(expr.value)
-        if isinstance(expr, Nullable):
-            return self.encodes_as_is(expr.inner)
-        named = self.types[expr.name]
-        if isinstance(named, Alias):
-            return self.encodes_as_is(named.target)
-        return isinstance(named, EnumType)
+    @staticmethod
+    def shares_object(named: NamedType) -> bool:
+        """Whether the Python object of `named` may be another type's too: an alias
+        or union evaluates to its annotation (`int | str`), while classes, enums
+        and NewTypes are objects of their own."""
+        return isinstance(named, UnionType) or (isinstance(named, Alias) and not named.newtype)
+
+    def is_recursive(self, union: UnionType) -> bool:
+        """Whether `union` can contain itself: trying its untagged variants in turn
+        then repeats work at every level of nesting, unless each match is remembered."""
+        seen: set[str] = set()
+        pending = [union.name]
+        while pending:
+            for expr in _expressions(self.types[pending.pop()]):
+                if isinstance(expr, Ref) and expr.name not in seen:
+                    if expr.name == union.name:
+                        return True
+                    seen.add(expr.name)
+                    pending.append(expr.name)
+        return False
+
+    def holds_models_only(self, union: UnionType) -> bool:
+        """Whether every value of `union` is an object class instance (so it encodes itself)."""
+
+        def is_model(expr: TypeExpr) -> bool:
+            named = self.types.get(expr.name) if isinstance(expr, Ref) else None
+            if isinstance(named, Alias):
+                return is_model(named.target)
+            if isinstance(named, UnionType):
+                return self.holds_models_only(named)
+            return isinstance(named, ObjectType)
+
+        fallback = [Ref(union.fallback)] if union.fallback else []
+        return all(is_model(expr) for expr in [variant.type for variant in union.variants] + fallback)
 
     def resolve(self, expr: TypeExpr) -> TypeExpr:
         """`expr` with references to aliases followed."""
@@ -405,7 +423,9 @@ def environment(queries: Queries) -> jinja2.Environment:
         converts_as_is=queries.converts_as_is,
         enum_member=queries.enum_member,
         string_expectation=queries.string_expectation,
-        encodes_as_is=queries.encodes_as_is,
+        shares_object=queries.shares_object,
+        is_recursive=queries.is_recursive,
+        holds_models_only=queries.holds_models_only,
         resolve=queries.resolve,
         is_single_check=queries.is_single_check,
         describe=queries.describe,

@@ -6,6 +6,9 @@ Every value they produce is checked against the schema itself with jsonschema
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
+from enum import Enum
 from typing import Any
 
 from hypothesis import strategies as st
@@ -123,3 +126,57 @@ def _merge(parts: tuple[dict[str, Any], ...]) -> dict[str, Any]:
     for part in parts:
         merged.update(part)
     return merged
+
+
+# --- values built in Python -------------------------------------------------
+
+
+class Text(str):
+    """A str subclass whose `str()` lies: an encoder must not call it."""
+
+    def __str__(self) -> str:
+        return "not the value"
+
+
+class Integer(int):
+    pass
+
+
+class Number(float):
+    pass
+
+
+@st.composite
+def built_in_python(draw: st.DrawFn, value: Any) -> Any:
+    """`value` (a decoded value) rebuilt as a user would write it: every object
+    through its constructor or its builder; enum members as members, as their
+    plain values or as subclasses of them; other strings and numbers now and then
+    as subclasses; lists given to setters that take iterables now and then as iterators."""
+    if isinstance(value, Enum) and type(value).__name__ != "Undefined":  # UNDEFINED is a one-member Enum too
+        return draw(st.sampled_from([value, value.value, _SUBCLASSES[type(value.value)](value.value)]))
+    if type(value) in _SUBCLASSES:
+        return draw(st.sampled_from([value, _SUBCLASSES[type(value)](value)]))
+    if type(value) is list:
+        return [draw(built_in_python(item)) for item in value]
+    if type(value) is dict:
+        return {draw(built_in_python(key)): draw(built_in_python(item)) for key, item in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {item.name: draw(built_in_python(getattr(value, item.name))) for item in dataclasses.fields(value)}
+        return type(value)(**fields) if draw(st.booleans()) else _build(draw, type(value), fields)
+    return value  # None, booleans, UNDEFINED
+
+
+_SUBCLASSES: dict[type, type] = {str: Text, int: Integer, float: Number}
+
+
+def _build(draw: st.DrawFn, cls: Any, fields: dict[str, Any]) -> Any:
+    """Through `cls.builder(required...)`, then one setter per optional field
+    (undeclared properties have no setter: the built value has none)."""
+    fields.pop("unknown_properties", None)
+    parameters = inspect.signature(cls.builder).parameters.values()
+    builder = cls.builder(**{item.name: fields.pop(item.name) for item in parameters if item.kind == item.KEYWORD_ONLY})
+    for name, value in fields.items():
+        setter = getattr(builder, name)
+        takes_iterables = str(inspect.signature(setter).parameters["value"].annotation).startswith("Iterable[")
+        setter(iter(value) if takes_iterables and type(value) is list and draw(st.booleans()) else value)
+    return builder.build()

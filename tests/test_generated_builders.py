@@ -36,6 +36,23 @@ def test_setters_convert_paths_iterables_mappings_and_enum_values():
     assert acp.ToolCallUpdate.builder(tool_call_id="t").kind("read").build().kind is acp.ToolKind.READ
 
 
+def test_enum_members_and_their_plain_values_build_alike():
+    for kind in (acp.ToolKind.EXECUTE, "execute"):
+        update = acp.ToolCallUpdate.builder(tool_call_id="t1").kind(kind).build()
+        assert update.kind is acp.ToolKind.EXECUTE
+        assert update.to_dict() == {"toolCallId": "t1", "kind": "execute"}
+        assert type(update.to_dict()["kind"]) is str
+        assert acp.decode(acp.ToolCallUpdate, update.to_dict(), strict=True) == update
+
+
+def test_builders_of_a_subclass_build_the_subclass():
+    class MyUpdate(acp.ToolCallUpdate):
+        pass
+
+    update = MyUpdate.builder(tool_call_id="t").status(acp.ToolCallStatus.COMPLETED).build()
+    assert type(update) is MyUpdate and update.status is acp.ToolCallStatus.COMPLETED
+
+
 def test_variant_builders_build_the_variant_with_its_tag():
     update = acp.SessionUpdateToolCallUpdate.builder(tool_call_id="t").status("completed").build()
     assert type(update) is acp.SessionUpdateToolCallUpdate

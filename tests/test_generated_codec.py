@@ -6,10 +6,12 @@ import copy
 import json
 import logging
 import pickle
+import sys
 
 import pytest
 
-from conftest import ROOT, generate_package, import_package
+from conftest import FIXTURES, ROOT, generate_package, import_package
+from strategies import Text
 
 acp = import_package(ROOT / "generated", "acp_v2")
 UNDEFINED, DecodeError = acp.UNDEFINED, acp.DecodeError
@@ -112,6 +114,153 @@ def test_flattened_unions_decode_from_the_same_object():
     decoded = acp.decode("DiffChange", value)
     assert isinstance(decoded.operation, acp.DiffChangeOperationMove)
     assert acp.encode(decoded) == value
+
+
+# --- values built in Python --------------------------------------------------
+
+
+def test_enum_members_and_str_subclasses_encode_as_plain_strings():
+    update = acp.ToolCallUpdate(tool_call_id=Text("t"), kind=acp.ToolKind.EXECUTE, status="completed")
+    encoded = update.to_dict()
+    assert encoded == {"toolCallId": "t", "kind": "execute", "status": "completed"}
+    assert [type(value) for value in encoded.values()] == [str, str, str]
+    assert update.to_json() == '{"toolCallId":"t","kind":"execute","status":"completed"}'
+    assert acp.decode("ToolCallUpdate", encoded, strict=True) == update
+
+
+def test_free_form_values_encode_as_plain_json_copies():
+    meta = {Text("k"): [acp.ToolKind.READ, (1, 2.5)], "n": {"deep": Text("v")}}
+    encoded = acp.ToolCallUpdate(tool_call_id="t", raw_input=meta).to_dict()
+    assert encoded["rawInput"] == {"k": ["read", [1, 2.5]], "n": {"deep": "v"}}
+    assert [type(key) for key in encoded["rawInput"]] == [str, str]
+    assert type(encoded["rawInput"]["k"][0]) is str and type(encoded["rawInput"]["n"]["deep"]) is str
+    with pytest.raises(TypeError):
+        acp.ToolCallUpdate(tool_call_id="t", raw_input={"when": object()}).to_dict()
+
+
+def test_encoding_copies_lists_and_objects_so_changing_the_output_leaves_the_value():
+    update = acp.decode("ToolCallUpdate", {"toolCallId": "t", "_meta": {"a": [1]}, "zeta": {"b": 2}})
+    encoded = update.to_dict()
+    encoded["_meta"]["a"].append(2)
+    encoded["zeta"]["b"] = 3
+    assert update.meta == {"a": [1]} and update.unknown_properties == {"zeta": {"b": 2}}
+
+
+def test_json_numbers_keep_their_python_type():
+    assert round_trip("UsageUpdate", {"used": 2.0, "size": 6.2e16}, strict=True).size == 6.2e16
+    assert type(acp.UsageUpdate.from_json('{"used": 2.0, "size": 3}').used) is float
+    assert acp.UsageUpdate.from_json('{"used": 2.0, "size": 6.2e16}').to_json() == '{"used":2.0,"size":6.2e+16}'
+    assert round_trip("Cost", {"amount": 2, "currency": "USD"}).amount == 2
+
+
+def test_from_dict_and_decode_build_a_subclass_they_are_given():
+    class MyUpdate(acp.ToolCallUpdate):
+        pass
+
+    value = {"toolCallId": "t", "kind": "read"}
+    assert type(MyUpdate.from_dict(value)) is MyUpdate
+    assert type(MyUpdate.from_json(json.dumps(value), strict=True)) is MyUpdate
+    assert type(acp.decode(MyUpdate, value)) is MyUpdate
+    assert MyUpdate.from_dict(value).to_dict() == value
+
+
+def test_decode_by_type_runs_that_types_own_decoder():
+    assert acp.decode(acp.ToolKind, "edit") is acp.ToolKind.EDIT
+    assert acp.decode(acp.SessionId, "abc") == "abc"
+    assert rejection("RequestId", True).expected.startswith("RequestId:")
+
+
+def test_decode_by_an_alias_object_several_types_share_asks_for_the_name():
+    with pytest.raises(TypeError) as caught:
+        acp.decode(acp.RequestId, 7)
+    message = str(caught.value)
+    assert "RequestId" in message and "AgentResponseErrorId" in message and "decode('RequestId', data)" in message
+
+
+# --- limits ------------------------------------------------------------------
+
+
+def test_integers_past_pythons_digit_limit_are_a_decode_error_or_a_value():
+    digits = "9" * 5000
+    with pytest.raises(DecodeError) as caught:
+        acp.UsageUpdate.from_json(f'{{"used": {digits}, "size": 1}}')
+    assert caught.value.path == "$"
+    huge = 10**5000
+    error = rejection("UsageUpdate", {"used": huge, "size": 1})
+    assert (error.path, str(error)) == ("$.used", f"$.used: expected integer <= {2**64 - 1}, found integer too large to print")
+    assert "too large to print" in str(rejection("UsageUpdate", {"used": [huge], "size": 1}))
+    assert acp.decode("ToolCallUpdate", {"toolCallId": "t", "rawInput": huge}).raw_input == huge
+
+
+def test_numbers_too_large_for_a_float_are_a_decode_error():
+    with pytest.raises(DecodeError) as caught:
+        acp.Cost.from_json('{"amount": 1e400, "currency": "USD"}')
+    assert caught.value.path == "$"
+    with pytest.raises(DecodeError):
+        acp.ToolCallUpdate.from_json('{"toolCallId": "t", "rawInput": [-1e400]}')
+    assert rejection("Cost", {"amount": float("inf"), "currency": "USD"}).path == "$.amount"
+
+
+def test_decode_errors_and_salvage_reports_survive_pickle():
+    error = rejection("UpdateSessionNotification", note({"sessionUpdate": "tool_call_update"}))
+    again = pickle.loads(pickle.dumps(error))
+    assert (type(again), again.path, again.expected, again.found, str(again)) == (
+        DecodeError, error.path, error.expected, error.found, str(error)
+    )
+    envelope = DecodeError("$.jsonrpc", '"2.0"', "1.0", code=-32600)
+    assert pickle.loads(pickle.dumps(envelope)).code == -32600
+    reports = []
+    acp.decode("ToolCallUpdate", {"toolCallId": "t", "kind": 5}, on_salvage=reports.append)
+    report = pickle.loads(pickle.dumps(reports[0]))
+    assert (report.path, report.reason, str(report.error)) == (reports[0].path, reports[0].reason, str(reports[0].error))
+
+
+def test_values_are_not_shared_between_instances_or_with_the_input():
+    first, second = acp.ToolCallUpdate(tool_call_id="a"), acp.ToolCallUpdate(tool_call_id="b")
+    first.unknown_properties["x"] = 1
+    assert second.unknown_properties == {}
+    decoded = [acp.decode("ToolCallUpdate", {"toolCallId": "t"}) for _ in range(2)]
+    assert decoded[0].unknown_properties is not decoded[1].unknown_properties
+    started = [acp.merge(None, acp.ToolCallUpdate(tool_call_id="t")) for _ in range(2)]
+    assert started[0].content == [] and started[0].content is not started[1].content
+    meta = {"a": [1]}
+    builder = acp.ToolCallUpdate.builder(tool_call_id="t").meta(meta)
+    built = [builder.build(), builder.build()]
+    meta["a"].append(2)
+    assert built[0].meta == built[1].meta == {"a": [1]} and built[0].meta is not built[1].meta
+
+
+@pytest.fixture(scope="module")
+def recursive_pkg(tmp_path_factory: pytest.TempPathFactory):
+    """Generated from tests/fixtures/recursive.json: Node = Pair | Box | integer, both objects holding a Node."""
+    out = tmp_path_factory.mktemp("recursive")
+    generate_package(FIXTURES / "recursive.json", out, "recursive_pkg")
+    return import_package(out, "recursive_pkg")
+
+
+def nested(depth: int, leaf: object) -> object:
+    for _ in range(depth):
+        leaf = {"inner": leaf}
+    return leaf
+
+
+@pytest.mark.parametrize("strict", [True, False])
+@pytest.mark.parametrize("leaf", [7, "not a node"])
+def test_recursive_untagged_unions_decode_each_value_once_per_variant(recursive_pkg, monkeypatch, strict, leaf):
+    """Pair fails only after decoding `inner`, then Box decodes it again: without
+    memory that is 2**depth decodings (4**depth when lenient probes first)."""
+    models = sys.modules["recursive_pkg.models"]
+    calls = []
+    decode_pair = models._decode_Pair
+    monkeypatch.setattr(models, "_decode_Pair", lambda *args: calls.append(1) or decode_pair(*args))
+    depth = 20
+    if isinstance(leaf, str):
+        with pytest.raises(recursive_pkg.DecodeError):
+            recursive_pkg.decode("Node", nested(depth, leaf), strict=strict)
+    else:
+        decoded = recursive_pkg.decode("Node", nested(depth, leaf), strict=strict)
+        assert recursive_pkg.encode(decoded) == nested(depth, leaf)
+    assert len(calls) <= 2 * (depth + 1)  # each value at most once strictly and once leniently
 
 
 # --- strict rejections, with the exact path ----------------------------------

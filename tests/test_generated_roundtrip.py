@@ -1,4 +1,5 @@
-"""Property: every schema-valid value of every `$defs` type round-trips losslessly."""
+"""Property: every schema-valid value of every `$defs` type round-trips losslessly,
+whether it comes from JSON or is built in Python."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, V2_SCHEMA, import_package
+from conftest import FIXTURES, ROOT, V2_SCHEMA, import_package
 from generator.pipeline import build_ir
-from strategies import Strategies
+from strategies import Strategies, built_in_python
 
 acp = import_package(ROOT / "generated", "acp_v2")
 DEFS = json.loads(V2_SCHEMA.read_text())["$defs"]
@@ -58,3 +59,58 @@ def test_json_text_round_trips_through_from_json_and_to_json(name, data):
         return
     value = data.draw(STRATEGIES.named(name))
     assert json.loads(cls.from_json(json.dumps(value)).to_json()) == value
+
+
+JSON_TYPES = (dict, list, str, int, float, bool, type(None))
+
+
+def not_plain(value: object, path: str = "$") -> list[str]:
+    """Where `value` holds anything but plain JSON types (enum members, subclasses...)."""
+    if type(value) not in JSON_TYPES:
+        return [f"{path}: {type(value).__name__}"]
+    if type(value) is dict:
+        keys = [f"{path}: key {type(key).__name__}" for key in value if type(key) is not str]
+        return keys + [found for key, item in value.items() for found in not_plain(item, f"{path}.{key}")]
+    if type(value) is list:
+        return [found for index, item in enumerate(value) for found in not_plain(item, f"{path}[{index}]")]
+    return []
+
+
+def assert_built_value_round_trips(package, name: str, value: object, check: jsonschema.Draft202012Validator) -> None:
+    encoded = package.encode(value)
+    assert not_plain(encoded) == []
+    assert package.decode(name, encoded, strict=True) == value
+    if isinstance(value, package.Model):
+        assert value.to_dict() == encoded
+        assert type(value).from_json(value.to_json(), strict=True) == value
+    check.validate(encoded)
+
+
+@pytest.mark.parametrize("name", sorted(DEFS))
+def test_values_built_in_python_encode_to_plain_json_and_decode_back(name):
+    check = validator(name)
+    values = STRATEGIES.named(name).map(lambda value: acp.decode(name, value, strict=True)).flatmap(built_in_python)
+
+    @SETTINGS
+    @given(values)
+    def round_trip(value):
+        assert_built_value_round_trips(acp, name, value, check)
+
+    round_trip()
+
+
+RULES_SCHEMA = json.loads((FIXTURES / "rules.json").read_text())
+RULES_STRATEGIES = Strategies(build_ir(FIXTURES / "rules.json", "rules_pkg", ROOT))
+
+
+@pytest.mark.parametrize("name", sorted(RULES_SCHEMA["$defs"]))
+def test_rules_values_built_in_python_encode_to_plain_json_and_decode_back(rules_pkg, name):
+    check = jsonschema.Draft202012Validator({**RULES_SCHEMA, "$ref": f"#/$defs/{name}"})
+    values = RULES_STRATEGIES.named(name).map(lambda value: rules_pkg.decode(name, value, strict=True)).flatmap(built_in_python)
+
+    @SETTINGS
+    @given(values)
+    def round_trip(value):
+        assert_built_value_round_trips(rules_pkg, name, value, check)
+
+    round_trip()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -156,6 +157,15 @@ def test_pending_requests_allocate_ids_refuse_duplicates_and_forget_answers():
     pending.discard(1)
     assert len(pending) == 1 and "1" in pending
     assert pending.request("session/list").id == 2
+
+
+def test_method_not_found_survives_pickle():
+    with pytest.raises(acp.MethodNotFound) as caught:
+        acp.decode_message({"jsonrpc": "2.0", "id": 9, "method": "session/teleport", "params": {}})
+    again = pickle.loads(pickle.dumps(caught.value))
+    assert type(again) is acp.MethodNotFound and again.code == -32601
+    assert (again.path, again.method, again.expected, str(again)) == ("$.method", "session/teleport", caught.value.expected, str(caught.value))
+    assert again.response(9) == caught.value.response(9)
 
 
 def test_the_side_restricts_the_lookup():

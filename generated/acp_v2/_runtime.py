@@ -75,6 +75,9 @@ class _Missing:
     def __repr__(self) -> str:
         return "nothing (the property is missing)"
 
+    def __reduce__(self) -> str:
+        return "MISSING"
+
 
 MISSING: Final = _Missing()
 
@@ -106,7 +109,10 @@ def describe(value: object) -> str:
     kind = kinds.get(type(value))
     if kind is None:
         kind = "array" if isinstance(value, list) else "object" if isinstance(value, dict) else type(value).__name__
-    text = repr(value)
+    try:
+        text = repr(value)
+    except ValueError:  # an integer past Python's limit on digits converted to text
+        return f"{kind} too large to print"
     return f"{kind} {text[:60] + '...' if len(text) > 60 else text}"
 
 
@@ -130,8 +136,8 @@ class DecodeError(ValueError):
     error code to answer with: -32602 (invalid params) for a value, -32600 for a
     malformed envelope, -32601 for an unknown method."""
 
-    def __init__(self, path: Path, expected: str, found: object, *, code: int = INVALID_PARAMS) -> None:
-        self.path = format_path(path)
+    def __init__(self, path: Path | str, expected: str, found: object, *, code: int = INVALID_PARAMS) -> None:
+        self.path = path if isinstance(path, str) else format_path(path)
         self.expected = expected
         self.found = found
         self.code = code
@@ -151,6 +157,9 @@ class DecodeError(ValueError):
 
         return Response(id=request_id, error=self.error())
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (self.path, self.expected, self.found), {"code": self.code}
+
 
 @dataclass(frozen=True)
 class Salvage:
@@ -168,13 +177,25 @@ Decoder = Callable[[Any, "Context", Path], T]
 
 
 class Context:
-    """Decoding options, passed down the generated decoders."""
+    """Decoding options, passed down the generated decoders.
 
-    __slots__ = ("on_salvage", "strict")
+    `matches` remembers what the recursive untagged unions made of each value
+    they saw in this decoding, so that trying their variants stays linear."""
 
-    def __init__(self, strict: bool, on_salvage: SalvageCallback | None) -> None:
+    __slots__ = ("matches", "on_salvage", "strict")
+
+    def __init__(self, strict: bool, on_salvage: SalvageCallback | None, matches: dict[Any, Any] | None = None) -> None:
         self.strict = strict
         self.on_salvage = on_salvage
+        self.matches = matches
+
+    def remembering(self) -> Context:
+        """This context with a memory of union matches (a new one for each decoding)."""
+        return self if self.matches is not None else Context(self.strict, self.on_salvage, {})
+
+    def probe(self) -> Context:
+        """Strict and silent, sharing the memory: for trying the variants of an untagged union."""
+        return PROBE if self.matches is None else Context(True, None, self.matches)
 
     def salvage(self, error: DecodeError, default: Any, action: str = "used the default") -> Any:
         """Strict: raise `error`. Lenient: report it and return `default`."""
@@ -197,6 +218,30 @@ PROBE: Final = STRICT
 """Strict and silent: for trying the variants of an untagged union."""
 
 
+def remembered(ctx: Context, name: str, match: Decoder[T], data: Any, path: Path) -> T:
+    """`match(data, ctx, path)` once per value, union and mode in one decoding: a
+    recursive union whose variants are tried in turn would otherwise decode the same
+    nested value again for each variant at each level (exponential in the depth).
+
+    The key holds the path (equal paths, not the same path object: each variant builds
+    its own), so a value that the input holds at two places is decoded for each place."""
+    matches = ctx.matches
+    assert matches is not None
+    key = (id(data), path, name, ctx.strict)
+    known: Any = matches.get(key)
+    if known is None:
+        # `data` is kept alive with the outcome, so no other object takes its id.
+        try:
+            known = (data, match(data, ctx, path), None)
+        except DecodeError as error:
+            known = (data, None, error)
+        matches[key] = known
+    if known[2] is not None:
+        raise known[2]
+    result: T = known[1]
+    return result
+
+
 class Model:
     """Base of every generated object class."""
 
@@ -206,20 +251,21 @@ class Model:
 
     @classmethod
     def from_dict(cls: type[M], data: Any, *, strict: bool = False, on_salvage: SalvageCallback | None = None) -> M:
-        """Decode a JSON-compatible value (what `json.loads` returns)."""
-        result: M = run_decoder(cls._acp_decode, data, strict, on_salvage)
+        """Decode a JSON-compatible value (what `json.loads` returns) as `cls`."""
+        result: M = run_decoder(cls._acp_decode, data, strict, on_salvage, cls)
         return result
 
     @classmethod
     def from_json(
         cls: type[M], text: str | bytes, *, strict: bool = False, on_salvage: SalvageCallback | None = None
     ) -> M:
-        """Decode JSON text (str or UTF-8 bytes)."""
-        result: M = run_decoder(cls._acp_decode, parse_json(text), strict, on_salvage)
+        """Decode JSON text (str or UTF-8 bytes) as `cls`."""
+        result: M = run_decoder(cls._acp_decode, parse_json(text), strict, on_salvage, cls)
         return result
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON-compatible value, ready for `json.dumps`."""
+        """The JSON value: plain dicts, lists, strings, numbers, booleans and None
+        (enum members and other subclasses become their plain values)."""
         return type(self)._acp_encode(self)
 
     def to_json(self) -> str:
@@ -245,28 +291,60 @@ class Builder(Generic[M]):
             data = type(value)._acp_encode(value)
         except (AttributeError, TypeError) as error:
             raise DecodeError(ROOT, f"values of the declared types for {self._cls.__name__}", str(error)) from None
-        result: M = run_decoder(self._cls._acp_decode, data, True, None)
+        result: M = run_decoder(self._cls._acp_decode, data, True, None, self._cls)
         return result
 
 
-def run_decoder(decoder: Decoder[T], data: Any, strict: bool, on_salvage: SalvageCallback | None) -> T:
+def run_decoder(
+    decoder: Callable[..., T], data: Any, strict: bool, on_salvage: SalvageCallback | None, *args: Any
+) -> T:
+    """`decoder(data, ctx, ROOT, *args)`; an object decoder takes the class to build as `args`."""
     ctx = (STRICT if strict else LENIENT) if on_salvage is None else Context(strict, on_salvage)
     try:
-        return decoder(data, ctx, ROOT)
+        return decoder(data, ctx, ROOT, *args)
     except RecursionError:
         raise DecodeError(ROOT, "a value nested less deeply than the recursion limit", "deeper nesting") from None
+
+
+def decoders_by_type(
+    decoders: dict[str, tuple[Any, Decoder[Any]]], shared: frozenset[str]
+) -> dict[Any, Decoder[Any] | tuple[str, ...]]:
+    """The table of `decode(T, ...)`: Python object → its decoder.
+
+    A class, enum or NewType is its own object. An alias or union (`shared`) is
+    whatever its annotation evaluates to, which can be equal to another's (`int | str`
+    for several ids): such an object maps to the names that share it, and `decode`
+    asks for one of them. An alias of a class decodes as the class."""
+    table: dict[Any, Decoder[Any] | tuple[str, ...]] = {
+        obj: decoder for name, (obj, decoder) in decoders.items() if name not in shared
+    }
+    sharing: dict[Any, list[str]] = {}
+    for name in decoders:
+        if name in shared and decoders[name][0] not in table:
+            sharing.setdefault(decoders[name][0], []).append(name)
+    for obj, names in sharing.items():
+        table[obj] = decoders[names[0]][1] if len(names) == 1 else tuple(names)
+    return table
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-_JSON_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant)
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"{text} is too large for a float")
+    return value
+
+
+_JSON_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_parse_float)
 _JSON_ENCODER: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
 def parse_json(text: str | bytes) -> Any:
-    """Strict JSON (no NaN or Infinity); a syntax error is a DecodeError at `$`."""
+    """Strict JSON (no NaN or Infinity); a syntax error, an integer too long for
+    Python or a number too large for a float is a DecodeError at `$`."""
     try:
         if not isinstance(text, str):
             text = bytes(text).decode("utf-8")
@@ -284,11 +362,12 @@ def dump_json(data: Any) -> str:
 # --- helpers the generated decoders call -----------------------------------
 
 
-def decode_int(value: Any, path: Path, minimum: int | None, maximum: int | None) -> int:
-    """The slow path of an integer: integral floats, bounds and type errors."""
-    if type(value) is float and value.is_integer():
-        value = int(value)
-    if type(value) is not int:
+def decode_int(value: Any, path: Path, minimum: int | None, maximum: int | None) -> int | float:
+    """The slow path of an integer: integral floats, bounds and type errors.
+
+    An integral float (`2.0`, JSON Schema's integer too) stays a float, so that it
+    encodes as it came."""
+    if type(value) is not int and not (type(value) is float and value.is_integer()):
         raise DecodeError(path, "integer", value)
     if minimum is not None and value < minimum:
         raise DecodeError(path, f"integer >= {minimum}", value)
@@ -655,12 +734,41 @@ def untagged_variant(union: str, value: object, variants: frozenset[type]) -> Ty
     return TypeError(f"{union} takes one of its tagged variants, not {type(value).__name__}{hint}")
 
 
+_PLAIN_SCALARS: Final = frozenset([str, int, float, bool, type(None)])
+
+
 def encode_value(value: Any) -> Any:
-    """Encode a value whose type is only known at run time (union members)."""
+    """The plain JSON value of what a field may hold: a model, an enum member, a str,
+    int or float subclass, a list, tuple or dict of those (union members and
+    free-form values; the generated encoders call it off their fast path).
+    Anything else is a TypeError."""
+    kind = type(value)
+    if kind is dict:
+        return {
+            (key if type(key) is str else encode_key(key)): item if type(item) in _PLAIN_SCALARS else encode_value(item)
+            for key, item in value.items()
+        }
+    if kind in _PLAIN_SCALARS:
+        return value
+    if kind is list:
+        return [item if type(item) in _PLAIN_SCALARS else encode_value(item) for item in value]
     if isinstance(value, Model):
         return type(value)._acp_encode(value)
-    if type(value) is list:
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, int):
+        return int.__int__(value)
+    if isinstance(value, float):
+        return float.__float__(value)
+    if isinstance(value, dict):
+        return {encode_key(key): encode_value(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
         return [encode_value(item) for item in value]
-    if type(value) is dict:
-        return {key: encode_value(item) for key, item in value.items()}
-    return value
+    raise TypeError(f"{kind.__name__} is not a JSON value: {value!r}")
+
+
+def encode_key(key: Any) -> str:
+    """A property name as a plain string."""
+    if isinstance(key, str):
+        return str.__str__(key)
+    raise TypeError(f"a JSON property name must be a string, not {type(key).__name__}: {key!r}")

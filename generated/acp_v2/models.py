@@ -14943,7 +14943,9 @@ def _decode_SessionArchiveFilter(data: Any, ctx: _rt.Context, path: _rt.Path) ->
 _KEYS_AgentRequest: Final = frozenset(["id", "method", "params"])
 
 
-def _decode_AgentRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentRequest:
+def _decode_AgentRequest(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AgentRequest] = AgentRequest
+) -> AgentRequest:
     known = _KEYS_AgentRequest
     if type(data) is not dict:
         raise DecodeError(path, "AgentRequest (an object)", data)
@@ -14963,7 +14965,7 @@ def _decode_AgentRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentRe
     if v is not UNDEFINED and v is not None:
         v = _decode_AgentRequestParams(v, ctx, (path, "params"))
     v_params: Any = v
-    return AgentRequest(
+    return cls(
         id=v_id,
         method=v_method,
         params=v_params,
@@ -14974,20 +14976,24 @@ def _decode_AgentRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentRe
 def _encode_AgentRequest(obj: AgentRequest) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["id"] = _encode_RequestId(obj.id)
-    data["method"] = obj.method
+    v = obj.id
+    data["id"] = _encode_RequestId(v)
+    v = obj.method
+    data["method"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.params
     if v is not UNDEFINED:
         data["params"] = None if v is None else _encode_AgentRequestParams(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_RequestPermissionRequest: Final = frozenset(["sessionId", "title", "description", "subject", "options", "_meta"])
 
 
-def _decode_RequestPermissionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> RequestPermissionRequest:
+def _decode_RequestPermissionRequest(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[RequestPermissionRequest] = RequestPermissionRequest
+) -> RequestPermissionRequest:
     known = _KEYS_RequestPermissionRequest
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionRequest (an object)", data)
@@ -15024,7 +15030,7 @@ def _decode_RequestPermissionRequest(data: Any, ctx: _rt.Context, path: _rt.Path
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return RequestPermissionRequest(
+    return cls(
         session_id=v_session_id,
         title=v_title,
         description=v_description,
@@ -15038,20 +15044,23 @@ def _decode_RequestPermissionRequest(data: Any, ctx: _rt.Context, path: _rt.Path
 def _encode_RequestPermissionRequest(obj: RequestPermissionRequest) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["sessionId"] = obj.session_id
-    data["title"] = obj.title
+    v = obj.session_id
+    data["sessionId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.title
+    data["title"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.description
     if v is not UNDEFINED:
-        data["description"] = v
+        data["description"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.subject
     if v is not UNDEFINED:
         data["subject"] = None if v is None else _encode_RequestPermissionSubject(v)
-    data["options"] = [_encode_PermissionOption(item0) for item0 in obj.options]
+    v = obj.options
+    data["options"] = [_encode_PermissionOption(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -15090,12 +15099,13 @@ def _decode_ToolCallPermissionSubject(
 def _encode_ToolCallPermissionSubject(obj: ToolCallPermissionSubject) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["toolCall"] = _encode_ToolCallUpdate(obj.tool_call)
+    v = obj.tool_call
+    data["toolCall"] = _encode_ToolCallUpdate(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -15103,7 +15113,10 @@ _KEYS_RequestPermissionSubjectToolCall: Final = frozenset(["toolCall", "_meta", 
 
 
 def _decode_RequestPermissionSubjectToolCall(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[RequestPermissionSubjectToolCall] = RequestPermissionSubjectToolCall,
 ) -> RequestPermissionSubjectToolCall:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionSubjectToolCall (an object)", data)
@@ -15111,9 +15124,7 @@ def _decode_RequestPermissionSubjectToolCall(
         raise DecodeError((path, "type"), '"tool_call"', data.get("type", _rt.MISSING))
     return cast(
         RequestPermissionSubjectToolCall,
-        _decode_ToolCallPermissionSubject(
-            data, ctx, path, RequestPermissionSubjectToolCall, _KEYS_RequestPermissionSubjectToolCall
-        ),
+        _decode_ToolCallPermissionSubject(data, ctx, path, cls, _KEYS_RequestPermissionSubjectToolCall),
     )
 
 
@@ -15176,19 +15187,21 @@ def _decode_CommandPermissionSubject(
 def _encode_CommandPermissionSubject(obj: CommandPermissionSubject) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["command"] = obj.command
-    data["cwd"] = obj.cwd
+    v = obj.command
+    data["command"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.cwd
+    data["cwd"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.tool_call_id
     if v is not UNDEFINED:
-        data["toolCallId"] = v
+        data["toolCallId"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.terminal_id
     if v is not UNDEFINED:
-        data["terminalId"] = v
+        data["terminalId"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -15205,7 +15218,10 @@ _KEYS_RequestPermissionSubjectCommand: Final = frozenset(
 
 
 def _decode_RequestPermissionSubjectCommand(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[RequestPermissionSubjectCommand] = RequestPermissionSubjectCommand,
 ) -> RequestPermissionSubjectCommand:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionSubjectCommand (an object)", data)
@@ -15213,9 +15229,7 @@ def _decode_RequestPermissionSubjectCommand(
         raise DecodeError((path, "type"), '"command"', data.get("type", _rt.MISSING))
     return cast(
         RequestPermissionSubjectCommand,
-        _decode_CommandPermissionSubject(
-            data, ctx, path, RequestPermissionSubjectCommand, _KEYS_RequestPermissionSubjectCommand
-        ),
+        _decode_CommandPermissionSubject(data, ctx, path, cls, _KEYS_RequestPermissionSubjectCommand),
     )
 
 
@@ -15228,7 +15242,12 @@ def _encode_RequestPermissionSubjectCommand(obj: RequestPermissionSubjectCommand
 _KEYS_RequestPermissionSubjectOther: Final = frozenset(["type"])
 
 
-def _decode_RequestPermissionSubjectOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> RequestPermissionSubjectOther:
+def _decode_RequestPermissionSubjectOther(
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[RequestPermissionSubjectOther] = RequestPermissionSubjectOther,
+) -> RequestPermissionSubjectOther:
     known = _KEYS_RequestPermissionSubjectOther
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionSubjectOther (an object)", data)
@@ -15239,7 +15258,7 @@ def _decode_RequestPermissionSubjectOther(data: Any, ctx: _rt.Context, path: _rt
     if type(v) is not str:
         raise DecodeError((path, "type"), "string", v)
     v_type: Any = v
-    return RequestPermissionSubjectOther(
+    return cls(
         type=v_type,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -15247,9 +15266,11 @@ def _decode_RequestPermissionSubjectOther(data: Any, ctx: _rt.Context, path: _rt
 
 def _encode_RequestPermissionSubjectOther(obj: RequestPermissionSubjectOther) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["type"] = obj.type
+    v: Any
+    v = obj.type
+    data["type"] = v if type(v) is str else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -15363,19 +15384,20 @@ def _decode_ToolCallUpdate(
 def _encode_ToolCallUpdate(obj: ToolCallUpdate) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["toolCallId"] = obj.tool_call_id
+    v = obj.tool_call_id
+    data["toolCallId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.name
     if v is not UNDEFINED:
-        data["name"] = v
+        data["name"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.title
     if v is not UNDEFINED:
-        data["title"] = v
+        data["title"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.kind
     if v is not UNDEFINED:
-        data["kind"] = v
+        data["kind"] = None if v is None else v._value_ if type(v) is ToolKind else _rt.encode_value(v)
     v = obj.status
     if v is not UNDEFINED:
-        data["status"] = v
+        data["status"] = None if v is None else v._value_ if type(v) is ToolCallStatus else _rt.encode_value(v)
     v = obj.content
     if v is not UNDEFINED:
         data["content"] = None if v is None else [_encode_ToolCallContent(item0) for item0 in v]
@@ -15384,18 +15406,18 @@ def _encode_ToolCallUpdate(obj: ToolCallUpdate) -> dict[str, Any]:
         data["locations"] = None if v is None else [_encode_ToolCallLocation(item0) for item0 in v]
     v = obj.raw_input
     if v is not UNDEFINED:
-        data["rawInput"] = v
+        data["rawInput"] = _rt.encode_value(v)
     v = obj.raw_output
     if v is not UNDEFINED:
-        data["rawOutput"] = v
+        data["rawOutput"] = _rt.encode_value(v)
     v = obj.capabilities
     if v is not UNDEFINED:
         data["capabilities"] = None if v is None else _encode_ToolCallCapabilities(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -15434,26 +15456,27 @@ def _decode_Content(
 def _encode_Content(obj: Content) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["content"] = _encode_ContentBlock(obj.content)
+    v = obj.content
+    data["content"] = _encode_ContentBlock(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ToolCallContentContent: Final = frozenset(["content", "_meta", "type"])
 
 
-def _decode_ToolCallContentContent(data: Any, ctx: _rt.Context, path: _rt.Path) -> ToolCallContentContent:
+def _decode_ToolCallContentContent(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ToolCallContentContent] = ToolCallContentContent
+) -> ToolCallContentContent:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallContentContent (an object)", data)
     if data.get("type", _rt.MISSING) != "content":
         raise DecodeError((path, "type"), '"content"', data.get("type", _rt.MISSING))
-    return cast(
-        ToolCallContentContent, _decode_Content(data, ctx, path, ToolCallContentContent, _KEYS_ToolCallContentContent)
-    )
+    return cast(ToolCallContentContent, _decode_Content(data, ctx, path, cls, _KEYS_ToolCallContentContent))
 
 
 def _encode_ToolCallContentContent(obj: ToolCallContentContent) -> dict[str, Any]:
@@ -15505,27 +15528,30 @@ def _decode_Diff(
 def _encode_Diff(obj: Diff) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["changes"] = [_encode_DiffChange(item0) for item0 in obj.changes]
+    v = obj.changes
+    data["changes"] = [_encode_DiffChange(item0) for item0 in v]
     v = obj.patch
     if v is not UNDEFINED:
         data["patch"] = None if v is None else _encode_DiffPatch(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ToolCallContentDiff: Final = frozenset(["changes", "patch", "_meta", "type"])
 
 
-def _decode_ToolCallContentDiff(data: Any, ctx: _rt.Context, path: _rt.Path) -> ToolCallContentDiff:
+def _decode_ToolCallContentDiff(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ToolCallContentDiff] = ToolCallContentDiff
+) -> ToolCallContentDiff:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallContentDiff (an object)", data)
     if data.get("type", _rt.MISSING) != "diff":
         raise DecodeError((path, "type"), '"diff"', data.get("type", _rt.MISSING))
-    return cast(ToolCallContentDiff, _decode_Diff(data, ctx, path, ToolCallContentDiff, _KEYS_ToolCallContentDiff))
+    return cast(ToolCallContentDiff, _decode_Diff(data, ctx, path, cls, _KEYS_ToolCallContentDiff))
 
 
 def _encode_ToolCallContentDiff(obj: ToolCallContentDiff) -> dict[str, Any]:
@@ -15570,27 +15596,27 @@ def _decode_Terminal(
 def _encode_Terminal(obj: Terminal) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["terminalId"] = obj.terminal_id
+    v = obj.terminal_id
+    data["terminalId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ToolCallContentTerminal: Final = frozenset(["terminalId", "_meta", "type"])
 
 
-def _decode_ToolCallContentTerminal(data: Any, ctx: _rt.Context, path: _rt.Path) -> ToolCallContentTerminal:
+def _decode_ToolCallContentTerminal(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ToolCallContentTerminal] = ToolCallContentTerminal
+) -> ToolCallContentTerminal:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallContentTerminal (an object)", data)
     if data.get("type", _rt.MISSING) != "terminal":
         raise DecodeError((path, "type"), '"terminal"', data.get("type", _rt.MISSING))
-    return cast(
-        ToolCallContentTerminal,
-        _decode_Terminal(data, ctx, path, ToolCallContentTerminal, _KEYS_ToolCallContentTerminal),
-    )
+    return cast(ToolCallContentTerminal, _decode_Terminal(data, ctx, path, cls, _KEYS_ToolCallContentTerminal))
 
 
 def _encode_ToolCallContentTerminal(obj: ToolCallContentTerminal) -> dict[str, Any]:
@@ -15602,7 +15628,9 @@ def _encode_ToolCallContentTerminal(obj: ToolCallContentTerminal) -> dict[str, A
 _KEYS_ToolCallContentOther: Final = frozenset(["type"])
 
 
-def _decode_ToolCallContentOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> ToolCallContentOther:
+def _decode_ToolCallContentOther(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ToolCallContentOther] = ToolCallContentOther
+) -> ToolCallContentOther:
     known = _KEYS_ToolCallContentOther
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallContentOther (an object)", data)
@@ -15613,7 +15641,7 @@ def _decode_ToolCallContentOther(data: Any, ctx: _rt.Context, path: _rt.Path) ->
     if type(v) is not str:
         raise DecodeError((path, "type"), "string", v)
     v_type: Any = v
-    return ToolCallContentOther(
+    return cls(
         type=v_type,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -15621,9 +15649,11 @@ def _decode_ToolCallContentOther(data: Any, ctx: _rt.Context, path: _rt.Path) ->
 
 def _encode_ToolCallContentOther(obj: ToolCallContentOther) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["type"] = obj.type
+    v: Any
+    v = obj.type
+    data["type"] = v if type(v) is str else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -15671,27 +15701,30 @@ def _decode_TextContent(
 def _encode_TextContent(obj: TextContent) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["text"] = obj.text
+    v = obj.text
+    data["text"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.annotations
     if v is not UNDEFINED:
         data["annotations"] = None if v is None else _encode_Annotations(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ContentBlockText: Final = frozenset(["text", "annotations", "_meta", "type"])
 
 
-def _decode_ContentBlockText(data: Any, ctx: _rt.Context, path: _rt.Path) -> ContentBlockText:
+def _decode_ContentBlockText(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ContentBlockText] = ContentBlockText
+) -> ContentBlockText:
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockText (an object)", data)
     if data.get("type", _rt.MISSING) != "text":
         raise DecodeError((path, "type"), '"text"', data.get("type", _rt.MISSING))
-    return cast(ContentBlockText, _decode_TextContent(data, ctx, path, ContentBlockText, _KEYS_ContentBlockText))
+    return cast(ContentBlockText, _decode_TextContent(data, ctx, path, cls, _KEYS_ContentBlockText))
 
 
 def _encode_ContentBlockText(obj: ContentBlockText) -> dict[str, Any]:
@@ -15756,31 +15789,35 @@ def _decode_ImageContent(
 def _encode_ImageContent(obj: ImageContent) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["data"] = obj.data
-    data["mimeType"] = obj.mime_type
+    v = obj.data
+    data["data"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.mime_type
+    data["mimeType"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.uri
     if v is not UNDEFINED:
-        data["uri"] = v
+        data["uri"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.annotations
     if v is not UNDEFINED:
         data["annotations"] = None if v is None else _encode_Annotations(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ContentBlockImage: Final = frozenset(["data", "mimeType", "uri", "annotations", "_meta", "type"])
 
 
-def _decode_ContentBlockImage(data: Any, ctx: _rt.Context, path: _rt.Path) -> ContentBlockImage:
+def _decode_ContentBlockImage(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ContentBlockImage] = ContentBlockImage
+) -> ContentBlockImage:
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockImage (an object)", data)
     if data.get("type", _rt.MISSING) != "image":
         raise DecodeError((path, "type"), '"image"', data.get("type", _rt.MISSING))
-    return cast(ContentBlockImage, _decode_ImageContent(data, ctx, path, ContentBlockImage, _KEYS_ContentBlockImage))
+    return cast(ContentBlockImage, _decode_ImageContent(data, ctx, path, cls, _KEYS_ContentBlockImage))
 
 
 def _encode_ContentBlockImage(obj: ContentBlockImage) -> dict[str, Any]:
@@ -15840,28 +15877,32 @@ def _decode_AudioContent(
 def _encode_AudioContent(obj: AudioContent) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["data"] = obj.data
-    data["mimeType"] = obj.mime_type
+    v = obj.data
+    data["data"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.mime_type
+    data["mimeType"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.annotations
     if v is not UNDEFINED:
         data["annotations"] = None if v is None else _encode_Annotations(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ContentBlockAudio: Final = frozenset(["data", "mimeType", "annotations", "_meta", "type"])
 
 
-def _decode_ContentBlockAudio(data: Any, ctx: _rt.Context, path: _rt.Path) -> ContentBlockAudio:
+def _decode_ContentBlockAudio(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ContentBlockAudio] = ContentBlockAudio
+) -> ContentBlockAudio:
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockAudio (an object)", data)
     if data.get("type", _rt.MISSING) != "audio":
         raise DecodeError((path, "type"), '"audio"', data.get("type", _rt.MISSING))
-    return cast(ContentBlockAudio, _decode_AudioContent(data, ctx, path, ContentBlockAudio, _KEYS_ContentBlockAudio))
+    return cast(ContentBlockAudio, _decode_AudioContent(data, ctx, path, cls, _KEYS_ContentBlockAudio))
 
 
 def _encode_ContentBlockAudio(obj: ContentBlockAudio) -> dict[str, Any]:
@@ -15964,31 +16005,33 @@ def _decode_ResourceLink(
 def _encode_ResourceLink(obj: ResourceLink) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["name"] = obj.name
-    data["uri"] = obj.uri
+    v = obj.name
+    data["name"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.uri
+    data["uri"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.title
     if v is not UNDEFINED:
-        data["title"] = v
+        data["title"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.description
     if v is not UNDEFINED:
-        data["description"] = v
+        data["description"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.icons
     if v is not UNDEFINED:
         data["icons"] = None if v is None else [_encode_Icon(item0) for item0 in v]
     v = obj.mime_type
     if v is not UNDEFINED:
-        data["mimeType"] = v
+        data["mimeType"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.size
     if v is not UNDEFINED:
-        data["size"] = v
+        data["size"] = None if v is None else v if type(v) is int else _rt.encode_value(v)
     v = obj.annotations
     if v is not UNDEFINED:
         data["annotations"] = None if v is None else _encode_Annotations(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -16008,15 +16051,14 @@ _KEYS_ContentBlockResourceLink: Final = frozenset(
 )
 
 
-def _decode_ContentBlockResourceLink(data: Any, ctx: _rt.Context, path: _rt.Path) -> ContentBlockResourceLink:
+def _decode_ContentBlockResourceLink(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ContentBlockResourceLink] = ContentBlockResourceLink
+) -> ContentBlockResourceLink:
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockResourceLink (an object)", data)
     if data.get("type", _rt.MISSING) != "resource_link":
         raise DecodeError((path, "type"), '"resource_link"', data.get("type", _rt.MISSING))
-    return cast(
-        ContentBlockResourceLink,
-        _decode_ResourceLink(data, ctx, path, ContentBlockResourceLink, _KEYS_ContentBlockResourceLink),
-    )
+    return cast(ContentBlockResourceLink, _decode_ResourceLink(data, ctx, path, cls, _KEYS_ContentBlockResourceLink))
 
 
 def _encode_ContentBlockResourceLink(obj: ContentBlockResourceLink) -> dict[str, Any]:
@@ -16068,30 +16110,30 @@ def _decode_EmbeddedResource(
 def _encode_EmbeddedResource(obj: EmbeddedResource) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["resource"] = _encode_EmbeddedResourceResource(obj.resource)
+    v = obj.resource
+    data["resource"] = _encode_EmbeddedResourceResource(v)
     v = obj.annotations
     if v is not UNDEFINED:
         data["annotations"] = None if v is None else _encode_Annotations(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ContentBlockResource: Final = frozenset(["resource", "annotations", "_meta", "type"])
 
 
-def _decode_ContentBlockResource(data: Any, ctx: _rt.Context, path: _rt.Path) -> ContentBlockResource:
+def _decode_ContentBlockResource(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ContentBlockResource] = ContentBlockResource
+) -> ContentBlockResource:
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockResource (an object)", data)
     if data.get("type", _rt.MISSING) != "resource":
         raise DecodeError((path, "type"), '"resource"', data.get("type", _rt.MISSING))
-    return cast(
-        ContentBlockResource,
-        _decode_EmbeddedResource(data, ctx, path, ContentBlockResource, _KEYS_ContentBlockResource),
-    )
+    return cast(ContentBlockResource, _decode_EmbeddedResource(data, ctx, path, cls, _KEYS_ContentBlockResource))
 
 
 def _encode_ContentBlockResource(obj: ContentBlockResource) -> dict[str, Any]:
@@ -16103,7 +16145,9 @@ def _encode_ContentBlockResource(obj: ContentBlockResource) -> dict[str, Any]:
 _KEYS_ContentBlockOther: Final = frozenset(["type"])
 
 
-def _decode_ContentBlockOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> ContentBlockOther:
+def _decode_ContentBlockOther(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ContentBlockOther] = ContentBlockOther
+) -> ContentBlockOther:
     known = _KEYS_ContentBlockOther
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockOther (an object)", data)
@@ -16114,7 +16158,7 @@ def _decode_ContentBlockOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> Co
     if type(v) is not str:
         raise DecodeError((path, "type"), "string", v)
     v_type: Any = v
-    return ContentBlockOther(
+    return cls(
         type=v_type,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -16122,16 +16166,20 @@ def _decode_ContentBlockOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> Co
 
 def _encode_ContentBlockOther(obj: ContentBlockOther) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["type"] = obj.type
+    v: Any
+    v = obj.type
+    data["type"] = v if type(v) is str else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_Annotations: Final = frozenset(["audience", "lastModified", "priority", "_meta"])
 
 
-def _decode_Annotations(data: Any, ctx: _rt.Context, path: _rt.Path) -> Annotations:
+def _decode_Annotations(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Annotations] = Annotations
+) -> Annotations:
     known = _KEYS_Annotations
     if type(data) is not dict:
         raise DecodeError(path, "Annotations (an object)", data)
@@ -16161,7 +16209,7 @@ def _decode_Annotations(data: Any, ctx: _rt.Context, path: _rt.Path) -> Annotati
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return Annotations(
+    return cls(
         audience=v_audience,
         last_modified=v_last_modified,
         priority=v_priority,
@@ -16175,25 +16223,27 @@ def _encode_Annotations(obj: Annotations) -> dict[str, Any]:
     v: Any
     v = obj.audience
     if v is not UNDEFINED:
-        data["audience"] = v
+        data["audience"] = (
+            None if v is None else [item0._value_ if type(item0) is Role else _rt.encode_value(item0) for item0 in v]
+        )
     v = obj.last_modified
     if v is not UNDEFINED:
-        data["lastModified"] = v
+        data["lastModified"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.priority
     if v is not UNDEFINED:
-        data["priority"] = v
+        data["priority"] = None if v is None else v if type(v) is float else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_Icon: Final = frozenset(["src", "mimeType", "sizes", "theme", "_meta"])
 
 
-def _decode_Icon(data: Any, ctx: _rt.Context, path: _rt.Path) -> Icon:
+def _decode_Icon(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Icon] = Icon) -> Icon:
     known = _KEYS_Icon
     if type(data) is not dict:
         raise DecodeError(path, "Icon (an object)", data)
@@ -16229,7 +16279,7 @@ def _decode_Icon(data: Any, ctx: _rt.Context, path: _rt.Path) -> Icon:
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return Icon(
+    return cls(
         src=v_src,
         mime_type=v_mime_type,
         sizes=v_sizes,
@@ -16242,28 +16292,31 @@ def _decode_Icon(data: Any, ctx: _rt.Context, path: _rt.Path) -> Icon:
 def _encode_Icon(obj: Icon) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["src"] = obj.src
+    v = obj.src
+    data["src"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.mime_type
     if v is not UNDEFINED:
-        data["mimeType"] = v
+        data["mimeType"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.sizes
     if v is not UNDEFINED:
-        data["sizes"] = v
+        data["sizes"] = None if v is None else [item0 if type(item0) is str else _rt.encode_value(item0) for item0 in v]
     v = obj.theme
     if v is not UNDEFINED:
-        data["theme"] = v
+        data["theme"] = None if v is None else v._value_ if type(v) is IconTheme else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_TextResourceContents: Final = frozenset(["text", "uri", "mimeType", "_meta"])
 
 
-def _decode_TextResourceContents(data: Any, ctx: _rt.Context, path: _rt.Path) -> TextResourceContents:
+def _decode_TextResourceContents(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[TextResourceContents] = TextResourceContents
+) -> TextResourceContents:
     known = _KEYS_TextResourceContents
     if type(data) is not dict:
         raise DecodeError(path, "TextResourceContents (an object)", data)
@@ -16291,7 +16344,7 @@ def _decode_TextResourceContents(data: Any, ctx: _rt.Context, path: _rt.Path) ->
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return TextResourceContents(
+    return cls(
         text=v_text,
         uri=v_uri,
         mime_type=v_mime_type,
@@ -16303,23 +16356,27 @@ def _decode_TextResourceContents(data: Any, ctx: _rt.Context, path: _rt.Path) ->
 def _encode_TextResourceContents(obj: TextResourceContents) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["text"] = obj.text
-    data["uri"] = obj.uri
+    v = obj.text
+    data["text"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.uri
+    data["uri"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.mime_type
     if v is not UNDEFINED:
-        data["mimeType"] = v
+        data["mimeType"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_BlobResourceContents: Final = frozenset(["blob", "uri", "mimeType", "_meta"])
 
 
-def _decode_BlobResourceContents(data: Any, ctx: _rt.Context, path: _rt.Path) -> BlobResourceContents:
+def _decode_BlobResourceContents(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[BlobResourceContents] = BlobResourceContents
+) -> BlobResourceContents:
     known = _KEYS_BlobResourceContents
     if type(data) is not dict:
         raise DecodeError(path, "BlobResourceContents (an object)", data)
@@ -16347,7 +16404,7 @@ def _decode_BlobResourceContents(data: Any, ctx: _rt.Context, path: _rt.Path) ->
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return BlobResourceContents(
+    return cls(
         blob=v_blob,
         uri=v_uri,
         mime_type=v_mime_type,
@@ -16359,16 +16416,18 @@ def _decode_BlobResourceContents(data: Any, ctx: _rt.Context, path: _rt.Path) ->
 def _encode_BlobResourceContents(obj: BlobResourceContents) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["blob"] = obj.blob
-    data["uri"] = obj.uri
+    v = obj.blob
+    data["blob"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.uri
+    data["uri"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.mime_type
     if v is not UNDEFINED:
-        data["mimeType"] = v
+        data["mimeType"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -16399,24 +16458,25 @@ def _decode_DiffPathChange(
 
 def _encode_DiffPathChange(obj: DiffPathChange) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["path"] = obj.path
+    v: Any
+    v = obj.path
+    data["path"] = v if type(v) is str else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_DiffChangeOperationAdd: Final = frozenset(["path", "operation"])
 
 
-def _decode_DiffChangeOperationAdd(data: Any, ctx: _rt.Context, path: _rt.Path) -> DiffChangeOperationAdd:
+def _decode_DiffChangeOperationAdd(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[DiffChangeOperationAdd] = DiffChangeOperationAdd
+) -> DiffChangeOperationAdd:
     if type(data) is not dict:
         raise DecodeError(path, "DiffChangeOperationAdd (an object)", data)
     if data.get("operation", _rt.MISSING) != "add":
         raise DecodeError((path, "operation"), '"add"', data.get("operation", _rt.MISSING))
-    return cast(
-        DiffChangeOperationAdd,
-        _decode_DiffPathChange(data, ctx, path, DiffChangeOperationAdd, _KEYS_DiffChangeOperationAdd),
-    )
+    return cast(DiffChangeOperationAdd, _decode_DiffPathChange(data, ctx, path, cls, _KEYS_DiffChangeOperationAdd))
 
 
 def _encode_DiffChangeOperationAdd(obj: DiffChangeOperationAdd) -> dict[str, Any]:
@@ -16428,14 +16488,15 @@ def _encode_DiffChangeOperationAdd(obj: DiffChangeOperationAdd) -> dict[str, Any
 _KEYS_DiffChangeOperationDelete: Final = frozenset(["path", "operation"])
 
 
-def _decode_DiffChangeOperationDelete(data: Any, ctx: _rt.Context, path: _rt.Path) -> DiffChangeOperationDelete:
+def _decode_DiffChangeOperationDelete(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[DiffChangeOperationDelete] = DiffChangeOperationDelete
+) -> DiffChangeOperationDelete:
     if type(data) is not dict:
         raise DecodeError(path, "DiffChangeOperationDelete (an object)", data)
     if data.get("operation", _rt.MISSING) != "delete":
         raise DecodeError((path, "operation"), '"delete"', data.get("operation", _rt.MISSING))
     return cast(
-        DiffChangeOperationDelete,
-        _decode_DiffPathChange(data, ctx, path, DiffChangeOperationDelete, _KEYS_DiffChangeOperationDelete),
+        DiffChangeOperationDelete, _decode_DiffPathChange(data, ctx, path, cls, _KEYS_DiffChangeOperationDelete)
     )
 
 
@@ -16448,14 +16509,15 @@ def _encode_DiffChangeOperationDelete(obj: DiffChangeOperationDelete) -> dict[st
 _KEYS_DiffChangeOperationModify: Final = frozenset(["path", "operation"])
 
 
-def _decode_DiffChangeOperationModify(data: Any, ctx: _rt.Context, path: _rt.Path) -> DiffChangeOperationModify:
+def _decode_DiffChangeOperationModify(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[DiffChangeOperationModify] = DiffChangeOperationModify
+) -> DiffChangeOperationModify:
     if type(data) is not dict:
         raise DecodeError(path, "DiffChangeOperationModify (an object)", data)
     if data.get("operation", _rt.MISSING) != "modify":
         raise DecodeError((path, "operation"), '"modify"', data.get("operation", _rt.MISSING))
     return cast(
-        DiffChangeOperationModify,
-        _decode_DiffPathChange(data, ctx, path, DiffChangeOperationModify, _KEYS_DiffChangeOperationModify),
+        DiffChangeOperationModify, _decode_DiffPathChange(data, ctx, path, cls, _KEYS_DiffChangeOperationModify)
     )
 
 
@@ -16499,24 +16561,28 @@ def _decode_DiffPathPairChange(
 
 def _encode_DiffPathPairChange(obj: DiffPathPairChange) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["oldPath"] = obj.old_path
-    data["path"] = obj.path
+    v: Any
+    v = obj.old_path
+    data["oldPath"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.path
+    data["path"] = v if type(v) is str else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_DiffChangeOperationMove: Final = frozenset(["oldPath", "path", "operation"])
 
 
-def _decode_DiffChangeOperationMove(data: Any, ctx: _rt.Context, path: _rt.Path) -> DiffChangeOperationMove:
+def _decode_DiffChangeOperationMove(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[DiffChangeOperationMove] = DiffChangeOperationMove
+) -> DiffChangeOperationMove:
     if type(data) is not dict:
         raise DecodeError(path, "DiffChangeOperationMove (an object)", data)
     if data.get("operation", _rt.MISSING) != "move":
         raise DecodeError((path, "operation"), '"move"', data.get("operation", _rt.MISSING))
     return cast(
-        DiffChangeOperationMove,
-        _decode_DiffPathPairChange(data, ctx, path, DiffChangeOperationMove, _KEYS_DiffChangeOperationMove),
+        DiffChangeOperationMove, _decode_DiffPathPairChange(data, ctx, path, cls, _KEYS_DiffChangeOperationMove)
     )
 
 
@@ -16529,14 +16595,15 @@ def _encode_DiffChangeOperationMove(obj: DiffChangeOperationMove) -> dict[str, A
 _KEYS_DiffChangeOperationCopy: Final = frozenset(["oldPath", "path", "operation"])
 
 
-def _decode_DiffChangeOperationCopy(data: Any, ctx: _rt.Context, path: _rt.Path) -> DiffChangeOperationCopy:
+def _decode_DiffChangeOperationCopy(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[DiffChangeOperationCopy] = DiffChangeOperationCopy
+) -> DiffChangeOperationCopy:
     if type(data) is not dict:
         raise DecodeError(path, "DiffChangeOperationCopy (an object)", data)
     if data.get("operation", _rt.MISSING) != "copy":
         raise DecodeError((path, "operation"), '"copy"', data.get("operation", _rt.MISSING))
     return cast(
-        DiffChangeOperationCopy,
-        _decode_DiffPathPairChange(data, ctx, path, DiffChangeOperationCopy, _KEYS_DiffChangeOperationCopy),
+        DiffChangeOperationCopy, _decode_DiffPathPairChange(data, ctx, path, cls, _KEYS_DiffChangeOperationCopy)
     )
 
 
@@ -16549,7 +16616,9 @@ def _encode_DiffChangeOperationCopy(obj: DiffChangeOperationCopy) -> dict[str, A
 _KEYS_DiffChangeOperationOther: Final = frozenset(["operation"])
 
 
-def _decode_DiffChangeOperationOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> DiffChangeOperationOther:
+def _decode_DiffChangeOperationOther(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[DiffChangeOperationOther] = DiffChangeOperationOther
+) -> DiffChangeOperationOther:
     known = _KEYS_DiffChangeOperationOther
     if type(data) is not dict:
         raise DecodeError(path, "DiffChangeOperationOther (an object)", data)
@@ -16560,7 +16629,7 @@ def _decode_DiffChangeOperationOther(data: Any, ctx: _rt.Context, path: _rt.Path
     if type(v) is not str:
         raise DecodeError((path, "operation"), "string", v)
     v_operation: Any = v
-    return DiffChangeOperationOther(
+    return cls(
         operation=v_operation,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -16568,16 +16637,18 @@ def _decode_DiffChangeOperationOther(data: Any, ctx: _rt.Context, path: _rt.Path
 
 def _encode_DiffChangeOperationOther(obj: DiffChangeOperationOther) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["operation"] = obj.operation
+    v: Any
+    v = obj.operation
+    data["operation"] = v if type(v) is str else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_DiffChange: Final = frozenset(["fileType", "mimeType", "_meta"])
 
 
-def _decode_DiffChange(data: Any, ctx: _rt.Context, path: _rt.Path) -> DiffChange:
+def _decode_DiffChange(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[DiffChange] = DiffChange) -> DiffChange:
     known = _KEYS_DiffChange
     if type(data) is not dict:
         raise DecodeError(path, "DiffChange (an object)", data)
@@ -16602,7 +16673,7 @@ def _decode_DiffChange(data: Any, ctx: _rt.Context, path: _rt.Path) -> DiffChang
     v_meta: Any = v
     rest = {key: value for key, value in data.items() if key not in known}
     v_operation = _decode_DiffChangeOperation(rest, ctx, path)
-    return DiffChange(
+    return cls(
         file_type=v_file_type,
         mime_type=v_mime_type,
         meta=v_meta,
@@ -16615,13 +16686,13 @@ def _encode_DiffChange(obj: DiffChange) -> dict[str, Any]:
     v: Any
     v = obj.file_type
     if v is not UNDEFINED:
-        data["fileType"] = v
+        data["fileType"] = None if v is None else v._value_ if type(v) is DiffFileType else _rt.encode_value(v)
     v = obj.mime_type
     if v is not UNDEFINED:
-        data["mimeType"] = v
+        data["mimeType"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     data.update(_encode_DiffChangeOperation(obj.operation))
     return data
 
@@ -16629,7 +16700,7 @@ def _encode_DiffChange(obj: DiffChange) -> dict[str, Any]:
 _KEYS_DiffPatch: Final = frozenset(["format", "text", "_meta"])
 
 
-def _decode_DiffPatch(data: Any, ctx: _rt.Context, path: _rt.Path) -> DiffPatch:
+def _decode_DiffPatch(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[DiffPatch] = DiffPatch) -> DiffPatch:
     known = _KEYS_DiffPatch
     if type(data) is not dict:
         raise DecodeError(path, "DiffPatch (an object)", data)
@@ -16652,7 +16723,7 @@ def _decode_DiffPatch(data: Any, ctx: _rt.Context, path: _rt.Path) -> DiffPatch:
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return DiffPatch(
+    return cls(
         format=v_format,
         text=v_text,
         meta=v_meta,
@@ -16663,20 +16734,24 @@ def _decode_DiffPatch(data: Any, ctx: _rt.Context, path: _rt.Path) -> DiffPatch:
 def _encode_DiffPatch(obj: DiffPatch) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["format"] = obj.format
-    data["text"] = obj.text
+    v = obj.format
+    data["format"] = v._value_ if type(v) is DiffPatchFormat else _rt.encode_value(v)
+    v = obj.text
+    data["text"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ToolCallLocation: Final = frozenset(["path", "line", "_meta"])
 
 
-def _decode_ToolCallLocation(data: Any, ctx: _rt.Context, path: _rt.Path) -> ToolCallLocation:
+def _decode_ToolCallLocation(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ToolCallLocation] = ToolCallLocation
+) -> ToolCallLocation:
     known = _KEYS_ToolCallLocation
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallLocation (an object)", data)
@@ -16701,7 +16776,7 @@ def _decode_ToolCallLocation(data: Any, ctx: _rt.Context, path: _rt.Path) -> Too
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return ToolCallLocation(
+    return cls(
         path=v_path,
         line=v_line,
         meta=v_meta,
@@ -16712,22 +16787,25 @@ def _decode_ToolCallLocation(data: Any, ctx: _rt.Context, path: _rt.Path) -> Too
 def _encode_ToolCallLocation(obj: ToolCallLocation) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["path"] = obj.path
+    v = obj.path
+    data["path"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.line
     if v is not UNDEFINED:
-        data["line"] = v
+        data["line"] = None if v is None else v if type(v) is int else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ToolCallCapabilities: Final = frozenset(["cancel", "_meta"])
 
 
-def _decode_ToolCallCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> ToolCallCapabilities:
+def _decode_ToolCallCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ToolCallCapabilities] = ToolCallCapabilities
+) -> ToolCallCapabilities:
     known = _KEYS_ToolCallCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallCapabilities (an object)", data)
@@ -16746,7 +16824,7 @@ def _decode_ToolCallCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) ->
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return ToolCallCapabilities(
+    return cls(
         cancel=v_cancel,
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -16761,16 +16839,18 @@ def _encode_ToolCallCapabilities(obj: ToolCallCapabilities) -> dict[str, Any]:
         data["cancel"] = None if v is None else _encode_ToolCallCancelCapabilities(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ToolCallCancelCapabilities: Final = frozenset(["_meta"])
 
 
-def _decode_ToolCallCancelCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> ToolCallCancelCapabilities:
+def _decode_ToolCallCancelCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ToolCallCancelCapabilities] = ToolCallCancelCapabilities
+) -> ToolCallCancelCapabilities:
     known = _KEYS_ToolCallCancelCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallCancelCapabilities (an object)", data)
@@ -16782,7 +16862,7 @@ def _decode_ToolCallCancelCapabilities(data: Any, ctx: _rt.Context, path: _rt.Pa
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return ToolCallCancelCapabilities(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -16793,16 +16873,18 @@ def _encode_ToolCallCancelCapabilities(obj: ToolCallCancelCapabilities) -> dict[
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_PermissionOption: Final = frozenset(["optionId", "name", "kind", "_meta"])
 
 
-def _decode_PermissionOption(data: Any, ctx: _rt.Context, path: _rt.Path) -> PermissionOption:
+def _decode_PermissionOption(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[PermissionOption] = PermissionOption
+) -> PermissionOption:
     known = _KEYS_PermissionOption
     if type(data) is not dict:
         raise DecodeError(path, "PermissionOption (an object)", data)
@@ -16831,7 +16913,7 @@ def _decode_PermissionOption(data: Any, ctx: _rt.Context, path: _rt.Path) -> Per
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return PermissionOption(
+    return cls(
         option_id=v_option_id,
         name=v_name,
         kind=v_kind,
@@ -16843,14 +16925,17 @@ def _decode_PermissionOption(data: Any, ctx: _rt.Context, path: _rt.Path) -> Per
 def _encode_PermissionOption(obj: PermissionOption) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["optionId"] = obj.option_id
-    data["name"] = obj.name
-    data["kind"] = obj.kind
+    v = obj.option_id
+    data["optionId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.name
+    data["name"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.kind
+    data["kind"] = v._value_ if type(v) is PermissionOptionKind else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -16882,7 +16967,9 @@ def _decode_ElicitationFormMode(
 
 def _encode_ElicitationFormMode(obj: ElicitationFormMode) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["requestedSchema"] = _encode_ElicitationSchema(obj.requested_schema)
+    v: Any
+    v = obj.requested_schema
+    data["requestedSchema"] = _encode_ElicitationSchema(v)
     data.update(_encode_ElicitationFormModeVariant(obj.variant))
     return data
 
@@ -16891,7 +16978,10 @@ _KEYS_CreateElicitationRequestModeForm: Final = frozenset(["requestedSchema", "m
 
 
 def _decode_CreateElicitationRequestModeForm(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[CreateElicitationRequestModeForm] = CreateElicitationRequestModeForm,
 ) -> CreateElicitationRequestModeForm:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationRequestModeForm (an object)", data)
@@ -16899,9 +16989,7 @@ def _decode_CreateElicitationRequestModeForm(
         raise DecodeError((path, "mode"), '"form"', data.get("mode", _rt.MISSING))
     return cast(
         CreateElicitationRequestModeForm,
-        _decode_ElicitationFormMode(
-            data, ctx, path, CreateElicitationRequestModeForm, _KEYS_CreateElicitationRequestModeForm
-        ),
+        _decode_ElicitationFormMode(data, ctx, path, cls, _KEYS_CreateElicitationRequestModeForm),
     )
 
 
@@ -16947,8 +17035,11 @@ def _decode_ElicitationUrlMode(
 
 def _encode_ElicitationUrlMode(obj: ElicitationUrlMode) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["elicitationId"] = obj.elicitation_id
-    data["url"] = obj.url
+    v: Any
+    v = obj.elicitation_id
+    data["elicitationId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.url
+    data["url"] = v if type(v) is str else _rt.encode_value(v)
     data.update(_encode_ElicitationUrlModeVariant(obj.variant))
     return data
 
@@ -16957,7 +17048,10 @@ _KEYS_CreateElicitationRequestModeUrl: Final = frozenset(["elicitationId", "url"
 
 
 def _decode_CreateElicitationRequestModeUrl(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[CreateElicitationRequestModeUrl] = CreateElicitationRequestModeUrl,
 ) -> CreateElicitationRequestModeUrl:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationRequestModeUrl (an object)", data)
@@ -16965,9 +17059,7 @@ def _decode_CreateElicitationRequestModeUrl(
         raise DecodeError((path, "mode"), '"url"', data.get("mode", _rt.MISSING))
     return cast(
         CreateElicitationRequestModeUrl,
-        _decode_ElicitationUrlMode(
-            data, ctx, path, CreateElicitationRequestModeUrl, _KEYS_CreateElicitationRequestModeUrl
-        ),
+        _decode_ElicitationUrlMode(data, ctx, path, cls, _KEYS_CreateElicitationRequestModeUrl),
     )
 
 
@@ -16981,7 +17073,10 @@ _KEYS_CreateElicitationRequestModeOther: Final = frozenset(["mode"])
 
 
 def _decode_CreateElicitationRequestModeOther(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[CreateElicitationRequestModeOther] = CreateElicitationRequestModeOther,
 ) -> CreateElicitationRequestModeOther:
     known = _KEYS_CreateElicitationRequestModeOther
     if type(data) is not dict:
@@ -16996,7 +17091,7 @@ def _decode_CreateElicitationRequestModeOther(
     v_mode: Any = v
     rest = {key: value for key, value in data.items() if key not in known}
     v_variant = _decode_CreateElicitationRequestModeOtherVariant(rest, ctx, path)
-    return CreateElicitationRequestModeOther(
+    return cls(
         mode=v_mode,
         variant=v_variant,
     )
@@ -17004,7 +17099,9 @@ def _decode_CreateElicitationRequestModeOther(
 
 def _encode_CreateElicitationRequestModeOther(obj: CreateElicitationRequestModeOther) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["mode"] = obj.mode
+    v: Any
+    v = obj.mode
+    data["mode"] = v if type(v) is str else _rt.encode_value(v)
     data.update(_encode_CreateElicitationRequestModeOtherVariant(obj.variant))
     return data
 
@@ -17012,7 +17109,9 @@ def _encode_CreateElicitationRequestModeOther(obj: CreateElicitationRequestModeO
 _KEYS_CreateElicitationRequest: Final = frozenset(["message", "_meta"])
 
 
-def _decode_CreateElicitationRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> CreateElicitationRequest:
+def _decode_CreateElicitationRequest(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[CreateElicitationRequest] = CreateElicitationRequest
+) -> CreateElicitationRequest:
     known = _KEYS_CreateElicitationRequest
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationRequest (an object)", data)
@@ -17032,7 +17131,7 @@ def _decode_CreateElicitationRequest(data: Any, ctx: _rt.Context, path: _rt.Path
     v_meta: Any = v
     rest = {key: value for key, value in data.items() if key not in known}
     v_mode = _decode_CreateElicitationRequestMode(rest, ctx, path)
-    return CreateElicitationRequest(
+    return cls(
         message=v_message,
         meta=v_meta,
         mode=v_mode,
@@ -17042,10 +17141,11 @@ def _decode_CreateElicitationRequest(data: Any, ctx: _rt.Context, path: _rt.Path
 def _encode_CreateElicitationRequest(obj: CreateElicitationRequest) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["message"] = obj.message
+    v = obj.message
+    data["message"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     data.update(_encode_CreateElicitationRequestMode(obj.mode))
     return data
 
@@ -17053,7 +17153,9 @@ def _encode_CreateElicitationRequest(obj: CreateElicitationRequest) -> dict[str,
 _KEYS_ElicitationSessionScope: Final = frozenset(["sessionId", "toolCallId"])
 
 
-def _decode_ElicitationSessionScope(data: Any, ctx: _rt.Context, path: _rt.Path) -> ElicitationSessionScope:
+def _decode_ElicitationSessionScope(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ElicitationSessionScope] = ElicitationSessionScope
+) -> ElicitationSessionScope:
     known = _KEYS_ElicitationSessionScope
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationSessionScope (an object)", data)
@@ -17068,7 +17170,7 @@ def _decode_ElicitationSessionScope(data: Any, ctx: _rt.Context, path: _rt.Path)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "toolCallId"), "string", v), UNDEFINED)
     v_tool_call_id: Any = v
-    return ElicitationSessionScope(
+    return cls(
         session_id=v_session_id,
         tool_call_id=v_tool_call_id,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -17078,19 +17180,22 @@ def _decode_ElicitationSessionScope(data: Any, ctx: _rt.Context, path: _rt.Path)
 def _encode_ElicitationSessionScope(obj: ElicitationSessionScope) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["sessionId"] = obj.session_id
+    v = obj.session_id
+    data["sessionId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.tool_call_id
     if v is not UNDEFINED:
-        data["toolCallId"] = v
+        data["toolCallId"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ElicitationRequestScope: Final = frozenset(["requestId"])
 
 
-def _decode_ElicitationRequestScope(data: Any, ctx: _rt.Context, path: _rt.Path) -> ElicitationRequestScope:
+def _decode_ElicitationRequestScope(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ElicitationRequestScope] = ElicitationRequestScope
+) -> ElicitationRequestScope:
     known = _KEYS_ElicitationRequestScope
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationRequestScope (an object)", data)
@@ -17100,7 +17205,7 @@ def _decode_ElicitationRequestScope(data: Any, ctx: _rt.Context, path: _rt.Path)
         raise DecodeError((path, "requestId"), "a value (required)", _rt.MISSING)
     v = _decode_RequestId(v, ctx, (path, "requestId"))
     v_request_id: Any = v
-    return ElicitationRequestScope(
+    return cls(
         request_id=v_request_id,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -17108,16 +17213,20 @@ def _decode_ElicitationRequestScope(data: Any, ctx: _rt.Context, path: _rt.Path)
 
 def _encode_ElicitationRequestScope(obj: ElicitationRequestScope) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["requestId"] = _encode_RequestId(obj.request_id)
+    v: Any
+    v = obj.request_id
+    data["requestId"] = _encode_RequestId(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ElicitationSchema: Final = frozenset(["type", "title", "properties", "required", "description", "_meta"])
 
 
-def _decode_ElicitationSchema(data: Any, ctx: _rt.Context, path: _rt.Path) -> ElicitationSchema:
+def _decode_ElicitationSchema(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ElicitationSchema] = ElicitationSchema
+) -> ElicitationSchema:
     known = _KEYS_ElicitationSchema
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationSchema (an object)", data)
@@ -17151,7 +17260,7 @@ def _decode_ElicitationSchema(data: Any, ctx: _rt.Context, path: _rt.Path) -> El
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return ElicitationSchema(
+    return cls(
         type=v_type,
         title=v_title,
         properties=v_properties,
@@ -17165,22 +17274,29 @@ def _decode_ElicitationSchema(data: Any, ctx: _rt.Context, path: _rt.Path) -> El
 def _encode_ElicitationSchema(obj: ElicitationSchema) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["type"] = obj.type
+    v = obj.type
+    data["type"] = v._value_ if type(v) is ElicitationSchemaType else _rt.encode_value(v)
     v = obj.title
     if v is not UNDEFINED:
-        data["title"] = v
-    data["properties"] = {key0: _encode_ElicitationPropertySchema(item0) for key0, item0 in obj.properties.items()}
+        data["title"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
+    v = obj.properties
+    data["properties"] = {
+        (key0 if type(key0) is str else _rt.encode_key(key0)): _encode_ElicitationPropertySchema(item0)
+        for key0, item0 in v.items()
+    }
     v = obj.required
     if v is not UNDEFINED:
-        data["required"] = v
+        data["required"] = (
+            None if v is None else [item0 if type(item0) is str else _rt.encode_value(item0) for item0 in v]
+        )
     v = obj.description
     if v is not UNDEFINED:
-        data["description"] = v
+        data["description"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -17273,36 +17389,36 @@ def _encode_StringPropertySchema(obj: StringPropertySchema) -> dict[str, Any]:
     v: Any
     v = obj.title
     if v is not UNDEFINED:
-        data["title"] = v
+        data["title"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.description
     if v is not UNDEFINED:
-        data["description"] = v
+        data["description"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.min_length
     if v is not UNDEFINED:
-        data["minLength"] = v
+        data["minLength"] = None if v is None else v if type(v) is int else _rt.encode_value(v)
     v = obj.max_length
     if v is not UNDEFINED:
-        data["maxLength"] = v
+        data["maxLength"] = None if v is None else v if type(v) is int else _rt.encode_value(v)
     v = obj.pattern
     if v is not UNDEFINED:
-        data["pattern"] = v
+        data["pattern"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.format
     if v is not UNDEFINED:
-        data["format"] = v
+        data["format"] = None if v is None else v._value_ if type(v) is StringFormat else _rt.encode_value(v)
     v = obj.default
     if v is not UNDEFINED:
-        data["default"] = v
+        data["default"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.enum
     if v is not UNDEFINED:
-        data["enum"] = v
+        data["enum"] = None if v is None else [item0 if type(item0) is str else _rt.encode_value(item0) for item0 in v]
     v = obj.one_of
     if v is not UNDEFINED:
         data["oneOf"] = None if v is None else [_encode_EnumOption(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -17324,7 +17440,10 @@ _KEYS_ElicitationPropertySchemaString: Final = frozenset(
 
 
 def _decode_ElicitationPropertySchemaString(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ElicitationPropertySchemaString] = ElicitationPropertySchemaString,
 ) -> ElicitationPropertySchemaString:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaString (an object)", data)
@@ -17332,9 +17451,7 @@ def _decode_ElicitationPropertySchemaString(
         raise DecodeError((path, "type"), '"string"', data.get("type", _rt.MISSING))
     return cast(
         ElicitationPropertySchemaString,
-        _decode_StringPropertySchema(
-            data, ctx, path, ElicitationPropertySchemaString, _KEYS_ElicitationPropertySchemaString
-        ),
+        _decode_StringPropertySchema(data, ctx, path, cls, _KEYS_ElicitationPropertySchemaString),
     )
 
 
@@ -17403,24 +17520,24 @@ def _encode_NumberPropertySchema(obj: NumberPropertySchema) -> dict[str, Any]:
     v: Any
     v = obj.title
     if v is not UNDEFINED:
-        data["title"] = v
+        data["title"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.description
     if v is not UNDEFINED:
-        data["description"] = v
+        data["description"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.minimum
     if v is not UNDEFINED:
-        data["minimum"] = v
+        data["minimum"] = None if v is None else v if type(v) is float else _rt.encode_value(v)
     v = obj.maximum
     if v is not UNDEFINED:
-        data["maximum"] = v
+        data["maximum"] = None if v is None else v if type(v) is float else _rt.encode_value(v)
     v = obj.default
     if v is not UNDEFINED:
-        data["default"] = v
+        data["default"] = None if v is None else v if type(v) is float else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -17438,7 +17555,10 @@ _KEYS_ElicitationPropertySchemaNumber: Final = frozenset(
 
 
 def _decode_ElicitationPropertySchemaNumber(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ElicitationPropertySchemaNumber] = ElicitationPropertySchemaNumber,
 ) -> ElicitationPropertySchemaNumber:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaNumber (an object)", data)
@@ -17446,9 +17566,7 @@ def _decode_ElicitationPropertySchemaNumber(
         raise DecodeError((path, "type"), '"number"', data.get("type", _rt.MISSING))
     return cast(
         ElicitationPropertySchemaNumber,
-        _decode_NumberPropertySchema(
-            data, ctx, path, ElicitationPropertySchemaNumber, _KEYS_ElicitationPropertySchemaNumber
-        ),
+        _decode_NumberPropertySchema(data, ctx, path, cls, _KEYS_ElicitationPropertySchemaNumber),
     )
 
 
@@ -17529,24 +17647,24 @@ def _encode_IntegerPropertySchema(obj: IntegerPropertySchema) -> dict[str, Any]:
     v: Any
     v = obj.title
     if v is not UNDEFINED:
-        data["title"] = v
+        data["title"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.description
     if v is not UNDEFINED:
-        data["description"] = v
+        data["description"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.minimum
     if v is not UNDEFINED:
-        data["minimum"] = v
+        data["minimum"] = None if v is None else v if type(v) is int else _rt.encode_value(v)
     v = obj.maximum
     if v is not UNDEFINED:
-        data["maximum"] = v
+        data["maximum"] = None if v is None else v if type(v) is int else _rt.encode_value(v)
     v = obj.default
     if v is not UNDEFINED:
-        data["default"] = v
+        data["default"] = None if v is None else v if type(v) is int else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -17564,7 +17682,10 @@ _KEYS_ElicitationPropertySchemaInteger: Final = frozenset(
 
 
 def _decode_ElicitationPropertySchemaInteger(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ElicitationPropertySchemaInteger] = ElicitationPropertySchemaInteger,
 ) -> ElicitationPropertySchemaInteger:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaInteger (an object)", data)
@@ -17572,9 +17693,7 @@ def _decode_ElicitationPropertySchemaInteger(
         raise DecodeError((path, "type"), '"integer"', data.get("type", _rt.MISSING))
     return cast(
         ElicitationPropertySchemaInteger,
-        _decode_IntegerPropertySchema(
-            data, ctx, path, ElicitationPropertySchemaInteger, _KEYS_ElicitationPropertySchemaInteger
-        ),
+        _decode_IntegerPropertySchema(data, ctx, path, cls, _KEYS_ElicitationPropertySchemaInteger),
     )
 
 
@@ -17630,18 +17749,18 @@ def _encode_BooleanPropertySchema(obj: BooleanPropertySchema) -> dict[str, Any]:
     v: Any
     v = obj.title
     if v is not UNDEFINED:
-        data["title"] = v
+        data["title"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.description
     if v is not UNDEFINED:
-        data["description"] = v
+        data["description"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.default
     if v is not UNDEFINED:
-        data["default"] = v
+        data["default"] = None if v is None else v if type(v) is bool else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -17649,7 +17768,10 @@ _KEYS_ElicitationPropertySchemaBoolean: Final = frozenset(["title", "description
 
 
 def _decode_ElicitationPropertySchemaBoolean(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ElicitationPropertySchemaBoolean] = ElicitationPropertySchemaBoolean,
 ) -> ElicitationPropertySchemaBoolean:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaBoolean (an object)", data)
@@ -17657,9 +17779,7 @@ def _decode_ElicitationPropertySchemaBoolean(
         raise DecodeError((path, "type"), '"boolean"', data.get("type", _rt.MISSING))
     return cast(
         ElicitationPropertySchemaBoolean,
-        _decode_BooleanPropertySchema(
-            data, ctx, path, ElicitationPropertySchemaBoolean, _KEYS_ElicitationPropertySchemaBoolean
-        ),
+        _decode_BooleanPropertySchema(data, ctx, path, cls, _KEYS_ElicitationPropertySchemaBoolean),
     )
 
 
@@ -17744,25 +17864,28 @@ def _encode_MultiSelectPropertySchema(obj: MultiSelectPropertySchema) -> dict[st
     v: Any
     v = obj.title
     if v is not UNDEFINED:
-        data["title"] = v
+        data["title"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.description
     if v is not UNDEFINED:
-        data["description"] = v
+        data["description"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.min_items
     if v is not UNDEFINED:
-        data["minItems"] = v
+        data["minItems"] = None if v is None else v if type(v) is int else _rt.encode_value(v)
     v = obj.max_items
     if v is not UNDEFINED:
-        data["maxItems"] = v
-    data["items"] = _encode_MultiSelectItems(obj.items)
+        data["maxItems"] = None if v is None else v if type(v) is int else _rt.encode_value(v)
+    v = obj.items
+    data["items"] = _encode_MultiSelectItems(v)
     v = obj.default
     if v is not UNDEFINED:
-        data["default"] = v
+        data["default"] = (
+            None if v is None else [item0 if type(item0) is str else _rt.encode_value(item0) for item0 in v]
+        )
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -17781,7 +17904,10 @@ _KEYS_ElicitationPropertySchemaArray: Final = frozenset(
 
 
 def _decode_ElicitationPropertySchemaArray(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ElicitationPropertySchemaArray] = ElicitationPropertySchemaArray,
 ) -> ElicitationPropertySchemaArray:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaArray (an object)", data)
@@ -17789,9 +17915,7 @@ def _decode_ElicitationPropertySchemaArray(
         raise DecodeError((path, "type"), '"array"', data.get("type", _rt.MISSING))
     return cast(
         ElicitationPropertySchemaArray,
-        _decode_MultiSelectPropertySchema(
-            data, ctx, path, ElicitationPropertySchemaArray, _KEYS_ElicitationPropertySchemaArray
-        ),
+        _decode_MultiSelectPropertySchema(data, ctx, path, cls, _KEYS_ElicitationPropertySchemaArray),
     )
 
 
@@ -17805,7 +17929,10 @@ _KEYS_ElicitationPropertySchemaOther: Final = frozenset(["type"])
 
 
 def _decode_ElicitationPropertySchemaOther(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ElicitationPropertySchemaOther] = ElicitationPropertySchemaOther,
 ) -> ElicitationPropertySchemaOther:
     known = _KEYS_ElicitationPropertySchemaOther
     if type(data) is not dict:
@@ -17817,7 +17944,7 @@ def _decode_ElicitationPropertySchemaOther(
     if type(v) is not str:
         raise DecodeError((path, "type"), "string", v)
     v_type: Any = v
-    return ElicitationPropertySchemaOther(
+    return cls(
         type=v_type,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -17825,16 +17952,18 @@ def _decode_ElicitationPropertySchemaOther(
 
 def _encode_ElicitationPropertySchemaOther(obj: ElicitationPropertySchemaOther) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["type"] = obj.type
+    v: Any
+    v = obj.type
+    data["type"] = v if type(v) is str else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_EnumOption: Final = frozenset(["const", "title", "description", "_meta"])
 
 
-def _decode_EnumOption(data: Any, ctx: _rt.Context, path: _rt.Path) -> EnumOption:
+def _decode_EnumOption(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[EnumOption] = EnumOption) -> EnumOption:
     known = _KEYS_EnumOption
     if type(data) is not dict:
         raise DecodeError(path, "EnumOption (an object)", data)
@@ -17862,7 +17991,7 @@ def _decode_EnumOption(data: Any, ctx: _rt.Context, path: _rt.Path) -> EnumOptio
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return EnumOption(
+    return cls(
         const=v_const,
         title=v_title,
         description=v_description,
@@ -17874,16 +18003,18 @@ def _decode_EnumOption(data: Any, ctx: _rt.Context, path: _rt.Path) -> EnumOptio
 def _encode_EnumOption(obj: EnumOption) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["const"] = obj.const
-    data["title"] = obj.title
+    v = obj.const
+    data["const"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.title
+    data["title"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.description
     if v is not UNDEFINED:
-        data["description"] = v
+        data["description"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -17922,26 +18053,28 @@ def _decode_StringMultiSelectItems(
 def _encode_StringMultiSelectItems(obj: StringMultiSelectItems) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["enum"] = obj.enum
+    v = obj.enum
+    data["enum"] = [item0 if type(item0) is str else _rt.encode_value(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_MultiSelectItemsString: Final = frozenset(["enum", "_meta", "type"])
 
 
-def _decode_MultiSelectItemsString(data: Any, ctx: _rt.Context, path: _rt.Path) -> MultiSelectItemsString:
+def _decode_MultiSelectItemsString(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[MultiSelectItemsString] = MultiSelectItemsString
+) -> MultiSelectItemsString:
     if type(data) is not dict:
         raise DecodeError(path, "MultiSelectItemsString (an object)", data)
     if data.get("type", _rt.MISSING) != "string":
         raise DecodeError((path, "type"), '"string"', data.get("type", _rt.MISSING))
     return cast(
-        MultiSelectItemsString,
-        _decode_StringMultiSelectItems(data, ctx, path, MultiSelectItemsString, _KEYS_MultiSelectItemsString),
+        MultiSelectItemsString, _decode_StringMultiSelectItems(data, ctx, path, cls, _KEYS_MultiSelectItemsString)
     )
 
 
@@ -17954,7 +18087,9 @@ def _encode_MultiSelectItemsString(obj: MultiSelectItemsString) -> dict[str, Any
 _KEYS_MultiSelectItemsOther: Final = frozenset(["type"])
 
 
-def _decode_MultiSelectItemsOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> MultiSelectItemsOther:
+def _decode_MultiSelectItemsOther(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[MultiSelectItemsOther] = MultiSelectItemsOther
+) -> MultiSelectItemsOther:
     known = _KEYS_MultiSelectItemsOther
     if type(data) is not dict:
         raise DecodeError(path, "MultiSelectItemsOther (an object)", data)
@@ -17965,7 +18100,7 @@ def _decode_MultiSelectItemsOther(data: Any, ctx: _rt.Context, path: _rt.Path) -
     if type(v) is not str:
         raise DecodeError((path, "type"), "string", v)
     v_type: Any = v
-    return MultiSelectItemsOther(
+    return cls(
         type=v_type,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -17973,16 +18108,20 @@ def _decode_MultiSelectItemsOther(data: Any, ctx: _rt.Context, path: _rt.Path) -
 
 def _encode_MultiSelectItemsOther(obj: MultiSelectItemsOther) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["type"] = obj.type
+    v: Any
+    v = obj.type
+    data["type"] = v if type(v) is str else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_TitledMultiSelectItems: Final = frozenset(["anyOf", "_meta"])
 
 
-def _decode_TitledMultiSelectItems(data: Any, ctx: _rt.Context, path: _rt.Path) -> TitledMultiSelectItems:
+def _decode_TitledMultiSelectItems(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[TitledMultiSelectItems] = TitledMultiSelectItems
+) -> TitledMultiSelectItems:
     known = _KEYS_TitledMultiSelectItems
     if type(data) is not dict:
         raise DecodeError(path, "TitledMultiSelectItems (an object)", data)
@@ -17999,7 +18138,7 @@ def _decode_TitledMultiSelectItems(data: Any, ctx: _rt.Context, path: _rt.Path) 
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return TitledMultiSelectItems(
+    return cls(
         any_of=v_any_of,
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -18009,19 +18148,22 @@ def _decode_TitledMultiSelectItems(data: Any, ctx: _rt.Context, path: _rt.Path) 
 def _encode_TitledMultiSelectItems(obj: TitledMultiSelectItems) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["anyOf"] = [_encode_EnumOption(item0) for item0 in obj.any_of]
+    v = obj.any_of
+    data["anyOf"] = [_encode_EnumOption(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_MessageMcpRequest: Final = frozenset(["serverId", "requestId", "method", "params", "_meta"])
 
 
-def _decode_MessageMcpRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> MessageMcpRequest:
+def _decode_MessageMcpRequest(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[MessageMcpRequest] = MessageMcpRequest
+) -> MessageMcpRequest:
     known = _KEYS_MessageMcpRequest
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpRequest (an object)", data)
@@ -18058,7 +18200,7 @@ def _decode_MessageMcpRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> Me
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return MessageMcpRequest(
+    return cls(
         server_id=v_server_id,
         request_id=v_request_id,
         method=v_method,
@@ -18071,24 +18213,29 @@ def _decode_MessageMcpRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> Me
 def _encode_MessageMcpRequest(obj: MessageMcpRequest) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["serverId"] = obj.server_id
-    data["requestId"] = obj.request_id
-    data["method"] = obj.method
+    v = obj.server_id
+    data["serverId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.request_id
+    data["requestId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.method
+    data["method"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.params
     if v is not UNDEFINED:
-        data["params"] = v
+        data["params"] = None if v is None else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_AgentResponseResult: Final = frozenset(["id", "result"])
 
 
-def _decode_AgentResponseResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentResponseResult:
+def _decode_AgentResponseResult(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AgentResponseResult] = AgentResponseResult
+) -> AgentResponseResult:
     known = _KEYS_AgentResponseResult
     if type(data) is not dict:
         raise DecodeError(path, "AgentResponseResult (an object)", data)
@@ -18103,7 +18250,7 @@ def _decode_AgentResponseResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> 
         raise DecodeError((path, "result"), "a value (required)", _rt.MISSING)
     v = _decode_AgentResponseResultResult(v, ctx, (path, "result"))
     v_result: Any = v
-    return AgentResponseResult(
+    return cls(
         id=v_id,
         result=v_result,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -18112,17 +18259,22 @@ def _decode_AgentResponseResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> 
 
 def _encode_AgentResponseResult(obj: AgentResponseResult) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["id"] = _encode_RequestId(obj.id)
-    data["result"] = _encode_AgentResponseResultResult(obj.result)
+    v: Any
+    v = obj.id
+    data["id"] = _encode_RequestId(v)
+    v = obj.result
+    data["result"] = _encode_AgentResponseResultResult(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_AgentResponseError: Final = frozenset(["id", "error"])
 
 
-def _decode_AgentResponseError(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentResponseError:
+def _decode_AgentResponseError(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AgentResponseError] = AgentResponseError
+) -> AgentResponseError:
     known = _KEYS_AgentResponseError
     if type(data) is not dict:
         raise DecodeError(path, "AgentResponseError (an object)", data)
@@ -18138,7 +18290,7 @@ def _decode_AgentResponseError(data: Any, ctx: _rt.Context, path: _rt.Path) -> A
         raise DecodeError((path, "error"), "a value (required)", _rt.MISSING)
     v = _decode_Error(v, ctx, (path, "error"))
     v_error: Any = v
-    return AgentResponseError(
+    return cls(
         id=v_id,
         error=v_error,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -18150,16 +18302,19 @@ def _encode_AgentResponseError(obj: AgentResponseError) -> dict[str, Any]:
     v: Any
     v = obj.id
     data["id"] = None if v is None else _encode_AgentResponseErrorId(v)
-    data["error"] = _encode_Error(obj.error)
+    v = obj.error
+    data["error"] = _encode_Error(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_InitializeResponse: Final = frozenset(["protocolVersion", "info", "capabilities", "authMethods", "_meta"])
 
 
-def _decode_InitializeResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> InitializeResponse:
+def _decode_InitializeResponse(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[InitializeResponse] = InitializeResponse
+) -> InitializeResponse:
     known = _KEYS_InitializeResponse
     if type(data) is not dict:
         raise DecodeError(path, "InitializeResponse (an object)", data)
@@ -18196,7 +18351,7 @@ def _decode_InitializeResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> I
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return InitializeResponse(
+    return cls(
         protocol_version=v_protocol_version,
         info=v_info,
         capabilities=v_capabilities,
@@ -18209,8 +18364,10 @@ def _decode_InitializeResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> I
 def _encode_InitializeResponse(obj: InitializeResponse) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["protocolVersion"] = obj.protocol_version
-    data["info"] = _encode_Implementation(obj.info)
+    v = obj.protocol_version
+    data["protocolVersion"] = v if type(v) is int else _rt.encode_value(v)
+    v = obj.info
+    data["info"] = _encode_Implementation(v)
     v = obj.capabilities
     if v is not UNDEFINED:
         data["capabilities"] = _encode_AgentCapabilities(v)
@@ -18219,16 +18376,18 @@ def _encode_InitializeResponse(obj: InitializeResponse) -> dict[str, Any]:
         data["authMethods"] = [_encode_AuthMethod(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_Implementation: Final = frozenset(["name", "title", "version", "_meta"])
 
 
-def _decode_Implementation(data: Any, ctx: _rt.Context, path: _rt.Path) -> Implementation:
+def _decode_Implementation(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Implementation] = Implementation
+) -> Implementation:
     known = _KEYS_Implementation
     if type(data) is not dict:
         raise DecodeError(path, "Implementation (an object)", data)
@@ -18256,7 +18415,7 @@ def _decode_Implementation(data: Any, ctx: _rt.Context, path: _rt.Path) -> Imple
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return Implementation(
+    return cls(
         name=v_name,
         title=v_title,
         version=v_version,
@@ -18268,23 +18427,27 @@ def _decode_Implementation(data: Any, ctx: _rt.Context, path: _rt.Path) -> Imple
 def _encode_Implementation(obj: Implementation) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["name"] = obj.name
+    v = obj.name
+    data["name"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.title
     if v is not UNDEFINED:
-        data["title"] = v
-    data["version"] = obj.version
+        data["title"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
+    v = obj.version
+    data["version"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_AgentCapabilities: Final = frozenset(["session", "auth", "providers", "_meta"])
 
 
-def _decode_AgentCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentCapabilities:
+def _decode_AgentCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AgentCapabilities] = AgentCapabilities
+) -> AgentCapabilities:
     known = _KEYS_AgentCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "AgentCapabilities (an object)", data)
@@ -18317,7 +18480,7 @@ def _decode_AgentCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> Ag
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return AgentCapabilities(
+    return cls(
         session=v_session,
         auth=v_auth,
         providers=v_providers,
@@ -18340,9 +18503,9 @@ def _encode_AgentCapabilities(obj: AgentCapabilities) -> dict[str, Any]:
         data["providers"] = None if v is None else _encode_ProvidersCapabilities(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -18362,7 +18525,9 @@ _KEYS_SessionCapabilities: Final = frozenset(
 )
 
 
-def _decode_SessionCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionCapabilities:
+def _decode_SessionCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionCapabilities] = SessionCapabilities
+) -> SessionCapabilities:
     known = _KEYS_SessionCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionCapabilities (an object)", data)
@@ -18437,7 +18602,7 @@ def _decode_SessionCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> 
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return SessionCapabilities(
+    return cls(
         prompt=v_prompt,
         mcp=v_mcp,
         delete=v_delete,
@@ -18484,16 +18649,18 @@ def _encode_SessionCapabilities(obj: SessionCapabilities) -> dict[str, Any]:
         data["title"] = None if v is None else _encode_SessionTitleCapabilities(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_PromptCapabilities: Final = frozenset(["image", "audio", "embeddedContext", "_meta"])
 
 
-def _decode_PromptCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> PromptCapabilities:
+def _decode_PromptCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[PromptCapabilities] = PromptCapabilities
+) -> PromptCapabilities:
     known = _KEYS_PromptCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "PromptCapabilities (an object)", data)
@@ -18526,7 +18693,7 @@ def _decode_PromptCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> P
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return PromptCapabilities(
+    return cls(
         image=v_image,
         audio=v_audio,
         embedded_context=v_embedded_context,
@@ -18549,16 +18716,18 @@ def _encode_PromptCapabilities(obj: PromptCapabilities) -> dict[str, Any]:
         data["embeddedContext"] = None if v is None else _encode_PromptEmbeddedContextCapabilities(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_PromptImageCapabilities: Final = frozenset(["_meta"])
 
 
-def _decode_PromptImageCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> PromptImageCapabilities:
+def _decode_PromptImageCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[PromptImageCapabilities] = PromptImageCapabilities
+) -> PromptImageCapabilities:
     known = _KEYS_PromptImageCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "PromptImageCapabilities (an object)", data)
@@ -18570,7 +18739,7 @@ def _decode_PromptImageCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return PromptImageCapabilities(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -18581,16 +18750,18 @@ def _encode_PromptImageCapabilities(obj: PromptImageCapabilities) -> dict[str, A
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_PromptAudioCapabilities: Final = frozenset(["_meta"])
 
 
-def _decode_PromptAudioCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> PromptAudioCapabilities:
+def _decode_PromptAudioCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[PromptAudioCapabilities] = PromptAudioCapabilities
+) -> PromptAudioCapabilities:
     known = _KEYS_PromptAudioCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "PromptAudioCapabilities (an object)", data)
@@ -18602,7 +18773,7 @@ def _decode_PromptAudioCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return PromptAudioCapabilities(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -18613,9 +18784,9 @@ def _encode_PromptAudioCapabilities(obj: PromptAudioCapabilities) -> dict[str, A
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -18623,7 +18794,10 @@ _KEYS_PromptEmbeddedContextCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_PromptEmbeddedContextCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[PromptEmbeddedContextCapabilities] = PromptEmbeddedContextCapabilities,
 ) -> PromptEmbeddedContextCapabilities:
     known = _KEYS_PromptEmbeddedContextCapabilities
     if type(data) is not dict:
@@ -18636,7 +18810,7 @@ def _decode_PromptEmbeddedContextCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return PromptEmbeddedContextCapabilities(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -18647,16 +18821,18 @@ def _encode_PromptEmbeddedContextCapabilities(obj: PromptEmbeddedContextCapabili
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_McpCapabilities: Final = frozenset(["stdio", "http", "acp", "_meta"])
 
 
-def _decode_McpCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpCapabilities:
+def _decode_McpCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[McpCapabilities] = McpCapabilities
+) -> McpCapabilities:
     known = _KEYS_McpCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "McpCapabilities (an object)", data)
@@ -18689,7 +18865,7 @@ def _decode_McpCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpC
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return McpCapabilities(
+    return cls(
         stdio=v_stdio,
         http=v_http,
         acp=v_acp,
@@ -18712,16 +18888,18 @@ def _encode_McpCapabilities(obj: McpCapabilities) -> dict[str, Any]:
         data["acp"] = None if v is None else _encode_McpAcpCapabilities(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_McpStdioCapabilities: Final = frozenset(["_meta"])
 
 
-def _decode_McpStdioCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpStdioCapabilities:
+def _decode_McpStdioCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[McpStdioCapabilities] = McpStdioCapabilities
+) -> McpStdioCapabilities:
     known = _KEYS_McpStdioCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "McpStdioCapabilities (an object)", data)
@@ -18733,7 +18911,7 @@ def _decode_McpStdioCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) ->
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return McpStdioCapabilities(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -18744,16 +18922,18 @@ def _encode_McpStdioCapabilities(obj: McpStdioCapabilities) -> dict[str, Any]:
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_McpHttpCapabilities: Final = frozenset(["_meta"])
 
 
-def _decode_McpHttpCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpHttpCapabilities:
+def _decode_McpHttpCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[McpHttpCapabilities] = McpHttpCapabilities
+) -> McpHttpCapabilities:
     known = _KEYS_McpHttpCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "McpHttpCapabilities (an object)", data)
@@ -18765,7 +18945,7 @@ def _decode_McpHttpCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> 
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return McpHttpCapabilities(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -18776,16 +18956,18 @@ def _encode_McpHttpCapabilities(obj: McpHttpCapabilities) -> dict[str, Any]:
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_McpAcpCapabilities: Final = frozenset(["_meta"])
 
 
-def _decode_McpAcpCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpAcpCapabilities:
+def _decode_McpAcpCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[McpAcpCapabilities] = McpAcpCapabilities
+) -> McpAcpCapabilities:
     known = _KEYS_McpAcpCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "McpAcpCapabilities (an object)", data)
@@ -18797,7 +18979,7 @@ def _decode_McpAcpCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> M
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return McpAcpCapabilities(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -18808,16 +18990,18 @@ def _encode_McpAcpCapabilities(obj: McpAcpCapabilities) -> dict[str, Any]:
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_SessionDeleteCapabilities: Final = frozenset(["_meta"])
 
 
-def _decode_SessionDeleteCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionDeleteCapabilities:
+def _decode_SessionDeleteCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionDeleteCapabilities] = SessionDeleteCapabilities
+) -> SessionDeleteCapabilities:
     known = _KEYS_SessionDeleteCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionDeleteCapabilities (an object)", data)
@@ -18829,7 +19013,7 @@ def _decode_SessionDeleteCapabilities(data: Any, ctx: _rt.Context, path: _rt.Pat
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return SessionDeleteCapabilities(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -18840,9 +19024,9 @@ def _encode_SessionDeleteCapabilities(obj: SessionDeleteCapabilities) -> dict[st
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -18850,7 +19034,10 @@ _KEYS_SessionAdditionalDirectoriesCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_SessionAdditionalDirectoriesCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionAdditionalDirectoriesCapabilities] = SessionAdditionalDirectoriesCapabilities,
 ) -> SessionAdditionalDirectoriesCapabilities:
     known = _KEYS_SessionAdditionalDirectoriesCapabilities
     if type(data) is not dict:
@@ -18863,7 +19050,7 @@ def _decode_SessionAdditionalDirectoriesCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return SessionAdditionalDirectoriesCapabilities(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -18874,9 +19061,9 @@ def _encode_SessionAdditionalDirectoriesCapabilities(obj: SessionAdditionalDirec
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -18884,7 +19071,10 @@ _KEYS_SessionSystemPromptCapabilities: Final = frozenset(["mode", "_meta"])
 
 
 def _decode_SessionSystemPromptCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionSystemPromptCapabilities] = SessionSystemPromptCapabilities,
 ) -> SessionSystemPromptCapabilities:
     known = _KEYS_SessionSystemPromptCapabilities
     if type(data) is not dict:
@@ -18904,7 +19094,7 @@ def _decode_SessionSystemPromptCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return SessionSystemPromptCapabilities(
+    return cls(
         mode=v_mode,
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -18919,9 +19109,9 @@ def _encode_SessionSystemPromptCapabilities(obj: SessionSystemPromptCapabilities
         data["mode"] = None if v is None else _encode_SessionSystemPromptModeCapabilities(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -18929,7 +19119,10 @@ _KEYS_SessionSystemPromptModeCapabilities: Final = frozenset(["override", "_meta
 
 
 def _decode_SessionSystemPromptModeCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionSystemPromptModeCapabilities] = SessionSystemPromptModeCapabilities,
 ) -> SessionSystemPromptModeCapabilities:
     known = _KEYS_SessionSystemPromptModeCapabilities
     if type(data) is not dict:
@@ -18949,7 +19142,7 @@ def _decode_SessionSystemPromptModeCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return SessionSystemPromptModeCapabilities(
+    return cls(
         override=v_override,
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -18964,9 +19157,9 @@ def _encode_SessionSystemPromptModeCapabilities(obj: SessionSystemPromptModeCapa
         data["override"] = None if v is None else _encode_SessionSystemPromptOverrideCapabilities(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -18974,7 +19167,10 @@ _KEYS_SessionSystemPromptOverrideCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_SessionSystemPromptOverrideCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionSystemPromptOverrideCapabilities] = SessionSystemPromptOverrideCapabilities,
 ) -> SessionSystemPromptOverrideCapabilities:
     known = _KEYS_SessionSystemPromptOverrideCapabilities
     if type(data) is not dict:
@@ -18987,7 +19183,7 @@ def _decode_SessionSystemPromptOverrideCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return SessionSystemPromptOverrideCapabilities(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -18998,16 +19194,18 @@ def _encode_SessionSystemPromptOverrideCapabilities(obj: SessionSystemPromptOver
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_SessionForkCapabilities: Final = frozenset(["_meta"])
 
 
-def _decode_SessionForkCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionForkCapabilities:
+def _decode_SessionForkCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionForkCapabilities] = SessionForkCapabilities
+) -> SessionForkCapabilities:
     known = _KEYS_SessionForkCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionForkCapabilities (an object)", data)
@@ -19019,7 +19217,7 @@ def _decode_SessionForkCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return SessionForkCapabilities(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -19030,16 +19228,18 @@ def _encode_SessionForkCapabilities(obj: SessionForkCapabilities) -> dict[str, A
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_SessionArchiveCapabilities: Final = frozenset(["_meta"])
 
 
-def _decode_SessionArchiveCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionArchiveCapabilities:
+def _decode_SessionArchiveCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionArchiveCapabilities] = SessionArchiveCapabilities
+) -> SessionArchiveCapabilities:
     known = _KEYS_SessionArchiveCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionArchiveCapabilities (an object)", data)
@@ -19051,7 +19251,7 @@ def _decode_SessionArchiveCapabilities(data: Any, ctx: _rt.Context, path: _rt.Pa
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return SessionArchiveCapabilities(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -19062,16 +19262,18 @@ def _encode_SessionArchiveCapabilities(obj: SessionArchiveCapabilities) -> dict[
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_SessionStatusCapabilities: Final = frozenset(["_meta"])
 
 
-def _decode_SessionStatusCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionStatusCapabilities:
+def _decode_SessionStatusCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionStatusCapabilities] = SessionStatusCapabilities
+) -> SessionStatusCapabilities:
     known = _KEYS_SessionStatusCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionStatusCapabilities (an object)", data)
@@ -19083,7 +19285,7 @@ def _decode_SessionStatusCapabilities(data: Any, ctx: _rt.Context, path: _rt.Pat
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return SessionStatusCapabilities(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -19094,16 +19296,18 @@ def _encode_SessionStatusCapabilities(obj: SessionStatusCapabilities) -> dict[st
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_SessionTitleCapabilities: Final = frozenset(["_meta"])
 
 
-def _decode_SessionTitleCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionTitleCapabilities:
+def _decode_SessionTitleCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionTitleCapabilities] = SessionTitleCapabilities
+) -> SessionTitleCapabilities:
     known = _KEYS_SessionTitleCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionTitleCapabilities (an object)", data)
@@ -19115,7 +19319,7 @@ def _decode_SessionTitleCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return SessionTitleCapabilities(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -19126,16 +19330,18 @@ def _encode_SessionTitleCapabilities(obj: SessionTitleCapabilities) -> dict[str,
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_AgentAuthCapabilities: Final = frozenset(["status", "_meta"])
 
 
-def _decode_AgentAuthCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentAuthCapabilities:
+def _decode_AgentAuthCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AgentAuthCapabilities] = AgentAuthCapabilities
+) -> AgentAuthCapabilities:
     known = _KEYS_AgentAuthCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "AgentAuthCapabilities (an object)", data)
@@ -19154,7 +19360,7 @@ def _decode_AgentAuthCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return AgentAuthCapabilities(
+    return cls(
         status=v_status,
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -19169,16 +19375,18 @@ def _encode_AgentAuthCapabilities(obj: AgentAuthCapabilities) -> dict[str, Any]:
         data["status"] = None if v is None else _encode_AuthStatusCapabilities(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_AuthStatusCapabilities: Final = frozenset(["_meta"])
 
 
-def _decode_AuthStatusCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> AuthStatusCapabilities:
+def _decode_AuthStatusCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AuthStatusCapabilities] = AuthStatusCapabilities
+) -> AuthStatusCapabilities:
     known = _KEYS_AuthStatusCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusCapabilities (an object)", data)
@@ -19190,7 +19398,7 @@ def _decode_AuthStatusCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) 
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return AuthStatusCapabilities(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -19201,16 +19409,18 @@ def _encode_AuthStatusCapabilities(obj: AuthStatusCapabilities) -> dict[str, Any
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ProvidersCapabilities: Final = frozenset(["_meta"])
 
 
-def _decode_ProvidersCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProvidersCapabilities:
+def _decode_ProvidersCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ProvidersCapabilities] = ProvidersCapabilities
+) -> ProvidersCapabilities:
     known = _KEYS_ProvidersCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "ProvidersCapabilities (an object)", data)
@@ -19222,7 +19432,7 @@ def _decode_ProvidersCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return ProvidersCapabilities(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -19233,9 +19443,9 @@ def _encode_ProvidersCapabilities(obj: ProvidersCapabilities) -> dict[str, Any]:
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -19301,36 +19511,39 @@ def _decode_AuthMethodTerminal(
 def _encode_AuthMethodTerminal(obj: AuthMethodTerminal) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["methodId"] = obj.method_id
-    data["name"] = obj.name
+    v = obj.method_id
+    data["methodId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.name
+    data["name"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.description
     if v is not UNDEFINED:
-        data["description"] = v
+        data["description"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.args
     if v is not UNDEFINED:
-        data["args"] = v
+        data["args"] = [item0 if type(item0) is str else _rt.encode_value(item0) for item0 in v]
     v = obj.env
     if v is not UNDEFINED:
         data["env"] = [_encode_EnvVariable(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_AuthMethodTerminalVariant: Final = frozenset(["methodId", "name", "description", "args", "env", "_meta", "type"])
 
 
-def _decode_AuthMethodTerminalVariant(data: Any, ctx: _rt.Context, path: _rt.Path) -> AuthMethodTerminalVariant:
+def _decode_AuthMethodTerminalVariant(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AuthMethodTerminalVariant] = AuthMethodTerminalVariant
+) -> AuthMethodTerminalVariant:
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodTerminalVariant (an object)", data)
     if data.get("type", _rt.MISSING) != "terminal":
         raise DecodeError((path, "type"), '"terminal"', data.get("type", _rt.MISSING))
     return cast(
-        AuthMethodTerminalVariant,
-        _decode_AuthMethodTerminal(data, ctx, path, AuthMethodTerminalVariant, _KEYS_AuthMethodTerminalVariant),
+        AuthMethodTerminalVariant, _decode_AuthMethodTerminal(data, ctx, path, cls, _KEYS_AuthMethodTerminalVariant)
     )
 
 
@@ -19388,31 +19601,32 @@ def _decode_AuthMethodAgent(
 def _encode_AuthMethodAgent(obj: AuthMethodAgent) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["methodId"] = obj.method_id
-    data["name"] = obj.name
+    v = obj.method_id
+    data["methodId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.name
+    data["name"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.description
     if v is not UNDEFINED:
-        data["description"] = v
+        data["description"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_AuthMethodAgentVariant: Final = frozenset(["methodId", "name", "description", "_meta", "type"])
 
 
-def _decode_AuthMethodAgentVariant(data: Any, ctx: _rt.Context, path: _rt.Path) -> AuthMethodAgentVariant:
+def _decode_AuthMethodAgentVariant(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AuthMethodAgentVariant] = AuthMethodAgentVariant
+) -> AuthMethodAgentVariant:
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodAgentVariant (an object)", data)
     if data.get("type", _rt.MISSING) != "agent":
         raise DecodeError((path, "type"), '"agent"', data.get("type", _rt.MISSING))
-    return cast(
-        AuthMethodAgentVariant,
-        _decode_AuthMethodAgent(data, ctx, path, AuthMethodAgentVariant, _KEYS_AuthMethodAgentVariant),
-    )
+    return cast(AuthMethodAgentVariant, _decode_AuthMethodAgent(data, ctx, path, cls, _KEYS_AuthMethodAgentVariant))
 
 
 def _encode_AuthMethodAgentVariant(obj: AuthMethodAgentVariant) -> dict[str, Any]:
@@ -19424,7 +19638,9 @@ def _encode_AuthMethodAgentVariant(obj: AuthMethodAgentVariant) -> dict[str, Any
 _KEYS_AuthMethodOther: Final = frozenset(["type", "methodId", "name"])
 
 
-def _decode_AuthMethodOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> AuthMethodOther:
+def _decode_AuthMethodOther(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AuthMethodOther] = AuthMethodOther
+) -> AuthMethodOther:
     known = _KEYS_AuthMethodOther
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodOther (an object)", data)
@@ -19447,7 +19663,7 @@ def _decode_AuthMethodOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> Auth
     if type(v) is not str:
         raise DecodeError((path, "name"), "string", v)
     v_name: Any = v
-    return AuthMethodOther(
+    return cls(
         type=v_type,
         method_id=v_method_id,
         name=v_name,
@@ -19457,18 +19673,24 @@ def _decode_AuthMethodOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> Auth
 
 def _encode_AuthMethodOther(obj: AuthMethodOther) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["type"] = obj.type
-    data["methodId"] = obj.method_id
-    data["name"] = obj.name
+    v: Any
+    v = obj.type
+    data["type"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.method_id
+    data["methodId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.name
+    data["name"] = v if type(v) is str else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_EnvVariable: Final = frozenset(["name", "value", "_meta"])
 
 
-def _decode_EnvVariable(data: Any, ctx: _rt.Context, path: _rt.Path) -> EnvVariable:
+def _decode_EnvVariable(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[EnvVariable] = EnvVariable
+) -> EnvVariable:
     known = _KEYS_EnvVariable
     if type(data) is not dict:
         raise DecodeError(path, "EnvVariable (an object)", data)
@@ -19492,7 +19714,7 @@ def _decode_EnvVariable(data: Any, ctx: _rt.Context, path: _rt.Path) -> EnvVaria
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return EnvVariable(
+    return cls(
         name=v_name,
         value=v_value,
         meta=v_meta,
@@ -19503,20 +19725,24 @@ def _decode_EnvVariable(data: Any, ctx: _rt.Context, path: _rt.Path) -> EnvVaria
 def _encode_EnvVariable(obj: EnvVariable) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["name"] = obj.name
-    data["value"] = obj.value
+    v = obj.name
+    data["name"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.value
+    data["value"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_LoginAuthResponse: Final = frozenset(["_meta"])
 
 
-def _decode_LoginAuthResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> LoginAuthResponse:
+def _decode_LoginAuthResponse(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[LoginAuthResponse] = LoginAuthResponse
+) -> LoginAuthResponse:
     known = _KEYS_LoginAuthResponse
     if type(data) is not dict:
         raise DecodeError(path, "LoginAuthResponse (an object)", data)
@@ -19528,7 +19754,7 @@ def _decode_LoginAuthResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> Lo
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return LoginAuthResponse(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -19539,16 +19765,18 @@ def _encode_LoginAuthResponse(obj: LoginAuthResponse) -> dict[str, Any]:
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ListProvidersResponse: Final = frozenset(["providers", "_meta"])
 
 
-def _decode_ListProvidersResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> ListProvidersResponse:
+def _decode_ListProvidersResponse(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ListProvidersResponse] = ListProvidersResponse
+) -> ListProvidersResponse:
     known = _KEYS_ListProvidersResponse
     if type(data) is not dict:
         raise DecodeError(path, "ListProvidersResponse (an object)", data)
@@ -19565,7 +19793,7 @@ def _decode_ListProvidersResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return ListProvidersResponse(
+    return cls(
         providers=v_providers,
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -19575,19 +19803,22 @@ def _decode_ListProvidersResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -
 def _encode_ListProvidersResponse(obj: ListProvidersResponse) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["providers"] = [_encode_ProviderInfo(item0) for item0 in obj.providers]
+    v = obj.providers
+    data["providers"] = [_encode_ProviderInfo(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ProviderInfo: Final = frozenset(["providerId", "supported", "required", "current", "_meta"])
 
 
-def _decode_ProviderInfo(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProviderInfo:
+def _decode_ProviderInfo(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ProviderInfo] = ProviderInfo
+) -> ProviderInfo:
     known = _KEYS_ProviderInfo
     if type(data) is not dict:
         raise DecodeError(path, "ProviderInfo (an object)", data)
@@ -19623,7 +19854,7 @@ def _decode_ProviderInfo(data: Any, ctx: _rt.Context, path: _rt.Path) -> Provide
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return ProviderInfo(
+    return cls(
         provider_id=v_provider_id,
         supported=v_supported,
         required=v_required,
@@ -19636,24 +19867,29 @@ def _decode_ProviderInfo(data: Any, ctx: _rt.Context, path: _rt.Path) -> Provide
 def _encode_ProviderInfo(obj: ProviderInfo) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["providerId"] = obj.provider_id
-    data["supported"] = obj.supported
-    data["required"] = obj.required
+    v = obj.provider_id
+    data["providerId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.supported
+    data["supported"] = [item0._value_ if type(item0) is LlmProtocol else _rt.encode_value(item0) for item0 in v]
+    v = obj.required
+    data["required"] = v if type(v) is bool else _rt.encode_value(v)
     v = obj.current
     if v is not UNDEFINED:
         data["current"] = None if v is None else _encode_ProviderCurrentConfig(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ProviderCurrentConfig: Final = frozenset(["apiType", "baseUrl", "_meta"])
 
 
-def _decode_ProviderCurrentConfig(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProviderCurrentConfig:
+def _decode_ProviderCurrentConfig(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ProviderCurrentConfig] = ProviderCurrentConfig
+) -> ProviderCurrentConfig:
     known = _KEYS_ProviderCurrentConfig
     if type(data) is not dict:
         raise DecodeError(path, "ProviderCurrentConfig (an object)", data)
@@ -19676,7 +19912,7 @@ def _decode_ProviderCurrentConfig(data: Any, ctx: _rt.Context, path: _rt.Path) -
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return ProviderCurrentConfig(
+    return cls(
         api_type=v_api_type,
         base_url=v_base_url,
         meta=v_meta,
@@ -19687,20 +19923,24 @@ def _decode_ProviderCurrentConfig(data: Any, ctx: _rt.Context, path: _rt.Path) -
 def _encode_ProviderCurrentConfig(obj: ProviderCurrentConfig) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["apiType"] = obj.api_type
-    data["baseUrl"] = obj.base_url
+    v = obj.api_type
+    data["apiType"] = v._value_ if type(v) is LlmProtocol else _rt.encode_value(v)
+    v = obj.base_url
+    data["baseUrl"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_SetProviderResponse: Final = frozenset(["_meta"])
 
 
-def _decode_SetProviderResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> SetProviderResponse:
+def _decode_SetProviderResponse(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SetProviderResponse] = SetProviderResponse
+) -> SetProviderResponse:
     known = _KEYS_SetProviderResponse
     if type(data) is not dict:
         raise DecodeError(path, "SetProviderResponse (an object)", data)
@@ -19712,7 +19952,7 @@ def _decode_SetProviderResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> 
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return SetProviderResponse(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -19723,16 +19963,18 @@ def _encode_SetProviderResponse(obj: SetProviderResponse) -> dict[str, Any]:
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_DisableProviderResponse: Final = frozenset(["_meta"])
 
 
-def _decode_DisableProviderResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> DisableProviderResponse:
+def _decode_DisableProviderResponse(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[DisableProviderResponse] = DisableProviderResponse
+) -> DisableProviderResponse:
     known = _KEYS_DisableProviderResponse
     if type(data) is not dict:
         raise DecodeError(path, "DisableProviderResponse (an object)", data)
@@ -19744,7 +19986,7 @@ def _decode_DisableProviderResponse(data: Any, ctx: _rt.Context, path: _rt.Path)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return DisableProviderResponse(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -19755,16 +19997,18 @@ def _encode_DisableProviderResponse(obj: DisableProviderResponse) -> dict[str, A
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_LogoutAuthResponse: Final = frozenset(["_meta"])
 
 
-def _decode_LogoutAuthResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> LogoutAuthResponse:
+def _decode_LogoutAuthResponse(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[LogoutAuthResponse] = LogoutAuthResponse
+) -> LogoutAuthResponse:
     known = _KEYS_LogoutAuthResponse
     if type(data) is not dict:
         raise DecodeError(path, "LogoutAuthResponse (an object)", data)
@@ -19776,7 +20020,7 @@ def _decode_LogoutAuthResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> L
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return LogoutAuthResponse(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -19787,16 +20031,18 @@ def _encode_LogoutAuthResponse(obj: LogoutAuthResponse) -> dict[str, Any]:
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_AuthStatusResponse: Final = frozenset(["state", "accounts", "_meta"])
 
 
-def _decode_AuthStatusResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> AuthStatusResponse:
+def _decode_AuthStatusResponse(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AuthStatusResponse] = AuthStatusResponse
+) -> AuthStatusResponse:
     known = _KEYS_AuthStatusResponse
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusResponse (an object)", data)
@@ -19820,7 +20066,7 @@ def _decode_AuthStatusResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> A
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return AuthStatusResponse(
+    return cls(
         state=v_state,
         accounts=v_accounts,
         meta=v_meta,
@@ -19831,22 +20077,25 @@ def _decode_AuthStatusResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> A
 def _encode_AuthStatusResponse(obj: AuthStatusResponse) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["state"] = obj.state
+    v = obj.state
+    data["state"] = v._value_ if type(v) is AuthState else _rt.encode_value(v)
     v = obj.accounts
     if v is not UNDEFINED:
         data["accounts"] = [_encode_AuthAccount(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_AuthAccount: Final = frozenset(["label", "active", "name", "email", "organization", "_meta"])
 
 
-def _decode_AuthAccount(data: Any, ctx: _rt.Context, path: _rt.Path) -> AuthAccount:
+def _decode_AuthAccount(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AuthAccount] = AuthAccount
+) -> AuthAccount:
     known = _KEYS_AuthAccount
     if type(data) is not dict:
         raise DecodeError(path, "AuthAccount (an object)", data)
@@ -19880,7 +20129,7 @@ def _decode_AuthAccount(data: Any, ctx: _rt.Context, path: _rt.Path) -> AuthAcco
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return AuthAccount(
+    return cls(
         label=v_label,
         active=v_active,
         name=v_name,
@@ -19894,31 +20143,34 @@ def _decode_AuthAccount(data: Any, ctx: _rt.Context, path: _rt.Path) -> AuthAcco
 def _encode_AuthAccount(obj: AuthAccount) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["label"] = obj.label
+    v = obj.label
+    data["label"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.active
     if v is not UNDEFINED:
-        data["active"] = v
+        data["active"] = None if v is None else v if type(v) is bool else _rt.encode_value(v)
     v = obj.name
     if v is not UNDEFINED:
-        data["name"] = v
+        data["name"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.email
     if v is not UNDEFINED:
-        data["email"] = v
+        data["email"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.organization
     if v is not UNDEFINED:
-        data["organization"] = v
+        data["organization"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_NewSessionResponse: Final = frozenset(["sessionId", "configOptions", "availableCommands", "_meta"])
 
 
-def _decode_NewSessionResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> NewSessionResponse:
+def _decode_NewSessionResponse(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[NewSessionResponse] = NewSessionResponse
+) -> NewSessionResponse:
     known = _KEYS_NewSessionResponse
     if type(data) is not dict:
         raise DecodeError(path, "NewSessionResponse (an object)", data)
@@ -19950,7 +20202,7 @@ def _decode_NewSessionResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> N
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return NewSessionResponse(
+    return cls(
         session_id=v_session_id,
         config_options=v_config_options,
         available_commands=v_available_commands,
@@ -19962,7 +20214,8 @@ def _decode_NewSessionResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> N
 def _encode_NewSessionResponse(obj: NewSessionResponse) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["sessionId"] = obj.session_id
+    v = obj.session_id
+    data["sessionId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.config_options
     if v is not UNDEFINED:
         data["configOptions"] = [_encode_SessionConfigOption(item0) for item0 in v]
@@ -19971,9 +20224,9 @@ def _encode_NewSessionResponse(obj: NewSessionResponse) -> dict[str, Any]:
         data["availableCommands"] = [_encode_AvailableCommand(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -20010,26 +20263,32 @@ def _decode_SessionConfigSelect(
 
 def _encode_SessionConfigSelect(obj: SessionConfigSelect) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["currentValue"] = obj.current_value
-    data["options"] = _encode_SessionConfigSelectOptions(obj.options)
+    v: Any
+    v = obj.current_value
+    data["currentValue"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.options
+    data["options"] = _encode_SessionConfigSelectOptions(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_SessionConfigOptionTypeSelect: Final = frozenset(["currentValue", "options", "type"])
 
 
-def _decode_SessionConfigOptionTypeSelect(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionConfigOptionTypeSelect:
+def _decode_SessionConfigOptionTypeSelect(
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionConfigOptionTypeSelect] = SessionConfigOptionTypeSelect,
+) -> SessionConfigOptionTypeSelect:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigOptionTypeSelect (an object)", data)
     if data.get("type", _rt.MISSING) != "select":
         raise DecodeError((path, "type"), '"select"', data.get("type", _rt.MISSING))
     return cast(
         SessionConfigOptionTypeSelect,
-        _decode_SessionConfigSelect(
-            data, ctx, path, SessionConfigOptionTypeSelect, _KEYS_SessionConfigOptionTypeSelect
-        ),
+        _decode_SessionConfigSelect(data, ctx, path, cls, _KEYS_SessionConfigOptionTypeSelect),
     )
 
 
@@ -20066,9 +20325,11 @@ def _decode_SessionConfigBoolean(
 
 def _encode_SessionConfigBoolean(obj: SessionConfigBoolean) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["currentValue"] = obj.current_value
+    v: Any
+    v = obj.current_value
+    data["currentValue"] = v if type(v) is bool else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -20076,7 +20337,10 @@ _KEYS_SessionConfigOptionTypeBoolean: Final = frozenset(["currentValue", "type"]
 
 
 def _decode_SessionConfigOptionTypeBoolean(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionConfigOptionTypeBoolean] = SessionConfigOptionTypeBoolean,
 ) -> SessionConfigOptionTypeBoolean:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigOptionTypeBoolean (an object)", data)
@@ -20084,9 +20348,7 @@ def _decode_SessionConfigOptionTypeBoolean(
         raise DecodeError((path, "type"), '"boolean"', data.get("type", _rt.MISSING))
     return cast(
         SessionConfigOptionTypeBoolean,
-        _decode_SessionConfigBoolean(
-            data, ctx, path, SessionConfigOptionTypeBoolean, _KEYS_SessionConfigOptionTypeBoolean
-        ),
+        _decode_SessionConfigBoolean(data, ctx, path, cls, _KEYS_SessionConfigOptionTypeBoolean),
     )
 
 
@@ -20099,7 +20361,9 @@ def _encode_SessionConfigOptionTypeBoolean(obj: SessionConfigOptionTypeBoolean) 
 _KEYS_SessionConfigOptionTypeOther: Final = frozenset(["type"])
 
 
-def _decode_SessionConfigOptionTypeOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionConfigOptionTypeOther:
+def _decode_SessionConfigOptionTypeOther(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionConfigOptionTypeOther] = SessionConfigOptionTypeOther
+) -> SessionConfigOptionTypeOther:
     known = _KEYS_SessionConfigOptionTypeOther
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigOptionTypeOther (an object)", data)
@@ -20110,7 +20374,7 @@ def _decode_SessionConfigOptionTypeOther(data: Any, ctx: _rt.Context, path: _rt.
     if type(v) is not str:
         raise DecodeError((path, "type"), "string", v)
     v_type: Any = v
-    return SessionConfigOptionTypeOther(
+    return cls(
         type=v_type,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -20118,16 +20382,20 @@ def _decode_SessionConfigOptionTypeOther(data: Any, ctx: _rt.Context, path: _rt.
 
 def _encode_SessionConfigOptionTypeOther(obj: SessionConfigOptionTypeOther) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["type"] = obj.type
+    v: Any
+    v = obj.type
+    data["type"] = v if type(v) is str else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_SessionConfigOption: Final = frozenset(["configId", "name", "description", "category", "_meta"])
 
 
-def _decode_SessionConfigOption(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionConfigOption:
+def _decode_SessionConfigOption(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionConfigOption] = SessionConfigOption
+) -> SessionConfigOption:
     known = _KEYS_SessionConfigOption
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigOption (an object)", data)
@@ -20164,7 +20432,7 @@ def _decode_SessionConfigOption(data: Any, ctx: _rt.Context, path: _rt.Path) -> 
     v_meta: Any = v
     rest = {key: value for key, value in data.items() if key not in known}
     v_type = _decode_SessionConfigOptionType(rest, ctx, path)
-    return SessionConfigOption(
+    return cls(
         config_id=v_config_id,
         name=v_name,
         description=v_description,
@@ -20177,17 +20445,21 @@ def _decode_SessionConfigOption(data: Any, ctx: _rt.Context, path: _rt.Path) -> 
 def _encode_SessionConfigOption(obj: SessionConfigOption) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["configId"] = obj.config_id
-    data["name"] = obj.name
+    v = obj.config_id
+    data["configId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.name
+    data["name"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.description
     if v is not UNDEFINED:
-        data["description"] = v
+        data["description"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.category
     if v is not UNDEFINED:
-        data["category"] = v
+        data["category"] = (
+            None if v is None else v._value_ if type(v) is SessionConfigOptionCategory else _rt.encode_value(v)
+        )
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     data.update(_encode_SessionConfigOptionType(obj.type))
     return data
 
@@ -20195,7 +20467,9 @@ def _encode_SessionConfigOption(obj: SessionConfigOption) -> dict[str, Any]:
 _KEYS_SessionConfigSelectOption: Final = frozenset(["value", "name", "description", "_meta"])
 
 
-def _decode_SessionConfigSelectOption(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionConfigSelectOption:
+def _decode_SessionConfigSelectOption(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionConfigSelectOption] = SessionConfigSelectOption
+) -> SessionConfigSelectOption:
     known = _KEYS_SessionConfigSelectOption
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigSelectOption (an object)", data)
@@ -20223,7 +20497,7 @@ def _decode_SessionConfigSelectOption(data: Any, ctx: _rt.Context, path: _rt.Pat
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return SessionConfigSelectOption(
+    return cls(
         value=v_value,
         name=v_name,
         description=v_description,
@@ -20235,23 +20509,27 @@ def _decode_SessionConfigSelectOption(data: Any, ctx: _rt.Context, path: _rt.Pat
 def _encode_SessionConfigSelectOption(obj: SessionConfigSelectOption) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["value"] = obj.value
-    data["name"] = obj.name
+    v = obj.value
+    data["value"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.name
+    data["name"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.description
     if v is not UNDEFINED:
-        data["description"] = v
+        data["description"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_SessionConfigSelectGroup: Final = frozenset(["groupId", "name", "options", "_meta"])
 
 
-def _decode_SessionConfigSelectGroup(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionConfigSelectGroup:
+def _decode_SessionConfigSelectGroup(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionConfigSelectGroup] = SessionConfigSelectGroup
+) -> SessionConfigSelectGroup:
     known = _KEYS_SessionConfigSelectGroup
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigSelectGroup (an object)", data)
@@ -20283,7 +20561,7 @@ def _decode_SessionConfigSelectGroup(data: Any, ctx: _rt.Context, path: _rt.Path
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return SessionConfigSelectGroup(
+    return cls(
         group_id=v_group_id,
         name=v_name,
         options=v_options,
@@ -20295,14 +20573,17 @@ def _decode_SessionConfigSelectGroup(data: Any, ctx: _rt.Context, path: _rt.Path
 def _encode_SessionConfigSelectGroup(obj: SessionConfigSelectGroup) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["groupId"] = obj.group_id
-    data["name"] = obj.name
-    data["options"] = [_encode_SessionConfigSelectOption(item0) for item0 in obj.options]
+    v = obj.group_id
+    data["groupId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.name
+    data["name"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.options
+    data["options"] = [_encode_SessionConfigSelectOption(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -20357,31 +20638,32 @@ def _decode_Command(
 def _encode_Command(obj: Command) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["name"] = obj.name
-    data["description"] = obj.description
+    v = obj.name
+    data["name"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.description
+    data["description"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.input
     if v is not UNDEFINED:
         data["input"] = None if v is None else _encode_AvailableCommandInput(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_AvailableCommandCommand: Final = frozenset(["name", "description", "input", "_meta", "type"])
 
 
-def _decode_AvailableCommandCommand(data: Any, ctx: _rt.Context, path: _rt.Path) -> AvailableCommandCommand:
+def _decode_AvailableCommandCommand(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AvailableCommandCommand] = AvailableCommandCommand
+) -> AvailableCommandCommand:
     if type(data) is not dict:
         raise DecodeError(path, "AvailableCommandCommand (an object)", data)
     if data.get("type", _rt.MISSING) != "command":
         raise DecodeError((path, "type"), '"command"', data.get("type", _rt.MISSING))
-    return cast(
-        AvailableCommandCommand,
-        _decode_Command(data, ctx, path, AvailableCommandCommand, _KEYS_AvailableCommandCommand),
-    )
+    return cast(AvailableCommandCommand, _decode_Command(data, ctx, path, cls, _KEYS_AvailableCommandCommand))
 
 
 def _encode_AvailableCommandCommand(obj: AvailableCommandCommand) -> dict[str, Any]:
@@ -20393,7 +20675,9 @@ def _encode_AvailableCommandCommand(obj: AvailableCommandCommand) -> dict[str, A
 _KEYS_AvailableCommandOther: Final = frozenset(["type", "name", "description"])
 
 
-def _decode_AvailableCommandOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> AvailableCommandOther:
+def _decode_AvailableCommandOther(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AvailableCommandOther] = AvailableCommandOther
+) -> AvailableCommandOther:
     known = _KEYS_AvailableCommandOther
     if type(data) is not dict:
         raise DecodeError(path, "AvailableCommandOther (an object)", data)
@@ -20416,7 +20700,7 @@ def _decode_AvailableCommandOther(data: Any, ctx: _rt.Context, path: _rt.Path) -
     if type(v) is not str:
         raise DecodeError((path, "description"), "string", v)
     v_description: Any = v
-    return AvailableCommandOther(
+    return cls(
         type=v_type,
         name=v_name,
         description=v_description,
@@ -20426,11 +20710,15 @@ def _decode_AvailableCommandOther(data: Any, ctx: _rt.Context, path: _rt.Path) -
 
 def _encode_AvailableCommandOther(obj: AvailableCommandOther) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["type"] = obj.type
-    data["name"] = obj.name
-    data["description"] = obj.description
+    v: Any
+    v = obj.type
+    data["type"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.name
+    data["name"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.description
+    data["description"] = v if type(v) is str else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -20470,26 +20758,28 @@ def _decode_TextCommandInput(
 def _encode_TextCommandInput(obj: TextCommandInput) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["hint"] = obj.hint
+    v = obj.hint
+    data["hint"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_AvailableCommandInputText: Final = frozenset(["hint", "_meta", "type"])
 
 
-def _decode_AvailableCommandInputText(data: Any, ctx: _rt.Context, path: _rt.Path) -> AvailableCommandInputText:
+def _decode_AvailableCommandInputText(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AvailableCommandInputText] = AvailableCommandInputText
+) -> AvailableCommandInputText:
     if type(data) is not dict:
         raise DecodeError(path, "AvailableCommandInputText (an object)", data)
     if data.get("type", _rt.MISSING) != "text":
         raise DecodeError((path, "type"), '"text"', data.get("type", _rt.MISSING))
     return cast(
-        AvailableCommandInputText,
-        _decode_TextCommandInput(data, ctx, path, AvailableCommandInputText, _KEYS_AvailableCommandInputText),
+        AvailableCommandInputText, _decode_TextCommandInput(data, ctx, path, cls, _KEYS_AvailableCommandInputText)
     )
 
 
@@ -20502,7 +20792,9 @@ def _encode_AvailableCommandInputText(obj: AvailableCommandInputText) -> dict[st
 _KEYS_AvailableCommandInputOther: Final = frozenset(["type"])
 
 
-def _decode_AvailableCommandInputOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> AvailableCommandInputOther:
+def _decode_AvailableCommandInputOther(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AvailableCommandInputOther] = AvailableCommandInputOther
+) -> AvailableCommandInputOther:
     known = _KEYS_AvailableCommandInputOther
     if type(data) is not dict:
         raise DecodeError(path, "AvailableCommandInputOther (an object)", data)
@@ -20513,7 +20805,7 @@ def _decode_AvailableCommandInputOther(data: Any, ctx: _rt.Context, path: _rt.Pa
     if type(v) is not str:
         raise DecodeError((path, "type"), "string", v)
     v_type: Any = v
-    return AvailableCommandInputOther(
+    return cls(
         type=v_type,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -20521,16 +20813,20 @@ def _decode_AvailableCommandInputOther(data: Any, ctx: _rt.Context, path: _rt.Pa
 
 def _encode_AvailableCommandInputOther(obj: AvailableCommandInputOther) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["type"] = obj.type
+    v: Any
+    v = obj.type
+    data["type"] = v if type(v) is str else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ListSessionsResponse: Final = frozenset(["sessions", "nextCursor", "_meta"])
 
 
-def _decode_ListSessionsResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> ListSessionsResponse:
+def _decode_ListSessionsResponse(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ListSessionsResponse] = ListSessionsResponse
+) -> ListSessionsResponse:
     known = _KEYS_ListSessionsResponse
     if type(data) is not dict:
         raise DecodeError(path, "ListSessionsResponse (an object)", data)
@@ -20554,7 +20850,7 @@ def _decode_ListSessionsResponse(data: Any, ctx: _rt.Context, path: _rt.Path) ->
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return ListSessionsResponse(
+    return cls(
         sessions=v_sessions,
         next_cursor=v_next_cursor,
         meta=v_meta,
@@ -20565,15 +20861,16 @@ def _decode_ListSessionsResponse(data: Any, ctx: _rt.Context, path: _rt.Path) ->
 def _encode_ListSessionsResponse(obj: ListSessionsResponse) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["sessions"] = [_encode_SessionInfo(item0) for item0 in obj.sessions]
+    v = obj.sessions
+    data["sessions"] = [_encode_SessionInfo(item0) for item0 in v]
     v = obj.next_cursor
     if v is not UNDEFINED:
-        data["nextCursor"] = v
+        data["nextCursor"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -20590,7 +20887,9 @@ _KEYS_SessionInfo: Final = frozenset(
 )
 
 
-def _decode_SessionInfo(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionInfo:
+def _decode_SessionInfo(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionInfo] = SessionInfo
+) -> SessionInfo:
     known = _KEYS_SessionInfo
     if type(data) is not dict:
         raise DecodeError(path, "SessionInfo (an object)", data)
@@ -20632,7 +20931,7 @@ def _decode_SessionInfo(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionI
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return SessionInfo(
+    return cls(
         session_id=v_session_id,
         cwd=v_cwd,
         additional_directories=v_additional_directories,
@@ -20647,32 +20946,36 @@ def _decode_SessionInfo(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionI
 def _encode_SessionInfo(obj: SessionInfo) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["sessionId"] = obj.session_id
-    data["cwd"] = obj.cwd
+    v = obj.session_id
+    data["sessionId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.cwd
+    data["cwd"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.additional_directories
     if v is not UNDEFINED:
-        data["additionalDirectories"] = v
+        data["additionalDirectories"] = [item0 if type(item0) is str else _rt.encode_value(item0) for item0 in v]
     v = obj.title
     if v is not UNDEFINED:
-        data["title"] = v
+        data["title"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.updated_at
     if v is not UNDEFINED:
-        data["updatedAt"] = v
+        data["updatedAt"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.archived
     if v is not UNDEFINED:
-        data["archived"] = v
+        data["archived"] = None if v is None else v if type(v) is bool else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_DeleteSessionResponse: Final = frozenset(["_meta"])
 
 
-def _decode_DeleteSessionResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> DeleteSessionResponse:
+def _decode_DeleteSessionResponse(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[DeleteSessionResponse] = DeleteSessionResponse
+) -> DeleteSessionResponse:
     known = _KEYS_DeleteSessionResponse
     if type(data) is not dict:
         raise DecodeError(path, "DeleteSessionResponse (an object)", data)
@@ -20684,7 +20987,7 @@ def _decode_DeleteSessionResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return DeleteSessionResponse(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -20695,16 +20998,18 @@ def _encode_DeleteSessionResponse(obj: DeleteSessionResponse) -> dict[str, Any]:
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ForkSessionResponse: Final = frozenset(["sessionId", "configOptions", "availableCommands", "_meta"])
 
 
-def _decode_ForkSessionResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> ForkSessionResponse:
+def _decode_ForkSessionResponse(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ForkSessionResponse] = ForkSessionResponse
+) -> ForkSessionResponse:
     known = _KEYS_ForkSessionResponse
     if type(data) is not dict:
         raise DecodeError(path, "ForkSessionResponse (an object)", data)
@@ -20736,7 +21041,7 @@ def _decode_ForkSessionResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> 
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return ForkSessionResponse(
+    return cls(
         session_id=v_session_id,
         config_options=v_config_options,
         available_commands=v_available_commands,
@@ -20748,7 +21053,8 @@ def _decode_ForkSessionResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> 
 def _encode_ForkSessionResponse(obj: ForkSessionResponse) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["sessionId"] = obj.session_id
+    v = obj.session_id
+    data["sessionId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.config_options
     if v is not UNDEFINED:
         data["configOptions"] = [_encode_SessionConfigOption(item0) for item0 in v]
@@ -20757,16 +21063,18 @@ def _encode_ForkSessionResponse(obj: ForkSessionResponse) -> dict[str, Any]:
         data["availableCommands"] = [_encode_AvailableCommand(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ArchiveSessionResponse: Final = frozenset(["_meta"])
 
 
-def _decode_ArchiveSessionResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> ArchiveSessionResponse:
+def _decode_ArchiveSessionResponse(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ArchiveSessionResponse] = ArchiveSessionResponse
+) -> ArchiveSessionResponse:
     known = _KEYS_ArchiveSessionResponse
     if type(data) is not dict:
         raise DecodeError(path, "ArchiveSessionResponse (an object)", data)
@@ -20778,7 +21086,7 @@ def _decode_ArchiveSessionResponse(data: Any, ctx: _rt.Context, path: _rt.Path) 
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return ArchiveSessionResponse(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -20789,16 +21097,18 @@ def _encode_ArchiveSessionResponse(obj: ArchiveSessionResponse) -> dict[str, Any
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_UnarchiveSessionResponse: Final = frozenset(["_meta"])
 
 
-def _decode_UnarchiveSessionResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> UnarchiveSessionResponse:
+def _decode_UnarchiveSessionResponse(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[UnarchiveSessionResponse] = UnarchiveSessionResponse
+) -> UnarchiveSessionResponse:
     known = _KEYS_UnarchiveSessionResponse
     if type(data) is not dict:
         raise DecodeError(path, "UnarchiveSessionResponse (an object)", data)
@@ -20810,7 +21120,7 @@ def _decode_UnarchiveSessionResponse(data: Any, ctx: _rt.Context, path: _rt.Path
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return UnarchiveSessionResponse(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -20821,16 +21131,18 @@ def _encode_UnarchiveSessionResponse(obj: UnarchiveSessionResponse) -> dict[str,
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_SessionStatusResponse: Final = frozenset(["status", "state", "_meta"])
 
 
-def _decode_SessionStatusResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionStatusResponse:
+def _decode_SessionStatusResponse(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionStatusResponse] = SessionStatusResponse
+) -> SessionStatusResponse:
     known = _KEYS_SessionStatusResponse
     if type(data) is not dict:
         raise DecodeError(path, "SessionStatusResponse (an object)", data)
@@ -20854,7 +21166,7 @@ def _decode_SessionStatusResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return SessionStatusResponse(
+    return cls(
         status=v_status,
         state=v_state,
         meta=v_meta,
@@ -20865,15 +21177,16 @@ def _decode_SessionStatusResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -
 def _encode_SessionStatusResponse(obj: SessionStatusResponse) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["status"] = obj.status
+    v = obj.status
+    data["status"] = v._value_ if type(v) is SessionStatus else _rt.encode_value(v)
     v = obj.state
     if v is not UNDEFINED:
         data["state"] = None if v is None else _encode_StateUpdate(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -20919,23 +21232,23 @@ def _encode_RunningStateUpdate(obj: RunningStateUpdate) -> dict[str, Any]:
         data["background"] = None if v is None else [_encode_BackgroundWork(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_StateUpdateRunning: Final = frozenset(["background", "_meta", "state"])
 
 
-def _decode_StateUpdateRunning(data: Any, ctx: _rt.Context, path: _rt.Path) -> StateUpdateRunning:
+def _decode_StateUpdateRunning(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[StateUpdateRunning] = StateUpdateRunning
+) -> StateUpdateRunning:
     if type(data) is not dict:
         raise DecodeError(path, "StateUpdateRunning (an object)", data)
     if data.get("state", _rt.MISSING) != "running":
         raise DecodeError((path, "state"), '"running"', data.get("state", _rt.MISSING))
-    return cast(
-        StateUpdateRunning, _decode_RunningStateUpdate(data, ctx, path, StateUpdateRunning, _KEYS_StateUpdateRunning)
-    )
+    return cast(StateUpdateRunning, _decode_RunningStateUpdate(data, ctx, path, cls, _KEYS_StateUpdateRunning))
 
 
 def _encode_StateUpdateRunning(obj: StateUpdateRunning) -> dict[str, Any]:
@@ -20948,14 +21261,17 @@ _KEYS_IdleStateUpdateStopReasonEndTurn: Final = frozenset(["stopReason"])
 
 
 def _decode_IdleStateUpdateStopReasonEndTurn(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[IdleStateUpdateStopReasonEndTurn] = IdleStateUpdateStopReasonEndTurn,
 ) -> IdleStateUpdateStopReasonEndTurn:
     known = _KEYS_IdleStateUpdateStopReasonEndTurn
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonEndTurn (an object)", data)
     if data.get("stopReason", _rt.MISSING) != "end_turn":
         raise DecodeError((path, "stopReason"), '"end_turn"', data.get("stopReason", _rt.MISSING))
-    return IdleStateUpdateStopReasonEndTurn(
+    return cls(
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
 
@@ -20963,7 +21279,7 @@ def _decode_IdleStateUpdateStopReasonEndTurn(
 def _encode_IdleStateUpdateStopReasonEndTurn(obj: IdleStateUpdateStopReasonEndTurn) -> dict[str, Any]:
     data: dict[str, Any] = {"stopReason": "end_turn"}
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -20971,14 +21287,17 @@ _KEYS_IdleStateUpdateStopReasonMaxTokens: Final = frozenset(["stopReason"])
 
 
 def _decode_IdleStateUpdateStopReasonMaxTokens(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[IdleStateUpdateStopReasonMaxTokens] = IdleStateUpdateStopReasonMaxTokens,
 ) -> IdleStateUpdateStopReasonMaxTokens:
     known = _KEYS_IdleStateUpdateStopReasonMaxTokens
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonMaxTokens (an object)", data)
     if data.get("stopReason", _rt.MISSING) != "max_tokens":
         raise DecodeError((path, "stopReason"), '"max_tokens"', data.get("stopReason", _rt.MISSING))
-    return IdleStateUpdateStopReasonMaxTokens(
+    return cls(
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
 
@@ -20986,7 +21305,7 @@ def _decode_IdleStateUpdateStopReasonMaxTokens(
 def _encode_IdleStateUpdateStopReasonMaxTokens(obj: IdleStateUpdateStopReasonMaxTokens) -> dict[str, Any]:
     data: dict[str, Any] = {"stopReason": "max_tokens"}
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -20994,14 +21313,17 @@ _KEYS_IdleStateUpdateStopReasonMaxTurnRequests: Final = frozenset(["stopReason"]
 
 
 def _decode_IdleStateUpdateStopReasonMaxTurnRequests(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[IdleStateUpdateStopReasonMaxTurnRequests] = IdleStateUpdateStopReasonMaxTurnRequests,
 ) -> IdleStateUpdateStopReasonMaxTurnRequests:
     known = _KEYS_IdleStateUpdateStopReasonMaxTurnRequests
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonMaxTurnRequests (an object)", data)
     if data.get("stopReason", _rt.MISSING) != "max_turn_requests":
         raise DecodeError((path, "stopReason"), '"max_turn_requests"', data.get("stopReason", _rt.MISSING))
-    return IdleStateUpdateStopReasonMaxTurnRequests(
+    return cls(
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
 
@@ -21009,7 +21331,7 @@ def _decode_IdleStateUpdateStopReasonMaxTurnRequests(
 def _encode_IdleStateUpdateStopReasonMaxTurnRequests(obj: IdleStateUpdateStopReasonMaxTurnRequests) -> dict[str, Any]:
     data: dict[str, Any] = {"stopReason": "max_turn_requests"}
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -21017,14 +21339,17 @@ _KEYS_IdleStateUpdateStopReasonRefusal: Final = frozenset(["stopReason"])
 
 
 def _decode_IdleStateUpdateStopReasonRefusal(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[IdleStateUpdateStopReasonRefusal] = IdleStateUpdateStopReasonRefusal,
 ) -> IdleStateUpdateStopReasonRefusal:
     known = _KEYS_IdleStateUpdateStopReasonRefusal
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonRefusal (an object)", data)
     if data.get("stopReason", _rt.MISSING) != "refusal":
         raise DecodeError((path, "stopReason"), '"refusal"', data.get("stopReason", _rt.MISSING))
-    return IdleStateUpdateStopReasonRefusal(
+    return cls(
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
 
@@ -21032,7 +21357,7 @@ def _decode_IdleStateUpdateStopReasonRefusal(
 def _encode_IdleStateUpdateStopReasonRefusal(obj: IdleStateUpdateStopReasonRefusal) -> dict[str, Any]:
     data: dict[str, Any] = {"stopReason": "refusal"}
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -21040,14 +21365,17 @@ _KEYS_IdleStateUpdateStopReasonCancelled: Final = frozenset(["stopReason"])
 
 
 def _decode_IdleStateUpdateStopReasonCancelled(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[IdleStateUpdateStopReasonCancelled] = IdleStateUpdateStopReasonCancelled,
 ) -> IdleStateUpdateStopReasonCancelled:
     known = _KEYS_IdleStateUpdateStopReasonCancelled
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonCancelled (an object)", data)
     if data.get("stopReason", _rt.MISSING) != "cancelled":
         raise DecodeError((path, "stopReason"), '"cancelled"', data.get("stopReason", _rt.MISSING))
-    return IdleStateUpdateStopReasonCancelled(
+    return cls(
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
 
@@ -21055,7 +21383,7 @@ def _decode_IdleStateUpdateStopReasonCancelled(
 def _encode_IdleStateUpdateStopReasonCancelled(obj: IdleStateUpdateStopReasonCancelled) -> dict[str, Any]:
     data: dict[str, Any] = {"stopReason": "cancelled"}
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -21092,7 +21420,7 @@ def _encode_ErrorStopReason(obj: ErrorStopReason) -> dict[str, Any]:
     if v is not UNDEFINED:
         data["error"] = None if v is None else _encode_Error(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -21100,7 +21428,10 @@ _KEYS_IdleStateUpdateStopReasonError: Final = frozenset(["error", "stopReason"])
 
 
 def _decode_IdleStateUpdateStopReasonError(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[IdleStateUpdateStopReasonError] = IdleStateUpdateStopReasonError,
 ) -> IdleStateUpdateStopReasonError:
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonError (an object)", data)
@@ -21108,7 +21439,7 @@ def _decode_IdleStateUpdateStopReasonError(
         raise DecodeError((path, "stopReason"), '"error"', data.get("stopReason", _rt.MISSING))
     return cast(
         IdleStateUpdateStopReasonError,
-        _decode_ErrorStopReason(data, ctx, path, IdleStateUpdateStopReasonError, _KEYS_IdleStateUpdateStopReasonError),
+        _decode_ErrorStopReason(data, ctx, path, cls, _KEYS_IdleStateUpdateStopReasonError),
     )
 
 
@@ -21122,7 +21453,10 @@ _KEYS_IdleStateUpdateStopReasonOther: Final = frozenset(["stopReason"])
 
 
 def _decode_IdleStateUpdateStopReasonOther(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[IdleStateUpdateStopReasonOther] = IdleStateUpdateStopReasonOther,
 ) -> IdleStateUpdateStopReasonOther:
     known = _KEYS_IdleStateUpdateStopReasonOther
     if type(data) is not dict:
@@ -21134,7 +21468,7 @@ def _decode_IdleStateUpdateStopReasonOther(
     if type(v) is not str:
         raise DecodeError((path, "stopReason"), "string", v)
     v_stop_reason: Any = v
-    return IdleStateUpdateStopReasonOther(
+    return cls(
         stop_reason=v_stop_reason,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -21142,16 +21476,23 @@ def _decode_IdleStateUpdateStopReasonOther(
 
 def _encode_IdleStateUpdateStopReasonOther(obj: IdleStateUpdateStopReasonOther) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["stopReason"] = obj.stop_reason
+    v: Any
+    v = obj.stop_reason
+    data["stopReason"] = v if type(v) is str else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_IdleStateUpdateStopReasonNone: Final = frozenset(["stopReason"])
 
 
-def _decode_IdleStateUpdateStopReasonNone(data: Any, ctx: _rt.Context, path: _rt.Path) -> IdleStateUpdateStopReasonNone:
+def _decode_IdleStateUpdateStopReasonNone(
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[IdleStateUpdateStopReasonNone] = IdleStateUpdateStopReasonNone,
+) -> IdleStateUpdateStopReasonNone:
     known = _KEYS_IdleStateUpdateStopReasonNone
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonNone (an object)", data)
@@ -21160,7 +21501,7 @@ def _decode_IdleStateUpdateStopReasonNone(data: Any, ctx: _rt.Context, path: _rt
     if v is not UNDEFINED and v is not None:
         raise DecodeError((path, "stopReason"), "null", v)
     v_stop_reason: Any = v
-    return IdleStateUpdateStopReasonNone(
+    return cls(
         stop_reason=v_stop_reason,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -21171,9 +21512,9 @@ def _encode_IdleStateUpdateStopReasonNone(obj: IdleStateUpdateStopReasonNone) ->
     v: Any
     v = obj.stop_reason
     if v is not UNDEFINED:
-        data["stopReason"] = v
+        data["stopReason"] = _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -21232,7 +21573,7 @@ def _encode_IdleStateUpdate(obj: IdleStateUpdate) -> dict[str, Any]:
         data["background"] = None if v is None else [_encode_BackgroundWork(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     data.update(_encode_IdleStateUpdateStopReason(obj.stop_reason))
     return data
 
@@ -21240,12 +21581,14 @@ def _encode_IdleStateUpdate(obj: IdleStateUpdate) -> dict[str, Any]:
 _KEYS_StateUpdateIdle: Final = frozenset(["usage", "background", "_meta", "state"])
 
 
-def _decode_StateUpdateIdle(data: Any, ctx: _rt.Context, path: _rt.Path) -> StateUpdateIdle:
+def _decode_StateUpdateIdle(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[StateUpdateIdle] = StateUpdateIdle
+) -> StateUpdateIdle:
     if type(data) is not dict:
         raise DecodeError(path, "StateUpdateIdle (an object)", data)
     if data.get("state", _rt.MISSING) != "idle":
         raise DecodeError((path, "state"), '"idle"', data.get("state", _rt.MISSING))
-    return cast(StateUpdateIdle, _decode_IdleStateUpdate(data, ctx, path, StateUpdateIdle, _KEYS_StateUpdateIdle))
+    return cast(StateUpdateIdle, _decode_IdleStateUpdate(data, ctx, path, cls, _KEYS_StateUpdateIdle))
 
 
 def _encode_StateUpdateIdle(obj: StateUpdateIdle) -> dict[str, Any]:
@@ -21296,23 +21639,25 @@ def _encode_RequiresActionStateUpdate(obj: RequiresActionStateUpdate) -> dict[st
         data["background"] = None if v is None else [_encode_BackgroundWork(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_StateUpdateRequiresAction: Final = frozenset(["background", "_meta", "state"])
 
 
-def _decode_StateUpdateRequiresAction(data: Any, ctx: _rt.Context, path: _rt.Path) -> StateUpdateRequiresAction:
+def _decode_StateUpdateRequiresAction(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[StateUpdateRequiresAction] = StateUpdateRequiresAction
+) -> StateUpdateRequiresAction:
     if type(data) is not dict:
         raise DecodeError(path, "StateUpdateRequiresAction (an object)", data)
     if data.get("state", _rt.MISSING) != "requires_action":
         raise DecodeError((path, "state"), '"requires_action"', data.get("state", _rt.MISSING))
     return cast(
         StateUpdateRequiresAction,
-        _decode_RequiresActionStateUpdate(data, ctx, path, StateUpdateRequiresAction, _KEYS_StateUpdateRequiresAction),
+        _decode_RequiresActionStateUpdate(data, ctx, path, cls, _KEYS_StateUpdateRequiresAction),
     )
 
 
@@ -21364,23 +21709,23 @@ def _encode_UnknownStateUpdate(obj: UnknownStateUpdate) -> dict[str, Any]:
         data["background"] = None if v is None else [_encode_BackgroundWork(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_StateUpdateUnknown: Final = frozenset(["background", "_meta", "state"])
 
 
-def _decode_StateUpdateUnknown(data: Any, ctx: _rt.Context, path: _rt.Path) -> StateUpdateUnknown:
+def _decode_StateUpdateUnknown(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[StateUpdateUnknown] = StateUpdateUnknown
+) -> StateUpdateUnknown:
     if type(data) is not dict:
         raise DecodeError(path, "StateUpdateUnknown (an object)", data)
     if data.get("state", _rt.MISSING) != "unknown":
         raise DecodeError((path, "state"), '"unknown"', data.get("state", _rt.MISSING))
-    return cast(
-        StateUpdateUnknown, _decode_UnknownStateUpdate(data, ctx, path, StateUpdateUnknown, _KEYS_StateUpdateUnknown)
-    )
+    return cast(StateUpdateUnknown, _decode_UnknownStateUpdate(data, ctx, path, cls, _KEYS_StateUpdateUnknown))
 
 
 def _encode_StateUpdateUnknown(obj: StateUpdateUnknown) -> dict[str, Any]:
@@ -21392,7 +21737,9 @@ def _encode_StateUpdateUnknown(obj: StateUpdateUnknown) -> dict[str, Any]:
 _KEYS_StateUpdateOther: Final = frozenset(["state"])
 
 
-def _decode_StateUpdateOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> StateUpdateOther:
+def _decode_StateUpdateOther(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[StateUpdateOther] = StateUpdateOther
+) -> StateUpdateOther:
     known = _KEYS_StateUpdateOther
     if type(data) is not dict:
         raise DecodeError(path, "StateUpdateOther (an object)", data)
@@ -21403,7 +21750,7 @@ def _decode_StateUpdateOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> Sta
     if type(v) is not str:
         raise DecodeError((path, "state"), "string", v)
     v_state: Any = v
-    return StateUpdateOther(
+    return cls(
         state=v_state,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -21411,9 +21758,11 @@ def _decode_StateUpdateOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> Sta
 
 def _encode_StateUpdateOther(obj: StateUpdateOther) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["state"] = obj.state
+    v: Any
+    v = obj.state
+    data["state"] = v if type(v) is str else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -21453,27 +21802,27 @@ def _decode_BackgroundTerminal(
 def _encode_BackgroundTerminal(obj: BackgroundTerminal) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["terminalId"] = obj.terminal_id
+    v = obj.terminal_id
+    data["terminalId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_BackgroundWorkTerminal: Final = frozenset(["terminalId", "_meta", "type"])
 
 
-def _decode_BackgroundWorkTerminal(data: Any, ctx: _rt.Context, path: _rt.Path) -> BackgroundWorkTerminal:
+def _decode_BackgroundWorkTerminal(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[BackgroundWorkTerminal] = BackgroundWorkTerminal
+) -> BackgroundWorkTerminal:
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundWorkTerminal (an object)", data)
     if data.get("type", _rt.MISSING) != "terminal":
         raise DecodeError((path, "type"), '"terminal"', data.get("type", _rt.MISSING))
-    return cast(
-        BackgroundWorkTerminal,
-        _decode_BackgroundTerminal(data, ctx, path, BackgroundWorkTerminal, _KEYS_BackgroundWorkTerminal),
-    )
+    return cast(BackgroundWorkTerminal, _decode_BackgroundTerminal(data, ctx, path, cls, _KEYS_BackgroundWorkTerminal))
 
 
 def _encode_BackgroundWorkTerminal(obj: BackgroundWorkTerminal) -> dict[str, Any]:
@@ -21518,27 +21867,27 @@ def _decode_BackgroundToolCall(
 def _encode_BackgroundToolCall(obj: BackgroundToolCall) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["toolCallId"] = obj.tool_call_id
+    v = obj.tool_call_id
+    data["toolCallId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_BackgroundWorkToolCall: Final = frozenset(["toolCallId", "_meta", "type"])
 
 
-def _decode_BackgroundWorkToolCall(data: Any, ctx: _rt.Context, path: _rt.Path) -> BackgroundWorkToolCall:
+def _decode_BackgroundWorkToolCall(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[BackgroundWorkToolCall] = BackgroundWorkToolCall
+) -> BackgroundWorkToolCall:
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundWorkToolCall (an object)", data)
     if data.get("type", _rt.MISSING) != "tool_call":
         raise DecodeError((path, "type"), '"tool_call"', data.get("type", _rt.MISSING))
-    return cast(
-        BackgroundWorkToolCall,
-        _decode_BackgroundToolCall(data, ctx, path, BackgroundWorkToolCall, _KEYS_BackgroundWorkToolCall),
-    )
+    return cast(BackgroundWorkToolCall, _decode_BackgroundToolCall(data, ctx, path, cls, _KEYS_BackgroundWorkToolCall))
 
 
 def _encode_BackgroundWorkToolCall(obj: BackgroundWorkToolCall) -> dict[str, Any]:
@@ -21583,27 +21932,27 @@ def _decode_BackgroundSubagent(
 def _encode_BackgroundSubagent(obj: BackgroundSubagent) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["sessionId"] = obj.session_id
+    v = obj.session_id
+    data["sessionId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_BackgroundWorkSubagent: Final = frozenset(["sessionId", "_meta", "type"])
 
 
-def _decode_BackgroundWorkSubagent(data: Any, ctx: _rt.Context, path: _rt.Path) -> BackgroundWorkSubagent:
+def _decode_BackgroundWorkSubagent(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[BackgroundWorkSubagent] = BackgroundWorkSubagent
+) -> BackgroundWorkSubagent:
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundWorkSubagent (an object)", data)
     if data.get("type", _rt.MISSING) != "subagent":
         raise DecodeError((path, "type"), '"subagent"', data.get("type", _rt.MISSING))
-    return cast(
-        BackgroundWorkSubagent,
-        _decode_BackgroundSubagent(data, ctx, path, BackgroundWorkSubagent, _KEYS_BackgroundWorkSubagent),
-    )
+    return cast(BackgroundWorkSubagent, _decode_BackgroundSubagent(data, ctx, path, cls, _KEYS_BackgroundWorkSubagent))
 
 
 def _encode_BackgroundWorkSubagent(obj: BackgroundWorkSubagent) -> dict[str, Any]:
@@ -21615,7 +21964,9 @@ def _encode_BackgroundWorkSubagent(obj: BackgroundWorkSubagent) -> dict[str, Any
 _KEYS_BackgroundWorkOther: Final = frozenset(["type"])
 
 
-def _decode_BackgroundWorkOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> BackgroundWorkOther:
+def _decode_BackgroundWorkOther(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[BackgroundWorkOther] = BackgroundWorkOther
+) -> BackgroundWorkOther:
     known = _KEYS_BackgroundWorkOther
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundWorkOther (an object)", data)
@@ -21626,7 +21977,7 @@ def _decode_BackgroundWorkOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> 
     if type(v) is not str:
         raise DecodeError((path, "type"), "string", v)
     v_type: Any = v
-    return BackgroundWorkOther(
+    return cls(
         type=v_type,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -21634,16 +21985,18 @@ def _decode_BackgroundWorkOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> 
 
 def _encode_BackgroundWorkOther(obj: BackgroundWorkOther) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["type"] = obj.type
+    v: Any
+    v = obj.type
+    data["type"] = v if type(v) is str else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_Error: Final = frozenset(["code", "message", "data"])
 
 
-def _decode_Error(data: Any, ctx: _rt.Context, path: _rt.Path) -> Error:
+def _decode_Error(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Error] = Error) -> Error:
     known = _KEYS_Error
     if type(data) is not dict:
         raise DecodeError(path, "Error (an object)", data)
@@ -21666,7 +22019,7 @@ def _decode_Error(data: Any, ctx: _rt.Context, path: _rt.Path) -> Error:
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_data: Any = v
-    return Error(
+    return cls(
         code=v_code,
         message=v_message,
         data=v_data,
@@ -21677,13 +22030,15 @@ def _decode_Error(data: Any, ctx: _rt.Context, path: _rt.Path) -> Error:
 def _encode_Error(obj: Error) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["code"] = obj.code
-    data["message"] = obj.message
+    v = obj.code
+    data["code"] = v._value_ if type(v) is ErrorCode else _rt.encode_value(v)
+    v = obj.message
+    data["message"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.data
     if v is not UNDEFINED:
         data["data"] = None if v is None else _encode_ErrorData(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -21691,7 +22046,10 @@ _KEYS_UnsupportedProtocolVersionErrorData: Final = frozenset(["requested", "supp
 
 
 def _decode_UnsupportedProtocolVersionErrorData(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[UnsupportedProtocolVersionErrorData] = UnsupportedProtocolVersionErrorData,
 ) -> UnsupportedProtocolVersionErrorData:
     known = _KEYS_UnsupportedProtocolVersionErrorData
     if type(data) is not dict:
@@ -21715,7 +22073,7 @@ def _decode_UnsupportedProtocolVersionErrorData(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return UnsupportedProtocolVersionErrorData(
+    return cls(
         requested=v_requested,
         supported=v_supported,
         meta=v_meta,
@@ -21726,20 +22084,24 @@ def _decode_UnsupportedProtocolVersionErrorData(
 def _encode_UnsupportedProtocolVersionErrorData(obj: UnsupportedProtocolVersionErrorData) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["requested"] = obj.requested
-    data["supported"] = obj.supported
+    v = obj.requested
+    data["requested"] = v if type(v) is int else _rt.encode_value(v)
+    v = obj.supported
+    data["supported"] = [item0 if type(item0) is int else _rt.encode_value(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_SessionNotFoundErrorData: Final = frozenset(["sessionId", "_meta"])
 
 
-def _decode_SessionNotFoundErrorData(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionNotFoundErrorData:
+def _decode_SessionNotFoundErrorData(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionNotFoundErrorData] = SessionNotFoundErrorData
+) -> SessionNotFoundErrorData:
     known = _KEYS_SessionNotFoundErrorData
     if type(data) is not dict:
         raise DecodeError(path, "SessionNotFoundErrorData (an object)", data)
@@ -21757,7 +22119,7 @@ def _decode_SessionNotFoundErrorData(data: Any, ctx: _rt.Context, path: _rt.Path
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return SessionNotFoundErrorData(
+    return cls(
         session_id=v_session_id,
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -21767,12 +22129,13 @@ def _decode_SessionNotFoundErrorData(data: Any, ctx: _rt.Context, path: _rt.Path
 def _encode_SessionNotFoundErrorData(obj: SessionNotFoundErrorData) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["sessionId"] = obj.session_id
+    v = obj.session_id
+    data["sessionId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -21789,7 +22152,7 @@ _KEYS_Usage: Final = frozenset(
 )
 
 
-def _decode_Usage(data: Any, ctx: _rt.Context, path: _rt.Path) -> Usage:
+def _decode_Usage(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Usage] = Usage) -> Usage:
     known = _KEYS_Usage
     if type(data) is not dict:
         raise DecodeError(path, "Usage (an object)", data)
@@ -21840,7 +22203,7 @@ def _decode_Usage(data: Any, ctx: _rt.Context, path: _rt.Path) -> Usage:
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return Usage(
+    return cls(
         total_tokens=v_total_tokens,
         input_tokens=v_input_tokens,
         output_tokens=v_output_tokens,
@@ -21855,30 +22218,35 @@ def _decode_Usage(data: Any, ctx: _rt.Context, path: _rt.Path) -> Usage:
 def _encode_Usage(obj: Usage) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["totalTokens"] = obj.total_tokens
-    data["inputTokens"] = obj.input_tokens
-    data["outputTokens"] = obj.output_tokens
+    v = obj.total_tokens
+    data["totalTokens"] = v if type(v) is int else _rt.encode_value(v)
+    v = obj.input_tokens
+    data["inputTokens"] = v if type(v) is int else _rt.encode_value(v)
+    v = obj.output_tokens
+    data["outputTokens"] = v if type(v) is int else _rt.encode_value(v)
     v = obj.thought_tokens
     if v is not UNDEFINED:
-        data["thoughtTokens"] = v
+        data["thoughtTokens"] = None if v is None else v if type(v) is int else _rt.encode_value(v)
     v = obj.cached_read_tokens
     if v is not UNDEFINED:
-        data["cachedReadTokens"] = v
+        data["cachedReadTokens"] = None if v is None else v if type(v) is int else _rt.encode_value(v)
     v = obj.cached_write_tokens
     if v is not UNDEFINED:
-        data["cachedWriteTokens"] = v
+        data["cachedWriteTokens"] = None if v is None else v if type(v) is int else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_SetSessionTitleResponse: Final = frozenset(["title", "_meta"])
 
 
-def _decode_SetSessionTitleResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> SetSessionTitleResponse:
+def _decode_SetSessionTitleResponse(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SetSessionTitleResponse] = SetSessionTitleResponse
+) -> SetSessionTitleResponse:
     known = _KEYS_SetSessionTitleResponse
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionTitleResponse (an object)", data)
@@ -21896,7 +22264,7 @@ def _decode_SetSessionTitleResponse(data: Any, ctx: _rt.Context, path: _rt.Path)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return SetSessionTitleResponse(
+    return cls(
         title=v_title,
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -21906,19 +22274,22 @@ def _decode_SetSessionTitleResponse(data: Any, ctx: _rt.Context, path: _rt.Path)
 def _encode_SetSessionTitleResponse(obj: SetSessionTitleResponse) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["title"] = obj.title
+    v = obj.title
+    data["title"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ResumeSessionResponse: Final = frozenset(["configOptions", "availableCommands", "_meta"])
 
 
-def _decode_ResumeSessionResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> ResumeSessionResponse:
+def _decode_ResumeSessionResponse(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ResumeSessionResponse] = ResumeSessionResponse
+) -> ResumeSessionResponse:
     known = _KEYS_ResumeSessionResponse
     if type(data) is not dict:
         raise DecodeError(path, "ResumeSessionResponse (an object)", data)
@@ -21944,7 +22315,7 @@ def _decode_ResumeSessionResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return ResumeSessionResponse(
+    return cls(
         config_options=v_config_options,
         available_commands=v_available_commands,
         meta=v_meta,
@@ -21963,16 +22334,18 @@ def _encode_ResumeSessionResponse(obj: ResumeSessionResponse) -> dict[str, Any]:
         data["availableCommands"] = [_encode_AvailableCommand(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_CloseSessionResponse: Final = frozenset(["_meta"])
 
 
-def _decode_CloseSessionResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> CloseSessionResponse:
+def _decode_CloseSessionResponse(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[CloseSessionResponse] = CloseSessionResponse
+) -> CloseSessionResponse:
     known = _KEYS_CloseSessionResponse
     if type(data) is not dict:
         raise DecodeError(path, "CloseSessionResponse (an object)", data)
@@ -21984,7 +22357,7 @@ def _decode_CloseSessionResponse(data: Any, ctx: _rt.Context, path: _rt.Path) ->
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return CloseSessionResponse(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -21995,16 +22368,18 @@ def _encode_CloseSessionResponse(obj: CloseSessionResponse) -> dict[str, Any]:
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_CancelToolCallResponse: Final = frozenset(["_meta"])
 
 
-def _decode_CancelToolCallResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> CancelToolCallResponse:
+def _decode_CancelToolCallResponse(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[CancelToolCallResponse] = CancelToolCallResponse
+) -> CancelToolCallResponse:
     known = _KEYS_CancelToolCallResponse
     if type(data) is not dict:
         raise DecodeError(path, "CancelToolCallResponse (an object)", data)
@@ -22016,7 +22391,7 @@ def _decode_CancelToolCallResponse(data: Any, ctx: _rt.Context, path: _rt.Path) 
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return CancelToolCallResponse(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -22027,16 +22402,18 @@ def _encode_CancelToolCallResponse(obj: CancelToolCallResponse) -> dict[str, Any
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_CancelTerminalResponse: Final = frozenset(["_meta"])
 
 
-def _decode_CancelTerminalResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> CancelTerminalResponse:
+def _decode_CancelTerminalResponse(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[CancelTerminalResponse] = CancelTerminalResponse
+) -> CancelTerminalResponse:
     known = _KEYS_CancelTerminalResponse
     if type(data) is not dict:
         raise DecodeError(path, "CancelTerminalResponse (an object)", data)
@@ -22048,7 +22425,7 @@ def _decode_CancelTerminalResponse(data: Any, ctx: _rt.Context, path: _rt.Path) 
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return CancelTerminalResponse(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -22059,9 +22436,9 @@ def _encode_CancelTerminalResponse(obj: CancelTerminalResponse) -> dict[str, Any
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -22069,7 +22446,10 @@ _KEYS_SetSessionConfigOptionResponse: Final = frozenset(["configOptions", "_meta
 
 
 def _decode_SetSessionConfigOptionResponse(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SetSessionConfigOptionResponse] = SetSessionConfigOptionResponse,
 ) -> SetSessionConfigOptionResponse:
     known = _KEYS_SetSessionConfigOptionResponse
     if type(data) is not dict:
@@ -22087,7 +22467,7 @@ def _decode_SetSessionConfigOptionResponse(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return SetSessionConfigOptionResponse(
+    return cls(
         config_options=v_config_options,
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -22097,19 +22477,22 @@ def _decode_SetSessionConfigOptionResponse(
 def _encode_SetSessionConfigOptionResponse(obj: SetSessionConfigOptionResponse) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["configOptions"] = [_encode_SessionConfigOption(item0) for item0 in obj.config_options]
+    v = obj.config_options
+    data["configOptions"] = [_encode_SessionConfigOption(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_PromptResponse: Final = frozenset(["messageId", "_meta"])
 
 
-def _decode_PromptResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> PromptResponse:
+def _decode_PromptResponse(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[PromptResponse] = PromptResponse
+) -> PromptResponse:
     known = _KEYS_PromptResponse
     if type(data) is not dict:
         raise DecodeError(path, "PromptResponse (an object)", data)
@@ -22127,7 +22510,7 @@ def _decode_PromptResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> Promp
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return PromptResponse(
+    return cls(
         message_id=v_message_id,
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -22137,19 +22520,22 @@ def _decode_PromptResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> Promp
 def _encode_PromptResponse(obj: PromptResponse) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["messageId"] = obj.message_id
+    v = obj.message_id
+    data["messageId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_AgentNotification: Final = frozenset(["method", "params"])
 
 
-def _decode_AgentNotification(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentNotification:
+def _decode_AgentNotification(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AgentNotification] = AgentNotification
+) -> AgentNotification:
     known = _KEYS_AgentNotification
     if type(data) is not dict:
         raise DecodeError(path, "AgentNotification (an object)", data)
@@ -22164,7 +22550,7 @@ def _decode_AgentNotification(data: Any, ctx: _rt.Context, path: _rt.Path) -> Ag
     if v is not UNDEFINED and v is not None:
         v = _decode_AgentNotificationParams(v, ctx, (path, "params"))
     v_params: Any = v
-    return AgentNotification(
+    return cls(
         method=v_method,
         params=v_params,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -22174,19 +22560,22 @@ def _decode_AgentNotification(data: Any, ctx: _rt.Context, path: _rt.Path) -> Ag
 def _encode_AgentNotification(obj: AgentNotification) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["method"] = obj.method
+    v = obj.method
+    data["method"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.params
     if v is not UNDEFINED:
         data["params"] = None if v is None else _encode_AgentNotificationParams(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_UpdateSessionNotification: Final = frozenset(["sessionId", "update", "_meta"])
 
 
-def _decode_UpdateSessionNotification(data: Any, ctx: _rt.Context, path: _rt.Path) -> UpdateSessionNotification:
+def _decode_UpdateSessionNotification(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[UpdateSessionNotification] = UpdateSessionNotification
+) -> UpdateSessionNotification:
     known = _KEYS_UpdateSessionNotification
     if type(data) is not dict:
         raise DecodeError(path, "UpdateSessionNotification (an object)", data)
@@ -22209,7 +22598,7 @@ def _decode_UpdateSessionNotification(data: Any, ctx: _rt.Context, path: _rt.Pat
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return UpdateSessionNotification(
+    return cls(
         session_id=v_session_id,
         update=v_update,
         meta=v_meta,
@@ -22220,13 +22609,15 @@ def _decode_UpdateSessionNotification(data: Any, ctx: _rt.Context, path: _rt.Pat
 def _encode_UpdateSessionNotification(obj: UpdateSessionNotification) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["sessionId"] = obj.session_id
-    data["update"] = _encode_SessionUpdate(obj.update)
+    v = obj.session_id
+    data["sessionId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.update
+    data["update"] = _encode_SessionUpdate(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -22272,27 +22663,33 @@ def _decode_ContentChunk(
 def _encode_ContentChunk(obj: ContentChunk) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["messageId"] = obj.message_id
-    data["content"] = _encode_ContentBlock(obj.content)
+    v = obj.message_id
+    data["messageId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.content
+    data["content"] = _encode_ContentBlock(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_SessionUpdateUserMessageChunk: Final = frozenset(["messageId", "content", "_meta", "sessionUpdate"])
 
 
-def _decode_SessionUpdateUserMessageChunk(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionUpdateUserMessageChunk:
+def _decode_SessionUpdateUserMessageChunk(
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionUpdateUserMessageChunk] = SessionUpdateUserMessageChunk,
+) -> SessionUpdateUserMessageChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateUserMessageChunk (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "user_message_chunk":
         raise DecodeError((path, "sessionUpdate"), '"user_message_chunk"', data.get("sessionUpdate", _rt.MISSING))
     return cast(
-        SessionUpdateUserMessageChunk,
-        _decode_ContentChunk(data, ctx, path, SessionUpdateUserMessageChunk, _KEYS_SessionUpdateUserMessageChunk),
+        SessionUpdateUserMessageChunk, _decode_ContentChunk(data, ctx, path, cls, _KEYS_SessionUpdateUserMessageChunk)
     )
 
 
@@ -22346,30 +22743,30 @@ def _decode_UserMessage(
 def _encode_UserMessage(obj: UserMessage) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["messageId"] = obj.message_id
+    v = obj.message_id
+    data["messageId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.content
     if v is not UNDEFINED:
         data["content"] = None if v is None else [_encode_ContentBlock(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_SessionUpdateUserMessage: Final = frozenset(["messageId", "content", "_meta", "sessionUpdate"])
 
 
-def _decode_SessionUpdateUserMessage(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionUpdateUserMessage:
+def _decode_SessionUpdateUserMessage(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionUpdateUserMessage] = SessionUpdateUserMessage
+) -> SessionUpdateUserMessage:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateUserMessage (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "user_message":
         raise DecodeError((path, "sessionUpdate"), '"user_message"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(
-        SessionUpdateUserMessage,
-        _decode_UserMessage(data, ctx, path, SessionUpdateUserMessage, _KEYS_SessionUpdateUserMessage),
-    )
+    return cast(SessionUpdateUserMessage, _decode_UserMessage(data, ctx, path, cls, _KEYS_SessionUpdateUserMessage))
 
 
 def _encode_SessionUpdateUserMessage(obj: SessionUpdateUserMessage) -> dict[str, Any]:
@@ -22382,15 +22779,17 @@ _KEYS_SessionUpdateAgentMessageChunk: Final = frozenset(["messageId", "content",
 
 
 def _decode_SessionUpdateAgentMessageChunk(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionUpdateAgentMessageChunk] = SessionUpdateAgentMessageChunk,
 ) -> SessionUpdateAgentMessageChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateAgentMessageChunk (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "agent_message_chunk":
         raise DecodeError((path, "sessionUpdate"), '"agent_message_chunk"', data.get("sessionUpdate", _rt.MISSING))
     return cast(
-        SessionUpdateAgentMessageChunk,
-        _decode_ContentChunk(data, ctx, path, SessionUpdateAgentMessageChunk, _KEYS_SessionUpdateAgentMessageChunk),
+        SessionUpdateAgentMessageChunk, _decode_ContentChunk(data, ctx, path, cls, _KEYS_SessionUpdateAgentMessageChunk)
     )
 
 
@@ -22444,30 +22843,30 @@ def _decode_AgentMessage(
 def _encode_AgentMessage(obj: AgentMessage) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["messageId"] = obj.message_id
+    v = obj.message_id
+    data["messageId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.content
     if v is not UNDEFINED:
         data["content"] = None if v is None else [_encode_ContentBlock(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_SessionUpdateAgentMessage: Final = frozenset(["messageId", "content", "_meta", "sessionUpdate"])
 
 
-def _decode_SessionUpdateAgentMessage(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionUpdateAgentMessage:
+def _decode_SessionUpdateAgentMessage(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionUpdateAgentMessage] = SessionUpdateAgentMessage
+) -> SessionUpdateAgentMessage:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateAgentMessage (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "agent_message":
         raise DecodeError((path, "sessionUpdate"), '"agent_message"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(
-        SessionUpdateAgentMessage,
-        _decode_AgentMessage(data, ctx, path, SessionUpdateAgentMessage, _KEYS_SessionUpdateAgentMessage),
-    )
+    return cast(SessionUpdateAgentMessage, _decode_AgentMessage(data, ctx, path, cls, _KEYS_SessionUpdateAgentMessage))
 
 
 def _encode_SessionUpdateAgentMessage(obj: SessionUpdateAgentMessage) -> dict[str, Any]:
@@ -22480,15 +22879,17 @@ _KEYS_SessionUpdateAgentThoughtChunk: Final = frozenset(["messageId", "content",
 
 
 def _decode_SessionUpdateAgentThoughtChunk(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionUpdateAgentThoughtChunk] = SessionUpdateAgentThoughtChunk,
 ) -> SessionUpdateAgentThoughtChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateAgentThoughtChunk (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "agent_thought_chunk":
         raise DecodeError((path, "sessionUpdate"), '"agent_thought_chunk"', data.get("sessionUpdate", _rt.MISSING))
     return cast(
-        SessionUpdateAgentThoughtChunk,
-        _decode_ContentChunk(data, ctx, path, SessionUpdateAgentThoughtChunk, _KEYS_SessionUpdateAgentThoughtChunk),
+        SessionUpdateAgentThoughtChunk, _decode_ContentChunk(data, ctx, path, cls, _KEYS_SessionUpdateAgentThoughtChunk)
     )
 
 
@@ -22542,30 +22943,30 @@ def _decode_AgentThought(
 def _encode_AgentThought(obj: AgentThought) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["messageId"] = obj.message_id
+    v = obj.message_id
+    data["messageId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.content
     if v is not UNDEFINED:
         data["content"] = None if v is None else [_encode_ContentBlock(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_SessionUpdateAgentThought: Final = frozenset(["messageId", "content", "_meta", "sessionUpdate"])
 
 
-def _decode_SessionUpdateAgentThought(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionUpdateAgentThought:
+def _decode_SessionUpdateAgentThought(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionUpdateAgentThought] = SessionUpdateAgentThought
+) -> SessionUpdateAgentThought:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateAgentThought (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "agent_thought":
         raise DecodeError((path, "sessionUpdate"), '"agent_thought"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(
-        SessionUpdateAgentThought,
-        _decode_AgentThought(data, ctx, path, SessionUpdateAgentThought, _KEYS_SessionUpdateAgentThought),
-    )
+    return cast(SessionUpdateAgentThought, _decode_AgentThought(data, ctx, path, cls, _KEYS_SessionUpdateAgentThought))
 
 
 def _encode_SessionUpdateAgentThought(obj: SessionUpdateAgentThought) -> dict[str, Any]:
@@ -22577,7 +22978,9 @@ def _encode_SessionUpdateAgentThought(obj: SessionUpdateAgentThought) -> dict[st
 _KEYS_SessionUpdateStateUpdate: Final = frozenset(["sessionUpdate"])
 
 
-def _decode_SessionUpdateStateUpdate(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionUpdateStateUpdate:
+def _decode_SessionUpdateStateUpdate(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionUpdateStateUpdate] = SessionUpdateStateUpdate
+) -> SessionUpdateStateUpdate:
     known = _KEYS_SessionUpdateStateUpdate
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateStateUpdate (an object)", data)
@@ -22585,7 +22988,7 @@ def _decode_SessionUpdateStateUpdate(data: Any, ctx: _rt.Context, path: _rt.Path
         raise DecodeError((path, "sessionUpdate"), '"state_update"', data.get("sessionUpdate", _rt.MISSING))
     rest = {key: value for key, value in data.items() if key not in known}
     v_state = _decode_StateUpdate(rest, ctx, path)
-    return SessionUpdateStateUpdate(
+    return cls(
         state=v_state,
     )
 
@@ -22638,13 +23041,15 @@ def _decode_ToolCallContentChunk(
 def _encode_ToolCallContentChunk(obj: ToolCallContentChunk) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["toolCallId"] = obj.tool_call_id
-    data["content"] = _encode_ToolCallContent(obj.content)
+    v = obj.tool_call_id
+    data["toolCallId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.content
+    data["content"] = _encode_ToolCallContent(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -22652,7 +23057,10 @@ _KEYS_SessionUpdateToolCallContentChunk: Final = frozenset(["toolCallId", "conte
 
 
 def _decode_SessionUpdateToolCallContentChunk(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionUpdateToolCallContentChunk] = SessionUpdateToolCallContentChunk,
 ) -> SessionUpdateToolCallContentChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateToolCallContentChunk (an object)", data)
@@ -22660,9 +23068,7 @@ def _decode_SessionUpdateToolCallContentChunk(
         raise DecodeError((path, "sessionUpdate"), '"tool_call_content_chunk"', data.get("sessionUpdate", _rt.MISSING))
     return cast(
         SessionUpdateToolCallContentChunk,
-        _decode_ToolCallContentChunk(
-            data, ctx, path, SessionUpdateToolCallContentChunk, _KEYS_SessionUpdateToolCallContentChunk
-        ),
+        _decode_ToolCallContentChunk(data, ctx, path, cls, _KEYS_SessionUpdateToolCallContentChunk),
     )
 
 
@@ -22690,14 +23096,15 @@ _KEYS_SessionUpdateToolCallUpdate: Final = frozenset(
 )
 
 
-def _decode_SessionUpdateToolCallUpdate(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionUpdateToolCallUpdate:
+def _decode_SessionUpdateToolCallUpdate(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionUpdateToolCallUpdate] = SessionUpdateToolCallUpdate
+) -> SessionUpdateToolCallUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateToolCallUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "tool_call_update":
         raise DecodeError((path, "sessionUpdate"), '"tool_call_update"', data.get("sessionUpdate", _rt.MISSING))
     return cast(
-        SessionUpdateToolCallUpdate,
-        _decode_ToolCallUpdate(data, ctx, path, SessionUpdateToolCallUpdate, _KEYS_SessionUpdateToolCallUpdate),
+        SessionUpdateToolCallUpdate, _decode_ToolCallUpdate(data, ctx, path, cls, _KEYS_SessionUpdateToolCallUpdate)
     )
 
 
@@ -22796,13 +23203,14 @@ def _decode_TerminalUpdate(
 def _encode_TerminalUpdate(obj: TerminalUpdate) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["terminalId"] = obj.terminal_id
+    v = obj.terminal_id
+    data["terminalId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.command
     if v is not UNDEFINED:
-        data["command"] = v
+        data["command"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.cwd
     if v is not UNDEFINED:
-        data["cwd"] = v
+        data["cwd"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.output
     if v is not UNDEFINED:
         data["output"] = None if v is None else _encode_TerminalOutput(v)
@@ -22817,9 +23225,9 @@ def _encode_TerminalUpdate(obj: TerminalUpdate) -> dict[str, Any]:
         data["capabilities"] = None if v is None else _encode_TerminalCapabilities(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -22838,14 +23246,15 @@ _KEYS_SessionUpdateTerminalUpdate: Final = frozenset(
 )
 
 
-def _decode_SessionUpdateTerminalUpdate(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionUpdateTerminalUpdate:
+def _decode_SessionUpdateTerminalUpdate(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionUpdateTerminalUpdate] = SessionUpdateTerminalUpdate
+) -> SessionUpdateTerminalUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateTerminalUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "terminal_update":
         raise DecodeError((path, "sessionUpdate"), '"terminal_update"', data.get("sessionUpdate", _rt.MISSING))
     return cast(
-        SessionUpdateTerminalUpdate,
-        _decode_TerminalUpdate(data, ctx, path, SessionUpdateTerminalUpdate, _KEYS_SessionUpdateTerminalUpdate),
+        SessionUpdateTerminalUpdate, _decode_TerminalUpdate(data, ctx, path, cls, _KEYS_SessionUpdateTerminalUpdate)
     )
 
 
@@ -22898,13 +23307,15 @@ def _decode_TerminalOutputChunk(
 def _encode_TerminalOutputChunk(obj: TerminalOutputChunk) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["terminalId"] = obj.terminal_id
-    data["data"] = obj.data
+    v = obj.terminal_id
+    data["terminalId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.data
+    data["data"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -22912,7 +23323,10 @@ _KEYS_SessionUpdateTerminalOutputChunk: Final = frozenset(["terminalId", "data",
 
 
 def _decode_SessionUpdateTerminalOutputChunk(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionUpdateTerminalOutputChunk] = SessionUpdateTerminalOutputChunk,
 ) -> SessionUpdateTerminalOutputChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateTerminalOutputChunk (an object)", data)
@@ -22920,9 +23334,7 @@ def _decode_SessionUpdateTerminalOutputChunk(
         raise DecodeError((path, "sessionUpdate"), '"terminal_output_chunk"', data.get("sessionUpdate", _rt.MISSING))
     return cast(
         SessionUpdateTerminalOutputChunk,
-        _decode_TerminalOutputChunk(
-            data, ctx, path, SessionUpdateTerminalOutputChunk, _KEYS_SessionUpdateTerminalOutputChunk
-        ),
+        _decode_TerminalOutputChunk(data, ctx, path, cls, _KEYS_SessionUpdateTerminalOutputChunk),
     )
 
 
@@ -22967,27 +23379,27 @@ def _decode_PlanUpdate(
 def _encode_PlanUpdate(obj: PlanUpdate) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["plan"] = _encode_PlanUpdateContent(obj.plan)
+    v = obj.plan
+    data["plan"] = _encode_PlanUpdateContent(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_SessionUpdatePlanUpdate: Final = frozenset(["plan", "_meta", "sessionUpdate"])
 
 
-def _decode_SessionUpdatePlanUpdate(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionUpdatePlanUpdate:
+def _decode_SessionUpdatePlanUpdate(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionUpdatePlanUpdate] = SessionUpdatePlanUpdate
+) -> SessionUpdatePlanUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdatePlanUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "plan_update":
         raise DecodeError((path, "sessionUpdate"), '"plan_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(
-        SessionUpdatePlanUpdate,
-        _decode_PlanUpdate(data, ctx, path, SessionUpdatePlanUpdate, _KEYS_SessionUpdatePlanUpdate),
-    )
+    return cast(SessionUpdatePlanUpdate, _decode_PlanUpdate(data, ctx, path, cls, _KEYS_SessionUpdatePlanUpdate))
 
 
 def _encode_SessionUpdatePlanUpdate(obj: SessionUpdatePlanUpdate) -> dict[str, Any]:
@@ -23032,27 +23444,27 @@ def _decode_PlanRemoved(
 def _encode_PlanRemoved(obj: PlanRemoved) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["planId"] = obj.plan_id
+    v = obj.plan_id
+    data["planId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_SessionUpdatePlanRemoved: Final = frozenset(["planId", "_meta", "sessionUpdate"])
 
 
-def _decode_SessionUpdatePlanRemoved(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionUpdatePlanRemoved:
+def _decode_SessionUpdatePlanRemoved(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionUpdatePlanRemoved] = SessionUpdatePlanRemoved
+) -> SessionUpdatePlanRemoved:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdatePlanRemoved (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "plan_removed":
         raise DecodeError((path, "sessionUpdate"), '"plan_removed"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(
-        SessionUpdatePlanRemoved,
-        _decode_PlanRemoved(data, ctx, path, SessionUpdatePlanRemoved, _KEYS_SessionUpdatePlanRemoved),
-    )
+    return cast(SessionUpdatePlanRemoved, _decode_PlanRemoved(data, ctx, path, cls, _KEYS_SessionUpdatePlanRemoved))
 
 
 def _encode_SessionUpdatePlanRemoved(obj: SessionUpdatePlanRemoved) -> dict[str, Any]:
@@ -23096,12 +23508,13 @@ def _decode_AvailableCommandsUpdate(
 def _encode_AvailableCommandsUpdate(obj: AvailableCommandsUpdate) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["availableCommands"] = [_encode_AvailableCommand(item0) for item0 in obj.available_commands]
+    v = obj.available_commands
+    data["availableCommands"] = [_encode_AvailableCommand(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -23109,7 +23522,10 @@ _KEYS_SessionUpdateAvailableCommandsUpdate: Final = frozenset(["availableCommand
 
 
 def _decode_SessionUpdateAvailableCommandsUpdate(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionUpdateAvailableCommandsUpdate] = SessionUpdateAvailableCommandsUpdate,
 ) -> SessionUpdateAvailableCommandsUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateAvailableCommandsUpdate (an object)", data)
@@ -23119,9 +23535,7 @@ def _decode_SessionUpdateAvailableCommandsUpdate(
         )
     return cast(
         SessionUpdateAvailableCommandsUpdate,
-        _decode_AvailableCommandsUpdate(
-            data, ctx, path, SessionUpdateAvailableCommandsUpdate, _KEYS_SessionUpdateAvailableCommandsUpdate
-        ),
+        _decode_AvailableCommandsUpdate(data, ctx, path, cls, _KEYS_SessionUpdateAvailableCommandsUpdate),
     )
 
 
@@ -23166,12 +23580,13 @@ def _decode_ConfigOptionUpdate(
 def _encode_ConfigOptionUpdate(obj: ConfigOptionUpdate) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["configOptions"] = [_encode_SessionConfigOption(item0) for item0 in obj.config_options]
+    v = obj.config_options
+    data["configOptions"] = [_encode_SessionConfigOption(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -23179,7 +23594,10 @@ _KEYS_SessionUpdateConfigOptionUpdate: Final = frozenset(["configOptions", "_met
 
 
 def _decode_SessionUpdateConfigOptionUpdate(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionUpdateConfigOptionUpdate] = SessionUpdateConfigOptionUpdate,
 ) -> SessionUpdateConfigOptionUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateConfigOptionUpdate (an object)", data)
@@ -23187,9 +23605,7 @@ def _decode_SessionUpdateConfigOptionUpdate(
         raise DecodeError((path, "sessionUpdate"), '"config_option_update"', data.get("sessionUpdate", _rt.MISSING))
     return cast(
         SessionUpdateConfigOptionUpdate,
-        _decode_ConfigOptionUpdate(
-            data, ctx, path, SessionUpdateConfigOptionUpdate, _KEYS_SessionUpdateConfigOptionUpdate
-        ),
+        _decode_ConfigOptionUpdate(data, ctx, path, cls, _KEYS_SessionUpdateConfigOptionUpdate),
     )
 
 
@@ -23240,15 +23656,15 @@ def _encode_SessionInfoUpdate(obj: SessionInfoUpdate) -> dict[str, Any]:
     v: Any
     v = obj.title
     if v is not UNDEFINED:
-        data["title"] = v
+        data["title"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.updated_at
     if v is not UNDEFINED:
-        data["updatedAt"] = v
+        data["updatedAt"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -23256,7 +23672,10 @@ _KEYS_SessionUpdateSessionInfoUpdate: Final = frozenset(["title", "updatedAt", "
 
 
 def _decode_SessionUpdateSessionInfoUpdate(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionUpdateSessionInfoUpdate] = SessionUpdateSessionInfoUpdate,
 ) -> SessionUpdateSessionInfoUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateSessionInfoUpdate (an object)", data)
@@ -23264,9 +23683,7 @@ def _decode_SessionUpdateSessionInfoUpdate(
         raise DecodeError((path, "sessionUpdate"), '"session_info_update"', data.get("sessionUpdate", _rt.MISSING))
     return cast(
         SessionUpdateSessionInfoUpdate,
-        _decode_SessionInfoUpdate(
-            data, ctx, path, SessionUpdateSessionInfoUpdate, _KEYS_SessionUpdateSessionInfoUpdate
-        ),
+        _decode_SessionInfoUpdate(data, ctx, path, cls, _KEYS_SessionUpdateSessionInfoUpdate),
     )
 
 
@@ -23327,31 +23744,32 @@ def _decode_UsageUpdate(
 def _encode_UsageUpdate(obj: UsageUpdate) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["used"] = obj.used
-    data["size"] = obj.size
+    v = obj.used
+    data["used"] = v if type(v) is int else _rt.encode_value(v)
+    v = obj.size
+    data["size"] = v if type(v) is int else _rt.encode_value(v)
     v = obj.cost
     if v is not UNDEFINED:
         data["cost"] = None if v is None else _encode_Cost(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_SessionUpdateUsageUpdate: Final = frozenset(["used", "size", "cost", "_meta", "sessionUpdate"])
 
 
-def _decode_SessionUpdateUsageUpdate(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionUpdateUsageUpdate:
+def _decode_SessionUpdateUsageUpdate(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionUpdateUsageUpdate] = SessionUpdateUsageUpdate
+) -> SessionUpdateUsageUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateUsageUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "usage_update":
         raise DecodeError((path, "sessionUpdate"), '"usage_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(
-        SessionUpdateUsageUpdate,
-        _decode_UsageUpdate(data, ctx, path, SessionUpdateUsageUpdate, _KEYS_SessionUpdateUsageUpdate),
-    )
+    return cast(SessionUpdateUsageUpdate, _decode_UsageUpdate(data, ctx, path, cls, _KEYS_SessionUpdateUsageUpdate))
 
 
 def _encode_SessionUpdateUsageUpdate(obj: SessionUpdateUsageUpdate) -> dict[str, Any]:
@@ -23407,28 +23825,32 @@ def _decode_Notice(
 def _encode_Notice(obj: Notice) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["severity"] = obj.severity
-    data["title"] = obj.title
+    v = obj.severity
+    data["severity"] = v._value_ if type(v) is NoticeSeverity else _rt.encode_value(v)
+    v = obj.title
+    data["title"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.description
     if v is not UNDEFINED:
-        data["description"] = v
+        data["description"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_SessionUpdateNotice: Final = frozenset(["severity", "title", "description", "_meta", "sessionUpdate"])
 
 
-def _decode_SessionUpdateNotice(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionUpdateNotice:
+def _decode_SessionUpdateNotice(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionUpdateNotice] = SessionUpdateNotice
+) -> SessionUpdateNotice:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateNotice (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "notice":
         raise DecodeError((path, "sessionUpdate"), '"notice"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateNotice, _decode_Notice(data, ctx, path, SessionUpdateNotice, _KEYS_SessionUpdateNotice))
+    return cast(SessionUpdateNotice, _decode_Notice(data, ctx, path, cls, _KEYS_SessionUpdateNotice))
 
 
 def _encode_SessionUpdateNotice(obj: SessionUpdateNotice) -> dict[str, Any]:
@@ -23492,19 +23914,21 @@ def _decode_CompactionUpdate(
 def _encode_CompactionUpdate(obj: CompactionUpdate) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["compactionId"] = obj.compaction_id
-    data["status"] = obj.status
+    v = obj.compaction_id
+    data["compactionId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.status
+    data["status"] = v._value_ if type(v) is CompactionStatus else _rt.encode_value(v)
     v = obj.summary
     if v is not UNDEFINED:
         data["summary"] = None if v is None else [_encode_ContentBlock(item0) for item0 in v]
     v = obj.error
     if v is not UNDEFINED:
-        data["error"] = v
+        data["error"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -23520,14 +23944,19 @@ _KEYS_SessionUpdateCompactionUpdate: Final = frozenset(
 )
 
 
-def _decode_SessionUpdateCompactionUpdate(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionUpdateCompactionUpdate:
+def _decode_SessionUpdateCompactionUpdate(
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionUpdateCompactionUpdate] = SessionUpdateCompactionUpdate,
+) -> SessionUpdateCompactionUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateCompactionUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "compaction_update":
         raise DecodeError((path, "sessionUpdate"), '"compaction_update"', data.get("sessionUpdate", _rt.MISSING))
     return cast(
         SessionUpdateCompactionUpdate,
-        _decode_CompactionUpdate(data, ctx, path, SessionUpdateCompactionUpdate, _KEYS_SessionUpdateCompactionUpdate),
+        _decode_CompactionUpdate(data, ctx, path, cls, _KEYS_SessionUpdateCompactionUpdate),
     )
 
 
@@ -23579,13 +24008,15 @@ def _decode_CompactionSummaryChunk(
 def _encode_CompactionSummaryChunk(obj: CompactionSummaryChunk) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["compactionId"] = obj.compaction_id
-    data["content"] = _encode_ContentBlock(obj.content)
+    v = obj.compaction_id
+    data["compactionId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.content
+    data["content"] = _encode_ContentBlock(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -23593,7 +24024,10 @@ _KEYS_SessionUpdateCompactionSummaryChunk: Final = frozenset(["compactionId", "c
 
 
 def _decode_SessionUpdateCompactionSummaryChunk(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionUpdateCompactionSummaryChunk] = SessionUpdateCompactionSummaryChunk,
 ) -> SessionUpdateCompactionSummaryChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateCompactionSummaryChunk (an object)", data)
@@ -23601,9 +24035,7 @@ def _decode_SessionUpdateCompactionSummaryChunk(
         raise DecodeError((path, "sessionUpdate"), '"compaction_summary_chunk"', data.get("sessionUpdate", _rt.MISSING))
     return cast(
         SessionUpdateCompactionSummaryChunk,
-        _decode_CompactionSummaryChunk(
-            data, ctx, path, SessionUpdateCompactionSummaryChunk, _KEYS_SessionUpdateCompactionSummaryChunk
-        ),
+        _decode_CompactionSummaryChunk(data, ctx, path, cls, _KEYS_SessionUpdateCompactionSummaryChunk),
     )
 
 
@@ -23696,13 +24128,14 @@ def _decode_SubagentUpdate(
 def _encode_SubagentUpdate(obj: SubagentUpdate) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["sessionId"] = obj.session_id
+    v = obj.session_id
+    data["sessionId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.title
     if v is not UNDEFINED:
-        data["title"] = v
+        data["title"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.description
     if v is not UNDEFINED:
-        data["description"] = v
+        data["description"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.capabilities
     if v is not UNDEFINED:
         data["capabilities"] = None if v is None else _encode_SubagentSessionCapabilities(v)
@@ -23711,15 +24144,17 @@ def _encode_SubagentUpdate(obj: SubagentUpdate) -> dict[str, Any]:
         data["state"] = None if v is None else _encode_StateUpdate(v)
     v = obj.cwd
     if v is not UNDEFINED:
-        data["cwd"] = v
+        data["cwd"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.additional_directories
     if v is not UNDEFINED:
-        data["additionalDirectories"] = v
+        data["additionalDirectories"] = (
+            None if v is None else [item0 if type(item0) is str else _rt.encode_value(item0) for item0 in v]
+        )
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -23738,14 +24173,15 @@ _KEYS_SessionUpdateSubagentUpdate: Final = frozenset(
 )
 
 
-def _decode_SessionUpdateSubagentUpdate(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionUpdateSubagentUpdate:
+def _decode_SessionUpdateSubagentUpdate(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionUpdateSubagentUpdate] = SessionUpdateSubagentUpdate
+) -> SessionUpdateSubagentUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateSubagentUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "subagent_update":
         raise DecodeError((path, "sessionUpdate"), '"subagent_update"', data.get("sessionUpdate", _rt.MISSING))
     return cast(
-        SessionUpdateSubagentUpdate,
-        _decode_SubagentUpdate(data, ctx, path, SessionUpdateSubagentUpdate, _KEYS_SessionUpdateSubagentUpdate),
+        SessionUpdateSubagentUpdate, _decode_SubagentUpdate(data, ctx, path, cls, _KEYS_SessionUpdateSubagentUpdate)
     )
 
 
@@ -23829,27 +24265,28 @@ def _decode_SessionMessage(
 def _encode_SessionMessage(obj: SessionMessage) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["messageId"] = obj.message_id
+    v = obj.message_id
+    data["messageId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.sender_session_id
     if v is not UNDEFINED:
-        data["senderSessionId"] = v
+        data["senderSessionId"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.recipient_session_id
     if v is not UNDEFINED:
-        data["recipientSessionId"] = v
+        data["recipientSessionId"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.sender_message_id
     if v is not UNDEFINED:
-        data["senderMessageId"] = v
+        data["senderMessageId"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.recipient_message_id
     if v is not UNDEFINED:
-        data["recipientMessageId"] = v
+        data["recipientMessageId"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.content
     if v is not UNDEFINED:
         data["content"] = None if v is None else [_encode_ContentBlock(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -23867,14 +24304,15 @@ _KEYS_SessionUpdateSessionMessage: Final = frozenset(
 )
 
 
-def _decode_SessionUpdateSessionMessage(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionUpdateSessionMessage:
+def _decode_SessionUpdateSessionMessage(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionUpdateSessionMessage] = SessionUpdateSessionMessage
+) -> SessionUpdateSessionMessage:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateSessionMessage (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "session_message":
         raise DecodeError((path, "sessionUpdate"), '"session_message"', data.get("sessionUpdate", _rt.MISSING))
     return cast(
-        SessionUpdateSessionMessage,
-        _decode_SessionMessage(data, ctx, path, SessionUpdateSessionMessage, _KEYS_SessionUpdateSessionMessage),
+        SessionUpdateSessionMessage, _decode_SessionMessage(data, ctx, path, cls, _KEYS_SessionUpdateSessionMessage)
     )
 
 
@@ -23926,13 +24364,15 @@ def _decode_SessionMessageChunk(
 def _encode_SessionMessageChunk(obj: SessionMessageChunk) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["messageId"] = obj.message_id
-    data["content"] = _encode_ContentBlock(obj.content)
+    v = obj.message_id
+    data["messageId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.content
+    data["content"] = _encode_ContentBlock(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -23940,7 +24380,10 @@ _KEYS_SessionUpdateSessionMessageChunk: Final = frozenset(["messageId", "content
 
 
 def _decode_SessionUpdateSessionMessageChunk(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionUpdateSessionMessageChunk] = SessionUpdateSessionMessageChunk,
 ) -> SessionUpdateSessionMessageChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateSessionMessageChunk (an object)", data)
@@ -23948,9 +24391,7 @@ def _decode_SessionUpdateSessionMessageChunk(
         raise DecodeError((path, "sessionUpdate"), '"session_message_chunk"', data.get("sessionUpdate", _rt.MISSING))
     return cast(
         SessionUpdateSessionMessageChunk,
-        _decode_SessionMessageChunk(
-            data, ctx, path, SessionUpdateSessionMessageChunk, _KEYS_SessionUpdateSessionMessageChunk
-        ),
+        _decode_SessionMessageChunk(data, ctx, path, cls, _KEYS_SessionUpdateSessionMessageChunk),
     )
 
 
@@ -23963,7 +24404,9 @@ def _encode_SessionUpdateSessionMessageChunk(obj: SessionUpdateSessionMessageChu
 _KEYS_SessionUpdateOther: Final = frozenset(["sessionUpdate"])
 
 
-def _decode_SessionUpdateOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionUpdateOther:
+def _decode_SessionUpdateOther(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionUpdateOther] = SessionUpdateOther
+) -> SessionUpdateOther:
     known = _KEYS_SessionUpdateOther
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateOther (an object)", data)
@@ -23974,7 +24417,7 @@ def _decode_SessionUpdateOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> S
     if type(v) is not str:
         raise DecodeError((path, "sessionUpdate"), "string", v)
     v_session_update: Any = v
-    return SessionUpdateOther(
+    return cls(
         session_update=v_session_update,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -23982,16 +24425,20 @@ def _decode_SessionUpdateOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> S
 
 def _encode_SessionUpdateOther(obj: SessionUpdateOther) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["sessionUpdate"] = obj.session_update
+    v: Any
+    v = obj.session_update
+    data["sessionUpdate"] = v if type(v) is str else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_TerminalOutput: Final = frozenset(["data", "_meta"])
 
 
-def _decode_TerminalOutput(data: Any, ctx: _rt.Context, path: _rt.Path) -> TerminalOutput:
+def _decode_TerminalOutput(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[TerminalOutput] = TerminalOutput
+) -> TerminalOutput:
     known = _KEYS_TerminalOutput
     if type(data) is not dict:
         raise DecodeError(path, "TerminalOutput (an object)", data)
@@ -24009,7 +24456,7 @@ def _decode_TerminalOutput(data: Any, ctx: _rt.Context, path: _rt.Path) -> Termi
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return TerminalOutput(
+    return cls(
         data=v_data,
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -24019,19 +24466,22 @@ def _decode_TerminalOutput(data: Any, ctx: _rt.Context, path: _rt.Path) -> Termi
 def _encode_TerminalOutput(obj: TerminalOutput) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["data"] = obj.data
+    v = obj.data
+    data["data"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_TerminalExitStatus: Final = frozenset(["exitCode", "signal", "_meta"])
 
 
-def _decode_TerminalExitStatus(data: Any, ctx: _rt.Context, path: _rt.Path) -> TerminalExitStatus:
+def _decode_TerminalExitStatus(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[TerminalExitStatus] = TerminalExitStatus
+) -> TerminalExitStatus:
     known = _KEYS_TerminalExitStatus
     if type(data) is not dict:
         raise DecodeError(path, "TerminalExitStatus (an object)", data)
@@ -24058,7 +24508,7 @@ def _decode_TerminalExitStatus(data: Any, ctx: _rt.Context, path: _rt.Path) -> T
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return TerminalExitStatus(
+    return cls(
         exit_code=v_exit_code,
         signal=v_signal,
         meta=v_meta,
@@ -24071,22 +24521,24 @@ def _encode_TerminalExitStatus(obj: TerminalExitStatus) -> dict[str, Any]:
     v: Any
     v = obj.exit_code
     if v is not UNDEFINED:
-        data["exitCode"] = v
+        data["exitCode"] = None if v is None else v if type(v) is int else _rt.encode_value(v)
     v = obj.signal
     if v is not UNDEFINED:
-        data["signal"] = v
+        data["signal"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_TerminalSize: Final = frozenset(["cols", "rows", "_meta"])
 
 
-def _decode_TerminalSize(data: Any, ctx: _rt.Context, path: _rt.Path) -> TerminalSize:
+def _decode_TerminalSize(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[TerminalSize] = TerminalSize
+) -> TerminalSize:
     known = _KEYS_TerminalSize
     if type(data) is not dict:
         raise DecodeError(path, "TerminalSize (an object)", data)
@@ -24110,7 +24562,7 @@ def _decode_TerminalSize(data: Any, ctx: _rt.Context, path: _rt.Path) -> Termina
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return TerminalSize(
+    return cls(
         cols=v_cols,
         rows=v_rows,
         meta=v_meta,
@@ -24121,20 +24573,24 @@ def _decode_TerminalSize(data: Any, ctx: _rt.Context, path: _rt.Path) -> Termina
 def _encode_TerminalSize(obj: TerminalSize) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["cols"] = obj.cols
-    data["rows"] = obj.rows
+    v = obj.cols
+    data["cols"] = v if type(v) is int else _rt.encode_value(v)
+    v = obj.rows
+    data["rows"] = v if type(v) is int else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_TerminalCapabilities: Final = frozenset(["cancel", "_meta"])
 
 
-def _decode_TerminalCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> TerminalCapabilities:
+def _decode_TerminalCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[TerminalCapabilities] = TerminalCapabilities
+) -> TerminalCapabilities:
     known = _KEYS_TerminalCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "TerminalCapabilities (an object)", data)
@@ -24153,7 +24609,7 @@ def _decode_TerminalCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) ->
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return TerminalCapabilities(
+    return cls(
         cancel=v_cancel,
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -24168,16 +24624,18 @@ def _encode_TerminalCapabilities(obj: TerminalCapabilities) -> dict[str, Any]:
         data["cancel"] = None if v is None else _encode_TerminalCancelCapabilities(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_TerminalCancelCapabilities: Final = frozenset(["_meta"])
 
 
-def _decode_TerminalCancelCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> TerminalCancelCapabilities:
+def _decode_TerminalCancelCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[TerminalCancelCapabilities] = TerminalCancelCapabilities
+) -> TerminalCancelCapabilities:
     known = _KEYS_TerminalCancelCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "TerminalCancelCapabilities (an object)", data)
@@ -24189,7 +24647,7 @@ def _decode_TerminalCancelCapabilities(data: Any, ctx: _rt.Context, path: _rt.Pa
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return TerminalCancelCapabilities(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -24200,9 +24658,9 @@ def _encode_TerminalCancelCapabilities(obj: TerminalCancelCapabilities) -> dict[
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -24248,27 +24706,29 @@ def _decode_PlanItems(
 def _encode_PlanItems(obj: PlanItems) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["planId"] = obj.plan_id
-    data["entries"] = [_encode_PlanEntry(item0) for item0 in obj.entries]
+    v = obj.plan_id
+    data["planId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.entries
+    data["entries"] = [_encode_PlanEntry(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_PlanUpdateContentItems: Final = frozenset(["planId", "entries", "_meta", "type"])
 
 
-def _decode_PlanUpdateContentItems(data: Any, ctx: _rt.Context, path: _rt.Path) -> PlanUpdateContentItems:
+def _decode_PlanUpdateContentItems(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[PlanUpdateContentItems] = PlanUpdateContentItems
+) -> PlanUpdateContentItems:
     if type(data) is not dict:
         raise DecodeError(path, "PlanUpdateContentItems (an object)", data)
     if data.get("type", _rt.MISSING) != "items":
         raise DecodeError((path, "type"), '"items"', data.get("type", _rt.MISSING))
-    return cast(
-        PlanUpdateContentItems, _decode_PlanItems(data, ctx, path, PlanUpdateContentItems, _KEYS_PlanUpdateContentItems)
-    )
+    return cast(PlanUpdateContentItems, _decode_PlanItems(data, ctx, path, cls, _KEYS_PlanUpdateContentItems))
 
 
 def _encode_PlanUpdateContentItems(obj: PlanUpdateContentItems) -> dict[str, Any]:
@@ -24320,27 +24780,29 @@ def _decode_PlanFile(
 def _encode_PlanFile(obj: PlanFile) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["planId"] = obj.plan_id
-    data["uri"] = obj.uri
+    v = obj.plan_id
+    data["planId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.uri
+    data["uri"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_PlanUpdateContentFile: Final = frozenset(["planId", "uri", "_meta", "type"])
 
 
-def _decode_PlanUpdateContentFile(data: Any, ctx: _rt.Context, path: _rt.Path) -> PlanUpdateContentFile:
+def _decode_PlanUpdateContentFile(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[PlanUpdateContentFile] = PlanUpdateContentFile
+) -> PlanUpdateContentFile:
     if type(data) is not dict:
         raise DecodeError(path, "PlanUpdateContentFile (an object)", data)
     if data.get("type", _rt.MISSING) != "file":
         raise DecodeError((path, "type"), '"file"', data.get("type", _rt.MISSING))
-    return cast(
-        PlanUpdateContentFile, _decode_PlanFile(data, ctx, path, PlanUpdateContentFile, _KEYS_PlanUpdateContentFile)
-    )
+    return cast(PlanUpdateContentFile, _decode_PlanFile(data, ctx, path, cls, _KEYS_PlanUpdateContentFile))
 
 
 def _encode_PlanUpdateContentFile(obj: PlanUpdateContentFile) -> dict[str, Any]:
@@ -24392,28 +24854,29 @@ def _decode_PlanMarkdown(
 def _encode_PlanMarkdown(obj: PlanMarkdown) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["planId"] = obj.plan_id
-    data["content"] = obj.content
+    v = obj.plan_id
+    data["planId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.content
+    data["content"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_PlanUpdateContentMarkdown: Final = frozenset(["planId", "content", "_meta", "type"])
 
 
-def _decode_PlanUpdateContentMarkdown(data: Any, ctx: _rt.Context, path: _rt.Path) -> PlanUpdateContentMarkdown:
+def _decode_PlanUpdateContentMarkdown(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[PlanUpdateContentMarkdown] = PlanUpdateContentMarkdown
+) -> PlanUpdateContentMarkdown:
     if type(data) is not dict:
         raise DecodeError(path, "PlanUpdateContentMarkdown (an object)", data)
     if data.get("type", _rt.MISSING) != "markdown":
         raise DecodeError((path, "type"), '"markdown"', data.get("type", _rt.MISSING))
-    return cast(
-        PlanUpdateContentMarkdown,
-        _decode_PlanMarkdown(data, ctx, path, PlanUpdateContentMarkdown, _KEYS_PlanUpdateContentMarkdown),
-    )
+    return cast(PlanUpdateContentMarkdown, _decode_PlanMarkdown(data, ctx, path, cls, _KEYS_PlanUpdateContentMarkdown))
 
 
 def _encode_PlanUpdateContentMarkdown(obj: PlanUpdateContentMarkdown) -> dict[str, Any]:
@@ -24425,7 +24888,9 @@ def _encode_PlanUpdateContentMarkdown(obj: PlanUpdateContentMarkdown) -> dict[st
 _KEYS_PlanUpdateContentOther: Final = frozenset(["type", "planId"])
 
 
-def _decode_PlanUpdateContentOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> PlanUpdateContentOther:
+def _decode_PlanUpdateContentOther(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[PlanUpdateContentOther] = PlanUpdateContentOther
+) -> PlanUpdateContentOther:
     known = _KEYS_PlanUpdateContentOther
     if type(data) is not dict:
         raise DecodeError(path, "PlanUpdateContentOther (an object)", data)
@@ -24442,7 +24907,7 @@ def _decode_PlanUpdateContentOther(data: Any, ctx: _rt.Context, path: _rt.Path) 
     if type(v) is not str:
         raise DecodeError((path, "planId"), "string", v)
     v_plan_id: Any = v
-    return PlanUpdateContentOther(
+    return cls(
         type=v_type,
         plan_id=v_plan_id,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -24451,17 +24916,20 @@ def _decode_PlanUpdateContentOther(data: Any, ctx: _rt.Context, path: _rt.Path) 
 
 def _encode_PlanUpdateContentOther(obj: PlanUpdateContentOther) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["type"] = obj.type
-    data["planId"] = obj.plan_id
+    v: Any
+    v = obj.type
+    data["type"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.plan_id
+    data["planId"] = v if type(v) is str else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_PlanEntry: Final = frozenset(["content", "priority", "status", "_meta"])
 
 
-def _decode_PlanEntry(data: Any, ctx: _rt.Context, path: _rt.Path) -> PlanEntry:
+def _decode_PlanEntry(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[PlanEntry] = PlanEntry) -> PlanEntry:
     known = _KEYS_PlanEntry
     if type(data) is not dict:
         raise DecodeError(path, "PlanEntry (an object)", data)
@@ -24489,7 +24957,7 @@ def _decode_PlanEntry(data: Any, ctx: _rt.Context, path: _rt.Path) -> PlanEntry:
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return PlanEntry(
+    return cls(
         content=v_content,
         priority=v_priority,
         status=v_status,
@@ -24501,21 +24969,24 @@ def _decode_PlanEntry(data: Any, ctx: _rt.Context, path: _rt.Path) -> PlanEntry:
 def _encode_PlanEntry(obj: PlanEntry) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["content"] = obj.content
-    data["priority"] = obj.priority
-    data["status"] = obj.status
+    v = obj.content
+    data["content"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.priority
+    data["priority"] = v._value_ if type(v) is PlanEntryPriority else _rt.encode_value(v)
+    v = obj.status
+    data["status"] = v._value_ if type(v) is PlanEntryStatus else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_Cost: Final = frozenset(["amount", "currency", "_meta"])
 
 
-def _decode_Cost(data: Any, ctx: _rt.Context, path: _rt.Path) -> Cost:
+def _decode_Cost(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Cost] = Cost) -> Cost:
     known = _KEYS_Cost
     if type(data) is not dict:
         raise DecodeError(path, "Cost (an object)", data)
@@ -24538,7 +25009,7 @@ def _decode_Cost(data: Any, ctx: _rt.Context, path: _rt.Path) -> Cost:
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return Cost(
+    return cls(
         amount=v_amount,
         currency=v_currency,
         meta=v_meta,
@@ -24549,20 +25020,24 @@ def _decode_Cost(data: Any, ctx: _rt.Context, path: _rt.Path) -> Cost:
 def _encode_Cost(obj: Cost) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["amount"] = obj.amount
-    data["currency"] = obj.currency
+    v = obj.amount
+    data["amount"] = v if type(v) is float else _rt.encode_value(v)
+    v = obj.currency
+    data["currency"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_SubagentSessionCapabilities: Final = frozenset(["cancel", "_meta"])
 
 
-def _decode_SubagentSessionCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> SubagentSessionCapabilities:
+def _decode_SubagentSessionCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SubagentSessionCapabilities] = SubagentSessionCapabilities
+) -> SubagentSessionCapabilities:
     known = _KEYS_SubagentSessionCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SubagentSessionCapabilities (an object)", data)
@@ -24581,7 +25056,7 @@ def _decode_SubagentSessionCapabilities(data: Any, ctx: _rt.Context, path: _rt.P
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return SubagentSessionCapabilities(
+    return cls(
         cancel=v_cancel,
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -24596,16 +25071,18 @@ def _encode_SubagentSessionCapabilities(obj: SubagentSessionCapabilities) -> dic
         data["cancel"] = None if v is None else _encode_SessionCancelCapabilities(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_SessionCancelCapabilities: Final = frozenset(["_meta"])
 
 
-def _decode_SessionCancelCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionCancelCapabilities:
+def _decode_SessionCancelCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionCancelCapabilities] = SessionCancelCapabilities
+) -> SessionCancelCapabilities:
     known = _KEYS_SessionCancelCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionCancelCapabilities (an object)", data)
@@ -24617,7 +25094,7 @@ def _decode_SessionCancelCapabilities(data: Any, ctx: _rt.Context, path: _rt.Pat
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return SessionCancelCapabilities(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -24628,9 +25105,9 @@ def _encode_SessionCancelCapabilities(obj: SessionCancelCapabilities) -> dict[st
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -24638,7 +25115,10 @@ _KEYS_CompleteElicitationNotification: Final = frozenset(["elicitationId", "_met
 
 
 def _decode_CompleteElicitationNotification(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[CompleteElicitationNotification] = CompleteElicitationNotification,
 ) -> CompleteElicitationNotification:
     known = _KEYS_CompleteElicitationNotification
     if type(data) is not dict:
@@ -24657,7 +25137,7 @@ def _decode_CompleteElicitationNotification(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return CompleteElicitationNotification(
+    return cls(
         elicitation_id=v_elicitation_id,
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -24667,19 +25147,22 @@ def _decode_CompleteElicitationNotification(
 def _encode_CompleteElicitationNotification(obj: CompleteElicitationNotification) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["elicitationId"] = obj.elicitation_id
+    v = obj.elicitation_id
+    data["elicitationId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_AuthStatusUpdateNotification: Final = frozenset(["state", "accounts", "_meta"])
 
 
-def _decode_AuthStatusUpdateNotification(data: Any, ctx: _rt.Context, path: _rt.Path) -> AuthStatusUpdateNotification:
+def _decode_AuthStatusUpdateNotification(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AuthStatusUpdateNotification] = AuthStatusUpdateNotification
+) -> AuthStatusUpdateNotification:
     known = _KEYS_AuthStatusUpdateNotification
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusUpdateNotification (an object)", data)
@@ -24703,7 +25186,7 @@ def _decode_AuthStatusUpdateNotification(data: Any, ctx: _rt.Context, path: _rt.
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return AuthStatusUpdateNotification(
+    return cls(
         state=v_state,
         accounts=v_accounts,
         meta=v_meta,
@@ -24714,22 +25197,25 @@ def _decode_AuthStatusUpdateNotification(data: Any, ctx: _rt.Context, path: _rt.
 def _encode_AuthStatusUpdateNotification(obj: AuthStatusUpdateNotification) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["state"] = obj.state
+    v = obj.state
+    data["state"] = v._value_ if type(v) is AuthState else _rt.encode_value(v)
     v = obj.accounts
     if v is not UNDEFINED:
         data["accounts"] = [_encode_AuthAccount(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ClientRequest: Final = frozenset(["id", "method", "params"])
 
 
-def _decode_ClientRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> ClientRequest:
+def _decode_ClientRequest(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ClientRequest] = ClientRequest
+) -> ClientRequest:
     known = _KEYS_ClientRequest
     if type(data) is not dict:
         raise DecodeError(path, "ClientRequest (an object)", data)
@@ -24749,7 +25235,7 @@ def _decode_ClientRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> Client
     if v is not UNDEFINED and v is not None:
         v = _decode_ClientRequestParams(v, ctx, (path, "params"))
     v_params: Any = v
-    return ClientRequest(
+    return cls(
         id=v_id,
         method=v_method,
         params=v_params,
@@ -24760,20 +25246,24 @@ def _decode_ClientRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> Client
 def _encode_ClientRequest(obj: ClientRequest) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["id"] = _encode_RequestId(obj.id)
-    data["method"] = obj.method
+    v = obj.id
+    data["id"] = _encode_RequestId(v)
+    v = obj.method
+    data["method"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.params
     if v is not UNDEFINED:
         data["params"] = None if v is None else _encode_ClientRequestParams(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_InitializeRequest: Final = frozenset(["protocolVersion", "info", "capabilities", "_meta"])
 
 
-def _decode_InitializeRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> InitializeRequest:
+def _decode_InitializeRequest(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[InitializeRequest] = InitializeRequest
+) -> InitializeRequest:
     known = _KEYS_InitializeRequest
     if type(data) is not dict:
         raise DecodeError(path, "InitializeRequest (an object)", data)
@@ -24803,7 +25293,7 @@ def _decode_InitializeRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> In
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return InitializeRequest(
+    return cls(
         protocol_version=v_protocol_version,
         info=v_info,
         capabilities=v_capabilities,
@@ -24815,23 +25305,27 @@ def _decode_InitializeRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> In
 def _encode_InitializeRequest(obj: InitializeRequest) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["protocolVersion"] = obj.protocol_version
-    data["info"] = _encode_Implementation(obj.info)
+    v = obj.protocol_version
+    data["protocolVersion"] = v if type(v) is int else _rt.encode_value(v)
+    v = obj.info
+    data["info"] = _encode_Implementation(v)
     v = obj.capabilities
     if v is not UNDEFINED:
         data["capabilities"] = _encode_ClientCapabilities(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ClientCapabilities: Final = frozenset(["auth", "elicitation", "_meta"])
 
 
-def _decode_ClientCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> ClientCapabilities:
+def _decode_ClientCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ClientCapabilities] = ClientCapabilities
+) -> ClientCapabilities:
     known = _KEYS_ClientCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "ClientCapabilities (an object)", data)
@@ -24857,7 +25351,7 @@ def _decode_ClientCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> C
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return ClientCapabilities(
+    return cls(
         auth=v_auth,
         elicitation=v_elicitation,
         meta=v_meta,
@@ -24876,16 +25370,18 @@ def _encode_ClientCapabilities(obj: ClientCapabilities) -> dict[str, Any]:
         data["elicitation"] = None if v is None else _encode_ElicitationCapabilities(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ClientAuthCapabilities: Final = frozenset(["terminal", "_meta"])
 
 
-def _decode_ClientAuthCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> ClientAuthCapabilities:
+def _decode_ClientAuthCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ClientAuthCapabilities] = ClientAuthCapabilities
+) -> ClientAuthCapabilities:
     known = _KEYS_ClientAuthCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "ClientAuthCapabilities (an object)", data)
@@ -24904,7 +25400,7 @@ def _decode_ClientAuthCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) 
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return ClientAuthCapabilities(
+    return cls(
         terminal=v_terminal,
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -24919,16 +25415,18 @@ def _encode_ClientAuthCapabilities(obj: ClientAuthCapabilities) -> dict[str, Any
         data["terminal"] = None if v is None else _encode_TerminalAuthCapabilities(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_TerminalAuthCapabilities: Final = frozenset(["_meta"])
 
 
-def _decode_TerminalAuthCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> TerminalAuthCapabilities:
+def _decode_TerminalAuthCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[TerminalAuthCapabilities] = TerminalAuthCapabilities
+) -> TerminalAuthCapabilities:
     known = _KEYS_TerminalAuthCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "TerminalAuthCapabilities (an object)", data)
@@ -24940,7 +25438,7 @@ def _decode_TerminalAuthCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return TerminalAuthCapabilities(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -24951,16 +25449,18 @@ def _encode_TerminalAuthCapabilities(obj: TerminalAuthCapabilities) -> dict[str,
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ElicitationCapabilities: Final = frozenset(["form", "url", "_meta"])
 
 
-def _decode_ElicitationCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> ElicitationCapabilities:
+def _decode_ElicitationCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ElicitationCapabilities] = ElicitationCapabilities
+) -> ElicitationCapabilities:
     known = _KEYS_ElicitationCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationCapabilities (an object)", data)
@@ -24986,7 +25486,7 @@ def _decode_ElicitationCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return ElicitationCapabilities(
+    return cls(
         form=v_form,
         url=v_url,
         meta=v_meta,
@@ -25005,16 +25505,18 @@ def _encode_ElicitationCapabilities(obj: ElicitationCapabilities) -> dict[str, A
         data["url"] = None if v is None else _encode_ElicitationUrlCapabilities(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ElicitationFormCapabilities: Final = frozenset(["_meta"])
 
 
-def _decode_ElicitationFormCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> ElicitationFormCapabilities:
+def _decode_ElicitationFormCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ElicitationFormCapabilities] = ElicitationFormCapabilities
+) -> ElicitationFormCapabilities:
     known = _KEYS_ElicitationFormCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationFormCapabilities (an object)", data)
@@ -25026,7 +25528,7 @@ def _decode_ElicitationFormCapabilities(data: Any, ctx: _rt.Context, path: _rt.P
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return ElicitationFormCapabilities(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -25037,16 +25539,18 @@ def _encode_ElicitationFormCapabilities(obj: ElicitationFormCapabilities) -> dic
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ElicitationUrlCapabilities: Final = frozenset(["_meta"])
 
 
-def _decode_ElicitationUrlCapabilities(data: Any, ctx: _rt.Context, path: _rt.Path) -> ElicitationUrlCapabilities:
+def _decode_ElicitationUrlCapabilities(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ElicitationUrlCapabilities] = ElicitationUrlCapabilities
+) -> ElicitationUrlCapabilities:
     known = _KEYS_ElicitationUrlCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationUrlCapabilities (an object)", data)
@@ -25058,7 +25562,7 @@ def _decode_ElicitationUrlCapabilities(data: Any, ctx: _rt.Context, path: _rt.Pa
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return ElicitationUrlCapabilities(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -25069,16 +25573,18 @@ def _encode_ElicitationUrlCapabilities(obj: ElicitationUrlCapabilities) -> dict[
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_LoginAuthRequest: Final = frozenset(["methodId", "_meta"])
 
 
-def _decode_LoginAuthRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> LoginAuthRequest:
+def _decode_LoginAuthRequest(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[LoginAuthRequest] = LoginAuthRequest
+) -> LoginAuthRequest:
     known = _KEYS_LoginAuthRequest
     if type(data) is not dict:
         raise DecodeError(path, "LoginAuthRequest (an object)", data)
@@ -25096,7 +25602,7 @@ def _decode_LoginAuthRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> Log
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return LoginAuthRequest(
+    return cls(
         method_id=v_method_id,
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -25106,19 +25612,22 @@ def _decode_LoginAuthRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> Log
 def _encode_LoginAuthRequest(obj: LoginAuthRequest) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["methodId"] = obj.method_id
+    v = obj.method_id
+    data["methodId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ListProvidersRequest: Final = frozenset(["_meta"])
 
 
-def _decode_ListProvidersRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> ListProvidersRequest:
+def _decode_ListProvidersRequest(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ListProvidersRequest] = ListProvidersRequest
+) -> ListProvidersRequest:
     known = _KEYS_ListProvidersRequest
     if type(data) is not dict:
         raise DecodeError(path, "ListProvidersRequest (an object)", data)
@@ -25130,7 +25639,7 @@ def _decode_ListProvidersRequest(data: Any, ctx: _rt.Context, path: _rt.Path) ->
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return ListProvidersRequest(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -25141,16 +25650,18 @@ def _encode_ListProvidersRequest(obj: ListProvidersRequest) -> dict[str, Any]:
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_SetProviderRequest: Final = frozenset(["providerId", "apiType", "baseUrl", "headers", "_meta"])
 
 
-def _decode_SetProviderRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> SetProviderRequest:
+def _decode_SetProviderRequest(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SetProviderRequest] = SetProviderRequest
+) -> SetProviderRequest:
     known = _KEYS_SetProviderRequest
     if type(data) is not dict:
         raise DecodeError(path, "SetProviderRequest (an object)", data)
@@ -25183,7 +25694,7 @@ def _decode_SetProviderRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> S
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return SetProviderRequest(
+    return cls(
         provider_id=v_provider_id,
         api_type=v_api_type,
         base_url=v_base_url,
@@ -25196,24 +25707,34 @@ def _decode_SetProviderRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> S
 def _encode_SetProviderRequest(obj: SetProviderRequest) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["providerId"] = obj.provider_id
-    data["apiType"] = obj.api_type
-    data["baseUrl"] = obj.base_url
+    v = obj.provider_id
+    data["providerId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.api_type
+    data["apiType"] = v._value_ if type(v) is LlmProtocol else _rt.encode_value(v)
+    v = obj.base_url
+    data["baseUrl"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.headers
     if v is not UNDEFINED:
-        data["headers"] = v
+        data["headers"] = {
+            (key0 if type(key0) is str else _rt.encode_key(key0)): (
+                item0 if type(item0) is str else _rt.encode_value(item0)
+            )
+            for key0, item0 in v.items()
+        }
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_DisableProviderRequest: Final = frozenset(["providerId", "_meta"])
 
 
-def _decode_DisableProviderRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> DisableProviderRequest:
+def _decode_DisableProviderRequest(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[DisableProviderRequest] = DisableProviderRequest
+) -> DisableProviderRequest:
     known = _KEYS_DisableProviderRequest
     if type(data) is not dict:
         raise DecodeError(path, "DisableProviderRequest (an object)", data)
@@ -25231,7 +25752,7 @@ def _decode_DisableProviderRequest(data: Any, ctx: _rt.Context, path: _rt.Path) 
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return DisableProviderRequest(
+    return cls(
         provider_id=v_provider_id,
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -25241,19 +25762,22 @@ def _decode_DisableProviderRequest(data: Any, ctx: _rt.Context, path: _rt.Path) 
 def _encode_DisableProviderRequest(obj: DisableProviderRequest) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["providerId"] = obj.provider_id
+    v = obj.provider_id
+    data["providerId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_LogoutAuthRequest: Final = frozenset(["_meta"])
 
 
-def _decode_LogoutAuthRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> LogoutAuthRequest:
+def _decode_LogoutAuthRequest(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[LogoutAuthRequest] = LogoutAuthRequest
+) -> LogoutAuthRequest:
     known = _KEYS_LogoutAuthRequest
     if type(data) is not dict:
         raise DecodeError(path, "LogoutAuthRequest (an object)", data)
@@ -25265,7 +25789,7 @@ def _decode_LogoutAuthRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> Lo
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return LogoutAuthRequest(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -25276,16 +25800,18 @@ def _encode_LogoutAuthRequest(obj: LogoutAuthRequest) -> dict[str, Any]:
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_AuthStatusRequest: Final = frozenset(["_meta"])
 
 
-def _decode_AuthStatusRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> AuthStatusRequest:
+def _decode_AuthStatusRequest(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AuthStatusRequest] = AuthStatusRequest
+) -> AuthStatusRequest:
     known = _KEYS_AuthStatusRequest
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusRequest (an object)", data)
@@ -25297,7 +25823,7 @@ def _decode_AuthStatusRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> Au
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return AuthStatusRequest(
+    return cls(
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -25308,16 +25834,18 @@ def _encode_AuthStatusRequest(obj: AuthStatusRequest) -> dict[str, Any]:
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_NewSessionRequest: Final = frozenset(["cwd", "additionalDirectories", "mcpServers", "systemPrompt", "_meta"])
 
 
-def _decode_NewSessionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> NewSessionRequest:
+def _decode_NewSessionRequest(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[NewSessionRequest] = NewSessionRequest
+) -> NewSessionRequest:
     known = _KEYS_NewSessionRequest
     if type(data) is not dict:
         raise DecodeError(path, "NewSessionRequest (an object)", data)
@@ -25351,7 +25879,7 @@ def _decode_NewSessionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> Ne
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return NewSessionRequest(
+    return cls(
         cwd=v_cwd,
         additional_directories=v_additional_directories,
         mcp_servers=v_mcp_servers,
@@ -25364,10 +25892,11 @@ def _decode_NewSessionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> Ne
 def _encode_NewSessionRequest(obj: NewSessionRequest) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["cwd"] = obj.cwd
+    v = obj.cwd
+    data["cwd"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.additional_directories
     if v is not UNDEFINED:
-        data["additionalDirectories"] = v
+        data["additionalDirectories"] = [item0 if type(item0) is str else _rt.encode_value(item0) for item0 in v]
     v = obj.mcp_servers
     if v is not UNDEFINED:
         data["mcpServers"] = [_encode_McpServer(item0) for item0 in v]
@@ -25376,9 +25905,9 @@ def _encode_NewSessionRequest(obj: NewSessionRequest) -> dict[str, Any]:
         data["systemPrompt"] = None if v is None else _encode_SystemPrompt(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -25432,30 +25961,32 @@ def _decode_McpServerHttp(
 def _encode_McpServerHttp(obj: McpServerHttp) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["name"] = obj.name
-    data["url"] = obj.url
+    v = obj.name
+    data["name"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.url
+    data["url"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.headers
     if v is not UNDEFINED:
         data["headers"] = [_encode_HttpHeader(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_McpServerHttpVariant: Final = frozenset(["name", "url", "headers", "_meta", "type"])
 
 
-def _decode_McpServerHttpVariant(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpServerHttpVariant:
+def _decode_McpServerHttpVariant(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[McpServerHttpVariant] = McpServerHttpVariant
+) -> McpServerHttpVariant:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerHttpVariant (an object)", data)
     if data.get("type", _rt.MISSING) != "http":
         raise DecodeError((path, "type"), '"http"', data.get("type", _rt.MISSING))
-    return cast(
-        McpServerHttpVariant, _decode_McpServerHttp(data, ctx, path, McpServerHttpVariant, _KEYS_McpServerHttpVariant)
-    )
+    return cast(McpServerHttpVariant, _decode_McpServerHttp(data, ctx, path, cls, _KEYS_McpServerHttpVariant))
 
 
 def _encode_McpServerHttpVariant(obj: McpServerHttpVariant) -> dict[str, Any]:
@@ -25507,27 +26038,29 @@ def _decode_McpServerAcp(
 def _encode_McpServerAcp(obj: McpServerAcp) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["name"] = obj.name
-    data["serverId"] = obj.server_id
+    v = obj.name
+    data["name"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.server_id
+    data["serverId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_McpServerAcpVariant: Final = frozenset(["name", "serverId", "_meta", "type"])
 
 
-def _decode_McpServerAcpVariant(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpServerAcpVariant:
+def _decode_McpServerAcpVariant(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[McpServerAcpVariant] = McpServerAcpVariant
+) -> McpServerAcpVariant:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerAcpVariant (an object)", data)
     if data.get("type", _rt.MISSING) != "acp":
         raise DecodeError((path, "type"), '"acp"', data.get("type", _rt.MISSING))
-    return cast(
-        McpServerAcpVariant, _decode_McpServerAcp(data, ctx, path, McpServerAcpVariant, _KEYS_McpServerAcpVariant)
-    )
+    return cast(McpServerAcpVariant, _decode_McpServerAcp(data, ctx, path, cls, _KEYS_McpServerAcpVariant))
 
 
 def _encode_McpServerAcpVariant(obj: McpServerAcpVariant) -> dict[str, Any]:
@@ -25593,34 +26126,35 @@ def _decode_McpServerStdio(
 def _encode_McpServerStdio(obj: McpServerStdio) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["name"] = obj.name
-    data["command"] = obj.command
+    v = obj.name
+    data["name"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.command
+    data["command"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.args
     if v is not UNDEFINED:
-        data["args"] = v
+        data["args"] = [item0 if type(item0) is str else _rt.encode_value(item0) for item0 in v]
     v = obj.env
     if v is not UNDEFINED:
         data["env"] = [_encode_EnvVariable(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_McpServerStdioVariant: Final = frozenset(["name", "command", "args", "env", "_meta", "type"])
 
 
-def _decode_McpServerStdioVariant(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpServerStdioVariant:
+def _decode_McpServerStdioVariant(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[McpServerStdioVariant] = McpServerStdioVariant
+) -> McpServerStdioVariant:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerStdioVariant (an object)", data)
     if data.get("type", _rt.MISSING) != "stdio":
         raise DecodeError((path, "type"), '"stdio"', data.get("type", _rt.MISSING))
-    return cast(
-        McpServerStdioVariant,
-        _decode_McpServerStdio(data, ctx, path, McpServerStdioVariant, _KEYS_McpServerStdioVariant),
-    )
+    return cast(McpServerStdioVariant, _decode_McpServerStdio(data, ctx, path, cls, _KEYS_McpServerStdioVariant))
 
 
 def _encode_McpServerStdioVariant(obj: McpServerStdioVariant) -> dict[str, Any]:
@@ -25632,7 +26166,9 @@ def _encode_McpServerStdioVariant(obj: McpServerStdioVariant) -> dict[str, Any]:
 _KEYS_McpServerOther: Final = frozenset(["type"])
 
 
-def _decode_McpServerOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpServerOther:
+def _decode_McpServerOther(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[McpServerOther] = McpServerOther
+) -> McpServerOther:
     known = _KEYS_McpServerOther
     if type(data) is not dict:
         raise DecodeError(path, "McpServerOther (an object)", data)
@@ -25643,7 +26179,7 @@ def _decode_McpServerOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpSe
     if type(v) is not str:
         raise DecodeError((path, "type"), "string", v)
     v_type: Any = v
-    return McpServerOther(
+    return cls(
         type=v_type,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -25651,16 +26187,18 @@ def _decode_McpServerOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpSe
 
 def _encode_McpServerOther(obj: McpServerOther) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["type"] = obj.type
+    v: Any
+    v = obj.type
+    data["type"] = v if type(v) is str else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_HttpHeader: Final = frozenset(["name", "value", "_meta"])
 
 
-def _decode_HttpHeader(data: Any, ctx: _rt.Context, path: _rt.Path) -> HttpHeader:
+def _decode_HttpHeader(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[HttpHeader] = HttpHeader) -> HttpHeader:
     known = _KEYS_HttpHeader
     if type(data) is not dict:
         raise DecodeError(path, "HttpHeader (an object)", data)
@@ -25684,7 +26222,7 @@ def _decode_HttpHeader(data: Any, ctx: _rt.Context, path: _rt.Path) -> HttpHeade
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return HttpHeader(
+    return cls(
         name=v_name,
         value=v_value,
         meta=v_meta,
@@ -25695,20 +26233,24 @@ def _decode_HttpHeader(data: Any, ctx: _rt.Context, path: _rt.Path) -> HttpHeade
 def _encode_HttpHeader(obj: HttpHeader) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["name"] = obj.name
-    data["value"] = obj.value
+    v = obj.name
+    data["name"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.value
+    data["value"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_SystemPrompt: Final = frozenset(["mode", "content", "_meta"])
 
 
-def _decode_SystemPrompt(data: Any, ctx: _rt.Context, path: _rt.Path) -> SystemPrompt:
+def _decode_SystemPrompt(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SystemPrompt] = SystemPrompt
+) -> SystemPrompt:
     known = _KEYS_SystemPrompt
     if type(data) is not dict:
         raise DecodeError(path, "SystemPrompt (an object)", data)
@@ -25730,7 +26272,7 @@ def _decode_SystemPrompt(data: Any, ctx: _rt.Context, path: _rt.Path) -> SystemP
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return SystemPrompt(
+    return cls(
         mode=v_mode,
         content=v_content,
         meta=v_meta,
@@ -25741,20 +26283,24 @@ def _decode_SystemPrompt(data: Any, ctx: _rt.Context, path: _rt.Path) -> SystemP
 def _encode_SystemPrompt(obj: SystemPrompt) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["mode"] = obj.mode
-    data["content"] = [_encode_ContentBlock(item0) for item0 in obj.content]
+    v = obj.mode
+    data["mode"] = v._value_ if type(v) is SystemPromptMode else _rt.encode_value(v)
+    v = obj.content
+    data["content"] = [_encode_ContentBlock(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ListSessionsRequest: Final = frozenset(["cwd", "cursor", "archived", "_meta"])
 
 
-def _decode_ListSessionsRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> ListSessionsRequest:
+def _decode_ListSessionsRequest(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ListSessionsRequest] = ListSessionsRequest
+) -> ListSessionsRequest:
     known = _KEYS_ListSessionsRequest
     if type(data) is not dict:
         raise DecodeError(path, "ListSessionsRequest (an object)", data)
@@ -25778,7 +26324,7 @@ def _decode_ListSessionsRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> 
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return ListSessionsRequest(
+    return cls(
         cwd=v_cwd,
         cursor=v_cursor,
         archived=v_archived,
@@ -25792,25 +26338,27 @@ def _encode_ListSessionsRequest(obj: ListSessionsRequest) -> dict[str, Any]:
     v: Any
     v = obj.cwd
     if v is not UNDEFINED:
-        data["cwd"] = v
+        data["cwd"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.cursor
     if v is not UNDEFINED:
-        data["cursor"] = v
+        data["cursor"] = None if v is None else v if type(v) is str else _rt.encode_value(v)
     v = obj.archived
     if v is not UNDEFINED:
-        data["archived"] = v
+        data["archived"] = None if v is None else v._value_ if type(v) is SessionArchiveFilter else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_DeleteSessionRequest: Final = frozenset(["sessionId", "_meta"])
 
 
-def _decode_DeleteSessionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> DeleteSessionRequest:
+def _decode_DeleteSessionRequest(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[DeleteSessionRequest] = DeleteSessionRequest
+) -> DeleteSessionRequest:
     known = _KEYS_DeleteSessionRequest
     if type(data) is not dict:
         raise DecodeError(path, "DeleteSessionRequest (an object)", data)
@@ -25828,7 +26376,7 @@ def _decode_DeleteSessionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) ->
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return DeleteSessionRequest(
+    return cls(
         session_id=v_session_id,
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -25838,12 +26386,13 @@ def _decode_DeleteSessionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) ->
 def _encode_DeleteSessionRequest(obj: DeleteSessionRequest) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["sessionId"] = obj.session_id
+    v = obj.session_id
+    data["sessionId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -25859,7 +26408,9 @@ _KEYS_ForkSessionRequest: Final = frozenset(
 )
 
 
-def _decode_ForkSessionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> ForkSessionRequest:
+def _decode_ForkSessionRequest(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ForkSessionRequest] = ForkSessionRequest
+) -> ForkSessionRequest:
     known = _KEYS_ForkSessionRequest
     if type(data) is not dict:
         raise DecodeError(path, "ForkSessionRequest (an object)", data)
@@ -25899,7 +26450,7 @@ def _decode_ForkSessionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> F
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return ForkSessionRequest(
+    return cls(
         session_id=v_session_id,
         cwd=v_cwd,
         additional_directories=v_additional_directories,
@@ -25913,11 +26464,13 @@ def _decode_ForkSessionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> F
 def _encode_ForkSessionRequest(obj: ForkSessionRequest) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["sessionId"] = obj.session_id
-    data["cwd"] = obj.cwd
+    v = obj.session_id
+    data["sessionId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.cwd
+    data["cwd"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.additional_directories
     if v is not UNDEFINED:
-        data["additionalDirectories"] = v
+        data["additionalDirectories"] = [item0 if type(item0) is str else _rt.encode_value(item0) for item0 in v]
     v = obj.mcp_servers
     if v is not UNDEFINED:
         data["mcpServers"] = [_encode_McpServer(item0) for item0 in v]
@@ -25926,16 +26479,18 @@ def _encode_ForkSessionRequest(obj: ForkSessionRequest) -> dict[str, Any]:
         data["systemPrompt"] = None if v is None else _encode_SystemPrompt(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ArchiveSessionRequest: Final = frozenset(["sessionId", "_meta"])
 
 
-def _decode_ArchiveSessionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> ArchiveSessionRequest:
+def _decode_ArchiveSessionRequest(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ArchiveSessionRequest] = ArchiveSessionRequest
+) -> ArchiveSessionRequest:
     known = _KEYS_ArchiveSessionRequest
     if type(data) is not dict:
         raise DecodeError(path, "ArchiveSessionRequest (an object)", data)
@@ -25953,7 +26508,7 @@ def _decode_ArchiveSessionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return ArchiveSessionRequest(
+    return cls(
         session_id=v_session_id,
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -25963,19 +26518,22 @@ def _decode_ArchiveSessionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -
 def _encode_ArchiveSessionRequest(obj: ArchiveSessionRequest) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["sessionId"] = obj.session_id
+    v = obj.session_id
+    data["sessionId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_UnarchiveSessionRequest: Final = frozenset(["sessionId", "_meta"])
 
 
-def _decode_UnarchiveSessionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> UnarchiveSessionRequest:
+def _decode_UnarchiveSessionRequest(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[UnarchiveSessionRequest] = UnarchiveSessionRequest
+) -> UnarchiveSessionRequest:
     known = _KEYS_UnarchiveSessionRequest
     if type(data) is not dict:
         raise DecodeError(path, "UnarchiveSessionRequest (an object)", data)
@@ -25993,7 +26551,7 @@ def _decode_UnarchiveSessionRequest(data: Any, ctx: _rt.Context, path: _rt.Path)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return UnarchiveSessionRequest(
+    return cls(
         session_id=v_session_id,
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -26003,19 +26561,22 @@ def _decode_UnarchiveSessionRequest(data: Any, ctx: _rt.Context, path: _rt.Path)
 def _encode_UnarchiveSessionRequest(obj: UnarchiveSessionRequest) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["sessionId"] = obj.session_id
+    v = obj.session_id
+    data["sessionId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_SessionStatusRequest: Final = frozenset(["sessionId", "_meta"])
 
 
-def _decode_SessionStatusRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionStatusRequest:
+def _decode_SessionStatusRequest(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionStatusRequest] = SessionStatusRequest
+) -> SessionStatusRequest:
     known = _KEYS_SessionStatusRequest
     if type(data) is not dict:
         raise DecodeError(path, "SessionStatusRequest (an object)", data)
@@ -26033,7 +26594,7 @@ def _decode_SessionStatusRequest(data: Any, ctx: _rt.Context, path: _rt.Path) ->
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return SessionStatusRequest(
+    return cls(
         session_id=v_session_id,
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -26043,19 +26604,22 @@ def _decode_SessionStatusRequest(data: Any, ctx: _rt.Context, path: _rt.Path) ->
 def _encode_SessionStatusRequest(obj: SessionStatusRequest) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["sessionId"] = obj.session_id
+    v = obj.session_id
+    data["sessionId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_SetSessionTitleRequest: Final = frozenset(["sessionId", "title", "_meta"])
 
 
-def _decode_SetSessionTitleRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> SetSessionTitleRequest:
+def _decode_SetSessionTitleRequest(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SetSessionTitleRequest] = SetSessionTitleRequest
+) -> SetSessionTitleRequest:
     known = _KEYS_SetSessionTitleRequest
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionTitleRequest (an object)", data)
@@ -26079,7 +26643,7 @@ def _decode_SetSessionTitleRequest(data: Any, ctx: _rt.Context, path: _rt.Path) 
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return SetSessionTitleRequest(
+    return cls(
         session_id=v_session_id,
         title=v_title,
         meta=v_meta,
@@ -26090,13 +26654,15 @@ def _decode_SetSessionTitleRequest(data: Any, ctx: _rt.Context, path: _rt.Path) 
 def _encode_SetSessionTitleRequest(obj: SetSessionTitleRequest) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["sessionId"] = obj.session_id
-    data["title"] = obj.title
+    v = obj.session_id
+    data["sessionId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.title
+    data["title"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -26113,7 +26679,9 @@ _KEYS_ResumeSessionRequest: Final = frozenset(
 )
 
 
-def _decode_ResumeSessionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> ResumeSessionRequest:
+def _decode_ResumeSessionRequest(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ResumeSessionRequest] = ResumeSessionRequest
+) -> ResumeSessionRequest:
     known = _KEYS_ResumeSessionRequest
     if type(data) is not dict:
         raise DecodeError(path, "ResumeSessionRequest (an object)", data)
@@ -26157,7 +26725,7 @@ def _decode_ResumeSessionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) ->
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return ResumeSessionRequest(
+    return cls(
         session_id=v_session_id,
         cwd=v_cwd,
         additional_directories=v_additional_directories,
@@ -26172,11 +26740,13 @@ def _decode_ResumeSessionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) ->
 def _encode_ResumeSessionRequest(obj: ResumeSessionRequest) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["sessionId"] = obj.session_id
-    data["cwd"] = obj.cwd
+    v = obj.session_id
+    data["sessionId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.cwd
+    data["cwd"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.additional_directories
     if v is not UNDEFINED:
-        data["additionalDirectories"] = v
+        data["additionalDirectories"] = [item0 if type(item0) is str else _rt.encode_value(item0) for item0 in v]
     v = obj.mcp_servers
     if v is not UNDEFINED:
         data["mcpServers"] = [_encode_McpServer(item0) for item0 in v]
@@ -26188,9 +26758,9 @@ def _encode_ResumeSessionRequest(obj: ResumeSessionRequest) -> dict[str, Any]:
         data["systemPrompt"] = None if v is None else _encode_SystemPrompt(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -26225,24 +26795,23 @@ def _encode_ReplayFromStart(obj: ReplayFromStart) -> dict[str, Any]:
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ReplayFromStartVariant: Final = frozenset(["_meta", "type"])
 
 
-def _decode_ReplayFromStartVariant(data: Any, ctx: _rt.Context, path: _rt.Path) -> ReplayFromStartVariant:
+def _decode_ReplayFromStartVariant(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ReplayFromStartVariant] = ReplayFromStartVariant
+) -> ReplayFromStartVariant:
     if type(data) is not dict:
         raise DecodeError(path, "ReplayFromStartVariant (an object)", data)
     if data.get("type", _rt.MISSING) != "start":
         raise DecodeError((path, "type"), '"start"', data.get("type", _rt.MISSING))
-    return cast(
-        ReplayFromStartVariant,
-        _decode_ReplayFromStart(data, ctx, path, ReplayFromStartVariant, _KEYS_ReplayFromStartVariant),
-    )
+    return cast(ReplayFromStartVariant, _decode_ReplayFromStart(data, ctx, path, cls, _KEYS_ReplayFromStartVariant))
 
 
 def _encode_ReplayFromStartVariant(obj: ReplayFromStartVariant) -> dict[str, Any]:
@@ -26254,7 +26823,9 @@ def _encode_ReplayFromStartVariant(obj: ReplayFromStartVariant) -> dict[str, Any
 _KEYS_ReplayFromOther: Final = frozenset(["type"])
 
 
-def _decode_ReplayFromOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> ReplayFromOther:
+def _decode_ReplayFromOther(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ReplayFromOther] = ReplayFromOther
+) -> ReplayFromOther:
     known = _KEYS_ReplayFromOther
     if type(data) is not dict:
         raise DecodeError(path, "ReplayFromOther (an object)", data)
@@ -26265,7 +26836,7 @@ def _decode_ReplayFromOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> Repl
     if type(v) is not str:
         raise DecodeError((path, "type"), "string", v)
     v_type: Any = v
-    return ReplayFromOther(
+    return cls(
         type=v_type,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -26273,16 +26844,20 @@ def _decode_ReplayFromOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> Repl
 
 def _encode_ReplayFromOther(obj: ReplayFromOther) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["type"] = obj.type
+    v: Any
+    v = obj.type
+    data["type"] = v if type(v) is str else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_CloseSessionRequest: Final = frozenset(["sessionId", "_meta"])
 
 
-def _decode_CloseSessionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> CloseSessionRequest:
+def _decode_CloseSessionRequest(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[CloseSessionRequest] = CloseSessionRequest
+) -> CloseSessionRequest:
     known = _KEYS_CloseSessionRequest
     if type(data) is not dict:
         raise DecodeError(path, "CloseSessionRequest (an object)", data)
@@ -26300,7 +26875,7 @@ def _decode_CloseSessionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> 
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return CloseSessionRequest(
+    return cls(
         session_id=v_session_id,
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -26310,19 +26885,22 @@ def _decode_CloseSessionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> 
 def _encode_CloseSessionRequest(obj: CloseSessionRequest) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["sessionId"] = obj.session_id
+    v = obj.session_id
+    data["sessionId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_CancelToolCallRequest: Final = frozenset(["sessionId", "toolCallId", "_meta"])
 
 
-def _decode_CancelToolCallRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> CancelToolCallRequest:
+def _decode_CancelToolCallRequest(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[CancelToolCallRequest] = CancelToolCallRequest
+) -> CancelToolCallRequest:
     known = _KEYS_CancelToolCallRequest
     if type(data) is not dict:
         raise DecodeError(path, "CancelToolCallRequest (an object)", data)
@@ -26346,7 +26924,7 @@ def _decode_CancelToolCallRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return CancelToolCallRequest(
+    return cls(
         session_id=v_session_id,
         tool_call_id=v_tool_call_id,
         meta=v_meta,
@@ -26357,20 +26935,24 @@ def _decode_CancelToolCallRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -
 def _encode_CancelToolCallRequest(obj: CancelToolCallRequest) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["sessionId"] = obj.session_id
-    data["toolCallId"] = obj.tool_call_id
+    v = obj.session_id
+    data["sessionId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.tool_call_id
+    data["toolCallId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_CancelTerminalRequest: Final = frozenset(["sessionId", "terminalId", "_meta"])
 
 
-def _decode_CancelTerminalRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> CancelTerminalRequest:
+def _decode_CancelTerminalRequest(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[CancelTerminalRequest] = CancelTerminalRequest
+) -> CancelTerminalRequest:
     known = _KEYS_CancelTerminalRequest
     if type(data) is not dict:
         raise DecodeError(path, "CancelTerminalRequest (an object)", data)
@@ -26394,7 +26976,7 @@ def _decode_CancelTerminalRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return CancelTerminalRequest(
+    return cls(
         session_id=v_session_id,
         terminal_id=v_terminal_id,
         meta=v_meta,
@@ -26405,13 +26987,15 @@ def _decode_CancelTerminalRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -
 def _encode_CancelTerminalRequest(obj: CancelTerminalRequest) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["sessionId"] = obj.session_id
-    data["terminalId"] = obj.terminal_id
+    v = obj.session_id
+    data["sessionId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.terminal_id
+    data["terminalId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -26419,7 +27003,10 @@ _KEYS_SetSessionConfigOptionRequestTypeId: Final = frozenset(["value", "type"])
 
 
 def _decode_SetSessionConfigOptionRequestTypeId(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SetSessionConfigOptionRequestTypeId] = SetSessionConfigOptionRequestTypeId,
 ) -> SetSessionConfigOptionRequestTypeId:
     known = _KEYS_SetSessionConfigOptionRequestTypeId
     if type(data) is not dict:
@@ -26433,7 +27020,7 @@ def _decode_SetSessionConfigOptionRequestTypeId(
     if type(v) is not str:
         raise DecodeError((path, "value"), "string", v)
     v_value: Any = v
-    return SetSessionConfigOptionRequestTypeId(
+    return cls(
         value=v_value,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -26441,9 +27028,11 @@ def _decode_SetSessionConfigOptionRequestTypeId(
 
 def _encode_SetSessionConfigOptionRequestTypeId(obj: SetSessionConfigOptionRequestTypeId) -> dict[str, Any]:
     data: dict[str, Any] = {"type": "id"}
-    data["value"] = obj.value
+    v: Any
+    v = obj.value
+    data["value"] = v if type(v) is str else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -26451,7 +27040,10 @@ _KEYS_SetSessionConfigOptionRequestTypeBoolean: Final = frozenset(["value", "typ
 
 
 def _decode_SetSessionConfigOptionRequestTypeBoolean(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SetSessionConfigOptionRequestTypeBoolean] = SetSessionConfigOptionRequestTypeBoolean,
 ) -> SetSessionConfigOptionRequestTypeBoolean:
     known = _KEYS_SetSessionConfigOptionRequestTypeBoolean
     if type(data) is not dict:
@@ -26465,7 +27057,7 @@ def _decode_SetSessionConfigOptionRequestTypeBoolean(
     if type(v) is not bool:
         raise DecodeError((path, "value"), "boolean", v)
     v_value: Any = v
-    return SetSessionConfigOptionRequestTypeBoolean(
+    return cls(
         value=v_value,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -26473,9 +27065,11 @@ def _decode_SetSessionConfigOptionRequestTypeBoolean(
 
 def _encode_SetSessionConfigOptionRequestTypeBoolean(obj: SetSessionConfigOptionRequestTypeBoolean) -> dict[str, Any]:
     data: dict[str, Any] = {"type": "boolean"}
-    data["value"] = obj.value
+    v: Any
+    v = obj.value
+    data["value"] = v if type(v) is bool else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -26483,7 +27077,10 @@ _KEYS_SetSessionConfigOptionRequestTypeOther: Final = frozenset(["type", "value"
 
 
 def _decode_SetSessionConfigOptionRequestTypeOther(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SetSessionConfigOptionRequestTypeOther] = SetSessionConfigOptionRequestTypeOther,
 ) -> SetSessionConfigOptionRequestTypeOther:
     known = _KEYS_SetSessionConfigOptionRequestTypeOther
     if type(data) is not dict:
@@ -26501,7 +27098,7 @@ def _decode_SetSessionConfigOptionRequestTypeOther(
     if ctx.strict:
         _rt.check_json(v, (path, "value"))
     v_value: Any = v
-    return SetSessionConfigOptionRequestTypeOther(
+    return cls(
         type=v_type,
         value=v_value,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -26510,17 +27107,25 @@ def _decode_SetSessionConfigOptionRequestTypeOther(
 
 def _encode_SetSessionConfigOptionRequestTypeOther(obj: SetSessionConfigOptionRequestTypeOther) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["type"] = obj.type
-    data["value"] = obj.value
+    v: Any
+    v = obj.type
+    data["type"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.value
+    data["value"] = _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_SetSessionConfigOptionRequest: Final = frozenset(["sessionId", "configId", "_meta"])
 
 
-def _decode_SetSessionConfigOptionRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> SetSessionConfigOptionRequest:
+def _decode_SetSessionConfigOptionRequest(
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SetSessionConfigOptionRequest] = SetSessionConfigOptionRequest,
+) -> SetSessionConfigOptionRequest:
     known = _KEYS_SetSessionConfigOptionRequest
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionConfigOptionRequest (an object)", data)
@@ -26546,7 +27151,7 @@ def _decode_SetSessionConfigOptionRequest(data: Any, ctx: _rt.Context, path: _rt
     v_meta: Any = v
     rest = {key: value for key, value in data.items() if key not in known}
     v_type = _decode_SetSessionConfigOptionRequestType(rest, ctx, path)
-    return SetSessionConfigOptionRequest(
+    return cls(
         session_id=v_session_id,
         config_id=v_config_id,
         meta=v_meta,
@@ -26557,11 +27162,13 @@ def _decode_SetSessionConfigOptionRequest(data: Any, ctx: _rt.Context, path: _rt
 def _encode_SetSessionConfigOptionRequest(obj: SetSessionConfigOptionRequest) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["sessionId"] = obj.session_id
-    data["configId"] = obj.config_id
+    v = obj.session_id
+    data["sessionId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.config_id
+    data["configId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     data.update(_encode_SetSessionConfigOptionRequestType(obj.type))
     return data
 
@@ -26569,7 +27176,9 @@ def _encode_SetSessionConfigOptionRequest(obj: SetSessionConfigOptionRequest) ->
 _KEYS_PromptRequest: Final = frozenset(["sessionId", "prompt", "_meta"])
 
 
-def _decode_PromptRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> PromptRequest:
+def _decode_PromptRequest(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[PromptRequest] = PromptRequest
+) -> PromptRequest:
     known = _KEYS_PromptRequest
     if type(data) is not dict:
         raise DecodeError(path, "PromptRequest (an object)", data)
@@ -26592,7 +27201,7 @@ def _decode_PromptRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> Prompt
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return PromptRequest(
+    return cls(
         session_id=v_session_id,
         prompt=v_prompt,
         meta=v_meta,
@@ -26603,20 +27212,24 @@ def _decode_PromptRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> Prompt
 def _encode_PromptRequest(obj: PromptRequest) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["sessionId"] = obj.session_id
-    data["prompt"] = [_encode_ContentBlock(item0) for item0 in obj.prompt]
+    v = obj.session_id
+    data["sessionId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.prompt
+    data["prompt"] = [_encode_ContentBlock(item0) for item0 in v]
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ClientResponseResult: Final = frozenset(["id", "result"])
 
 
-def _decode_ClientResponseResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> ClientResponseResult:
+def _decode_ClientResponseResult(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ClientResponseResult] = ClientResponseResult
+) -> ClientResponseResult:
     known = _KEYS_ClientResponseResult
     if type(data) is not dict:
         raise DecodeError(path, "ClientResponseResult (an object)", data)
@@ -26631,7 +27244,7 @@ def _decode_ClientResponseResult(data: Any, ctx: _rt.Context, path: _rt.Path) ->
         raise DecodeError((path, "result"), "a value (required)", _rt.MISSING)
     v = _decode_ClientResponseResultResult(v, ctx, (path, "result"))
     v_result: Any = v
-    return ClientResponseResult(
+    return cls(
         id=v_id,
         result=v_result,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -26640,17 +27253,22 @@ def _decode_ClientResponseResult(data: Any, ctx: _rt.Context, path: _rt.Path) ->
 
 def _encode_ClientResponseResult(obj: ClientResponseResult) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["id"] = _encode_RequestId(obj.id)
-    data["result"] = _encode_ClientResponseResultResult(obj.result)
+    v: Any
+    v = obj.id
+    data["id"] = _encode_RequestId(v)
+    v = obj.result
+    data["result"] = _encode_ClientResponseResultResult(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ClientResponseError: Final = frozenset(["id", "error"])
 
 
-def _decode_ClientResponseError(data: Any, ctx: _rt.Context, path: _rt.Path) -> ClientResponseError:
+def _decode_ClientResponseError(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ClientResponseError] = ClientResponseError
+) -> ClientResponseError:
     known = _KEYS_ClientResponseError
     if type(data) is not dict:
         raise DecodeError(path, "ClientResponseError (an object)", data)
@@ -26666,7 +27284,7 @@ def _decode_ClientResponseError(data: Any, ctx: _rt.Context, path: _rt.Path) -> 
         raise DecodeError((path, "error"), "a value (required)", _rt.MISSING)
     v = _decode_Error(v, ctx, (path, "error"))
     v_error: Any = v
-    return ClientResponseError(
+    return cls(
         id=v_id,
         error=v_error,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -26678,16 +27296,19 @@ def _encode_ClientResponseError(obj: ClientResponseError) -> dict[str, Any]:
     v: Any
     v = obj.id
     data["id"] = None if v is None else _encode_ClientResponseErrorId(v)
-    data["error"] = _encode_Error(obj.error)
+    v = obj.error
+    data["error"] = _encode_Error(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_RequestPermissionResponse: Final = frozenset(["outcome", "_meta"])
 
 
-def _decode_RequestPermissionResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> RequestPermissionResponse:
+def _decode_RequestPermissionResponse(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[RequestPermissionResponse] = RequestPermissionResponse
+) -> RequestPermissionResponse:
     known = _KEYS_RequestPermissionResponse
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionResponse (an object)", data)
@@ -26704,7 +27325,7 @@ def _decode_RequestPermissionResponse(data: Any, ctx: _rt.Context, path: _rt.Pat
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return RequestPermissionResponse(
+    return cls(
         outcome=v_outcome,
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -26714,12 +27335,13 @@ def _decode_RequestPermissionResponse(data: Any, ctx: _rt.Context, path: _rt.Pat
 def _encode_RequestPermissionResponse(obj: RequestPermissionResponse) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["outcome"] = _encode_RequestPermissionOutcome(obj.outcome)
+    v = obj.outcome
+    data["outcome"] = _encode_RequestPermissionOutcome(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -26754,9 +27376,9 @@ def _encode_CancelledPermissionOutcome(obj: CancelledPermissionOutcome) -> dict[
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -26764,7 +27386,10 @@ _KEYS_RequestPermissionOutcomeCancelled: Final = frozenset(["_meta", "outcome"])
 
 
 def _decode_RequestPermissionOutcomeCancelled(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[RequestPermissionOutcomeCancelled] = RequestPermissionOutcomeCancelled,
 ) -> RequestPermissionOutcomeCancelled:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionOutcomeCancelled (an object)", data)
@@ -26772,9 +27397,7 @@ def _decode_RequestPermissionOutcomeCancelled(
         raise DecodeError((path, "outcome"), '"cancelled"', data.get("outcome", _rt.MISSING))
     return cast(
         RequestPermissionOutcomeCancelled,
-        _decode_CancelledPermissionOutcome(
-            data, ctx, path, RequestPermissionOutcomeCancelled, _KEYS_RequestPermissionOutcomeCancelled
-        ),
+        _decode_CancelledPermissionOutcome(data, ctx, path, cls, _KEYS_RequestPermissionOutcomeCancelled),
     )
 
 
@@ -26820,12 +27443,13 @@ def _decode_SelectedPermissionOutcome(
 def _encode_SelectedPermissionOutcome(obj: SelectedPermissionOutcome) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["optionId"] = obj.option_id
+    v = obj.option_id
+    data["optionId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -26833,7 +27457,10 @@ _KEYS_RequestPermissionOutcomeSelected: Final = frozenset(["optionId", "_meta", 
 
 
 def _decode_RequestPermissionOutcomeSelected(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[RequestPermissionOutcomeSelected] = RequestPermissionOutcomeSelected,
 ) -> RequestPermissionOutcomeSelected:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionOutcomeSelected (an object)", data)
@@ -26841,9 +27468,7 @@ def _decode_RequestPermissionOutcomeSelected(
         raise DecodeError((path, "outcome"), '"selected"', data.get("outcome", _rt.MISSING))
     return cast(
         RequestPermissionOutcomeSelected,
-        _decode_SelectedPermissionOutcome(
-            data, ctx, path, RequestPermissionOutcomeSelected, _KEYS_RequestPermissionOutcomeSelected
-        ),
+        _decode_SelectedPermissionOutcome(data, ctx, path, cls, _KEYS_RequestPermissionOutcomeSelected),
     )
 
 
@@ -26856,7 +27481,12 @@ def _encode_RequestPermissionOutcomeSelected(obj: RequestPermissionOutcomeSelect
 _KEYS_RequestPermissionOutcomeOther: Final = frozenset(["outcome"])
 
 
-def _decode_RequestPermissionOutcomeOther(data: Any, ctx: _rt.Context, path: _rt.Path) -> RequestPermissionOutcomeOther:
+def _decode_RequestPermissionOutcomeOther(
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[RequestPermissionOutcomeOther] = RequestPermissionOutcomeOther,
+) -> RequestPermissionOutcomeOther:
     known = _KEYS_RequestPermissionOutcomeOther
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionOutcomeOther (an object)", data)
@@ -26867,7 +27497,7 @@ def _decode_RequestPermissionOutcomeOther(data: Any, ctx: _rt.Context, path: _rt
     if type(v) is not str:
         raise DecodeError((path, "outcome"), "string", v)
     v_outcome: Any = v
-    return RequestPermissionOutcomeOther(
+    return cls(
         outcome=v_outcome,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -26875,9 +27505,11 @@ def _decode_RequestPermissionOutcomeOther(data: Any, ctx: _rt.Context, path: _rt
 
 def _encode_RequestPermissionOutcomeOther(obj: RequestPermissionOutcomeOther) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["outcome"] = obj.outcome
+    v: Any
+    v = obj.outcome
+    data["outcome"] = v if type(v) is str else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -26910,10 +27542,15 @@ def _encode_ElicitationAcceptAction(obj: ElicitationAcceptAction) -> dict[str, A
     v = obj.content
     if v is not UNDEFINED:
         data["content"] = (
-            None if v is None else {key0: _encode_ElicitationContentValue(item0) for key0, item0 in v.items()}
+            None
+            if v is None
+            else {
+                (key0 if type(key0) is str else _rt.encode_key(key0)): _encode_ElicitationContentValue(item0)
+                for key0, item0 in v.items()
+            }
         )
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -26921,7 +27558,10 @@ _KEYS_CreateElicitationResponseActionAccept: Final = frozenset(["content", "acti
 
 
 def _decode_CreateElicitationResponseActionAccept(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[CreateElicitationResponseActionAccept] = CreateElicitationResponseActionAccept,
 ) -> CreateElicitationResponseActionAccept:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponseActionAccept (an object)", data)
@@ -26929,9 +27569,7 @@ def _decode_CreateElicitationResponseActionAccept(
         raise DecodeError((path, "action"), '"accept"', data.get("action", _rt.MISSING))
     return cast(
         CreateElicitationResponseActionAccept,
-        _decode_ElicitationAcceptAction(
-            data, ctx, path, CreateElicitationResponseActionAccept, _KEYS_CreateElicitationResponseActionAccept
-        ),
+        _decode_ElicitationAcceptAction(data, ctx, path, cls, _KEYS_CreateElicitationResponseActionAccept),
     )
 
 
@@ -26945,14 +27583,17 @@ _KEYS_CreateElicitationResponseActionDecline: Final = frozenset(["action"])
 
 
 def _decode_CreateElicitationResponseActionDecline(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[CreateElicitationResponseActionDecline] = CreateElicitationResponseActionDecline,
 ) -> CreateElicitationResponseActionDecline:
     known = _KEYS_CreateElicitationResponseActionDecline
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponseActionDecline (an object)", data)
     if data.get("action", _rt.MISSING) != "decline":
         raise DecodeError((path, "action"), '"decline"', data.get("action", _rt.MISSING))
-    return CreateElicitationResponseActionDecline(
+    return cls(
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
 
@@ -26960,7 +27601,7 @@ def _decode_CreateElicitationResponseActionDecline(
 def _encode_CreateElicitationResponseActionDecline(obj: CreateElicitationResponseActionDecline) -> dict[str, Any]:
     data: dict[str, Any] = {"action": "decline"}
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -26968,14 +27609,17 @@ _KEYS_CreateElicitationResponseActionCancel: Final = frozenset(["action"])
 
 
 def _decode_CreateElicitationResponseActionCancel(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[CreateElicitationResponseActionCancel] = CreateElicitationResponseActionCancel,
 ) -> CreateElicitationResponseActionCancel:
     known = _KEYS_CreateElicitationResponseActionCancel
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponseActionCancel (an object)", data)
     if data.get("action", _rt.MISSING) != "cancel":
         raise DecodeError((path, "action"), '"cancel"', data.get("action", _rt.MISSING))
-    return CreateElicitationResponseActionCancel(
+    return cls(
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
 
@@ -26983,7 +27627,7 @@ def _decode_CreateElicitationResponseActionCancel(
 def _encode_CreateElicitationResponseActionCancel(obj: CreateElicitationResponseActionCancel) -> dict[str, Any]:
     data: dict[str, Any] = {"action": "cancel"}
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -26991,7 +27635,10 @@ _KEYS_CreateElicitationResponseActionOther: Final = frozenset(["action"])
 
 
 def _decode_CreateElicitationResponseActionOther(
-    data: Any, ctx: _rt.Context, path: _rt.Path
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[CreateElicitationResponseActionOther] = CreateElicitationResponseActionOther,
 ) -> CreateElicitationResponseActionOther:
     known = _KEYS_CreateElicitationResponseActionOther
     if type(data) is not dict:
@@ -27003,7 +27650,7 @@ def _decode_CreateElicitationResponseActionOther(
     if type(v) is not str:
         raise DecodeError((path, "action"), "string", v)
     v_action: Any = v
-    return CreateElicitationResponseActionOther(
+    return cls(
         action=v_action,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
     )
@@ -27011,16 +27658,20 @@ def _decode_CreateElicitationResponseActionOther(
 
 def _encode_CreateElicitationResponseActionOther(obj: CreateElicitationResponseActionOther) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["action"] = obj.action
+    v: Any
+    v = obj.action
+    data["action"] = v if type(v) is str else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_CreateElicitationResponse: Final = frozenset(["_meta"])
 
 
-def _decode_CreateElicitationResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> CreateElicitationResponse:
+def _decode_CreateElicitationResponse(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[CreateElicitationResponse] = CreateElicitationResponse
+) -> CreateElicitationResponse:
     known = _KEYS_CreateElicitationResponse
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponse (an object)", data)
@@ -27034,7 +27685,7 @@ def _decode_CreateElicitationResponse(data: Any, ctx: _rt.Context, path: _rt.Pat
     v_meta: Any = v
     rest = {key: value for key, value in data.items() if key not in known}
     v_action = _decode_CreateElicitationResponseAction(rest, ctx, path)
-    return CreateElicitationResponse(
+    return cls(
         meta=v_meta,
         action=v_action,
     )
@@ -27045,7 +27696,7 @@ def _encode_CreateElicitationResponse(obj: CreateElicitationResponse) -> dict[st
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     data.update(_encode_CreateElicitationResponseAction(obj.action))
     return data
 
@@ -27053,7 +27704,9 @@ def _encode_CreateElicitationResponse(obj: CreateElicitationResponse) -> dict[st
 _KEYS_MessageMcpResponseResult: Final = frozenset(["result", "_meta"])
 
 
-def _decode_MessageMcpResponseResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> MessageMcpResponseResult:
+def _decode_MessageMcpResponseResult(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[MessageMcpResponseResult] = MessageMcpResponseResult
+) -> MessageMcpResponseResult:
     known = _KEYS_MessageMcpResponseResult
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpResponseResult (an object)", data)
@@ -27071,7 +27724,7 @@ def _decode_MessageMcpResponseResult(data: Any, ctx: _rt.Context, path: _rt.Path
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return MessageMcpResponseResult(
+    return cls(
         result=v_result,
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -27081,19 +27734,22 @@ def _decode_MessageMcpResponseResult(data: Any, ctx: _rt.Context, path: _rt.Path
 def _encode_MessageMcpResponseResult(obj: MessageMcpResponseResult) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["result"] = obj.result
+    v = obj.result
+    data["result"] = _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_MessageMcpResponseError: Final = frozenset(["error", "_meta"])
 
 
-def _decode_MessageMcpResponseError(data: Any, ctx: _rt.Context, path: _rt.Path) -> MessageMcpResponseError:
+def _decode_MessageMcpResponseError(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[MessageMcpResponseError] = MessageMcpResponseError
+) -> MessageMcpResponseError:
     known = _KEYS_MessageMcpResponseError
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpResponseError (an object)", data)
@@ -27110,7 +27766,7 @@ def _decode_MessageMcpResponseError(data: Any, ctx: _rt.Context, path: _rt.Path)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return MessageMcpResponseError(
+    return cls(
         error=v_error,
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -27120,19 +27776,20 @@ def _decode_MessageMcpResponseError(data: Any, ctx: _rt.Context, path: _rt.Path)
 def _encode_MessageMcpResponseError(obj: MessageMcpResponseError) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["error"] = _encode_McpError(obj.error)
+    v = obj.error
+    data["error"] = _encode_McpError(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_McpError: Final = frozenset(["code", "message", "data"])
 
 
-def _decode_McpError(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpError:
+def _decode_McpError(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[McpError] = McpError) -> McpError:
     known = _KEYS_McpError
     if type(data) is not dict:
         raise DecodeError(path, "McpError (an object)", data)
@@ -27153,7 +27810,7 @@ def _decode_McpError(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpError:
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "data"))
     v_data: Any = v
-    return McpError(
+    return cls(
         code=v_code,
         message=v_message,
         data=v_data,
@@ -27164,20 +27821,24 @@ def _decode_McpError(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpError:
 def _encode_McpError(obj: McpError) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["code"] = obj.code
-    data["message"] = obj.message
+    v = obj.code
+    data["code"] = v if type(v) is int else _rt.encode_value(v)
+    v = obj.message
+    data["message"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.data
     if v is not UNDEFINED:
-        data["data"] = v
+        data["data"] = _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ClientNotification: Final = frozenset(["method", "params"])
 
 
-def _decode_ClientNotification(data: Any, ctx: _rt.Context, path: _rt.Path) -> ClientNotification:
+def _decode_ClientNotification(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ClientNotification] = ClientNotification
+) -> ClientNotification:
     known = _KEYS_ClientNotification
     if type(data) is not dict:
         raise DecodeError(path, "ClientNotification (an object)", data)
@@ -27192,7 +27853,7 @@ def _decode_ClientNotification(data: Any, ctx: _rt.Context, path: _rt.Path) -> C
     if v is not UNDEFINED and v is not None:
         v = _decode_ClientNotificationParams(v, ctx, (path, "params"))
     v_params: Any = v
-    return ClientNotification(
+    return cls(
         method=v_method,
         params=v_params,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -27202,19 +27863,22 @@ def _decode_ClientNotification(data: Any, ctx: _rt.Context, path: _rt.Path) -> C
 def _encode_ClientNotification(obj: ClientNotification) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["method"] = obj.method
+    v = obj.method
+    data["method"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.params
     if v is not UNDEFINED:
         data["params"] = None if v is None else _encode_ClientNotificationParams(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_CancelSessionNotification: Final = frozenset(["sessionId", "_meta"])
 
 
-def _decode_CancelSessionNotification(data: Any, ctx: _rt.Context, path: _rt.Path) -> CancelSessionNotification:
+def _decode_CancelSessionNotification(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[CancelSessionNotification] = CancelSessionNotification
+) -> CancelSessionNotification:
     known = _KEYS_CancelSessionNotification
     if type(data) is not dict:
         raise DecodeError(path, "CancelSessionNotification (an object)", data)
@@ -27232,7 +27896,7 @@ def _decode_CancelSessionNotification(data: Any, ctx: _rt.Context, path: _rt.Pat
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return CancelSessionNotification(
+    return cls(
         session_id=v_session_id,
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -27242,19 +27906,22 @@ def _decode_CancelSessionNotification(data: Any, ctx: _rt.Context, path: _rt.Pat
 def _encode_CancelSessionNotification(obj: CancelSessionNotification) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["sessionId"] = obj.session_id
+    v = obj.session_id
+    data["sessionId"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_MessageMcpNotification: Final = frozenset(["serverId", "requestId", "method", "params", "_meta"])
 
 
-def _decode_MessageMcpNotification(data: Any, ctx: _rt.Context, path: _rt.Path) -> MessageMcpNotification:
+def _decode_MessageMcpNotification(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[MessageMcpNotification] = MessageMcpNotification
+) -> MessageMcpNotification:
     known = _KEYS_MessageMcpNotification
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpNotification (an object)", data)
@@ -27291,7 +27958,7 @@ def _decode_MessageMcpNotification(data: Any, ctx: _rt.Context, path: _rt.Path) 
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return MessageMcpNotification(
+    return cls(
         server_id=v_server_id,
         request_id=v_request_id,
         method=v_method,
@@ -27304,24 +27971,29 @@ def _decode_MessageMcpNotification(data: Any, ctx: _rt.Context, path: _rt.Path) 
 def _encode_MessageMcpNotification(obj: MessageMcpNotification) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["serverId"] = obj.server_id
-    data["requestId"] = obj.request_id
-    data["method"] = obj.method
+    v = obj.server_id
+    data["serverId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.request_id
+    data["requestId"] = v if type(v) is str else _rt.encode_value(v)
+    v = obj.method
+    data["method"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.params
     if v is not UNDEFINED:
-        data["params"] = v
+        data["params"] = None if v is None else _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_CancelRequestNotification: Final = frozenset(["requestId", "_meta"])
 
 
-def _decode_CancelRequestNotification(data: Any, ctx: _rt.Context, path: _rt.Path) -> CancelRequestNotification:
+def _decode_CancelRequestNotification(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[CancelRequestNotification] = CancelRequestNotification
+) -> CancelRequestNotification:
     known = _KEYS_CancelRequestNotification
     if type(data) is not dict:
         raise DecodeError(path, "CancelRequestNotification (an object)", data)
@@ -27338,7 +28010,7 @@ def _decode_CancelRequestNotification(data: Any, ctx: _rt.Context, path: _rt.Pat
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return CancelRequestNotification(
+    return cls(
         request_id=v_request_id,
         meta=v_meta,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -27348,19 +28020,22 @@ def _decode_CancelRequestNotification(data: Any, ctx: _rt.Context, path: _rt.Pat
 def _encode_CancelRequestNotification(obj: CancelRequestNotification) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["requestId"] = _encode_RequestId(obj.request_id)
+    v = obj.request_id
+    data["requestId"] = _encode_RequestId(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ProxyRequest: Final = frozenset(["id", "method", "params"])
 
 
-def _decode_ProxyRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProxyRequest:
+def _decode_ProxyRequest(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ProxyRequest] = ProxyRequest
+) -> ProxyRequest:
     known = _KEYS_ProxyRequest
     if type(data) is not dict:
         raise DecodeError(path, "ProxyRequest (an object)", data)
@@ -27380,7 +28055,7 @@ def _decode_ProxyRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProxyRe
     if v is not UNDEFINED and v is not None:
         v = _decode_ProxyRequestParams(v, ctx, (path, "params"))
     v_params: Any = v
-    return ProxyRequest(
+    return cls(
         id=v_id,
         method=v_method,
         params=v_params,
@@ -27391,20 +28066,24 @@ def _decode_ProxyRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProxyRe
 def _encode_ProxyRequest(obj: ProxyRequest) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["id"] = _encode_RequestId(obj.id)
-    data["method"] = obj.method
+    v = obj.id
+    data["id"] = _encode_RequestId(v)
+    v = obj.method
+    data["method"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.params
     if v is not UNDEFINED:
         data["params"] = None if v is None else _encode_ProxyRequestParams(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ProxySuccessorRequest: Final = frozenset(["method", "params", "_meta"])
 
 
-def _decode_ProxySuccessorRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProxySuccessorRequest:
+def _decode_ProxySuccessorRequest(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ProxySuccessorRequest] = ProxySuccessorRequest
+) -> ProxySuccessorRequest:
     known = _KEYS_ProxySuccessorRequest
     if type(data) is not dict:
         raise DecodeError(path, "ProxySuccessorRequest (an object)", data)
@@ -27426,7 +28105,7 @@ def _decode_ProxySuccessorRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return ProxySuccessorRequest(
+    return cls(
         method=v_method,
         params=v_params,
         meta=v_meta,
@@ -27437,22 +28116,25 @@ def _decode_ProxySuccessorRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -
 def _encode_ProxySuccessorRequest(obj: ProxySuccessorRequest) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["method"] = obj.method
+    v = obj.method
+    data["method"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.params
     if v is not UNDEFINED:
-        data["params"] = v
+        data["params"] = _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ProxyResponseResult: Final = frozenset(["id", "result"])
 
 
-def _decode_ProxyResponseResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProxyResponseResult:
+def _decode_ProxyResponseResult(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ProxyResponseResult] = ProxyResponseResult
+) -> ProxyResponseResult:
     known = _KEYS_ProxyResponseResult
     if type(data) is not dict:
         raise DecodeError(path, "ProxyResponseResult (an object)", data)
@@ -27467,7 +28149,7 @@ def _decode_ProxyResponseResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> 
         raise DecodeError((path, "result"), "a value (required)", _rt.MISSING)
     v = _decode_ProxyResponseResultResult(v, ctx, (path, "result"))
     v_result: Any = v
-    return ProxyResponseResult(
+    return cls(
         id=v_id,
         result=v_result,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -27476,17 +28158,22 @@ def _decode_ProxyResponseResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> 
 
 def _encode_ProxyResponseResult(obj: ProxyResponseResult) -> dict[str, Any]:
     data: dict[str, Any] = {}
-    data["id"] = _encode_RequestId(obj.id)
-    data["result"] = _encode_ProxyResponseResultResult(obj.result)
+    v: Any
+    v = obj.id
+    data["id"] = _encode_RequestId(v)
+    v = obj.result
+    data["result"] = _encode_ProxyResponseResultResult(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ProxyResponseError: Final = frozenset(["id", "error"])
 
 
-def _decode_ProxyResponseError(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProxyResponseError:
+def _decode_ProxyResponseError(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ProxyResponseError] = ProxyResponseError
+) -> ProxyResponseError:
     known = _KEYS_ProxyResponseError
     if type(data) is not dict:
         raise DecodeError(path, "ProxyResponseError (an object)", data)
@@ -27502,7 +28189,7 @@ def _decode_ProxyResponseError(data: Any, ctx: _rt.Context, path: _rt.Path) -> P
         raise DecodeError((path, "error"), "a value (required)", _rt.MISSING)
     v = _decode_Error(v, ctx, (path, "error"))
     v_error: Any = v
-    return ProxyResponseError(
+    return cls(
         id=v_id,
         error=v_error,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -27514,16 +28201,19 @@ def _encode_ProxyResponseError(obj: ProxyResponseError) -> dict[str, Any]:
     v: Any
     v = obj.id
     data["id"] = None if v is None else _encode_ProxyResponseErrorId(v)
-    data["error"] = _encode_Error(obj.error)
+    v = obj.error
+    data["error"] = _encode_Error(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ProxyNotification: Final = frozenset(["method", "params"])
 
 
-def _decode_ProxyNotification(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProxyNotification:
+def _decode_ProxyNotification(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ProxyNotification] = ProxyNotification
+) -> ProxyNotification:
     known = _KEYS_ProxyNotification
     if type(data) is not dict:
         raise DecodeError(path, "ProxyNotification (an object)", data)
@@ -27538,7 +28228,7 @@ def _decode_ProxyNotification(data: Any, ctx: _rt.Context, path: _rt.Path) -> Pr
     if v is not UNDEFINED and v is not None:
         v = _decode_ProxyNotificationParams(v, ctx, (path, "params"))
     v_params: Any = v
-    return ProxyNotification(
+    return cls(
         method=v_method,
         params=v_params,
         unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
@@ -27548,19 +28238,22 @@ def _decode_ProxyNotification(data: Any, ctx: _rt.Context, path: _rt.Path) -> Pr
 def _encode_ProxyNotification(obj: ProxyNotification) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["method"] = obj.method
+    v = obj.method
+    data["method"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.params
     if v is not UNDEFINED:
         data["params"] = None if v is None else _encode_ProxyNotificationParams(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
 _KEYS_ProxySuccessorNotification: Final = frozenset(["method", "params", "_meta"])
 
 
-def _decode_ProxySuccessorNotification(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProxySuccessorNotification:
+def _decode_ProxySuccessorNotification(
+    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ProxySuccessorNotification] = ProxySuccessorNotification
+) -> ProxySuccessorNotification:
     known = _KEYS_ProxySuccessorNotification
     if type(data) is not dict:
         raise DecodeError(path, "ProxySuccessorNotification (an object)", data)
@@ -27582,7 +28275,7 @@ def _decode_ProxySuccessorNotification(data: Any, ctx: _rt.Context, path: _rt.Pa
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return ProxySuccessorNotification(
+    return cls(
         method=v_method,
         params=v_params,
         meta=v_meta,
@@ -27593,15 +28286,16 @@ def _decode_ProxySuccessorNotification(data: Any, ctx: _rt.Context, path: _rt.Pa
 def _encode_ProxySuccessorNotification(obj: ProxySuccessorNotification) -> dict[str, Any]:
     data: dict[str, Any] = {}
     v: Any
-    data["method"] = obj.method
+    v = obj.method
+    data["method"] = v if type(v) is str else _rt.encode_value(v)
     v = obj.params
     if v is not UNDEFINED:
-        data["params"] = v
+        data["params"] = _rt.encode_value(v)
     v = obj.meta
     if v is not UNDEFINED:
-        data["_meta"] = v
+        data["_meta"] = None if v is None else _rt.encode_value(v)
     if obj.unknown_properties:
-        data.update(obj.unknown_properties)
+        data.update(_rt.encode_value(obj.unknown_properties))
     return data
 
 
@@ -27613,7 +28307,7 @@ def _decode_ExtRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> ExtReques
 
 
 def _encode_ExtRequest(value: ExtRequest) -> Any:
-    return value
+    return _rt.encode_value(value)
 
 
 def _match_AgentRequestParams(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentRequestParams:
@@ -27653,7 +28347,7 @@ def _match_AgentRequestParams(data: Any, ctx: _rt.Context, path: _rt.Path) -> Ag
 def _decode_AgentRequestParams(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentRequestParams:
     if not ctx.strict:
         try:
-            return _match_AgentRequestParams(data, _rt.PROBE, path)
+            return _match_AgentRequestParams(data, ctx.probe(), path)
         except DecodeError:
             pass
     return _match_AgentRequestParams(data, ctx, path)
@@ -27685,7 +28379,7 @@ def _match_RequestId(data: Any, ctx: _rt.Context, path: _rt.Path) -> RequestId:
 def _decode_RequestId(data: Any, ctx: _rt.Context, path: _rt.Path) -> RequestId:
     if not ctx.strict:
         try:
-            return _match_RequestId(data, _rt.PROBE, path)
+            return _match_RequestId(data, ctx.probe(), path)
         except DecodeError:
             pass
     return _match_RequestId(data, ctx, path)
@@ -27703,7 +28397,7 @@ def _decode_SessionId(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionId:
 
 
 def _encode_SessionId(value: SessionId) -> Any:
-    return value
+    return value if type(value) is str else _rt.encode_value(value)
 
 
 _VARIANTS_RequestPermissionSubject: Final[dict[str, _rt.Decoder[RequestPermissionSubject]]] = {
@@ -27735,7 +28429,7 @@ def _encode_RequestPermissionSubject(value: RequestPermissionSubject) -> Any:
         value, tuple(_TAGGED_RequestPermissionSubject)
     ):
         raise _rt.untagged_variant("RequestPermissionSubject", value, _TAGGED_RequestPermissionSubject)
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 def _decode_ToolCallId(data: Any, ctx: _rt.Context, path: _rt.Path) -> ToolCallId:
@@ -27746,7 +28440,7 @@ def _decode_ToolCallId(data: Any, ctx: _rt.Context, path: _rt.Path) -> ToolCallI
 
 
 def _encode_ToolCallId(value: ToolCallId) -> Any:
-    return value
+    return value if type(value) is str else _rt.encode_value(value)
 
 
 _VARIANTS_ToolCallContent: Final[dict[str, _rt.Decoder[ToolCallContent]]] = {
@@ -27777,7 +28471,7 @@ _TAGGED_ToolCallContent: Final[frozenset[type]] = frozenset(
 def _encode_ToolCallContent(value: ToolCallContent) -> Any:
     if type(value) not in _TAGGED_ToolCallContent and not isinstance(value, tuple(_TAGGED_ToolCallContent)):
         raise _rt.untagged_variant("ToolCallContent", value, _TAGGED_ToolCallContent)
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 _VARIANTS_ContentBlock: Final[dict[str, _rt.Decoder[ContentBlock]]] = {
@@ -27817,7 +28511,7 @@ _TAGGED_ContentBlock: Final[frozenset[type]] = frozenset(
 def _encode_ContentBlock(value: ContentBlock) -> Any:
     if type(value) not in _TAGGED_ContentBlock and not isinstance(value, tuple(_TAGGED_ContentBlock)):
         raise _rt.untagged_variant("ContentBlock", value, _TAGGED_ContentBlock)
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 def _decode_MediaType(data: Any, ctx: _rt.Context, path: _rt.Path) -> MediaType:
@@ -27828,7 +28522,7 @@ def _decode_MediaType(data: Any, ctx: _rt.Context, path: _rt.Path) -> MediaType:
 
 
 def _encode_MediaType(value: MediaType) -> Any:
-    return value
+    return value if type(value) is str else _rt.encode_value(value)
 
 
 def _match_EmbeddedResourceResource(data: Any, ctx: _rt.Context, path: _rt.Path) -> EmbeddedResourceResource:
@@ -27851,14 +28545,14 @@ def _match_EmbeddedResourceResource(data: Any, ctx: _rt.Context, path: _rt.Path)
 def _decode_EmbeddedResourceResource(data: Any, ctx: _rt.Context, path: _rt.Path) -> EmbeddedResourceResource:
     if not ctx.strict:
         try:
-            return _match_EmbeddedResourceResource(data, _rt.PROBE, path)
+            return _match_EmbeddedResourceResource(data, ctx.probe(), path)
         except DecodeError:
             pass
     return _match_EmbeddedResourceResource(data, ctx, path)
 
 
 def _encode_EmbeddedResourceResource(value: EmbeddedResourceResource) -> Any:
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 _VARIANTS_DiffChangeOperation: Final[dict[str, _rt.Decoder[DiffChangeOperation]]] = {
@@ -27898,7 +28592,7 @@ _TAGGED_DiffChangeOperation: Final[frozenset[type]] = frozenset(
 def _encode_DiffChangeOperation(value: DiffChangeOperation) -> Any:
     if type(value) not in _TAGGED_DiffChangeOperation and not isinstance(value, tuple(_TAGGED_DiffChangeOperation)):
         raise _rt.untagged_variant("DiffChangeOperation", value, _TAGGED_DiffChangeOperation)
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 def _decode_AbsolutePath(data: Any, ctx: _rt.Context, path: _rt.Path) -> AbsolutePath:
@@ -27909,7 +28603,7 @@ def _decode_AbsolutePath(data: Any, ctx: _rt.Context, path: _rt.Path) -> Absolut
 
 
 def _encode_AbsolutePath(value: AbsolutePath) -> Any:
-    return value
+    return value if type(value) is str else _rt.encode_value(value)
 
 
 def _decode_TerminalId(data: Any, ctx: _rt.Context, path: _rt.Path) -> TerminalId:
@@ -27920,7 +28614,7 @@ def _decode_TerminalId(data: Any, ctx: _rt.Context, path: _rt.Path) -> TerminalI
 
 
 def _encode_TerminalId(value: TerminalId) -> Any:
-    return value
+    return value if type(value) is str else _rt.encode_value(value)
 
 
 def _decode_PermissionOptionId(data: Any, ctx: _rt.Context, path: _rt.Path) -> PermissionOptionId:
@@ -27931,7 +28625,7 @@ def _decode_PermissionOptionId(data: Any, ctx: _rt.Context, path: _rt.Path) -> P
 
 
 def _encode_PermissionOptionId(value: PermissionOptionId) -> Any:
-    return value
+    return value if type(value) is str else _rt.encode_value(value)
 
 
 def _match_ElicitationFormModeVariant(data: Any, ctx: _rt.Context, path: _rt.Path) -> ElicitationFormModeVariant:
@@ -27971,14 +28665,14 @@ def _match_ElicitationFormModeVariant(data: Any, ctx: _rt.Context, path: _rt.Pat
 def _decode_ElicitationFormModeVariant(data: Any, ctx: _rt.Context, path: _rt.Path) -> ElicitationFormModeVariant:
     if not ctx.strict:
         try:
-            return _match_ElicitationFormModeVariant(data, _rt.PROBE, path)
+            return _match_ElicitationFormModeVariant(data, ctx.probe(), path)
         except DecodeError:
             pass
     return _match_ElicitationFormModeVariant(data, ctx, path)
 
 
 def _encode_ElicitationFormModeVariant(value: ElicitationFormModeVariant) -> Any:
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 def _match_ElicitationUrlModeVariant(data: Any, ctx: _rt.Context, path: _rt.Path) -> ElicitationUrlModeVariant:
@@ -28018,14 +28712,14 @@ def _match_ElicitationUrlModeVariant(data: Any, ctx: _rt.Context, path: _rt.Path
 def _decode_ElicitationUrlModeVariant(data: Any, ctx: _rt.Context, path: _rt.Path) -> ElicitationUrlModeVariant:
     if not ctx.strict:
         try:
-            return _match_ElicitationUrlModeVariant(data, _rt.PROBE, path)
+            return _match_ElicitationUrlModeVariant(data, ctx.probe(), path)
         except DecodeError:
             pass
     return _match_ElicitationUrlModeVariant(data, ctx, path)
 
 
 def _encode_ElicitationUrlModeVariant(value: ElicitationUrlModeVariant) -> Any:
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 def _match_CreateElicitationRequestModeOtherVariant(
@@ -28071,14 +28765,14 @@ def _decode_CreateElicitationRequestModeOtherVariant(
 ) -> CreateElicitationRequestModeOtherVariant:
     if not ctx.strict:
         try:
-            return _match_CreateElicitationRequestModeOtherVariant(data, _rt.PROBE, path)
+            return _match_CreateElicitationRequestModeOtherVariant(data, ctx.probe(), path)
         except DecodeError:
             pass
     return _match_CreateElicitationRequestModeOtherVariant(data, ctx, path)
 
 
 def _encode_CreateElicitationRequestModeOtherVariant(value: CreateElicitationRequestModeOtherVariant) -> Any:
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 _VARIANTS_CreateElicitationRequestMode: Final[dict[str, _rt.Decoder[CreateElicitationRequestMode]]] = {
@@ -28110,7 +28804,7 @@ def _encode_CreateElicitationRequestMode(value: CreateElicitationRequestMode) ->
         value, tuple(_TAGGED_CreateElicitationRequestMode)
     ):
         raise _rt.untagged_variant("CreateElicitationRequestMode", value, _TAGGED_CreateElicitationRequestMode)
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 _VARIANTS_ElicitationPropertySchema: Final[dict[str, _rt.Decoder[ElicitationPropertySchema]]] = {
@@ -28152,7 +28846,7 @@ def _encode_ElicitationPropertySchema(value: ElicitationPropertySchema) -> Any:
         value, tuple(_TAGGED_ElicitationPropertySchema)
     ):
         raise _rt.untagged_variant("ElicitationPropertySchema", value, _TAGGED_ElicitationPropertySchema)
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 _VARIANTS_MultiSelectItems: Final[dict[str, _rt.Decoder[MultiSelectItems]]] = {
@@ -28188,14 +28882,14 @@ def _decode_MultiSelectItems(data: Any, ctx: _rt.Context, path: _rt.Path) -> Mul
             return _decode_MultiSelectItemsOther(data, ctx, path)
     if not ctx.strict:
         try:
-            return _match_MultiSelectItems(data, _rt.PROBE, path)
+            return _match_MultiSelectItems(data, ctx.probe(), path)
         except DecodeError:
             pass
     return _match_MultiSelectItems(data, ctx, path)
 
 
 def _encode_MultiSelectItems(value: MultiSelectItems) -> Any:
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 def _decode_ElicitationId(data: Any, ctx: _rt.Context, path: _rt.Path) -> ElicitationId:
@@ -28206,7 +28900,7 @@ def _decode_ElicitationId(data: Any, ctx: _rt.Context, path: _rt.Path) -> Elicit
 
 
 def _encode_ElicitationId(value: ElicitationId) -> Any:
-    return value
+    return value if type(value) is str else _rt.encode_value(value)
 
 
 def _decode_McpServerAcpId(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpServerAcpId:
@@ -28217,7 +28911,7 @@ def _decode_McpServerAcpId(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpSe
 
 
 def _encode_McpServerAcpId(value: McpServerAcpId) -> Any:
-    return value
+    return value if type(value) is str else _rt.encode_value(value)
 
 
 def _decode_McpRequestId(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpRequestId:
@@ -28228,7 +28922,7 @@ def _decode_McpRequestId(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpRequ
 
 
 def _encode_McpRequestId(value: McpRequestId) -> Any:
-    return value
+    return value if type(value) is str else _rt.encode_value(value)
 
 
 def _decode_ExtResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> ExtResponse:
@@ -28239,7 +28933,7 @@ def _decode_ExtResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> ExtRespo
 
 
 def _encode_ExtResponse(value: ExtResponse) -> Any:
-    return value
+    return _rt.encode_value(value)
 
 
 def _match_AgentResponseResultResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentResponseResultResult:
@@ -28387,7 +29081,7 @@ def _match_AgentResponseResultResult(data: Any, ctx: _rt.Context, path: _rt.Path
 def _decode_AgentResponseResultResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentResponseResultResult:
     if not ctx.strict:
         try:
-            return _match_AgentResponseResultResult(data, _rt.PROBE, path)
+            return _match_AgentResponseResultResult(data, ctx.probe(), path)
         except DecodeError:
             pass
     return _match_AgentResponseResultResult(data, ctx, path)
@@ -28419,7 +29113,7 @@ def _match_AgentResponseErrorId(data: Any, ctx: _rt.Context, path: _rt.Path) -> 
 def _decode_AgentResponseErrorId(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentResponseErrorId:
     if not ctx.strict:
         try:
-            return _match_AgentResponseErrorId(data, _rt.PROBE, path)
+            return _match_AgentResponseErrorId(data, ctx.probe(), path)
         except DecodeError:
             pass
     return _match_AgentResponseErrorId(data, ctx, path)
@@ -28449,14 +29143,14 @@ def _match_AgentResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentRe
 def _decode_AgentResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentResponse:
     if not ctx.strict:
         try:
-            return _match_AgentResponse(data, _rt.PROBE, path)
+            return _match_AgentResponse(data, ctx.probe(), path)
         except DecodeError:
             pass
     return _match_AgentResponse(data, ctx, path)
 
 
 def _encode_AgentResponse(value: AgentResponse) -> Any:
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 def _decode_ProtocolVersion(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProtocolVersion:
@@ -28467,7 +29161,7 @@ def _decode_ProtocolVersion(data: Any, ctx: _rt.Context, path: _rt.Path) -> Prot
 
 
 def _encode_ProtocolVersion(value: ProtocolVersion) -> Any:
-    return value
+    return value if type(value) is int else _rt.encode_value(value)
 
 
 _VARIANTS_AuthMethod: Final[dict[str, _rt.Decoder[AuthMethod]]] = {
@@ -28497,7 +29191,7 @@ _TAGGED_AuthMethod: Final[frozenset[type]] = frozenset(
 def _encode_AuthMethod(value: AuthMethod) -> Any:
     if type(value) not in _TAGGED_AuthMethod and not isinstance(value, tuple(_TAGGED_AuthMethod)):
         raise _rt.untagged_variant("AuthMethod", value, _TAGGED_AuthMethod)
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 def _decode_AuthMethodId(data: Any, ctx: _rt.Context, path: _rt.Path) -> AuthMethodId:
@@ -28508,7 +29202,7 @@ def _decode_AuthMethodId(data: Any, ctx: _rt.Context, path: _rt.Path) -> AuthMet
 
 
 def _encode_AuthMethodId(value: AuthMethodId) -> Any:
-    return value
+    return value if type(value) is str else _rt.encode_value(value)
 
 
 def _decode_ProviderId(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProviderId:
@@ -28519,7 +29213,7 @@ def _decode_ProviderId(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProviderI
 
 
 def _encode_ProviderId(value: ProviderId) -> Any:
-    return value
+    return value if type(value) is str else _rt.encode_value(value)
 
 
 _VARIANTS_SessionConfigOptionType: Final[dict[str, _rt.Decoder[SessionConfigOptionType]]] = {
@@ -28551,7 +29245,7 @@ def _encode_SessionConfigOptionType(value: SessionConfigOptionType) -> Any:
         value, tuple(_TAGGED_SessionConfigOptionType)
     ):
         raise _rt.untagged_variant("SessionConfigOptionType", value, _TAGGED_SessionConfigOptionType)
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 def _decode_SessionConfigId(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionConfigId:
@@ -28562,7 +29256,7 @@ def _decode_SessionConfigId(data: Any, ctx: _rt.Context, path: _rt.Path) -> Sess
 
 
 def _encode_SessionConfigId(value: SessionConfigId) -> Any:
-    return value
+    return value if type(value) is str else _rt.encode_value(value)
 
 
 def _decode_SessionConfigValueId(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionConfigValueId:
@@ -28573,7 +29267,7 @@ def _decode_SessionConfigValueId(data: Any, ctx: _rt.Context, path: _rt.Path) ->
 
 
 def _encode_SessionConfigValueId(value: SessionConfigValueId) -> Any:
-    return value
+    return value if type(value) is str else _rt.encode_value(value)
 
 
 def _match_SessionConfigSelectOptions(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionConfigSelectOptions:
@@ -28596,7 +29290,7 @@ def _match_SessionConfigSelectOptions(data: Any, ctx: _rt.Context, path: _rt.Pat
 def _decode_SessionConfigSelectOptions(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionConfigSelectOptions:
     if not ctx.strict:
         try:
-            return _match_SessionConfigSelectOptions(data, _rt.PROBE, path)
+            return _match_SessionConfigSelectOptions(data, ctx.probe(), path)
         except DecodeError:
             pass
     return _match_SessionConfigSelectOptions(data, ctx, path)
@@ -28614,7 +29308,7 @@ def _decode_SessionConfigGroupId(data: Any, ctx: _rt.Context, path: _rt.Path) ->
 
 
 def _encode_SessionConfigGroupId(value: SessionConfigGroupId) -> Any:
-    return value
+    return value if type(value) is str else _rt.encode_value(value)
 
 
 _VARIANTS_AvailableCommand: Final[dict[str, _rt.Decoder[AvailableCommand]]] = {
@@ -28641,7 +29335,7 @@ _TAGGED_AvailableCommand: Final[frozenset[type]] = frozenset([AvailableCommandCo
 def _encode_AvailableCommand(value: AvailableCommand) -> Any:
     if type(value) not in _TAGGED_AvailableCommand and not isinstance(value, tuple(_TAGGED_AvailableCommand)):
         raise _rt.untagged_variant("AvailableCommand", value, _TAGGED_AvailableCommand)
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 _VARIANTS_AvailableCommandInput: Final[dict[str, _rt.Decoder[AvailableCommandInput]]] = {
@@ -28670,7 +29364,7 @@ _TAGGED_AvailableCommandInput: Final[frozenset[type]] = frozenset(
 def _encode_AvailableCommandInput(value: AvailableCommandInput) -> Any:
     if type(value) not in _TAGGED_AvailableCommandInput and not isinstance(value, tuple(_TAGGED_AvailableCommandInput)):
         raise _rt.untagged_variant("AvailableCommandInput", value, _TAGGED_AvailableCommandInput)
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 def _decode_SessionListCursor(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionListCursor:
@@ -28681,7 +29375,7 @@ def _decode_SessionListCursor(data: Any, ctx: _rt.Context, path: _rt.Path) -> Se
 
 
 def _encode_SessionListCursor(value: SessionListCursor) -> Any:
-    return value
+    return value if type(value) is str else _rt.encode_value(value)
 
 
 _VARIANTS_IdleStateUpdateStopReason: Final[dict[str, _rt.Decoder[IdleStateUpdateStopReason]]] = {
@@ -28722,14 +29416,14 @@ def _decode_IdleStateUpdateStopReason(data: Any, ctx: _rt.Context, path: _rt.Pat
             return _decode_IdleStateUpdateStopReasonOther(data, ctx, path)
     if not ctx.strict:
         try:
-            return _match_IdleStateUpdateStopReason(data, _rt.PROBE, path)
+            return _match_IdleStateUpdateStopReason(data, ctx.probe(), path)
         except DecodeError:
             pass
     return _match_IdleStateUpdateStopReason(data, ctx, path)
 
 
 def _encode_IdleStateUpdateStopReason(value: IdleStateUpdateStopReason) -> Any:
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 _VARIANTS_StateUpdate: Final[dict[str, _rt.Decoder[StateUpdate]]] = {
@@ -28761,7 +29455,7 @@ _TAGGED_StateUpdate: Final[frozenset[type]] = frozenset(
 def _encode_StateUpdate(value: StateUpdate) -> Any:
     if type(value) not in _TAGGED_StateUpdate and not isinstance(value, tuple(_TAGGED_StateUpdate)):
         raise _rt.untagged_variant("StateUpdate", value, _TAGGED_StateUpdate)
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 _VARIANTS_BackgroundWork: Final[dict[str, _rt.Decoder[BackgroundWork]]] = {
@@ -28792,7 +29486,7 @@ _TAGGED_BackgroundWork: Final[frozenset[type]] = frozenset(
 def _encode_BackgroundWork(value: BackgroundWork) -> Any:
     if type(value) not in _TAGGED_BackgroundWork and not isinstance(value, tuple(_TAGGED_BackgroundWork)):
         raise _rt.untagged_variant("BackgroundWork", value, _TAGGED_BackgroundWork)
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 def _match_ErrorData(data: Any, ctx: _rt.Context, path: _rt.Path) -> ErrorData:
@@ -28824,7 +29518,7 @@ def _match_ErrorData(data: Any, ctx: _rt.Context, path: _rt.Path) -> ErrorData:
 def _decode_ErrorData(data: Any, ctx: _rt.Context, path: _rt.Path) -> ErrorData:
     if not ctx.strict:
         try:
-            return _match_ErrorData(data, _rt.PROBE, path)
+            return _match_ErrorData(data, ctx.probe(), path)
         except DecodeError:
             pass
     return _match_ErrorData(data, ctx, path)
@@ -28842,7 +29536,7 @@ def _decode_MessageId(data: Any, ctx: _rt.Context, path: _rt.Path) -> MessageId:
 
 
 def _encode_MessageId(value: MessageId) -> Any:
-    return value
+    return value if type(value) is str else _rt.encode_value(value)
 
 
 def _decode_ExtNotification(data: Any, ctx: _rt.Context, path: _rt.Path) -> ExtNotification:
@@ -28853,7 +29547,7 @@ def _decode_ExtNotification(data: Any, ctx: _rt.Context, path: _rt.Path) -> ExtN
 
 
 def _encode_ExtNotification(value: ExtNotification) -> Any:
-    return value
+    return _rt.encode_value(value)
 
 
 def _match_AgentNotificationParams(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentNotificationParams:
@@ -28893,7 +29587,7 @@ def _match_AgentNotificationParams(data: Any, ctx: _rt.Context, path: _rt.Path) 
 def _decode_AgentNotificationParams(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentNotificationParams:
     if not ctx.strict:
         try:
-            return _match_AgentNotificationParams(data, _rt.PROBE, path)
+            return _match_AgentNotificationParams(data, ctx.probe(), path)
         except DecodeError:
             pass
     return _match_AgentNotificationParams(data, ctx, path)
@@ -28980,7 +29674,7 @@ _TAGGED_SessionUpdate: Final[frozenset[type]] = frozenset(
 def _encode_SessionUpdate(value: SessionUpdate) -> Any:
     if type(value) not in _TAGGED_SessionUpdate and not isinstance(value, tuple(_TAGGED_SessionUpdate)):
         raise _rt.untagged_variant("SessionUpdate", value, _TAGGED_SessionUpdate)
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 _VARIANTS_PlanUpdateContent: Final[dict[str, _rt.Decoder[PlanUpdateContent]]] = {
@@ -29011,7 +29705,7 @@ _TAGGED_PlanUpdateContent: Final[frozenset[type]] = frozenset(
 def _encode_PlanUpdateContent(value: PlanUpdateContent) -> Any:
     if type(value) not in _TAGGED_PlanUpdateContent and not isinstance(value, tuple(_TAGGED_PlanUpdateContent)):
         raise _rt.untagged_variant("PlanUpdateContent", value, _TAGGED_PlanUpdateContent)
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 def _decode_PlanId(data: Any, ctx: _rt.Context, path: _rt.Path) -> PlanId:
@@ -29022,7 +29716,7 @@ def _decode_PlanId(data: Any, ctx: _rt.Context, path: _rt.Path) -> PlanId:
 
 
 def _encode_PlanId(value: PlanId) -> Any:
-    return value
+    return value if type(value) is str else _rt.encode_value(value)
 
 
 def _decode_CompactionId(data: Any, ctx: _rt.Context, path: _rt.Path) -> CompactionId:
@@ -29033,7 +29727,7 @@ def _decode_CompactionId(data: Any, ctx: _rt.Context, path: _rt.Path) -> Compact
 
 
 def _encode_CompactionId(value: CompactionId) -> Any:
-    return value
+    return value if type(value) is str else _rt.encode_value(value)
 
 
 def _match_ClientRequestParams(data: Any, ctx: _rt.Context, path: _rt.Path) -> ClientRequestParams:
@@ -29181,7 +29875,7 @@ def _match_ClientRequestParams(data: Any, ctx: _rt.Context, path: _rt.Path) -> C
 def _decode_ClientRequestParams(data: Any, ctx: _rt.Context, path: _rt.Path) -> ClientRequestParams:
     if not ctx.strict:
         try:
-            return _match_ClientRequestParams(data, _rt.PROBE, path)
+            return _match_ClientRequestParams(data, ctx.probe(), path)
         except DecodeError:
             pass
     return _match_ClientRequestParams(data, ctx, path)
@@ -29219,7 +29913,7 @@ _TAGGED_McpServer: Final[frozenset[type]] = frozenset(
 def _encode_McpServer(value: McpServer) -> Any:
     if type(value) not in _TAGGED_McpServer and not isinstance(value, tuple(_TAGGED_McpServer)):
         raise _rt.untagged_variant("McpServer", value, _TAGGED_McpServer)
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 _VARIANTS_ReplayFrom: Final[dict[str, _rt.Decoder[ReplayFrom]]] = {
@@ -29246,7 +29940,7 @@ _TAGGED_ReplayFrom: Final[frozenset[type]] = frozenset([ReplayFromStartVariant, 
 def _encode_ReplayFrom(value: ReplayFrom) -> Any:
     if type(value) not in _TAGGED_ReplayFrom and not isinstance(value, tuple(_TAGGED_ReplayFrom)):
         raise _rt.untagged_variant("ReplayFrom", value, _TAGGED_ReplayFrom)
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 _VARIANTS_SetSessionConfigOptionRequestType: Final[dict[str, _rt.Decoder[SetSessionConfigOptionRequestType]]] = {
@@ -29286,7 +29980,7 @@ def _encode_SetSessionConfigOptionRequestType(value: SetSessionConfigOptionReque
         raise _rt.untagged_variant(
             "SetSessionConfigOptionRequestType", value, _TAGGED_SetSessionConfigOptionRequestType
         )
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 def _match_MessageMcpResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> MessageMcpResponse:
@@ -29309,14 +30003,14 @@ def _match_MessageMcpResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> Me
 def _decode_MessageMcpResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> MessageMcpResponse:
     if not ctx.strict:
         try:
-            return _match_MessageMcpResponse(data, _rt.PROBE, path)
+            return _match_MessageMcpResponse(data, ctx.probe(), path)
         except DecodeError:
             pass
     return _match_MessageMcpResponse(data, ctx, path)
 
 
 def _encode_MessageMcpResponse(value: MessageMcpResponse) -> Any:
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 def _match_ClientResponseResultResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> ClientResponseResultResult:
@@ -29356,7 +30050,7 @@ def _match_ClientResponseResultResult(data: Any, ctx: _rt.Context, path: _rt.Pat
 def _decode_ClientResponseResultResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> ClientResponseResultResult:
     if not ctx.strict:
         try:
-            return _match_ClientResponseResultResult(data, _rt.PROBE, path)
+            return _match_ClientResponseResultResult(data, ctx.probe(), path)
         except DecodeError:
             pass
     return _match_ClientResponseResultResult(data, ctx, path)
@@ -29388,7 +30082,7 @@ def _match_ClientResponseErrorId(data: Any, ctx: _rt.Context, path: _rt.Path) ->
 def _decode_ClientResponseErrorId(data: Any, ctx: _rt.Context, path: _rt.Path) -> ClientResponseErrorId:
     if not ctx.strict:
         try:
-            return _match_ClientResponseErrorId(data, _rt.PROBE, path)
+            return _match_ClientResponseErrorId(data, ctx.probe(), path)
         except DecodeError:
             pass
     return _match_ClientResponseErrorId(data, ctx, path)
@@ -29418,14 +30112,14 @@ def _match_ClientResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> Client
 def _decode_ClientResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> ClientResponse:
     if not ctx.strict:
         try:
-            return _match_ClientResponse(data, _rt.PROBE, path)
+            return _match_ClientResponse(data, ctx.probe(), path)
         except DecodeError:
             pass
     return _match_ClientResponse(data, ctx, path)
 
 
 def _encode_ClientResponse(value: ClientResponse) -> Any:
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 _VARIANTS_RequestPermissionOutcome: Final[dict[str, _rt.Decoder[RequestPermissionOutcome]]] = {
@@ -29457,7 +30151,7 @@ def _encode_RequestPermissionOutcome(value: RequestPermissionOutcome) -> Any:
         value, tuple(_TAGGED_RequestPermissionOutcome)
     ):
         raise _rt.untagged_variant("RequestPermissionOutcome", value, _TAGGED_RequestPermissionOutcome)
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 _VARIANTS_CreateElicitationResponseAction: Final[dict[str, _rt.Decoder[CreateElicitationResponseAction]]] = {
@@ -29497,7 +30191,7 @@ def _encode_CreateElicitationResponseAction(value: CreateElicitationResponseActi
         value, tuple(_TAGGED_CreateElicitationResponseAction)
     ):
         raise _rt.untagged_variant("CreateElicitationResponseAction", value, _TAGGED_CreateElicitationResponseAction)
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 def _match_ElicitationContentValue(data: Any, ctx: _rt.Context, path: _rt.Path) -> ElicitationContentValue:
@@ -29550,7 +30244,7 @@ def _match_ElicitationContentValue(data: Any, ctx: _rt.Context, path: _rt.Path) 
 def _decode_ElicitationContentValue(data: Any, ctx: _rt.Context, path: _rt.Path) -> ElicitationContentValue:
     if not ctx.strict:
         try:
-            return _match_ElicitationContentValue(data, _rt.PROBE, path)
+            return _match_ElicitationContentValue(data, ctx.probe(), path)
         except DecodeError:
             pass
     return _match_ElicitationContentValue(data, ctx, path)
@@ -29589,7 +30283,7 @@ def _match_ClientNotificationParams(data: Any, ctx: _rt.Context, path: _rt.Path)
 def _decode_ClientNotificationParams(data: Any, ctx: _rt.Context, path: _rt.Path) -> ClientNotificationParams:
     if not ctx.strict:
         try:
-            return _match_ClientNotificationParams(data, _rt.PROBE, path)
+            return _match_ClientNotificationParams(data, ctx.probe(), path)
         except DecodeError:
             pass
     return _match_ClientNotificationParams(data, ctx, path)
@@ -29629,14 +30323,14 @@ def _match_ProxyRequestParams(data: Any, ctx: _rt.Context, path: _rt.Path) -> Pr
 def _decode_ProxyRequestParams(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProxyRequestParams:
     if not ctx.strict:
         try:
-            return _match_ProxyRequestParams(data, _rt.PROBE, path)
+            return _match_ProxyRequestParams(data, ctx.probe(), path)
         except DecodeError:
             pass
     return _match_ProxyRequestParams(data, ctx, path)
 
 
 def _encode_ProxyRequestParams(value: ProxyRequestParams) -> Any:
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 def _decode_InitializeProxyResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> InitializeProxyResponse:
@@ -29657,7 +30351,7 @@ def _decode_ProxySuccessorResponse(data: Any, ctx: _rt.Context, path: _rt.Path) 
 
 
 def _encode_ProxySuccessorResponse(value: ProxySuccessorResponse) -> Any:
-    return value
+    return _rt.encode_value(value)
 
 
 def _match_ProxyResponseResultResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProxyResponseResultResult:
@@ -29681,7 +30375,7 @@ def _match_ProxyResponseResultResult(data: Any, ctx: _rt.Context, path: _rt.Path
 def _decode_ProxyResponseResultResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProxyResponseResultResult:
     if not ctx.strict:
         try:
-            return _match_ProxyResponseResultResult(data, _rt.PROBE, path)
+            return _match_ProxyResponseResultResult(data, ctx.probe(), path)
         except DecodeError:
             pass
     return _match_ProxyResponseResultResult(data, ctx, path)
@@ -29713,7 +30407,7 @@ def _match_ProxyResponseErrorId(data: Any, ctx: _rt.Context, path: _rt.Path) -> 
 def _decode_ProxyResponseErrorId(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProxyResponseErrorId:
     if not ctx.strict:
         try:
-            return _match_ProxyResponseErrorId(data, _rt.PROBE, path)
+            return _match_ProxyResponseErrorId(data, ctx.probe(), path)
         except DecodeError:
             pass
     return _match_ProxyResponseErrorId(data, ctx, path)
@@ -29743,14 +30437,14 @@ def _match_ProxyResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProxyRe
 def _decode_ProxyResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProxyResponse:
     if not ctx.strict:
         try:
-            return _match_ProxyResponse(data, _rt.PROBE, path)
+            return _match_ProxyResponse(data, ctx.probe(), path)
         except DecodeError:
             pass
     return _match_ProxyResponse(data, ctx, path)
 
 
 def _encode_ProxyResponse(value: ProxyResponse) -> Any:
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 def _match_ProxyNotificationParams(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProxyNotificationParams:
@@ -29767,14 +30461,14 @@ def _match_ProxyNotificationParams(data: Any, ctx: _rt.Context, path: _rt.Path) 
 def _decode_ProxyNotificationParams(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProxyNotificationParams:
     if not ctx.strict:
         try:
-            return _match_ProxyNotificationParams(data, _rt.PROBE, path)
+            return _match_ProxyNotificationParams(data, ctx.probe(), path)
         except DecodeError:
             pass
     return _match_ProxyNotificationParams(data, ctx, path)
 
 
 def _encode_ProxyNotificationParams(value: ProxyNotificationParams) -> Any:
-    return _rt.encode_value(value)
+    return type(value)._acp_encode(value)
 
 
 AgentRequest._acp_decode = _decode_AgentRequest
@@ -30827,7 +31521,64 @@ _DECODERS: Final[dict[str, tuple[Any, _rt.Decoder[Any]]]] = {
     "ProxyNotification": (ProxyNotification, _decode_ProxyNotification),
     "ProxySuccessorNotification": (ProxySuccessorNotification, _decode_ProxySuccessorNotification),
 }
-_DECODERS_BY_TYPE: Final[dict[Any, _rt.Decoder[Any]]] = dict(_DECODERS.values())
+_DECODERS_BY_TYPE: Final = _rt.decoders_by_type(
+    _DECODERS,
+    frozenset(
+        [
+            "AgentRequestParams",
+            "RequestId",
+            "RequestPermissionSubject",
+            "ToolCallContent",
+            "ContentBlock",
+            "EmbeddedResourceResource",
+            "DiffChangeOperation",
+            "ElicitationFormModeVariant",
+            "ElicitationUrlModeVariant",
+            "CreateElicitationRequestModeOtherVariant",
+            "CreateElicitationRequestMode",
+            "ElicitationPropertySchema",
+            "MultiSelectItems",
+            "ExtRequest",
+            "AgentResponseResultResult",
+            "AgentResponseErrorId",
+            "AgentResponse",
+            "AuthMethod",
+            "SessionConfigOptionType",
+            "SessionConfigSelectOptions",
+            "AvailableCommand",
+            "AvailableCommandInput",
+            "IdleStateUpdateStopReason",
+            "StateUpdate",
+            "BackgroundWork",
+            "ErrorData",
+            "ExtResponse",
+            "AgentNotificationParams",
+            "SessionUpdate",
+            "PlanUpdateContent",
+            "ExtNotification",
+            "ClientRequestParams",
+            "McpServer",
+            "ReplayFrom",
+            "SetSessionConfigOptionRequestType",
+            "ClientResponseResultResult",
+            "ClientResponseErrorId",
+            "ClientResponse",
+            "RequestPermissionOutcome",
+            "CreateElicitationResponseAction",
+            "ElicitationContentValue",
+            "MessageMcpResponse",
+            "ClientNotificationParams",
+            "ProxyRequestParams",
+            "InitializeProxyRequest",
+            "ProxyResponseResultResult",
+            "ProxyResponseErrorId",
+            "ProxyResponse",
+            "InitializeProxyResponse",
+            "ProxySuccessorResponse",
+            "ProxyNotificationParams",
+        ]
+    ),
+)
 
 _M = TypeVar("_M", bound=Model)
 
@@ -30852,14 +31603,22 @@ def decode(type_or_name: Any, data: Any, *, strict: bool = False, on_salvage: _r
     are replaced or skipped, reported to `on_salvage` and the `logging` module."""
     if isinstance(type_or_name, str):
         entry = _DECODERS.get(type_or_name)
-        decoder = entry[1] if entry else None
-    else:
-        try:
-            decoder = _DECODERS_BY_TYPE.get(type_or_name)
-        except TypeError:
-            decoder = None
+        if entry is None:
+            raise TypeError(f"{type_or_name!r} is not a type of this package")
+        return _rt.run_decoder(entry[1], data, strict, on_salvage)
+    if isinstance(type_or_name, type) and issubclass(type_or_name, Model) and hasattr(type_or_name, "_acp_decode"):
+        return _rt.run_decoder(type_or_name._acp_decode, data, strict, on_salvage, type_or_name)
+    try:
+        decoder = _DECODERS_BY_TYPE.get(type_or_name)
+    except TypeError:
+        decoder = None
     if decoder is None:
         raise TypeError(f"{type_or_name!r} is not a type of this package")
+    if isinstance(decoder, tuple):
+        raise TypeError(
+            f"{type_or_name!r} is the type of several $defs ({', '.join(decoder)}):"
+            f" pass the name instead, as in decode({decoder[0]!r}, data)"
+        )
     return _rt.run_decoder(decoder, data, strict, on_salvage)
 
 

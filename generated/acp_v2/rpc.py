@@ -508,10 +508,13 @@ Message: TypeAlias = Request | Notification | Response
 class MethodNotFound(DecodeError):
     """A method that is neither in the schema nor an extension (`_...`)."""
 
-    def __init__(self, path: _rt.Path, method: str) -> None:
+    def __init__(self, path: _rt.Path | str, method: str) -> None:
         expected = "a method of the schema or an extension method starting with '_'"
         super().__init__(path, expected, method, code=_rt.METHOD_NOT_FOUND)
         self.method = method
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (self.path, self.method)
 
     def error(self) -> Error:
         """The JSON-RPC "method not found" error (-32601) to answer with."""
