@@ -46,7 +46,7 @@ def read(path: Path) -> Any:
         if hashlib.sha256(payload).hexdigest().encode() != digest:
             return None
         return json.loads(payload)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
 
 
@@ -123,18 +123,24 @@ def ir_to_data(value: object) -> Any:
 
 def ir_from_data(data: Any) -> Any:
     """The inverse of `ir_to_data`; ValueError for data it did not write."""
+    try:
+        return _from_data(data)
+    except (TypeError, RecursionError) as error:  # unhashable keys, wrong field types, absurd nesting
+        raise ValueError(f"not IR data: {error}") from None
+
+
+def _from_data(data: Any) -> Any:
     if isinstance(data, list):
-        return [ir_from_data(item) for item in data]
+        return [_from_data(item) for item in data]
     if not isinstance(data, dict):
         return data
     match data:
-        case {"class": str(name), "fields": dict(fields)} if name in IR_CLASSES:
-            try:
-                return IR_CLASSES[name](**{key: ir_from_data(item) for key, item in fields.items()})
-            except TypeError as error:
-                raise ValueError(f"bad fields for {name}: {error}") from None
-        case {"tuple": list(items)}:
-            return tuple(ir_from_data(item) for item in items)
-        case {"dict": list(items)} if all(isinstance(item, list) and len(item) == 2 for item in items):
-            return {ir_from_data(key): ir_from_data(item) for key, item in items}
+        case {"class": str(name), "fields": dict(fields)} if name in IR_CLASSES and len(data) == 2:
+            return IR_CLASSES[name](**{key: _from_data(item) for key, item in fields.items()})
+        case {"tuple": list(items)} if len(data) == 1:
+            return tuple(_from_data(item) for item in items)
+        case {"dict": list(items)} if len(data) == 1 and all(
+            isinstance(item, list) and len(item) == 2 for item in items
+        ):
+            return {_from_data(key): _from_data(item) for key, item in items}
     raise ValueError(f"not IR data: {sorted(data)}")

@@ -44,7 +44,7 @@ def proven_units(package_dir: Path) -> dict[str, str]:
     start or from the end, so one edited unit does not hide the others)."""
     try:
         manifest = json.loads(manifest_path(package_dir).read_bytes())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     if not isinstance(manifest, dict) or manifest.get("mode") != MODE or not isinstance(manifest.get("files"), dict):
         return {}

@@ -49,6 +49,13 @@ def test_a_pickle_is_never_loaded_even_with_a_matching_digest(tmp_path):
     assert cache.read(path) is None
 
 
+def test_absurd_nesting_is_a_miss(tmp_path):
+    payload = b"[" * 100_000 + b"]" * 100_000
+    path = tmp_path / "entry.json"
+    path.write_bytes(hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
+    assert cache.read(path) is None
+
+
 def test_missing_files_and_directories_are_misses(tmp_path):
     assert cache.read(tmp_path / "absent.json") is None
     assert cache.read(tmp_path) is None
@@ -101,6 +108,8 @@ def test_the_ir_survives_its_json_form_exactly(tmp_path, schema):
         {"class": "Ref", "fields": {"no_such_field": 1}},
         {"something": "else"},
         {"dict": [[1]]},
+        {"dict": [[[1], 2]]},  # an unhashable key
+        {"tuple": [{"tuple": []}] * 2, "extra": 1},
     ],
 )
 def test_ir_data_it_did_not_write_is_refused(data):
