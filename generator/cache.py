@@ -24,6 +24,7 @@ from generator.format import text_digest
 
 BLACK_FILE = "black.json"
 MAX_BLACK_ENTRIES = 50_000
+MAX_IR_FILES = 16  # one per schema, options and generator version seen lately
 IR_CLASSES = {
     name: value for name, value in vars(ir).items() if isinstance(value, type) and dataclasses.is_dataclass(value)
 }
@@ -67,6 +68,18 @@ def write(path: Path, data: Any) -> None:
     finally:
         if temporary is not None:
             temporary.unlink(missing_ok=True)
+
+
+def keep_newest(cache_dir: Path, pattern: str, count: int) -> None:
+    """Remove all but the `count` most recently written files matching `pattern`."""
+    found = []
+    for path in cache_dir.glob(pattern):
+        try:
+            found.append((path.stat().st_mtime, path))
+        except OSError:
+            continue
+    for _, path in sorted(found, reverse=True)[count:]:
+        path.unlink(missing_ok=True)
 
 
 class BlackCache:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import os
+import signal
 from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING
 
@@ -78,8 +79,17 @@ def format_units(units: list[str], workers: int | None = None) -> list[str]:
 
     batches = _batches(units, workers * BATCHES_PER_WORKER)
     formatted: list[str] = [""] * len(units)
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_leave_interrupts_to_the_parent)
+    try:
         for batch, texts in zip(batches, pool.map(_format_batch, [[units[i] for i in batch] for batch in batches])):
             for index, text in zip(batch, texts):
                 formatted[index] = text
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)  # on Ctrl-C: stop now, one message from the parent
+        raise
+    pool.shutdown()
     return formatted
+
+
+def _leave_interrupts_to_the_parent() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)

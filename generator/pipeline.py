@@ -86,6 +86,7 @@ def build_ir(
     module = replace(module, warnings=(*config_warnings, *module.warnings))
     if cached is not None:
         cache.write(cached, cache.ir_to_data(module))
+        cache.keep_newest(cached.parent, "ir-*.json", cache.MAX_IR_FILES)
     return module
 
 

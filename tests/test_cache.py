@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import pickle
 
 import pytest
@@ -66,6 +67,16 @@ def test_a_cache_directory_that_is_a_file_is_one_clear_error(tmp_path):
     blocker.write_text("")
     with pytest.raises(GenerationError, match="cannot use it as the cache directory.*--no-cache"):
         cache.prepare(blocker)
+
+
+def test_only_the_newest_files_are_kept(tmp_path):
+    for number in range(5):
+        path = tmp_path / f"ir-{number}.json"
+        path.write_text("")
+        os.utime(path, (number, number))
+    (tmp_path / cache.BLACK_FILE).write_text("")
+    cache.keep_newest(tmp_path, "ir-*.json", 2)
+    assert sorted(path.name for path in tmp_path.iterdir()) == [cache.BLACK_FILE, "ir-3.json", "ir-4.json"]
 
 
 def test_the_black_cache_drops_an_edited_entry_and_keeps_the_others(tmp_path):
