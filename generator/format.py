@@ -72,6 +72,8 @@ def _batches(units: list[str], count: int) -> list[list[int]]:
 
 def format_units(units: list[str], workers: int | None = None) -> list[str]:
     """black's output for each unit, in order."""
+    if not units:
+        return []  # not even importing black
     workers = workers or os.cpu_count() or 1
     if workers == 1 or sum(unit.count("\n") for unit in units) < PARALLEL_LINES:
         return _format_batch(units)

@@ -112,17 +112,15 @@ def emit(
     started = time.perf_counter() if started is None else started
     units = render_package(module, {"generator": __version__, "black": version("black")})
     known = proven_units(committed) if committed is not None else {}
-    black_cache = cache.BlackCache(cache_dir) if cache_dir is not None else None
     keys = {unit: unit_key(unit) for name, file_units in units.items() if name.endswith(".py") for unit in file_units}
-    missing = []
-    for unit, key in keys.items():
-        text = known.get(key)
-        if text is None and black_cache is not None:
-            text = black_cache.get(key)
-        if text is None:
-            missing.append(unit)
-        else:
-            known[key] = text
+    missing = [unit for unit, key in keys.items() if key not in known]
+    black_cache = cache.BlackCache(cache_dir) if missing and cache_dir is not None else None  # read only if needed
+    if black_cache is not None:
+        for unit in missing:
+            text = black_cache.get(keys[unit])
+            if text is not None:
+                known[keys[unit]] = text
+        missing = [unit for unit in missing if keys[unit] not in known]
     for unit, text in zip(missing, format_units(missing)):
         known[keys[unit]] = text
         if black_cache is not None:

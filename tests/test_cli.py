@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -150,6 +151,18 @@ def test_generate_and_check_in_a_directory_without_pyproject(tmp_path):
     assert "pass --package" in one_line_error(cli(tmp_path, "generate", *args[:4]))
     assert "pass --schema" in one_line_error(cli(tmp_path, "check"))
     assert "update-schema needs a [tool.acp-codegen] table" in one_line_error(cli(tmp_path, "update-schema", "1.0.0"))
+
+
+def test_black_runs_only_on_what_neither_the_committed_output_nor_the_cache_holds(tmp_path):
+    shutil.copy(FIXTURES / "rules.json", tmp_path / "rules.json")
+    args = ("--schema", "rules.json", "--package", "rules_pkg")
+    first = cli(tmp_path, "generate", *args, "--out", "a")
+    total = re.search(r"black ran on (\d+) of (\d+) units", first.stdout)
+    assert total is not None and total.group(1) == total.group(2)  # empty cache: every unit
+    assert "black ran on 0 of" in cli(tmp_path, "generate", *args, "--out", "b").stdout  # the cache
+    shutil.rmtree(tmp_path / ".cache")
+    assert "black ran on 0 of" in cli(tmp_path, "check", *args, "--out", "a").stdout  # the committed output
+    assert f"black ran on {total.group(2)} of" in cli(tmp_path, "check", "--full", *args, "--out", "a").stdout
 
 
 def test_config_rows_for_types_the_schema_lacks_are_warnings_and_errors_under_strict(project):
