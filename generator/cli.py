@@ -8,19 +8,23 @@ import json
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 
-from generator import ir, schema_source
+from generator import cache, ir, schema_source
 from generator.config import Config, find_root, load_config
 from generator.diff import FORMATS, diff_modules, format_markdown, format_text
 from generator.errors import GenerationError
-from generator.output import compare, write_package
-from generator.pipeline import build_ir, generate
+from generator.manifest import manifest_path
+from generator.output import compare, write_manifest, write_package
+from generator.pipeline import build_ir, emit, generate
 
 EXIT_DRIFT = 1
 EXIT_ERROR = 2
 EXIT_BREAKING = 3
+EXIT_INTERRUPTED = 130
 CHANGELOG_PATH = "schema/CHANGELOG.md"
+CACHE_DIR = ".cache/acp-codegen"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -35,7 +39,13 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--schema", type=Path, help="schema file (default: the vendored, locked one)")
         command.add_argument("--out", type=Path, help="output directory (default: [tool.acp-codegen] out)")
         command.add_argument("--package", help="package name (default: [tool.acp-codegen] package)")
-        command.add_argument("--no-cache", action="store_true", help="format everything with black afresh")
+        command.add_argument(
+            "--no-cache",
+            "--full",
+            dest="no_cache",
+            action="store_true",
+            help="run black on every unit: trust neither the cache nor the committed format manifest",
+        )
         command.add_argument("--strict", action="store_true", help="fail (exit 2) on any schema-drift warning")
     update = commands.add_parser("update-schema", help="vendor a release of the npm package, then generate")
     update.add_argument("version", help="exact npm version, e.g. 2.4.0")
@@ -52,12 +62,25 @@ def _schema(config: Config, explicit: Path | None) -> Path:
     """The explicit --schema as given, or the vendored one after checking its lock."""
     if explicit is not None:
         return explicit
+    if config.schema is None:
+        raise _unconfigured(config, "--schema")
     schema_source.verify_locked(config, config.schema)
     return config.schema
 
 
+def _unconfigured(config: Config, option: str) -> GenerationError:
+    return GenerationError(
+        str(config.root / "pyproject.toml"), f"no [tool.acp-codegen] table here or above: pass {option}"
+    )
+
+
 def _cache(config: Config, disabled: bool) -> Path | None:
-    return None if disabled else config.root / ".cache" / "acp-codegen" / "black.pickle"
+    """The cache directory, ready for use, or None with --no-cache."""
+    if disabled:
+        return None
+    cache_dir = config.root / CACHE_DIR
+    cache.prepare(cache_dir)
+    return cache_dir
 
 
 def _diff(config: Config, old: Path, new: Path, package: str, output: str, fail_on_breaking: bool) -> int:
@@ -66,33 +89,37 @@ def _diff(config: Config, old: Path, new: Path, package: str, output: str, fail_
     return EXIT_BREAKING if fail_on_breaking and any(change.breaking for change in changes) else 0
 
 
-def _vendored(config: Config) -> tuple[str, ir.Module] | None:
+def _vendored(config: Config, schema: Path, lock: Path, package: str) -> tuple[str, ir.Module] | None:
     """The vendored version and its IR, before an update replaces them (None before the first)."""
-    if not (config.schema.exists() and config.lock.exists()):
+    if not (schema.exists() and lock.exists()):
         return None
-    return str(schema_source.read_lock(config)["version"]), build_ir(config.schema, config.package, config.root)
+    return str(schema_source.read_lock(config)["version"]), build_ir(schema, package, config.root)
 
 
-def _record_changelog(config: Config, old_version: str, old: ir.Module, version: str, new: ir.Module) -> None:
-    """Print the API changelog of an update and prepend it to CHANGELOG_PATH (newest on top)."""
+def _changelog_section(old_version: str, old: ir.Module, version: str, new: ir.Module) -> tuple[str, str]:
+    """The API changelog of an update: as printed, and as the section CHANGELOG_PATH gains."""
     changes = diff_modules(old, new)
-    print(format_text(changes))
-    path = config.root / CHANGELOG_PATH
     heading = f"## {old_version} → {version} ({datetime.date.today().isoformat()})"
-    section = f"{heading}\n\n{format_markdown(changes, level=3)}\n"
-    earlier = path.read_text() if path.exists() else ""
-    path.write_text(section + ("\n" + earlier if earlier else ""))
-    print(f"changelog prepended to {CHANGELOG_PATH}")
+    return format_text(changes), f"{heading}\n\n{format_markdown(changes, level=3)}\n"
 
 
 def _update_schema(config: Config, version: str) -> int:
-    """Vendor `version`, regenerate; on any failure put the old schema and lock back.
-    Only after success is the API changelog (old → new) added to CHANGELOG_PATH."""
-    previous = _vendored(config)
-    tracked = [config.root / name for name in (*config.schema_files, schema_source.LICENSE_PATH)] + [config.lock]
+    """Vendor `version` (as npm resolves it), regenerate and prepend the API
+    changelog: schema files, lock, changelog and generated package change
+    together, or, on any failure or interruption, not at all."""
+    if config.npm_package is None or config.lock is None or config.schema is None:
+        where = str(config.root / "pyproject.toml")
+        raise GenerationError(where, "update-schema needs a [tool.acp-codegen] table naming the schema and npm package")
+    package, out = _package(config, None), _out(config, None)
+    previous = _vendored(config, config.schema, config.lock, package)
+    changelog = config.root / CHANGELOG_PATH
+    package_dir = out / package
+    tracked = [config.root / name for name in (*config.schema_files, schema_source.LICENSE_PATH)]
+    tracked += [config.lock, changelog, manifest_path(package_dir)]
     with tempfile.TemporaryDirectory() as work:
         fetched = Path(work) / "fetched"
         lock = schema_source.fetch(config, version, fetched)
+        resolved = str(lock["version"])
         backup = Path(work) / "backup"
         saved = [path for path in tracked if path.exists()]
         for path in saved:
@@ -104,7 +131,16 @@ def _update_schema(config: Config, version: str) -> int:
                 (config.root / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(fetched / name, config.root / name)
             config.lock.write_text(json.dumps(lock, indent=2) + "\n")
-            result = generate(config.schema, config.package, config.root, _cache(config, False), config.options)
+            result = generate(
+                config.schema, package, config.root, _cache(config, False), config.options, committed=package_dir
+            )
+            printed = None
+            if previous is not None:
+                printed, section = _changelog_section(*previous, resolved, result.module)
+                earlier = changelog.read_text() if changelog.exists() else ""
+                changelog.write_text(section + ("\n" + earlier if earlier else ""))
+            write_manifest(package_dir, result.manifest)
+            write_package(package_dir, result.files)  # last: the swap that commits the update
         except BaseException:
             for path in tracked:
                 if path in saved:
@@ -112,12 +148,26 @@ def _update_schema(config: Config, version: str) -> int:
                 else:
                     path.unlink(missing_ok=True)  # the update brought it; take it away again
             raise
-        write_package(config.out / config.package, result.files)
-    print(f"vendored {config.npm_package}@{version}")
-    print(result.summary(config.out / config.package, "generated"))
-    if previous is not None:
-        _record_changelog(config, *previous, version, result.module)
+    print(f"vendored {config.npm_package}@{resolved}")
+    print(result.summary(package_dir, "generated"))
+    if printed is not None:
+        print(printed)
+        print(f"changelog prepended to {CHANGELOG_PATH}")
     return 0
+
+
+def _package(config: Config, explicit: str | None) -> str:
+    package = explicit or config.package
+    if package is None:
+        raise _unconfigured(config, "--package")
+    return package
+
+
+def _out(config: Config, explicit: Path | None) -> Path:
+    out = explicit or config.out
+    if out is None:
+        raise _unconfigured(config, "--out")
+    return out
 
 
 def run(argv: list[str]) -> int:
@@ -126,24 +176,28 @@ def run(argv: list[str]) -> int:
     if args.command == "update-schema":
         return _update_schema(config, args.version)
     if args.command == "diff":
-        return _diff(config, args.old, args.new, args.package or config.package, args.format, args.fail_on_breaking)
+        return _diff(config, args.old, args.new, _package(config, args.package), args.format, args.fail_on_breaking)
     schema = _schema(config, args.schema)
-    package = args.package or config.package
-    package_dir = (args.out or config.out) / package
+    package = _package(config, args.package)
     if args.command == "ir":
         print(json.dumps(ir.to_json(build_ir(schema, package, config.root, config.options)), indent=2))
         return 0
-    result = generate(schema, package, config.root, _cache(config, args.no_cache), config.options)
-    for warning in result.module.warnings:
+    package_dir = _out(config, args.out) / package
+    started = time.perf_counter()
+    cache_dir = _cache(config, args.no_cache)
+    module = build_ir(schema, package, config.root, config.options, cache_dir)
+    for warning in module.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    if args.strict and result.module.warnings:
+    if args.strict and module.warnings:
         print("error: --strict and the warnings above; nothing was written", file=sys.stderr)
         return EXIT_ERROR
+    result = emit(module, cache_dir, None if args.no_cache else package_dir, started)
     if args.command == "generate":
+        write_manifest(package_dir, result.manifest)
         write_package(package_dir, result.files)
         print(result.summary(package_dir, "generated"))
         return 0
-    drift = compare(package_dir, result.files)
+    drift = compare(package_dir, result.files, result.manifest)
     if not drift.clean:
         print(drift.report(package_dir), file=sys.stderr)
         return EXIT_DRIFT
@@ -152,8 +206,16 @@ def run(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command; a user error is one line on stderr, never a traceback."""
     try:
         return run(sys.argv[1:] if argv is None else argv)
     except GenerationError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
+    except OSError as error:
+        where = error.filename if error.filename is not None else "acp-codegen"
+        print(f"error: {where}: {error.strerror or error}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED

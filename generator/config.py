@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator.errors import GenerationError
+
+CONFIG = "pyproject.toml [tool.acp-codegen]"
 
 
 @dataclass(frozen=True)
@@ -19,6 +22,26 @@ class UpsertRule:
     empty_clears: tuple[str, ...]
     snapshot: tuple[str, ...]
 
+    def contradiction(self) -> str | None:
+        """Why this row contradicts itself, or None. A property has at most one
+        rule: identity (never changes), null-resets (null → its start value),
+        empty-clears (null → []) or snapshot (the patch's value, absent included);
+        identity and snapshot properties take no start value (an identity is
+        required, a snapshot is whatever the latest report says); no property is listed twice."""
+        lists = {"identity": self.identity, "null-resets": self.null_resets, "empty-clears": self.empty_clears}
+        lists["snapshot"] = self.snapshot
+        seen: dict[str, str] = {}
+        for key, names in lists.items():
+            for name in names:
+                if name in seen:
+                    where = key if seen[name] == key else f"{seen[name]} and {key}"
+                    return f"{name!r} is listed in {where}: a property takes one rule"
+                seen[name] = key
+        for name in self.start:
+            if seen.get(name) in ("identity", "snapshot"):
+                return f"{name!r} is in {seen[name]}, so it cannot have a start value"
+        return None
+
 
 @dataclass(frozen=True)
 class SchemaOptions:
@@ -28,33 +51,61 @@ class SchemaOptions:
     not_upserts: tuple[str, ...] = ()
     path_types: tuple[str, ...] = ()
 
+    def restricted_to(self, names: Collection[str]) -> tuple[SchemaOptions, list[str]]:
+        """These options without the rows that name types absent from a schema
+        with the `$defs` `names`, and a warning for each row dropped (one config
+        can serve several schemas; a typo shows up as a warning, `--strict` fails)."""
+        absent = "no $defs of that name in this schema; the row is ignored"
+        warnings = [f"{CONFIG} upserts.{name}: {absent}" for name in self.upserts if name not in names]
+        for key, rows in (("not-upserts", self.not_upserts), ("path-types", self.path_types)):
+            warnings += [f"{CONFIG} {key}: {name}: {absent}" for name in rows if name not in names]
+        kept = SchemaOptions(
+            upserts={name: rule for name, rule in self.upserts.items() if name in names},
+            not_upserts=tuple(name for name in self.not_upserts if name in names),
+            path_types=tuple(name for name in self.path_types if name in names),
+        )
+        return kept, warnings
+
 
 @dataclass(frozen=True)
 class Config:
+    """The project's settings; without a `[tool.acp-codegen]` table only `root`
+    and empty options, and the command line must name schema, out and package."""
+
     root: Path
-    schema: Path
-    lock: Path
-    out: Path
-    package: str
-    npm_package: str
-    schema_files: tuple[str, ...]
-    options: SchemaOptions
+    schema: Path | None = None
+    lock: Path | None = None
+    out: Path | None = None
+    package: str | None = None
+    npm_package: str | None = None
+    schema_files: tuple[str, ...] = ()
+    options: SchemaOptions = field(default_factory=SchemaOptions)
 
 
 def find_root(start: Path) -> Path:
-    """The nearest directory at or above `start` holding a pyproject.toml."""
+    """The nearest directory at or above `start` holding a pyproject.toml, else `start`."""
     for candidate in (start, *start.parents):
         if (candidate / "pyproject.toml").is_file():
             return candidate
-    raise GenerationError(str(start), "no pyproject.toml here or above")
+    return start
 
 
 def load_config(root: Path) -> Config:
+    """`[tool.acp-codegen]` of `root`/pyproject.toml; a bare Config when either is absent."""
     path = root / "pyproject.toml"
-    with path.open("rb") as handle:
-        table = tomllib.load(handle).get("tool", {}).get("acp-codegen")
+    try:
+        with path.open("rb") as handle:
+            table = tomllib.load(handle).get("tool", {}).get("acp-codegen")
+    except FileNotFoundError:
+        return Config(root=root)
+    except OSError as error:
+        raise GenerationError(str(path), f"cannot read it: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise GenerationError(str(path), f"not valid TOML: {error}") from None
+    if table is None:
+        return Config(root=root)
     if not isinstance(table, dict):
-        raise GenerationError(str(path), "missing the [tool.acp-codegen] table")
+        raise GenerationError(f"{path}: [tool.acp-codegen]", "expected a table")
 
     def setting(key: str) -> str:
         value = table.get(key)
@@ -85,11 +136,17 @@ def load_config(root: Path) -> Config:
             empty_clears=strings(f"{where}.empty-clears", row.get("empty-clears", [])),
             snapshot=strings(f"{where}.snapshot", row.get("snapshot", [])),
         )
+        contradiction = upserts[name].contradiction()
+        if contradiction:
+            raise GenerationError(f"{path}: [tool.acp-codegen] {where}", contradiction)
     options = SchemaOptions(
         upserts=upserts,
         not_upserts=strings("not-upserts", table.get("not-upserts", [])),
         path_types=strings("path-types", table.get("path-types", [])),
     )
+    both = sorted(set(upserts) & set(options.not_upserts))
+    if both:
+        raise GenerationError(f"{path}: [tool.acp-codegen] not-upserts", f"{both} also have upsert rules")
     return Config(
         root=root,
         schema=root / setting("schema"),

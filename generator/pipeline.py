@@ -2,35 +2,39 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
-import pickle
 import time
-from dataclasses import dataclass
-from functools import cache
+from dataclasses import dataclass, replace
 from importlib.metadata import version
 from pathlib import Path
 
-from generator import __version__
+from generator import __version__, cache
 from generator.build import build_module
 from generator.config import SchemaOptions
-from generator.format import Formatter
+from generator.format import format_units, join_units, unit_key
 from generator.ir import Alias, EnumType, Module, ObjectType, UnionType
 from generator.load import load_schema
+from generator.manifest import proven_units, render_manifest
 from generator.render import render_package
 
 
 @dataclass
 class Generated:
     module: Module
-    files: dict[str, str]
+    files: dict[str, str]  # the package: file name → text
+    manifest: str  # its format manifest
     started: float
+    units: int  # the distinct Python units rendered ...
+    formatted: int  # ... and how many of them black formatted (the others were proven or cached)
 
     def summary(self, package_dir: Path, verb: str) -> str:
         counts = {kind: sum(isinstance(t, kind) for t in self.module.types) for kind in (ObjectType, UnionType, EnumType, Alias)}
         return (
             f"{verb} {package_dir}: {len(self.module.types)} types ({counts[ObjectType]} objects, "
             f"{counts[UnionType]} unions, {counts[EnumType]} enums, {counts[Alias]} aliases), "
-            f"{len(self.files)} files, {time.perf_counter() - self.started:.2f} s"
+            f"{len(self.files)} files, black ran on {self.formatted} of {self.units} units, "
+            f"{time.perf_counter() - self.started:.2f} s"
         )
 
 
@@ -42,7 +46,7 @@ def display_path(schema: Path, root: Path) -> str:
         return schema.name
 
 
-@cache
+@functools.cache
 def _generator_fingerprint() -> str:
     """What else the IR depends on: this generator's code and the schema-reading libraries."""
     digest = hashlib.sha256()
@@ -67,29 +71,68 @@ def build_ir(
             data = None  # load_schema reports it
         if data is not None:
             key = hashlib.sha256(repr((data, package, path, options, _generator_fingerprint())).encode()).hexdigest()
-            cached = cache_dir / f"ir-{key}.pickle"
-            try:
-                with cached.open("rb") as handle:
-                    module: Module = pickle.load(handle)
-                return module
-            except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
-                pass
-    module = build_module(load_schema(schema), package, path, options)
+            cached = cache_dir / f"ir-{key}.json"
+            stored = cache.read(cached)
+            if stored is not None:
+                try:
+                    module = cache.ir_from_data(stored)
+                except ValueError:
+                    module = None
+                if isinstance(module, Module):
+                    return module
+    loaded = load_schema(schema)
+    options, config_warnings = (options or SchemaOptions()).restricted_to(loaded.definitions)
+    module = build_module(loaded, package, path, options)
+    module = replace(module, warnings=(*config_warnings, *module.warnings))
     if cached is not None:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        temporary = cached.with_suffix(".tmp")
-        temporary.write_bytes(pickle.dumps(module, protocol=pickle.HIGHEST_PROTOCOL))
-        temporary.replace(cached)
+        cache.write(cached, cache.ir_to_data(module))
+        cache.keep_newest(cached.parent, "ir-*.json", cache.MAX_IR_FILES)
     return module
 
 
 def generate(
-    schema: Path, package: str, root: Path, cache_file: Path | None, options: SchemaOptions | None = None
+    schema: Path,
+    package: str,
+    root: Path,
+    cache_dir: Path | None,
+    options: SchemaOptions | None = None,
+    committed: Path | None = None,
 ) -> Generated:
+    """Generate the package in memory: `build_ir`, then `emit`."""
     started = time.perf_counter()
-    module = build_ir(schema, package, root, options, cache_file.parent if cache_file else None)
+    return emit(build_ir(schema, package, root, options, cache_dir), cache_dir, committed, started)
+
+
+def emit(
+    module: Module, cache_dir: Path | None, committed: Path | None = None, started: float | None = None
+) -> Generated:
+    """Render and format `module`. black's text for a unit comes from the
+    `committed` package (verified against its format manifest), then from the
+    cache in `cache_dir`, then from black; with neither, black formats everything."""
+    started = time.perf_counter() if started is None else started
     units = render_package(module, {"generator": __version__, "black": version("black")})
-    formatter = Formatter(cache_file)
-    files = formatter.format_files(units)
-    formatter.save()
-    return Generated(module, files, started)
+    known = proven_units(committed) if committed is not None else {}
+    keys = {unit: unit_key(unit) for name, file_units in units.items() if name.endswith(".py") for unit in file_units}
+    missing = [unit for unit, key in keys.items() if key not in known]
+    black_cache = cache.BlackCache(cache_dir) if missing and cache_dir is not None else None  # read only if needed
+    if black_cache is not None:
+        for unit in missing:
+            text = black_cache.get(keys[unit])
+            if text is not None:
+                known[keys[unit]] = text
+        missing = [unit for unit in missing if keys[unit] not in known]
+    for unit, text in zip(missing, format_units(missing)):
+        known[keys[unit]] = text
+        if black_cache is not None:
+            black_cache.put(keys[unit], text)
+    if black_cache is not None:
+        black_cache.save()
+    files = {}
+    formatted: dict[str, list[tuple[str, str]]] = {}
+    for name, file_units in units.items():
+        if name.endswith(".py"):
+            formatted[name] = [(keys[unit], known[keys[unit]]) for unit in file_units]
+            files[name] = join_units([text for _, text in formatted[name]])
+        else:
+            files[name] = "".join(file_units)
+    return Generated(module, files, render_manifest(formatted), started, len(keys), len(missing))

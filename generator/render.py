@@ -266,7 +266,7 @@ class Queries:
 
     @staticmethod
     def tag_expectation(union: UnionType) -> str:
-        return "one of " + ", ".join(repr(variant.tag) for variant in union.variants if variant.tag)
+        return "one of " + ", ".join(repr(variant.tag) for variant in union.variants if variant.tag is not None)
 
 
 def sort_key(name: str) -> tuple[int, list[str | int]]:

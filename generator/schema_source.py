@@ -21,60 +21,98 @@ def sha256_of(path: Path) -> str:
 
 def fetch(config: Config, version: str, destination: Path) -> dict[str, object]:
     """Extract `config.schema_files` (paths inside the npm package, kept as they
-    are under `destination`) and the upstream LICENSE; return the lock."""
+    are under `destination`) and the upstream LICENSE; return the lock, which
+    records the version npm resolved (`latest` becomes the release it names)."""
     spec = f"{config.npm_package}@{version}"
     with tempfile.TemporaryDirectory() as work:
-        packed = subprocess.run(
-            ["npm", "pack", spec, "--silent", "--pack-destination", work],
-            capture_output=True,
-            text=True,
-        )
-        if packed.returncode != 0:
-            raise GenerationError(spec, f"npm pack failed: {packed.stderr.strip()}")
-        tarball = Path(work) / packed.stdout.strip().splitlines()[-1]
-        with tarfile.open(tarball) as archive:
-            members = {member.name: member for member in archive.getmembers()}
-            files = []
-            for relative in (*config.schema_files, "LICENSE"):
-                member = members.get(f"package/{relative}")
-                if member is None or not member.isfile():
-                    raise GenerationError(spec, f"the package has no file {relative}")
-                data = archive.extractfile(member).read()  # type: ignore[union-attr]
-                target = destination / (LICENSE_PATH if relative == "LICENSE" else relative)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(data)
-                if relative != "LICENSE":
-                    files.append({"path": relative, "sha256": hashlib.sha256(data).hexdigest()})
-            manifest = json.loads(archive.extractfile(members["package/package.json"]).read())  # type: ignore[union-attr]
+        tarball = _npm_pack(spec, Path(work))
+        try:
+            with tarfile.open(tarball) as archive:
+                members = {member.name: member for member in archive.getmembers()}
+                files = []
+                for relative in (*config.schema_files, "LICENSE"):
+                    data = _member(archive, members, spec, relative)
+                    target = destination / (LICENSE_PATH if relative == "LICENSE" else relative)
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(data)
+                    if relative != "LICENSE":
+                        files.append({"path": relative, "sha256": hashlib.sha256(data).hexdigest()})
+                manifest = json.loads(_member(archive, members, spec, "package.json"))
+        except (tarfile.TarError, EOFError) as error:
+            raise GenerationError(spec, f"npm pack wrote an unreadable tarball: {error}") from None
+        except ValueError as error:
+            raise GenerationError(spec, f"the package's package.json is not valid JSON: {error}") from None
+    resolved = manifest.get("version") if isinstance(manifest, dict) else None
+    if not isinstance(resolved, str) or not resolved:
+        raise GenerationError(spec, "the package's package.json names no version")
     return {
         "package": config.npm_package,
-        "version": version,
+        "version": resolved,
         "license": manifest.get("license"),
         "license_file": LICENSE_PATH,
         "files": files,
     }
 
 
-def read_lock(config: Config) -> dict[str, object]:
+def _npm_pack(spec: str, work: Path) -> Path:
+    """The tarball `npm pack` downloads into `work`."""
     try:
-        return json.loads(config.lock.read_text())
+        packed = subprocess.run(
+            ["npm", "pack", spec, "--silent", "--pack-destination", str(work)], capture_output=True, text=True
+        )
+    except OSError as error:
+        raise GenerationError(spec, f"cannot run npm: {error.strerror}") from None
+    if packed.returncode != 0:
+        detail = " ".join(packed.stderr.split()) or f"exit status {packed.returncode}"
+        raise GenerationError(spec, f"npm pack failed: {detail}")
+    names = packed.stdout.strip().splitlines()
+    tarball = work / names[-1].strip() if names else None
+    if tarball is None or not tarball.is_file():
+        raise GenerationError(spec, "npm pack succeeded but wrote no tarball")
+    return tarball
+
+
+def _member(archive: tarfile.TarFile, members: dict[str, tarfile.TarInfo], spec: str, relative: str) -> bytes:
+    member = members.get(f"package/{relative}")
+    extracted = archive.extractfile(member) if member is not None and member.isfile() else None
+    if extracted is None:
+        raise GenerationError(spec, f"the package has no file {relative}")
+    return extracted.read()
+
+
+def _lock(config: Config) -> Path:
+    if config.lock is None:
+        raise GenerationError(str(config.root / "pyproject.toml"), "[tool.acp-codegen] names no lock")
+    return config.lock
+
+
+def read_lock(config: Config) -> dict[str, object]:
+    lock = _lock(config)
+    try:
+        data = json.loads(lock.read_bytes())
     except FileNotFoundError:
-        raise GenerationError(str(config.lock), "no schema lock; run `make update-schema VERSION=...`") from None
-    except json.JSONDecodeError as error:
-        raise GenerationError(str(config.lock), f"not valid JSON: {error}") from None
+        raise GenerationError(str(lock), "no schema lock; run `make update-schema VERSION=...`") from None
+    except OSError as error:
+        raise GenerationError(str(lock), f"cannot read it: {error.strerror}") from None
+    except ValueError as error:
+        raise GenerationError(str(lock), f"not valid JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise GenerationError(str(lock), "expected a JSON object")
+    return data
 
 
 def verify_locked(config: Config, schema: Path) -> None:
     """Refuse a vendored schema whose sha256 differs from its lock entry (a hand edit)."""
     lock = read_lock(config)
     relative = schema.resolve().relative_to(config.root.resolve()).as_posix()
-    for entry in lock.get("files", []):  # type: ignore[union-attr]
-        if entry["path"] == relative:
+    entries = lock.get("files")
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict) and entry.get("path") == relative:
             actual = sha256_of(schema)
-            if actual != entry["sha256"]:
+            if actual != entry.get("sha256"):
                 raise GenerationError(
                     str(schema),
-                    f"sha256 {actual} does not match {config.lock.name} ({entry['sha256']}); "
+                    f"sha256 {actual} does not match {_lock(config).name} ({entry.get('sha256')}); "
                     "the vendored schema was edited by hand. Restore it, run "
                     "`make update-schema VERSION=...`, or pass --schema PATH explicitly",
                 )

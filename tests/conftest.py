@@ -17,7 +17,7 @@ from generator.output import write_package
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 V2_SCHEMA = ROOT / "schema" / "v2" / "schema.unstable.json"
-CACHE = ROOT / ".cache" / "acp-codegen" / "black.pickle"
+CACHE = ROOT / ".cache" / "acp-codegen"
 
 
 def ir_of(schema: dict | Path, tmp_path: Path) -> Module:

@@ -5,14 +5,19 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
+import stat
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import FIXTURES, ROOT
+from generator import cli as cli_module
+from generator.output import ordinary_mode
 
 COPIED = ("pyproject.toml", "schema", "templates", "generator", "generated", ".cache")
 
@@ -54,7 +59,9 @@ def test_check_passes_on_the_committed_output(project):
 
 def test_check_fails_after_a_hand_edit_with_a_diff_and_the_fix(project):
     models = project / "generated" / "acp_v2" / "models.py"
-    models.write_text(models.read_text().replace("class ToolCallUpdate(Model):", "class ToolCallUpdate(Model):  # edited"))
+    models.write_text(
+        models.read_text().replace("class ToolCallUpdate(Model):", "class ToolCallUpdate(Model):  # edited")
+    )
     result = cli(project, "check")
     assert result.returncode == 1
     assert "changed: models.py" in result.stderr
@@ -119,10 +126,254 @@ def test_ir_prints_the_decisions_as_json(project):
 
 def test_an_unconfigured_upsert_warns_and_fails_with_strict(project):
     pyproject = project / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text().replace("[tool.acp-codegen.upserts.TerminalUpdate]\nidentity = [\"terminalId\"]\n", ""))
+    pyproject.write_text(
+        pyproject.read_text().replace('[tool.acp-codegen.upserts.TerminalUpdate]\nidentity = ["terminalId"]\n', "")
+    )
     before = digest(project / "generated")
     warned = cli(project, "check")
     assert "warning: TerminalUpdate (#/$defs/TerminalUpdate)" in warned.stderr
     strict = cli(project, "generate", "--strict")
     assert strict.returncode == 2 and "--strict" in strict.stderr
     assert digest(project / "generated") == before
+
+
+def one_line_error(result: subprocess.CompletedProcess[str]) -> str:
+    """The error of a failed run, after checking it is a single line and not a traceback."""
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1, result.stderr
+    return result.stderr
+
+
+def test_generate_and_check_in_a_directory_without_pyproject(tmp_path):
+    shutil.copy(FIXTURES / "rules.json", tmp_path / "rules.json")
+    args = ("--schema", "rules.json", "--out", "out", "--package", "rules_pkg")
+    generated = cli(tmp_path, "generate", *args)
+    assert generated.returncode == 0, generated.stderr
+    assert (tmp_path / "out" / "rules_pkg" / "models.py").is_file()
+    assert cli(tmp_path, "check", *args).returncode == 0
+    assert "pass --package" in one_line_error(cli(tmp_path, "generate", *args[:4]))
+    assert "pass --schema" in one_line_error(cli(tmp_path, "check"))
+    assert "update-schema needs a [tool.acp-codegen] table" in one_line_error(cli(tmp_path, "update-schema", "1.0.0"))
+
+
+def test_black_runs_only_on_what_neither_the_committed_output_nor_the_cache_holds(tmp_path):
+    shutil.copy(FIXTURES / "rules.json", tmp_path / "rules.json")
+    args = ("--schema", "rules.json", "--package", "rules_pkg")
+    first = cli(tmp_path, "generate", *args, "--out", "a")
+    total = re.search(r"black ran on (\d+) of (\d+) units", first.stdout)
+    assert total is not None and total.group(1) == total.group(2)  # empty cache: every unit
+    assert "black ran on 0 of" in cli(tmp_path, "generate", *args, "--out", "b").stdout  # the cache
+    shutil.rmtree(tmp_path / ".cache")
+    assert "black ran on 0 of" in cli(tmp_path, "check", *args, "--out", "a").stdout  # the committed output
+    assert f"black ran on {total.group(2)} of" in cli(tmp_path, "check", "--full", *args, "--out", "a").stdout
+
+
+def test_config_rows_for_types_the_schema_lacks_are_warnings_and_errors_under_strict(project):
+    schema = project / "tiny.json"
+    schema.write_text(json.dumps({"$defs": {"A": {"type": "object", "properties": {"x": {"type": "string"}}}}}))
+    tiny = ("--schema", str(schema), "--out", "tiny")
+    strict = cli(project, "generate", *tiny, "--strict")
+    assert strict.returncode == 2 and "--strict" in strict.stderr and not (project / "tiny").exists()
+    warned = cli(project, "generate", *tiny)
+    assert warned.returncode == 0, warned.stderr
+    assert "warning: pyproject.toml [tool.acp-codegen] upserts.TerminalUpdate: no $defs of that name" in warned.stderr
+    assert "warning: pyproject.toml [tool.acp-codegen] path-types: AbsolutePath: no $defs" in warned.stderr
+
+
+def test_a_config_row_that_does_not_fit_its_type_is_still_an_error(project):
+    schema = project / "tiny.json"
+    schema.write_text(
+        json.dumps({"$defs": {"ToolCallUpdate": {"type": "object", "properties": {"x": {"type": "string"}}}}})
+    )
+    error = one_line_error(cli(project, "generate", "--schema", str(schema), "--out", "tiny"))
+    assert "upserts.ToolCallUpdate.identity: ToolCallUpdate has no property 'toolCallId'" in error
+
+
+def test_the_projects_config_serves_the_vendored_v1_schema_with_warnings(project):
+    strict = cli(project, "generate", "--schema", "schema/v1/schema.json", "--out", "v1", "--strict")
+    assert strict.returncode == 2
+    assert "upserts.SessionMessage: no $defs of that name in this schema" in strict.stderr
+    assert "Traceback" not in strict.stderr
+
+
+def test_a_contradictory_upsert_rule_is_refused(project):
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text().replace('empty-clears = ["content", "locations"]', 'empty-clears = ["content", "kind"]')
+    )
+    assert "'kind' is listed in null-resets and empty-clears" in one_line_error(cli(project, "check"))
+
+
+@pytest.mark.parametrize(
+    ("blocker", "args", "message"),
+    [
+        ("out", ("--out", "out"), "out: exists and is not a directory"),
+        ("generated/acp_v2", (), "acp_v2: exists and is not a directory"),
+        (".cache/acp-codegen", (), "cannot use it as the cache directory (File exists); remove it or pass --no-cache"),
+        (".cache", (), "cannot use it as the cache directory (Not a directory)"),
+    ],
+)
+def test_an_output_or_cache_path_that_is_a_file_is_one_line(project, blocker, args, message):
+    shutil.rmtree(project / blocker, ignore_errors=True)
+    (project / blocker).write_text("")
+    assert message in one_line_error(cli(project, "generate", *args))
+
+
+@pytest.mark.parametrize("schema", ["absent.json", "schema", "pyproject.toml"])
+def test_an_unreadable_schema_is_one_line(project, schema):
+    assert schema in one_line_error(cli(project, "generate", "--schema", schema, "--out", "x"))
+
+
+def fake_npm(tmp_path: Path, body: str) -> dict[str, str]:
+    """An environment whose `npm` is a Python script with `body`."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    npm = bin_dir / "npm"
+    npm.write_text(f"#!{sys.executable}\nimport shutil, sys\n{body}\n")
+    npm.chmod(0o755)
+    return {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+
+
+def release_tarball(project: Path, version: str) -> Path:
+    """An npm tarball holding the vendored schemas as release `version`."""
+    staging = project.parent / "release" / "package"
+    for name in ("schema/v1/schema.json", "schema/v1/schema.unstable.json", "schema/v2/schema.unstable.json"):
+        (staging / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(project / name, staging / name)
+    shutil.copy(project / "schema" / "LICENSE", staging / "LICENSE")
+    (staging / "package.json").write_text(
+        json.dumps({"name": "@agentclientprotocol/sdk", "version": version, "license": "Apache-2.0"})
+    )
+    tarball = project.parent / "release.tgz"
+    with tarfile.open(tarball, "w:gz") as archive:
+        archive.add(staging, arcname="package")
+    return tarball
+
+
+def tracked(project: Path) -> dict[str, str]:
+    return {**digest(project / "schema"), **{f"generated/{k}": v for k, v in digest(project / "generated").items()}}
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("print('npm ERR! 404 Not Found', file=sys.stderr); sys.exit(1)", "npm pack failed: npm ERR! 404 Not Found"),
+        ("sys.exit(0)", "npm pack succeeded but wrote no tarball"),
+        ("print('nothing.tgz')", "npm pack succeeded but wrote no tarball"),
+    ],
+)
+def test_a_failing_npm_is_one_line_and_changes_nothing(project, tmp_path, body, message):
+    before = tracked(project)
+    result = cli(project, "update-schema", "9.9.9", **fake_npm(tmp_path, body))
+    assert message in one_line_error(result)
+    assert tracked(project) == before
+
+
+def test_update_schema_locks_the_version_npm_resolved(project, tmp_path):
+    tarball = release_tarball(project, "2.4.0")
+    copy = f"shutil.copy({str(tarball)!r}, sys.argv[sys.argv.index('--pack-destination') + 1]); print('release.tgz')"
+    result = cli(project, "update-schema", "latest", **fake_npm(tmp_path, copy))
+    assert result.returncode == 0, result.stderr
+    assert "vendored @agentclientprotocol/sdk@2.4.0" in result.stdout
+    assert json.loads((project / "schema" / "schema.lock.json").read_text())["version"] == "2.4.0"
+    assert cli(project, "check").returncode == 0
+
+
+def test_generated_files_get_ordinary_permissions(project):
+    assert cli(project, "generate", "--out", "fresh").returncode == 0
+    files = [project / "fresh" / "acp_v2.format.json", *(project / "fresh" / "acp_v2").iterdir()]
+    assert {oct(stat.S_IMODE(path.stat().st_mode)) for path in files} == {oct(ordinary_mode())}
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE((project / "fresh" / "acp_v2").stat().st_mode) == 0o777 & ~umask
+
+
+def test_check_compares_bytes_and_modes(project):
+    models = project / "generated" / "acp_v2" / "models.py"
+    models.write_bytes(models.read_bytes().replace(b"\n", b"\r\n"))
+    crlf = cli(project, "check")
+    assert crlf.returncode == 1 and "models.py: line endings differ (CRLF on disk)" in crlf.stderr
+    models.write_bytes(models.read_bytes().replace(b"\r\n", b"\n"))
+    models.chmod(0o755)
+    mode = cli(project, "check")
+    assert mode.returncode == 1 and f"mode: models.py is 0o755, expected {ordinary_mode():#o}" in mode.stderr
+
+
+def test_bytecode_caches_are_not_drift(project):
+    pycache = project / "generated" / "acp_v2" / "__pycache__"
+    pycache.mkdir()
+    (pycache / "models.cpython-311.pyc").write_bytes(b"\0")
+    assert cli(project, "check").returncode == 0
+
+
+def test_what_an_interrupted_run_left_does_not_break_the_next(project):
+    for leftover in (".acp_v2.new-0badc0de", ".acp_v2.old-0badc0de", "../.cache/acp-codegen/.black.json.x.tmp"):
+        path = project / "generated" / leftover
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.mkdir() if leftover.startswith(".acp") else path.write_text("half")
+    assert cli(project, "check").returncode == 0
+    assert cli(project, "generate").returncode == 0
+    assert sorted(path.name for path in (project / "generated").iterdir()) == ["acp_v2", "acp_v2.format.json"]
+
+
+@pytest.mark.parametrize("damage", [b"", b"not json", b"0" * 64 + b"\n{}"])
+def test_damaged_caches_are_rebuilt_not_trusted(project, damage):
+    cache_dir = project / ".cache" / "acp-codegen"
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    for path in [*cache_dir.glob("*.json"), cache_dir / "black.json"]:
+        path.write_bytes(damage)
+    result = cli(
+        project, "generate", "--schema", str(FIXTURES / "rules.json"), "--out", "out", "--package", "rules_pkg"
+    )
+    assert result.returncode == 0, result.stderr
+    assert (
+        cli(
+            project,
+            "check",
+            "--full",
+            "--schema",
+            str(FIXTURES / "rules.json"),
+            "--out",
+            "out",
+            "--package",
+            "rules_pkg",
+        ).returncode
+        == 0
+    )
+
+
+def test_an_edit_recorded_in_the_format_manifest_fools_only_the_fast_check(project):
+    models = project / "generated" / "acp_v2" / "models.py"
+    manifest = project / "generated" / "acp_v2.format.json"
+    old = models.read_text()
+    new = old.replace("class ToolCallUpdate(Model):", "class ToolCallUpdate(Model):  # edited", 1)
+    models.write_text(new)
+    rows = json.loads(manifest.read_text())["files"]["models.py"]
+    texts, start = [], 0
+    for _, _, length in rows:
+        texts.append(old[start : start + length])
+        start += length + 2
+    edited = next(i for i, text in enumerate(texts) if "class ToolCallUpdate(Model):" in text)
+    text = texts[edited].replace("class ToolCallUpdate(Model):", "class ToolCallUpdate(Model):  # edited")
+    digest_old, digest_new = rows[edited][1], hashlib.sha256(text.encode()).hexdigest()
+    manifest.write_text(
+        manifest.read_text().replace(f'"{digest_old}", {rows[edited][2]}]', f'"{digest_new}", {len(text)}]')
+    )
+    assert cli(project, "check").returncode == 0  # the manifest says black wrote it: the fast check believes it
+    full = cli(project, "check", "--full")
+    assert full.returncode == 1 and "-class ToolCallUpdate(Model):  # edited" in full.stderr
+
+
+def test_an_update_interrupted_before_the_swap_changes_nothing(project, tmp_path, monkeypatch):
+    tarball = release_tarball(project, "2.5.0")
+    copy = f"shutil.copy({str(tarball)!r}, sys.argv[sys.argv.index('--pack-destination') + 1]); print('release.tgz')"
+    monkeypatch.setenv("PATH", fake_npm(tmp_path, copy)["PATH"])
+    monkeypatch.chdir(project)
+    before = tracked(project)
+
+    def interrupted(package_dir, files):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_module, "write_package", interrupted)
+    assert cli_module.main(["update-schema", "2.5.0"]) == cli_module.EXIT_INTERRUPTED
+    assert tracked(project) == before  # schema, lock, changelog, manifest and package as they were

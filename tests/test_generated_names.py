@@ -169,6 +169,14 @@ def examples(schema: dict, defs: dict) -> list:
     return ["s"] if schema["type"] == "string" else [7]
 
 
+def test_an_empty_string_tag_still_dispatches(tmp_path):
+    schema = {"$defs": {"U": {"anyOf": [{"type": "object", "properties": {"k": {"type": "string", "const": ""}},
+                                         "required": ["k"]}]}}}
+    (tmp_path / "schema.json").write_text(json.dumps(schema))
+    package = import_package(generate_package(tmp_path / "schema.json", tmp_path, "empty_tag").parent, "empty_tag")
+    assert package.encode(package.decode("U", {"k": ""}, strict=True)) == {"k": ""}
+
+
 PACKAGES = (f"hostile_{number}" for number in itertools.count())
 
 

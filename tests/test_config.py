@@ -1,0 +1,95 @@
+"""`[tool.acp-codegen]`: optional, checked for contradictions, shareable between schemas."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import ROOT
+from generator.config import Config, SchemaOptions, UpsertRule, find_root, load_config
+from generator.errors import GenerationError
+
+TABLE = """\
+[tool.acp-codegen]
+schema = "s.json"
+lock = "lock.json"
+out = "out"
+package = "pkg"
+npm-package = "@example/api"
+"""
+
+
+def rule(**rows: object) -> UpsertRule:
+    values: dict[str, object] = {"identity": (), "start": {}, "null_resets": (), "empty_clears": (), "snapshot": ()}
+    return UpsertRule(**{**values, **rows})  # type: ignore[arg-type]
+
+
+def write(tmp_path, text: str) -> Config:
+    (tmp_path / "pyproject.toml").write_text(text)
+    return load_config(tmp_path)
+
+
+def test_without_pyproject_the_config_is_bare(tmp_path):
+    assert find_root(tmp_path) == tmp_path
+    assert load_config(tmp_path) == Config(root=tmp_path)
+
+
+def test_a_pyproject_without_the_table_is_bare(tmp_path):
+    assert write(tmp_path, '[project]\nname = "other"\n') == Config(root=tmp_path)
+
+
+def test_invalid_toml_is_one_clear_error(tmp_path):
+    with pytest.raises(GenerationError, match="pyproject.toml: not valid TOML"):
+        write(tmp_path, "[tool.acp-codegen\n")
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        (
+            rule(null_resets=("kind",), empty_clears=("kind",), start={"kind": []}),
+            "'kind' is listed in null-resets and empty-clears: a property takes one rule",
+        ),
+        (
+            rule(identity=("id",), snapshot=("id",)),
+            "'id' is listed in identity and snapshot: a property takes one rule",
+        ),
+        (
+            rule(identity=("id",), empty_clears=("id",)),
+            "'id' is listed in identity and empty-clears: a property takes one rule",
+        ),
+        (
+            rule(snapshot=("_meta",), null_resets=("_meta",), start={"_meta": {}}),
+            "'_meta' is listed in null-resets and snapshot: a property takes one rule",
+        ),
+        (rule(empty_clears=("content", "content")), "'content' is listed in empty-clears: a property takes one rule"),
+        (rule(identity=("id",), start={"id": "x"}), "'id' is in identity, so it cannot have a start value"),
+        (rule(snapshot=("title",), start={"title": "x"}), "'title' is in snapshot, so it cannot have a start value"),
+    ],
+)
+def test_contradictory_upsert_rules(row, message):
+    assert row.contradiction() == message
+
+
+def test_the_projects_own_rules_do_not_contradict_themselves():
+    assert all(row.contradiction() is None for row in load_config(ROOT).options.upserts.values())
+
+
+def test_a_contradiction_is_refused_when_loading(tmp_path):
+    with pytest.raises(GenerationError, match=r"upserts.T: 'a' is listed in identity and snapshot"):
+        write(tmp_path, TABLE + '[tool.acp-codegen.upserts.T]\nidentity = ["a"]\nsnapshot = ["a"]\n')
+
+
+def test_a_type_both_upsert_and_not_upsert_is_refused(tmp_path):
+    with pytest.raises(GenerationError, match=r"not-upserts: \['T'\] also have upsert rules"):
+        write(tmp_path, TABLE + 'not-upserts = ["T"]\n[tool.acp-codegen.upserts.T]\nidentity = []\n')
+
+
+def test_rows_for_types_a_schema_lacks_are_dropped_with_a_warning():
+    options = SchemaOptions(upserts={"A": rule(), "Gone": rule()}, not_upserts=("B", "Old"), path_types=("Path", "P2"))
+    kept, warnings = options.restricted_to({"A", "B", "Path"})
+    assert kept == SchemaOptions(upserts={"A": rule()}, not_upserts=("B",), path_types=("Path",))
+    assert warnings == [
+        "pyproject.toml [tool.acp-codegen] upserts.Gone: no $defs of that name in this schema; the row is ignored",
+        "pyproject.toml [tool.acp-codegen] not-upserts: Old: no $defs of that name in this schema; the row is ignored",
+        "pyproject.toml [tool.acp-codegen] path-types: P2: no $defs of that name in this schema; the row is ignored",
+    ]
