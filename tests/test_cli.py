@@ -14,7 +14,7 @@ import pytest
 
 from conftest import ROOT
 
-COPIED = ("pyproject.toml", "schema", "templates", "generator", "generated", ".cache")
+COPIED = ("pyproject.toml", "schema", "generator", "generated", ".cache")
 
 
 @pytest.fixture
@@ -63,7 +63,7 @@ def test_check_fails_after_a_hand_edit_with_a_diff_and_the_fix(project):
 
 
 def test_check_fails_after_a_template_change(project):
-    template = project / "templates" / "models.py.jinja"
+    template = project / "generator" / "templates" / "models.py.jinja"
     template.write_text(template.read_text().replace("with its decoder and encoder", "with codecs"))
     result = cli(project, "check")
     assert result.returncode == 1
