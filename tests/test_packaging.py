@@ -1,0 +1,89 @@
+"""What users install: the generator as a wheel (templates included), offline,
+into fresh virtual environments that see nothing of this checkout."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, ROOT
+
+# Offline: no index, no build isolation (setuptools comes from this environment), no dependencies.
+PIP = (sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input")
+OFFLINE = ("--no-index", "--no-deps", "--no-build-isolation")
+# The [tool.acp-codegen] table a project without the generator's own settings needs.
+MINIMAL_CONFIG = """\
+[tool.acp-codegen]
+schema = "schema.json"
+lock = "schema.lock.json"
+out = "generated"
+package = "pkg"
+npm-package = "@agentclientprotocol/sdk"
+"""
+
+
+def run(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run a command without this checkout or PYTHONPATH in reach; fail with its output."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    result = subprocess.run([str(arg) for arg in args], cwd=cwd, capture_output=True, text=True, env=env)
+    assert result.returncode == 0, f"{args}\n{result.stdout}\n{result.stderr}"
+    return result
+
+
+def fresh_venv(path: Path, with_this_environment: bool) -> Path:
+    """A venv without pip; its python. With `with_this_environment`, this
+    environment's site-packages (pinned dependencies, setuptools) is on its path."""
+    run(sys.executable, "-m", "venv", "--without-pip", path, cwd=path.parent)
+    python = path / "bin" / "python"
+    if with_this_environment:
+        purelib = Path(
+            run(python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))", cwd=path).stdout.strip()
+        )
+        (purelib / "this_environment.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    return python
+
+
+def install(python: Path, *requirements: str | Path, cwd: Path) -> None:
+    run(*PIP, "--python", python, "install", *OFFLINE, *requirements, cwd=cwd)
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The generator's wheel, built from a copy of the sources (no build/ leftovers)."""
+    work = tmp_path_factory.mktemp("wheel")
+    source = work / "source"
+    shutil.copytree(ROOT / "generator", source / "generator", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy2(ROOT / "pyproject.toml", source)
+    run(*PIP, "wheel", *OFFLINE, "--wheel-dir", work / "dist", source, cwd=work)
+    (built,) = (work / "dist").glob("acp_codegen-*.whl")
+    return built
+
+
+def test_the_wheel_carries_every_template(wheel):
+    templates = ROOT / "generator" / "templates"
+    expected = {f"generator/templates/{path.relative_to(templates).as_posix()}" for path in templates.rglob("*.jinja")}
+    assert len(expected) > 10
+    assert expected <= set(zipfile.ZipFile(wheel).namelist())
+
+
+def test_an_installed_generator_generates_in_another_directory(wheel, tmp_path):
+    python = fresh_venv(tmp_path / "venv", with_this_environment=True)
+    install(python, wheel, cwd=tmp_path)
+    templates = run(
+        python, "-c", "from generator.render import TEMPLATES; print(TEMPLATES)", cwd=tmp_path
+    ).stdout.strip()
+    assert Path(templates).is_relative_to(tmp_path / "venv") and Path(templates, "models.py.jinja").is_file()
+
+    work = tmp_path / "work"  # no pyproject.toml here or above but this minimal table
+    work.mkdir()
+    (work / "pyproject.toml").write_text(MINIMAL_CONFIG)
+    generate = (tmp_path / "venv" / "bin" / "acp-codegen", "generate", "--schema", FIXTURES / "rules.json")
+    run(*generate, "--out", "out", "--package", "rules_copy", cwd=work)
+    imported = run(python, "-c", "import rules_copy; print(rules_copy.__file__)", cwd=work / "out").stdout
+    assert Path(imported.strip()) == work / "out" / "rules_copy" / "__init__.py"
