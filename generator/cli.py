@@ -10,11 +10,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from generator import ir, schema_source
+from generator import ir, project, schema_source
 from generator.config import Config, find_root, load_config
 from generator.diff import FORMATS, diff_modules, format_markdown, format_text
 from generator.errors import GenerationError
-from generator.output import compare, write_package
+from generator.output import compare, write_beside, write_package
 from generator.pipeline import build_ir, generate
 
 EXIT_DRIFT = 1
@@ -37,6 +37,9 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--package", help="package name (default: [tool.acp-codegen] package)")
         command.add_argument("--no-cache", action="store_true", help="format everything with black afresh")
         command.add_argument("--strict", action="store_true", help="fail (exit 2) on any schema-drift warning")
+        command.add_argument(
+            "--no-pyproject", action="store_true", help="write and compare no pyproject.toml beside the package"
+        )
     update = commands.add_parser("update-schema", help="vendor a release of the npm package, then generate")
     update.add_argument("version", help="exact npm version, e.g. 2.4.0")
     changes = commands.add_parser("diff", help="the changelog of the generated API between two schemas")
@@ -85,10 +88,17 @@ def _record_changelog(config: Config, old_version: str, old: ir.Module, version:
     print(f"changelog prepended to {CHANGELOG_PATH}")
 
 
+def _pyproject(config: Config, module: ir.Module) -> dict[str, str]:
+    """The pyproject.toml that makes the directory holding the package pip-installable."""
+    return {project.FILE: project.render_pyproject(module, project.schema_release(config, module.schema_sha256))}
+
+
 def _update_schema(config: Config, version: str) -> int:
     """Vendor `version`, regenerate; on any failure put the old schema and lock back.
     Only after success is the API changelog (old → new) added to CHANGELOG_PATH."""
     previous = _vendored(config)
+    package_dir = config.out / config.package
+    project.ensure_generated(package_dir.parent / project.FILE)
     tracked = [config.root / name for name in (*config.schema_files, schema_source.LICENSE_PATH)] + [config.lock]
     with tempfile.TemporaryDirectory() as work:
         fetched = Path(work) / "fetched"
@@ -105,6 +115,7 @@ def _update_schema(config: Config, version: str) -> int:
                 shutil.copy2(fetched / name, config.root / name)
             config.lock.write_text(json.dumps(lock, indent=2) + "\n")
             result = generate(config.schema, config.package, config.root, _cache(config, False), config.options)
+            beside = _pyproject(config, result.module)  # versioned from the new lock
         except BaseException:
             for path in tracked:
                 if path in saved:
@@ -112,9 +123,10 @@ def _update_schema(config: Config, version: str) -> int:
                 else:
                     path.unlink(missing_ok=True)  # the update brought it; take it away again
             raise
-        write_package(config.out / config.package, result.files)
+        write_beside(package_dir, beside)
+        write_package(package_dir, result.files)
     print(f"vendored {config.npm_package}@{version}")
-    print(result.summary(config.out / config.package, "generated"))
+    print(result.summary(package_dir, "generated"))
     if previous is not None:
         _record_changelog(config, *previous, version, result.module)
     return 0
@@ -133,17 +145,21 @@ def run(argv: list[str]) -> int:
     if args.command == "ir":
         print(json.dumps(ir.to_json(build_ir(schema, package, config.root, config.options)), indent=2))
         return 0
+    if not args.no_pyproject:
+        project.ensure_generated(package_dir.parent / project.FILE)
     result = generate(schema, package, config.root, _cache(config, args.no_cache), config.options)
     for warning in result.module.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if args.strict and result.module.warnings:
         print("error: --strict and the warnings above; nothing was written", file=sys.stderr)
         return EXIT_ERROR
+    beside = {} if args.no_pyproject else _pyproject(config, result.module)
     if args.command == "generate":
+        write_beside(package_dir, beside)
         write_package(package_dir, result.files)
         print(result.summary(package_dir, "generated"))
         return 0
-    drift = compare(package_dir, result.files)
+    drift = compare(package_dir, result.files, beside)
     if not drift.clean:
         print(drift.report(package_dir), file=sys.stderr)
         return EXIT_DRIFT

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+import os
+import secrets
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -68,7 +70,23 @@ class Drift:
         return "\n".join(lines)
 
 
-def compare(package_dir: Path, files: dict[str, str]) -> Drift:
+def write_beside(package_dir: Path, files: dict[str, str]) -> None:
+    """Write `files` into the directory that holds the package, each atomically
+    (written beside its target, then renamed over it)."""
+    package_dir.parent.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        target = package_dir.parent / name
+        temporary = target.with_name(f".{name}.new-{secrets.token_hex(4)}")
+        try:
+            temporary.write_text(text, encoding="utf-8")
+            os.replace(temporary, target)
+        finally:
+            temporary.unlink(missing_ok=True)
+
+
+def compare(package_dir: Path, files: dict[str, str], beside: dict[str, str] | None = None) -> Drift:
+    """How `package_dir` differs from `files`, and the directory that holds it
+    from `beside` (reported as `../name`; nothing else there is looked at)."""
     existing = _on_disk(package_dir)
     drift = Drift()
     for name in sorted(set(files) | set(existing)):
@@ -85,6 +103,18 @@ def compare(package_dir: Path, files: dict[str, str]) -> Drift:
                     f"{name} (on disk)",
                     f"{name} (generated)",
                     lineterm="",
+                )
+            )
+    for name, text in (beside or {}).items():
+        path, label = package_dir.parent / name, f"../{name}"
+        found = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
+        if found is None:
+            drift.missing.append(label)
+        elif found != text:
+            drift.changed.append(label)
+            drift.diff.extend(
+                difflib.unified_diff(
+                    found.splitlines(), text.splitlines(), f"{label} (on disk)", f"{label} (generated)", lineterm=""
                 )
             )
     return drift

@@ -3,6 +3,7 @@ into fresh virtual environments that see nothing of this checkout."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -13,6 +14,8 @@ from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, ROOT
+
+from generator import __version__
 
 # Offline: no index, no build isolation (setuptools comes from this environment), no dependencies.
 PIP = (sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input")
@@ -36,21 +39,23 @@ def run(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     return result
 
 
-def fresh_venv(path: Path, with_this_environment: bool) -> Path:
-    """A venv without pip; its python. With `with_this_environment`, this
-    environment's site-packages (pinned dependencies, setuptools) is on its path."""
+def fresh_venv(path: Path) -> Path:
+    """A venv without pip (pip runs from this environment with --python); its python."""
     run(sys.executable, "-m", "venv", "--without-pip", path, cwd=path.parent)
-    python = path / "bin" / "python"
-    if with_this_environment:
-        purelib = Path(
-            run(python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))", cwd=path).stdout.strip()
-        )
-        (purelib / "this_environment.pth").write_text(sysconfig.get_path("purelib") + "\n")
-    return python
+    return path / "bin" / "python"
+
+
+def see_this_environment(python: Path) -> Path:
+    """Put this environment's site-packages (pinned dependencies, setuptools) on
+    the path of `python`'s venv; the .pth file that does it."""
+    code = "import sysconfig; print(sysconfig.get_path('purelib'))"
+    pth = Path(run(python, "-c", code, cwd=python.parent).stdout.strip()) / "this_environment.pth"
+    pth.write_text(sysconfig.get_path("purelib") + "\n")
+    return pth
 
 
 def install(python: Path, *requirements: str | Path, cwd: Path) -> None:
-    run(*PIP, "--python", python, "install", *OFFLINE, *requirements, cwd=cwd)
+    run(*PIP, "--python", python, "install", "--no-compile", *OFFLINE, *requirements, cwd=cwd)
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +78,8 @@ def test_the_wheel_carries_every_template(wheel):
 
 
 def test_an_installed_generator_generates_in_another_directory(wheel, tmp_path):
-    python = fresh_venv(tmp_path / "venv", with_this_environment=True)
+    python = fresh_venv(tmp_path / "venv")
+    see_this_environment(python)
     install(python, wheel, cwd=tmp_path)
     templates = run(
         python, "-c", "from generator.render import TEMPLATES; print(TEMPLATES)", cwd=tmp_path
@@ -87,3 +93,22 @@ def test_an_installed_generator_generates_in_another_directory(wheel, tmp_path):
     run(*generate, "--out", "out", "--package", "rules_copy", cwd=work)
     imported = run(python, "-c", "import rules_copy; print(rules_copy.__file__)", cwd=work / "out").stdout
     assert Path(imported.strip()) == work / "out" / "rules_copy" / "__init__.py"
+
+
+def test_pip_install_of_the_generated_directory_gives_a_typed_stdlib_only_dependency(tmp_path):
+    shutil.copytree(ROOT / "generated", tmp_path / "generated", ignore=shutil.ignore_patterns("__pycache__"))
+    python = fresh_venv(tmp_path / "venv")
+    pth = see_this_environment(python)  # setuptools, for the build without isolation
+    install(python, "./generated", cwd=tmp_path)
+    pth.unlink()  # from here on: the standard library and what was installed
+    code = (
+        "import sys, importlib.metadata as m, importlib.resources as r; import acp_v2; "
+        "print(acp_v2.__file__); print(m.version('acp-v2')); print(r.files('acp_v2').joinpath('py.typed').is_file()); "
+        "print(sorted({n.partition('.')[0] for n in sys.modules} - set(sys.stdlib_module_names) - {'acp_v2', '__main__'}))"
+    )
+    location, version, typed, foreign = run(python, "-I", "-c", code, cwd=tmp_path).stdout.splitlines()
+    assert Path(location).is_relative_to(tmp_path / "venv")
+    release = json.loads((ROOT / "schema" / "schema.lock.json").read_text())["version"]
+    assert version == f"{release}+codegen.{__version__}"
+    assert typed == "True"
+    assert foreign == "[]"
