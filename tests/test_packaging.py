@@ -1,10 +1,12 @@
-"""What users install: the generator as a wheel (templates included), offline,
-into fresh virtual environments that see nothing of this checkout."""
+"""What users install, offline, into fresh virtual environments that see nothing
+of this checkout: the generator as a wheel (templates included) and the generated
+directory as a dependency; and the pre-commit hook that runs the drift check."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -13,6 +15,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import tomllib
+import yaml
 from conftest import FIXTURES, ROOT
 
 from generator import __version__
@@ -112,3 +116,14 @@ def test_pip_install_of_the_generated_directory_gives_a_typed_stdlib_only_depend
     assert version == f"{release}+codegen.{__version__}"
     assert typed == "True"
     assert foreign == "[]"
+
+
+def test_the_pre_commit_hook_runs_the_drift_check_when_an_input_changes():
+    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    script, command = hook["entry"].split()
+    assert script in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert (command, hook["language"], hook["pass_filenames"]) == ("check", "python", False)
+    watched = re.compile(hook["files"])  # pre-commit searches each staged path
+    inputs = ("schema/schema.lock.json", "generator/templates/models.py.jinja", "generator/render.py", "pyproject.toml")
+    assert all(watched.search(path) for path in (*inputs, "generated/acp_v2/models.py", "generated/pyproject.toml"))
+    assert not any(watched.search(path) for path in ("README.md", "tests/test_cli.py", "examples/pyproject.toml"))
