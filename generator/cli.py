@@ -11,12 +11,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from generator import cache, ir, schema_source
+from generator import cache, ir, project, schema_source
 from generator.config import Config, find_root, load_config
 from generator.diff import FORMATS, diff_modules, format_markdown, format_text
 from generator.errors import GenerationError
 from generator.manifest import manifest_path
-from generator.output import compare, write_manifest, write_package
+from generator.output import compare, write_beside, write_manifest, write_package
 from generator.pipeline import build_ir, emit, generate
 
 EXIT_DRIFT = 1
@@ -47,6 +47,9 @@ def _parser() -> argparse.ArgumentParser:
             help="run black on every unit: trust neither the cache nor the committed format manifest",
         )
         command.add_argument("--strict", action="store_true", help="fail (exit 2) on any schema-drift warning")
+        command.add_argument(
+            "--no-pyproject", action="store_true", help="write and compare no pyproject.toml beside the package"
+        )
     update = commands.add_parser("update-schema", help="vendor a release of the npm package, then generate")
     update.add_argument("version", help="exact npm version, e.g. 2.4.0")
     changes = commands.add_parser("diff", help="the changelog of the generated API between two schemas")
@@ -103,6 +106,11 @@ def _changelog_section(old_version: str, old: ir.Module, version: str, new: ir.M
     return format_text(changes), f"{heading}\n\n{format_markdown(changes, level=3)}\n"
 
 
+def _pyproject(config: Config, module: ir.Module) -> dict[str, str]:
+    """The pyproject.toml that makes the directory holding the package pip-installable."""
+    return {project.FILE: project.render_pyproject(module, project.schema_release(config, module.schema_sha256))}
+
+
 def _update_schema(config: Config, version: str) -> int:
     """Vendor `version` (as npm resolves it), regenerate and prepend the API
     changelog: schema files, lock, changelog and generated package change
@@ -114,8 +122,10 @@ def _update_schema(config: Config, version: str) -> int:
     previous = _vendored(config, config.schema, config.lock, package)
     changelog = config.root / CHANGELOG_PATH
     package_dir = out / package
+    pyproject = package_dir.parent / project.FILE
+    project.ensure_generated(pyproject)
     tracked = [config.root / name for name in (*config.schema_files, schema_source.LICENSE_PATH)]
-    tracked += [config.lock, changelog, manifest_path(package_dir)]
+    tracked += [config.lock, changelog, manifest_path(package_dir), pyproject]
     with tempfile.TemporaryDirectory() as work:
         fetched = Path(work) / "fetched"
         lock = schema_source.fetch(config, version, fetched)
@@ -139,6 +149,7 @@ def _update_schema(config: Config, version: str) -> int:
                 printed, section = _changelog_section(*previous, resolved, result.module)
                 earlier = changelog.read_text() if changelog.exists() else ""
                 changelog.write_text(section + ("\n" + earlier if earlier else ""))
+            write_beside(package_dir, _pyproject(config, result.module))  # versioned from the new lock
             write_manifest(package_dir, result.manifest)
             write_package(package_dir, result.files)  # last: the swap that commits the update
         except BaseException:
@@ -183,6 +194,8 @@ def run(argv: list[str]) -> int:
         print(json.dumps(ir.to_json(build_ir(schema, package, config.root, config.options)), indent=2))
         return 0
     package_dir = _out(config, args.out) / package
+    if not args.no_pyproject:
+        project.ensure_generated(package_dir.parent / project.FILE)
     started = time.perf_counter()
     cache_dir = _cache(config, args.no_cache)
     module = build_ir(schema, package, config.root, config.options, cache_dir)
@@ -192,12 +205,14 @@ def run(argv: list[str]) -> int:
         print("error: --strict and the warnings above; nothing was written", file=sys.stderr)
         return EXIT_ERROR
     result = emit(module, cache_dir, None if args.no_cache else package_dir, started)
+    beside = {} if args.no_pyproject else _pyproject(config, module)
     if args.command == "generate":
+        write_beside(package_dir, beside)
         write_manifest(package_dir, result.manifest)
         write_package(package_dir, result.files)
         print(result.summary(package_dir, "generated"))
         return 0
-    drift = compare(package_dir, result.files, result.manifest)
+    drift = compare(package_dir, result.files, result.manifest, beside)
     if not drift.clean:
         print(drift.report(package_dir), file=sys.stderr)
         return EXIT_DRIFT

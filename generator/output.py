@@ -145,9 +145,26 @@ class Drift:
         if mode != ordinary_mode():
             self.mode.append(f"{name} is {mode:#o}, expected {ordinary_mode():#o}")
 
+def write_beside(package_dir: Path, files: dict[str, str]) -> None:
+    """Write `files` into the directory that holds the package, each atomically
+    (written beside its target, then renamed over it)."""
+    _check_directory(package_dir.parent)
+    package_dir.parent.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        target = package_dir.parent / name
+        temporary = target.with_name(f".{name}.new-{secrets.token_hex(4)}")
+        try:
+            temporary.write_text(text, encoding="utf-8")
+            os.replace(temporary, target)
+        finally:
+            temporary.unlink(missing_ok=True)
 
-def compare(package_dir: Path, files: dict[str, str], manifest: str | None = None) -> Drift:
-    """How `package_dir` (and its format manifest, if given) differs from `files`."""
+
+def compare(
+    package_dir: Path, files: dict[str, str], manifest: str | None = None, beside: dict[str, str] | None = None
+) -> Drift:
+    """How `package_dir` differs from `files`, its format manifest from `manifest` (if given),
+    and the directory that holds it from `beside` (reported as `../name`; nothing else there is looked at)."""
     existing = _on_disk(package_dir)
     drift = Drift()
     for name in sorted(set(files) | set(existing)):
@@ -163,4 +180,10 @@ def compare(package_dir: Path, files: dict[str, str], manifest: str | None = Non
             drift.compare_file(f"../{path.name}", path, manifest)
         else:
             drift.missing.append(f"../{path.name}")
+    for name, text in (beside or {}).items():
+        path = package_dir.parent / name
+        if path.is_file():
+            drift.compare_file(f"../{name}", path, text)
+        else:
+            drift.missing.append(f"../{name}")
     return drift

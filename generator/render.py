@@ -1,4 +1,4 @@
-"""IR → Python source, through the Jinja2 templates in `templates/`.
+"""IR → Python source, through the Jinja2 templates in `generator/templates/`.
 
 The functions here answer questions about the IR for the templates (which
 kind is this, does it encode as itself, in what order are aliases defined);
@@ -39,7 +39,7 @@ from generator.ir import (
 )
 from generator.naming import RPC_NAMES
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+TEMPLATES = Path(__file__).resolve().parent / "templates"
 LINE_LENGTH = 120  # black's line length for the generated code (format.MODE)
 # The two peers of a connection (x-side values); methods of SHARED_SIDE go both ways.
 PEER_SIDES = ("agent", "client")

@@ -19,7 +19,7 @@ from conftest import FIXTURES, ROOT
 from generator import cli as cli_module
 from generator.output import ordinary_mode
 
-COPIED = ("pyproject.toml", "schema", "templates", "generator", "generated", ".cache")
+COPIED = ("pyproject.toml", "schema", "generator", "generated", ".cache")
 
 
 @pytest.fixture
@@ -70,7 +70,7 @@ def test_check_fails_after_a_hand_edit_with_a_diff_and_the_fix(project):
 
 
 def test_check_fails_after_a_template_change(project):
-    template = project / "templates" / "models.py.jinja"
+    template = project / "generator" / "templates" / "models.py.jinja"
     template.write_text(template.read_text().replace("with its decoder and encoder", "with codecs"))
     result = cli(project, "check")
     assert result.returncode == 1
@@ -313,7 +313,7 @@ def test_what_an_interrupted_run_left_does_not_break_the_next(project):
         path.mkdir() if leftover.startswith(".acp") else path.write_text("half")
     assert cli(project, "check").returncode == 0
     assert cli(project, "generate").returncode == 0
-    assert sorted(path.name for path in (project / "generated").iterdir()) == ["acp_v2", "acp_v2.format.json"]
+    assert sorted(path.name for path in (project / "generated").iterdir()) == ["acp_v2", "acp_v2.format.json", "pyproject.toml"]
 
 
 @pytest.mark.parametrize("damage", [b"", b"not json", b"0" * 64 + b"\n{}"])

@@ -7,7 +7,7 @@ import pytest
 
 from generator.errors import GenerationError
 from generator.manifest import manifest_path
-from generator.output import compare, ordinary_mode, write_manifest, write_package
+from generator.output import compare, ordinary_mode, write_beside, write_manifest, write_package
 
 
 def test_write_package_replaces_the_whole_directory(tmp_path):
@@ -97,3 +97,17 @@ def test_the_format_manifest_is_compared_too(tmp_path):
     write_manifest(package, "{}\n")
     assert compare(package, {"a.py": "A = 1\n"}, "{}\n").clean
     assert compare(package, {"a.py": "A = 1\n"}, '{"files": {}}\n').changed == ["../pkg.format.json"]
+
+
+def test_files_beside_the_package_are_written_and_compared_as_dot_dot(tmp_path):
+    package = tmp_path / "pkg"
+    write_package(package, {"a.py": "A = 1\n"})
+    write_beside(package, {"pyproject.toml": "old\n"})
+    write_beside(package, {"pyproject.toml": "new\n"})
+    assert (tmp_path / "pyproject.toml").read_text() == "new\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pkg", "pyproject.toml"]  # no temporary files left
+    (tmp_path / "README.md").write_text("not ours\n")  # other files beside the package are not looked at
+    assert compare(package, {"a.py": "A = 1\n"}, beside={"pyproject.toml": "new\n"}).clean
+    drift = compare(package, {"a.py": "A = 1\n"}, beside={"pyproject.toml": "newer\n", "setup.cfg": "s\n"})
+    assert (drift.changed, drift.missing) == (["../pyproject.toml"], ["../setup.cfg"])
+    assert "+newer" in drift.report(package)
