@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from tests.helpers import ROOT, TEST_CACHES
 
 COPIED = ("pyproject.toml", "schema", "templates", "generator", "generated", ".cache")
 
@@ -22,7 +22,7 @@ def project(tmp_path: Path) -> Path:
     for name in COPIED:
         source = ROOT / name
         if source.is_dir():
-            shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__", TEST_CACHES))
         elif source.exists():
             shutil.copy2(source, tmp_path / name)
     return tmp_path

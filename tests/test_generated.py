@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 
-from conftest import ROOT, V2_SCHEMA, generate_package, import_package
+from tests.helpers import ROOT, V2_SCHEMA, generate_package, import_package
 
 GENERATED = ROOT / "generated"
 

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, import_package
+from tests.helpers import ROOT, import_package
 
 acp = import_package(ROOT / "generated", "acp_v2")
 TYPING = pathlib.Path(__file__).parent / "typing"

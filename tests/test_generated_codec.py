@@ -9,7 +9,7 @@ import pickle
 
 import pytest
 
-from conftest import ROOT, import_package
+from tests.helpers import ROOT, import_package
 
 acp = import_package(ROOT / "generated", "acp_v2")
 UNDEFINED, DecodeError = acp.UNDEFINED, acp.DecodeError

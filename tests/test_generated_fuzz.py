@@ -6,9 +6,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, V2_SCHEMA, import_package
 from generator.pipeline import build_ir
-from strategies import JSON_VALUES, Strategies
+from tests.helpers import ROOT, V2_SCHEMA, import_package
+from tests.strategies import JSON_VALUES, Strategies
 
 acp = import_package(ROOT / "generated", "acp_v2")
 MODULE = build_ir(V2_SCHEMA, "acp_v2", ROOT)

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from conftest import FIXTURES, ROOT, generate_package, import_package
 from generator.errors import GenerationError
 from generator.output import write_package
 from generator.pipeline import generate
+from tests.helpers import FIXTURES, ROOT, generate_package, import_package
 
 NAMES = json.loads((FIXTURES / "names.json").read_text())
 

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, V2_SCHEMA, import_package
 from generator.pipeline import build_ir
-from strategies import Strategies
+from tests.helpers import ROOT, V2_SCHEMA, import_package
+from tests.strategies import Strategies
 
 acp = import_package(ROOT / "generated", "acp_v2")
 DEFS = json.loads(V2_SCHEMA.read_text())["$defs"]
