@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator.pipeline import build_ir
@@ -14,7 +14,7 @@ acp = import_package(ROOT / "generated", "acp_v2")
 MODULE = build_ir(V2_SCHEMA, "acp_v2", ROOT)
 NAMES = sorted(named.name for named in MODULE.types)
 STRATEGIES = Strategies(MODULE)
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+SETTINGS = settings(max_examples=300, deadline=None, database=None)
 ODD_VALUES = st.sampled_from([float("nan"), float("inf"), -0.0, 2**70, -(2**70), 1.5, True, "", {1: 2}, {(): None}])
 
 

@@ -6,7 +6,7 @@ import json
 
 import jsonschema
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator.pipeline import build_ir
@@ -16,7 +16,7 @@ from tests.strategies import Strategies
 acp = import_package(ROOT / "generated", "acp_v2")
 DEFS = json.loads(V2_SCHEMA.read_text())["$defs"]
 STRATEGIES = Strategies(build_ir(V2_SCHEMA, "acp_v2", ROOT))
-SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+SETTINGS = settings(max_examples=25, deadline=None, database=None)
 
 
 def same_keys(left: object, right: object) -> bool:

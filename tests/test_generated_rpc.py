@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 
 from generator.config import load_config
 from generator.pipeline import build_ir
@@ -16,7 +16,7 @@ acp = import_package(ROOT / "generated", "acp_v2")
 DEFS = json.loads(V2_SCHEMA.read_text())["$defs"]
 MODULE = build_ir(V2_SCHEMA, "acp_v2", ROOT, load_config(ROOT).options)
 STRATEGIES = Strategies(MODULE)
-SETTINGS = settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+SETTINGS = settings(max_examples=10, deadline=None, database=None)
 
 
 

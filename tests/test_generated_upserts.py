@@ -7,7 +7,7 @@ import json
 
 import jsonschema
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator.config import load_config
@@ -152,7 +152,7 @@ def test_generate_warns_about_upserts_missing_from_the_configuration(tmp_path):
 
 UPSERTS = sorted(named.name for named in MODULE.types if getattr(named, "upsert", None))
 STRATEGIES = Strategies(MODULE)
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+SETTINGS = settings(max_examples=40, deadline=None, database=None)
 
 
 def pair(name: str):
