@@ -20,6 +20,7 @@ V2_SCHEMA = ROOT / "schema" / "v2" / "schema.unstable.json"
 # processes write the same file (test_cli copies .cache without it).
 TEST_CACHES = "acp-codegen-tests"
 CACHE = ROOT / ".cache" / TEST_CACHES / os.environ.get("PYTEST_XDIST_WORKER", "main") / "black.pickle"
+MYPY_CACHE = CACHE.parent / "mypy"
 
 
 def ir_of(schema: dict | Path, tmp_path: Path) -> Module:
