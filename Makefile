@@ -19,7 +19,7 @@ check: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m generator check
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto
 
 # acp_v2 against the official TypeScript SDK (node + npm; the SDK goes to interop/node_modules).
 interop: $(STAMP)

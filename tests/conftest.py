@@ -1,52 +1,10 @@
-"""Shared helpers: generate a package from a schema into a temporary directory."""
+"""Fixtures shared by several test modules (helpers live in tests.helpers)."""
 
 from __future__ import annotations
 
-import importlib
-import json
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-from generator.ir import Module
-from generator.pipeline import build_ir, generate
-from generator.output import write_package
-
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
-V2_SCHEMA = ROOT / "schema" / "v2" / "schema.unstable.json"
-CACHE = ROOT / ".cache" / "acp-codegen"
-
-
-def ir_of(schema: dict | Path, tmp_path: Path) -> Module:
-    """The IR of a schema given as a dict (written to a file) or a path."""
-    if isinstance(schema, dict):
-        path = tmp_path / "schema.json"
-        path.write_text(json.dumps(schema))
-        schema = path
-    return build_ir(schema, "pkg", ROOT)
-
-
-def generate_package(schema: Path, out: Path, package: str) -> Path:
-    result = generate(schema, package, ROOT, CACHE)
-    write_package(out / package, result.files)
-    return out / package
-
-
-def import_package(out: Path, package: str):
-    sys.path.insert(0, str(out))
-    try:
-        return importlib.import_module(package)
-    finally:
-        sys.path.remove(str(out))
-
-
-def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "generator", *args], cwd=cwd, capture_output=True, text=True, env=None
-    )
+from tests.helpers import FIXTURES, generate_package, import_package
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import FIXTURES, ir_of
 from generator.errors import GenerationError
 from generator.ir import (
     Alias,
@@ -22,6 +21,7 @@ from generator.ir import (
     UnionType,
     Variant,
 )
+from tests.helpers import FIXTURES, ir_of
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +126,7 @@ def test_untagged_unions_keep_schema_order(rules):
 
 
 def test_no_numbered_names_in_the_real_schema(tmp_path):
-    from conftest import V2_SCHEMA
+    from tests.helpers import V2_SCHEMA
 
     module = ir_of(V2_SCHEMA, tmp_path)
     assert len(module.public_names) == 262

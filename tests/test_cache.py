@@ -9,10 +9,10 @@ import pickle
 
 import pytest
 
-from conftest import FIXTURES, V2_SCHEMA, ir_of
 from generator import cache
 from generator.errors import GenerationError
 from generator.ir import Module
+from tests.helpers import FIXTURES, V2_SCHEMA, ir_of
 
 
 def test_a_written_document_reads_back(tmp_path):

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, ROOT
 from generator import cli as cli_module
 from generator.output import ordinary_mode
+from tests.helpers import FIXTURES, ROOT, TEST_CACHES
 
 COPIED = ("pyproject.toml", "schema", "generator", "generated", ".cache")
 
@@ -27,7 +27,7 @@ def project(tmp_path: Path) -> Path:
     for name in COPIED:
         source = ROOT / name
         if source.is_dir():
-            shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__", TEST_CACHES))
         elif source.exists():
             shutil.copy2(source, tmp_path / name)
     return tmp_path

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import ROOT
 from generator.config import Config, SchemaOptions, UpsertRule, find_root, load_config
 from generator.errors import GenerationError
+from tests.helpers import ROOT
 
 TABLE = """\
 [tool.acp-codegen]

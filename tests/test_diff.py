@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, ir_of, run_cli
 from generator import cli, schema_source
 from generator.diff import Change, diff_modules, format_markdown, format_text
 from generator.ir import Module
+from tests.helpers import FIXTURES, ir_of, run_cli
 
 CASES = FIXTURES / "diff"
 

@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 
-from conftest import ROOT, V2_SCHEMA, generate_package, import_package
+from tests.helpers import MYPY_CACHE, ROOT, V2_SCHEMA, generate_package, import_package
 
 GENERATED = ROOT / "generated"
 
@@ -38,11 +38,11 @@ def test_every_file_has_the_header():
         assert f"schema/v2/schema.unstable.json (sha256 {sha})" in head[1]
 
 
-def test_passes_mypy_strict(tmp_path):
+def test_passes_mypy_strict():
     """The package, and the examples that use it."""
     examples = [str(path) for path in sorted((ROOT / "examples").glob("*.py"))]
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path), "acp_v2", *examples],
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(MYPY_CACHE), "acp_v2", *examples],
         cwd=GENERATED,
         capture_output=True,
         text=True,

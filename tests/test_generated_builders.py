@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, import_package
+from tests.helpers import MYPY_CACHE, ROOT, import_package
 
 acp = import_package(ROOT / "generated", "acp_v2")
 TYPING = pathlib.Path(__file__).parent / "typing"
@@ -70,21 +70,21 @@ def test_build_validates_like_strict_decoding():
         acp.PromptRequest.builder(session_id="s", prompt=[]).build()
 
 
-def mypy(path: pathlib.Path, cache: pathlib.Path) -> subprocess.CompletedProcess[str]:
+def mypy(path: pathlib.Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(cache), str(path)],
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(MYPY_CACHE), str(path)],
         capture_output=True,
         text=True,
         env={**os.environ, "MYPYPATH": str(ROOT / "generated")},
     )
 
 
-def test_correct_usage_passes_mypy_strict(tmp_path):
-    result = mypy(TYPING / "builder_ok.py", tmp_path)
+def test_correct_usage_passes_mypy_strict():
+    result = mypy(TYPING / "builder_ok.py")
     assert result.returncode == 0, result.stdout
 
 
-def test_passing_none_to_a_non_nullable_field_fails_mypy_strict(tmp_path):
-    result = mypy(TYPING / "builder_bad.py", tmp_path)
+def test_passing_none_to_a_non_nullable_field_fails_mypy_strict():
+    result = mypy(TYPING / "builder_bad.py")
     assert result.returncode == 1
     assert 'Argument 1 to "mcp_servers"' in result.stdout and '"None"' in result.stdout

@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from conftest import FIXTURES, ROOT, generate_package, import_package
-from strategies import Text
+from tests.helpers import FIXTURES, ROOT, generate_package, import_package
+from tests.strategies import Text
 
 acp = import_package(ROOT / "generated", "acp_v2")
 UNDEFINED, DecodeError = acp.UNDEFINED, acp.DecodeError

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from conftest import ROOT, import_package
+from tests.helpers import ROOT, import_package
 
 acp = import_package(ROOT / "generated", "acp_v2")
 INIT = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="test-client", version="1"))

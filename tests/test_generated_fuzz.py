@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, V2_SCHEMA, import_package
 from generator.pipeline import build_ir
-from strategies import JSON_VALUES, Strategies
+from tests.helpers import ROOT, V2_SCHEMA, import_package
+from tests.strategies import JSON_VALUES, Strategies
 
 acp = import_package(ROOT / "generated", "acp_v2")
 MODULE = build_ir(V2_SCHEMA, "acp_v2", ROOT)
 NAMES = sorted(named.name for named in MODULE.types)
 STRATEGIES = Strategies(MODULE)
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+SETTINGS = settings(max_examples=300, deadline=None, database=None)
 ODD_VALUES = st.sampled_from([float("nan"), float("inf"), -0.0, 2**70, -(2**70), 1.5, True, "", {1: 2}, {(): None}])
 
 

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from conftest import FIXTURES, ROOT, generate_package, import_package
 from generator.errors import GenerationError
 from generator.output import write_package
 from generator.pipeline import generate
+from tests.helpers import CACHE, FIXTURES, ROOT, generate_package, import_package
 
 NAMES = json.loads((FIXTURES / "names.json").read_text())
 
@@ -188,7 +188,7 @@ def test_hostile_names_generate_a_working_package_or_one_clear_error(schema):
         path = Path(directory) / "schema.json"
         path.write_text(json.dumps(schema))
         try:
-            result = generate(path, package, ROOT, None)
+            result = generate(path, package, ROOT, CACHE)
         except GenerationError as error:
             assert error.pointer.startswith("#/$defs/") and len(str(error).splitlines()) == 1
             event("refused")

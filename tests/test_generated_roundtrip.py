@@ -7,17 +7,17 @@ import json
 
 import jsonschema
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import FIXTURES, ROOT, V2_SCHEMA, import_package
 from generator.pipeline import build_ir
-from strategies import Strategies, built_in_python
+from tests.helpers import FIXTURES, ROOT, V2_SCHEMA, import_package
+from tests.strategies import Strategies, built_in_python
 
 acp = import_package(ROOT / "generated", "acp_v2")
 DEFS = json.loads(V2_SCHEMA.read_text())["$defs"]
 STRATEGIES = Strategies(build_ir(V2_SCHEMA, "acp_v2", ROOT))
-SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+SETTINGS = settings(max_examples=25, deadline=None, database=None)
 
 
 def same_keys(left: object, right: object) -> bool:

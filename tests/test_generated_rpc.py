@@ -6,18 +6,18 @@ import json
 import pickle
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 
-from conftest import ROOT, V2_SCHEMA, import_package
 from generator.config import load_config
 from generator.pipeline import build_ir
-from strategies import Strategies
+from tests.helpers import ROOT, V2_SCHEMA, import_package
+from tests.strategies import Strategies
 
 acp = import_package(ROOT / "generated", "acp_v2")
 DEFS = json.loads(V2_SCHEMA.read_text())["$defs"]
 MODULE = build_ir(V2_SCHEMA, "acp_v2", ROOT, load_config(ROOT).options)
 STRATEGIES = Strategies(MODULE)
-SETTINGS = settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+SETTINGS = settings(max_examples=10, deadline=None, database=None)
 
 
 

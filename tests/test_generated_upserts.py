@@ -7,13 +7,13 @@ import json
 
 import jsonschema
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, V2_SCHEMA, import_package
 from generator.config import load_config
 from generator.pipeline import build_ir
-from strategies import Strategies
+from tests.helpers import ROOT, V2_SCHEMA, import_package
+from tests.strategies import Strategies
 
 acp = import_package(ROOT / "generated", "acp_v2")
 UNDEFINED = acp.UNDEFINED
@@ -152,7 +152,7 @@ def test_generate_warns_about_upserts_missing_from_the_configuration(tmp_path):
 
 UPSERTS = sorted(named.name for named in MODULE.types if getattr(named, "upsert", None))
 STRATEGIES = Strategies(MODULE)
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+SETTINGS = settings(max_examples=40, deadline=None, database=None)
 
 
 def pair(name: str):

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conftest import ROOT, import_package
+from tests.helpers import ROOT, import_package
 
 acp = import_package(ROOT / "generated", "acp_v2")
 INTEROP = ROOT / "interop"

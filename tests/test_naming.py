@@ -7,7 +7,6 @@ import builtins
 import keyword
 
 import pytest
-from conftest import FIXTURES, ROOT, generate_package, import_package
 
 from generator.naming import (
     CONNECTION_NAMES,
@@ -25,6 +24,7 @@ from generator.naming import (
     variant_names,
     words,
 )
+from tests.helpers import FIXTURES, ROOT, generate_package, import_package
 
 
 def test_attribute_names_are_snake_case_of_the_wire_name():

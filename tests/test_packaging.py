@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 import tomllib
 import yaml
-from conftest import FIXTURES, ROOT
 
 from generator import __version__
+from tests.helpers import FIXTURES, ROOT
 
 # Offline: no index, no build isolation (setuptools comes from this environment), no dependencies.
 PIP = (sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input")

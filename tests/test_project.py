@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 import tomllib
-from conftest import FIXTURES, ir_of
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
@@ -24,6 +23,7 @@ from generator.project import (
     render_pyproject,
     schema_release,
 )
+from tests.helpers import FIXTURES, ir_of
 
 CONFIG = """\
 [tool.acp-codegen]

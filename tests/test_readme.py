@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from tests.helpers import ROOT
 
 EXAMPLES = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.DOTALL)
 

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from conftest import FIXTURES, generate_package, import_package
 from generator.errors import GenerationError
 from generator.ir import Method, Module, ObjectType
 from generator.render import Queries, docstring, peer, python_literal, string_block
+from tests.helpers import FIXTURES, generate_package, import_package
 
 HOSTILE = json.loads((FIXTURES / "hostile.json").read_text())
 

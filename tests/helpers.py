@@ -1,0 +1,52 @@
+"""Shared helpers: generate a package from a schema into a temporary directory."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from generator.ir import Module
+from generator.output import write_package
+from generator.pipeline import build_ir, generate
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+V2_SCHEMA = ROOT / "schema" / "v2" / "schema.unstable.json"
+# The black and IR caches of the tests, one directory per pytest-xdist worker so that no two
+# processes write the same file (test_cli copies .cache without it).
+TEST_CACHES = "acp-codegen-tests"
+CACHE = ROOT / ".cache" / TEST_CACHES / os.environ.get("PYTEST_XDIST_WORKER", "main")
+MYPY_CACHE = CACHE / "mypy"
+
+
+def ir_of(schema: dict | Path, tmp_path: Path) -> Module:
+    """The IR of a schema given as a dict (written to a file) or a path."""
+    if isinstance(schema, dict):
+        path = tmp_path / "schema.json"
+        path.write_text(json.dumps(schema))
+        schema = path
+    return build_ir(schema, "pkg", ROOT)
+
+
+def generate_package(schema: Path, out: Path, package: str) -> Path:
+    result = generate(schema, package, ROOT, CACHE)
+    write_package(out / package, result.files)
+    return out / package
+
+
+def import_package(out: Path, package: str):
+    sys.path.insert(0, str(out))
+    try:
+        return importlib.import_module(package)
+    finally:
+        sys.path.remove(str(out))
+
+
+def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "generator", *args], cwd=cwd, capture_output=True, text=True, env=None
+    )
