@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: generate check test interop update-schema bench bench-gen bench-rpc clean
+.PHONY: generate check lint test interop update-schema bench bench-gen bench-rpc clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,8 +17,17 @@ generate: $(STAMP)
 check: $(STAMP)
 	$(PY) -m generator check
 
+# Style and types of the generator, tests and benchmarks, and types of the generated package.
+# (The README's examples are type-checked by tests/test_readme.py.)
+lint: $(STAMP)
+	$(PY) -m ruff check generator tests bench
+	$(PY) -m ruff format --check generator tests bench
+	$(PY) -m mypy --strict generator
+	cd generated && ../$(PY) -m mypy --strict --cache-dir ../.cache/mypy-generated acp_v2
+
 test: $(STAMP)
 	$(PY) -m generator check
+	$(MAKE) --no-print-directory lint
 	$(PY) -m pytest -n auto
 
 # acp_v2 against the official TypeScript SDK (node + npm; the SDK goes to interop/node_modules).

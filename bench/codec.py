@@ -297,7 +297,7 @@ def same(a: Any, b: Any, ordered: bool) -> bool:
         keys_match = list(a) == list(b) if ordered else a.keys() == b.keys()
         return keys_match and all(same(a[key], b[key], ordered) for key in a)
     if type(a) is list:
-        return len(a) == len(b) and all(same(x, y, ordered) for x, y in zip(a, b))
+        return len(a) == len(b) and all(same(x, y, ordered) for x, y in zip(a, b, strict=True))
     return bool(a == b)
 
 

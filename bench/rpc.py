@@ -31,7 +31,9 @@ from codec import build_lines  # noqa: E402
 NOTIFICATIONS = 5_000
 ROUND_TRIPS = 2_000
 PASSES = 5
-INIT = acp.InitializeRequest(protocol_version=acp.ProtocolVersion(2), info=acp.Implementation(name="bench", version="1"))
+INIT = acp.InitializeRequest(
+    protocol_version=acp.ProtocolVersion(2), info=acp.Implementation(name="bench", version="1")
+)
 NEW_SESSION = acp.NewSessionRequest(cwd=acp.AbsolutePath("/work"))
 
 
@@ -173,7 +175,9 @@ def main() -> None:
     for name, codec, connection in rows:
         added = connection - codec
         ratio = added / codec
-        print(f"| {name} | {codec:.1f} | {connection:.1f} | {added:.1f} | {ratio:.2f}x | <= 1.0x | {'yes' if ratio <= 1.0 else '**no**'} |")
+        print(
+            f"| {name} | {codec:.1f} | {connection:.1f} | {added:.1f} | {ratio:.2f}x | <= 1.0x | {'yes' if ratio <= 1.0 else '**no**'} |"
+        )
     echo = median_us(in_loop(echo_round_trips), ROUND_TRIPS)
     round_trip = rows[1][2] - rows[1][1] - echo
     print(f"\nnotifications per second through the connection: {1e6 / rows[0][2]:,.0f}")

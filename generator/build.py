@@ -121,7 +121,7 @@ def _with_upsert(named: NamedType | None, name: str, rule: UpsertRule) -> Object
     upsert = Upsert(
         function=naming.merge_function_name(named.name),
         identity=identity,
-        start=tuple(zip(attributes("start", rule.start), rule.start.values())),
+        start=tuple(zip(attributes("start", rule.start), rule.start.values(), strict=True)),
         null_resets=attributes("null-resets", rule.null_resets),
         empty_clears=attributes("empty-clears", rule.empty_clears),
         snapshot=snapshot,
@@ -189,13 +189,15 @@ def _methods(
         by_route.setdefault((named.route.side, named.route.method), {})[roles[named.name]] = named.name
     methods = []
     names = sorted({method for _, method in by_route})
-    constants = dict(zip(names, naming.member_names(names)))
+    constants = dict(zip(names, naming.member_names(names), strict=True))
     for (side, method), members in by_route.items():
         constant, python_name = constants[method], naming.method_name(method)
         if "request" in members:
             if "response" not in members:
                 raise GenerationError(types[members["request"]].pointer, f"request {method!r} has no response type")
-            methods.append(Method(method, constant, python_name, side, "request", members["request"], members["response"]))
+            methods.append(
+                Method(method, constant, python_name, side, "request", members["request"], members["response"])
+            )
         if "notification" in members:
             methods.append(Method(method, constant, python_name, side, "notification", members["notification"]))
     return tuple(methods), unrouted
@@ -353,8 +355,9 @@ class _Builder:
             return expr.name
         return self.register(Alias(hint, node.pointer, None, expr)).name
 
-    def checks(self, node: Node, used: Iterable[str], hint: str, *, also: Iterable[Node] = (),
-               required: Iterable[str] = ()) -> Checks | None:
+    def checks(
+        self, node: Node, used: Iterable[str], hint: str, *, also: Iterable[Node] = (), required: Iterable[str] = ()
+    ) -> Checks | None:
         """The keywords of `node` its structural type did not take (`used`), as run-time checks."""
         return keywords.checks(node, frozenset(used), hint, self.named, self.target, also=also, required=required)
 
@@ -362,7 +365,9 @@ class _Builder:
         """The schema a `$ref` names."""
         return self.schema.resolve(f"{node.pointer}/$ref", node.ref or "")
 
-    def checked(self, expr: TypeExpr, node: Node, used: Iterable[str], hint: str, also: Iterable[Node] = ()) -> TypeExpr:
+    def checked(
+        self, expr: TypeExpr, node: Node, used: Iterable[str], hint: str, also: Iterable[Node] = ()
+    ) -> TypeExpr:
         checks = self.checks(node, used, hint, also=also)
         return expr if checks is None else Checked(expr, checks)
 
@@ -387,8 +392,16 @@ class _Builder:
         return self.register(Alias(name, node.pointer, node.description, target, route))
 
     def object_type(
-        self, name: str, node: Node, fields: list[Field], *, tag: Tag | None = None, route: Route | None = None,
-        also: Iterable[Node] = (), required: Iterable[str] = (), allow_not: bool = False,
+        self,
+        name: str,
+        node: Node,
+        fields: list[Field],
+        *,
+        tag: Tag | None = None,
+        route: Route | None = None,
+        also: Iterable[Node] = (),
+        required: Iterable[str] = (),
+        allow_not: bool = False,
     ) -> ObjectType:
         flattened = any(item.flatten for item in fields)
         used = {"type", "properties", "required", "allOf", "anyOf", "oneOf"} | ({"not"} if allow_not else set())
@@ -466,9 +479,13 @@ class _Builder:
     ) -> tuple[tuple[EnumMember, ...], Primitive | None] | None:
         *known, last = variants
         kinds = {v.types for v in variants}
-        is_open = bool(known) and len(kinds) == 1 and last.value("const") is None and last.types in (
-            ("string",), ("integer",)
-        ) and last.keywords <= {"type", "title", "description", "format"}
+        is_open = (
+            bool(known)
+            and len(kinds) == 1
+            and last.value("const") is None
+            and last.types in (("string",), ("integer",))
+            and last.keywords <= {"type", "title", "description", "format"}
+        )
         constants = known if is_open else variants
         if not constants or not all(self.is_const(v) for v in constants) or len(kinds) != 1:
             return None
@@ -486,14 +503,19 @@ class _Builder:
     def is_const(node: Node) -> bool:
         value = node.value("const")
         kind = "string" if isinstance(value, str) else "integer" if type(value) is int else None
-        return kind is not None and node.types in ((), (kind,)) and node.keywords <= {
-            "type", "const", "title", "description", "format"
-        }
+        return (
+            kind is not None
+            and node.types in ((), (kind,))
+            and node.keywords <= {"type", "const", "title", "description", "format"}
+        )
 
     def members(self, node: Node, constants: list[Node]) -> tuple[EnumMember, ...]:
         """Members are named by their value; integers by their title (`Parse error` → PARSE_ERROR)."""
         values = [constant.value("const") for constant in constants]
-        labels = [value if isinstance(value, str) else c.title or str(value) for c, value in zip(constants, values)]
+        labels = [
+            value if isinstance(value, str) else c.title or str(value)
+            for c, value in zip(constants, values, strict=True)
+        ]
         return self.named_members(node.pointer, labels, values, [constant.description for constant in constants])
 
     @staticmethod
@@ -506,7 +528,7 @@ class _Builder:
             if names.index(name) != index:
                 first, second = values[names.index(name)], values[index]
                 raise GenerationError(pointer, f"enum values {first!r} and {second!r} both map to the member {name}")
-        return tuple(EnumMember(name, value, doc) for name, value, doc in zip(names, values, docs))
+        return tuple(EnumMember(name, value, doc) for name, value, doc in zip(names, values, docs, strict=True))
 
     def object_fields(
         self, owner: str, node: Node, skip: frozenset[str] = frozenset()
@@ -599,7 +621,8 @@ class _Builder:
     def const_keys(self, variant: Node) -> list[str]:
         """Required properties a variant fixes to a string (and says nothing else about)."""
         return [
-            key for key, child in variant.properties()
+            key
+            for key, child in variant.properties()
             if isinstance(child.value("const"), str) and self.is_const(child) and key in variant.required
         ]
 
@@ -617,8 +640,11 @@ class _Builder:
         """The open variant: a `not` clause and a required plain string tag."""
         tag = dict(variant.properties()).get(tag_key)
         return (
-            "not" in variant.keywords and tag_key in variant.required and tag is not None
-            and tag.value("const") is None and tag.types == ("string",)
+            "not" in variant.keywords
+            and tag_key in variant.required
+            and tag is not None
+            and tag.value("const") is None
+            and tag.types == ("string",)
         )
 
     def excludes_exactly(self, variant: Node, tag_key: str, tags: set[str]) -> bool:
@@ -641,8 +667,15 @@ class _Builder:
         return excluded == tags
 
     def union(
-        self, name: str, node: Node, variants: list[Node], route: Route | None, pointer: str | None = None, *,
-        exclusive: bool, used: set[str] | None,
+        self,
+        name: str,
+        node: Node,
+        variants: list[Node],
+        route: Route | None,
+        pointer: str | None = None,
+        *,
+        exclusive: bool,
+        used: set[str] | None,
     ) -> Ref:
         """Tagged variants dispatch on `tag_key`; an open fallback takes unknown tags
         (when its `not` excludes exactly the known ones; otherwise it is untagged);
@@ -657,7 +690,7 @@ class _Builder:
             if tag_key is None or not (tag_key in self.const_keys(variant) or self.is_fallback(variant, tag_key))
         ]
         hints = naming.variant_names(name, [self.variant_words(variant) for variant in untagged])
-        hint_of = {variant.pointer: hint for variant, hint in zip(untagged, hints)}
+        hint_of = {variant.pointer: hint for variant, hint in zip(untagged, hints, strict=True)}
         tags = {dict(v.properties())[tag_key].value("const") for v in variants if tag_key in self.const_keys(v)}
         choices: list[Variant] = []
         fallback_name = None
@@ -688,15 +721,16 @@ class _Builder:
                 other_name = self.invent(variant.pointer, naming.class_name(name, variant.title or "other"))
                 fields, also, required = self.object_fields(other_name, variant)
                 exact = self.excludes_exactly(variant, tag_key, tags)
-                other = self.register(self.object_type(other_name, variant, fields, also=also, required=required,
-                                                       allow_not=exact))
+                other = self.register(
+                    self.object_type(other_name, variant, fields, also=also, required=required, allow_not=exact)
+                )
                 if exact:
                     fallback_name = other_name
                 else:  # its `not` is checked, and it is tried like an untagged variant
                     choices.append(Variant(other))
             else:
-                tag = dict(variant.properties()).get(tag_key) if tag_key is not None else None
-                if tag is not None and tag.types != ("null",):
+                tag_schema = dict(variant.properties()).get(tag_key) if tag_key is not None else None
+                if tag_schema is not None and tag_schema.types != ("null",):
                     raise GenerationError(variant.pointer, f"variant declares the tag {tag_key!r} without a const")
                 choices.append(Variant(self.expr(variant, hint_of[variant.pointer])))
         checks = None if used is None else self.checks(node, used, name)
@@ -749,7 +783,10 @@ class _Builder:
         self.check_keywords(node, allow_not=allow_not)
         if node.schema is False:
             return Checked(AnyValue(), Checks(valid=False))
-        meaningful = {key for key in node.keywords - keywords.ANNOTATIONS if not key.startswith("x-")} - {"$id", "$schema"}
+        meaningful = {key for key in node.keywords - keywords.ANNOTATIONS if not key.startswith("x-")} - {
+            "$id",
+            "$schema",
+        }
         if node.schema is True or not meaningful:
             return AnyValue()
         if node.ref:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import tomllib
 
 from generator.errors import GenerationError
 

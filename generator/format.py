@@ -48,8 +48,9 @@ def join_units(texts: list[str]) -> str:
 
 def _mode() -> black.Mode:
     import black
+    from black.mode import TargetVersion
 
-    return black.Mode(target_versions={black.TargetVersion[TARGET.upper()]}, line_length=LINE_LENGTH)
+    return black.Mode(target_versions={TargetVersion[TARGET.upper()]}, line_length=LINE_LENGTH)
 
 
 def _format_batch(units: list[str]) -> list[str]:
@@ -83,8 +84,10 @@ def format_units(units: list[str], workers: int | None = None) -> list[str]:
     formatted: list[str] = [""] * len(units)
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_leave_interrupts_to_the_parent)
     try:
-        for batch, texts in zip(batches, pool.map(_format_batch, [[units[i] for i in batch] for batch in batches])):
-            for index, text in zip(batch, texts):
+        for batch, texts in zip(
+            batches, pool.map(_format_batch, [[units[i] for i in batch] for batch in batches]), strict=True
+        ):
+            for index, text in zip(batch, texts, strict=True):
                 formatted[index] = text
     except BaseException:
         pool.shutdown(wait=False, cancel_futures=True)  # on Ctrl-C: stop now, one message from the parent

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Union
 
 # --- type expressions: what a field, list item or alias holds ----------------
 
@@ -144,7 +143,7 @@ class Checked:
     checks: Checks
 
 
-TypeExpr = Union[Primitive, AnyValue, JsonObject, MapOf, ListOf, Ref, Nullable, Checked]
+TypeExpr = Primitive | AnyValue | JsonObject | MapOf | ListOf | Ref | Nullable | Checked
 
 # --- named types --------------------------------------------------------------
 
@@ -290,7 +289,7 @@ class Alias:
         return isinstance(target, (Primitive, ListOf, MapOf, JsonObject))
 
 
-NamedType = Union[ObjectType, EnumType, UnionType, Alias]
+NamedType = ObjectType | EnumType | UnionType | Alias
 
 
 @dataclass(frozen=True)

@@ -22,18 +22,67 @@ from generator.load import Node, unescape
 # Keywords that never change what is valid (`format` is an annotation in 2020-12;
 # integer formats are enforced as bounds by `build`, see INTEGER_FORMATS there).
 ANNOTATIONS = frozenset(
-    {"description", "title", "default", "examples", "contentEncoding", "contentMediaType", "contentSchema",
-     "deprecated", "readOnly", "writeOnly", "$comment", "discriminator", "format", "$anchor",
-     "$defs", "definitions"}
+    {
+        "description",
+        "title",
+        "default",
+        "examples",
+        "contentEncoding",
+        "contentMediaType",
+        "contentSchema",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "$comment",
+        "discriminator",
+        "format",
+        "$anchor",
+        "$defs",
+        "definitions",
+    }
 )
 # Keywords the generated code enforces exactly.
 VALIDATION = frozenset(
-    {"type", "$ref", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "const", "enum",
-     "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
-     "minLength", "maxLength", "pattern", "items", "prefixItems", "minItems", "maxItems", "uniqueItems",
-     "contains", "minContains", "maxContains", "properties", "patternProperties", "additionalProperties",
-     "propertyNames", "required", "dependentRequired", "dependentSchemas", "minProperties", "maxProperties",
-     "unevaluatedProperties", "unevaluatedItems"}
+    {
+        "type",
+        "$ref",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "then",
+        "else",
+        "const",
+        "enum",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "items",
+        "prefixItems",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "contains",
+        "minContains",
+        "maxContains",
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "propertyNames",
+        "required",
+        "dependentRequired",
+        "dependentSchemas",
+        "minProperties",
+        "maxProperties",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+    }
 )
 # Keywords refused on purpose, and why.
 REFUSED = {
@@ -52,7 +101,11 @@ def refusal(node: Node, keyword: str) -> str | None:
     if keyword in ANNOTATIONS or keyword in VALIDATION or keyword.startswith("x-"):
         return None
     if keyword == "$schema":
-        return None if node.value(keyword) == META_SCHEMA else f"only the draft 2020-12 meta-schema ({META_SCHEMA}) is supported"
+        return (
+            None
+            if node.value(keyword) == META_SCHEMA
+            else f"only the draft 2020-12 meta-schema ({META_SCHEMA}) is supported"
+        )
     return REFUSED.get(keyword, f"unsupported keyword {keyword!r}: acp-codegen does not know what it means")
 
 
@@ -110,15 +163,25 @@ def checks(
             if name not in JSON_TYPES:
                 raise GenerationError(f"{where}/type", f"unknown type {name!r}")
         found["types"] = node.types
-    for key, field_name in (("minimum", "minimum"), ("maximum", "maximum"), ("exclusiveMinimum", "exclusive_minimum"),
-                            ("exclusiveMaximum", "exclusive_maximum"), ("multipleOf", "multiple_of")):
+    for key, field_name in (
+        ("minimum", "minimum"),
+        ("maximum", "maximum"),
+        ("exclusiveMinimum", "exclusive_minimum"),
+        ("exclusiveMaximum", "exclusive_maximum"),
+        ("multipleOf", "multiple_of"),
+    ):
         if key in rest:
             found[field_name] = number(node, key)
     if found.get("multiple_of") is not None and found["multiple_of"] <= 0:
         raise GenerationError(f"{where}/multipleOf", "expected a number greater than 0")
-    for key, field_name in (("minLength", "min_length"), ("maxLength", "max_length"), ("minItems", "min_items"),
-                            ("maxItems", "max_items"), ("minProperties", "min_properties"),
-                            ("maxProperties", "max_properties")):
+    for key, field_name in (
+        ("minLength", "min_length"),
+        ("maxLength", "max_length"),
+        ("minItems", "min_items"),
+        ("maxItems", "max_items"),
+        ("minProperties", "min_properties"),
+        ("maxProperties", "max_properties"),
+    ):
         if key in rest:
             found[field_name] = count(node, key)
     if "pattern" in rest:
@@ -150,14 +213,14 @@ def checks(
             for index, (key, child) in enumerate(node.properties("patternProperties"))
         )
     if "additionalProperties" in rest:
-        found["additional_properties"] = named(
-            node.child("additionalProperties"), naming.class_name(hint, "additional")  # type: ignore[arg-type]
-        )
+        additional = node.child("additionalProperties")
+        assert additional is not None  # "additionalProperties" is in `rest`
+        found["additional_properties"] = named(additional, naming.class_name(hint, "additional"))
         found["known_properties"] = tuple(key for key, _ in node.properties())
-        found.setdefault("pattern_properties", tuple(
-            (python_pattern(child.pointer, key), "")
-            for key, child in node.properties("patternProperties")
-        ))
+        found.setdefault(
+            "pattern_properties",
+            tuple((python_pattern(child.pointer, key), "") for key, child in node.properties("patternProperties")),
+        )
     if "propertyNames" in rest:
         found["property_names"] = named(node.child("propertyNames"), naming.class_name(hint, "name"))  # type: ignore[arg-type]
     if "required" in rest or required:
@@ -194,6 +257,7 @@ def checks(
             found[f"unevaluated_{kind}"] = (named(child, naming.class_name(hint, key)), plan)
     return Checks(**found)
 
+
 def _dependent_required(node: Node) -> tuple[tuple[str, tuple[str, ...]], ...]:
     raw = node.value("dependentRequired")
     if not isinstance(raw, dict) or not all(
@@ -220,7 +284,9 @@ def evaluates(
     if not isinstance(node.schema, dict):
         return Evaluates()
     if node.pointer in seen:
-        raise GenerationError(node.pointer, f"unevaluated{kind.title()} through a recursive in-place $ref is not supported")
+        raise GenerationError(
+            node.pointer, f"unevaluated{kind.title()} through a recursive in-place $ref is not supported"
+        )
     seen = seen | {node.pointer}
 
     def sub(child: Node) -> Evaluates:
@@ -239,7 +305,9 @@ def evaluates(
     test, then, otherwise = (node.child(key) for key in ("if", "then", "else"))
     if test is not None:
         when_valid = Evaluates(parts=tuple(EvaluatesWhen(sub(child)) for child in (test, then) if child is not None))
-        parts.append(EvaluatesWhen(when_valid, valid=condition(test), otherwise=None if otherwise is None else sub(otherwise)))
+        parts.append(
+            EvaluatesWhen(when_valid, valid=condition(test), otherwise=None if otherwise is None else sub(otherwise))
+        )
     parts += [EvaluatesWhen(sub(child), present=key) for key, child in node.properties("dependentSchemas")]
     parts = [part for part in parts if not (part.evaluates.empty and (part.otherwise is None or part.otherwise.empty))]
     if kind == "properties":

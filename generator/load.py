@@ -19,8 +19,18 @@ from generator.errors import GenerationError
 
 # Keywords whose value is one subschema, a list of subschemas, or a map of them.
 SCHEMA_KEYWORDS = frozenset(
-    {"additionalProperties", "items", "not", "if", "then", "else", "contains", "propertyNames",
-     "unevaluatedItems", "unevaluatedProperties"}
+    {
+        "additionalProperties",
+        "items",
+        "not",
+        "if",
+        "then",
+        "else",
+        "contains",
+        "propertyNames",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+    }
 )
 SCHEMA_LIST_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 SCHEMA_MAP_KEYWORDS = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
@@ -177,12 +187,20 @@ def _anchor(raw: Any, pointer: str, name: str) -> Node | None:
             found = _anchor(value, f"{pointer}/{keyword}", name)
         elif keyword in SCHEMA_LIST_KEYWORDS and isinstance(value, list):
             found = next(
-                (hit for index, item in enumerate(value) if (hit := _anchor(item, f"{pointer}/{keyword}/{index}", name))),
+                (
+                    hit
+                    for index, item in enumerate(value)
+                    if (hit := _anchor(item, f"{pointer}/{keyword}/{index}", name))
+                ),
                 None,
             )
         elif keyword in SCHEMA_MAP_KEYWORDS and isinstance(value, dict):
             found = next(
-                (hit for key, item in value.items() if (hit := _anchor(item, f"{pointer}/{keyword}/{escape(key)}", name))),
+                (
+                    hit
+                    for key, item in value.items()
+                    if (hit := _anchor(item, f"{pointer}/{keyword}/{escape(key)}", name))
+                ),
                 None,
             )
         else:

@@ -63,7 +63,7 @@ def proven_units(package_dir: Path) -> dict[str, str]:
         for width in widths:
             starts.append(start)
             start += width
-        for (key, digest, length), head, tail in zip(rows, starts, _from_end(widths, end)):
+        for (key, digest, length), head, tail in zip(rows, starts, _from_end(widths, end), strict=False):
             for offset in (head, tail):
                 piece = text[offset : offset + length]
                 if offset >= 0 and text_digest(piece) == digest:

@@ -27,24 +27,84 @@ _ASCII_WORD_OR_CHARACTER = re.compile(r"[0-9A-Za-z]+|[^0-9A-Za-z]")
 
 # The JSON-RPC API of the generated package (rpc.py), re-exported by __init__.py.
 RPC_NAMES = (
-    "NOTIFICATIONS", "REQUESTS", "Message", "MethodNotFound", "Methods", "Notification", "NotificationRoute",
-    "PendingRequests", "Request", "RequestRoute", "Response", "decode_message", "decode_result", "encode_message",
+    "NOTIFICATIONS",
+    "REQUESTS",
+    "Message",
+    "MethodNotFound",
+    "Methods",
+    "Notification",
+    "NotificationRoute",
+    "PendingRequests",
+    "Request",
+    "RequestRoute",
+    "Response",
+    "decode_message",
+    "decode_result",
+    "encode_message",
 )
 # The asyncio connection API (connection.py), re-exported by __init__.py: the
 # interfaces and connections of the two peers, and the helpers.
 CONNECTION_NAMES = (
-    "DEFAULT_LIMIT", "Agent", "AgentSideConnection", "Client", "ClientSideConnection", "ConnectionClosed",
-    "MessageTooLarge", "RequestError", "StreamTransport", "Transport", "connect_to_agent", "connect_to_client",
-    "run_agent", "spawn_agent_process",
+    "DEFAULT_LIMIT",
+    "Agent",
+    "AgentSideConnection",
+    "Client",
+    "ClientSideConnection",
+    "ConnectionClosed",
+    "MessageTooLarge",
+    "RequestError",
+    "StreamTransport",
+    "Transport",
+    "connect_to_agent",
+    "connect_to_client",
+    "run_agent",
+    "spawn_agent_process",
 )
 # Other names the generated modules that import the types (models.py, rpc.py,
 # upserts.py, __init__.py) bind at module level; tests/test_naming.py checks
 # this list against a generated package.
 PACKAGE_NAMES = frozenset(
-    {"Any", "AsyncIterator", "Awaitable", "Callable", "ClassVar", "DecodeError", "Enum", "Final", "Iterable", "JSONRPC_VERSION", "Literal",
-     "Mapping", "MappingProxyType", "MaybeUndefined", "Model", "NewType", "Protocol", "SHARED_SIDES", "Salvage", "TypeAlias", "TypeVar",
-     "UNDEFINED", "Undefined", "annotations", "builtins", "cast", "dataclass", "decode", "encode", "field", "merge",
-     "os", "overload", "replace", "asyncio", "contextlib", "json", "logging", "sys"}
+    {
+        "Any",
+        "AsyncIterator",
+        "Awaitable",
+        "Callable",
+        "ClassVar",
+        "DecodeError",
+        "Enum",
+        "Final",
+        "Iterable",
+        "JSONRPC_VERSION",
+        "Literal",
+        "Mapping",
+        "MappingProxyType",
+        "MaybeUndefined",
+        "Model",
+        "NewType",
+        "Protocol",
+        "SHARED_SIDES",
+        "Salvage",
+        "TypeAlias",
+        "TypeVar",
+        "UNDEFINED",
+        "Undefined",
+        "annotations",
+        "builtins",
+        "cast",
+        "dataclass",
+        "decode",
+        "encode",
+        "field",
+        "merge",
+        "os",
+        "overload",
+        "replace",
+        "asyncio",
+        "contextlib",
+        "json",
+        "logging",
+        "sys",
+    }
 )
 # A type must not shadow what the generated code calls or annotates with.
 RESERVED_TYPE_NAMES = frozenset(
@@ -54,8 +114,27 @@ RESERVED_TYPE_NAMES = frozenset(
 # hide the methods every class has, nor what class bodies and builders evaluate
 # or annotate with (`field(...)`, `@classmethod`, `list(items)`, `str`...).
 RESERVED_ATTRIBUTES = frozenset(
-    {*keyword.kwlist, "unknown_properties", "from_dict", "to_dict", "from_json", "to_json", "builder", "build",
-     "field", "classmethod", "builtins", "os", "isinstance", "dict", "list", "str", "int", "float", "bool"}
+    {
+        *keyword.kwlist,
+        "unknown_properties",
+        "from_dict",
+        "to_dict",
+        "from_json",
+        "to_json",
+        "builder",
+        "build",
+        "field",
+        "classmethod",
+        "builtins",
+        "os",
+        "isinstance",
+        "dict",
+        "list",
+        "str",
+        "int",
+        "float",
+        "bool",
+    }
 )
 # Enum members must not hide what `Enum`, `str` or `int` members have (`Enum` refuses `mro`).
 RESERVED_MEMBERS = frozenset({*keyword.kwlist, *dir(Enum), *dir(str), *dir(int), "mro", "name", "value"})
@@ -118,8 +197,10 @@ def module_names(type_name: str, *, has_builder: bool) -> list[str]:
     the type, its codec functions and tables, and for classes with a builder the
     builder and its TypeVar. Container decoders (`_decode_list_of_str`) start
     with a lowercase word, which type names never do."""
-    names = [type_name] + [prefix + type_name for prefix in ("_decode_", "_encode_", "_match_", "_KEYS_",
-                                                             "_MEMBERS_", "_VARIANTS_", "_TAGGED_")]
+    names = [type_name] + [
+        prefix + type_name
+        for prefix in ("_decode_", "_encode_", "_match_", "_KEYS_", "_MEMBERS_", "_VARIANTS_", "_TAGGED_")
+    ]
     return names + ([builder_name(type_name), f"_{type_name}T"] if has_builder else [])
 
 
@@ -186,7 +267,6 @@ def member_names(values: Sequence[str]) -> list[str]:
 def merge_function_name(type_name: str) -> str:
     """`ToolCallUpdate` → `merge_tool_call_update`."""
     return "merge_" + "_".join(word.lower() for word in words(type_name))
-
 
 
 def method_name(method: str) -> str:

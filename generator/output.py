@@ -145,6 +145,7 @@ class Drift:
         if mode != ordinary_mode():
             self.mode.append(f"{name} is {mode:#o}, expected {ordinary_mode():#o}")
 
+
 def write_beside(package_dir: Path, files: dict[str, str]) -> None:
     """Write `files` into the directory that holds the package, each atomically
     (written beside its target, then renamed over it)."""

@@ -29,7 +29,10 @@ class Generated:
     formatted: int  # ... and how many of them black formatted (the others were proven or cached)
 
     def summary(self, package_dir: Path, verb: str) -> str:
-        counts = {kind: sum(isinstance(t, kind) for t in self.module.types) for kind in (ObjectType, UnionType, EnumType, Alias)}
+        counts = {
+            kind: sum(isinstance(t, kind) for t in self.module.types)
+            for kind in (ObjectType, UnionType, EnumType, Alias)
+        }
         return (
             f"{verb} {package_dir}: {len(self.module.types)} types ({counts[ObjectType]} objects, "
             f"{counts[UnionType]} unions, {counts[EnumType]} enums, {counts[Alias]} aliases), "
@@ -121,7 +124,7 @@ def emit(
             if text is not None:
                 known[keys[unit]] = text
         missing = [unit for unit in missing if keys[unit] not in known]
-    for unit, text in zip(missing, format_units(missing)):
+    for unit, text in zip(missing, format_units(missing), strict=True):
         known[keys[unit]] = text
         if black_cache is not None:
             black_cache.put(keys[unit], text)

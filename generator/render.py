@@ -7,12 +7,12 @@ all emitted text lives in the templates.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 import hashlib
 import json
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -133,7 +133,7 @@ def comment_safe(text: str) -> str:
 
 def block(text: str, width: int) -> str:
     """A macro's statements placed at `width` spaces (the first line is placed by the caller)."""
-    return jinja2.filters.do_indent(str(text).strip("\n"), width)  # type: ignore[no-any-return]
+    return jinja2.filters.do_indent(str(text).strip("\n"), width)
 
 
 class Queries:
@@ -247,7 +247,9 @@ class Queries:
         if isinstance(expr, MapOf):
             return f"map_of_{self.helper_name(expr.value)}"
         if isinstance(expr, ListOf):
-            suffix = (f"_min{expr.min_items}" if expr.min_items else "") + ("_skip_invalid" if expr.skip_invalid_items else "")
+            suffix = (f"_min{expr.min_items}" if expr.min_items else "") + (
+                "_skip_invalid" if expr.skip_invalid_items else ""
+            )
             return f"list_of_{self.helper_name(expr.item)}{suffix}"
         if isinstance(expr, Nullable):
             return f"optional_{self.helper_name(expr.inner)}"
@@ -356,28 +358,29 @@ def rpc_context(module: Module, queries: Queries, context: dict[str, Any]) -> di
     """What rpc.py.jinja needs: routes grouped by side, method constants, imports."""
     methods = sorted(module.methods, key=lambda method: (method.side, method.name))
     sides = sorted({method.side for method in methods})
-    error = queries.types[module.rpc_error]  # type: ignore[index]
-    code = next((item.type for item in error.fields if item.wire_name == "code"), None)  # type: ignore[union-attr]
-    not_found = queries.enum_member(code, -32601) if code is not None else None
-    names = {module.request_id, module.rpc_error} | {m.params for m in methods} | {m.result for m in methods if m.result}
+    code_enum = rpc_code_enum(module, queries)
+    not_found = queries.enum_member(Ref(code_enum), -32601) if code_enum else None
+    names = (
+        {module.request_id, module.rpc_error} | {m.params for m in methods} | {m.result for m in methods if m.result}
+    )
 
     def by_side(kind: str) -> list[tuple[str, list[Method]]]:
         """(side, its methods of `kind`), every side included."""
         return [(side, [m for m in methods if m.side == side and m.kind == kind]) for side in sides]
 
-    if not_found:
-        names.add(queries.resolve(code).name)  # type: ignore[union-attr]
+    if code_enum and not_found:
+        names.add(code_enum)
     return {
         **context,
         "requests_by_side": by_side("request"),
         "shared_sides": [side for side in sides if side == SHARED_SIDE],
         "notifications_by_side": by_side("notification"),
         "method_constants": sorted({(m.constant, m.name) for m in methods}),
-        "rpc_imports": sorted(names, key=import_sort_key),  # type: ignore[arg-type]
+        "rpc_imports": sorted(names, key=import_sort_key),
         "request_id": module.request_id,
         "rpc_error": module.rpc_error,
         # The error code enum and its member for -32601 ("method not found"), when the schema has one.
-        "code_enum": queries.resolve(code).name if not_found else None,  # type: ignore[union-attr]
+        "code_enum": code_enum if not_found else None,
         "not_found_member": not_found,
     }
 
@@ -411,9 +414,19 @@ def environment(queries: Queries) -> jinja2.Environment:
         autoescape=False,
     )
     env.filters.update(
-        py=python_literal, json_literal=json_literal, docstring=docstring, string_block=string_block, comment_safe=comment_safe, block=block
+        py=python_literal,
+        json_literal=json_literal,
+        docstring=docstring,
+        string_block=string_block,
+        comment_safe=comment_safe,
+        block=block,
     )
-    env.filters["py_type"] = lambda expr: env.get_template("macros/types.jinja").module.py_type(expr)
+
+    def py_type(expr: TypeExpr) -> str:
+        macros: Any = env.get_template("macros/types.jinja").module  # macros are attributes made at run time
+        return str(macros.py_type(expr))
+
+    env.filters["py_type"] = py_type
     env.globals.update(
         kind=lambda node: type(node).__name__,
         fits=lambda line: len(line) <= LINE_LENGTH,
@@ -479,7 +492,10 @@ def base_context(module: Module, queries: Queries, versions: dict[str, str]) -> 
         "exported": sorted(names, key=sort_key),
         "imported": sorted(names, key=import_sort_key),
         "public": sorted(
-            runtime_names + names + (["merge", *merge_functions] if merge_functions else []) + (list(RPC_NAMES) if rpc else [])
+            runtime_names
+            + names
+            + (["merge", *merge_functions] if merge_functions else [])
+            + (list(RPC_NAMES) if rpc else [])
             + list(connection),
             key=sort_key,
         ),
@@ -508,7 +524,7 @@ def model_units(env: jinja2.Environment, module: Module, queries: Queries, conte
     objects, enums, unions, aliases, decoders, builders = (
         macros(name) for name in ("object", "enum", "union", "alias", "decode", "builder")
     )
-    models = env.get_template("models.py.jinja").make_module(context)
+    models: Any = env.get_template("models.py.jinja").make_module(context)
     named_aliases = context["aliases_and_unions"]
     units = [models.head()]
     units += [enums.enum_class(e) for e in context["enums"]]
@@ -591,10 +607,14 @@ def peer(module: Module, queries: Queries, side: str) -> Peer:
     for method in methods:
         pointer, name = queries.types[method.params].pointer, method.python_name
         if name in CONNECTION_ATTRIBUTES:
-            raise GenerationError(pointer, f"method {method.name!r} would be named {name}, a name the connection API uses")
+            raise GenerationError(
+                pointer, f"method {method.name!r} would be named {name}, a name the connection API uses"
+            )
         other = seen.setdefault(name, method)
         if other is not method:
-            raise GenerationError(pointer, f"methods {other.name!r} and {method.name!r} of side {side!r} are both named {name}")
+            raise GenerationError(
+                pointer, f"methods {other.name!r} and {method.name!r} of side {side!r} are both named {name}"
+            )
     return Peer(
         side=side,
         interface=naming.class_name(side),
@@ -648,19 +668,25 @@ def connection_context(module: Module, queries: Queries, context: dict[str, Any]
     assert isinstance(cancel_type, ObjectType)
     cancel_field = next((item.name for item in cancel_type.fields if item.type == Ref(module.request_id or "")), None)
     if cancel_field is None:
-        raise GenerationError(cancel_type.pointer, f"{CANCEL_METHOD} params have no property of type {module.request_id}")
+        raise GenerationError(
+            cancel_type.pointer, f"{CANCEL_METHOD} params have no property of type {module.request_id}"
+        )
     code_enum = rpc_code_enum(module, queries)
     constructors = _error_constructors(module, queries)
     error_pointer = queries.types[module.rpc_error or ""].pointer
-    if code_enum is None or not USED_ERROR_CODES <= {c.member for c in constructors}:
-        raise GenerationError(error_pointer, f"the error code needs an enum with the members {sorted(USED_ERROR_CODES)}")
+    if code_enum is None or not {c.member for c in constructors} >= USED_ERROR_CODES:
+        raise GenerationError(
+            error_pointer, f"the error code needs an enum with the members {sorted(USED_ERROR_CODES)}"
+        )
     for constructor in constructors:
         if constructor.python_name in REQUEST_ERROR_ATTRIBUTES:
             message = f"member {constructor.member} collides with RequestError.{constructor.python_name}"
             raise GenerationError(queries.types[code_enum].pointer, message)
     agent, client = (peer(module, queries, side) for side in PEER_SIDES)
     shared = [m for m in module.methods if m.side == SHARED_SIDE]
-    names = {module.rpc_error, module.request_id, code_enum} | {m.params for peer in (agent, client) for m in peer.methods}
+    names = {module.rpc_error, module.request_id, code_enum} | {
+        m.params for peer in (agent, client) for m in peer.methods
+    }
     names |= {m.result for peer in (agent, client) for m in peer.methods if m.result}
     return {
         **context,
@@ -677,5 +703,5 @@ def connection_context(module: Module, queries: Queries, context: dict[str, Any]
         "code_enum": code_enum,
         "rpc_error": module.rpc_error,
         "request_id": module.request_id,
-        "connection_imports": sorted(names | {cancel.params}, key=import_sort_key),  # type: ignore[arg-type]
+        "connection_imports": sorted(names | {cancel.params}, key=import_sort_key),
     }

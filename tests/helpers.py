@@ -47,6 +47,4 @@ def import_package(out: Path, package: str):
 
 
 def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "generator", *args], cwd=cwd, capture_output=True, text=True, env=None
-    )
+    return subprocess.run([sys.executable, "-m", "generator", *args], cwd=cwd, capture_output=True, text=True, env=None)

@@ -40,7 +40,9 @@ JSON_VALUES = st.recursive(
     max_leaves=8,
 )
 # Undeclared properties: a prefix no schema property uses.
-UNKNOWN_PROPERTIES = st.dictionaries(st.text("abc", min_size=1, max_size=4).map(lambda key: "_x_" + key), JSON_VALUES, max_size=2)
+UNKNOWN_PROPERTIES = st.dictionaries(
+    st.text("abc", min_size=1, max_size=4).map(lambda key: "_x_" + key), JSON_VALUES, max_size=2
+)
 
 
 class Strategies:

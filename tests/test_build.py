@@ -91,7 +91,10 @@ def test_free_form_objects_and_any_values(rules):
 def test_string_constants_with_a_final_plain_string_are_an_open_enum(rules):
     color = rules["Color"]
     assert isinstance(color, EnumType) and color.open
-    assert [(m.name, m.value, m.doc) for m in color.members] == [("RED", "red", "Red."), ("LIGHT_BLUE", "light_blue", None)]
+    assert [(m.name, m.value, m.doc) for m in color.members] == [
+        ("RED", "red", "Red."),
+        ("LIGHT_BLUE", "light_blue", None),
+    ]
     assert not rules["Size"].open
 
 
@@ -146,8 +149,6 @@ def test_a_dangling_ref_names_its_pointer(tmp_path):
     assert "dangling $ref '#/$defs/Nope'" in str(error)
 
 
-
-
 def test_defs_names_that_meet_as_python_names_collide_naming_both_pointers(tmp_path):
     error = error_for({"$defs": {"Foo": {"type": "string"}, "foo": {"type": "string"}}}, tmp_path)
     assert error.pointer == "#/$defs/foo" and "#/$defs/Foo" in str(error)
@@ -162,7 +163,15 @@ def test_a_defs_name_and_a_builder_class_collide(tmp_path):
 def test_made_up_names_step_aside_for_defs_names(tmp_path):
     schema = {
         "$defs": {
-            "Shape": {"anyOf": [{"type": "object", "properties": {"kind": {"const": "circle", "type": "string"}}, "required": ["kind"]}]},
+            "Shape": {
+                "anyOf": [
+                    {
+                        "type": "object",
+                        "properties": {"kind": {"const": "circle", "type": "string"}},
+                        "required": ["kind"],
+                    }
+                ]
+            },
             "ShapeCircle": {"type": "string"},
         }
     }
@@ -172,10 +181,16 @@ def test_made_up_names_step_aside_for_defs_names(tmp_path):
 
 
 def test_untitled_inline_variants_are_named_by_their_required_keys(tmp_path):
-    schema = {"$defs": {"Shape": {"anyOf": [
-        {"type": "object", "properties": {"radius": {"type": "number"}}, "required": ["radius"]},
-        {"type": "object", "properties": {"side": {"type": "number"}}, "required": ["side"]},
-    ]}}}
+    schema = {
+        "$defs": {
+            "Shape": {
+                "anyOf": [
+                    {"type": "object", "properties": {"radius": {"type": "number"}}, "required": ["radius"]},
+                    {"type": "object", "properties": {"side": {"type": "number"}}, "required": ["side"]},
+                ]
+            }
+        }
+    }
     variants = ir_of(schema, tmp_path).by_name()["Shape"].variants
     assert [variant.type for variant in variants] == [Ref("ShapeWithRadius"), Ref("ShapeWithSide")]
 
@@ -188,10 +203,12 @@ def test_inline_types_whose_content_is_the_same_are_numbered(tmp_path):
 
 def test_made_up_names_of_properties_that_meet_step_aside(tmp_path):
     inline = {"type": "object", "properties": {"x": {"type": "string"}}}
-    schema = {"$defs": {
-        "A": {"type": "object", "properties": {"bC": inline}},
-        "AB": {"type": "object", "properties": {"c": inline}},
-    }}
+    schema = {
+        "$defs": {
+            "A": {"type": "object", "properties": {"bC": inline}},
+            "AB": {"type": "object", "properties": {"c": inline}},
+        }
+    }
     types = ir_of(schema, tmp_path).by_name()
     assert fields(types["A"])["bC"].type == Ref("ABC")
     assert fields(types["AB"])["c"].type == Ref("ABC2")
@@ -256,10 +273,12 @@ def test_a_meta_schema_other_than_2020_12_is_refused(tmp_path):
 
 def test_keywords_beside_any_of_and_enum_are_checks(tmp_path):
     types = ir_of(
-        {"$defs": {
-            "A": {"anyOf": [{"type": "integer"}, {"type": "string"}], "minimum": 2},
-            "B": {"enum": ["ab", "abc"], "minLength": 3},
-        }},
+        {
+            "$defs": {
+                "A": {"anyOf": [{"type": "integer"}, {"type": "string"}], "minimum": 2},
+                "B": {"enum": ["ab", "abc"], "minLength": 3},
+            }
+        },
         tmp_path,
     ).by_name()
     assert types["A"].checks == Checks(minimum=2)
@@ -295,11 +314,13 @@ def test_properties_without_type_object_are_checks_that_pass_other_values(tmp_pa
 
 
 def test_a_ref_reaches_any_pointer_and_anchor_of_the_document(tmp_path):
-    schema = {"$defs": {
-        "A": {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"$ref": "#/$defs/A/properties/x"}}},
-        "B": {"$ref": "#here"},
-        "C": {"$defs": {"inner": {"$anchor": "here", "type": "string"}}},
-    }}
+    schema = {
+        "$defs": {
+            "A": {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"$ref": "#/$defs/A/properties/x"}}},
+            "B": {"$ref": "#here"},
+            "C": {"$defs": {"inner": {"$anchor": "here", "type": "string"}}},
+        }
+    }
     types = ir_of(schema, tmp_path).by_name()
     assert fields(types["A"])["y"].type == Ref("RefDefsAPropertiesX")
     assert types["RefDefsAPropertiesX"].target == Primitive("int")
@@ -324,8 +345,14 @@ def test_enum_values_that_differ_in_a_control_character_get_distinct_members(tmp
 
 @pytest.mark.parametrize(
     ("pattern", "python"),
-    [("^a.b$", "^a[^\\n\\r\\u2028\\u2029]b\\Z"), ("\\d+[\\w-]", "[0-9]+[a-zA-Z0-9_-]"), ("\\p", None),
-     ("\\s", None), ("(?<n>a)", None), ("[\\D]", None)],
+    [
+        ("^a.b$", "^a[^\\n\\r\\u2028\\u2029]b\\Z"),
+        ("\\d+[\\w-]", "[0-9]+[a-zA-Z0-9_-]"),
+        ("\\p", None),
+        ("\\s", None),
+        ("(?<n>a)", None),
+        ("[\\D]", None),
+    ],
 )
 def test_patterns_translate_from_ecma_262_or_are_refused(tmp_path, pattern, python):
     schema = {"$defs": {"A": {"type": "string", "pattern": pattern}}}
@@ -354,14 +381,18 @@ def test_a_fallback_not_that_says_something_else_is_checked_and_the_variant_is_u
 
 
 def test_unevaluated_properties_know_what_the_in_place_subschemas_evaluate(tmp_path):
-    schema = {"$defs": {"A": {
-        "properties": {"a": {}},
-        "allOf": [{"patternProperties": {"^x": {}}}],
-        "anyOf": [{"properties": {"b": {}}}, {"additionalProperties": True}],
-        "unevaluatedProperties": False,
-    }}}
+    schema = {
+        "$defs": {
+            "A": {
+                "properties": {"a": {}},
+                "allOf": [{"patternProperties": {"^x": {}}}],
+                "anyOf": [{"properties": {"b": {}}}, {"additionalProperties": True}],
+                "unevaluatedProperties": False,
+            }
+        }
+    }
     checks = ir_of(schema, tmp_path).by_name()["A"].checks
-    name, plan = checks.unevaluated_properties
+    _name, plan = checks.unevaluated_properties
     assert plan == Evaluates(
         keys=("a",),
         parts=(

@@ -65,7 +65,7 @@ def test_missing_files_and_directories_are_misses(tmp_path):
 def test_a_cache_directory_that_is_a_file_is_one_clear_error(tmp_path):
     blocker = tmp_path / "cache"
     blocker.write_text("")
-    with pytest.raises(GenerationError, match="cannot use it as the cache directory.*--no-cache"):
+    with pytest.raises(GenerationError, match=r"cannot use it as the cache directory.*--no-cache"):
         cache.prepare(blocker)
 
 

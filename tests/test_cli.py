@@ -313,7 +313,11 @@ def test_what_an_interrupted_run_left_does_not_break_the_next(project):
         path.mkdir() if leftover.startswith(".acp") else path.write_text("half")
     assert cli(project, "check").returncode == 0
     assert cli(project, "generate").returncode == 0
-    assert sorted(path.name for path in (project / "generated").iterdir()) == ["acp_v2", "acp_v2.format.json", "pyproject.toml"]
+    assert sorted(path.name for path in (project / "generated").iterdir()) == [
+        "acp_v2",
+        "acp_v2.format.json",
+        "pyproject.toml",
+    ]
 
 
 @pytest.mark.parametrize("damage", [b"", b"not json", b"0" * 64 + b"\n{}"])

@@ -38,7 +38,7 @@ def test_a_pyproject_without_the_table_is_bare(tmp_path):
 
 
 def test_invalid_toml_is_one_clear_error(tmp_path):
-    with pytest.raises(GenerationError, match="pyproject.toml: not valid TOML"):
+    with pytest.raises(GenerationError, match=r"pyproject\.toml: not valid TOML"):
         write(tmp_path, "[tool.acp-codegen\n")
 
 

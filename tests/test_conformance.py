@@ -31,8 +31,18 @@ CASES = SUITE / "draft2020-12"
 REFUSED = SUITE / "refused.txt"
 CASE_POINTER = "#/$defs/Case"
 # Keywords whose value is one subschema, a list of them, or a map of them.
-ONE = ("additionalProperties", "items", "not", "if", "then", "else", "contains", "propertyNames",
-       "unevaluatedItems", "unevaluatedProperties")
+ONE = (
+    "additionalProperties",
+    "items",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+)
 MANY = ("allOf", "anyOf", "oneOf", "prefixItems")
 MAP = ("properties", "patternProperties", "$defs", "dependentSchemas")
 

@@ -19,7 +19,14 @@ def test_imports_in_a_clean_interpreter_with_no_third_party_packages():
     )
     result = subprocess.run([sys.executable, "-S", "-E", "-c", code, str(GENERATED)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert set(json.loads(result.stdout)) == {"acp_v2", "acp_v2._runtime", "acp_v2.connection", "acp_v2.models", "acp_v2.rpc", "acp_v2.upserts"}
+    assert set(json.loads(result.stdout)) == {
+        "acp_v2",
+        "acp_v2._runtime",
+        "acp_v2.connection",
+        "acp_v2.models",
+        "acp_v2.rpc",
+        "acp_v2.upserts",
+    }
 
 
 def test_exposes_every_def_and_no_numbered_names():
@@ -52,7 +59,10 @@ def test_passes_mypy_strict():
 
 def test_passes_ruff():
     result = subprocess.run(
-        [sys.executable, "-m", "ruff", "check", "--no-cache", "generated/acp_v2"], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "generated/acp_v2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stdout
 
@@ -63,5 +73,8 @@ def test_the_v1_schemas_generate_and_import(tmp_path):
         generate_package(ROOT / "schema" / "v1" / name, tmp_path, package_name)
         package = import_package(tmp_path, package_name)
         assert package.decode("SessionId", "abc") == "abc"
-        note = {"sessionId": "s", "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}}
+        note = {
+            "sessionId": "s",
+            "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}},
+        }
         assert package.encode(package.decode("SessionNotification", note)) == note

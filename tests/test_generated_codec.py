@@ -187,7 +187,10 @@ def test_integers_past_pythons_digit_limit_are_a_decode_error_or_a_value():
     assert caught.value.path == "$"
     huge = 10**5000
     error = rejection("UsageUpdate", {"used": huge, "size": 1})
-    assert (error.path, str(error)) == ("$.used", f"$.used: expected integer <= {2**64 - 1}, found integer too large to print")
+    assert (error.path, str(error)) == (
+        "$.used",
+        f"$.used: expected integer <= {2**64 - 1}, found integer too large to print",
+    )
     assert "too large to print" in str(rejection("UsageUpdate", {"used": [huge], "size": 1}))
     assert acp.decode("ToolCallUpdate", {"toolCallId": "t", "rawInput": huge}).raw_input == huge
 
@@ -205,14 +208,22 @@ def test_decode_errors_and_salvage_reports_survive_pickle():
     error = rejection("UpdateSessionNotification", note({"sessionUpdate": "tool_call_update"}))
     again = pickle.loads(pickle.dumps(error))
     assert (type(again), again.path, again.expected, again.found, str(again)) == (
-        DecodeError, error.path, error.expected, error.found, str(error)
+        DecodeError,
+        error.path,
+        error.expected,
+        error.found,
+        str(error),
     )
     envelope = DecodeError("$.jsonrpc", '"2.0"', "1.0", code=-32600)
     assert pickle.loads(pickle.dumps(envelope)).code == -32600
     reports = []
     acp.decode("ToolCallUpdate", {"toolCallId": "t", "kind": 5}, on_salvage=reports.append)
     report = pickle.loads(pickle.dumps(reports[0]))
-    assert (report.path, report.reason, str(report.error)) == (reports[0].path, reports[0].reason, str(reports[0].error))
+    assert (report.path, report.reason, str(report.error)) == (
+        reports[0].path,
+        reports[0].reason,
+        str(reports[0].error),
+    )
 
 
 def test_values_are_not_shared_between_instances_or_with_the_input():
@@ -321,10 +332,14 @@ def test_unknown_tags_of_closed_unions_list_the_known_ones(rules_pkg):
 
 
 def test_paths_index_into_arrays():
-    update = {"sessionUpdate": "tool_call_update", "toolCallId": "t", "content": [
-        {"type": "content", "content": {"type": "text", "text": "ok"}},
-        {"type": "content", "content": {"type": "text", "text": 3}},
-    ]}
+    update = {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": "t",
+        "content": [
+            {"type": "content", "content": {"type": "text", "text": "ok"}},
+            {"type": "content", "content": {"type": "text", "text": 3}},
+        ],
+    }
     assert rejection("UpdateSessionNotification", note(update)).path == "$.update.content[1].content.text"
 
 

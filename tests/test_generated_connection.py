@@ -53,7 +53,9 @@ class EchoAgent(acp.Agent):
         self.client = conn
 
     async def initialize(self, params: Any) -> Any:
-        return acp.InitializeResponse(protocol_version=params.protocol_version, info=acp.Implementation(name="echo", version="1"))
+        return acp.InitializeResponse(
+            protocol_version=params.protocol_version, info=acp.Implementation(name="echo", version="1")
+        )
 
     async def session_new(self, params: Any) -> Any:
         return acp.NewSessionResponse(session_id="s1")
@@ -109,11 +111,15 @@ class RecordingClient(acp.Client):
             except asyncio.CancelledError:
                 self.handler_cancelled.set()
                 raise
-        return acp.RequestPermissionResponse(outcome=acp.RequestPermissionOutcomeSelected(option_id=params.options[0].option_id))
+        return acp.RequestPermissionResponse(
+            outcome=acp.RequestPermissionOutcomeSelected(option_id=params.options[0].option_id)
+        )
 
 
 @contextlib.asynccontextmanager
-async def connected(agent: Any = None, client: Any = None, *, initialize: bool = True) -> AsyncIterator[tuple[Any, Any]]:
+async def connected(
+    agent: Any = None, client: Any = None, *, initialize: bool = True
+) -> AsyncIterator[tuple[Any, Any]]:
     (agent_reader, agent_writer), (client_reader, client_writer) = await stream_pair()
     agent_conn = acp.connect_to_client(agent or EchoAgent(), agent_reader, agent_writer)
     client_conn = acp.connect_to_agent(client or RecordingClient(), client_reader, client_writer)
@@ -213,7 +219,9 @@ def test_a_slow_handler_does_not_block_the_reader():
     async def test() -> None:
         agent = EchoAgent()
         async with connected(agent) as (_, conn):
-            slow = asyncio.create_task(conn.session_prompt(acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="block")])))
+            slow = asyncio.create_task(
+                conn.session_prompt(acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="block")]))
+            )
             await agent.blocked.wait()
             assert await conn.session_new(acp.NewSessionRequest(cwd="/w")) == acp.NewSessionResponse(session_id="s1")
             assert not slow.done()
@@ -307,7 +315,9 @@ def test_cancel_request_is_answered_with_request_cancelled():
         agent = EchoAgent()
         async with raw_client(agent) as peer:
             await peer.initialize()
-            await peer.send(request(7, "session/prompt", {"sessionId": "s1", "prompt": [{"type": "text", "text": "block"}]}))
+            await peer.send(
+                request(7, "session/prompt", {"sessionId": "s1", "prompt": [{"type": "text", "text": "block"}]})
+            )
             await agent.blocked.wait()
             answer = await peer.ask({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 7}})
             assert answer["id"] == 7 and answer["error"]["code"] == -32800 and agent.handler_cancelled.is_set()
@@ -391,7 +401,13 @@ def test_requests_before_initialize_are_refused_and_notifications_ignored():
         (b"{not json\n", -32700, None),
         (b'{"jsonrpc": "2.0", "id": 5, "method": "session/new", "params": {"cwd": "/w"}\n', -32700, None),
         (request(5, "session/teleport", {}), -32601, 5),
-        (request(5, "session/update", {"sessionId": "s", "update": {"sessionUpdate": "plan_removed", "planId": "p"}}), -32601, 5),
+        (
+            request(
+                5, "session/update", {"sessionId": "s", "update": {"sessionUpdate": "plan_removed", "planId": "p"}}
+            ),
+            -32601,
+            5,
+        ),
         (request(5, "_vendor/unknown", {"x": 1}), -32601, 5),
         (request(5, "session/list"), -32601, 5),  # a method this agent does not implement
         (request(5, "session/new"), -32602, 5),
@@ -404,8 +420,20 @@ def test_requests_before_initialize_are_refused_and_notifications_ignored():
         ({"jsonrpc": "2.0"}, -32600, None),
     ],
     ids=[
-        "not-json", "truncated", "unknown-method", "the-clients-method", "unknown-extension", "unimplemented",
-        "missing-params", "null-params", "invalid-params", "wrong-version", "null-id", "array-id", "batch", "empty",
+        "not-json",
+        "truncated",
+        "unknown-method",
+        "the-clients-method",
+        "unknown-extension",
+        "unimplemented",
+        "missing-params",
+        "null-params",
+        "invalid-params",
+        "wrong-version",
+        "null-id",
+        "array-id",
+        "batch",
+        "empty",
     ],
 )
 def test_each_protocol_error_gets_its_code(message, code, answer_id):
@@ -437,7 +465,9 @@ def test_a_failing_handler_answers_internal_error_and_logs_the_traceback_locally
     async def test() -> None:
         async with raw_client() as peer:
             await peer.initialize()
-            answer = await peer.ask(request(1, "session/prompt", {"sessionId": "s1", "prompt": [{"type": "text", "text": "fail"}]}))
+            answer = await peer.ask(
+                request(1, "session/prompt", {"sessionId": "s1", "prompt": [{"type": "text", "text": "fail"}]})
+            )
             assert answer["error"] == {"code": -32603, "message": "Internal error"}
 
     with caplog.at_level(logging.ERROR, logger="acp_v2.connection"):
@@ -449,7 +479,9 @@ def test_a_request_error_raised_by_a_handler_is_the_answer():
     async def test() -> None:
         async with connected() as (_, conn):
             with pytest.raises(acp.RequestError) as caught:
-                await conn.session_prompt(acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="refuse")]))
+                await conn.session_prompt(
+                    acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="refuse")])
+                )
             assert (caught.value.code, caught.value.message, caught.value.data) == (-32602, "Refused", {"why": "no"})
             assert caught.value.code is acp.ErrorCode.INVALID_PARAMS
 
@@ -501,7 +533,9 @@ def test_a_duplicate_id_in_flight_is_refused():
         agent = EchoAgent()
         async with raw_client(agent) as peer:
             await peer.initialize()
-            await peer.send(request(1, "session/prompt", {"sessionId": "s1", "prompt": [{"type": "text", "text": "block"}]}))
+            await peer.send(
+                request(1, "session/prompt", {"sessionId": "s1", "prompt": [{"type": "text", "text": "block"}]})
+            )
             await agent.blocked.wait()
             answer = await peer.ask(request(1, "session/new", {"cwd": "/w"}))
             assert answer["id"] == 1 and answer["error"]["code"] == -32600 and "in use" in answer["error"]["message"]
@@ -528,7 +562,13 @@ def test_a_client_refuses_the_agents_requests_until_its_initialize_is_answered()
             assert answer["error"]["code"] == -32600
             initializing = asyncio.create_task(conn.initialize(INIT))
             sent = await peer.receive()
-            await peer.send({"jsonrpc": "2.0", "id": sent["id"], "result": {"protocolVersion": 2, "info": {"name": "a", "version": "1"}}})
+            await peer.send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": sent["id"],
+                    "result": {"protocolVersion": 2, "info": {"name": "a", "version": "1"}},
+                }
+            )
             assert (await initializing).info.name == "a"
             answer = await peer.ask(request(2, "session/request_permission", ask))
             assert answer["result"] == {"outcome": {"outcome": "selected", "optionId": "y"}}
@@ -571,7 +611,9 @@ def test_request_error_has_a_constructor_per_error_code():
     error = acp.RequestError.resource_not_found({"sessionId": "s9"})
     assert (error.code, error.message) == (acp.ErrorCode.RESOURCE_NOT_FOUND, "Resource not found")
     assert acp.encode_message(error.response(3)) == {
-        "jsonrpc": "2.0", "id": 3, "error": {"code": -32002, "message": "Resource not found", "data": {"sessionId": "s9"}},
+        "jsonrpc": "2.0",
+        "id": 3,
+        "error": {"code": -32002, "message": "Resource not found", "data": {"sessionId": "s9"}},
     }
     assert acp.RequestError.from_error(error.error()).data == {"sessionId": "s9"}
 
@@ -593,7 +635,10 @@ def test_an_agent_process_over_stdio():
     async def test() -> None:
         client = RecordingClient()
         agent = [sys.executable, str(ROOT / "examples" / "echo_agent.py")]
-        async with acp.spawn_agent_process(client, *agent, env={"PYTHONPATH": str(ROOT / "generated")}) as (conn, process):
+        async with acp.spawn_agent_process(client, *agent, env={"PYTHONPATH": str(ROOT / "generated")}) as (
+            conn,
+            process,
+        ):
             init = await conn.initialize(INIT)
             assert init.info.name == "echo-agent"
             session = await conn.session_new(acp.NewSessionRequest(cwd=str(ROOT)))

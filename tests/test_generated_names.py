@@ -34,7 +34,9 @@ def test_hostile_names_pass_mypy_strict(pkg, tmp_path):
     package = Path(pkg.__file__).parent
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path), package.name],
-        cwd=package.parent, capture_output=True, text=True,
+        cwd=package.parent,
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stdout
 
@@ -74,13 +76,24 @@ def test_enum_values_that_differ_in_punctuation_or_case_are_distinct_members(pkg
 
 
 def test_properties_named_like_the_class_api_keep_their_wire_names(pkg):
-    value = {"builder": "b", "to_dict": "t", "unknown_properties": "u", "classmethod": "c", "UNDEFINED": "x",
-             "type": "y", "": "e", "café": "z", "extra": 1}
+    value = {
+        "builder": "b",
+        "to_dict": "t",
+        "unknown_properties": "u",
+        "classmethod": "c",
+        "UNDEFINED": "x",
+        "type": "y",
+        "": "e",
+        "café": "z",
+        "extra": 1,
+    }
     widget = round_trips(pkg, "Widget", value)
     assert (widget.builder_, widget.unknown_properties_, widget.empty, widget.café) == ("b", "u", "e", "z")
     assert widget.unknown_properties == {"extra": 1}
     assert pkg.Widget.builder(builder_="b", classmethod_="c").to_dict_("t").build().to_dict() == {
-        "builder": "b", "to_dict": "t", "classmethod": "c"
+        "builder": "b",
+        "to_dict": "t",
+        "classmethod": "c",
     }
 
 
@@ -98,14 +111,72 @@ def test_made_up_variant_names_step_aside_for_defs_names_and_builders(pkg):
 # --- property test: names from a hostile alphabet ---------------------------
 
 HOSTILE = [
-    "class", "None", "def", "match", "type", "case", "_",  # keywords and soft keywords
-    "str", "list", "dict", "id", "object", "Exception", "len",  # builtins
-    "decode", "encode", "UNDEFINED", "Undefined", "builder", "build", "to_dict", "unknown_properties", "field",
-    "cls", "self", "dataclass", "Any", "Enum", "_rt", "cast", "Model", "Request", "merge",  # the package's names
-    "data", "ctx", "path", "v", "get", "known", "result", "value", "item", "error",  # generated locals
-    "fooBar", "foo_bar", "FooBar", "FOO_BAR", "foo-bar", "Foo", "foo", "FooBuilder",  # snake_case and case
-    "café", "ﬁle", "file", "日本", "Straße", "STRASSE",  # non-ASCII
-    "a\nb", "a\rb", "\t", "\x00", "", "+1", "-1", "a.b", "2fa",  # control characters, empty, punctuation
+    "class",
+    "None",
+    "def",
+    "match",
+    "type",
+    "case",
+    "_",  # keywords and soft keywords
+    "str",
+    "list",
+    "dict",
+    "id",
+    "object",
+    "Exception",
+    "len",  # builtins
+    "decode",
+    "encode",
+    "UNDEFINED",
+    "Undefined",
+    "builder",
+    "build",
+    "to_dict",
+    "unknown_properties",
+    "field",
+    "cls",
+    "self",
+    "dataclass",
+    "Any",
+    "Enum",
+    "_rt",
+    "cast",
+    "Model",
+    "Request",
+    "merge",  # the package's names
+    "data",
+    "ctx",
+    "path",
+    "v",
+    "get",
+    "known",
+    "result",
+    "value",
+    "item",
+    "error",  # generated locals
+    "fooBar",
+    "foo_bar",
+    "FooBar",
+    "FOO_BAR",
+    "foo-bar",
+    "Foo",
+    "foo",
+    "FooBuilder",  # snake_case and case
+    "café",
+    "ﬁle",
+    "file",
+    "日本",
+    "Straße",
+    "STRASSE",  # non-ASCII
+    "a\nb",
+    "a\rb",
+    "\t",
+    "\x00",
+    "",
+    "+1",
+    "-1",
+    "a.b",
+    "2fa",  # control characters, empty, punctuation
 ]
 names = st.sampled_from(HOSTILE)
 
@@ -129,16 +200,20 @@ def hostile_schemas(draw) -> dict:
             defs[defs_name] = {"enum": draw(st.lists(names, min_size=1, max_size=4, unique=True))}
         elif shape == "tagged":
             key = draw(names)
-            defs[defs_name] = {"anyOf": [
-                {"type": "object", "properties": {key: {"type": "string", "const": tag}}, "required": [key]}
-                for tag in draw(st.lists(names, min_size=1, max_size=3, unique=True))
-            ]}
+            defs[defs_name] = {
+                "anyOf": [
+                    {"type": "object", "properties": {key: {"type": "string", "const": tag}}, "required": [key]}
+                    for tag in draw(st.lists(names, min_size=1, max_size=3, unique=True))
+                ]
+            }
         else:
             variant_keys = draw(st.lists(st.lists(names, min_size=1, max_size=2, unique=True), min_size=2, max_size=3))
-            defs[defs_name] = {"anyOf": [
-                {"type": "object", "properties": {key: {"type": "string"} for key in keys}, "required": keys}
-                for keys in variant_keys
-            ]}
+            defs[defs_name] = {
+                "anyOf": [
+                    {"type": "object", "properties": {key: {"type": "string"} for key in keys}, "required": keys}
+                    for keys in variant_keys
+                ]
+            }
     return {"$defs": defs}
 
 
@@ -155,7 +230,7 @@ def property_schema(kind: str, draw) -> dict:
 def examples(schema: dict, defs: dict) -> list:
     """Valid values of `schema`: every enum value, every union variant, objects with all properties."""
     if "$ref" in schema:
-        return examples(defs[schema["$ref"][len("#/$defs/"):]], defs)
+        return examples(defs[schema["$ref"][len("#/$defs/") :]], defs)
     if "enum" in schema:
         return list(schema["enum"])
     if "const" in schema:
@@ -170,8 +245,13 @@ def examples(schema: dict, defs: dict) -> list:
 
 
 def test_an_empty_string_tag_still_dispatches(tmp_path):
-    schema = {"$defs": {"U": {"anyOf": [{"type": "object", "properties": {"k": {"type": "string", "const": ""}},
-                                         "required": ["k"]}]}}}
+    schema = {
+        "$defs": {
+            "U": {
+                "anyOf": [{"type": "object", "properties": {"k": {"type": "string", "const": ""}}, "required": ["k"]}]
+            }
+        }
+    }
     (tmp_path / "schema.json").write_text(json.dumps(schema))
     package = import_package(generate_package(tmp_path / "schema.json", tmp_path, "empty_tag").parent, "empty_tag")
     assert package.encode(package.decode("U", {"k": ""}, strict=True)) == {"k": ""}

@@ -106,7 +106,11 @@ RULES_STRATEGIES = Strategies(build_ir(FIXTURES / "rules.json", "rules_pkg", ROO
 @pytest.mark.parametrize("name", sorted(RULES_SCHEMA["$defs"]))
 def test_rules_values_built_in_python_encode_to_plain_json_and_decode_back(rules_pkg, name):
     check = jsonschema.Draft202012Validator({**RULES_SCHEMA, "$ref": f"#/$defs/{name}"})
-    values = RULES_STRATEGIES.named(name).map(lambda value: rules_pkg.decode(name, value, strict=True)).flatmap(built_in_python)
+    values = (
+        RULES_STRATEGIES.named(name)
+        .map(lambda value: rules_pkg.decode(name, value, strict=True))
+        .flatmap(built_in_python)
+    )
 
     @SETTINGS
     @given(values)

@@ -20,11 +20,14 @@ STRATEGIES = Strategies(MODULE)
 SETTINGS = settings(max_examples=10, deadline=None, database=None)
 
 
-
-
 def test_every_type_with_x_method_has_a_route_and_every_route_has_one():
     with_method = {name for name, schema in DEFS.items() if "x-method" in schema}
-    tables = {(side, method) for table in (acp.REQUESTS, acp.NOTIFICATIONS) for side, routes in table.items() for method in routes}
+    tables = {
+        (side, method)
+        for table in (acp.REQUESTS, acp.NOTIFICATIONS)
+        for side, routes in table.items()
+        for method in routes
+    }
     declared = {(schema["x-side"], schema["x-method"]) for schema in DEFS.values() if "x-method" in schema}
     assert tables == declared
     routed = {m.params for m in MODULE.methods} | {m.result for m in MODULE.methods if m.result}
@@ -33,7 +36,12 @@ def test_every_type_with_x_method_has_a_route_and_every_route_has_one():
 
 def test_routes_carry_the_side_and_types():
     route = acp.REQUESTS["agent"][acp.Methods.SESSION_PROMPT]
-    assert (route.method, route.side, route.params, route.result) == ("session/prompt", "agent", acp.PromptRequest, acp.PromptResponse)
+    assert (route.method, route.side, route.params, route.result) == (
+        "session/prompt",
+        "agent",
+        acp.PromptRequest,
+        acp.PromptResponse,
+    )
     assert acp.NOTIFICATIONS["client"]["session/update"].params is acp.UpdateSessionNotification
     with pytest.raises(TypeError):
         acp.REQUESTS["agent"]["x"] = route  # read-only
@@ -67,7 +75,12 @@ def test_a_request_built_with_a_builder_round_trips():
     params = acp.PromptRequest.builder(session_id="s", prompt=[acp.ContentBlockText(text="hi")]).build()
     message = acp.Request(id="r-1", method=acp.Methods.SESSION_PROMPT, params=params)
     wire = acp.encode_message(message)
-    assert wire == {"jsonrpc": "2.0", "id": "r-1", "method": "session/prompt", "params": {"sessionId": "s", "prompt": [{"type": "text", "text": "hi"}]}}
+    assert wire == {
+        "jsonrpc": "2.0",
+        "id": "r-1",
+        "method": "session/prompt",
+        "params": {"sessionId": "s", "prompt": [{"type": "text", "text": "hi"}]},
+    }
     assert acp.decode_message(wire) == message
 
 
@@ -90,7 +103,11 @@ def test_result_errors_name_the_result_path():
 def test_error_responses_are_typed_and_may_have_a_null_id():
     response = acp.decode_message({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}})
     assert response.id is None and response.error.code is acp.ErrorCode.PARSE_ERROR
-    assert acp.encode_message(response) == {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+    assert acp.encode_message(response) == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32700, "message": "Parse error"},
+    }
 
 
 def test_extension_methods_keep_raw_params():
@@ -113,7 +130,11 @@ def test_an_unknown_method_names_it_and_turns_into_method_not_found():
     assert acp.encode_message(error.response(9)) == {
         "jsonrpc": "2.0",
         "id": 9,
-        "error": {"code": -32601, "message": "Method not found: session/teleport", "data": {"method": "session/teleport"}},
+        "error": {
+            "code": -32601,
+            "message": "Method not found: session/teleport",
+            "data": {"method": "session/teleport"},
+        },
     }
 
 
@@ -130,7 +151,9 @@ def test_missing_or_null_params_are_checked_as_an_empty_object(params):
     assert caught.value.code == -32602 and caught.value.path.startswith("$.params")
     response = acp.encode_message(caught.value.response(1))
     assert response["error"]["code"] == -32602 and response["error"]["data"]["path"] == caught.value.path
-    assert acp.decode_message({"jsonrpc": "2.0", "id": 1, "method": "session/list", **params}).params == params.get("params", acp.UNDEFINED)
+    assert acp.decode_message({"jsonrpc": "2.0", "id": 1, "method": "session/list", **params}).params == params.get(
+        "params", acp.UNDEFINED
+    )
 
 
 def test_decode_errors_carry_the_json_rpc_code_to_answer_with():
@@ -141,7 +164,11 @@ def test_decode_errors_carry_the_json_rpc_code_to_answer_with():
     with pytest.raises(acp.DecodeError) as params:
         acp.decode_message({"jsonrpc": "2.0", "id": 4, "method": "session/close", "params": {"sessionId": 7}})
     assert params.value.code == -32602
-    assert params.value.error().data == {"path": "$.params.sessionId", "expected": params.value.expected, "found": "integer 7"}
+    assert params.value.error().data == {
+        "path": "$.params.sessionId",
+        "expected": params.value.expected,
+        "found": "integer 7",
+    }
 
 
 def test_pending_requests_allocate_ids_refuse_duplicates_and_forget_answers():
@@ -164,12 +191,22 @@ def test_method_not_found_survives_pickle():
         acp.decode_message({"jsonrpc": "2.0", "id": 9, "method": "session/teleport", "params": {}})
     again = pickle.loads(pickle.dumps(caught.value))
     assert type(again) is acp.MethodNotFound and again.code == -32601
-    assert (again.path, again.method, again.expected, str(again)) == ("$.method", "session/teleport", caught.value.expected, str(caught.value))
+    assert (again.path, again.method, again.expected, str(again)) == (
+        "$.method",
+        "session/teleport",
+        caught.value.expected,
+        str(caught.value),
+    )
     assert again.response(9) == caught.value.response(9)
 
 
 def test_the_side_restricts_the_lookup():
-    wire = {"jsonrpc": "2.0", "id": 1, "method": "session/prompt", "params": {"sessionId": "s", "prompt": [{"type": "text", "text": "x"}]}}
+    wire = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "session/prompt",
+        "params": {"sessionId": "s", "prompt": [{"type": "text", "text": "x"}]},
+    }
     assert isinstance(acp.decode_message(wire, side="agent").params, acp.PromptRequest)
     with pytest.raises(acp.MethodNotFound):
         acp.decode_message(wire, side="client")

@@ -46,7 +46,9 @@ class PermissiveClient(acp.Client):
         self.updates.append(params.update)
 
     async def session_request_permission(self, params: Any) -> Any:
-        return acp.RequestPermissionResponse(outcome=acp.RequestPermissionOutcomeSelected(option_id=params.options[0].option_id))
+        return acp.RequestPermissionResponse(
+            outcome=acp.RequestPermissionOutcomeSelected(option_id=params.options[0].option_id)
+        )
 
 
 def test_a_python_client_drives_a_typescript_agent():

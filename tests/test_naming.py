@@ -66,7 +66,7 @@ def test_text_without_letters_or_digits_is_spelled():
 def test_letters_of_any_script_are_kept_normalised_as_python_reads_them():
     assert attribute_name("café") == "café"
     assert attribute_name("ﬁle") == "file"  # NFKC: Python would bind `file` anyway
-    assert type_name("Ｍｏｄｅ") == "Mode"
+    assert type_name("Ｍｏｄｅ") == "Mode"  # noqa: RUF001 (fullwidth letters on purpose)
 
 
 def test_class_names_join_parts_in_pascal_case():
@@ -143,7 +143,8 @@ def test_untagged_variants_are_named_by_what_sets_them_apart():
         return [given.get(rank) for rank in ("title", "const", "required", "keys", "json_type")] + [("variant",)]
 
     assert variant_names("Shape", [candidates(title=("Circle",)), candidates(title=("Square",))]) == [
-        "ShapeCircle", "ShapeSquare"
+        "ShapeCircle",
+        "ShapeSquare",
     ]
     assert variant_names(
         "Shape", [candidates(required=("with", "radius")), candidates(required=("with", "width", "height"))]

@@ -16,7 +16,7 @@ HOSTILE = json.loads((FIXTURES / "hostile.json").read_text())
 
 
 def test_string_literals_round_trip_through_the_python_parser():
-    for text in ['a"b', "it's", 'both \' and "', "back\\slash", "nul\0", "{{ x }}", "café\u2028"]:
+    for text in ['a"b', "it's", "both ' and \"", "back\\slash", "nul\0", "{{ x }}", "café\u2028"]:
         assert ast.literal_eval(python_literal(text)) == text
 
 
@@ -65,7 +65,9 @@ def test_two_methods_of_one_side_named_alike_are_an_error():
         Method("session/setMode", "SESSION_SET_MODE", "session_set_mode", "agent", "request", "P1", "R"),
         Method("session/set_mode", "SESSION_SET_MODE", "session_set_mode", "agent", "notification", "P2"),
     )
-    with pytest.raises(GenerationError, match="'session/setMode' and 'session/set_mode' of side 'agent' are both named"):
+    with pytest.raises(
+        GenerationError, match="'session/setMode' and 'session/set_mode' of side 'agent' are both named"
+    ):
         peer(module, Queries(module), "agent")
 
 
