@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.helpers import FIXTURES, generate_package, import_package
+
+# `too_slow` measures wall-clock time, which on a shared 2-core machine (and under
+# pytest-xdist) says more about the neighbours than about the strategies: a
+# recursive schema type once took 42 s for its first input while other jobs ran.
+# Every other health check stays on.
+settings.register_profile("shared-machine", suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("shared-machine")
 
 
 @pytest.fixture(scope="session")
