@@ -26,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = ROOT / "schema" / "v2" / "schema.unstable.json"
-CLONED = ("pyproject.toml", "schema", "templates", "generator", "generated")  # what a fresh clone has
+CLONED = ("pyproject.toml", "schema", "generator", "generated")  # what a fresh clone has
 REPEATS = 5
 COLD, FRESH, CHECK, DMC = (
     "full generate, no cache (--no-cache)",
