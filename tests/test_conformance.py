@@ -23,28 +23,13 @@ import pytest
 
 from generator.build import build_module
 from generator.errors import GenerationError
-from generator.load import load_schema
+from generator.load import SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS, load_schema
 from generator.render import render_package
 
 SUITE = Path(__file__).resolve().parent / "json_schema_suite"
 CASES = SUITE / "draft2020-12"
 REFUSED = SUITE / "refused.txt"
 CASE_POINTER = "#/$defs/Case"
-# Keywords whose value is one subschema, a list of them, or a map of them.
-ONE = (
-    "additionalProperties",
-    "items",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-)
-MANY = ("allOf", "anyOf", "oneOf", "prefixItems")
-MAP = ("properties", "patternProperties", "$defs", "dependentSchemas")
 
 
 def rebase(schema: object) -> object:
@@ -55,13 +40,13 @@ def rebase(schema: object) -> object:
     ref = result.get("$ref")
     if isinstance(ref, str) and (ref == "#" or ref.startswith("#/")):
         result["$ref"] = CASE_POINTER + ref[1:]
-    for key in ONE:
+    for key in sorted(SCHEMA_KEYWORDS):
         if key in result:
             result[key] = rebase(result[key])
-    for key in MANY:
+    for key in sorted(SCHEMA_LIST_KEYWORDS):
         if isinstance(result.get(key), list):
             result[key] = [rebase(item) for item in result[key]]
-    for key in MAP:
+    for key in sorted(SCHEMA_MAP_KEYWORDS):
         if isinstance(result.get(key), dict):
             result[key] = {name: rebase(item) for name, item in result[key].items()}
     return result

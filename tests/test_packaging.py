@@ -25,14 +25,6 @@ from tests.helpers import FIXTURES, ROOT
 PIP = (sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input")
 OFFLINE = ("--no-index", "--no-deps", "--no-build-isolation")
 # The [tool.acp-codegen] table a project without the generator's own settings needs.
-MINIMAL_CONFIG = """\
-[tool.acp-codegen]
-schema = "schema.json"
-lock = "schema.lock.json"
-out = "generated"
-package = "pkg"
-npm-package = "@agentclientprotocol/sdk"
-"""
 
 
 def run(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -90,9 +82,8 @@ def test_an_installed_generator_generates_in_another_directory(wheel, tmp_path):
     ).stdout.strip()
     assert Path(templates).is_relative_to(tmp_path / "venv") and Path(templates, "models.py.jinja").is_file()
 
-    work = tmp_path / "work"  # no pyproject.toml here or above but this minimal table
+    work = tmp_path / "work"  # no pyproject.toml here or above: the command line names everything
     work.mkdir()
-    (work / "pyproject.toml").write_text(MINIMAL_CONFIG)
     generate = (tmp_path / "venv" / "bin" / "acp-codegen", "generate", "--schema", FIXTURES / "rules.json")
     run(*generate, "--out", "out", "--package", "rules_copy", cwd=work)
     imported = run(python, "-c", "import rules_copy; print(rules_copy.__file__)", cwd=work / "out").stdout
