@@ -7,6 +7,7 @@ the decode/encode helpers the generated code calls. Standard library only."""
 from __future__ import annotations
 
 import decimal
+import importlib
 import json
 import logging
 import math
@@ -342,9 +343,45 @@ _JSON_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant, parse_f
 _JSON_ENCODER: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
+def _optional_module(name: str) -> Any:
+    """The module `name` when it is installed, else None."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+ORJSON: Any = _optional_module("orjson")
+"""orjson, when it is installed: `from_json` and `to_json` then use it where it gives
+the standard library's result, and the standard library everywhere else, so the text,
+values and errors are the same either way. None: the standard library only."""
+
+# Subclasses, dataclasses and datetimes, which the standard library writes its own way or refuses,
+# go to it (`to_dict` returns none of them, nor the enums and UUIDs orjson also writes).
+_ORJSON_OPTIONS: Final = (
+    0
+    if ORJSON is None
+    else ORJSON.OPT_PASSTHROUGH_SUBCLASS | ORJSON.OPT_PASSTHROUGH_DATACLASS | ORJSON.OPT_PASSTHROUGH_DATETIME
+)
+# orjson reads an integer past 64 bits as a float: text with 19 digits in a row is left to
+# the standard library.
+_DIGITS_AS_ZEROS: Final = bytes.maketrans(b"123456789", b"000000000")
+_LONG_NUMBER: Final = b"0" * 19
+# orjson writes floats in [1e-9, 1e-5) as `1e-7` where Python writes `1e-07`, and those
+# in [1e-5, 1e-4) as `0.00001` where Python writes `1e-05`.
+_ORJSON_SHORT_EXPONENTS: Final = (b"e-5", b"e-6", b"e-7", b"e-8", b"e-9")
+
+
 def parse_json(text: str | bytes) -> Any:
     """Strict JSON (no NaN or Infinity); a syntax error, an integer too long for
     Python or a number too large for a float is a DecodeError at `$`."""
+    if ORJSON is not None:
+        try:
+            raw = text.encode() if isinstance(text, str) else bytes(text)
+            if _LONG_NUMBER not in raw.translate(_DIGITS_AS_ZEROS):
+                return ORJSON.loads(raw)
+        except (ValueError, TypeError):
+            pass  # orjson refuses it: the standard library gives its value or its error
     try:
         if not isinstance(text, str):
             text = bytes(text).decode("utf-8")
@@ -356,6 +393,23 @@ def parse_json(text: str | bytes) -> Any:
 
 
 def dump_json(data: Any) -> str:
+    """Compact JSON text with non-ASCII characters as they are; NaN and Infinity are a ValueError.
+
+    orjson writes NaN and Infinity as `null` and some small floats its own way, and
+    refuses integers past 64 bits, lone surrogates and non-string keys: text with a
+    `null`, such a float or what orjson refuses is written by the standard library."""
+    if ORJSON is not None:
+        try:
+            raw: bytes = ORJSON.dumps(data, option=_ORJSON_OPTIONS)
+        except TypeError:
+            pass
+        else:
+            if (
+                b"null" not in raw
+                and b"0.0000" not in raw
+                and not (b"e-" in raw and any(form in raw for form in _ORJSON_SHORT_EXPONENTS))
+            ):
+                return raw.decode()
     return _JSON_ENCODER.encode(data)
 
 
