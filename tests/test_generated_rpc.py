@@ -232,3 +232,22 @@ def test_malformed_envelopes_are_decode_errors_with_a_path(wire, path):
     with pytest.raises(acp.DecodeError) as caught:
         acp.decode_message(wire, strict=True)
     assert caught.value.path == path
+
+
+@pytest.mark.parametrize(
+    ("lookup", "table"),
+    [(acp.rpc._REQUEST_LOOKUP, acp.REQUESTS), (acp.rpc._NOTIFICATION_LOOKUP, acp.NOTIFICATIONS)],
+    ids=["requests", "notifications"],
+)
+def test_routing_is_one_lookup_that_searches_the_side_then_the_shared_sides(lookup, table):
+    """The lookup tables give what searching the side's table, then the shared sides'
+    (without a side: every side in order), gives."""
+    methods = {method for routes in table.values() for method in routes} | {"no/such"}
+    for side in [None, *table]:
+        sides = list(table) if side is None else [side, *acp.rpc.SHARED_SIDES]
+        for method in methods:
+            expected = next((table[name][method] for name in sides if method in table[name]), None)
+            assert lookup[side].get(method) is expected
+    assert set(lookup) == {None, *table}
+    with pytest.raises(ValueError, match="unknown side 'nobody'"):
+        acp.decode_message({"jsonrpc": "2.0", "method": "session/cancel"}, side="nobody")

@@ -470,6 +470,36 @@ NOTIFICATIONS: Final[Mapping[str, Mapping[str, NotificationRoute]]] = MappingPro
 )
 """Side (who handles the notification) → method → route."""
 
+_REQUEST_LOOKUP: Final[Mapping[str | None, Mapping[str, RequestRoute]]] = MappingProxyType(
+    {
+        None: {**REQUESTS["proxy"], **REQUESTS["protocol"], **REQUESTS["client"], **REQUESTS["agent"]},
+        "agent": {**REQUESTS["protocol"], **REQUESTS["agent"]},
+        "client": {**REQUESTS["protocol"], **REQUESTS["client"]},
+        "protocol": {**REQUESTS["protocol"]},
+        "proxy": {**REQUESTS["protocol"], **REQUESTS["proxy"]},
+    }
+)
+"""`side` (None: any) → method → route, so that routing is one lookup: a side's own
+routes come first, then the shared sides'; with no side, the first side of REQUESTS wins."""
+
+
+_NOTIFICATION_LOOKUP: Final[Mapping[str | None, Mapping[str, NotificationRoute]]] = MappingProxyType(
+    {
+        None: {
+            **NOTIFICATIONS["proxy"],
+            **NOTIFICATIONS["protocol"],
+            **NOTIFICATIONS["client"],
+            **NOTIFICATIONS["agent"],
+        },
+        "agent": {**NOTIFICATIONS["protocol"], **NOTIFICATIONS["agent"]},
+        "client": {**NOTIFICATIONS["protocol"], **NOTIFICATIONS["client"]},
+        "protocol": {**NOTIFICATIONS["protocol"]},
+        "proxy": {**NOTIFICATIONS["protocol"], **NOTIFICATIONS["proxy"]},
+    }
+)
+"""`side` (None: any) → method → route, so that routing is one lookup: a side's own
+routes come first, then the shared sides'; with no side, the first side of NOTIFICATIONS wins."""
+
 
 @dataclass(slots=True, kw_only=True)
 class Request:
@@ -522,15 +552,14 @@ class MethodNotFound(DecodeError):
         return Error(code=code, message=f"Method not found: {self.method}", data={"method": self.method})
 
 
-def _route(table: Mapping[str, Mapping[str, Any]], method: str, side: str | None, path: _rt.Path) -> Any:
-    sides = [side, *SHARED_SIDES] if side is not None else list(table)
-    for name in sides:
-        if name not in table and side is not None:
-            raise ValueError(f"unknown side {side!r}: one of {sorted(table)}")
-        route = table.get(name, {}).get(method)
-        if route is not None:
-            return route
-    raise MethodNotFound(path, method)
+def _route(lookup: Mapping[str | None, Mapping[str, Any]], method: str, side: str | None, path: _rt.Path) -> Any:
+    routes = lookup.get(side)
+    if routes is None:
+        raise ValueError(f"unknown side {side!r}: one of {sorted(name for name in lookup if name is not None)}")
+    route = routes.get(method)
+    if route is None:
+        raise MethodNotFound(path, method)
+    return route
 
 
 def _request_id(data: dict[str, Any], ctx: _rt.Context, nullable: bool = False) -> Any:
@@ -568,7 +597,11 @@ def _decode_one(data: Any, side: str | None, ctx: _rt.Context) -> Message:
     version = data.get("jsonrpc", _rt.MISSING)
     if version != JSONRPC_VERSION:
         raise _invalid((_rt.ROOT, "jsonrpc"), repr(JSONRPC_VERSION), version)
-    unknown = {key: value for key, value in data.items() if key not in _ENVELOPE_KEYS}
+    unknown = (
+        {}
+        if _ENVELOPE_KEYS.issuperset(data)
+        else {key: value for key, value in data.items() if key not in _ENVELOPE_KEYS}
+    )
     if "method" in data:
         method = data["method"]
         if type(method) is not str:
@@ -576,12 +609,12 @@ def _decode_one(data: Any, side: str | None, ctx: _rt.Context) -> Message:
         if "result" in data or "error" in data:
             raise _invalid(_rt.ROOT, "a request or notification without result or error", data)
         if "id" in data:
-            route = None if method.startswith("_") else _route(REQUESTS, method, side, (_rt.ROOT, "method"))
+            route = None if method.startswith("_") else _route(_REQUEST_LOOKUP, method, side, (_rt.ROOT, "method"))
             request_id = _request_id(data, ctx)
             return Request(
                 id=request_id, method=method, params=_params(route, method, data, ctx), unknown_properties=unknown
             )
-        route = None if method.startswith("_") else _route(NOTIFICATIONS, method, side, (_rt.ROOT, "method"))
+        route = None if method.startswith("_") else _route(_NOTIFICATION_LOOKUP, method, side, (_rt.ROOT, "method"))
         return Notification(method=method, params=_params(route, method, data, ctx), unknown_properties=unknown)
     if "result" in data and "error" in data:
         raise _invalid(_rt.ROOT, "a response with either result or error, not both", data)
@@ -624,7 +657,7 @@ def _typed_result(
 ) -> Any:
     if method.startswith("_"):
         return result
-    route: RequestRoute = _route(REQUESTS, method, side, _rt.ROOT)
+    route: RequestRoute = _route(_REQUEST_LOOKUP, method, side, _rt.ROOT)
     return _rt.run_decoder(lambda value, ctx, _: route.decode_result(value, ctx, path), result, strict, on_salvage)
 
 
