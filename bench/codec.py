@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,9 @@ MESSAGES = 20_000
 PASSES = 7
 
 sys.path.insert(0, str(ROOT / "generated"))
+sys.path.insert(0, str(ROOT / "bench"))
 import acp_v2  # noqa: E402
+import msgspec_stream  # noqa: E402
 
 # --- the stream ---------------------------------------------------------------
 
@@ -353,22 +356,45 @@ def pydantic_lossy(model: Any, lines: list[str]) -> tuple[list[int], list[int], 
     return lossy, reordered, rejected, decoded
 
 
-MEASUREMENTS = (
-    "json.loads",
-    "json.dumps",
-    "json.JSONEncoder, reused (as to_json does)",
-    "acp_v2 decode (from_json)",
-    "acp_v2 encode (to_json)",
-    "pydantic decode (model_validate_json)",
-    "pydantic encode (model_dump_json)",
+# Rows of the timing table: (name, baseline, target); the ratio is to the baseline, the target on that ratio.
+LOADS, DUMPS = "json.loads", "json.dumps"
+FROM_JSON, FROM_JSON_ORJSON = "acp_v2 decode (from_json)", "acp_v2 decode (from_json), orjson installed"
+FROM_DICT = "acp_v2 decode from a parsed dict (from_dict)"
+TO_JSON, TO_JSON_ORJSON = "acp_v2 encode (to_json)", "acp_v2 encode (to_json), orjson installed"
+MSGSPEC_DECODE, MSGSPEC_CONVERT, MSGSPEC_ENCODE = (
+    "msgspec decode",
+    "msgspec decode from a parsed dict",
+    "msgspec encode",
 )
-RATIOS: dict[str, tuple[str, str, Callable[[float], bool] | None]] = {  # → (baseline, target, whether met)
-    "json.JSONEncoder, reused (as to_json does)": ("json.dumps", "", None),
-    "acp_v2 decode (from_json)": ("json.loads", "<= 2.0x", lambda ratio: ratio <= 2.0),
-    "acp_v2 encode (to_json)": ("json.dumps", "<= 2.0x", lambda ratio: ratio <= 2.0),
-    "pydantic decode (model_validate_json)": ("acp_v2 decode (from_json)", ">= 5x", lambda ratio: ratio >= 5),
-    "pydantic encode (model_dump_json)": ("acp_v2 encode (to_json)", "", None),
-}
+PYDANTIC_DECODE, PYDANTIC_ENCODE = "pydantic decode (model_validate_json)", "pydantic encode (model_dump_json)"
+TIMINGS: tuple[tuple[str, str, float | None], ...] = (
+    (LOADS, "", None),
+    (DUMPS, "", None),
+    ("json.JSONEncoder, reused (as to_json does)", DUMPS, None),
+    ("orjson.loads", LOADS, None),
+    ("orjson.dumps", DUMPS, None),
+    (FROM_JSON, LOADS, 1.5),
+    (FROM_JSON_ORJSON, LOADS, 1.5),
+    (FROM_DICT, LOADS, 0.5),
+    (TO_JSON, DUMPS, 1.2),
+    (TO_JSON_ORJSON, DUMPS, 1.2),
+    ("acp_v2 to_dict", DUMPS, None),
+    (MSGSPEC_DECODE, LOADS, None),
+    (MSGSPEC_CONVERT, LOADS, None),
+    (MSGSPEC_ENCODE, DUMPS, None),
+    (PYDANTIC_DECODE, LOADS, None),
+    (PYDANTIC_ENCODE, DUMPS, None),
+)
+# acp_v2 against the speed floor, and pydantic against acp_v2: (name, over, target).
+COMPARISONS: tuple[tuple[str, str, str], ...] = (
+    (FROM_JSON, MSGSPEC_DECODE, ""),
+    (FROM_JSON_ORJSON, MSGSPEC_DECODE, ""),
+    (FROM_DICT, MSGSPEC_CONVERT, ""),
+    (TO_JSON, MSGSPEC_ENCODE, ""),
+    (TO_JSON_ORJSON, MSGSPEC_ENCODE, ""),
+    (PYDANTIC_DECODE, FROM_JSON, ">= 5x"),
+)
+MEMORY_TARGET = 600  # bytes per decoded message, the objects alone
 
 
 def row(*cells: str) -> None:
@@ -383,11 +409,38 @@ def met(ok: bool | None) -> str:
     return "n/a" if ok is None else "yes" if ok else "**no**"
 
 
+def bytes_per_message(decode: Callable[[Any], object], inputs: list[Any]) -> float:
+    """Memory that the decoded messages hold (tracemalloc), per message; what the inputs
+    already hold (a parsed dict's strings) is not counted again."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        kept = [decode(item) for item in inputs]
+        held = tracemalloc.get_traced_memory()[0] - before - sys.getsizeof(kept)
+    finally:
+        tracemalloc.stop()
+    del kept
+    return held / len(inputs)
+
+
+def with_json_backend(backend: Any, run: Callable[[], object]) -> Callable[[], object]:
+    """`run` with acp_v2's optional orjson backend set to `backend` (None: the standard library)."""
+
+    def timed() -> object:
+        acp_v2._runtime.ORJSON = backend
+        return run()
+
+    return timed
+
+
 def benchmark(lines: list[str]) -> None:
-    """Check the round trips, time both sides, print the tables."""
+    """Check the round trips, time every side in one run, print the tables."""
     n = len(lines)
     notes: list[str] = []
     parsed = [json.loads(line) for line in lines]
+    orjson = acp_v2._runtime.ORJSON
+    acp_v2._runtime.ORJSON = None
     decoded = acp_decode_all(lines)
     acp_lost, acp_moved = acp_lossy(lines, decoded)
     if acp_lost:
@@ -395,6 +448,18 @@ def benchmark(lines: list[str]) -> None:
         notes.append(
             f"first lossy acp_v2 line ({first}):\n  in:  {lines[first - 1]}\n  out: {decoded[first - 1].to_json()}"
         )
+    if orjson is None:
+        notes.append("orjson is not installed: its rows are n/a")
+    else:
+        acp_v2._runtime.ORJSON = orjson
+        if [obj.to_json() for obj in decoded] != [obj.to_json() for obj in acp_decode_all(lines)]:
+            notes.append("acp_v2 with orjson gives other text than without it")
+    fast = [msgspec_stream.decode(line) for line in lines]
+    ms_lost = [
+        number
+        for number, (line, m) in enumerate(zip(lines, fast, strict=True), 1)
+        if changes(line, msgspec_stream.encode(m))[0]
+    ]
 
     print("generating pydantic models with datamodel-codegen ...", file=sys.stderr)
     with tempfile.TemporaryDirectory() as tmp:
@@ -411,42 +476,72 @@ def benchmark(lines: list[str]) -> None:
 
     print("timing ...", file=sys.stderr)
     encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
-    from_json = acp_v2.UpdateSessionNotification.from_json
+    from_json, from_dict = acp_v2.UpdateSessionNotification.from_json, acp_v2.UpdateSessionNotification.from_dict
     runs: dict[str, Callable[[], object]] = {
-        "json.loads": lambda: [json.loads(line) for line in lines],
-        "json.dumps": lambda: [json.dumps(v, separators=(",", ":"), ensure_ascii=False) for v in parsed],
+        LOADS: lambda: [json.loads(line) for line in lines],
+        DUMPS: lambda: [json.dumps(v, separators=(",", ":"), ensure_ascii=False) for v in parsed],
         "json.JSONEncoder, reused (as to_json does)": lambda: [encode(v) for v in parsed],
-        "acp_v2 decode (from_json)": lambda: [from_json(line) for line in lines],
-        "acp_v2 encode (to_json)": lambda: [obj.to_json() for obj in decoded],
+        FROM_JSON: with_json_backend(None, lambda: [from_json(line) for line in lines]),
+        FROM_DICT: lambda: [from_dict(v) for v in parsed],
+        TO_JSON: with_json_backend(None, lambda: [obj.to_json() for obj in decoded]),
+        "acp_v2 to_dict": lambda: [obj.to_dict() for obj in decoded],
+        MSGSPEC_DECODE: lambda: [msgspec_stream.decode(line) for line in lines],
+        MSGSPEC_CONVERT: lambda: [msgspec_stream.convert(v) for v in parsed],
+        MSGSPEC_ENCODE: lambda: [msgspec_stream.encode(m) for m in fast],
     }
+    if orjson is not None:
+        loads, dumps = orjson.loads, orjson.dumps
+        runs["orjson.loads"] = lambda: [loads(line) for line in lines]
+        runs["orjson.dumps"] = lambda: [dumps(v).decode() for v in parsed]
+        runs[FROM_JSON_ORJSON] = with_json_backend(orjson, lambda: [from_json(line) for line in lines])
+        runs[TO_JSON_ORJSON] = with_json_backend(orjson, lambda: [obj.to_json() for obj in decoded])
     if len(pyd_decoded) == n:
         validate_json = model.model_validate_json
-        runs["pydantic decode (model_validate_json)"] = lambda: [validate_json(line) for line in lines]
-        runs["pydantic encode (model_dump_json)"] = lambda: [
-            m.model_dump_json(by_alias=True, exclude_unset=True) for m in pyd_decoded
-        ]
+        runs[PYDANTIC_DECODE] = lambda: [validate_json(line) for line in lines]
+        runs[PYDANTIC_ENCODE] = lambda: [m.model_dump_json(by_alias=True, exclude_unset=True) for m in pyd_decoded]
     us = medians(runs, n)
+    acp_v2._runtime.ORJSON = None
+    memory = {
+        "acp_v2 (from_dict: the objects alone)": bytes_per_message(from_dict, parsed),
+        "acp_v2 (from_json: objects and their strings)": bytes_per_message(from_json, lines),
+        "msgspec (from a parsed dict: the objects alone)": bytes_per_message(msgspec_stream.convert, parsed),
+        "msgspec (from JSON: objects and their strings)": bytes_per_message(msgspec_stream.decode, lines),
+        "json.loads (dicts, lists and strings)": bytes_per_message(json.loads, lines),
+    }
+    acp_v2._runtime.ORJSON = orjson
 
-    print(f"Python {sys.version.split()[0]}, {n} messages, median of {PASSES} passes\n")
+    print(f"Python {sys.version.split()[0]}, {n} messages, median of {PASSES} passes, one run\n")
     row("measurement", "median µs/msg", "ratio", "target", "met")
     print("|---|---:|---|---|---|")
-    for name in MEASUREMENTS:
+    for name, baseline, target in TIMINGS:
         value = us.get(name)
+        ratio = None if value is None or not baseline else value / us[baseline]
         cells = [name, "n/a" if value is None else f"{value:.2f}", "", "", ""]
-        if name in RATIOS:
-            baseline, target, meets = RATIOS[name]
-            ratio = None if value is None else value / us[baseline]
-            cells[2:] = [
-                "n/a" if ratio is None else f"{ratio:.2f}x {baseline.split(' (')[0]}",
-                target,
-                "" if meets is None else met(None if ratio is None else meets(ratio)),
-            ]
+        if baseline:
+            cells[2] = "n/a" if ratio is None else f"{ratio:.2f}x {baseline}"
+        if target is not None:
+            cells[3:] = [f"<= {target}x", met(None if ratio is None else ratio <= target)]
         row(*cells)
+    print()
+    row("comparison", "ratio", "target", "met")
+    print("|---|---:|---|---|")
+    for name, over, target in COMPARISONS:
+        ratio = us[name] / us[over] if name in us and over in us else None
+        meets = None if ratio is None or not target else ratio >= float(target.strip(">= x"))
+        row(f"{name} / {over}", "n/a" if ratio is None else f"{ratio:.2f}x", target, met(meets) if target else "")
+    print()
+    row("memory held per decoded message", "bytes", "target", "met")
+    print("|---|---:|---|---|")
+    for name, held in memory.items():
+        objects_alone = name.startswith("acp_v2 (from_dict")
+        target = f"<= {MEMORY_TARGET}" if objects_alone else ""
+        row(name, f"{held:.0f}", target, met(held <= MEMORY_TARGET) if objects_alone else "")
     print()
     row("round trip", "lossy lines", "target", "met")
     print("|---|---:|---|---|")
     row("acp_v2: a value, type or key lost or added", count(acp_lost), "0", met(not acp_lost))
     row("acp_v2: key order differs from the input (it writes schema order)", count(acp_moved), "", "")
+    row("msgspec (hand-written Structs): a value, type or key lost or added", count(ms_lost), "", "")
     row("pydantic: a value, type or key lost or added (exclude_unset)", count(pyd_lost), "", "")
     row("pydantic: key order differs from the input", count(pyd_moved), "", "")
     for note in notes:
