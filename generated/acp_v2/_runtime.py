@@ -253,7 +253,11 @@ class Model:
     @classmethod
     def from_dict(cls: type[M], data: Any, *, strict: bool = False, on_salvage: SalvageCallback | None = None) -> M:
         """Decode a JSON-compatible value (what `json.loads` returns) as `cls`."""
-        result: M = run_decoder(cls._acp_decode, data, strict, on_salvage, cls)
+        ctx = LENIENT if on_salvage is None and not strict else context(strict, on_salvage)
+        try:
+            result: M = cls._acp_decode(data, ctx, ROOT, cls)
+        except RecursionError:
+            raise too_deep() from None
         return result
 
     @classmethod
@@ -261,7 +265,12 @@ class Model:
         cls: type[M], text: str | bytes, *, strict: bool = False, on_salvage: SalvageCallback | None = None
     ) -> M:
         """Decode JSON text (str or UTF-8 bytes) as `cls`."""
-        result: M = run_decoder(cls._acp_decode, parse_json(text), strict, on_salvage, cls)
+        data = parse_json(text)
+        ctx = LENIENT if on_salvage is None and not strict else context(strict, on_salvage)
+        try:
+            result: M = cls._acp_decode(data, ctx, ROOT, cls)
+        except RecursionError:
+            raise too_deep() from None
         return result
 
     def to_dict(self) -> dict[str, Any]:
@@ -299,12 +308,22 @@ class Builder(Generic[M]):
 def run_decoder(
     decoder: Callable[..., T], data: Any, strict: bool, on_salvage: SalvageCallback | None, *args: Any
 ) -> T:
-    """`decoder(data, ctx, ROOT, *args)`; an object decoder takes the class to build as `args`."""
-    ctx = (STRICT if strict else LENIENT) if on_salvage is None else Context(strict, on_salvage)
+    """`decoder(data, ctx, ROOT, *args)`; an object decoder takes the class to build as `args`.
+    (`Model.from_dict` and `from_json` do the same inline: they are the hot path.)"""
     try:
-        return decoder(data, ctx, ROOT, *args)
+        return decoder(data, context(strict, on_salvage), ROOT, *args)
     except RecursionError:
-        raise DecodeError(ROOT, "a value nested less deeply than the recursion limit", "deeper nesting") from None
+        raise too_deep() from None
+
+
+def context(strict: bool, on_salvage: SalvageCallback | None) -> Context:
+    """The context of a decoding with these options (shared unless there is a callback)."""
+    return (STRICT if strict else LENIENT) if on_salvage is None else Context(strict, on_salvage)
+
+
+def too_deep() -> DecodeError:
+    """The error for a value nested deeper than the decoders' recursion can go."""
+    return DecodeError(ROOT, "a value nested less deeply than the recursion limit", "deeper nesting")
 
 
 def decoders_by_type(
