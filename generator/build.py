@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 from generator import keywords, naming
+from generator.checks import checks_of
 from generator.config import SchemaOptions, UpsertRule
 from generator.errors import GenerationError
 from generator.ir import (
@@ -37,6 +38,7 @@ from generator.ir import (
     Variant,
 )
 from generator.load import Node, Schema, escape, unescape
+from generator.patterns import python_pattern
 
 # Bounds implied by integer formats (the schema's serde/schemars vocabulary).
 INTEGER_FORMATS: dict[str, tuple[int, int]] = {
@@ -359,7 +361,7 @@ class _Builder:
         self, node: Node, used: Iterable[str], hint: str, *, also: Iterable[Node] = (), required: Iterable[str] = ()
     ) -> Checks | None:
         """The keywords of `node` its structural type did not take (`used`), as run-time checks."""
-        return keywords.checks(node, frozenset(used), hint, self.named, self.target, also=also, required=required)
+        return checks_of(node, frozenset(used), hint, self.named, self.target, also=also, required=required)
 
     def target(self, node: Node) -> Node:
         """The schema a `$ref` names."""
@@ -882,6 +884,6 @@ class _Builder:
         if kind == "str":
             min_length = keywords.count(node, "minLength")
             if node.value("pattern") is not None:
-                pattern = keywords.python_pattern(f"{node.pointer}/pattern", node.value("pattern"))
+                pattern = python_pattern(f"{node.pointer}/pattern", node.value("pattern"))
             used |= {"minLength", "pattern"}
         return Primitive(kind, minimum, maximum, min_length, form if isinstance(form, str) else None, pattern), used

@@ -2,35 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
-from generator.errors import GenerationError
-from generator.ir import (
-    Alias,
-    AnyValue,
-    Checked,
-    Checks,
-    EnumType,
-    Evaluates,
-    EvaluatesWhen,
-    JsonObject,
-    ListOf,
-    ObjectType,
-    Primitive,
-    Ref,
-    UnionType,
-    Variant,
-)
-from tests.helpers import FIXTURES, ir_of
-
-
-@pytest.fixture(scope="module")
-def rules(tmp_path_factory):
-    return ir_of(FIXTURES / "rules.json", tmp_path_factory.mktemp("ir")).by_name()
-
-
-def fields(obj: ObjectType) -> dict:
-    return {item.wire_name: item for item in obj.fields}
+from generator.ir import Alias, AnyValue, EnumType, JsonObject, ListOf, Primitive, Ref, UnionType, Variant
+from tests.helpers import error_for, fields, ir_of
 
 
 def test_every_def_becomes_a_public_name(rules):
@@ -66,15 +39,6 @@ def test_recursive_references_are_plain_refs(rules):
 def test_integer_formats_become_bounds_combined_with_minimum(rules):
     assert rules["Port"] == Alias("Port", "#/$defs/Port", None, Primitive("int", 1, 65535, None, "uint16"))
     assert fields(rules["Item"])["count"].type == Primitive("int", 0, 2**32 - 1, None, "uint32")
-
-
-def test_string_patterns_are_recorded_in_python_syntax(rules):
-    assert rules["Currency"].target == Primitive("str", pattern="^[A-Z]{3}\\Z")
-
-
-def test_a_pattern_python_cannot_compile_is_an_error(tmp_path):
-    error = error_for({"$defs": {"A": {"type": "string", "pattern": "(unclosed"}}}, tmp_path)
-    assert error.pointer == "#/$defs/A/pattern"
 
 
 def test_arrays_record_min_items_and_the_skip_hint(rules):
@@ -135,12 +99,6 @@ def test_no_numbered_names_in_the_real_schema(tmp_path):
     assert len(module.public_names) == 262
     numbered = [t.name for t in module.types if t.name[-1].isdigit()]
     assert numbered == []
-
-
-def error_for(schema: dict, tmp_path) -> GenerationError:
-    with pytest.raises(GenerationError) as caught:
-        ir_of(schema, tmp_path)
-    return caught.value
 
 
 def test_a_dangling_ref_names_its_pointer(tmp_path):
@@ -254,63 +212,10 @@ def test_an_unknown_integer_format_is_an_error(tmp_path):
     assert error.pointer == "#/$defs/A/format"
 
 
-def test_an_unimplemented_keyword_is_refused_at_its_pointer(tmp_path):
-    for keyword, value in (("$vocabulary", {}), ("$dynamicRef", "#x"), ("frobnicate", 1)):
-        error = error_for({"$defs": {"A": {"type": "array", keyword: value}}}, tmp_path)
-        assert error.pointer == f"#/$defs/A/{keyword}"
-
-
-def test_an_embedded_id_is_refused_under_its_own_name(tmp_path):
-    error = error_for({"$defs": {"A": {"$id": "http://example.com/a", "type": "string"}}}, tmp_path)
-    assert error.pointer == "#/$defs/A/$id"
-    assert "embedded schema resources" in error.message
-
-
-def test_a_meta_schema_other_than_2020_12_is_refused(tmp_path):
-    error = error_for({"$defs": {"A": {"$schema": "http://example.com/meta", "type": "string"}}}, tmp_path)
-    assert error.pointer == "#/$defs/A/$schema"
-
-
-def test_keywords_beside_any_of_and_enum_are_checks(tmp_path):
-    types = ir_of(
-        {
-            "$defs": {
-                "A": {"anyOf": [{"type": "integer"}, {"type": "string"}], "minimum": 2},
-                "B": {"enum": ["ab", "abc"], "minLength": 3},
-            }
-        },
-        tmp_path,
-    ).by_name()
-    assert types["A"].checks == Checks(minimum=2)
-    assert types["B"].checks == Checks(min_length=3)
-
-
-def test_required_without_properties_is_a_check(tmp_path):
-    types = ir_of({"$defs": {"A": {"type": "object", "required": ["x"]}}}, tmp_path).by_name()
-    assert types["A"].target == Checked(JsonObject(), Checks(required=("x",)))
-
-
 def test_one_of_is_exclusive_and_any_of_is_not(tmp_path):
     variants = [{"type": "integer"}, {"type": "string"}]
     types = ir_of({"$defs": {"A": {"oneOf": variants}, "B": {"anyOf": variants}}}, tmp_path).by_name()
     assert types["A"].exclusive and not types["B"].exclusive
-
-
-def test_constants_of_any_json_value_are_checks(tmp_path):
-    types = ir_of({"$defs": {"A": {"const": {"a": [1, None]}}, "B": {"enum": [1, "x", None]}}}, tmp_path).by_name()
-    assert types["A"].target == Checked(AnyValue(), Checks(const='{"a": [1, null]}'))
-    assert types["B"].target == Checked(AnyValue(), Checks(enum=("1", '"x"', "null")))
-
-
-def test_a_schema_without_type_is_any_value_with_its_checks(tmp_path):
-    types = ir_of({"$defs": {"A": {"maxLength": 2, "maximum": 5}}}, tmp_path).by_name()
-    assert types["A"].target == Checked(AnyValue(), Checks(maximum=5, max_length=2))
-
-
-def test_properties_without_type_object_are_checks_that_pass_other_values(tmp_path):
-    types = ir_of({"$defs": {"A": {"properties": {"x": {"type": "integer"}}}}}, tmp_path).by_name()
-    assert types["A"].target == Checked(AnyValue(), Checks(properties=(("x", "AValueProperty0"),)))
-    assert types["AValueProperty0"].target == Primitive("int")
 
 
 def test_a_ref_reaches_any_pointer_and_anchor_of_the_document(tmp_path):
@@ -343,25 +248,6 @@ def test_enum_values_that_differ_in_a_control_character_get_distinct_members(tmp
     assert len({member.name for member in enum.members}) == 2
 
 
-@pytest.mark.parametrize(
-    ("pattern", "python"),
-    [
-        ("^a.b$", "^a[^\\n\\r\\u2028\\u2029]b\\Z"),
-        ("\\d+[\\w-]", "[0-9]+[a-zA-Z0-9_-]"),
-        ("\\p", None),
-        ("\\s", None),
-        ("(?<n>a)", None),
-        ("[\\D]", None),
-    ],
-)
-def test_patterns_translate_from_ecma_262_or_are_refused(tmp_path, pattern, python):
-    schema = {"$defs": {"A": {"type": "string", "pattern": pattern}}}
-    if python is None:
-        assert error_for(schema, tmp_path).pointer == "#/$defs/A/pattern"
-    else:
-        assert ir_of(schema, tmp_path).by_name()["A"].target.pattern == python
-
-
 def test_a_fallback_not_that_excludes_exactly_the_known_tags_is_left_to_dispatch(rules):
     assert rules["ShapeOther"].checks is None
 
@@ -378,26 +264,3 @@ def test_a_fallback_not_that_says_something_else_is_checked_and_the_variant_is_u
     assert types["U"].fallback is None
     assert types["U"].variants[1] == Variant(Ref("UOther"))
     assert types["UOther"].checks.never == ("UOtherNot",)
-
-
-def test_unevaluated_properties_know_what_the_in_place_subschemas_evaluate(tmp_path):
-    schema = {
-        "$defs": {
-            "A": {
-                "properties": {"a": {}},
-                "allOf": [{"patternProperties": {"^x": {}}}],
-                "anyOf": [{"properties": {"b": {}}}, {"additionalProperties": True}],
-                "unevaluatedProperties": False,
-            }
-        }
-    }
-    checks = ir_of(schema, tmp_path).by_name()["A"].checks
-    _name, plan = checks.unevaluated_properties
-    assert plan == Evaluates(
-        keys=("a",),
-        parts=(
-            EvaluatesWhen(Evaluates(patterns=("^x",))),
-            EvaluatesWhen(Evaluates(keys=("b",)), valid="ValidDefsAAnyOf0"),
-            EvaluatesWhen(Evaluates(everything=True), valid="ValidDefsAAnyOf1"),
-        ),
-    )
