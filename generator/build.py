@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import replace
 
-from generator import keywords, naming
+from generator import keywords, naming, routes, upserts
 from generator.checks import checks_of
-from generator.config import SchemaOptions, UpsertRule
+from generator.config import CONFIG, SchemaOptions
 from generator.errors import GenerationError
 from generator.ir import (
     Alias,
@@ -23,7 +22,6 @@ from generator.ir import (
     JsonObject,
     ListOf,
     MapOf,
-    Method,
     Module,
     NamedType,
     Nullable,
@@ -34,7 +32,6 @@ from generator.ir import (
     Tag,
     TypeExpr,
     UnionType,
-    Upsert,
     Variant,
 )
 from generator.load import Node, Schema, escape, unescape
@@ -54,12 +51,6 @@ INTEGER_FORMATS: dict[str, tuple[int, int]] = {
     "int": (-(2**63), 2**63 - 1),
 }
 PRIMITIVE_KINDS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "none"}
-DEFS_PREFIX = "#/$defs/"
-CONFIG = "pyproject.toml [tool.acp-codegen]"
-# A type description that speaks of these is an upsert, or says why not (`not-upserts`).
-UPSERT_WORDS = re.compile(r"patch semantics|\bupsert", re.IGNORECASE)
-# JSON-RPC envelopes, by shape: (payload property, the id it needs or None for none, role).
-ENVELOPE_ROLES = (("params", "id", "request"), ("params", None, "notification"), ("result", "id", "response"))
 
 
 def build_module(schema: Schema, package: str, schema_path: str, options: SchemaOptions | None = None) -> Module:
@@ -67,16 +58,8 @@ def build_module(schema: Schema, package: str, schema_path: str, options: Schema
     builder = _Builder(schema)
     types = {named.name: named for named in builder.build()}
     python = builder.python_names  # `$defs` name → Python name; the config speaks `$defs` names
-    merge_owners: dict[str, str] = {}  # merge function → `$defs` name
-    for name, rule in options.upserts.items():
-        named = _with_upsert(types.get(python.get(name, name)), name, rule)
-        function = naming.merge_function_name(named.name)
-        if merge_owners.setdefault(function, name) != name:
-            raise GenerationError(
-                f"{CONFIG} upserts.{name}", f"its merge function {function} is also that of {merge_owners[function]}"
-            )
-        types[named.name] = named
-    methods, unrouted = _methods(schema, types, python)
+    types = upserts.with_upserts(types, python, options.upserts)
+    methods, unrouted = routes.methods(schema, types, python)
     for name in options.path_types:
         if not isinstance(types.get(python.get(name, name)), Alias):
             raise GenerationError(f"{CONFIG}: path-types", f"{name} is not an alias in the schema")
@@ -87,137 +70,16 @@ def build_module(schema: Schema, package: str, schema_path: str, options: Schema
         types=tuple(types.values()),
         public_names=tuple(python.items()),
         path_types=tuple(python.get(name, name) for name in options.path_types),
-        warnings=tuple(_upsert_drift(types, schema, options, python)) + tuple(unrouted),
+        warnings=tuple(upserts.drift_warnings(types, schema, options, python)) + tuple(unrouted),
         methods=methods,
-        request_id=_python_name(python, _envelope_type(schema, "id", {"id", "method", "params"})),
-        rpc_error=_python_name(python, _envelope_type(schema, "error", {"id", "error"})),
-        batches=any("array" in node.types for node in (schema.root, *schema.root.children("anyOf"))),
+        request_id=_python_name(python, routes.envelope_type(schema, "id", {"id", "method", "params"})),
+        rpc_error=_python_name(python, routes.envelope_type(schema, "error", {"id", "error"})),
+        batches=routes.accepts_batches(schema),
     )
-
-
-def _with_upsert(named: NamedType | None, name: str, rule: UpsertRule) -> ObjectType:
-    """`named` with the merge rules of its `[tool.acp-codegen.upserts]` row."""
-    where = f"{CONFIG} upserts.{name}"
-    if not isinstance(named, ObjectType) or named.base is not None:
-        raise GenerationError(where, f"{name} is not an object type of the schema")
-    by_wire = {item.wire_name: item for item in named.fields if not item.flatten}
-
-    def attributes(key: str, wire_names: Iterable[str]) -> tuple[str, ...]:
-        wire_names = list(wire_names)
-        for wire_name in wire_names:
-            if wire_name not in by_wire:
-                raise GenerationError(f"{where}.{key}", f"{name} has no property {wire_name!r}")
-        return tuple(by_wire[wire_name].name for wire_name in wire_names)
-
-    identity = attributes("identity", rule.identity)
-    for wire_name in rule.identity:
-        if not by_wire[wire_name].required:
-            raise GenerationError(f"{where}.identity", f"identity property {wire_name!r} is not required")
-    snapshot = attributes("snapshot", rule.snapshot)
-    for wire_name, value in rule.start.items():
-        if not (value == [] or value == {} or isinstance(value, (str, int, float, bool))):
-            raise GenerationError(f"{where}.start.{wire_name}", "a start value must be a scalar, [] or {}")
-    for wire_name in rule.null_resets:
-        if wire_name not in rule.start:
-            raise GenerationError(f"{where}.null-resets", f"{wire_name!r} resets to its start value, but has none")
-    upsert = Upsert(
-        function=naming.merge_function_name(named.name),
-        identity=identity,
-        start=tuple(zip(attributes("start", rule.start), rule.start.values(), strict=True)),
-        null_resets=attributes("null-resets", rule.null_resets),
-        empty_clears=attributes("empty-clears", rule.empty_clears),
-        snapshot=snapshot,
-        by_key=tuple(
-            item.name for item in by_wire.values() if isinstance(item.type, JsonObject) and item.name not in snapshot
-        ),
-    )
-    return replace(named, upsert=upsert)
-
-
-def _envelope_members(node: Node) -> Iterator[tuple[str, str]]:
-    """(role, `$defs` name) for every type a JSON-RPC envelope in `node` carries."""
-    properties = dict(node.properties())
-    for payload, identity, role in ENVELOPE_ROLES:
-        has_identity = identity in properties if identity else "id" not in properties
-        if payload in properties and has_identity and ("method" in properties) == (payload == "params"):
-            yield from ((role, name) for name in _refs(properties[payload]))
-            break
-    for keyword in ("anyOf", "oneOf", "allOf"):
-        for child in node.children(keyword):
-            if not child.ref:
-                yield from _envelope_members(child)
-
-
-def _refs(node: Node) -> Iterator[str]:
-    """The `$defs` names a payload schema may hold, through anyOf/oneOf/allOf."""
-    if node.ref:
-        yield unescape(node.ref[len(DEFS_PREFIX) :])
-    for keyword in ("anyOf", "oneOf", "allOf"):
-        for child in node.children(keyword):
-            yield from _refs(child)
-
-
-def _envelope_type(schema: Schema, key: str, envelope: set[str]) -> str | None:
-    """The `$defs` type of property `key` of the first envelope with exactly the properties `envelope`."""
-    for node in schema.definitions.values():
-        for variant in node.children("anyOf") or [node]:
-            properties = dict(variant.properties())
-            if set(properties) == envelope:
-                names = list(_refs(properties[key]))
-                return names[0] if len(names) == 1 else None
-    return None
 
 
 def _python_name(python_names: dict[str, str], name: str | None) -> str | None:
     return None if name is None else python_names.get(name, name)
-
-
-def _methods(
-    schema: Schema, types: dict[str, NamedType], python_names: dict[str, str]
-) -> tuple[tuple[Method, ...], list[str]]:
-    """The JSON-RPC methods, and a warning for each `x-method` type no envelope carries."""
-    roles: dict[str, str] = {}
-    for node in (schema.root, *schema.definitions.values()):
-        for role, name in _envelope_members(node):
-            roles.setdefault(python_names.get(name, name), role)
-    by_route: dict[tuple[str, str], dict[str, str]] = {}
-    unrouted = []
-    for named in types.values():
-        if named.route is None:
-            continue
-        if named.name not in roles:
-            unrouted.append(f"{named.name} ({named.pointer}): has x-method but no JSON-RPC envelope carries it")
-            continue
-        by_route.setdefault((named.route.side, named.route.method), {})[roles[named.name]] = named.name
-    methods = []
-    names = sorted({method for _, method in by_route})
-    constants = dict(zip(names, naming.member_names(names), strict=True))
-    for (side, method), members in by_route.items():
-        constant, python_name = constants[method], naming.method_name(method)
-        if "request" in members:
-            if "response" not in members:
-                raise GenerationError(types[members["request"]].pointer, f"request {method!r} has no response type")
-            methods.append(
-                Method(method, constant, python_name, side, "request", members["request"], members["response"])
-            )
-        if "notification" in members:
-            methods.append(Method(method, constant, python_name, side, "notification", members["notification"]))
-    return tuple(methods), unrouted
-
-
-def _upsert_drift(
-    types: dict[str, NamedType], schema: Schema, options: SchemaOptions, python_names: dict[str, str]
-) -> list[str]:
-    """`$defs` objects whose description speaks of upserts but have no merge rules."""
-    return [
-        f"{name} ({schema.definitions[name].pointer}): its description mentions upserts or patch semantics, "
-        f"but it is not in [tool.acp-codegen.upserts] (or not-upserts)"
-        for name, python in python_names.items()
-        if isinstance(types[python], ObjectType)
-        and UPSERT_WORDS.search(types[python].doc or "")
-        and name not in options.upserts
-        and name not in options.not_upserts
-    ]
 
 
 class _Builder:
@@ -287,17 +149,9 @@ class _Builder:
             if name in self.building:
                 raise GenerationError(node.pointer, f"{name} includes itself through allOf")
             self.building.add(name)
-            self.define(python, node, route=self.route(node))
+            self.define(python, node, route=routes.route(node))
             self.building.discard(name)
         return self.types[python]
-
-    def route(self, node: Node) -> Route | None:
-        method, side = node.value("x-method"), node.value("x-side")
-        if method is None and side is None:
-            return None
-        if not isinstance(method, str) or not isinstance(side, str):
-            raise GenerationError(node.pointer, "x-method and x-side must both be strings")
-        return Route(method=method, side=side)
 
     def check_alias_cycles(self) -> None:
         for named in self.types.values():
