@@ -27,7 +27,7 @@ def checks_of(
     """The keywords of `node` its structural type did not take (`used`), as run-time
     checks; `named(subschema, hint)` gives the named type a subschema is checked with."""
     rest = {key for key in node.keywords - used if key not in ANNOTATIONS and not key.startswith("x-")}
-    rest -= {"$id", "$schema"}  # checked by check_keywords
+    rest -= {"$id", "$schema"}  # checked by keywords.check_supported
     also = list(also)
     required = tuple(required)
     if not rest and not also and not required:

@@ -13,7 +13,7 @@ import math
 from typing import Any
 
 from generator.errors import GenerationError
-from generator.load import Node
+from generator.load import Node, escape
 
 # Keywords that never change what is valid (`format` is an annotation in 2020-12;
 # integer formats are enforced as bounds, see scalars.INTEGER_FORMATS).
@@ -103,6 +103,18 @@ def refusal(node: Node, keyword: str) -> str | None:
             else f"only the draft 2020-12 meta-schema ({META_SCHEMA}) is supported"
         )
     return REFUSED.get(keyword, f"unsupported keyword {keyword!r}: acp-codegen does not know what it means")
+
+
+def check_supported(node: Node, *, allow_not: bool = False) -> None:
+    """Refuse `node` if one of its keywords is refused (`not` too, unless `allow_not`)."""
+    if {"anyOf", "oneOf"} <= node.keywords and node.properties():
+        raise GenerationError(f"{node.pointer}/oneOf", "anyOf and oneOf beside properties are not supported")
+    for keyword in sorted(node.keywords):
+        if keyword == "$id" and node.pointer == "#":
+            continue
+        reason = None if keyword == "not" and allow_not else refusal(node, keyword)
+        if reason is not None:
+            raise GenerationError(f"{node.pointer}/{escape(keyword)}", reason)
 
 
 def json_text(value: Any) -> str:

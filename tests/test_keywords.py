@@ -43,3 +43,9 @@ def test_a_count_that_is_not_a_non_negative_integer_is_refused_at_its_pointer(va
     with pytest.raises(GenerationError) as caught:
         keywords.count(Node("#/$defs/A", {"minLength": value}), "minLength")
     assert caught.value.pointer == "#/$defs/A/minLength"
+
+
+def test_any_of_and_one_of_beside_properties_are_refused(tmp_path):
+    schema = {"type": "object", "properties": {"x": {}}, "anyOf": [{}], "oneOf": [{}]}
+    error = error_for({"$defs": {"A": schema}}, tmp_path)
+    assert error.pointer == "#/$defs/A/oneOf" and "anyOf and oneOf beside properties" in error.message
