@@ -164,6 +164,22 @@ def test_from_dict_and_decode_build_a_subclass_they_are_given():
     assert MyUpdate.from_dict(value).to_dict() == value
 
 
+def test_decoding_makes_instances_as_pickle_does_without_init():
+    class Counted(acp.ToolCallUpdate):
+        def __init__(self, **values):
+            raise AssertionError("decoding called __init__")
+
+    value = {"toolCallId": "t", "kind": "read", "x-extra": 1}
+    decoded = Counted.from_dict(value)
+    assert (decoded.tool_call_id, decoded.kind, decoded.title, decoded.unknown_properties) == (
+        "t",
+        acp.ToolKind.READ,
+        UNDEFINED,
+        {"x-extra": 1},
+    )
+    assert decoded.to_dict() == value
+
+
 def test_decode_by_type_runs_that_types_own_decoder():
     assert acp.decode(acp.ToolKind, "edit") is acp.ToolKind.EDIT
     assert acp.decode(acp.SessionId, "abc") == "abc"

@@ -14965,12 +14965,12 @@ def _decode_AgentRequest(
     if v is not UNDEFINED and v is not None:
         v = _decode_AgentRequestParams(v, ctx, (path, "params"))
     v_params: Any = v
-    return cls(
-        id=v_id,
-        method=v_method,
-        params=v_params,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.id = v_id
+    obj.method = v_method
+    obj.params = v_params
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_AgentRequest(obj: AgentRequest) -> dict[str, Any]:
@@ -15030,15 +15030,15 @@ def _decode_RequestPermissionRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        session_id=v_session_id,
-        title=v_title,
-        description=v_description,
-        subject=v_subject,
-        options=v_options,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.session_id = v_session_id
+    obj.title = v_title
+    obj.description = v_description
+    obj.subject = v_subject
+    obj.options = v_options
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_RequestPermissionRequest(obj: RequestPermissionRequest) -> dict[str, Any]:
@@ -15089,15 +15089,18 @@ def _decode_ToolCallPermissionSubject(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        tool_call=v_tool_call,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.tool_call = v_tool_call
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_ToolCallPermissionSubject(obj: ToolCallPermissionSubject) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_ToolCallPermissionSubject(
+    obj: ToolCallPermissionSubject, data: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.tool_call
     data["toolCall"] = _encode_ToolCallUpdate(v)
@@ -15129,9 +15132,7 @@ def _decode_RequestPermissionSubjectToolCall(
 
 
 def _encode_RequestPermissionSubjectToolCall(obj: RequestPermissionSubjectToolCall) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "tool_call"}
-    data.update(_encode_ToolCallPermissionSubject(obj))
-    return data
+    return _encode_ToolCallPermissionSubject(obj, {"type": "tool_call"})
 
 
 _KEYS_CommandPermissionSubject: Final = frozenset(["command", "cwd", "toolCallId", "terminalId", "_meta"])
@@ -15174,18 +15175,21 @@ def _decode_CommandPermissionSubject(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        command=v_command,
-        cwd=v_cwd,
-        tool_call_id=v_tool_call_id,
-        terminal_id=v_terminal_id,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.command = v_command
+    obj.cwd = v_cwd
+    obj.tool_call_id = v_tool_call_id
+    obj.terminal_id = v_terminal_id
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_CommandPermissionSubject(obj: CommandPermissionSubject) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_CommandPermissionSubject(
+    obj: CommandPermissionSubject, data: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.command
     data["command"] = v if type(v) is str else _rt.encode_value(v)
@@ -15234,9 +15238,7 @@ def _decode_RequestPermissionSubjectCommand(
 
 
 def _encode_RequestPermissionSubjectCommand(obj: RequestPermissionSubjectCommand) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "command"}
-    data.update(_encode_CommandPermissionSubject(obj))
-    return data
+    return _encode_CommandPermissionSubject(obj, {"type": "command"})
 
 
 _KEYS_RequestPermissionSubjectOther: Final = frozenset(["type"])
@@ -15258,10 +15260,10 @@ def _decode_RequestPermissionSubjectOther(
     if type(v) is not str:
         raise DecodeError((path, "type"), "string", v)
     v_type: Any = v
-    return cls(
-        type=v_type,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.type = v_type
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_RequestPermissionSubjectOther(obj: RequestPermissionSubjectOther) -> dict[str, Any]:
@@ -15365,24 +15367,25 @@ def _decode_ToolCallUpdate(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        tool_call_id=v_tool_call_id,
-        name=v_name,
-        title=v_title,
-        kind=v_kind,
-        status=v_status,
-        content=v_content,
-        locations=v_locations,
-        raw_input=v_raw_input,
-        raw_output=v_raw_output,
-        capabilities=v_capabilities,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.tool_call_id = v_tool_call_id
+    obj.name = v_name
+    obj.title = v_title
+    obj.kind = v_kind
+    obj.status = v_status
+    obj.content = v_content
+    obj.locations = v_locations
+    obj.raw_input = v_raw_input
+    obj.raw_output = v_raw_output
+    obj.capabilities = v_capabilities
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_ToolCallUpdate(obj: ToolCallUpdate) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_ToolCallUpdate(obj: ToolCallUpdate, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.tool_call_id
     data["toolCallId"] = v if type(v) is str else _rt.encode_value(v)
@@ -15446,15 +15449,16 @@ def _decode_Content(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        content=v_content,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.content = v_content
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_Content(obj: Content) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_Content(obj: Content, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.content
     data["content"] = _encode_ContentBlock(v)
@@ -15480,9 +15484,7 @@ def _decode_ToolCallContentContent(
 
 
 def _encode_ToolCallContentContent(obj: ToolCallContentContent) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "content"}
-    data.update(_encode_Content(obj))
-    return data
+    return _encode_Content(obj, {"type": "content"})
 
 
 _KEYS_Diff: Final = frozenset(["changes", "patch", "_meta"])
@@ -15517,16 +15519,17 @@ def _decode_Diff(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        changes=v_changes,
-        patch=v_patch,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.changes = v_changes
+    obj.patch = v_patch
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_Diff(obj: Diff) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_Diff(obj: Diff, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.changes
     data["changes"] = [_encode_DiffChange(item0) for item0 in v]
@@ -15555,9 +15558,7 @@ def _decode_ToolCallContentDiff(
 
 
 def _encode_ToolCallContentDiff(obj: ToolCallContentDiff) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "diff"}
-    data.update(_encode_Diff(obj))
-    return data
+    return _encode_Diff(obj, {"type": "diff"})
 
 
 _KEYS_Terminal: Final = frozenset(["terminalId", "_meta"])
@@ -15586,15 +15587,16 @@ def _decode_Terminal(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        terminal_id=v_terminal_id,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.terminal_id = v_terminal_id
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_Terminal(obj: Terminal) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_Terminal(obj: Terminal, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.terminal_id
     data["terminalId"] = v if type(v) is str else _rt.encode_value(v)
@@ -15620,9 +15622,7 @@ def _decode_ToolCallContentTerminal(
 
 
 def _encode_ToolCallContentTerminal(obj: ToolCallContentTerminal) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "terminal"}
-    data.update(_encode_Terminal(obj))
-    return data
+    return _encode_Terminal(obj, {"type": "terminal"})
 
 
 _KEYS_ToolCallContentOther: Final = frozenset(["type"])
@@ -15641,10 +15641,10 @@ def _decode_ToolCallContentOther(
     if type(v) is not str:
         raise DecodeError((path, "type"), "string", v)
     v_type: Any = v
-    return cls(
-        type=v_type,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.type = v_type
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ToolCallContentOther(obj: ToolCallContentOther) -> dict[str, Any]:
@@ -15690,16 +15690,17 @@ def _decode_TextContent(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        text=v_text,
-        annotations=v_annotations,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.text = v_text
+    obj.annotations = v_annotations
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_TextContent(obj: TextContent) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_TextContent(obj: TextContent, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.text
     data["text"] = v if type(v) is str else _rt.encode_value(v)
@@ -15728,9 +15729,7 @@ def _decode_ContentBlockText(
 
 
 def _encode_ContentBlockText(obj: ContentBlockText) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "text"}
-    data.update(_encode_TextContent(obj))
-    return data
+    return _encode_TextContent(obj, {"type": "text"})
 
 
 _KEYS_ImageContent: Final = frozenset(["data", "mimeType", "uri", "annotations", "_meta"])
@@ -15776,18 +15775,19 @@ def _decode_ImageContent(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        data=v_data,
-        mime_type=v_mime_type,
-        uri=v_uri,
-        annotations=v_annotations,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.data = v_data
+    obj.mime_type = v_mime_type
+    obj.uri = v_uri
+    obj.annotations = v_annotations
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_ImageContent(obj: ImageContent) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_ImageContent(obj: ImageContent, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.data
     data["data"] = v if type(v) is str else _rt.encode_value(v)
@@ -15821,9 +15821,7 @@ def _decode_ContentBlockImage(
 
 
 def _encode_ContentBlockImage(obj: ContentBlockImage) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "image"}
-    data.update(_encode_ImageContent(obj))
-    return data
+    return _encode_ImageContent(obj, {"type": "image"})
 
 
 _KEYS_AudioContent: Final = frozenset(["data", "mimeType", "annotations", "_meta"])
@@ -15865,17 +15863,18 @@ def _decode_AudioContent(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        data=v_data,
-        mime_type=v_mime_type,
-        annotations=v_annotations,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.data = v_data
+    obj.mime_type = v_mime_type
+    obj.annotations = v_annotations
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_AudioContent(obj: AudioContent) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_AudioContent(obj: AudioContent, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.data
     data["data"] = v if type(v) is str else _rt.encode_value(v)
@@ -15906,9 +15905,7 @@ def _decode_ContentBlockAudio(
 
 
 def _encode_ContentBlockAudio(obj: ContentBlockAudio) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "audio"}
-    data.update(_encode_AudioContent(obj))
-    return data
+    return _encode_AudioContent(obj, {"type": "audio"})
 
 
 _KEYS_ResourceLink: Final = frozenset(
@@ -15988,22 +15985,23 @@ def _decode_ResourceLink(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        name=v_name,
-        uri=v_uri,
-        title=v_title,
-        description=v_description,
-        icons=v_icons,
-        mime_type=v_mime_type,
-        size=v_size,
-        annotations=v_annotations,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.name = v_name
+    obj.uri = v_uri
+    obj.title = v_title
+    obj.description = v_description
+    obj.icons = v_icons
+    obj.mime_type = v_mime_type
+    obj.size = v_size
+    obj.annotations = v_annotations
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_ResourceLink(obj: ResourceLink) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_ResourceLink(obj: ResourceLink, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.name
     data["name"] = v if type(v) is str else _rt.encode_value(v)
@@ -16062,9 +16060,7 @@ def _decode_ContentBlockResourceLink(
 
 
 def _encode_ContentBlockResourceLink(obj: ContentBlockResourceLink) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "resource_link"}
-    data.update(_encode_ResourceLink(obj))
-    return data
+    return _encode_ResourceLink(obj, {"type": "resource_link"})
 
 
 _KEYS_EmbeddedResource: Final = frozenset(["resource", "annotations", "_meta"])
@@ -16099,16 +16095,17 @@ def _decode_EmbeddedResource(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        resource=v_resource,
-        annotations=v_annotations,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.resource = v_resource
+    obj.annotations = v_annotations
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_EmbeddedResource(obj: EmbeddedResource) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_EmbeddedResource(obj: EmbeddedResource, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.resource
     data["resource"] = _encode_EmbeddedResourceResource(v)
@@ -16137,9 +16134,7 @@ def _decode_ContentBlockResource(
 
 
 def _encode_ContentBlockResource(obj: ContentBlockResource) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "resource"}
-    data.update(_encode_EmbeddedResource(obj))
-    return data
+    return _encode_EmbeddedResource(obj, {"type": "resource"})
 
 
 _KEYS_ContentBlockOther: Final = frozenset(["type"])
@@ -16158,10 +16153,10 @@ def _decode_ContentBlockOther(
     if type(v) is not str:
         raise DecodeError((path, "type"), "string", v)
     v_type: Any = v
-    return cls(
-        type=v_type,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.type = v_type
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ContentBlockOther(obj: ContentBlockOther) -> dict[str, Any]:
@@ -16209,13 +16204,13 @@ def _decode_Annotations(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        audience=v_audience,
-        last_modified=v_last_modified,
-        priority=v_priority,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.audience = v_audience
+    obj.last_modified = v_last_modified
+    obj.priority = v_priority
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_Annotations(obj: Annotations) -> dict[str, Any]:
@@ -16279,14 +16274,14 @@ def _decode_Icon(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Icon] = 
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        src=v_src,
-        mime_type=v_mime_type,
-        sizes=v_sizes,
-        theme=v_theme,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.src = v_src
+    obj.mime_type = v_mime_type
+    obj.sizes = v_sizes
+    obj.theme = v_theme
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_Icon(obj: Icon) -> dict[str, Any]:
@@ -16344,13 +16339,13 @@ def _decode_TextResourceContents(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        text=v_text,
-        uri=v_uri,
-        mime_type=v_mime_type,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.text = v_text
+    obj.uri = v_uri
+    obj.mime_type = v_mime_type
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_TextResourceContents(obj: TextResourceContents) -> dict[str, Any]:
@@ -16404,13 +16399,13 @@ def _decode_BlobResourceContents(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        blob=v_blob,
-        uri=v_uri,
-        mime_type=v_mime_type,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.blob = v_blob
+    obj.uri = v_uri
+    obj.mime_type = v_mime_type
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_BlobResourceContents(obj: BlobResourceContents) -> dict[str, Any]:
@@ -16450,14 +16445,15 @@ def _decode_DiffPathChange(
     if type(v) is not str:
         raise DecodeError((path, "path"), "string", v)
     v_path: Any = v
-    return cls(
-        path=v_path,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.path = v_path
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_DiffPathChange(obj: DiffPathChange) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_DiffPathChange(obj: DiffPathChange, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.path
     data["path"] = v if type(v) is str else _rt.encode_value(v)
@@ -16480,9 +16476,7 @@ def _decode_DiffChangeOperationAdd(
 
 
 def _encode_DiffChangeOperationAdd(obj: DiffChangeOperationAdd) -> dict[str, Any]:
-    data: dict[str, Any] = {"operation": "add"}
-    data.update(_encode_DiffPathChange(obj))
-    return data
+    return _encode_DiffPathChange(obj, {"operation": "add"})
 
 
 _KEYS_DiffChangeOperationDelete: Final = frozenset(["path", "operation"])
@@ -16501,9 +16495,7 @@ def _decode_DiffChangeOperationDelete(
 
 
 def _encode_DiffChangeOperationDelete(obj: DiffChangeOperationDelete) -> dict[str, Any]:
-    data: dict[str, Any] = {"operation": "delete"}
-    data.update(_encode_DiffPathChange(obj))
-    return data
+    return _encode_DiffPathChange(obj, {"operation": "delete"})
 
 
 _KEYS_DiffChangeOperationModify: Final = frozenset(["path", "operation"])
@@ -16522,9 +16514,7 @@ def _decode_DiffChangeOperationModify(
 
 
 def _encode_DiffChangeOperationModify(obj: DiffChangeOperationModify) -> dict[str, Any]:
-    data: dict[str, Any] = {"operation": "modify"}
-    data.update(_encode_DiffPathChange(obj))
-    return data
+    return _encode_DiffPathChange(obj, {"operation": "modify"})
 
 
 _KEYS_DiffPathPairChange: Final = frozenset(["oldPath", "path"])
@@ -16552,15 +16542,16 @@ def _decode_DiffPathPairChange(
     if type(v) is not str:
         raise DecodeError((path, "path"), "string", v)
     v_path: Any = v
-    return cls(
-        old_path=v_old_path,
-        path=v_path,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.old_path = v_old_path
+    obj.path = v_path
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_DiffPathPairChange(obj: DiffPathPairChange) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_DiffPathPairChange(obj: DiffPathPairChange, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.old_path
     data["oldPath"] = v if type(v) is str else _rt.encode_value(v)
@@ -16587,9 +16578,7 @@ def _decode_DiffChangeOperationMove(
 
 
 def _encode_DiffChangeOperationMove(obj: DiffChangeOperationMove) -> dict[str, Any]:
-    data: dict[str, Any] = {"operation": "move"}
-    data.update(_encode_DiffPathPairChange(obj))
-    return data
+    return _encode_DiffPathPairChange(obj, {"operation": "move"})
 
 
 _KEYS_DiffChangeOperationCopy: Final = frozenset(["oldPath", "path", "operation"])
@@ -16608,9 +16597,7 @@ def _decode_DiffChangeOperationCopy(
 
 
 def _encode_DiffChangeOperationCopy(obj: DiffChangeOperationCopy) -> dict[str, Any]:
-    data: dict[str, Any] = {"operation": "copy"}
-    data.update(_encode_DiffPathPairChange(obj))
-    return data
+    return _encode_DiffPathPairChange(obj, {"operation": "copy"})
 
 
 _KEYS_DiffChangeOperationOther: Final = frozenset(["operation"])
@@ -16629,10 +16616,10 @@ def _decode_DiffChangeOperationOther(
     if type(v) is not str:
         raise DecodeError((path, "operation"), "string", v)
     v_operation: Any = v
-    return cls(
-        operation=v_operation,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.operation = v_operation
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_DiffChangeOperationOther(obj: DiffChangeOperationOther) -> dict[str, Any]:
@@ -16673,12 +16660,12 @@ def _decode_DiffChange(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Di
     v_meta: Any = v
     rest = {key: value for key, value in data.items() if key not in known}
     v_operation = _decode_DiffChangeOperation(rest, ctx, path)
-    return cls(
-        file_type=v_file_type,
-        mime_type=v_mime_type,
-        meta=v_meta,
-        operation=v_operation,
-    )
+    obj = object.__new__(cls)
+    obj.file_type = v_file_type
+    obj.mime_type = v_mime_type
+    obj.meta = v_meta
+    obj.operation = v_operation
+    return obj
 
 
 def _encode_DiffChange(obj: DiffChange) -> dict[str, Any]:
@@ -16723,12 +16710,12 @@ def _decode_DiffPatch(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Dif
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        format=v_format,
-        text=v_text,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.format = v_format
+    obj.text = v_text
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_DiffPatch(obj: DiffPatch) -> dict[str, Any]:
@@ -16776,12 +16763,12 @@ def _decode_ToolCallLocation(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        path=v_path,
-        line=v_line,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.path = v_path
+    obj.line = v_line
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ToolCallLocation(obj: ToolCallLocation) -> dict[str, Any]:
@@ -16824,11 +16811,11 @@ def _decode_ToolCallCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        cancel=v_cancel,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.cancel = v_cancel
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ToolCallCapabilities(obj: ToolCallCapabilities) -> dict[str, Any]:
@@ -16862,10 +16849,10 @@ def _decode_ToolCallCancelCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ToolCallCancelCapabilities(obj: ToolCallCancelCapabilities) -> dict[str, Any]:
@@ -16913,13 +16900,13 @@ def _decode_PermissionOption(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        option_id=v_option_id,
-        name=v_name,
-        kind=v_kind,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.option_id = v_option_id
+    obj.name = v_name
+    obj.kind = v_kind
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_PermissionOption(obj: PermissionOption) -> dict[str, Any]:
@@ -16959,14 +16946,15 @@ def _decode_ElicitationFormMode(
     v_requested_schema: Any = v
     rest = {key: value for key, value in data.items() if key not in known}
     v_variant = _decode_ElicitationFormModeVariant(rest, ctx, path)
-    return cls(
-        requested_schema=v_requested_schema,
-        variant=v_variant,
-    )
+    obj = object.__new__(cls)
+    obj.requested_schema = v_requested_schema
+    obj.variant = v_variant
+    return obj
 
 
-def _encode_ElicitationFormMode(obj: ElicitationFormMode) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_ElicitationFormMode(obj: ElicitationFormMode, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.requested_schema
     data["requestedSchema"] = _encode_ElicitationSchema(v)
@@ -16994,9 +16982,7 @@ def _decode_CreateElicitationRequestModeForm(
 
 
 def _encode_CreateElicitationRequestModeForm(obj: CreateElicitationRequestModeForm) -> dict[str, Any]:
-    data: dict[str, Any] = {"mode": "form"}
-    data.update(_encode_ElicitationFormMode(obj))
-    return data
+    return _encode_ElicitationFormMode(obj, {"mode": "form"})
 
 
 _KEYS_ElicitationUrlMode: Final = frozenset(["elicitationId", "url"])
@@ -17026,15 +17012,16 @@ def _decode_ElicitationUrlMode(
     v_url: Any = v
     rest = {key: value for key, value in data.items() if key not in known}
     v_variant = _decode_ElicitationUrlModeVariant(rest, ctx, path)
-    return cls(
-        elicitation_id=v_elicitation_id,
-        url=v_url,
-        variant=v_variant,
-    )
+    obj = object.__new__(cls)
+    obj.elicitation_id = v_elicitation_id
+    obj.url = v_url
+    obj.variant = v_variant
+    return obj
 
 
-def _encode_ElicitationUrlMode(obj: ElicitationUrlMode) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_ElicitationUrlMode(obj: ElicitationUrlMode, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.elicitation_id
     data["elicitationId"] = v if type(v) is str else _rt.encode_value(v)
@@ -17064,9 +17051,7 @@ def _decode_CreateElicitationRequestModeUrl(
 
 
 def _encode_CreateElicitationRequestModeUrl(obj: CreateElicitationRequestModeUrl) -> dict[str, Any]:
-    data: dict[str, Any] = {"mode": "url"}
-    data.update(_encode_ElicitationUrlMode(obj))
-    return data
+    return _encode_ElicitationUrlMode(obj, {"mode": "url"})
 
 
 _KEYS_CreateElicitationRequestModeOther: Final = frozenset(["mode"])
@@ -17091,10 +17076,10 @@ def _decode_CreateElicitationRequestModeOther(
     v_mode: Any = v
     rest = {key: value for key, value in data.items() if key not in known}
     v_variant = _decode_CreateElicitationRequestModeOtherVariant(rest, ctx, path)
-    return cls(
-        mode=v_mode,
-        variant=v_variant,
-    )
+    obj = object.__new__(cls)
+    obj.mode = v_mode
+    obj.variant = v_variant
+    return obj
 
 
 def _encode_CreateElicitationRequestModeOther(obj: CreateElicitationRequestModeOther) -> dict[str, Any]:
@@ -17131,11 +17116,11 @@ def _decode_CreateElicitationRequest(
     v_meta: Any = v
     rest = {key: value for key, value in data.items() if key not in known}
     v_mode = _decode_CreateElicitationRequestMode(rest, ctx, path)
-    return cls(
-        message=v_message,
-        meta=v_meta,
-        mode=v_mode,
-    )
+    obj = object.__new__(cls)
+    obj.message = v_message
+    obj.meta = v_meta
+    obj.mode = v_mode
+    return obj
 
 
 def _encode_CreateElicitationRequest(obj: CreateElicitationRequest) -> dict[str, Any]:
@@ -17170,11 +17155,11 @@ def _decode_ElicitationSessionScope(
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "toolCallId"), "string", v), UNDEFINED)
     v_tool_call_id: Any = v
-    return cls(
-        session_id=v_session_id,
-        tool_call_id=v_tool_call_id,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.session_id = v_session_id
+    obj.tool_call_id = v_tool_call_id
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ElicitationSessionScope(obj: ElicitationSessionScope) -> dict[str, Any]:
@@ -17205,10 +17190,10 @@ def _decode_ElicitationRequestScope(
         raise DecodeError((path, "requestId"), "a value (required)", _rt.MISSING)
     v = _decode_RequestId(v, ctx, (path, "requestId"))
     v_request_id: Any = v
-    return cls(
-        request_id=v_request_id,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.request_id = v_request_id
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ElicitationRequestScope(obj: ElicitationRequestScope) -> dict[str, Any]:
@@ -17260,15 +17245,15 @@ def _decode_ElicitationSchema(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        type=v_type,
-        title=v_title,
-        properties=v_properties,
-        required=v_required,
-        description=v_description,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.type = v_type
+    obj.title = v_title
+    obj.properties = v_properties
+    obj.required = v_required
+    obj.description = v_description
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ElicitationSchema(obj: ElicitationSchema) -> dict[str, Any]:
@@ -17369,23 +17354,24 @@ def _decode_StringPropertySchema(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        title=v_title,
-        description=v_description,
-        min_length=v_min_length,
-        max_length=v_max_length,
-        pattern=v_pattern,
-        format=v_format,
-        default=v_default,
-        enum=v_enum,
-        one_of=v_one_of,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.title = v_title
+    obj.description = v_description
+    obj.min_length = v_min_length
+    obj.max_length = v_max_length
+    obj.pattern = v_pattern
+    obj.format = v_format
+    obj.default = v_default
+    obj.enum = v_enum
+    obj.one_of = v_one_of
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_StringPropertySchema(obj: StringPropertySchema) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_StringPropertySchema(obj: StringPropertySchema, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.title
     if v is not UNDEFINED:
@@ -17456,9 +17442,7 @@ def _decode_ElicitationPropertySchemaString(
 
 
 def _encode_ElicitationPropertySchemaString(obj: ElicitationPropertySchemaString) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "string"}
-    data.update(_encode_StringPropertySchema(obj))
-    return data
+    return _encode_StringPropertySchema(obj, {"type": "string"})
 
 
 _KEYS_NumberPropertySchema: Final = frozenset(["title", "description", "minimum", "maximum", "default", "_meta"])
@@ -17504,19 +17488,20 @@ def _decode_NumberPropertySchema(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        title=v_title,
-        description=v_description,
-        minimum=v_minimum,
-        maximum=v_maximum,
-        default=v_default,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.title = v_title
+    obj.description = v_description
+    obj.minimum = v_minimum
+    obj.maximum = v_maximum
+    obj.default = v_default
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_NumberPropertySchema(obj: NumberPropertySchema) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_NumberPropertySchema(obj: NumberPropertySchema, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.title
     if v is not UNDEFINED:
@@ -17571,9 +17556,7 @@ def _decode_ElicitationPropertySchemaNumber(
 
 
 def _encode_ElicitationPropertySchemaNumber(obj: ElicitationPropertySchemaNumber) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "number"}
-    data.update(_encode_NumberPropertySchema(obj))
-    return data
+    return _encode_NumberPropertySchema(obj, {"type": "number"})
 
 
 _KEYS_IntegerPropertySchema: Final = frozenset(["title", "description", "minimum", "maximum", "default", "_meta"])
@@ -17631,19 +17614,20 @@ def _decode_IntegerPropertySchema(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        title=v_title,
-        description=v_description,
-        minimum=v_minimum,
-        maximum=v_maximum,
-        default=v_default,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.title = v_title
+    obj.description = v_description
+    obj.minimum = v_minimum
+    obj.maximum = v_maximum
+    obj.default = v_default
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_IntegerPropertySchema(obj: IntegerPropertySchema) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_IntegerPropertySchema(obj: IntegerPropertySchema, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.title
     if v is not UNDEFINED:
@@ -17698,9 +17682,7 @@ def _decode_ElicitationPropertySchemaInteger(
 
 
 def _encode_ElicitationPropertySchemaInteger(obj: ElicitationPropertySchemaInteger) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "integer"}
-    data.update(_encode_IntegerPropertySchema(obj))
-    return data
+    return _encode_IntegerPropertySchema(obj, {"type": "integer"})
 
 
 _KEYS_BooleanPropertySchema: Final = frozenset(["title", "description", "default", "_meta"])
@@ -17735,17 +17717,18 @@ def _decode_BooleanPropertySchema(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        title=v_title,
-        description=v_description,
-        default=v_default,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.title = v_title
+    obj.description = v_description
+    obj.default = v_default
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_BooleanPropertySchema(obj: BooleanPropertySchema) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_BooleanPropertySchema(obj: BooleanPropertySchema, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.title
     if v is not UNDEFINED:
@@ -17784,9 +17767,7 @@ def _decode_ElicitationPropertySchemaBoolean(
 
 
 def _encode_ElicitationPropertySchemaBoolean(obj: ElicitationPropertySchemaBoolean) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "boolean"}
-    data.update(_encode_BooleanPropertySchema(obj))
-    return data
+    return _encode_BooleanPropertySchema(obj, {"type": "boolean"})
 
 
 _KEYS_MultiSelectPropertySchema: Final = frozenset(
@@ -17847,20 +17828,23 @@ def _decode_MultiSelectPropertySchema(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        title=v_title,
-        description=v_description,
-        min_items=v_min_items,
-        max_items=v_max_items,
-        items=v_items,
-        default=v_default,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.title = v_title
+    obj.description = v_description
+    obj.min_items = v_min_items
+    obj.max_items = v_max_items
+    obj.items = v_items
+    obj.default = v_default
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_MultiSelectPropertySchema(obj: MultiSelectPropertySchema) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_MultiSelectPropertySchema(
+    obj: MultiSelectPropertySchema, data: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.title
     if v is not UNDEFINED:
@@ -17920,9 +17904,7 @@ def _decode_ElicitationPropertySchemaArray(
 
 
 def _encode_ElicitationPropertySchemaArray(obj: ElicitationPropertySchemaArray) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "array"}
-    data.update(_encode_MultiSelectPropertySchema(obj))
-    return data
+    return _encode_MultiSelectPropertySchema(obj, {"type": "array"})
 
 
 _KEYS_ElicitationPropertySchemaOther: Final = frozenset(["type"])
@@ -17944,10 +17926,10 @@ def _decode_ElicitationPropertySchemaOther(
     if type(v) is not str:
         raise DecodeError((path, "type"), "string", v)
     v_type: Any = v
-    return cls(
-        type=v_type,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.type = v_type
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ElicitationPropertySchemaOther(obj: ElicitationPropertySchemaOther) -> dict[str, Any]:
@@ -17991,13 +17973,13 @@ def _decode_EnumOption(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[En
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        const=v_const,
-        title=v_title,
-        description=v_description,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.const = v_const
+    obj.title = v_title
+    obj.description = v_description
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_EnumOption(obj: EnumOption) -> dict[str, Any]:
@@ -18043,15 +18025,16 @@ def _decode_StringMultiSelectItems(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        enum=v_enum,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.enum = v_enum
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_StringMultiSelectItems(obj: StringMultiSelectItems) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_StringMultiSelectItems(obj: StringMultiSelectItems, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.enum
     data["enum"] = [item0 if type(item0) is str else _rt.encode_value(item0) for item0 in v]
@@ -18079,9 +18062,7 @@ def _decode_MultiSelectItemsString(
 
 
 def _encode_MultiSelectItemsString(obj: MultiSelectItemsString) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "string"}
-    data.update(_encode_StringMultiSelectItems(obj))
-    return data
+    return _encode_StringMultiSelectItems(obj, {"type": "string"})
 
 
 _KEYS_MultiSelectItemsOther: Final = frozenset(["type"])
@@ -18100,10 +18081,10 @@ def _decode_MultiSelectItemsOther(
     if type(v) is not str:
         raise DecodeError((path, "type"), "string", v)
     v_type: Any = v
-    return cls(
-        type=v_type,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.type = v_type
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_MultiSelectItemsOther(obj: MultiSelectItemsOther) -> dict[str, Any]:
@@ -18138,11 +18119,11 @@ def _decode_TitledMultiSelectItems(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        any_of=v_any_of,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.any_of = v_any_of
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_TitledMultiSelectItems(obj: TitledMultiSelectItems) -> dict[str, Any]:
@@ -18200,14 +18181,14 @@ def _decode_MessageMcpRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        server_id=v_server_id,
-        request_id=v_request_id,
-        method=v_method,
-        params=v_params,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.server_id = v_server_id
+    obj.request_id = v_request_id
+    obj.method = v_method
+    obj.params = v_params
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_MessageMcpRequest(obj: MessageMcpRequest) -> dict[str, Any]:
@@ -18250,11 +18231,11 @@ def _decode_AgentResponseResult(
         raise DecodeError((path, "result"), "a value (required)", _rt.MISSING)
     v = _decode_AgentResponseResultResult(v, ctx, (path, "result"))
     v_result: Any = v
-    return cls(
-        id=v_id,
-        result=v_result,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.id = v_id
+    obj.result = v_result
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_AgentResponseResult(obj: AgentResponseResult) -> dict[str, Any]:
@@ -18290,11 +18271,11 @@ def _decode_AgentResponseError(
         raise DecodeError((path, "error"), "a value (required)", _rt.MISSING)
     v = _decode_Error(v, ctx, (path, "error"))
     v_error: Any = v
-    return cls(
-        id=v_id,
-        error=v_error,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.id = v_id
+    obj.error = v_error
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_AgentResponseError(obj: AgentResponseError) -> dict[str, Any]:
@@ -18351,14 +18332,14 @@ def _decode_InitializeResponse(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        protocol_version=v_protocol_version,
-        info=v_info,
-        capabilities=v_capabilities,
-        auth_methods=v_auth_methods,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.protocol_version = v_protocol_version
+    obj.info = v_info
+    obj.capabilities = v_capabilities
+    obj.auth_methods = v_auth_methods
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_InitializeResponse(obj: InitializeResponse) -> dict[str, Any]:
@@ -18415,13 +18396,13 @@ def _decode_Implementation(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        name=v_name,
-        title=v_title,
-        version=v_version,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.name = v_name
+    obj.title = v_title
+    obj.version = v_version
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_Implementation(obj: Implementation) -> dict[str, Any]:
@@ -18480,13 +18461,13 @@ def _decode_AgentCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        session=v_session,
-        auth=v_auth,
-        providers=v_providers,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.session = v_session
+    obj.auth = v_auth
+    obj.providers = v_providers
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_AgentCapabilities(obj: AgentCapabilities) -> dict[str, Any]:
@@ -18602,19 +18583,19 @@ def _decode_SessionCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        prompt=v_prompt,
-        mcp=v_mcp,
-        delete=v_delete,
-        additional_directories=v_additional_directories,
-        system_prompt=v_system_prompt,
-        fork=v_fork,
-        archive=v_archive,
-        status=v_status,
-        title=v_title,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.prompt = v_prompt
+    obj.mcp = v_mcp
+    obj.delete = v_delete
+    obj.additional_directories = v_additional_directories
+    obj.system_prompt = v_system_prompt
+    obj.fork = v_fork
+    obj.archive = v_archive
+    obj.status = v_status
+    obj.title = v_title
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SessionCapabilities(obj: SessionCapabilities) -> dict[str, Any]:
@@ -18693,13 +18674,13 @@ def _decode_PromptCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        image=v_image,
-        audio=v_audio,
-        embedded_context=v_embedded_context,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.image = v_image
+    obj.audio = v_audio
+    obj.embedded_context = v_embedded_context
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_PromptCapabilities(obj: PromptCapabilities) -> dict[str, Any]:
@@ -18739,10 +18720,10 @@ def _decode_PromptImageCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_PromptImageCapabilities(obj: PromptImageCapabilities) -> dict[str, Any]:
@@ -18773,10 +18754,10 @@ def _decode_PromptAudioCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_PromptAudioCapabilities(obj: PromptAudioCapabilities) -> dict[str, Any]:
@@ -18810,10 +18791,10 @@ def _decode_PromptEmbeddedContextCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_PromptEmbeddedContextCapabilities(obj: PromptEmbeddedContextCapabilities) -> dict[str, Any]:
@@ -18865,13 +18846,13 @@ def _decode_McpCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        stdio=v_stdio,
-        http=v_http,
-        acp=v_acp,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.stdio = v_stdio
+    obj.http = v_http
+    obj.acp = v_acp
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_McpCapabilities(obj: McpCapabilities) -> dict[str, Any]:
@@ -18911,10 +18892,10 @@ def _decode_McpStdioCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_McpStdioCapabilities(obj: McpStdioCapabilities) -> dict[str, Any]:
@@ -18945,10 +18926,10 @@ def _decode_McpHttpCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_McpHttpCapabilities(obj: McpHttpCapabilities) -> dict[str, Any]:
@@ -18979,10 +18960,10 @@ def _decode_McpAcpCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_McpAcpCapabilities(obj: McpAcpCapabilities) -> dict[str, Any]:
@@ -19013,10 +18994,10 @@ def _decode_SessionDeleteCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SessionDeleteCapabilities(obj: SessionDeleteCapabilities) -> dict[str, Any]:
@@ -19050,10 +19031,10 @@ def _decode_SessionAdditionalDirectoriesCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SessionAdditionalDirectoriesCapabilities(obj: SessionAdditionalDirectoriesCapabilities) -> dict[str, Any]:
@@ -19094,11 +19075,11 @@ def _decode_SessionSystemPromptCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        mode=v_mode,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.mode = v_mode
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SessionSystemPromptCapabilities(obj: SessionSystemPromptCapabilities) -> dict[str, Any]:
@@ -19142,11 +19123,11 @@ def _decode_SessionSystemPromptModeCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        override=v_override,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.override = v_override
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SessionSystemPromptModeCapabilities(obj: SessionSystemPromptModeCapabilities) -> dict[str, Any]:
@@ -19183,10 +19164,10 @@ def _decode_SessionSystemPromptOverrideCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SessionSystemPromptOverrideCapabilities(obj: SessionSystemPromptOverrideCapabilities) -> dict[str, Any]:
@@ -19217,10 +19198,10 @@ def _decode_SessionForkCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SessionForkCapabilities(obj: SessionForkCapabilities) -> dict[str, Any]:
@@ -19251,10 +19232,10 @@ def _decode_SessionArchiveCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SessionArchiveCapabilities(obj: SessionArchiveCapabilities) -> dict[str, Any]:
@@ -19285,10 +19266,10 @@ def _decode_SessionStatusCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SessionStatusCapabilities(obj: SessionStatusCapabilities) -> dict[str, Any]:
@@ -19319,10 +19300,10 @@ def _decode_SessionTitleCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SessionTitleCapabilities(obj: SessionTitleCapabilities) -> dict[str, Any]:
@@ -19360,11 +19341,11 @@ def _decode_AgentAuthCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        status=v_status,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.status = v_status
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_AgentAuthCapabilities(obj: AgentAuthCapabilities) -> dict[str, Any]:
@@ -19398,10 +19379,10 @@ def _decode_AuthStatusCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_AuthStatusCapabilities(obj: AuthStatusCapabilities) -> dict[str, Any]:
@@ -19432,10 +19413,10 @@ def _decode_ProvidersCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ProvidersCapabilities(obj: ProvidersCapabilities) -> dict[str, Any]:
@@ -19497,19 +19478,20 @@ def _decode_AuthMethodTerminal(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        method_id=v_method_id,
-        name=v_name,
-        description=v_description,
-        args=v_args,
-        env=v_env,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.method_id = v_method_id
+    obj.name = v_name
+    obj.description = v_description
+    obj.args = v_args
+    obj.env = v_env
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_AuthMethodTerminal(obj: AuthMethodTerminal) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_AuthMethodTerminal(obj: AuthMethodTerminal, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.method_id
     data["methodId"] = v if type(v) is str else _rt.encode_value(v)
@@ -19548,9 +19530,7 @@ def _decode_AuthMethodTerminalVariant(
 
 
 def _encode_AuthMethodTerminalVariant(obj: AuthMethodTerminalVariant) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "terminal"}
-    data.update(_encode_AuthMethodTerminal(obj))
-    return data
+    return _encode_AuthMethodTerminal(obj, {"type": "terminal"})
 
 
 _KEYS_AuthMethodAgent: Final = frozenset(["methodId", "name", "description", "_meta"])
@@ -19589,17 +19569,18 @@ def _decode_AuthMethodAgent(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        method_id=v_method_id,
-        name=v_name,
-        description=v_description,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.method_id = v_method_id
+    obj.name = v_name
+    obj.description = v_description
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_AuthMethodAgent(obj: AuthMethodAgent) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_AuthMethodAgent(obj: AuthMethodAgent, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.method_id
     data["methodId"] = v if type(v) is str else _rt.encode_value(v)
@@ -19630,9 +19611,7 @@ def _decode_AuthMethodAgentVariant(
 
 
 def _encode_AuthMethodAgentVariant(obj: AuthMethodAgentVariant) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "agent"}
-    data.update(_encode_AuthMethodAgent(obj))
-    return data
+    return _encode_AuthMethodAgent(obj, {"type": "agent"})
 
 
 _KEYS_AuthMethodOther: Final = frozenset(["type", "methodId", "name"])
@@ -19663,12 +19642,12 @@ def _decode_AuthMethodOther(
     if type(v) is not str:
         raise DecodeError((path, "name"), "string", v)
     v_name: Any = v
-    return cls(
-        type=v_type,
-        method_id=v_method_id,
-        name=v_name,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.type = v_type
+    obj.method_id = v_method_id
+    obj.name = v_name
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_AuthMethodOther(obj: AuthMethodOther) -> dict[str, Any]:
@@ -19714,12 +19693,12 @@ def _decode_EnvVariable(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        name=v_name,
-        value=v_value,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.name = v_name
+    obj.value = v_value
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_EnvVariable(obj: EnvVariable) -> dict[str, Any]:
@@ -19754,10 +19733,10 @@ def _decode_LoginAuthResponse(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_LoginAuthResponse(obj: LoginAuthResponse) -> dict[str, Any]:
@@ -19793,11 +19772,11 @@ def _decode_ListProvidersResponse(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        providers=v_providers,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.providers = v_providers
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ListProvidersResponse(obj: ListProvidersResponse) -> dict[str, Any]:
@@ -19854,14 +19833,14 @@ def _decode_ProviderInfo(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        provider_id=v_provider_id,
-        supported=v_supported,
-        required=v_required,
-        current=v_current,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.provider_id = v_provider_id
+    obj.supported = v_supported
+    obj.required = v_required
+    obj.current = v_current
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ProviderInfo(obj: ProviderInfo) -> dict[str, Any]:
@@ -19912,12 +19891,12 @@ def _decode_ProviderCurrentConfig(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        api_type=v_api_type,
-        base_url=v_base_url,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.api_type = v_api_type
+    obj.base_url = v_base_url
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ProviderCurrentConfig(obj: ProviderCurrentConfig) -> dict[str, Any]:
@@ -19952,10 +19931,10 @@ def _decode_SetProviderResponse(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SetProviderResponse(obj: SetProviderResponse) -> dict[str, Any]:
@@ -19986,10 +19965,10 @@ def _decode_DisableProviderResponse(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_DisableProviderResponse(obj: DisableProviderResponse) -> dict[str, Any]:
@@ -20020,10 +19999,10 @@ def _decode_LogoutAuthResponse(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_LogoutAuthResponse(obj: LogoutAuthResponse) -> dict[str, Any]:
@@ -20066,12 +20045,12 @@ def _decode_AuthStatusResponse(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        state=v_state,
-        accounts=v_accounts,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.state = v_state
+    obj.accounts = v_accounts
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_AuthStatusResponse(obj: AuthStatusResponse) -> dict[str, Any]:
@@ -20129,15 +20108,15 @@ def _decode_AuthAccount(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        label=v_label,
-        active=v_active,
-        name=v_name,
-        email=v_email,
-        organization=v_organization,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.label = v_label
+    obj.active = v_active
+    obj.name = v_name
+    obj.email = v_email
+    obj.organization = v_organization
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_AuthAccount(obj: AuthAccount) -> dict[str, Any]:
@@ -20202,13 +20181,13 @@ def _decode_NewSessionResponse(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        session_id=v_session_id,
-        config_options=v_config_options,
-        available_commands=v_available_commands,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.session_id = v_session_id
+    obj.config_options = v_config_options
+    obj.available_commands = v_available_commands
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_NewSessionResponse(obj: NewSessionResponse) -> dict[str, Any]:
@@ -20254,15 +20233,16 @@ def _decode_SessionConfigSelect(
         raise DecodeError((path, "options"), "a value (required)", _rt.MISSING)
     v = _decode_SessionConfigSelectOptions(v, ctx, (path, "options"))
     v_options: Any = v
-    return cls(
-        current_value=v_current_value,
-        options=v_options,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.current_value = v_current_value
+    obj.options = v_options
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_SessionConfigSelect(obj: SessionConfigSelect) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_SessionConfigSelect(obj: SessionConfigSelect, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.current_value
     data["currentValue"] = v if type(v) is str else _rt.encode_value(v)
@@ -20293,9 +20273,7 @@ def _decode_SessionConfigOptionTypeSelect(
 
 
 def _encode_SessionConfigOptionTypeSelect(obj: SessionConfigOptionTypeSelect) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "select"}
-    data.update(_encode_SessionConfigSelect(obj))
-    return data
+    return _encode_SessionConfigSelect(obj, {"type": "select"})
 
 
 _KEYS_SessionConfigBoolean: Final = frozenset(["currentValue"])
@@ -20317,14 +20295,15 @@ def _decode_SessionConfigBoolean(
     if type(v) is not bool:
         raise DecodeError((path, "currentValue"), "boolean", v)
     v_current_value: Any = v
-    return cls(
-        current_value=v_current_value,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.current_value = v_current_value
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_SessionConfigBoolean(obj: SessionConfigBoolean) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_SessionConfigBoolean(obj: SessionConfigBoolean, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.current_value
     data["currentValue"] = v if type(v) is bool else _rt.encode_value(v)
@@ -20353,9 +20332,7 @@ def _decode_SessionConfigOptionTypeBoolean(
 
 
 def _encode_SessionConfigOptionTypeBoolean(obj: SessionConfigOptionTypeBoolean) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "boolean"}
-    data.update(_encode_SessionConfigBoolean(obj))
-    return data
+    return _encode_SessionConfigBoolean(obj, {"type": "boolean"})
 
 
 _KEYS_SessionConfigOptionTypeOther: Final = frozenset(["type"])
@@ -20374,10 +20351,10 @@ def _decode_SessionConfigOptionTypeOther(
     if type(v) is not str:
         raise DecodeError((path, "type"), "string", v)
     v_type: Any = v
-    return cls(
-        type=v_type,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.type = v_type
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SessionConfigOptionTypeOther(obj: SessionConfigOptionTypeOther) -> dict[str, Any]:
@@ -20432,14 +20409,14 @@ def _decode_SessionConfigOption(
     v_meta: Any = v
     rest = {key: value for key, value in data.items() if key not in known}
     v_type = _decode_SessionConfigOptionType(rest, ctx, path)
-    return cls(
-        config_id=v_config_id,
-        name=v_name,
-        description=v_description,
-        category=v_category,
-        meta=v_meta,
-        type=v_type,
-    )
+    obj = object.__new__(cls)
+    obj.config_id = v_config_id
+    obj.name = v_name
+    obj.description = v_description
+    obj.category = v_category
+    obj.meta = v_meta
+    obj.type = v_type
+    return obj
 
 
 def _encode_SessionConfigOption(obj: SessionConfigOption) -> dict[str, Any]:
@@ -20497,13 +20474,13 @@ def _decode_SessionConfigSelectOption(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        value=v_value,
-        name=v_name,
-        description=v_description,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.value = v_value
+    obj.name = v_name
+    obj.description = v_description
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SessionConfigSelectOption(obj: SessionConfigSelectOption) -> dict[str, Any]:
@@ -20561,13 +20538,13 @@ def _decode_SessionConfigSelectGroup(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        group_id=v_group_id,
-        name=v_name,
-        options=v_options,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.group_id = v_group_id
+    obj.name = v_name
+    obj.options = v_options
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SessionConfigSelectGroup(obj: SessionConfigSelectGroup) -> dict[str, Any]:
@@ -20626,17 +20603,18 @@ def _decode_Command(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        name=v_name,
-        description=v_description,
-        input=v_input,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.name = v_name
+    obj.description = v_description
+    obj.input = v_input
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_Command(obj: Command) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_Command(obj: Command, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.name
     data["name"] = v if type(v) is str else _rt.encode_value(v)
@@ -20667,9 +20645,7 @@ def _decode_AvailableCommandCommand(
 
 
 def _encode_AvailableCommandCommand(obj: AvailableCommandCommand) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "command"}
-    data.update(_encode_Command(obj))
-    return data
+    return _encode_Command(obj, {"type": "command"})
 
 
 _KEYS_AvailableCommandOther: Final = frozenset(["type", "name", "description"])
@@ -20700,12 +20676,12 @@ def _decode_AvailableCommandOther(
     if type(v) is not str:
         raise DecodeError((path, "description"), "string", v)
     v_description: Any = v
-    return cls(
-        type=v_type,
-        name=v_name,
-        description=v_description,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.type = v_type
+    obj.name = v_name
+    obj.description = v_description
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_AvailableCommandOther(obj: AvailableCommandOther) -> dict[str, Any]:
@@ -20748,15 +20724,16 @@ def _decode_TextCommandInput(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        hint=v_hint,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.hint = v_hint
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_TextCommandInput(obj: TextCommandInput) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_TextCommandInput(obj: TextCommandInput, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.hint
     data["hint"] = v if type(v) is str else _rt.encode_value(v)
@@ -20784,9 +20761,7 @@ def _decode_AvailableCommandInputText(
 
 
 def _encode_AvailableCommandInputText(obj: AvailableCommandInputText) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "text"}
-    data.update(_encode_TextCommandInput(obj))
-    return data
+    return _encode_TextCommandInput(obj, {"type": "text"})
 
 
 _KEYS_AvailableCommandInputOther: Final = frozenset(["type"])
@@ -20805,10 +20780,10 @@ def _decode_AvailableCommandInputOther(
     if type(v) is not str:
         raise DecodeError((path, "type"), "string", v)
     v_type: Any = v
-    return cls(
-        type=v_type,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.type = v_type
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_AvailableCommandInputOther(obj: AvailableCommandInputOther) -> dict[str, Any]:
@@ -20850,12 +20825,12 @@ def _decode_ListSessionsResponse(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        sessions=v_sessions,
-        next_cursor=v_next_cursor,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.sessions = v_sessions
+    obj.next_cursor = v_next_cursor
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ListSessionsResponse(obj: ListSessionsResponse) -> dict[str, Any]:
@@ -20931,16 +20906,16 @@ def _decode_SessionInfo(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        session_id=v_session_id,
-        cwd=v_cwd,
-        additional_directories=v_additional_directories,
-        title=v_title,
-        updated_at=v_updated_at,
-        archived=v_archived,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.session_id = v_session_id
+    obj.cwd = v_cwd
+    obj.additional_directories = v_additional_directories
+    obj.title = v_title
+    obj.updated_at = v_updated_at
+    obj.archived = v_archived
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SessionInfo(obj: SessionInfo) -> dict[str, Any]:
@@ -20987,10 +20962,10 @@ def _decode_DeleteSessionResponse(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_DeleteSessionResponse(obj: DeleteSessionResponse) -> dict[str, Any]:
@@ -21041,13 +21016,13 @@ def _decode_ForkSessionResponse(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        session_id=v_session_id,
-        config_options=v_config_options,
-        available_commands=v_available_commands,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.session_id = v_session_id
+    obj.config_options = v_config_options
+    obj.available_commands = v_available_commands
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ForkSessionResponse(obj: ForkSessionResponse) -> dict[str, Any]:
@@ -21086,10 +21061,10 @@ def _decode_ArchiveSessionResponse(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ArchiveSessionResponse(obj: ArchiveSessionResponse) -> dict[str, Any]:
@@ -21120,10 +21095,10 @@ def _decode_UnarchiveSessionResponse(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_UnarchiveSessionResponse(obj: UnarchiveSessionResponse) -> dict[str, Any]:
@@ -21166,12 +21141,12 @@ def _decode_SessionStatusResponse(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        status=v_status,
-        state=v_state,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.status = v_status
+    obj.state = v_state
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SessionStatusResponse(obj: SessionStatusResponse) -> dict[str, Any]:
@@ -21217,15 +21192,16 @@ def _decode_RunningStateUpdate(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        background=v_background,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.background = v_background
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_RunningStateUpdate(obj: RunningStateUpdate) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_RunningStateUpdate(obj: RunningStateUpdate, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.background
     if v is not UNDEFINED:
@@ -21252,9 +21228,7 @@ def _decode_StateUpdateRunning(
 
 
 def _encode_StateUpdateRunning(obj: StateUpdateRunning) -> dict[str, Any]:
-    data: dict[str, Any] = {"state": "running"}
-    data.update(_encode_RunningStateUpdate(obj))
-    return data
+    return _encode_RunningStateUpdate(obj, {"state": "running"})
 
 
 _KEYS_IdleStateUpdateStopReasonEndTurn: Final = frozenset(["stopReason"])
@@ -21271,9 +21245,9 @@ def _decode_IdleStateUpdateStopReasonEndTurn(
         raise DecodeError(path, "IdleStateUpdateStopReasonEndTurn (an object)", data)
     if data.get("stopReason", _rt.MISSING) != "end_turn":
         raise DecodeError((path, "stopReason"), '"end_turn"', data.get("stopReason", _rt.MISSING))
-    return cls(
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_IdleStateUpdateStopReasonEndTurn(obj: IdleStateUpdateStopReasonEndTurn) -> dict[str, Any]:
@@ -21297,9 +21271,9 @@ def _decode_IdleStateUpdateStopReasonMaxTokens(
         raise DecodeError(path, "IdleStateUpdateStopReasonMaxTokens (an object)", data)
     if data.get("stopReason", _rt.MISSING) != "max_tokens":
         raise DecodeError((path, "stopReason"), '"max_tokens"', data.get("stopReason", _rt.MISSING))
-    return cls(
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_IdleStateUpdateStopReasonMaxTokens(obj: IdleStateUpdateStopReasonMaxTokens) -> dict[str, Any]:
@@ -21323,9 +21297,9 @@ def _decode_IdleStateUpdateStopReasonMaxTurnRequests(
         raise DecodeError(path, "IdleStateUpdateStopReasonMaxTurnRequests (an object)", data)
     if data.get("stopReason", _rt.MISSING) != "max_turn_requests":
         raise DecodeError((path, "stopReason"), '"max_turn_requests"', data.get("stopReason", _rt.MISSING))
-    return cls(
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_IdleStateUpdateStopReasonMaxTurnRequests(obj: IdleStateUpdateStopReasonMaxTurnRequests) -> dict[str, Any]:
@@ -21349,9 +21323,9 @@ def _decode_IdleStateUpdateStopReasonRefusal(
         raise DecodeError(path, "IdleStateUpdateStopReasonRefusal (an object)", data)
     if data.get("stopReason", _rt.MISSING) != "refusal":
         raise DecodeError((path, "stopReason"), '"refusal"', data.get("stopReason", _rt.MISSING))
-    return cls(
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_IdleStateUpdateStopReasonRefusal(obj: IdleStateUpdateStopReasonRefusal) -> dict[str, Any]:
@@ -21375,9 +21349,9 @@ def _decode_IdleStateUpdateStopReasonCancelled(
         raise DecodeError(path, "IdleStateUpdateStopReasonCancelled (an object)", data)
     if data.get("stopReason", _rt.MISSING) != "cancelled":
         raise DecodeError((path, "stopReason"), '"cancelled"', data.get("stopReason", _rt.MISSING))
-    return cls(
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_IdleStateUpdateStopReasonCancelled(obj: IdleStateUpdateStopReasonCancelled) -> dict[str, Any]:
@@ -21407,14 +21381,15 @@ def _decode_ErrorStopReason(
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_error: Any = v
-    return cls(
-        error=v_error,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.error = v_error
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_ErrorStopReason(obj: ErrorStopReason) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_ErrorStopReason(obj: ErrorStopReason, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.error
     if v is not UNDEFINED:
@@ -21444,9 +21419,7 @@ def _decode_IdleStateUpdateStopReasonError(
 
 
 def _encode_IdleStateUpdateStopReasonError(obj: IdleStateUpdateStopReasonError) -> dict[str, Any]:
-    data: dict[str, Any] = {"stopReason": "error"}
-    data.update(_encode_ErrorStopReason(obj))
-    return data
+    return _encode_ErrorStopReason(obj, {"stopReason": "error"})
 
 
 _KEYS_IdleStateUpdateStopReasonOther: Final = frozenset(["stopReason"])
@@ -21468,10 +21441,10 @@ def _decode_IdleStateUpdateStopReasonOther(
     if type(v) is not str:
         raise DecodeError((path, "stopReason"), "string", v)
     v_stop_reason: Any = v
-    return cls(
-        stop_reason=v_stop_reason,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.stop_reason = v_stop_reason
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_IdleStateUpdateStopReasonOther(obj: IdleStateUpdateStopReasonOther) -> dict[str, Any]:
@@ -21501,10 +21474,10 @@ def _decode_IdleStateUpdateStopReasonNone(
     if v is not UNDEFINED and v is not None:
         raise DecodeError((path, "stopReason"), "null", v)
     v_stop_reason: Any = v
-    return cls(
-        stop_reason=v_stop_reason,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.stop_reason = v_stop_reason
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_IdleStateUpdateStopReasonNone(obj: IdleStateUpdateStopReasonNone) -> dict[str, Any]:
@@ -21554,16 +21527,17 @@ def _decode_IdleStateUpdate(
     v_meta: Any = v
     rest = {key: value for key, value in data.items() if key not in known}
     v_stop_reason = _decode_IdleStateUpdateStopReason(rest, ctx, path)
-    return cls(
-        usage=v_usage,
-        background=v_background,
-        meta=v_meta,
-        stop_reason=v_stop_reason,
-    )
+    obj = object.__new__(cls)
+    obj.usage = v_usage
+    obj.background = v_background
+    obj.meta = v_meta
+    obj.stop_reason = v_stop_reason
+    return obj
 
 
-def _encode_IdleStateUpdate(obj: IdleStateUpdate) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_IdleStateUpdate(obj: IdleStateUpdate, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.usage
     if v is not UNDEFINED:
@@ -21592,9 +21566,7 @@ def _decode_StateUpdateIdle(
 
 
 def _encode_StateUpdateIdle(obj: StateUpdateIdle) -> dict[str, Any]:
-    data: dict[str, Any] = {"state": "idle"}
-    data.update(_encode_IdleStateUpdate(obj))
-    return data
+    return _encode_IdleStateUpdate(obj, {"state": "idle"})
 
 
 _KEYS_RequiresActionStateUpdate: Final = frozenset(["background", "_meta"])
@@ -21624,15 +21596,18 @@ def _decode_RequiresActionStateUpdate(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        background=v_background,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.background = v_background
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_RequiresActionStateUpdate(obj: RequiresActionStateUpdate) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_RequiresActionStateUpdate(
+    obj: RequiresActionStateUpdate, data: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.background
     if v is not UNDEFINED:
@@ -21662,9 +21637,7 @@ def _decode_StateUpdateRequiresAction(
 
 
 def _encode_StateUpdateRequiresAction(obj: StateUpdateRequiresAction) -> dict[str, Any]:
-    data: dict[str, Any] = {"state": "requires_action"}
-    data.update(_encode_RequiresActionStateUpdate(obj))
-    return data
+    return _encode_RequiresActionStateUpdate(obj, {"state": "requires_action"})
 
 
 _KEYS_UnknownStateUpdate: Final = frozenset(["background", "_meta"])
@@ -21694,15 +21667,16 @@ def _decode_UnknownStateUpdate(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        background=v_background,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.background = v_background
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_UnknownStateUpdate(obj: UnknownStateUpdate) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_UnknownStateUpdate(obj: UnknownStateUpdate, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.background
     if v is not UNDEFINED:
@@ -21729,9 +21703,7 @@ def _decode_StateUpdateUnknown(
 
 
 def _encode_StateUpdateUnknown(obj: StateUpdateUnknown) -> dict[str, Any]:
-    data: dict[str, Any] = {"state": "unknown"}
-    data.update(_encode_UnknownStateUpdate(obj))
-    return data
+    return _encode_UnknownStateUpdate(obj, {"state": "unknown"})
 
 
 _KEYS_StateUpdateOther: Final = frozenset(["state"])
@@ -21750,10 +21722,10 @@ def _decode_StateUpdateOther(
     if type(v) is not str:
         raise DecodeError((path, "state"), "string", v)
     v_state: Any = v
-    return cls(
-        state=v_state,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.state = v_state
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_StateUpdateOther(obj: StateUpdateOther) -> dict[str, Any]:
@@ -21792,15 +21764,16 @@ def _decode_BackgroundTerminal(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        terminal_id=v_terminal_id,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.terminal_id = v_terminal_id
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_BackgroundTerminal(obj: BackgroundTerminal) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_BackgroundTerminal(obj: BackgroundTerminal, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.terminal_id
     data["terminalId"] = v if type(v) is str else _rt.encode_value(v)
@@ -21826,9 +21799,7 @@ def _decode_BackgroundWorkTerminal(
 
 
 def _encode_BackgroundWorkTerminal(obj: BackgroundWorkTerminal) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "terminal"}
-    data.update(_encode_BackgroundTerminal(obj))
-    return data
+    return _encode_BackgroundTerminal(obj, {"type": "terminal"})
 
 
 _KEYS_BackgroundToolCall: Final = frozenset(["toolCallId", "_meta"])
@@ -21857,15 +21828,16 @@ def _decode_BackgroundToolCall(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        tool_call_id=v_tool_call_id,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.tool_call_id = v_tool_call_id
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_BackgroundToolCall(obj: BackgroundToolCall) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_BackgroundToolCall(obj: BackgroundToolCall, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.tool_call_id
     data["toolCallId"] = v if type(v) is str else _rt.encode_value(v)
@@ -21891,9 +21863,7 @@ def _decode_BackgroundWorkToolCall(
 
 
 def _encode_BackgroundWorkToolCall(obj: BackgroundWorkToolCall) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "tool_call"}
-    data.update(_encode_BackgroundToolCall(obj))
-    return data
+    return _encode_BackgroundToolCall(obj, {"type": "tool_call"})
 
 
 _KEYS_BackgroundSubagent: Final = frozenset(["sessionId", "_meta"])
@@ -21922,15 +21892,16 @@ def _decode_BackgroundSubagent(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        session_id=v_session_id,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.session_id = v_session_id
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_BackgroundSubagent(obj: BackgroundSubagent) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_BackgroundSubagent(obj: BackgroundSubagent, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.session_id
     data["sessionId"] = v if type(v) is str else _rt.encode_value(v)
@@ -21956,9 +21927,7 @@ def _decode_BackgroundWorkSubagent(
 
 
 def _encode_BackgroundWorkSubagent(obj: BackgroundWorkSubagent) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "subagent"}
-    data.update(_encode_BackgroundSubagent(obj))
-    return data
+    return _encode_BackgroundSubagent(obj, {"type": "subagent"})
 
 
 _KEYS_BackgroundWorkOther: Final = frozenset(["type"])
@@ -21977,10 +21946,10 @@ def _decode_BackgroundWorkOther(
     if type(v) is not str:
         raise DecodeError((path, "type"), "string", v)
     v_type: Any = v
-    return cls(
-        type=v_type,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.type = v_type
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_BackgroundWorkOther(obj: BackgroundWorkOther) -> dict[str, Any]:
@@ -22019,12 +21988,12 @@ def _decode_Error(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Error] 
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_data: Any = v
-    return cls(
-        code=v_code,
-        message=v_message,
-        data=v_data,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.code = v_code
+    obj.message = v_message
+    obj.data = v_data
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_Error(obj: Error) -> dict[str, Any]:
@@ -22073,12 +22042,12 @@ def _decode_UnsupportedProtocolVersionErrorData(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        requested=v_requested,
-        supported=v_supported,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.requested = v_requested
+    obj.supported = v_supported
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_UnsupportedProtocolVersionErrorData(obj: UnsupportedProtocolVersionErrorData) -> dict[str, Any]:
@@ -22119,11 +22088,11 @@ def _decode_SessionNotFoundErrorData(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        session_id=v_session_id,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.session_id = v_session_id
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SessionNotFoundErrorData(obj: SessionNotFoundErrorData) -> dict[str, Any]:
@@ -22203,16 +22172,16 @@ def _decode_Usage(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Usage] 
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        total_tokens=v_total_tokens,
-        input_tokens=v_input_tokens,
-        output_tokens=v_output_tokens,
-        thought_tokens=v_thought_tokens,
-        cached_read_tokens=v_cached_read_tokens,
-        cached_write_tokens=v_cached_write_tokens,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.total_tokens = v_total_tokens
+    obj.input_tokens = v_input_tokens
+    obj.output_tokens = v_output_tokens
+    obj.thought_tokens = v_thought_tokens
+    obj.cached_read_tokens = v_cached_read_tokens
+    obj.cached_write_tokens = v_cached_write_tokens
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_Usage(obj: Usage) -> dict[str, Any]:
@@ -22264,11 +22233,11 @@ def _decode_SetSessionTitleResponse(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        title=v_title,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.title = v_title
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SetSessionTitleResponse(obj: SetSessionTitleResponse) -> dict[str, Any]:
@@ -22315,12 +22284,12 @@ def _decode_ResumeSessionResponse(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        config_options=v_config_options,
-        available_commands=v_available_commands,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.config_options = v_config_options
+    obj.available_commands = v_available_commands
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ResumeSessionResponse(obj: ResumeSessionResponse) -> dict[str, Any]:
@@ -22357,10 +22326,10 @@ def _decode_CloseSessionResponse(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_CloseSessionResponse(obj: CloseSessionResponse) -> dict[str, Any]:
@@ -22391,10 +22360,10 @@ def _decode_CancelToolCallResponse(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_CancelToolCallResponse(obj: CancelToolCallResponse) -> dict[str, Any]:
@@ -22425,10 +22394,10 @@ def _decode_CancelTerminalResponse(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_CancelTerminalResponse(obj: CancelTerminalResponse) -> dict[str, Any]:
@@ -22467,11 +22436,11 @@ def _decode_SetSessionConfigOptionResponse(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        config_options=v_config_options,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.config_options = v_config_options
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SetSessionConfigOptionResponse(obj: SetSessionConfigOptionResponse) -> dict[str, Any]:
@@ -22510,11 +22479,11 @@ def _decode_PromptResponse(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        message_id=v_message_id,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.message_id = v_message_id
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_PromptResponse(obj: PromptResponse) -> dict[str, Any]:
@@ -22550,11 +22519,11 @@ def _decode_AgentNotification(
     if v is not UNDEFINED and v is not None:
         v = _decode_AgentNotificationParams(v, ctx, (path, "params"))
     v_params: Any = v
-    return cls(
-        method=v_method,
-        params=v_params,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.method = v_method
+    obj.params = v_params
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_AgentNotification(obj: AgentNotification) -> dict[str, Any]:
@@ -22598,12 +22567,12 @@ def _decode_UpdateSessionNotification(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        session_id=v_session_id,
-        update=v_update,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.session_id = v_session_id
+    obj.update = v_update
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_UpdateSessionNotification(obj: UpdateSessionNotification) -> dict[str, Any]:
@@ -22652,16 +22621,17 @@ def _decode_ContentChunk(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        message_id=v_message_id,
-        content=v_content,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.message_id = v_message_id
+    obj.content = v_content
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_ContentChunk(obj: ContentChunk) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_ContentChunk(obj: ContentChunk, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.message_id
     data["messageId"] = v if type(v) is str else _rt.encode_value(v)
@@ -22694,9 +22664,7 @@ def _decode_SessionUpdateUserMessageChunk(
 
 
 def _encode_SessionUpdateUserMessageChunk(obj: SessionUpdateUserMessageChunk) -> dict[str, Any]:
-    data: dict[str, Any] = {"sessionUpdate": "user_message_chunk"}
-    data.update(_encode_ContentChunk(obj))
-    return data
+    return _encode_ContentChunk(obj, {"sessionUpdate": "user_message_chunk"})
 
 
 _KEYS_UserMessage: Final = frozenset(["messageId", "content", "_meta"])
@@ -22732,16 +22700,17 @@ def _decode_UserMessage(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        message_id=v_message_id,
-        content=v_content,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.message_id = v_message_id
+    obj.content = v_content
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_UserMessage(obj: UserMessage) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_UserMessage(obj: UserMessage, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.message_id
     data["messageId"] = v if type(v) is str else _rt.encode_value(v)
@@ -22770,9 +22739,7 @@ def _decode_SessionUpdateUserMessage(
 
 
 def _encode_SessionUpdateUserMessage(obj: SessionUpdateUserMessage) -> dict[str, Any]:
-    data: dict[str, Any] = {"sessionUpdate": "user_message"}
-    data.update(_encode_UserMessage(obj))
-    return data
+    return _encode_UserMessage(obj, {"sessionUpdate": "user_message"})
 
 
 _KEYS_SessionUpdateAgentMessageChunk: Final = frozenset(["messageId", "content", "_meta", "sessionUpdate"])
@@ -22794,9 +22761,7 @@ def _decode_SessionUpdateAgentMessageChunk(
 
 
 def _encode_SessionUpdateAgentMessageChunk(obj: SessionUpdateAgentMessageChunk) -> dict[str, Any]:
-    data: dict[str, Any] = {"sessionUpdate": "agent_message_chunk"}
-    data.update(_encode_ContentChunk(obj))
-    return data
+    return _encode_ContentChunk(obj, {"sessionUpdate": "agent_message_chunk"})
 
 
 _KEYS_AgentMessage: Final = frozenset(["messageId", "content", "_meta"])
@@ -22832,16 +22797,17 @@ def _decode_AgentMessage(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        message_id=v_message_id,
-        content=v_content,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.message_id = v_message_id
+    obj.content = v_content
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_AgentMessage(obj: AgentMessage) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_AgentMessage(obj: AgentMessage, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.message_id
     data["messageId"] = v if type(v) is str else _rt.encode_value(v)
@@ -22870,9 +22836,7 @@ def _decode_SessionUpdateAgentMessage(
 
 
 def _encode_SessionUpdateAgentMessage(obj: SessionUpdateAgentMessage) -> dict[str, Any]:
-    data: dict[str, Any] = {"sessionUpdate": "agent_message"}
-    data.update(_encode_AgentMessage(obj))
-    return data
+    return _encode_AgentMessage(obj, {"sessionUpdate": "agent_message"})
 
 
 _KEYS_SessionUpdateAgentThoughtChunk: Final = frozenset(["messageId", "content", "_meta", "sessionUpdate"])
@@ -22894,9 +22858,7 @@ def _decode_SessionUpdateAgentThoughtChunk(
 
 
 def _encode_SessionUpdateAgentThoughtChunk(obj: SessionUpdateAgentThoughtChunk) -> dict[str, Any]:
-    data: dict[str, Any] = {"sessionUpdate": "agent_thought_chunk"}
-    data.update(_encode_ContentChunk(obj))
-    return data
+    return _encode_ContentChunk(obj, {"sessionUpdate": "agent_thought_chunk"})
 
 
 _KEYS_AgentThought: Final = frozenset(["messageId", "content", "_meta"])
@@ -22932,16 +22894,17 @@ def _decode_AgentThought(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        message_id=v_message_id,
-        content=v_content,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.message_id = v_message_id
+    obj.content = v_content
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_AgentThought(obj: AgentThought) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_AgentThought(obj: AgentThought, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.message_id
     data["messageId"] = v if type(v) is str else _rt.encode_value(v)
@@ -22970,9 +22933,7 @@ def _decode_SessionUpdateAgentThought(
 
 
 def _encode_SessionUpdateAgentThought(obj: SessionUpdateAgentThought) -> dict[str, Any]:
-    data: dict[str, Any] = {"sessionUpdate": "agent_thought"}
-    data.update(_encode_AgentThought(obj))
-    return data
+    return _encode_AgentThought(obj, {"sessionUpdate": "agent_thought"})
 
 
 _KEYS_SessionUpdateStateUpdate: Final = frozenset(["sessionUpdate"])
@@ -22988,9 +22949,9 @@ def _decode_SessionUpdateStateUpdate(
         raise DecodeError((path, "sessionUpdate"), '"state_update"', data.get("sessionUpdate", _rt.MISSING))
     rest = {key: value for key, value in data.items() if key not in known}
     v_state = _decode_StateUpdate(rest, ctx, path)
-    return cls(
-        state=v_state,
-    )
+    obj = object.__new__(cls)
+    obj.state = v_state
+    return obj
 
 
 def _encode_SessionUpdateStateUpdate(obj: SessionUpdateStateUpdate) -> dict[str, Any]:
@@ -23030,16 +22991,17 @@ def _decode_ToolCallContentChunk(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        tool_call_id=v_tool_call_id,
-        content=v_content,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.tool_call_id = v_tool_call_id
+    obj.content = v_content
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_ToolCallContentChunk(obj: ToolCallContentChunk) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_ToolCallContentChunk(obj: ToolCallContentChunk, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.tool_call_id
     data["toolCallId"] = v if type(v) is str else _rt.encode_value(v)
@@ -23073,9 +23035,7 @@ def _decode_SessionUpdateToolCallContentChunk(
 
 
 def _encode_SessionUpdateToolCallContentChunk(obj: SessionUpdateToolCallContentChunk) -> dict[str, Any]:
-    data: dict[str, Any] = {"sessionUpdate": "tool_call_content_chunk"}
-    data.update(_encode_ToolCallContentChunk(obj))
-    return data
+    return _encode_ToolCallContentChunk(obj, {"sessionUpdate": "tool_call_content_chunk"})
 
 
 _KEYS_SessionUpdateToolCallUpdate: Final = frozenset(
@@ -23109,9 +23069,7 @@ def _decode_SessionUpdateToolCallUpdate(
 
 
 def _encode_SessionUpdateToolCallUpdate(obj: SessionUpdateToolCallUpdate) -> dict[str, Any]:
-    data: dict[str, Any] = {"sessionUpdate": "tool_call_update"}
-    data.update(_encode_ToolCallUpdate(obj))
-    return data
+    return _encode_ToolCallUpdate(obj, {"sessionUpdate": "tool_call_update"})
 
 
 _KEYS_TerminalUpdate: Final = frozenset(
@@ -23187,21 +23145,22 @@ def _decode_TerminalUpdate(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        terminal_id=v_terminal_id,
-        command=v_command,
-        cwd=v_cwd,
-        output=v_output,
-        exit_status=v_exit_status,
-        size=v_size,
-        capabilities=v_capabilities,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.terminal_id = v_terminal_id
+    obj.command = v_command
+    obj.cwd = v_cwd
+    obj.output = v_output
+    obj.exit_status = v_exit_status
+    obj.size = v_size
+    obj.capabilities = v_capabilities
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_TerminalUpdate(obj: TerminalUpdate) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_TerminalUpdate(obj: TerminalUpdate, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.terminal_id
     data["terminalId"] = v if type(v) is str else _rt.encode_value(v)
@@ -23259,9 +23218,7 @@ def _decode_SessionUpdateTerminalUpdate(
 
 
 def _encode_SessionUpdateTerminalUpdate(obj: SessionUpdateTerminalUpdate) -> dict[str, Any]:
-    data: dict[str, Any] = {"sessionUpdate": "terminal_update"}
-    data.update(_encode_TerminalUpdate(obj))
-    return data
+    return _encode_TerminalUpdate(obj, {"sessionUpdate": "terminal_update"})
 
 
 _KEYS_TerminalOutputChunk: Final = frozenset(["terminalId", "data", "_meta"])
@@ -23296,16 +23253,17 @@ def _decode_TerminalOutputChunk(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        terminal_id=v_terminal_id,
-        data=v_data,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.terminal_id = v_terminal_id
+    obj.data = v_data
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_TerminalOutputChunk(obj: TerminalOutputChunk) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_TerminalOutputChunk(obj: TerminalOutputChunk, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.terminal_id
     data["terminalId"] = v if type(v) is str else _rt.encode_value(v)
@@ -23339,9 +23297,7 @@ def _decode_SessionUpdateTerminalOutputChunk(
 
 
 def _encode_SessionUpdateTerminalOutputChunk(obj: SessionUpdateTerminalOutputChunk) -> dict[str, Any]:
-    data: dict[str, Any] = {"sessionUpdate": "terminal_output_chunk"}
-    data.update(_encode_TerminalOutputChunk(obj))
-    return data
+    return _encode_TerminalOutputChunk(obj, {"sessionUpdate": "terminal_output_chunk"})
 
 
 _KEYS_PlanUpdate: Final = frozenset(["plan", "_meta"])
@@ -23369,15 +23325,16 @@ def _decode_PlanUpdate(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        plan=v_plan,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.plan = v_plan
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_PlanUpdate(obj: PlanUpdate) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_PlanUpdate(obj: PlanUpdate, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.plan
     data["plan"] = _encode_PlanUpdateContent(v)
@@ -23403,9 +23360,7 @@ def _decode_SessionUpdatePlanUpdate(
 
 
 def _encode_SessionUpdatePlanUpdate(obj: SessionUpdatePlanUpdate) -> dict[str, Any]:
-    data: dict[str, Any] = {"sessionUpdate": "plan_update"}
-    data.update(_encode_PlanUpdate(obj))
-    return data
+    return _encode_PlanUpdate(obj, {"sessionUpdate": "plan_update"})
 
 
 _KEYS_PlanRemoved: Final = frozenset(["planId", "_meta"])
@@ -23434,15 +23389,16 @@ def _decode_PlanRemoved(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        plan_id=v_plan_id,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.plan_id = v_plan_id
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_PlanRemoved(obj: PlanRemoved) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_PlanRemoved(obj: PlanRemoved, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.plan_id
     data["planId"] = v if type(v) is str else _rt.encode_value(v)
@@ -23468,9 +23424,7 @@ def _decode_SessionUpdatePlanRemoved(
 
 
 def _encode_SessionUpdatePlanRemoved(obj: SessionUpdatePlanRemoved) -> dict[str, Any]:
-    data: dict[str, Any] = {"sessionUpdate": "plan_removed"}
-    data.update(_encode_PlanRemoved(obj))
-    return data
+    return _encode_PlanRemoved(obj, {"sessionUpdate": "plan_removed"})
 
 
 _KEYS_AvailableCommandsUpdate: Final = frozenset(["availableCommands", "_meta"])
@@ -23498,15 +23452,16 @@ def _decode_AvailableCommandsUpdate(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        available_commands=v_available_commands,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.available_commands = v_available_commands
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_AvailableCommandsUpdate(obj: AvailableCommandsUpdate) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_AvailableCommandsUpdate(obj: AvailableCommandsUpdate, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.available_commands
     data["availableCommands"] = [_encode_AvailableCommand(item0) for item0 in v]
@@ -23540,9 +23495,7 @@ def _decode_SessionUpdateAvailableCommandsUpdate(
 
 
 def _encode_SessionUpdateAvailableCommandsUpdate(obj: SessionUpdateAvailableCommandsUpdate) -> dict[str, Any]:
-    data: dict[str, Any] = {"sessionUpdate": "available_commands_update"}
-    data.update(_encode_AvailableCommandsUpdate(obj))
-    return data
+    return _encode_AvailableCommandsUpdate(obj, {"sessionUpdate": "available_commands_update"})
 
 
 _KEYS_ConfigOptionUpdate: Final = frozenset(["configOptions", "_meta"])
@@ -23570,15 +23523,16 @@ def _decode_ConfigOptionUpdate(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        config_options=v_config_options,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.config_options = v_config_options
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_ConfigOptionUpdate(obj: ConfigOptionUpdate) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_ConfigOptionUpdate(obj: ConfigOptionUpdate, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.config_options
     data["configOptions"] = [_encode_SessionConfigOption(item0) for item0 in v]
@@ -23610,9 +23564,7 @@ def _decode_SessionUpdateConfigOptionUpdate(
 
 
 def _encode_SessionUpdateConfigOptionUpdate(obj: SessionUpdateConfigOptionUpdate) -> dict[str, Any]:
-    data: dict[str, Any] = {"sessionUpdate": "config_option_update"}
-    data.update(_encode_ConfigOptionUpdate(obj))
-    return data
+    return _encode_ConfigOptionUpdate(obj, {"sessionUpdate": "config_option_update"})
 
 
 _KEYS_SessionInfoUpdate: Final = frozenset(["title", "updatedAt", "_meta"])
@@ -23643,16 +23595,17 @@ def _decode_SessionInfoUpdate(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        title=v_title,
-        updated_at=v_updated_at,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.title = v_title
+    obj.updated_at = v_updated_at
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_SessionInfoUpdate(obj: SessionInfoUpdate) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_SessionInfoUpdate(obj: SessionInfoUpdate, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.title
     if v is not UNDEFINED:
@@ -23688,9 +23641,7 @@ def _decode_SessionUpdateSessionInfoUpdate(
 
 
 def _encode_SessionUpdateSessionInfoUpdate(obj: SessionUpdateSessionInfoUpdate) -> dict[str, Any]:
-    data: dict[str, Any] = {"sessionUpdate": "session_info_update"}
-    data.update(_encode_SessionInfoUpdate(obj))
-    return data
+    return _encode_SessionInfoUpdate(obj, {"sessionUpdate": "session_info_update"})
 
 
 _KEYS_UsageUpdate: Final = frozenset(["used", "size", "cost", "_meta"])
@@ -23732,17 +23683,18 @@ def _decode_UsageUpdate(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        used=v_used,
-        size=v_size,
-        cost=v_cost,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.used = v_used
+    obj.size = v_size
+    obj.cost = v_cost
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_UsageUpdate(obj: UsageUpdate) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_UsageUpdate(obj: UsageUpdate, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.used
     data["used"] = v if type(v) is int else _rt.encode_value(v)
@@ -23773,9 +23725,7 @@ def _decode_SessionUpdateUsageUpdate(
 
 
 def _encode_SessionUpdateUsageUpdate(obj: SessionUpdateUsageUpdate) -> dict[str, Any]:
-    data: dict[str, Any] = {"sessionUpdate": "usage_update"}
-    data.update(_encode_UsageUpdate(obj))
-    return data
+    return _encode_UsageUpdate(obj, {"sessionUpdate": "usage_update"})
 
 
 _KEYS_Notice: Final = frozenset(["severity", "title", "description", "_meta"])
@@ -23813,17 +23763,18 @@ def _decode_Notice(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        severity=v_severity,
-        title=v_title,
-        description=v_description,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.severity = v_severity
+    obj.title = v_title
+    obj.description = v_description
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_Notice(obj: Notice) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_Notice(obj: Notice, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.severity
     data["severity"] = v._value_ if type(v) is NoticeSeverity else _rt.encode_value(v)
@@ -23854,9 +23805,7 @@ def _decode_SessionUpdateNotice(
 
 
 def _encode_SessionUpdateNotice(obj: SessionUpdateNotice) -> dict[str, Any]:
-    data: dict[str, Any] = {"sessionUpdate": "notice"}
-    data.update(_encode_Notice(obj))
-    return data
+    return _encode_Notice(obj, {"sessionUpdate": "notice"})
 
 
 _KEYS_CompactionUpdate: Final = frozenset(["compactionId", "status", "summary", "error", "_meta"])
@@ -23901,18 +23850,19 @@ def _decode_CompactionUpdate(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        compaction_id=v_compaction_id,
-        status=v_status,
-        summary=v_summary,
-        error=v_error,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.compaction_id = v_compaction_id
+    obj.status = v_status
+    obj.summary = v_summary
+    obj.error = v_error
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_CompactionUpdate(obj: CompactionUpdate) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_CompactionUpdate(obj: CompactionUpdate, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.compaction_id
     data["compactionId"] = v if type(v) is str else _rt.encode_value(v)
@@ -23961,9 +23911,7 @@ def _decode_SessionUpdateCompactionUpdate(
 
 
 def _encode_SessionUpdateCompactionUpdate(obj: SessionUpdateCompactionUpdate) -> dict[str, Any]:
-    data: dict[str, Any] = {"sessionUpdate": "compaction_update"}
-    data.update(_encode_CompactionUpdate(obj))
-    return data
+    return _encode_CompactionUpdate(obj, {"sessionUpdate": "compaction_update"})
 
 
 _KEYS_CompactionSummaryChunk: Final = frozenset(["compactionId", "content", "_meta"])
@@ -23997,16 +23945,17 @@ def _decode_CompactionSummaryChunk(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        compaction_id=v_compaction_id,
-        content=v_content,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.compaction_id = v_compaction_id
+    obj.content = v_content
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_CompactionSummaryChunk(obj: CompactionSummaryChunk) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_CompactionSummaryChunk(obj: CompactionSummaryChunk, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.compaction_id
     data["compactionId"] = v if type(v) is str else _rt.encode_value(v)
@@ -24040,9 +23989,7 @@ def _decode_SessionUpdateCompactionSummaryChunk(
 
 
 def _encode_SessionUpdateCompactionSummaryChunk(obj: SessionUpdateCompactionSummaryChunk) -> dict[str, Any]:
-    data: dict[str, Any] = {"sessionUpdate": "compaction_summary_chunk"}
-    data.update(_encode_CompactionSummaryChunk(obj))
-    return data
+    return _encode_CompactionSummaryChunk(obj, {"sessionUpdate": "compaction_summary_chunk"})
 
 
 _KEYS_SubagentUpdate: Final = frozenset(
@@ -24112,21 +24059,22 @@ def _decode_SubagentUpdate(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        session_id=v_session_id,
-        title=v_title,
-        description=v_description,
-        capabilities=v_capabilities,
-        state=v_state,
-        cwd=v_cwd,
-        additional_directories=v_additional_directories,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.session_id = v_session_id
+    obj.title = v_title
+    obj.description = v_description
+    obj.capabilities = v_capabilities
+    obj.state = v_state
+    obj.cwd = v_cwd
+    obj.additional_directories = v_additional_directories
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_SubagentUpdate(obj: SubagentUpdate) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_SubagentUpdate(obj: SubagentUpdate, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.session_id
     data["sessionId"] = v if type(v) is str else _rt.encode_value(v)
@@ -24186,9 +24134,7 @@ def _decode_SessionUpdateSubagentUpdate(
 
 
 def _encode_SessionUpdateSubagentUpdate(obj: SessionUpdateSubagentUpdate) -> dict[str, Any]:
-    data: dict[str, Any] = {"sessionUpdate": "subagent_update"}
-    data.update(_encode_SubagentUpdate(obj))
-    return data
+    return _encode_SubagentUpdate(obj, {"sessionUpdate": "subagent_update"})
 
 
 _KEYS_SessionMessage: Final = frozenset(
@@ -24250,20 +24196,21 @@ def _decode_SessionMessage(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        message_id=v_message_id,
-        sender_session_id=v_sender_session_id,
-        recipient_session_id=v_recipient_session_id,
-        sender_message_id=v_sender_message_id,
-        recipient_message_id=v_recipient_message_id,
-        content=v_content,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.message_id = v_message_id
+    obj.sender_session_id = v_sender_session_id
+    obj.recipient_session_id = v_recipient_session_id
+    obj.sender_message_id = v_sender_message_id
+    obj.recipient_message_id = v_recipient_message_id
+    obj.content = v_content
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_SessionMessage(obj: SessionMessage) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_SessionMessage(obj: SessionMessage, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.message_id
     data["messageId"] = v if type(v) is str else _rt.encode_value(v)
@@ -24317,9 +24264,7 @@ def _decode_SessionUpdateSessionMessage(
 
 
 def _encode_SessionUpdateSessionMessage(obj: SessionUpdateSessionMessage) -> dict[str, Any]:
-    data: dict[str, Any] = {"sessionUpdate": "session_message"}
-    data.update(_encode_SessionMessage(obj))
-    return data
+    return _encode_SessionMessage(obj, {"sessionUpdate": "session_message"})
 
 
 _KEYS_SessionMessageChunk: Final = frozenset(["messageId", "content", "_meta"])
@@ -24353,16 +24298,17 @@ def _decode_SessionMessageChunk(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        message_id=v_message_id,
-        content=v_content,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.message_id = v_message_id
+    obj.content = v_content
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_SessionMessageChunk(obj: SessionMessageChunk) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_SessionMessageChunk(obj: SessionMessageChunk, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.message_id
     data["messageId"] = v if type(v) is str else _rt.encode_value(v)
@@ -24396,9 +24342,7 @@ def _decode_SessionUpdateSessionMessageChunk(
 
 
 def _encode_SessionUpdateSessionMessageChunk(obj: SessionUpdateSessionMessageChunk) -> dict[str, Any]:
-    data: dict[str, Any] = {"sessionUpdate": "session_message_chunk"}
-    data.update(_encode_SessionMessageChunk(obj))
-    return data
+    return _encode_SessionMessageChunk(obj, {"sessionUpdate": "session_message_chunk"})
 
 
 _KEYS_SessionUpdateOther: Final = frozenset(["sessionUpdate"])
@@ -24417,10 +24361,10 @@ def _decode_SessionUpdateOther(
     if type(v) is not str:
         raise DecodeError((path, "sessionUpdate"), "string", v)
     v_session_update: Any = v
-    return cls(
-        session_update=v_session_update,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.session_update = v_session_update
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SessionUpdateOther(obj: SessionUpdateOther) -> dict[str, Any]:
@@ -24456,11 +24400,11 @@ def _decode_TerminalOutput(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        data=v_data,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.data = v_data
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_TerminalOutput(obj: TerminalOutput) -> dict[str, Any]:
@@ -24508,12 +24452,12 @@ def _decode_TerminalExitStatus(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        exit_code=v_exit_code,
-        signal=v_signal,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.exit_code = v_exit_code
+    obj.signal = v_signal
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_TerminalExitStatus(obj: TerminalExitStatus) -> dict[str, Any]:
@@ -24562,12 +24506,12 @@ def _decode_TerminalSize(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        cols=v_cols,
-        rows=v_rows,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.cols = v_cols
+    obj.rows = v_rows
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_TerminalSize(obj: TerminalSize) -> dict[str, Any]:
@@ -24609,11 +24553,11 @@ def _decode_TerminalCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        cancel=v_cancel,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.cancel = v_cancel
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_TerminalCapabilities(obj: TerminalCapabilities) -> dict[str, Any]:
@@ -24647,10 +24591,10 @@ def _decode_TerminalCancelCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_TerminalCancelCapabilities(obj: TerminalCancelCapabilities) -> dict[str, Any]:
@@ -24695,16 +24639,17 @@ def _decode_PlanItems(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        plan_id=v_plan_id,
-        entries=v_entries,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.plan_id = v_plan_id
+    obj.entries = v_entries
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_PlanItems(obj: PlanItems) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_PlanItems(obj: PlanItems, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.plan_id
     data["planId"] = v if type(v) is str else _rt.encode_value(v)
@@ -24732,9 +24677,7 @@ def _decode_PlanUpdateContentItems(
 
 
 def _encode_PlanUpdateContentItems(obj: PlanUpdateContentItems) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "items"}
-    data.update(_encode_PlanItems(obj))
-    return data
+    return _encode_PlanItems(obj, {"type": "items"})
 
 
 _KEYS_PlanFile: Final = frozenset(["planId", "uri", "_meta"])
@@ -24769,16 +24712,17 @@ def _decode_PlanFile(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        plan_id=v_plan_id,
-        uri=v_uri,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.plan_id = v_plan_id
+    obj.uri = v_uri
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_PlanFile(obj: PlanFile) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_PlanFile(obj: PlanFile, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.plan_id
     data["planId"] = v if type(v) is str else _rt.encode_value(v)
@@ -24806,9 +24750,7 @@ def _decode_PlanUpdateContentFile(
 
 
 def _encode_PlanUpdateContentFile(obj: PlanUpdateContentFile) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "file"}
-    data.update(_encode_PlanFile(obj))
-    return data
+    return _encode_PlanFile(obj, {"type": "file"})
 
 
 _KEYS_PlanMarkdown: Final = frozenset(["planId", "content", "_meta"])
@@ -24843,16 +24785,17 @@ def _decode_PlanMarkdown(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        plan_id=v_plan_id,
-        content=v_content,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.plan_id = v_plan_id
+    obj.content = v_content
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_PlanMarkdown(obj: PlanMarkdown) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_PlanMarkdown(obj: PlanMarkdown, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.plan_id
     data["planId"] = v if type(v) is str else _rt.encode_value(v)
@@ -24880,9 +24823,7 @@ def _decode_PlanUpdateContentMarkdown(
 
 
 def _encode_PlanUpdateContentMarkdown(obj: PlanUpdateContentMarkdown) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "markdown"}
-    data.update(_encode_PlanMarkdown(obj))
-    return data
+    return _encode_PlanMarkdown(obj, {"type": "markdown"})
 
 
 _KEYS_PlanUpdateContentOther: Final = frozenset(["type", "planId"])
@@ -24907,11 +24848,11 @@ def _decode_PlanUpdateContentOther(
     if type(v) is not str:
         raise DecodeError((path, "planId"), "string", v)
     v_plan_id: Any = v
-    return cls(
-        type=v_type,
-        plan_id=v_plan_id,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.type = v_type
+    obj.plan_id = v_plan_id
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_PlanUpdateContentOther(obj: PlanUpdateContentOther) -> dict[str, Any]:
@@ -24957,13 +24898,13 @@ def _decode_PlanEntry(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Pla
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        content=v_content,
-        priority=v_priority,
-        status=v_status,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.content = v_content
+    obj.priority = v_priority
+    obj.status = v_status
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_PlanEntry(obj: PlanEntry) -> dict[str, Any]:
@@ -25009,12 +24950,12 @@ def _decode_Cost(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Cost] = 
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        amount=v_amount,
-        currency=v_currency,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.amount = v_amount
+    obj.currency = v_currency
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_Cost(obj: Cost) -> dict[str, Any]:
@@ -25056,11 +24997,11 @@ def _decode_SubagentSessionCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        cancel=v_cancel,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.cancel = v_cancel
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SubagentSessionCapabilities(obj: SubagentSessionCapabilities) -> dict[str, Any]:
@@ -25094,10 +25035,10 @@ def _decode_SessionCancelCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SessionCancelCapabilities(obj: SessionCancelCapabilities) -> dict[str, Any]:
@@ -25137,11 +25078,11 @@ def _decode_CompleteElicitationNotification(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        elicitation_id=v_elicitation_id,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.elicitation_id = v_elicitation_id
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_CompleteElicitationNotification(obj: CompleteElicitationNotification) -> dict[str, Any]:
@@ -25186,12 +25127,12 @@ def _decode_AuthStatusUpdateNotification(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        state=v_state,
-        accounts=v_accounts,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.state = v_state
+    obj.accounts = v_accounts
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_AuthStatusUpdateNotification(obj: AuthStatusUpdateNotification) -> dict[str, Any]:
@@ -25235,12 +25176,12 @@ def _decode_ClientRequest(
     if v is not UNDEFINED and v is not None:
         v = _decode_ClientRequestParams(v, ctx, (path, "params"))
     v_params: Any = v
-    return cls(
-        id=v_id,
-        method=v_method,
-        params=v_params,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.id = v_id
+    obj.method = v_method
+    obj.params = v_params
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ClientRequest(obj: ClientRequest) -> dict[str, Any]:
@@ -25293,13 +25234,13 @@ def _decode_InitializeRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        protocol_version=v_protocol_version,
-        info=v_info,
-        capabilities=v_capabilities,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.protocol_version = v_protocol_version
+    obj.info = v_info
+    obj.capabilities = v_capabilities
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_InitializeRequest(obj: InitializeRequest) -> dict[str, Any]:
@@ -25351,12 +25292,12 @@ def _decode_ClientCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        auth=v_auth,
-        elicitation=v_elicitation,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.auth = v_auth
+    obj.elicitation = v_elicitation
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ClientCapabilities(obj: ClientCapabilities) -> dict[str, Any]:
@@ -25400,11 +25341,11 @@ def _decode_ClientAuthCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        terminal=v_terminal,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.terminal = v_terminal
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ClientAuthCapabilities(obj: ClientAuthCapabilities) -> dict[str, Any]:
@@ -25438,10 +25379,10 @@ def _decode_TerminalAuthCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_TerminalAuthCapabilities(obj: TerminalAuthCapabilities) -> dict[str, Any]:
@@ -25486,12 +25427,12 @@ def _decode_ElicitationCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        form=v_form,
-        url=v_url,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.form = v_form
+    obj.url = v_url
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ElicitationCapabilities(obj: ElicitationCapabilities) -> dict[str, Any]:
@@ -25528,10 +25469,10 @@ def _decode_ElicitationFormCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ElicitationFormCapabilities(obj: ElicitationFormCapabilities) -> dict[str, Any]:
@@ -25562,10 +25503,10 @@ def _decode_ElicitationUrlCapabilities(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ElicitationUrlCapabilities(obj: ElicitationUrlCapabilities) -> dict[str, Any]:
@@ -25602,11 +25543,11 @@ def _decode_LoginAuthRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        method_id=v_method_id,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.method_id = v_method_id
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_LoginAuthRequest(obj: LoginAuthRequest) -> dict[str, Any]:
@@ -25639,10 +25580,10 @@ def _decode_ListProvidersRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ListProvidersRequest(obj: ListProvidersRequest) -> dict[str, Any]:
@@ -25694,14 +25635,14 @@ def _decode_SetProviderRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        provider_id=v_provider_id,
-        api_type=v_api_type,
-        base_url=v_base_url,
-        headers=v_headers,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.provider_id = v_provider_id
+    obj.api_type = v_api_type
+    obj.base_url = v_base_url
+    obj.headers = v_headers
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SetProviderRequest(obj: SetProviderRequest) -> dict[str, Any]:
@@ -25752,11 +25693,11 @@ def _decode_DisableProviderRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        provider_id=v_provider_id,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.provider_id = v_provider_id
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_DisableProviderRequest(obj: DisableProviderRequest) -> dict[str, Any]:
@@ -25789,10 +25730,10 @@ def _decode_LogoutAuthRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_LogoutAuthRequest(obj: LogoutAuthRequest) -> dict[str, Any]:
@@ -25823,10 +25764,10 @@ def _decode_AuthStatusRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_AuthStatusRequest(obj: AuthStatusRequest) -> dict[str, Any]:
@@ -25879,14 +25820,14 @@ def _decode_NewSessionRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        cwd=v_cwd,
-        additional_directories=v_additional_directories,
-        mcp_servers=v_mcp_servers,
-        system_prompt=v_system_prompt,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.cwd = v_cwd
+    obj.additional_directories = v_additional_directories
+    obj.mcp_servers = v_mcp_servers
+    obj.system_prompt = v_system_prompt
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_NewSessionRequest(obj: NewSessionRequest) -> dict[str, Any]:
@@ -25949,17 +25890,18 @@ def _decode_McpServerHttp(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        name=v_name,
-        url=v_url,
-        headers=v_headers,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.name = v_name
+    obj.url = v_url
+    obj.headers = v_headers
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_McpServerHttp(obj: McpServerHttp) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_McpServerHttp(obj: McpServerHttp, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.name
     data["name"] = v if type(v) is str else _rt.encode_value(v)
@@ -25990,9 +25932,7 @@ def _decode_McpServerHttpVariant(
 
 
 def _encode_McpServerHttpVariant(obj: McpServerHttpVariant) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "http"}
-    data.update(_encode_McpServerHttp(obj))
-    return data
+    return _encode_McpServerHttp(obj, {"type": "http"})
 
 
 _KEYS_McpServerAcp: Final = frozenset(["name", "serverId", "_meta"])
@@ -26027,16 +25967,17 @@ def _decode_McpServerAcp(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        name=v_name,
-        server_id=v_server_id,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.name = v_name
+    obj.server_id = v_server_id
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_McpServerAcp(obj: McpServerAcp) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_McpServerAcp(obj: McpServerAcp, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.name
     data["name"] = v if type(v) is str else _rt.encode_value(v)
@@ -26064,9 +26005,7 @@ def _decode_McpServerAcpVariant(
 
 
 def _encode_McpServerAcpVariant(obj: McpServerAcpVariant) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "acp"}
-    data.update(_encode_McpServerAcp(obj))
-    return data
+    return _encode_McpServerAcp(obj, {"type": "acp"})
 
 
 _KEYS_McpServerStdio: Final = frozenset(["name", "command", "args", "env", "_meta"])
@@ -26113,18 +26052,19 @@ def _decode_McpServerStdio(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        name=v_name,
-        command=v_command,
-        args=v_args,
-        env=v_env,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.name = v_name
+    obj.command = v_command
+    obj.args = v_args
+    obj.env = v_env
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_McpServerStdio(obj: McpServerStdio) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_McpServerStdio(obj: McpServerStdio, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.name
     data["name"] = v if type(v) is str else _rt.encode_value(v)
@@ -26158,9 +26098,7 @@ def _decode_McpServerStdioVariant(
 
 
 def _encode_McpServerStdioVariant(obj: McpServerStdioVariant) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "stdio"}
-    data.update(_encode_McpServerStdio(obj))
-    return data
+    return _encode_McpServerStdio(obj, {"type": "stdio"})
 
 
 _KEYS_McpServerOther: Final = frozenset(["type"])
@@ -26179,10 +26117,10 @@ def _decode_McpServerOther(
     if type(v) is not str:
         raise DecodeError((path, "type"), "string", v)
     v_type: Any = v
-    return cls(
-        type=v_type,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.type = v_type
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_McpServerOther(obj: McpServerOther) -> dict[str, Any]:
@@ -26222,12 +26160,12 @@ def _decode_HttpHeader(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Ht
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        name=v_name,
-        value=v_value,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.name = v_name
+    obj.value = v_value
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_HttpHeader(obj: HttpHeader) -> dict[str, Any]:
@@ -26272,12 +26210,12 @@ def _decode_SystemPrompt(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        mode=v_mode,
-        content=v_content,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.mode = v_mode
+    obj.content = v_content
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SystemPrompt(obj: SystemPrompt) -> dict[str, Any]:
@@ -26324,13 +26262,13 @@ def _decode_ListSessionsRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        cwd=v_cwd,
-        cursor=v_cursor,
-        archived=v_archived,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.cwd = v_cwd
+    obj.cursor = v_cursor
+    obj.archived = v_archived
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ListSessionsRequest(obj: ListSessionsRequest) -> dict[str, Any]:
@@ -26376,11 +26314,11 @@ def _decode_DeleteSessionRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        session_id=v_session_id,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.session_id = v_session_id
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_DeleteSessionRequest(obj: DeleteSessionRequest) -> dict[str, Any]:
@@ -26450,15 +26388,15 @@ def _decode_ForkSessionRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        session_id=v_session_id,
-        cwd=v_cwd,
-        additional_directories=v_additional_directories,
-        mcp_servers=v_mcp_servers,
-        system_prompt=v_system_prompt,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.session_id = v_session_id
+    obj.cwd = v_cwd
+    obj.additional_directories = v_additional_directories
+    obj.mcp_servers = v_mcp_servers
+    obj.system_prompt = v_system_prompt
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ForkSessionRequest(obj: ForkSessionRequest) -> dict[str, Any]:
@@ -26508,11 +26446,11 @@ def _decode_ArchiveSessionRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        session_id=v_session_id,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.session_id = v_session_id
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ArchiveSessionRequest(obj: ArchiveSessionRequest) -> dict[str, Any]:
@@ -26551,11 +26489,11 @@ def _decode_UnarchiveSessionRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        session_id=v_session_id,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.session_id = v_session_id
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_UnarchiveSessionRequest(obj: UnarchiveSessionRequest) -> dict[str, Any]:
@@ -26594,11 +26532,11 @@ def _decode_SessionStatusRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        session_id=v_session_id,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.session_id = v_session_id
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SessionStatusRequest(obj: SessionStatusRequest) -> dict[str, Any]:
@@ -26643,12 +26581,12 @@ def _decode_SetSessionTitleRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        session_id=v_session_id,
-        title=v_title,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.session_id = v_session_id
+    obj.title = v_title
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SetSessionTitleRequest(obj: SetSessionTitleRequest) -> dict[str, Any]:
@@ -26725,16 +26663,16 @@ def _decode_ResumeSessionRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        session_id=v_session_id,
-        cwd=v_cwd,
-        additional_directories=v_additional_directories,
-        mcp_servers=v_mcp_servers,
-        replay_from=v_replay_from,
-        system_prompt=v_system_prompt,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.session_id = v_session_id
+    obj.cwd = v_cwd
+    obj.additional_directories = v_additional_directories
+    obj.mcp_servers = v_mcp_servers
+    obj.replay_from = v_replay_from
+    obj.system_prompt = v_system_prompt
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ResumeSessionRequest(obj: ResumeSessionRequest) -> dict[str, Any]:
@@ -26784,14 +26722,15 @@ def _decode_ReplayFromStart(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_ReplayFromStart(obj: ReplayFromStart) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_ReplayFromStart(obj: ReplayFromStart, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
@@ -26815,9 +26754,7 @@ def _decode_ReplayFromStartVariant(
 
 
 def _encode_ReplayFromStartVariant(obj: ReplayFromStartVariant) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": "start"}
-    data.update(_encode_ReplayFromStart(obj))
-    return data
+    return _encode_ReplayFromStart(obj, {"type": "start"})
 
 
 _KEYS_ReplayFromOther: Final = frozenset(["type"])
@@ -26836,10 +26773,10 @@ def _decode_ReplayFromOther(
     if type(v) is not str:
         raise DecodeError((path, "type"), "string", v)
     v_type: Any = v
-    return cls(
-        type=v_type,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.type = v_type
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ReplayFromOther(obj: ReplayFromOther) -> dict[str, Any]:
@@ -26875,11 +26812,11 @@ def _decode_CloseSessionRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        session_id=v_session_id,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.session_id = v_session_id
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_CloseSessionRequest(obj: CloseSessionRequest) -> dict[str, Any]:
@@ -26924,12 +26861,12 @@ def _decode_CancelToolCallRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        session_id=v_session_id,
-        tool_call_id=v_tool_call_id,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.session_id = v_session_id
+    obj.tool_call_id = v_tool_call_id
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_CancelToolCallRequest(obj: CancelToolCallRequest) -> dict[str, Any]:
@@ -26976,12 +26913,12 @@ def _decode_CancelTerminalRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        session_id=v_session_id,
-        terminal_id=v_terminal_id,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.session_id = v_session_id
+    obj.terminal_id = v_terminal_id
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_CancelTerminalRequest(obj: CancelTerminalRequest) -> dict[str, Any]:
@@ -27020,10 +26957,10 @@ def _decode_SetSessionConfigOptionRequestTypeId(
     if type(v) is not str:
         raise DecodeError((path, "value"), "string", v)
     v_value: Any = v
-    return cls(
-        value=v_value,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.value = v_value
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SetSessionConfigOptionRequestTypeId(obj: SetSessionConfigOptionRequestTypeId) -> dict[str, Any]:
@@ -27057,10 +26994,10 @@ def _decode_SetSessionConfigOptionRequestTypeBoolean(
     if type(v) is not bool:
         raise DecodeError((path, "value"), "boolean", v)
     v_value: Any = v
-    return cls(
-        value=v_value,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.value = v_value
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SetSessionConfigOptionRequestTypeBoolean(obj: SetSessionConfigOptionRequestTypeBoolean) -> dict[str, Any]:
@@ -27098,11 +27035,11 @@ def _decode_SetSessionConfigOptionRequestTypeOther(
     if ctx.strict:
         _rt.check_json(v, (path, "value"))
     v_value: Any = v
-    return cls(
-        type=v_type,
-        value=v_value,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.type = v_type
+    obj.value = v_value
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_SetSessionConfigOptionRequestTypeOther(obj: SetSessionConfigOptionRequestTypeOther) -> dict[str, Any]:
@@ -27151,12 +27088,12 @@ def _decode_SetSessionConfigOptionRequest(
     v_meta: Any = v
     rest = {key: value for key, value in data.items() if key not in known}
     v_type = _decode_SetSessionConfigOptionRequestType(rest, ctx, path)
-    return cls(
-        session_id=v_session_id,
-        config_id=v_config_id,
-        meta=v_meta,
-        type=v_type,
-    )
+    obj = object.__new__(cls)
+    obj.session_id = v_session_id
+    obj.config_id = v_config_id
+    obj.meta = v_meta
+    obj.type = v_type
+    return obj
 
 
 def _encode_SetSessionConfigOptionRequest(obj: SetSessionConfigOptionRequest) -> dict[str, Any]:
@@ -27201,12 +27138,12 @@ def _decode_PromptRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        session_id=v_session_id,
-        prompt=v_prompt,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.session_id = v_session_id
+    obj.prompt = v_prompt
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_PromptRequest(obj: PromptRequest) -> dict[str, Any]:
@@ -27244,11 +27181,11 @@ def _decode_ClientResponseResult(
         raise DecodeError((path, "result"), "a value (required)", _rt.MISSING)
     v = _decode_ClientResponseResultResult(v, ctx, (path, "result"))
     v_result: Any = v
-    return cls(
-        id=v_id,
-        result=v_result,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.id = v_id
+    obj.result = v_result
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ClientResponseResult(obj: ClientResponseResult) -> dict[str, Any]:
@@ -27284,11 +27221,11 @@ def _decode_ClientResponseError(
         raise DecodeError((path, "error"), "a value (required)", _rt.MISSING)
     v = _decode_Error(v, ctx, (path, "error"))
     v_error: Any = v
-    return cls(
-        id=v_id,
-        error=v_error,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.id = v_id
+    obj.error = v_error
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ClientResponseError(obj: ClientResponseError) -> dict[str, Any]:
@@ -27325,11 +27262,11 @@ def _decode_RequestPermissionResponse(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        outcome=v_outcome,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.outcome = v_outcome
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_RequestPermissionResponse(obj: RequestPermissionResponse) -> dict[str, Any]:
@@ -27365,14 +27302,17 @@ def _decode_CancelledPermissionOutcome(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_CancelledPermissionOutcome(obj: CancelledPermissionOutcome) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_CancelledPermissionOutcome(
+    obj: CancelledPermissionOutcome, data: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.meta
     if v is not UNDEFINED:
@@ -27402,9 +27342,7 @@ def _decode_RequestPermissionOutcomeCancelled(
 
 
 def _encode_RequestPermissionOutcomeCancelled(obj: RequestPermissionOutcomeCancelled) -> dict[str, Any]:
-    data: dict[str, Any] = {"outcome": "cancelled"}
-    data.update(_encode_CancelledPermissionOutcome(obj))
-    return data
+    return _encode_CancelledPermissionOutcome(obj, {"outcome": "cancelled"})
 
 
 _KEYS_SelectedPermissionOutcome: Final = frozenset(["optionId", "_meta"])
@@ -27433,15 +27371,18 @@ def _decode_SelectedPermissionOutcome(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        option_id=v_option_id,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.option_id = v_option_id
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_SelectedPermissionOutcome(obj: SelectedPermissionOutcome) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_SelectedPermissionOutcome(
+    obj: SelectedPermissionOutcome, data: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.option_id
     data["optionId"] = v if type(v) is str else _rt.encode_value(v)
@@ -27473,9 +27414,7 @@ def _decode_RequestPermissionOutcomeSelected(
 
 
 def _encode_RequestPermissionOutcomeSelected(obj: RequestPermissionOutcomeSelected) -> dict[str, Any]:
-    data: dict[str, Any] = {"outcome": "selected"}
-    data.update(_encode_SelectedPermissionOutcome(obj))
-    return data
+    return _encode_SelectedPermissionOutcome(obj, {"outcome": "selected"})
 
 
 _KEYS_RequestPermissionOutcomeOther: Final = frozenset(["outcome"])
@@ -27497,10 +27436,10 @@ def _decode_RequestPermissionOutcomeOther(
     if type(v) is not str:
         raise DecodeError((path, "outcome"), "string", v)
     v_outcome: Any = v
-    return cls(
-        outcome=v_outcome,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.outcome = v_outcome
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_RequestPermissionOutcomeOther(obj: RequestPermissionOutcomeOther) -> dict[str, Any]:
@@ -27530,14 +27469,15 @@ def _decode_ElicitationAcceptAction(
     if v is not UNDEFINED and v is not None:
         v = _decode_map_of_ElicitationContentValue(v, ctx, (path, "content"))
     v_content: Any = v
-    return cls(
-        content=v_content,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.content = v_content
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
-def _encode_ElicitationAcceptAction(obj: ElicitationAcceptAction) -> dict[str, Any]:
-    data: dict[str, Any] = {}
+def _encode_ElicitationAcceptAction(obj: ElicitationAcceptAction, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    if data is None:
+        data = {}
     v: Any
     v = obj.content
     if v is not UNDEFINED:
@@ -27574,9 +27514,7 @@ def _decode_CreateElicitationResponseActionAccept(
 
 
 def _encode_CreateElicitationResponseActionAccept(obj: CreateElicitationResponseActionAccept) -> dict[str, Any]:
-    data: dict[str, Any] = {"action": "accept"}
-    data.update(_encode_ElicitationAcceptAction(obj))
-    return data
+    return _encode_ElicitationAcceptAction(obj, {"action": "accept"})
 
 
 _KEYS_CreateElicitationResponseActionDecline: Final = frozenset(["action"])
@@ -27593,9 +27531,9 @@ def _decode_CreateElicitationResponseActionDecline(
         raise DecodeError(path, "CreateElicitationResponseActionDecline (an object)", data)
     if data.get("action", _rt.MISSING) != "decline":
         raise DecodeError((path, "action"), '"decline"', data.get("action", _rt.MISSING))
-    return cls(
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_CreateElicitationResponseActionDecline(obj: CreateElicitationResponseActionDecline) -> dict[str, Any]:
@@ -27619,9 +27557,9 @@ def _decode_CreateElicitationResponseActionCancel(
         raise DecodeError(path, "CreateElicitationResponseActionCancel (an object)", data)
     if data.get("action", _rt.MISSING) != "cancel":
         raise DecodeError((path, "action"), '"cancel"', data.get("action", _rt.MISSING))
-    return cls(
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_CreateElicitationResponseActionCancel(obj: CreateElicitationResponseActionCancel) -> dict[str, Any]:
@@ -27650,10 +27588,10 @@ def _decode_CreateElicitationResponseActionOther(
     if type(v) is not str:
         raise DecodeError((path, "action"), "string", v)
     v_action: Any = v
-    return cls(
-        action=v_action,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.action = v_action
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_CreateElicitationResponseActionOther(obj: CreateElicitationResponseActionOther) -> dict[str, Any]:
@@ -27685,10 +27623,10 @@ def _decode_CreateElicitationResponse(
     v_meta: Any = v
     rest = {key: value for key, value in data.items() if key not in known}
     v_action = _decode_CreateElicitationResponseAction(rest, ctx, path)
-    return cls(
-        meta=v_meta,
-        action=v_action,
-    )
+    obj = object.__new__(cls)
+    obj.meta = v_meta
+    obj.action = v_action
+    return obj
 
 
 def _encode_CreateElicitationResponse(obj: CreateElicitationResponse) -> dict[str, Any]:
@@ -27724,11 +27662,11 @@ def _decode_MessageMcpResponseResult(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        result=v_result,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.result = v_result
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_MessageMcpResponseResult(obj: MessageMcpResponseResult) -> dict[str, Any]:
@@ -27766,11 +27704,11 @@ def _decode_MessageMcpResponseError(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        error=v_error,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.error = v_error
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_MessageMcpResponseError(obj: MessageMcpResponseError) -> dict[str, Any]:
@@ -27810,12 +27748,12 @@ def _decode_McpError(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[McpE
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "data"))
     v_data: Any = v
-    return cls(
-        code=v_code,
-        message=v_message,
-        data=v_data,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.code = v_code
+    obj.message = v_message
+    obj.data = v_data
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_McpError(obj: McpError) -> dict[str, Any]:
@@ -27853,11 +27791,11 @@ def _decode_ClientNotification(
     if v is not UNDEFINED and v is not None:
         v = _decode_ClientNotificationParams(v, ctx, (path, "params"))
     v_params: Any = v
-    return cls(
-        method=v_method,
-        params=v_params,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.method = v_method
+    obj.params = v_params
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ClientNotification(obj: ClientNotification) -> dict[str, Any]:
@@ -27896,11 +27834,11 @@ def _decode_CancelSessionNotification(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        session_id=v_session_id,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.session_id = v_session_id
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_CancelSessionNotification(obj: CancelSessionNotification) -> dict[str, Any]:
@@ -27958,14 +27896,14 @@ def _decode_MessageMcpNotification(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        server_id=v_server_id,
-        request_id=v_request_id,
-        method=v_method,
-        params=v_params,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.server_id = v_server_id
+    obj.request_id = v_request_id
+    obj.method = v_method
+    obj.params = v_params
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_MessageMcpNotification(obj: MessageMcpNotification) -> dict[str, Any]:
@@ -28010,11 +27948,11 @@ def _decode_CancelRequestNotification(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        request_id=v_request_id,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.request_id = v_request_id
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_CancelRequestNotification(obj: CancelRequestNotification) -> dict[str, Any]:
@@ -28055,12 +27993,12 @@ def _decode_ProxyRequest(
     if v is not UNDEFINED and v is not None:
         v = _decode_ProxyRequestParams(v, ctx, (path, "params"))
     v_params: Any = v
-    return cls(
-        id=v_id,
-        method=v_method,
-        params=v_params,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.id = v_id
+    obj.method = v_method
+    obj.params = v_params
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ProxyRequest(obj: ProxyRequest) -> dict[str, Any]:
@@ -28105,12 +28043,12 @@ def _decode_ProxySuccessorRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        method=v_method,
-        params=v_params,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.method = v_method
+    obj.params = v_params
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ProxySuccessorRequest(obj: ProxySuccessorRequest) -> dict[str, Any]:
@@ -28149,11 +28087,11 @@ def _decode_ProxyResponseResult(
         raise DecodeError((path, "result"), "a value (required)", _rt.MISSING)
     v = _decode_ProxyResponseResultResult(v, ctx, (path, "result"))
     v_result: Any = v
-    return cls(
-        id=v_id,
-        result=v_result,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.id = v_id
+    obj.result = v_result
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ProxyResponseResult(obj: ProxyResponseResult) -> dict[str, Any]:
@@ -28189,11 +28127,11 @@ def _decode_ProxyResponseError(
         raise DecodeError((path, "error"), "a value (required)", _rt.MISSING)
     v = _decode_Error(v, ctx, (path, "error"))
     v_error: Any = v
-    return cls(
-        id=v_id,
-        error=v_error,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.id = v_id
+    obj.error = v_error
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ProxyResponseError(obj: ProxyResponseError) -> dict[str, Any]:
@@ -28228,11 +28166,11 @@ def _decode_ProxyNotification(
     if v is not UNDEFINED and v is not None:
         v = _decode_ProxyNotificationParams(v, ctx, (path, "params"))
     v_params: Any = v
-    return cls(
-        method=v_method,
-        params=v_params,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.method = v_method
+    obj.params = v_params
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ProxyNotification(obj: ProxyNotification) -> dict[str, Any]:
@@ -28275,12 +28213,12 @@ def _decode_ProxySuccessorNotification(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     v_meta: Any = v
-    return cls(
-        method=v_method,
-        params=v_params,
-        meta=v_meta,
-        unknown_properties={} if known.issuperset(data) else _rt.unknown_properties(data, known, path),
-    )
+    obj = object.__new__(cls)
+    obj.method = v_method
+    obj.params = v_params
+    obj.meta = v_meta
+    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    return obj
 
 
 def _encode_ProxySuccessorNotification(obj: ProxySuccessorNotification) -> dict[str, Any]:
