@@ -14949,19 +14949,18 @@ def _decode_AgentRequest(
     known = _KEYS_AgentRequest
     if type(data) is not dict:
         raise DecodeError(path, "AgentRequest (an object)", data)
-    get = data.get
-    v = get("id", UNDEFINED)
+    v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
     v = _decode_RequestId(v, ctx, (path, "id"))
     v_id: Any = v
-    v = get("method", UNDEFINED)
+    v = data.get("method", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "method"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "method"), "string", v)
     v_method: Any = v
-    v = get("params", UNDEFINED)
+    v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_AgentRequestParams(v, ctx, (path, "params"))
     v_params: Any = v
@@ -14997,33 +14996,32 @@ def _decode_RequestPermissionRequest(
     known = _KEYS_RequestPermissionRequest
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionRequest (an object)", data)
-    get = data.get
-    v = get("sessionId", UNDEFINED)
+    v = data.get("sessionId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "sessionId"), "string", v)
     v_session_id: Any = v
-    v = get("title", UNDEFINED)
+    v = data.get("title", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "title"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "title"), "string", v)
     v_title: Any = v
-    v = get("description", UNDEFINED)
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     v_description: Any = v
-    v = get("subject", UNDEFINED)
+    v = data.get("subject", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_RequestPermissionSubject(v, ctx, (path, "subject"))
     v_subject: Any = v
-    v = get("options", UNDEFINED)
+    v = data.get("options", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "options"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_PermissionOption_min1(v, ctx, (path, "options"))
     v_options: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -15076,13 +15074,12 @@ def _decode_ToolCallPermissionSubject(
 ) -> ToolCallPermissionSubject:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallPermissionSubject (an object)", data)
-    get = data.get
-    v = get("toolCall", UNDEFINED)
+    v = data.get("toolCall", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "toolCall"), "a value (required)", _rt.MISSING)
     v = _decode_ToolCallUpdate(v, ctx, (path, "toolCall"))
     v_tool_call: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -15147,28 +15144,27 @@ def _decode_CommandPermissionSubject(
 ) -> CommandPermissionSubject:
     if type(data) is not dict:
         raise DecodeError(path, "CommandPermissionSubject (an object)", data)
-    get = data.get
-    v = get("command", UNDEFINED)
+    v = data.get("command", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "command"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "command"), "string", v)
     v_command: Any = v
-    v = get("cwd", UNDEFINED)
+    v = data.get("cwd", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "cwd"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "cwd"), "string", v)
     v_cwd: Any = v
-    v = get("toolCallId", UNDEFINED)
+    v = data.get("toolCallId", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "toolCallId"), "string", v), UNDEFINED)
     v_tool_call_id: Any = v
-    v = get("terminalId", UNDEFINED)
+    v = data.get("terminalId", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "terminalId"), "string", v), UNDEFINED)
     v_terminal_id: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -15253,8 +15249,7 @@ def _decode_RequestPermissionSubjectOther(
     known = _KEYS_RequestPermissionSubjectOther
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionSubjectOther (an object)", data)
-    get = data.get
-    v = get("type", UNDEFINED)
+    v = data.get("type", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
@@ -15302,65 +15297,64 @@ def _decode_ToolCallUpdate(
 ) -> ToolCallUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallUpdate (an object)", data)
-    get = data.get
-    v = get("toolCallId", UNDEFINED)
+    v = data.get("toolCallId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "toolCallId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "toolCallId"), "string", v)
     v_tool_call_id: Any = v
-    v = get("name", UNDEFINED)
+    v = data.get("name", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "name"), "string", v), UNDEFINED)
     v_name: Any = v
-    v = get("title", UNDEFINED)
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     v_title: Any = v
-    v = get("kind", UNDEFINED)
+    v = data.get("kind", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ToolKind(v, ctx, (path, "kind"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_kind: Any = v
-    v = get("status", UNDEFINED)
+    v = data.get("status", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ToolCallStatus(v, ctx, (path, "status"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_status: Any = v
-    v = get("content", UNDEFINED)
+    v = data.get("content", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ToolCallContent_skip_invalid(v, ctx, (path, "content"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_content: Any = v
-    v = get("locations", UNDEFINED)
+    v = data.get("locations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ToolCallLocation_skip_invalid(v, ctx, (path, "locations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_locations: Any = v
-    v = get("rawInput", UNDEFINED)
+    v = data.get("rawInput", UNDEFINED)
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "rawInput"))
     v_raw_input: Any = v
-    v = get("rawOutput", UNDEFINED)
+    v = data.get("rawOutput", UNDEFINED)
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "rawOutput"))
     v_raw_output: Any = v
-    v = get("capabilities", UNDEFINED)
+    v = data.get("capabilities", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ToolCallCapabilities(v, ctx, (path, "capabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_capabilities: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -15436,13 +15430,12 @@ def _decode_Content(
 ) -> Content:
     if type(data) is not dict:
         raise DecodeError(path, "Content (an object)", data)
-    get = data.get
-    v = get("content", UNDEFINED)
+    v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_ContentBlock(v, ctx, (path, "content"))
     v_content: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -15499,20 +15492,19 @@ def _decode_Diff(
 ) -> Diff:
     if type(data) is not dict:
         raise DecodeError(path, "Diff (an object)", data)
-    get = data.get
-    v = get("changes", UNDEFINED)
+    v = data.get("changes", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "changes"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_DiffChange_skip_invalid(v, ctx, (path, "changes"))
     v_changes: Any = v
-    v = get("patch", UNDEFINED)
+    v = data.get("patch", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_DiffPatch(v, ctx, (path, "patch"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_patch: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -15573,14 +15565,13 @@ def _decode_Terminal(
 ) -> Terminal:
     if type(data) is not dict:
         raise DecodeError(path, "Terminal (an object)", data)
-    get = data.get
-    v = get("terminalId", UNDEFINED)
+    v = data.get("terminalId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "terminalId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "terminalId"), "string", v)
     v_terminal_id: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -15634,8 +15625,7 @@ def _decode_ToolCallContentOther(
     known = _KEYS_ToolCallContentOther
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallContentOther (an object)", data)
-    get = data.get
-    v = get("type", UNDEFINED)
+    v = data.get("type", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
@@ -15669,21 +15659,20 @@ def _decode_TextContent(
 ) -> TextContent:
     if type(data) is not dict:
         raise DecodeError(path, "TextContent (an object)", data)
-    get = data.get
-    v = get("text", UNDEFINED)
+    v = data.get("text", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "text"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "text"), "string", v)
     v_text: Any = v
-    v = get("annotations", UNDEFINED)
+    v = data.get("annotations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_annotations: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -15744,31 +15733,30 @@ def _decode_ImageContent(
 ) -> ImageContent:
     if type(data) is not dict:
         raise DecodeError(path, "ImageContent (an object)", data)
-    get = data.get
-    v = get("data", UNDEFINED)
+    v = data.get("data", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "data"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "data"), "string", v)
     v_data: Any = v
-    v = get("mimeType", UNDEFINED)
+    v = data.get("mimeType", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "mimeType"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "mimeType"), "string", v)
     v_mime_type: Any = v
-    v = get("uri", UNDEFINED)
+    v = data.get("uri", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "uri"), "string", v), UNDEFINED)
     v_uri: Any = v
-    v = get("annotations", UNDEFINED)
+    v = data.get("annotations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_annotations: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -15836,27 +15824,26 @@ def _decode_AudioContent(
 ) -> AudioContent:
     if type(data) is not dict:
         raise DecodeError(path, "AudioContent (an object)", data)
-    get = data.get
-    v = get("data", UNDEFINED)
+    v = data.get("data", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "data"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "data"), "string", v)
     v_data: Any = v
-    v = get("mimeType", UNDEFINED)
+    v = data.get("mimeType", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "mimeType"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "mimeType"), "string", v)
     v_mime_type: Any = v
-    v = get("annotations", UNDEFINED)
+    v = data.get("annotations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_annotations: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -15932,53 +15919,52 @@ def _decode_ResourceLink(
 ) -> ResourceLink:
     if type(data) is not dict:
         raise DecodeError(path, "ResourceLink (an object)", data)
-    get = data.get
-    v = get("name", UNDEFINED)
+    v = data.get("name", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "name"), "string", v)
     v_name: Any = v
-    v = get("uri", UNDEFINED)
+    v = data.get("uri", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "uri"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "uri"), "string", v)
     v_uri: Any = v
-    v = get("title", UNDEFINED)
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     v_title: Any = v
-    v = get("description", UNDEFINED)
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     v_description: Any = v
-    v = get("icons", UNDEFINED)
+    v = data.get("icons", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_Icon_skip_invalid(v, ctx, (path, "icons"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_icons: Any = v
-    v = get("mimeType", UNDEFINED)
+    v = data.get("mimeType", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "mimeType"), "string", v), UNDEFINED)
     v_mime_type: Any = v
-    v = get("size", UNDEFINED)
+    v = data.get("size", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         try:
             v = _rt.decode_int(v, (path, "size"), 0, 18446744073709551615)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_size: Any = v
-    v = get("annotations", UNDEFINED)
+    v = data.get("annotations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_annotations: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -16075,20 +16061,19 @@ def _decode_EmbeddedResource(
 ) -> EmbeddedResource:
     if type(data) is not dict:
         raise DecodeError(path, "EmbeddedResource (an object)", data)
-    get = data.get
-    v = get("resource", UNDEFINED)
+    v = data.get("resource", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "resource"), "a value (required)", _rt.MISSING)
     v = _decode_EmbeddedResourceResource(v, ctx, (path, "resource"))
     v_resource: Any = v
-    v = get("annotations", UNDEFINED)
+    v = data.get("annotations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_annotations: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -16146,8 +16131,7 @@ def _decode_ContentBlockOther(
     known = _KEYS_ContentBlockOther
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockOther (an object)", data)
-    get = data.get
-    v = get("type", UNDEFINED)
+    v = data.get("type", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
@@ -16178,26 +16162,25 @@ def _decode_Annotations(
     known = _KEYS_Annotations
     if type(data) is not dict:
         raise DecodeError(path, "Annotations (an object)", data)
-    get = data.get
-    v = get("audience", UNDEFINED)
+    v = data.get("audience", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_Role_skip_invalid(v, ctx, (path, "audience"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_audience: Any = v
-    v = get("lastModified", UNDEFINED)
+    v = data.get("lastModified", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "lastModified"), "string", v), UNDEFINED)
     v_last_modified: Any = v
-    v = get("priority", UNDEFINED)
+    v = data.get("priority", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _rt.decode_number(v, (path, "priority"), 0, 1)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_priority: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -16242,32 +16225,31 @@ def _decode_Icon(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Icon] = 
     known = _KEYS_Icon
     if type(data) is not dict:
         raise DecodeError(path, "Icon (an object)", data)
-    get = data.get
-    v = get("src", UNDEFINED)
+    v = data.get("src", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "src"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "src"), "string", v)
     v_src: Any = v
-    v = get("mimeType", UNDEFINED)
+    v = data.get("mimeType", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "mimeType"), "string", v), UNDEFINED)
     v_mime_type: Any = v
-    v = get("sizes", UNDEFINED)
+    v = data.get("sizes", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_str_skip_invalid(v, ctx, (path, "sizes"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_sizes: Any = v
-    v = get("theme", UNDEFINED)
+    v = data.get("theme", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_IconTheme(v, ctx, (path, "theme"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_theme: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -16315,24 +16297,23 @@ def _decode_TextResourceContents(
     known = _KEYS_TextResourceContents
     if type(data) is not dict:
         raise DecodeError(path, "TextResourceContents (an object)", data)
-    get = data.get
-    v = get("text", UNDEFINED)
+    v = data.get("text", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "text"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "text"), "string", v)
     v_text: Any = v
-    v = get("uri", UNDEFINED)
+    v = data.get("uri", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "uri"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "uri"), "string", v)
     v_uri: Any = v
-    v = get("mimeType", UNDEFINED)
+    v = data.get("mimeType", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "mimeType"), "string", v), UNDEFINED)
     v_mime_type: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -16375,24 +16356,23 @@ def _decode_BlobResourceContents(
     known = _KEYS_BlobResourceContents
     if type(data) is not dict:
         raise DecodeError(path, "BlobResourceContents (an object)", data)
-    get = data.get
-    v = get("blob", UNDEFINED)
+    v = data.get("blob", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "blob"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "blob"), "string", v)
     v_blob: Any = v
-    v = get("uri", UNDEFINED)
+    v = data.get("uri", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "uri"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "uri"), "string", v)
     v_uri: Any = v
-    v = get("mimeType", UNDEFINED)
+    v = data.get("mimeType", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "mimeType"), "string", v), UNDEFINED)
     v_mime_type: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -16438,8 +16418,7 @@ def _decode_DiffPathChange(
 ) -> DiffPathChange:
     if type(data) is not dict:
         raise DecodeError(path, "DiffPathChange (an object)", data)
-    get = data.get
-    v = get("path", UNDEFINED)
+    v = data.get("path", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "path"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
@@ -16529,14 +16508,13 @@ def _decode_DiffPathPairChange(
 ) -> DiffPathPairChange:
     if type(data) is not dict:
         raise DecodeError(path, "DiffPathPairChange (an object)", data)
-    get = data.get
-    v = get("oldPath", UNDEFINED)
+    v = data.get("oldPath", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "oldPath"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "oldPath"), "string", v)
     v_old_path: Any = v
-    v = get("path", UNDEFINED)
+    v = data.get("path", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "path"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
@@ -16609,8 +16587,7 @@ def _decode_DiffChangeOperationOther(
     known = _KEYS_DiffChangeOperationOther
     if type(data) is not dict:
         raise DecodeError(path, "DiffChangeOperationOther (an object)", data)
-    get = data.get
-    v = get("operation", UNDEFINED)
+    v = data.get("operation", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "operation"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
@@ -16639,19 +16616,18 @@ def _decode_DiffChange(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Di
     known = _KEYS_DiffChange
     if type(data) is not dict:
         raise DecodeError(path, "DiffChange (an object)", data)
-    get = data.get
-    v = get("fileType", UNDEFINED)
+    v = data.get("fileType", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_DiffFileType(v, ctx, (path, "fileType"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_file_type: Any = v
-    v = get("mimeType", UNDEFINED)
+    v = data.get("mimeType", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "mimeType"), "string", v), UNDEFINED)
     v_mime_type: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -16691,19 +16667,18 @@ def _decode_DiffPatch(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Dif
     known = _KEYS_DiffPatch
     if type(data) is not dict:
         raise DecodeError(path, "DiffPatch (an object)", data)
-    get = data.get
-    v = get("format", UNDEFINED)
+    v = data.get("format", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "format"), "a value (required)", _rt.MISSING)
     v = _decode_DiffPatchFormat(v, ctx, (path, "format"))
     v_format: Any = v
-    v = get("text", UNDEFINED)
+    v = data.get("text", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "text"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "text"), "string", v)
     v_text: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -16742,21 +16717,20 @@ def _decode_ToolCallLocation(
     known = _KEYS_ToolCallLocation
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallLocation (an object)", data)
-    get = data.get
-    v = get("path", UNDEFINED)
+    v = data.get("path", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "path"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "path"), "string", v)
     v_path: Any = v
-    v = get("line", UNDEFINED)
+    v = data.get("line", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 1 or v > 4294967295):
         try:
             v = _rt.decode_int(v, (path, "line"), 1, 4294967295)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_line: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -16796,15 +16770,14 @@ def _decode_ToolCallCapabilities(
     known = _KEYS_ToolCallCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallCapabilities (an object)", data)
-    get = data.get
-    v = get("cancel", UNDEFINED)
+    v = data.get("cancel", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ToolCallCancelCapabilities(v, ctx, (path, "cancel"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_cancel: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -16841,8 +16814,7 @@ def _decode_ToolCallCancelCapabilities(
     known = _KEYS_ToolCallCancelCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallCancelCapabilities (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -16875,25 +16847,24 @@ def _decode_PermissionOption(
     known = _KEYS_PermissionOption
     if type(data) is not dict:
         raise DecodeError(path, "PermissionOption (an object)", data)
-    get = data.get
-    v = get("optionId", UNDEFINED)
+    v = data.get("optionId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "optionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "optionId"), "string", v)
     v_option_id: Any = v
-    v = get("name", UNDEFINED)
+    v = data.get("name", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "name"), "string", v)
     v_name: Any = v
-    v = get("kind", UNDEFINED)
+    v = data.get("kind", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "kind"), "a value (required)", _rt.MISSING)
     v = _decode_PermissionOptionKind(v, ctx, (path, "kind"))
     v_kind: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -16938,8 +16909,7 @@ def _decode_ElicitationFormMode(
 ) -> ElicitationFormMode:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationFormMode (an object)", data)
-    get = data.get
-    v = get("requestedSchema", UNDEFINED)
+    v = data.get("requestedSchema", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "requestedSchema"), "a value (required)", _rt.MISSING)
     v = _decode_ElicitationSchema(v, ctx, (path, "requestedSchema"))
@@ -16997,14 +16967,13 @@ def _decode_ElicitationUrlMode(
 ) -> ElicitationUrlMode:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationUrlMode (an object)", data)
-    get = data.get
-    v = get("elicitationId", UNDEFINED)
+    v = data.get("elicitationId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "elicitationId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "elicitationId"), "string", v)
     v_elicitation_id: Any = v
-    v = get("url", UNDEFINED)
+    v = data.get("url", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "url"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
@@ -17067,8 +17036,7 @@ def _decode_CreateElicitationRequestModeOther(
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationRequestModeOther (an object)", data)
 
-    get = data.get
-    v = get("mode", UNDEFINED)
+    v = data.get("mode", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "mode"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
@@ -17100,14 +17068,13 @@ def _decode_CreateElicitationRequest(
     known = _KEYS_CreateElicitationRequest
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationRequest (an object)", data)
-    get = data.get
-    v = get("message", UNDEFINED)
+    v = data.get("message", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "message"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "message"), "string", v)
     v_message: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -17144,14 +17111,13 @@ def _decode_ElicitationSessionScope(
     known = _KEYS_ElicitationSessionScope
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationSessionScope (an object)", data)
-    get = data.get
-    v = get("sessionId", UNDEFINED)
+    v = data.get("sessionId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "sessionId"), "string", v)
     v_session_id: Any = v
-    v = get("toolCallId", UNDEFINED)
+    v = data.get("toolCallId", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "toolCallId"), "string", v), UNDEFINED)
     v_tool_call_id: Any = v
@@ -17184,8 +17150,7 @@ def _decode_ElicitationRequestScope(
     known = _KEYS_ElicitationRequestScope
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationRequestScope (an object)", data)
-    get = data.get
-    v = get("requestId", UNDEFINED)
+    v = data.get("requestId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "requestId"), "a value (required)", _rt.MISSING)
     v = _decode_RequestId(v, ctx, (path, "requestId"))
@@ -17215,30 +17180,29 @@ def _decode_ElicitationSchema(
     known = _KEYS_ElicitationSchema
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationSchema (an object)", data)
-    get = data.get
-    v = get("type", UNDEFINED)
+    v = data.get("type", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     v = _decode_ElicitationSchemaType(v, ctx, (path, "type"))
     v_type: Any = v
-    v = get("title", UNDEFINED)
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     v_title: Any = v
-    v = get("properties", UNDEFINED)
+    v = data.get("properties", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "properties"), "a value (required)", _rt.MISSING)
     v = _decode_map_of_ElicitationPropertySchema(v, ctx, (path, "properties"))
     v_properties: Any = v
-    v = get("required", UNDEFINED)
+    v = data.get("required", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_str(v, ctx, (path, "required"))
     v_required: Any = v
-    v = get("description", UNDEFINED)
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     v_description: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -17310,44 +17274,43 @@ def _decode_StringPropertySchema(
 ) -> StringPropertySchema:
     if type(data) is not dict:
         raise DecodeError(path, "StringPropertySchema (an object)", data)
-    get = data.get
-    v = get("title", UNDEFINED)
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     v_title: Any = v
-    v = get("description", UNDEFINED)
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     v_description: Any = v
-    v = get("minLength", UNDEFINED)
+    v = data.get("minLength", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 4294967295):
         v = _rt.decode_int(v, (path, "minLength"), 0, 4294967295)
     v_min_length: Any = v
-    v = get("maxLength", UNDEFINED)
+    v = data.get("maxLength", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 4294967295):
         v = _rt.decode_int(v, (path, "maxLength"), 0, 4294967295)
     v_max_length: Any = v
-    v = get("pattern", UNDEFINED)
+    v = data.get("pattern", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "pattern"), "string", v)
     v_pattern: Any = v
-    v = get("format", UNDEFINED)
+    v = data.get("format", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_StringFormat(v, ctx, (path, "format"))
     v_format: Any = v
-    v = get("default", UNDEFINED)
+    v = data.get("default", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "default"), "string", v), UNDEFINED)
     v_default: Any = v
-    v = get("enum", UNDEFINED)
+    v = data.get("enum", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_str_min1(v, ctx, (path, "enum"))
     v_enum: Any = v
-    v = get("oneOf", UNDEFINED)
+    v = data.get("oneOf", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_EnumOption_min1(v, ctx, (path, "oneOf"))
     v_one_of: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -17457,31 +17420,30 @@ def _decode_NumberPropertySchema(
 ) -> NumberPropertySchema:
     if type(data) is not dict:
         raise DecodeError(path, "NumberPropertySchema (an object)", data)
-    get = data.get
-    v = get("title", UNDEFINED)
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     v_title: Any = v
-    v = get("description", UNDEFINED)
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     v_description: Any = v
-    v = get("minimum", UNDEFINED)
+    v = data.get("minimum", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _rt.decode_number(v, (path, "minimum"), None, None)
     v_minimum: Any = v
-    v = get("maximum", UNDEFINED)
+    v = data.get("maximum", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _rt.decode_number(v, (path, "maximum"), None, None)
     v_maximum: Any = v
-    v = get("default", UNDEFINED)
+    v = data.get("default", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _rt.decode_number(v, (path, "default"), None, None)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_default: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -17571,16 +17533,15 @@ def _decode_IntegerPropertySchema(
 ) -> IntegerPropertySchema:
     if type(data) is not dict:
         raise DecodeError(path, "IntegerPropertySchema (an object)", data)
-    get = data.get
-    v = get("title", UNDEFINED)
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     v_title: Any = v
-    v = get("description", UNDEFINED)
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     v_description: Any = v
-    v = get("minimum", UNDEFINED)
+    v = data.get("minimum", UNDEFINED)
     if (
         v is not UNDEFINED
         and v is not None
@@ -17588,7 +17549,7 @@ def _decode_IntegerPropertySchema(
     ):
         v = _rt.decode_int(v, (path, "minimum"), -9223372036854775808, 9223372036854775807)
     v_minimum: Any = v
-    v = get("maximum", UNDEFINED)
+    v = data.get("maximum", UNDEFINED)
     if (
         v is not UNDEFINED
         and v is not None
@@ -17596,7 +17557,7 @@ def _decode_IntegerPropertySchema(
     ):
         v = _rt.decode_int(v, (path, "maximum"), -9223372036854775808, 9223372036854775807)
     v_maximum: Any = v
-    v = get("default", UNDEFINED)
+    v = data.get("default", UNDEFINED)
     if (
         v is not UNDEFINED
         and v is not None
@@ -17607,7 +17568,7 @@ def _decode_IntegerPropertySchema(
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_default: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -17697,20 +17658,19 @@ def _decode_BooleanPropertySchema(
 ) -> BooleanPropertySchema:
     if type(data) is not dict:
         raise DecodeError(path, "BooleanPropertySchema (an object)", data)
-    get = data.get
-    v = get("title", UNDEFINED)
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     v_title: Any = v
-    v = get("description", UNDEFINED)
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     v_description: Any = v
-    v = get("default", UNDEFINED)
+    v = data.get("default", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "default"), "boolean", v), UNDEFINED)
     v_default: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -17792,36 +17752,35 @@ def _decode_MultiSelectPropertySchema(
 ) -> MultiSelectPropertySchema:
     if type(data) is not dict:
         raise DecodeError(path, "MultiSelectPropertySchema (an object)", data)
-    get = data.get
-    v = get("title", UNDEFINED)
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     v_title: Any = v
-    v = get("description", UNDEFINED)
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     v_description: Any = v
-    v = get("minItems", UNDEFINED)
+    v = data.get("minItems", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         v = _rt.decode_int(v, (path, "minItems"), 0, 18446744073709551615)
     v_min_items: Any = v
-    v = get("maxItems", UNDEFINED)
+    v = data.get("maxItems", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         v = _rt.decode_int(v, (path, "maxItems"), 0, 18446744073709551615)
     v_max_items: Any = v
-    v = get("items", UNDEFINED)
+    v = data.get("items", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "items"), "a value (required)", _rt.MISSING)
     v = _decode_MultiSelectItems(v, ctx, (path, "items"))
     v_items: Any = v
-    v = get("default", UNDEFINED)
+    v = data.get("default", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_str_skip_invalid(v, ctx, (path, "default"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_default: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -17919,8 +17878,7 @@ def _decode_ElicitationPropertySchemaOther(
     known = _KEYS_ElicitationPropertySchemaOther
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaOther (an object)", data)
-    get = data.get
-    v = get("type", UNDEFINED)
+    v = data.get("type", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
@@ -17949,24 +17907,23 @@ def _decode_EnumOption(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[En
     known = _KEYS_EnumOption
     if type(data) is not dict:
         raise DecodeError(path, "EnumOption (an object)", data)
-    get = data.get
-    v = get("const", UNDEFINED)
+    v = data.get("const", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "const"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "const"), "string", v)
     v_const: Any = v
-    v = get("title", UNDEFINED)
+    v = data.get("title", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "title"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "title"), "string", v)
     v_title: Any = v
-    v = get("description", UNDEFINED)
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     v_description: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -18012,13 +17969,12 @@ def _decode_StringMultiSelectItems(
 ) -> StringMultiSelectItems:
     if type(data) is not dict:
         raise DecodeError(path, "StringMultiSelectItems (an object)", data)
-    get = data.get
-    v = get("enum", UNDEFINED)
+    v = data.get("enum", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "enum"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_str_min1(v, ctx, (path, "enum"))
     v_enum: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -18074,8 +18030,7 @@ def _decode_MultiSelectItemsOther(
     known = _KEYS_MultiSelectItemsOther
     if type(data) is not dict:
         raise DecodeError(path, "MultiSelectItemsOther (an object)", data)
-    get = data.get
-    v = get("type", UNDEFINED)
+    v = data.get("type", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
@@ -18106,13 +18061,12 @@ def _decode_TitledMultiSelectItems(
     known = _KEYS_TitledMultiSelectItems
     if type(data) is not dict:
         raise DecodeError(path, "TitledMultiSelectItems (an object)", data)
-    get = data.get
-    v = get("anyOf", UNDEFINED)
+    v = data.get("anyOf", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "anyOf"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_EnumOption_min1(v, ctx, (path, "anyOf"))
     v_any_of: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -18148,33 +18102,32 @@ def _decode_MessageMcpRequest(
     known = _KEYS_MessageMcpRequest
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpRequest (an object)", data)
-    get = data.get
-    v = get("serverId", UNDEFINED)
+    v = data.get("serverId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "serverId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "serverId"), "string", v)
     v_server_id: Any = v
-    v = get("requestId", UNDEFINED)
+    v = data.get("requestId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "requestId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "requestId"), "string", v)
     v_request_id: Any = v
-    v = get("method", UNDEFINED)
+    v = data.get("method", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "method"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "method"), "string", v)
     v_method: Any = v
-    v = get("params", UNDEFINED)
+    v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             raise DecodeError((path, "params"), "object", v)
         elif ctx.strict:
             _rt.check_json(v, (path, "params"))
     v_params: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -18220,13 +18173,12 @@ def _decode_AgentResponseResult(
     known = _KEYS_AgentResponseResult
     if type(data) is not dict:
         raise DecodeError(path, "AgentResponseResult (an object)", data)
-    get = data.get
-    v = get("id", UNDEFINED)
+    v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
     v = _decode_RequestId(v, ctx, (path, "id"))
     v_id: Any = v
-    v = get("result", UNDEFINED)
+    v = data.get("result", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "result"), "a value (required)", _rt.MISSING)
     v = _decode_AgentResponseResultResult(v, ctx, (path, "result"))
@@ -18259,14 +18211,13 @@ def _decode_AgentResponseError(
     known = _KEYS_AgentResponseError
     if type(data) is not dict:
         raise DecodeError(path, "AgentResponseError (an object)", data)
-    get = data.get
-    v = get("id", UNDEFINED)
+    v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
     if v is not None:
         v = _decode_AgentResponseErrorId(v, ctx, (path, "id"))
     v_id: Any = v
-    v = get("error", UNDEFINED)
+    v = data.get("error", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "error"), "a value (required)", _rt.MISSING)
     v = _decode_Error(v, ctx, (path, "error"))
@@ -18299,33 +18250,32 @@ def _decode_InitializeResponse(
     known = _KEYS_InitializeResponse
     if type(data) is not dict:
         raise DecodeError(path, "InitializeResponse (an object)", data)
-    get = data.get
-    v = get("protocolVersion", UNDEFINED)
+    v = data.get("protocolVersion", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "protocolVersion"), "a value (required)", _rt.MISSING)
     if type(v) is not int or v < 0 or v > 65535:
         v = _rt.decode_int(v, (path, "protocolVersion"), 0, 65535)
     v_protocol_version: Any = v
-    v = get("info", UNDEFINED)
+    v = data.get("info", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "info"), "a value (required)", _rt.MISSING)
     v = _decode_Implementation(v, ctx, (path, "info"))
     v_info: Any = v
-    v = get("capabilities", UNDEFINED)
+    v = data.get("capabilities", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_AgentCapabilities(v, ctx, (path, "capabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_capabilities: Any = v
-    v = get("authMethods", UNDEFINED)
+    v = data.get("authMethods", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_AuthMethod_skip_invalid(v, ctx, (path, "authMethods"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_auth_methods: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -18372,24 +18322,23 @@ def _decode_Implementation(
     known = _KEYS_Implementation
     if type(data) is not dict:
         raise DecodeError(path, "Implementation (an object)", data)
-    get = data.get
-    v = get("name", UNDEFINED)
+    v = data.get("name", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "name"), "string", v)
     v_name: Any = v
-    v = get("title", UNDEFINED)
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     v_title: Any = v
-    v = get("version", UNDEFINED)
+    v = data.get("version", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "version"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "version"), "string", v)
     v_version: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -18432,29 +18381,28 @@ def _decode_AgentCapabilities(
     known = _KEYS_AgentCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "AgentCapabilities (an object)", data)
-    get = data.get
-    v = get("session", UNDEFINED)
+    v = data.get("session", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionCapabilities(v, ctx, (path, "session"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_session: Any = v
-    v = get("auth", UNDEFINED)
+    v = data.get("auth", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_AgentAuthCapabilities(v, ctx, (path, "auth"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_auth: Any = v
-    v = get("providers", UNDEFINED)
+    v = data.get("providers", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ProvidersCapabilities(v, ctx, (path, "providers"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_providers: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -18512,71 +18460,70 @@ def _decode_SessionCapabilities(
     known = _KEYS_SessionCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionCapabilities (an object)", data)
-    get = data.get
-    v = get("prompt", UNDEFINED)
+    v = data.get("prompt", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_PromptCapabilities(v, ctx, (path, "prompt"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_prompt: Any = v
-    v = get("mcp", UNDEFINED)
+    v = data.get("mcp", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_McpCapabilities(v, ctx, (path, "mcp"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_mcp: Any = v
-    v = get("delete", UNDEFINED)
+    v = data.get("delete", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionDeleteCapabilities(v, ctx, (path, "delete"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_delete: Any = v
-    v = get("additionalDirectories", UNDEFINED)
+    v = data.get("additionalDirectories", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionAdditionalDirectoriesCapabilities(v, ctx, (path, "additionalDirectories"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_additional_directories: Any = v
-    v = get("systemPrompt", UNDEFINED)
+    v = data.get("systemPrompt", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionSystemPromptCapabilities(v, ctx, (path, "systemPrompt"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_system_prompt: Any = v
-    v = get("fork", UNDEFINED)
+    v = data.get("fork", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionForkCapabilities(v, ctx, (path, "fork"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_fork: Any = v
-    v = get("archive", UNDEFINED)
+    v = data.get("archive", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionArchiveCapabilities(v, ctx, (path, "archive"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_archive: Any = v
-    v = get("status", UNDEFINED)
+    v = data.get("status", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionStatusCapabilities(v, ctx, (path, "status"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_status: Any = v
-    v = get("title", UNDEFINED)
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionTitleCapabilities(v, ctx, (path, "title"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_title: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -18645,29 +18592,28 @@ def _decode_PromptCapabilities(
     known = _KEYS_PromptCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "PromptCapabilities (an object)", data)
-    get = data.get
-    v = get("image", UNDEFINED)
+    v = data.get("image", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_PromptImageCapabilities(v, ctx, (path, "image"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_image: Any = v
-    v = get("audio", UNDEFINED)
+    v = data.get("audio", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_PromptAudioCapabilities(v, ctx, (path, "audio"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_audio: Any = v
-    v = get("embeddedContext", UNDEFINED)
+    v = data.get("embeddedContext", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_PromptEmbeddedContextCapabilities(v, ctx, (path, "embeddedContext"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_embedded_context: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -18712,8 +18658,7 @@ def _decode_PromptImageCapabilities(
     known = _KEYS_PromptImageCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "PromptImageCapabilities (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -18746,8 +18691,7 @@ def _decode_PromptAudioCapabilities(
     known = _KEYS_PromptAudioCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "PromptAudioCapabilities (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -18783,8 +18727,7 @@ def _decode_PromptEmbeddedContextCapabilities(
     known = _KEYS_PromptEmbeddedContextCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "PromptEmbeddedContextCapabilities (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -18817,29 +18760,28 @@ def _decode_McpCapabilities(
     known = _KEYS_McpCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "McpCapabilities (an object)", data)
-    get = data.get
-    v = get("stdio", UNDEFINED)
+    v = data.get("stdio", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_McpStdioCapabilities(v, ctx, (path, "stdio"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_stdio: Any = v
-    v = get("http", UNDEFINED)
+    v = data.get("http", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_McpHttpCapabilities(v, ctx, (path, "http"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_http: Any = v
-    v = get("acp", UNDEFINED)
+    v = data.get("acp", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_McpAcpCapabilities(v, ctx, (path, "acp"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_acp: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -18884,8 +18826,7 @@ def _decode_McpStdioCapabilities(
     known = _KEYS_McpStdioCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "McpStdioCapabilities (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -18918,8 +18859,7 @@ def _decode_McpHttpCapabilities(
     known = _KEYS_McpHttpCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "McpHttpCapabilities (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -18952,8 +18892,7 @@ def _decode_McpAcpCapabilities(
     known = _KEYS_McpAcpCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "McpAcpCapabilities (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -18986,8 +18925,7 @@ def _decode_SessionDeleteCapabilities(
     known = _KEYS_SessionDeleteCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionDeleteCapabilities (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -19023,8 +18961,7 @@ def _decode_SessionAdditionalDirectoriesCapabilities(
     known = _KEYS_SessionAdditionalDirectoriesCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionAdditionalDirectoriesCapabilities (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -19060,15 +18997,14 @@ def _decode_SessionSystemPromptCapabilities(
     known = _KEYS_SessionSystemPromptCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionSystemPromptCapabilities (an object)", data)
-    get = data.get
-    v = get("mode", UNDEFINED)
+    v = data.get("mode", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionSystemPromptModeCapabilities(v, ctx, (path, "mode"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_mode: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -19108,15 +19044,14 @@ def _decode_SessionSystemPromptModeCapabilities(
     known = _KEYS_SessionSystemPromptModeCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionSystemPromptModeCapabilities (an object)", data)
-    get = data.get
-    v = get("override", UNDEFINED)
+    v = data.get("override", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionSystemPromptOverrideCapabilities(v, ctx, (path, "override"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_override: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -19156,8 +19091,7 @@ def _decode_SessionSystemPromptOverrideCapabilities(
     known = _KEYS_SessionSystemPromptOverrideCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionSystemPromptOverrideCapabilities (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -19190,8 +19124,7 @@ def _decode_SessionForkCapabilities(
     known = _KEYS_SessionForkCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionForkCapabilities (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -19224,8 +19157,7 @@ def _decode_SessionArchiveCapabilities(
     known = _KEYS_SessionArchiveCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionArchiveCapabilities (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -19258,8 +19190,7 @@ def _decode_SessionStatusCapabilities(
     known = _KEYS_SessionStatusCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionStatusCapabilities (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -19292,8 +19223,7 @@ def _decode_SessionTitleCapabilities(
     known = _KEYS_SessionTitleCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionTitleCapabilities (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -19326,15 +19256,14 @@ def _decode_AgentAuthCapabilities(
     known = _KEYS_AgentAuthCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "AgentAuthCapabilities (an object)", data)
-    get = data.get
-    v = get("status", UNDEFINED)
+    v = data.get("status", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_AuthStatusCapabilities(v, ctx, (path, "status"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_status: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -19371,8 +19300,7 @@ def _decode_AuthStatusCapabilities(
     known = _KEYS_AuthStatusCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusCapabilities (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -19405,8 +19333,7 @@ def _decode_ProvidersCapabilities(
     known = _KEYS_ProvidersCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "ProvidersCapabilities (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -19442,36 +19369,35 @@ def _decode_AuthMethodTerminal(
 ) -> AuthMethodTerminal:
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodTerminal (an object)", data)
-    get = data.get
-    v = get("methodId", UNDEFINED)
+    v = data.get("methodId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "methodId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "methodId"), "string", v)
     v_method_id: Any = v
-    v = get("name", UNDEFINED)
+    v = data.get("name", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "name"), "string", v)
     v_name: Any = v
-    v = get("description", UNDEFINED)
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     v_description: Any = v
-    v = get("args", UNDEFINED)
+    v = data.get("args", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "args"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_str(v, ctx, (path, "args"))
     v_args: Any = v
-    v = get("env", UNDEFINED)
+    v = data.get("env", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "env"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_EnvVariable(v, ctx, (path, "env"))
     v_env: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -19545,24 +19471,23 @@ def _decode_AuthMethodAgent(
 ) -> AuthMethodAgent:
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodAgent (an object)", data)
-    get = data.get
-    v = get("methodId", UNDEFINED)
+    v = data.get("methodId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "methodId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "methodId"), "string", v)
     v_method_id: Any = v
-    v = get("name", UNDEFINED)
+    v = data.get("name", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "name"), "string", v)
     v_name: Any = v
-    v = get("description", UNDEFINED)
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     v_description: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -19623,20 +19548,19 @@ def _decode_AuthMethodOther(
     known = _KEYS_AuthMethodOther
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodOther (an object)", data)
-    get = data.get
-    v = get("type", UNDEFINED)
+    v = data.get("type", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "type"), "string", v)
     v_type: Any = v
-    v = get("methodId", UNDEFINED)
+    v = data.get("methodId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "methodId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "methodId"), "string", v)
     v_method_id: Any = v
-    v = get("name", UNDEFINED)
+    v = data.get("name", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
@@ -19673,20 +19597,19 @@ def _decode_EnvVariable(
     known = _KEYS_EnvVariable
     if type(data) is not dict:
         raise DecodeError(path, "EnvVariable (an object)", data)
-    get = data.get
-    v = get("name", UNDEFINED)
+    v = data.get("name", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "name"), "string", v)
     v_name: Any = v
-    v = get("value", UNDEFINED)
+    v = data.get("value", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "value"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "value"), "string", v)
     v_value: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -19725,8 +19648,7 @@ def _decode_LoginAuthResponse(
     known = _KEYS_LoginAuthResponse
     if type(data) is not dict:
         raise DecodeError(path, "LoginAuthResponse (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -19759,13 +19681,12 @@ def _decode_ListProvidersResponse(
     known = _KEYS_ListProvidersResponse
     if type(data) is not dict:
         raise DecodeError(path, "ListProvidersResponse (an object)", data)
-    get = data.get
-    v = get("providers", UNDEFINED)
+    v = data.get("providers", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "providers"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_ProviderInfo(v, ctx, (path, "providers"))
     v_providers: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -19801,14 +19722,13 @@ def _decode_ProviderInfo(
     known = _KEYS_ProviderInfo
     if type(data) is not dict:
         raise DecodeError(path, "ProviderInfo (an object)", data)
-    get = data.get
-    v = get("providerId", UNDEFINED)
+    v = data.get("providerId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "providerId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "providerId"), "string", v)
     v_provider_id: Any = v
-    v = get("supported", UNDEFINED)
+    v = data.get("supported", UNDEFINED)
     if v is UNDEFINED:
         v = ctx.salvage(DecodeError((path, "supported"), "a value (required)", _rt.MISSING), [])
     try:
@@ -19816,17 +19736,17 @@ def _decode_ProviderInfo(
     except DecodeError as error:
         v = ctx.salvage(error, [])
     v_supported: Any = v
-    v = get("required", UNDEFINED)
+    v = data.get("required", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "required"), "a value (required)", _rt.MISSING)
     if type(v) is not bool:
         raise DecodeError((path, "required"), "boolean", v)
     v_required: Any = v
-    v = get("current", UNDEFINED)
+    v = data.get("current", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_ProviderCurrentConfig(v, ctx, (path, "current"))
     v_current: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -19872,19 +19792,18 @@ def _decode_ProviderCurrentConfig(
     known = _KEYS_ProviderCurrentConfig
     if type(data) is not dict:
         raise DecodeError(path, "ProviderCurrentConfig (an object)", data)
-    get = data.get
-    v = get("apiType", UNDEFINED)
+    v = data.get("apiType", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "apiType"), "a value (required)", _rt.MISSING)
     v = _decode_LlmProtocol(v, ctx, (path, "apiType"))
     v_api_type: Any = v
-    v = get("baseUrl", UNDEFINED)
+    v = data.get("baseUrl", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "baseUrl"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "baseUrl"), "string", v)
     v_base_url: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -19923,8 +19842,7 @@ def _decode_SetProviderResponse(
     known = _KEYS_SetProviderResponse
     if type(data) is not dict:
         raise DecodeError(path, "SetProviderResponse (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -19957,8 +19875,7 @@ def _decode_DisableProviderResponse(
     known = _KEYS_DisableProviderResponse
     if type(data) is not dict:
         raise DecodeError(path, "DisableProviderResponse (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -19991,8 +19908,7 @@ def _decode_LogoutAuthResponse(
     known = _KEYS_LogoutAuthResponse
     if type(data) is not dict:
         raise DecodeError(path, "LogoutAuthResponse (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -20025,20 +19941,19 @@ def _decode_AuthStatusResponse(
     known = _KEYS_AuthStatusResponse
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusResponse (an object)", data)
-    get = data.get
-    v = get("state", UNDEFINED)
+    v = data.get("state", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "state"), "a value (required)", _rt.MISSING)
     v = _decode_AuthState(v, ctx, (path, "state"))
     v_state: Any = v
-    v = get("accounts", UNDEFINED)
+    v = data.get("accounts", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_AuthAccount_skip_invalid(v, ctx, (path, "accounts"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_accounts: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -20078,30 +19993,29 @@ def _decode_AuthAccount(
     known = _KEYS_AuthAccount
     if type(data) is not dict:
         raise DecodeError(path, "AuthAccount (an object)", data)
-    get = data.get
-    v = get("label", UNDEFINED)
+    v = data.get("label", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "label"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "label"), "string", v)
     v_label: Any = v
-    v = get("active", UNDEFINED)
+    v = data.get("active", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "active"), "boolean", v), UNDEFINED)
     v_active: Any = v
-    v = get("name", UNDEFINED)
+    v = data.get("name", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "name"), "string", v), UNDEFINED)
     v_name: Any = v
-    v = get("email", UNDEFINED)
+    v = data.get("email", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "email"), "string", v), UNDEFINED)
     v_email: Any = v
-    v = get("organization", UNDEFINED)
+    v = data.get("organization", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "organization"), "string", v), UNDEFINED)
     v_organization: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -20153,28 +20067,27 @@ def _decode_NewSessionResponse(
     known = _KEYS_NewSessionResponse
     if type(data) is not dict:
         raise DecodeError(path, "NewSessionResponse (an object)", data)
-    get = data.get
-    v = get("sessionId", UNDEFINED)
+    v = data.get("sessionId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "sessionId"), "string", v)
     v_session_id: Any = v
-    v = get("configOptions", UNDEFINED)
+    v = data.get("configOptions", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_SessionConfigOption_skip_invalid(v, ctx, (path, "configOptions"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_config_options: Any = v
-    v = get("availableCommands", UNDEFINED)
+    v = data.get("availableCommands", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_AvailableCommand_skip_invalid(v, ctx, (path, "availableCommands"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_available_commands: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -20221,14 +20134,13 @@ def _decode_SessionConfigSelect(
 ) -> SessionConfigSelect:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigSelect (an object)", data)
-    get = data.get
-    v = get("currentValue", UNDEFINED)
+    v = data.get("currentValue", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "currentValue"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "currentValue"), "string", v)
     v_current_value: Any = v
-    v = get("options", UNDEFINED)
+    v = data.get("options", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "options"), "a value (required)", _rt.MISSING)
     v = _decode_SessionConfigSelectOptions(v, ctx, (path, "options"))
@@ -20288,8 +20200,7 @@ def _decode_SessionConfigBoolean(
 ) -> SessionConfigBoolean:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigBoolean (an object)", data)
-    get = data.get
-    v = get("currentValue", UNDEFINED)
+    v = data.get("currentValue", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "currentValue"), "a value (required)", _rt.MISSING)
     if type(v) is not bool:
@@ -20344,8 +20255,7 @@ def _decode_SessionConfigOptionTypeOther(
     known = _KEYS_SessionConfigOptionTypeOther
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigOptionTypeOther (an object)", data)
-    get = data.get
-    v = get("type", UNDEFINED)
+    v = data.get("type", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
@@ -20376,31 +20286,30 @@ def _decode_SessionConfigOption(
     known = _KEYS_SessionConfigOption
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigOption (an object)", data)
-    get = data.get
-    v = get("configId", UNDEFINED)
+    v = data.get("configId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "configId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "configId"), "string", v)
     v_config_id: Any = v
-    v = get("name", UNDEFINED)
+    v = data.get("name", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "name"), "string", v)
     v_name: Any = v
-    v = get("description", UNDEFINED)
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     v_description: Any = v
-    v = get("category", UNDEFINED)
+    v = data.get("category", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionConfigOptionCategory(v, ctx, (path, "category"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_category: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -20450,24 +20359,23 @@ def _decode_SessionConfigSelectOption(
     known = _KEYS_SessionConfigSelectOption
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigSelectOption (an object)", data)
-    get = data.get
-    v = get("value", UNDEFINED)
+    v = data.get("value", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "value"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "value"), "string", v)
     v_value: Any = v
-    v = get("name", UNDEFINED)
+    v = data.get("name", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "name"), "string", v)
     v_name: Any = v
-    v = get("description", UNDEFINED)
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     v_description: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -20510,20 +20418,19 @@ def _decode_SessionConfigSelectGroup(
     known = _KEYS_SessionConfigSelectGroup
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigSelectGroup (an object)", data)
-    get = data.get
-    v = get("groupId", UNDEFINED)
+    v = data.get("groupId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "groupId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "groupId"), "string", v)
     v_group_id: Any = v
-    v = get("name", UNDEFINED)
+    v = data.get("name", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "name"), "string", v)
     v_name: Any = v
-    v = get("options", UNDEFINED)
+    v = data.get("options", UNDEFINED)
     if v is UNDEFINED:
         v = ctx.salvage(DecodeError((path, "options"), "a value (required)", _rt.MISSING), [])
     try:
@@ -20531,7 +20438,7 @@ def _decode_SessionConfigSelectGroup(
     except DecodeError as error:
         v = ctx.salvage(error, [])
     v_options: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -20576,27 +20483,26 @@ def _decode_Command(
 ) -> Command:
     if type(data) is not dict:
         raise DecodeError(path, "Command (an object)", data)
-    get = data.get
-    v = get("name", UNDEFINED)
+    v = data.get("name", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "name"), "string", v)
     v_name: Any = v
-    v = get("description", UNDEFINED)
+    v = data.get("description", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "description"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "description"), "string", v)
     v_description: Any = v
-    v = get("input", UNDEFINED)
+    v = data.get("input", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_AvailableCommandInput(v, ctx, (path, "input"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_input: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -20657,20 +20563,19 @@ def _decode_AvailableCommandOther(
     known = _KEYS_AvailableCommandOther
     if type(data) is not dict:
         raise DecodeError(path, "AvailableCommandOther (an object)", data)
-    get = data.get
-    v = get("type", UNDEFINED)
+    v = data.get("type", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "type"), "string", v)
     v_type: Any = v
-    v = get("name", UNDEFINED)
+    v = data.get("name", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "name"), "string", v)
     v_name: Any = v
-    v = get("description", UNDEFINED)
+    v = data.get("description", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "description"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
@@ -20710,14 +20615,13 @@ def _decode_TextCommandInput(
 ) -> TextCommandInput:
     if type(data) is not dict:
         raise DecodeError(path, "TextCommandInput (an object)", data)
-    get = data.get
-    v = get("hint", UNDEFINED)
+    v = data.get("hint", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "hint"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "hint"), "string", v)
     v_hint: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -20773,8 +20677,7 @@ def _decode_AvailableCommandInputOther(
     known = _KEYS_AvailableCommandInputOther
     if type(data) is not dict:
         raise DecodeError(path, "AvailableCommandInputOther (an object)", data)
-    get = data.get
-    v = get("type", UNDEFINED)
+    v = data.get("type", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
@@ -20805,8 +20708,7 @@ def _decode_ListSessionsResponse(
     known = _KEYS_ListSessionsResponse
     if type(data) is not dict:
         raise DecodeError(path, "ListSessionsResponse (an object)", data)
-    get = data.get
-    v = get("sessions", UNDEFINED)
+    v = data.get("sessions", UNDEFINED)
     if v is UNDEFINED:
         v = ctx.salvage(DecodeError((path, "sessions"), "a value (required)", _rt.MISSING), [])
     try:
@@ -20814,11 +20716,11 @@ def _decode_ListSessionsResponse(
     except DecodeError as error:
         v = ctx.salvage(error, [])
     v_sessions: Any = v
-    v = get("nextCursor", UNDEFINED)
+    v = data.get("nextCursor", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "nextCursor"), "string", v)
     v_next_cursor: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -20868,38 +20770,37 @@ def _decode_SessionInfo(
     known = _KEYS_SessionInfo
     if type(data) is not dict:
         raise DecodeError(path, "SessionInfo (an object)", data)
-    get = data.get
-    v = get("sessionId", UNDEFINED)
+    v = data.get("sessionId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "sessionId"), "string", v)
     v_session_id: Any = v
-    v = get("cwd", UNDEFINED)
+    v = data.get("cwd", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "cwd"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "cwd"), "string", v)
     v_cwd: Any = v
-    v = get("additionalDirectories", UNDEFINED)
+    v = data.get("additionalDirectories", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "additionalDirectories"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_AbsolutePath(v, ctx, (path, "additionalDirectories"))
     v_additional_directories: Any = v
-    v = get("title", UNDEFINED)
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     v_title: Any = v
-    v = get("updatedAt", UNDEFINED)
+    v = data.get("updatedAt", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "updatedAt"), "string", v), UNDEFINED)
     v_updated_at: Any = v
-    v = get("archived", UNDEFINED)
+    v = data.get("archived", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "archived"), "boolean", v), UNDEFINED)
     v_archived: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -20954,8 +20855,7 @@ def _decode_DeleteSessionResponse(
     known = _KEYS_DeleteSessionResponse
     if type(data) is not dict:
         raise DecodeError(path, "DeleteSessionResponse (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -20988,28 +20888,27 @@ def _decode_ForkSessionResponse(
     known = _KEYS_ForkSessionResponse
     if type(data) is not dict:
         raise DecodeError(path, "ForkSessionResponse (an object)", data)
-    get = data.get
-    v = get("sessionId", UNDEFINED)
+    v = data.get("sessionId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "sessionId"), "string", v)
     v_session_id: Any = v
-    v = get("configOptions", UNDEFINED)
+    v = data.get("configOptions", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_SessionConfigOption_skip_invalid(v, ctx, (path, "configOptions"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_config_options: Any = v
-    v = get("availableCommands", UNDEFINED)
+    v = data.get("availableCommands", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_AvailableCommand_skip_invalid(v, ctx, (path, "availableCommands"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_available_commands: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -21053,8 +20952,7 @@ def _decode_ArchiveSessionResponse(
     known = _KEYS_ArchiveSessionResponse
     if type(data) is not dict:
         raise DecodeError(path, "ArchiveSessionResponse (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -21087,8 +20985,7 @@ def _decode_UnarchiveSessionResponse(
     known = _KEYS_UnarchiveSessionResponse
     if type(data) is not dict:
         raise DecodeError(path, "UnarchiveSessionResponse (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -21121,20 +21018,19 @@ def _decode_SessionStatusResponse(
     known = _KEYS_SessionStatusResponse
     if type(data) is not dict:
         raise DecodeError(path, "SessionStatusResponse (an object)", data)
-    get = data.get
-    v = get("status", UNDEFINED)
+    v = data.get("status", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "status"), "a value (required)", _rt.MISSING)
     v = _decode_SessionStatus(v, ctx, (path, "status"))
     v_status: Any = v
-    v = get("state", UNDEFINED)
+    v = data.get("state", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_StateUpdate(v, ctx, (path, "state"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_state: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -21177,15 +21073,14 @@ def _decode_RunningStateUpdate(
 ) -> RunningStateUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "RunningStateUpdate (an object)", data)
-    get = data.get
-    v = get("background", UNDEFINED)
+    v = data.get("background", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_BackgroundWork(v, ctx, (path, "background"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_background: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -21373,8 +21268,7 @@ def _decode_ErrorStopReason(
 ) -> ErrorStopReason:
     if type(data) is not dict:
         raise DecodeError(path, "ErrorStopReason (an object)", data)
-    get = data.get
-    v = get("error", UNDEFINED)
+    v = data.get("error", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Error(v, ctx, (path, "error"))
@@ -21434,8 +21328,7 @@ def _decode_IdleStateUpdateStopReasonOther(
     known = _KEYS_IdleStateUpdateStopReasonOther
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonOther (an object)", data)
-    get = data.get
-    v = get("stopReason", UNDEFINED)
+    v = data.get("stopReason", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "stopReason"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
@@ -21469,8 +21362,7 @@ def _decode_IdleStateUpdateStopReasonNone(
     known = _KEYS_IdleStateUpdateStopReasonNone
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonNone (an object)", data)
-    get = data.get
-    v = get("stopReason", UNDEFINED)
+    v = data.get("stopReason", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         raise DecodeError((path, "stopReason"), "null", v)
     v_stop_reason: Any = v
@@ -21503,22 +21395,21 @@ def _decode_IdleStateUpdate(
 ) -> IdleStateUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdate (an object)", data)
-    get = data.get
-    v = get("usage", UNDEFINED)
+    v = data.get("usage", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Usage(v, ctx, (path, "usage"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_usage: Any = v
-    v = get("background", UNDEFINED)
+    v = data.get("background", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_BackgroundWork(v, ctx, (path, "background"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_background: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -21581,15 +21472,14 @@ def _decode_RequiresActionStateUpdate(
 ) -> RequiresActionStateUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "RequiresActionStateUpdate (an object)", data)
-    get = data.get
-    v = get("background", UNDEFINED)
+    v = data.get("background", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_BackgroundWork(v, ctx, (path, "background"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_background: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -21652,15 +21542,14 @@ def _decode_UnknownStateUpdate(
 ) -> UnknownStateUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "UnknownStateUpdate (an object)", data)
-    get = data.get
-    v = get("background", UNDEFINED)
+    v = data.get("background", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_BackgroundWork(v, ctx, (path, "background"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_background: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -21715,8 +21604,7 @@ def _decode_StateUpdateOther(
     known = _KEYS_StateUpdateOther
     if type(data) is not dict:
         raise DecodeError(path, "StateUpdateOther (an object)", data)
-    get = data.get
-    v = get("state", UNDEFINED)
+    v = data.get("state", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "state"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
@@ -21750,14 +21638,13 @@ def _decode_BackgroundTerminal(
 ) -> BackgroundTerminal:
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundTerminal (an object)", data)
-    get = data.get
-    v = get("terminalId", UNDEFINED)
+    v = data.get("terminalId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "terminalId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "terminalId"), "string", v)
     v_terminal_id: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -21814,14 +21701,13 @@ def _decode_BackgroundToolCall(
 ) -> BackgroundToolCall:
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundToolCall (an object)", data)
-    get = data.get
-    v = get("toolCallId", UNDEFINED)
+    v = data.get("toolCallId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "toolCallId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "toolCallId"), "string", v)
     v_tool_call_id: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -21878,14 +21764,13 @@ def _decode_BackgroundSubagent(
 ) -> BackgroundSubagent:
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundSubagent (an object)", data)
-    get = data.get
-    v = get("sessionId", UNDEFINED)
+    v = data.get("sessionId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "sessionId"), "string", v)
     v_session_id: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -21939,8 +21824,7 @@ def _decode_BackgroundWorkOther(
     known = _KEYS_BackgroundWorkOther
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundWorkOther (an object)", data)
-    get = data.get
-    v = get("type", UNDEFINED)
+    v = data.get("type", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
@@ -21969,19 +21853,18 @@ def _decode_Error(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Error] 
     known = _KEYS_Error
     if type(data) is not dict:
         raise DecodeError(path, "Error (an object)", data)
-    get = data.get
-    v = get("code", UNDEFINED)
+    v = data.get("code", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "code"), "a value (required)", _rt.MISSING)
     v = _decode_ErrorCode(v, ctx, (path, "code"))
     v_code: Any = v
-    v = get("message", UNDEFINED)
+    v = data.get("message", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "message"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "message"), "string", v)
     v_message: Any = v
-    v = get("data", UNDEFINED)
+    v = data.get("data", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ErrorData(v, ctx, (path, "data"))
@@ -22023,19 +21906,18 @@ def _decode_UnsupportedProtocolVersionErrorData(
     known = _KEYS_UnsupportedProtocolVersionErrorData
     if type(data) is not dict:
         raise DecodeError(path, "UnsupportedProtocolVersionErrorData (an object)", data)
-    get = data.get
-    v = get("requested", UNDEFINED)
+    v = data.get("requested", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "requested"), "a value (required)", _rt.MISSING)
     if type(v) is not int or v < 0 or v > 65535:
         v = _rt.decode_int(v, (path, "requested"), 0, 65535)
     v_requested: Any = v
-    v = get("supported", UNDEFINED)
+    v = data.get("supported", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "supported"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_ProtocolVersion(v, ctx, (path, "supported"))
     v_supported: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -22074,14 +21956,13 @@ def _decode_SessionNotFoundErrorData(
     known = _KEYS_SessionNotFoundErrorData
     if type(data) is not dict:
         raise DecodeError(path, "SessionNotFoundErrorData (an object)", data)
-    get = data.get
-    v = get("sessionId", UNDEFINED)
+    v = data.get("sessionId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "sessionId"), "string", v)
     v_session_id: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -22125,47 +22006,46 @@ def _decode_Usage(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Usage] 
     known = _KEYS_Usage
     if type(data) is not dict:
         raise DecodeError(path, "Usage (an object)", data)
-    get = data.get
-    v = get("totalTokens", UNDEFINED)
+    v = data.get("totalTokens", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "totalTokens"), "a value (required)", _rt.MISSING)
     if type(v) is not int or v < 0 or v > 18446744073709551615:
         v = _rt.decode_int(v, (path, "totalTokens"), 0, 18446744073709551615)
     v_total_tokens: Any = v
-    v = get("inputTokens", UNDEFINED)
+    v = data.get("inputTokens", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "inputTokens"), "a value (required)", _rt.MISSING)
     if type(v) is not int or v < 0 or v > 18446744073709551615:
         v = _rt.decode_int(v, (path, "inputTokens"), 0, 18446744073709551615)
     v_input_tokens: Any = v
-    v = get("outputTokens", UNDEFINED)
+    v = data.get("outputTokens", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "outputTokens"), "a value (required)", _rt.MISSING)
     if type(v) is not int or v < 0 or v > 18446744073709551615:
         v = _rt.decode_int(v, (path, "outputTokens"), 0, 18446744073709551615)
     v_output_tokens: Any = v
-    v = get("thoughtTokens", UNDEFINED)
+    v = data.get("thoughtTokens", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         try:
             v = _rt.decode_int(v, (path, "thoughtTokens"), 0, 18446744073709551615)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_thought_tokens: Any = v
-    v = get("cachedReadTokens", UNDEFINED)
+    v = data.get("cachedReadTokens", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         try:
             v = _rt.decode_int(v, (path, "cachedReadTokens"), 0, 18446744073709551615)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_cached_read_tokens: Any = v
-    v = get("cachedWriteTokens", UNDEFINED)
+    v = data.get("cachedWriteTokens", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         try:
             v = _rt.decode_int(v, (path, "cachedWriteTokens"), 0, 18446744073709551615)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_cached_write_tokens: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -22219,14 +22099,13 @@ def _decode_SetSessionTitleResponse(
     known = _KEYS_SetSessionTitleResponse
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionTitleResponse (an object)", data)
-    get = data.get
-    v = get("title", UNDEFINED)
+    v = data.get("title", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "title"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "title"), "string", v)
     v_title: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -22262,22 +22141,21 @@ def _decode_ResumeSessionResponse(
     known = _KEYS_ResumeSessionResponse
     if type(data) is not dict:
         raise DecodeError(path, "ResumeSessionResponse (an object)", data)
-    get = data.get
-    v = get("configOptions", UNDEFINED)
+    v = data.get("configOptions", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_SessionConfigOption_skip_invalid(v, ctx, (path, "configOptions"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_config_options: Any = v
-    v = get("availableCommands", UNDEFINED)
+    v = data.get("availableCommands", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_AvailableCommand_skip_invalid(v, ctx, (path, "availableCommands"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_available_commands: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -22318,8 +22196,7 @@ def _decode_CloseSessionResponse(
     known = _KEYS_CloseSessionResponse
     if type(data) is not dict:
         raise DecodeError(path, "CloseSessionResponse (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -22352,8 +22229,7 @@ def _decode_CancelToolCallResponse(
     known = _KEYS_CancelToolCallResponse
     if type(data) is not dict:
         raise DecodeError(path, "CancelToolCallResponse (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -22386,8 +22262,7 @@ def _decode_CancelTerminalResponse(
     known = _KEYS_CancelTerminalResponse
     if type(data) is not dict:
         raise DecodeError(path, "CancelTerminalResponse (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -22423,13 +22298,12 @@ def _decode_SetSessionConfigOptionResponse(
     known = _KEYS_SetSessionConfigOptionResponse
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionConfigOptionResponse (an object)", data)
-    get = data.get
-    v = get("configOptions", UNDEFINED)
+    v = data.get("configOptions", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "configOptions"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_SessionConfigOption_skip_invalid(v, ctx, (path, "configOptions"))
     v_config_options: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -22465,14 +22339,13 @@ def _decode_PromptResponse(
     known = _KEYS_PromptResponse
     if type(data) is not dict:
         raise DecodeError(path, "PromptResponse (an object)", data)
-    get = data.get
-    v = get("messageId", UNDEFINED)
+    v = data.get("messageId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "messageId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "messageId"), "string", v)
     v_message_id: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -22508,14 +22381,13 @@ def _decode_AgentNotification(
     known = _KEYS_AgentNotification
     if type(data) is not dict:
         raise DecodeError(path, "AgentNotification (an object)", data)
-    get = data.get
-    v = get("method", UNDEFINED)
+    v = data.get("method", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "method"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "method"), "string", v)
     v_method: Any = v
-    v = get("params", UNDEFINED)
+    v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_AgentNotificationParams(v, ctx, (path, "params"))
     v_params: Any = v
@@ -22548,19 +22420,18 @@ def _decode_UpdateSessionNotification(
     known = _KEYS_UpdateSessionNotification
     if type(data) is not dict:
         raise DecodeError(path, "UpdateSessionNotification (an object)", data)
-    get = data.get
-    v = get("sessionId", UNDEFINED)
+    v = data.get("sessionId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "sessionId"), "string", v)
     v_session_id: Any = v
-    v = get("update", UNDEFINED)
+    v = data.get("update", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "update"), "a value (required)", _rt.MISSING)
     v = _decode_SessionUpdate(v, ctx, (path, "update"))
     v_update: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -22602,19 +22473,18 @@ def _decode_ContentChunk(
 ) -> ContentChunk:
     if type(data) is not dict:
         raise DecodeError(path, "ContentChunk (an object)", data)
-    get = data.get
-    v = get("messageId", UNDEFINED)
+    v = data.get("messageId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "messageId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "messageId"), "string", v)
     v_message_id: Any = v
-    v = get("content", UNDEFINED)
+    v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_ContentBlock(v, ctx, (path, "content"))
     v_content: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -22679,21 +22549,20 @@ def _decode_UserMessage(
 ) -> UserMessage:
     if type(data) is not dict:
         raise DecodeError(path, "UserMessage (an object)", data)
-    get = data.get
-    v = get("messageId", UNDEFINED)
+    v = data.get("messageId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "messageId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "messageId"), "string", v)
     v_message_id: Any = v
-    v = get("content", UNDEFINED)
+    v = data.get("content", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ContentBlock_skip_invalid(v, ctx, (path, "content"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_content: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -22776,21 +22645,20 @@ def _decode_AgentMessage(
 ) -> AgentMessage:
     if type(data) is not dict:
         raise DecodeError(path, "AgentMessage (an object)", data)
-    get = data.get
-    v = get("messageId", UNDEFINED)
+    v = data.get("messageId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "messageId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "messageId"), "string", v)
     v_message_id: Any = v
-    v = get("content", UNDEFINED)
+    v = data.get("content", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ContentBlock_skip_invalid(v, ctx, (path, "content"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_content: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -22873,21 +22741,20 @@ def _decode_AgentThought(
 ) -> AgentThought:
     if type(data) is not dict:
         raise DecodeError(path, "AgentThought (an object)", data)
-    get = data.get
-    v = get("messageId", UNDEFINED)
+    v = data.get("messageId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "messageId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "messageId"), "string", v)
     v_message_id: Any = v
-    v = get("content", UNDEFINED)
+    v = data.get("content", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ContentBlock_skip_invalid(v, ctx, (path, "content"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_content: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -22972,19 +22839,18 @@ def _decode_ToolCallContentChunk(
 ) -> ToolCallContentChunk:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallContentChunk (an object)", data)
-    get = data.get
-    v = get("toolCallId", UNDEFINED)
+    v = data.get("toolCallId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "toolCallId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "toolCallId"), "string", v)
     v_tool_call_id: Any = v
-    v = get("content", UNDEFINED)
+    v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_ToolCallContent(v, ctx, (path, "content"))
     v_content: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -23095,50 +22961,49 @@ def _decode_TerminalUpdate(
 ) -> TerminalUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "TerminalUpdate (an object)", data)
-    get = data.get
-    v = get("terminalId", UNDEFINED)
+    v = data.get("terminalId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "terminalId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "terminalId"), "string", v)
     v_terminal_id: Any = v
-    v = get("command", UNDEFINED)
+    v = data.get("command", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "command"), "string", v), UNDEFINED)
     v_command: Any = v
-    v = get("cwd", UNDEFINED)
+    v = data.get("cwd", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "cwd"), "string", v), UNDEFINED)
     v_cwd: Any = v
-    v = get("output", UNDEFINED)
+    v = data.get("output", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_TerminalOutput(v, ctx, (path, "output"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_output: Any = v
-    v = get("exitStatus", UNDEFINED)
+    v = data.get("exitStatus", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_TerminalExitStatus(v, ctx, (path, "exitStatus"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_exit_status: Any = v
-    v = get("size", UNDEFINED)
+    v = data.get("size", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_TerminalSize(v, ctx, (path, "size"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_size: Any = v
-    v = get("capabilities", UNDEFINED)
+    v = data.get("capabilities", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_TerminalCapabilities(v, ctx, (path, "capabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_capabilities: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -23233,20 +23098,19 @@ def _decode_TerminalOutputChunk(
 ) -> TerminalOutputChunk:
     if type(data) is not dict:
         raise DecodeError(path, "TerminalOutputChunk (an object)", data)
-    get = data.get
-    v = get("terminalId", UNDEFINED)
+    v = data.get("terminalId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "terminalId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "terminalId"), "string", v)
     v_terminal_id: Any = v
-    v = get("data", UNDEFINED)
+    v = data.get("data", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "data"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "data"), "string", v)
     v_data: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -23312,13 +23176,12 @@ def _decode_PlanUpdate(
 ) -> PlanUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "PlanUpdate (an object)", data)
-    get = data.get
-    v = get("plan", UNDEFINED)
+    v = data.get("plan", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "plan"), "a value (required)", _rt.MISSING)
     v = _decode_PlanUpdateContent(v, ctx, (path, "plan"))
     v_plan: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -23375,14 +23238,13 @@ def _decode_PlanRemoved(
 ) -> PlanRemoved:
     if type(data) is not dict:
         raise DecodeError(path, "PlanRemoved (an object)", data)
-    get = data.get
-    v = get("planId", UNDEFINED)
+    v = data.get("planId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "planId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "planId"), "string", v)
     v_plan_id: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -23439,13 +23301,12 @@ def _decode_AvailableCommandsUpdate(
 ) -> AvailableCommandsUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "AvailableCommandsUpdate (an object)", data)
-    get = data.get
-    v = get("availableCommands", UNDEFINED)
+    v = data.get("availableCommands", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "availableCommands"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_AvailableCommand_skip_invalid(v, ctx, (path, "availableCommands"))
     v_available_commands: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -23510,13 +23371,12 @@ def _decode_ConfigOptionUpdate(
 ) -> ConfigOptionUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "ConfigOptionUpdate (an object)", data)
-    get = data.get
-    v = get("configOptions", UNDEFINED)
+    v = data.get("configOptions", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "configOptions"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_SessionConfigOption_skip_invalid(v, ctx, (path, "configOptions"))
     v_config_options: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -23579,16 +23439,15 @@ def _decode_SessionInfoUpdate(
 ) -> SessionInfoUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionInfoUpdate (an object)", data)
-    get = data.get
-    v = get("title", UNDEFINED)
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     v_title: Any = v
-    v = get("updatedAt", UNDEFINED)
+    v = data.get("updatedAt", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "updatedAt"), "string", v), UNDEFINED)
     v_updated_at: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -23656,27 +23515,26 @@ def _decode_UsageUpdate(
 ) -> UsageUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "UsageUpdate (an object)", data)
-    get = data.get
-    v = get("used", UNDEFINED)
+    v = data.get("used", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "used"), "a value (required)", _rt.MISSING)
     if type(v) is not int or v < 0 or v > 18446744073709551615:
         v = _rt.decode_int(v, (path, "used"), 0, 18446744073709551615)
     v_used: Any = v
-    v = get("size", UNDEFINED)
+    v = data.get("size", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "size"), "a value (required)", _rt.MISSING)
     if type(v) is not int or v < 0 or v > 18446744073709551615:
         v = _rt.decode_int(v, (path, "size"), 0, 18446744073709551615)
     v_size: Any = v
-    v = get("cost", UNDEFINED)
+    v = data.get("cost", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Cost(v, ctx, (path, "cost"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_cost: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -23740,23 +23598,22 @@ def _decode_Notice(
 ) -> Notice:
     if type(data) is not dict:
         raise DecodeError(path, "Notice (an object)", data)
-    get = data.get
-    v = get("severity", UNDEFINED)
+    v = data.get("severity", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "severity"), "a value (required)", _rt.MISSING)
     v = _decode_NoticeSeverity(v, ctx, (path, "severity"))
     v_severity: Any = v
-    v = get("title", UNDEFINED)
+    v = data.get("title", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "title"), "a value (required)", _rt.MISSING)
     if type(v) is not str or len(v) < 1:
         raise DecodeError((path, "title"), "string at least 1 characters", v)
     v_title: Any = v
-    v = get("description", UNDEFINED)
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     v_description: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -23820,30 +23677,29 @@ def _decode_CompactionUpdate(
 ) -> CompactionUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "CompactionUpdate (an object)", data)
-    get = data.get
-    v = get("compactionId", UNDEFINED)
+    v = data.get("compactionId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "compactionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "compactionId"), "string", v)
     v_compaction_id: Any = v
-    v = get("status", UNDEFINED)
+    v = data.get("status", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "status"), "a value (required)", _rt.MISSING)
     v = _decode_CompactionStatus(v, ctx, (path, "status"))
     v_status: Any = v
-    v = get("summary", UNDEFINED)
+    v = data.get("summary", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ContentBlock_skip_invalid(v, ctx, (path, "summary"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_summary: Any = v
-    v = get("error", UNDEFINED)
+    v = data.get("error", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "error"), "string", v), UNDEFINED)
     v_error: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -23926,19 +23782,18 @@ def _decode_CompactionSummaryChunk(
 ) -> CompactionSummaryChunk:
     if type(data) is not dict:
         raise DecodeError(path, "CompactionSummaryChunk (an object)", data)
-    get = data.get
-    v = get("compactionId", UNDEFINED)
+    v = data.get("compactionId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "compactionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "compactionId"), "string", v)
     v_compaction_id: Any = v
-    v = get("content", UNDEFINED)
+    v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_ContentBlock(v, ctx, (path, "content"))
     v_content: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -24015,44 +23870,43 @@ def _decode_SubagentUpdate(
 ) -> SubagentUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SubagentUpdate (an object)", data)
-    get = data.get
-    v = get("sessionId", UNDEFINED)
+    v = data.get("sessionId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "sessionId"), "string", v)
     v_session_id: Any = v
-    v = get("title", UNDEFINED)
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     v_title: Any = v
-    v = get("description", UNDEFINED)
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     v_description: Any = v
-    v = get("capabilities", UNDEFINED)
+    v = data.get("capabilities", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SubagentSessionCapabilities(v, ctx, (path, "capabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_capabilities: Any = v
-    v = get("state", UNDEFINED)
+    v = data.get("state", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_StateUpdate(v, ctx, (path, "state"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_state: Any = v
-    v = get("cwd", UNDEFINED)
+    v = data.get("cwd", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "cwd"), "string", v)
     v_cwd: Any = v
-    v = get("additionalDirectories", UNDEFINED)
+    v = data.get("additionalDirectories", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_AbsolutePath(v, ctx, (path, "additionalDirectories"))
     v_additional_directories: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -24159,37 +24013,36 @@ def _decode_SessionMessage(
 ) -> SessionMessage:
     if type(data) is not dict:
         raise DecodeError(path, "SessionMessage (an object)", data)
-    get = data.get
-    v = get("messageId", UNDEFINED)
+    v = data.get("messageId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "messageId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "messageId"), "string", v)
     v_message_id: Any = v
-    v = get("senderSessionId", UNDEFINED)
+    v = data.get("senderSessionId", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "senderSessionId"), "string", v), UNDEFINED)
     v_sender_session_id: Any = v
-    v = get("recipientSessionId", UNDEFINED)
+    v = data.get("recipientSessionId", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "recipientSessionId"), "string", v), UNDEFINED)
     v_recipient_session_id: Any = v
-    v = get("senderMessageId", UNDEFINED)
+    v = data.get("senderMessageId", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "senderMessageId"), "string", v), UNDEFINED)
     v_sender_message_id: Any = v
-    v = get("recipientMessageId", UNDEFINED)
+    v = data.get("recipientMessageId", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "recipientMessageId"), "string", v), UNDEFINED)
     v_recipient_message_id: Any = v
-    v = get("content", UNDEFINED)
+    v = data.get("content", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ContentBlock_skip_invalid(v, ctx, (path, "content"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_content: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -24279,19 +24132,18 @@ def _decode_SessionMessageChunk(
 ) -> SessionMessageChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionMessageChunk (an object)", data)
-    get = data.get
-    v = get("messageId", UNDEFINED)
+    v = data.get("messageId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "messageId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "messageId"), "string", v)
     v_message_id: Any = v
-    v = get("content", UNDEFINED)
+    v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_ContentBlock(v, ctx, (path, "content"))
     v_content: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -24354,8 +24206,7 @@ def _decode_SessionUpdateOther(
     known = _KEYS_SessionUpdateOther
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateOther (an object)", data)
-    get = data.get
-    v = get("sessionUpdate", UNDEFINED)
+    v = data.get("sessionUpdate", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "sessionUpdate"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
@@ -24386,14 +24237,13 @@ def _decode_TerminalOutput(
     known = _KEYS_TerminalOutput
     if type(data) is not dict:
         raise DecodeError(path, "TerminalOutput (an object)", data)
-    get = data.get
-    v = get("data", UNDEFINED)
+    v = data.get("data", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "data"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "data"), "string", v)
     v_data: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -24429,8 +24279,7 @@ def _decode_TerminalExitStatus(
     known = _KEYS_TerminalExitStatus
     if type(data) is not dict:
         raise DecodeError(path, "TerminalExitStatus (an object)", data)
-    get = data.get
-    v = get("exitCode", UNDEFINED)
+    v = data.get("exitCode", UNDEFINED)
     if (
         v is not UNDEFINED
         and v is not None
@@ -24441,11 +24290,11 @@ def _decode_TerminalExitStatus(
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_exit_code: Any = v
-    v = get("signal", UNDEFINED)
+    v = data.get("signal", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "signal"), "string", v), UNDEFINED)
     v_signal: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -24486,20 +24335,19 @@ def _decode_TerminalSize(
     known = _KEYS_TerminalSize
     if type(data) is not dict:
         raise DecodeError(path, "TerminalSize (an object)", data)
-    get = data.get
-    v = get("cols", UNDEFINED)
+    v = data.get("cols", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "cols"), "a value (required)", _rt.MISSING)
     if type(v) is not int or v < 1 or v > 65535:
         v = _rt.decode_int(v, (path, "cols"), 1, 65535)
     v_cols: Any = v
-    v = get("rows", UNDEFINED)
+    v = data.get("rows", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "rows"), "a value (required)", _rt.MISSING)
     if type(v) is not int or v < 1 or v > 65535:
         v = _rt.decode_int(v, (path, "rows"), 1, 65535)
     v_rows: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -24538,15 +24386,14 @@ def _decode_TerminalCapabilities(
     known = _KEYS_TerminalCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "TerminalCapabilities (an object)", data)
-    get = data.get
-    v = get("cancel", UNDEFINED)
+    v = data.get("cancel", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_TerminalCancelCapabilities(v, ctx, (path, "cancel"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_cancel: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -24583,8 +24430,7 @@ def _decode_TerminalCancelCapabilities(
     known = _KEYS_TerminalCancelCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "TerminalCancelCapabilities (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -24620,19 +24466,18 @@ def _decode_PlanItems(
 ) -> PlanItems:
     if type(data) is not dict:
         raise DecodeError(path, "PlanItems (an object)", data)
-    get = data.get
-    v = get("planId", UNDEFINED)
+    v = data.get("planId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "planId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "planId"), "string", v)
     v_plan_id: Any = v
-    v = get("entries", UNDEFINED)
+    v = data.get("entries", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "entries"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_PlanEntry_skip_invalid(v, ctx, (path, "entries"))
     v_entries: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -24692,20 +24537,19 @@ def _decode_PlanFile(
 ) -> PlanFile:
     if type(data) is not dict:
         raise DecodeError(path, "PlanFile (an object)", data)
-    get = data.get
-    v = get("planId", UNDEFINED)
+    v = data.get("planId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "planId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "planId"), "string", v)
     v_plan_id: Any = v
-    v = get("uri", UNDEFINED)
+    v = data.get("uri", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "uri"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "uri"), "string", v)
     v_uri: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -24765,20 +24609,19 @@ def _decode_PlanMarkdown(
 ) -> PlanMarkdown:
     if type(data) is not dict:
         raise DecodeError(path, "PlanMarkdown (an object)", data)
-    get = data.get
-    v = get("planId", UNDEFINED)
+    v = data.get("planId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "planId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "planId"), "string", v)
     v_plan_id: Any = v
-    v = get("content", UNDEFINED)
+    v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "content"), "string", v)
     v_content: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -24835,14 +24678,13 @@ def _decode_PlanUpdateContentOther(
     known = _KEYS_PlanUpdateContentOther
     if type(data) is not dict:
         raise DecodeError(path, "PlanUpdateContentOther (an object)", data)
-    get = data.get
-    v = get("type", UNDEFINED)
+    v = data.get("type", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "type"), "string", v)
     v_type: Any = v
-    v = get("planId", UNDEFINED)
+    v = data.get("planId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "planId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
@@ -24874,24 +24716,23 @@ def _decode_PlanEntry(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Pla
     known = _KEYS_PlanEntry
     if type(data) is not dict:
         raise DecodeError(path, "PlanEntry (an object)", data)
-    get = data.get
-    v = get("content", UNDEFINED)
+    v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "content"), "string", v)
     v_content: Any = v
-    v = get("priority", UNDEFINED)
+    v = data.get("priority", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "priority"), "a value (required)", _rt.MISSING)
     v = _decode_PlanEntryPriority(v, ctx, (path, "priority"))
     v_priority: Any = v
-    v = get("status", UNDEFINED)
+    v = data.get("status", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "status"), "a value (required)", _rt.MISSING)
     v = _decode_PlanEntryStatus(v, ctx, (path, "status"))
     v_status: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -24931,19 +24772,18 @@ def _decode_Cost(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Cost] = 
     known = _KEYS_Cost
     if type(data) is not dict:
         raise DecodeError(path, "Cost (an object)", data)
-    get = data.get
-    v = get("amount", UNDEFINED)
+    v = data.get("amount", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "amount"), "a value (required)", _rt.MISSING)
     v = _rt.decode_number(v, (path, "amount"), None, None)
     v_amount: Any = v
-    v = get("currency", UNDEFINED)
+    v = data.get("currency", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "currency"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "currency"), "string", v)
     v_currency: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -24982,15 +24822,14 @@ def _decode_SubagentSessionCapabilities(
     known = _KEYS_SubagentSessionCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SubagentSessionCapabilities (an object)", data)
-    get = data.get
-    v = get("cancel", UNDEFINED)
+    v = data.get("cancel", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionCancelCapabilities(v, ctx, (path, "cancel"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_cancel: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -25027,8 +24866,7 @@ def _decode_SessionCancelCapabilities(
     known = _KEYS_SessionCancelCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionCancelCapabilities (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -25064,14 +24902,13 @@ def _decode_CompleteElicitationNotification(
     known = _KEYS_CompleteElicitationNotification
     if type(data) is not dict:
         raise DecodeError(path, "CompleteElicitationNotification (an object)", data)
-    get = data.get
-    v = get("elicitationId", UNDEFINED)
+    v = data.get("elicitationId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "elicitationId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "elicitationId"), "string", v)
     v_elicitation_id: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -25107,20 +24944,19 @@ def _decode_AuthStatusUpdateNotification(
     known = _KEYS_AuthStatusUpdateNotification
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusUpdateNotification (an object)", data)
-    get = data.get
-    v = get("state", UNDEFINED)
+    v = data.get("state", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "state"), "a value (required)", _rt.MISSING)
     v = _decode_AuthState(v, ctx, (path, "state"))
     v_state: Any = v
-    v = get("accounts", UNDEFINED)
+    v = data.get("accounts", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_AuthAccount_skip_invalid(v, ctx, (path, "accounts"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_accounts: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -25160,19 +24996,18 @@ def _decode_ClientRequest(
     known = _KEYS_ClientRequest
     if type(data) is not dict:
         raise DecodeError(path, "ClientRequest (an object)", data)
-    get = data.get
-    v = get("id", UNDEFINED)
+    v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
     v = _decode_RequestId(v, ctx, (path, "id"))
     v_id: Any = v
-    v = get("method", UNDEFINED)
+    v = data.get("method", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "method"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "method"), "string", v)
     v_method: Any = v
-    v = get("params", UNDEFINED)
+    v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_ClientRequestParams(v, ctx, (path, "params"))
     v_params: Any = v
@@ -25208,26 +25043,25 @@ def _decode_InitializeRequest(
     known = _KEYS_InitializeRequest
     if type(data) is not dict:
         raise DecodeError(path, "InitializeRequest (an object)", data)
-    get = data.get
-    v = get("protocolVersion", UNDEFINED)
+    v = data.get("protocolVersion", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "protocolVersion"), "a value (required)", _rt.MISSING)
     if type(v) is not int or v < 0 or v > 65535:
         v = _rt.decode_int(v, (path, "protocolVersion"), 0, 65535)
     v_protocol_version: Any = v
-    v = get("info", UNDEFINED)
+    v = data.get("info", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "info"), "a value (required)", _rt.MISSING)
     v = _decode_Implementation(v, ctx, (path, "info"))
     v_info: Any = v
-    v = get("capabilities", UNDEFINED)
+    v = data.get("capabilities", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_ClientCapabilities(v, ctx, (path, "capabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_capabilities: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -25270,22 +25104,21 @@ def _decode_ClientCapabilities(
     known = _KEYS_ClientCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "ClientCapabilities (an object)", data)
-    get = data.get
-    v = get("auth", UNDEFINED)
+    v = data.get("auth", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ClientAuthCapabilities(v, ctx, (path, "auth"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_auth: Any = v
-    v = get("elicitation", UNDEFINED)
+    v = data.get("elicitation", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ElicitationCapabilities(v, ctx, (path, "elicitation"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_elicitation: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -25326,15 +25159,14 @@ def _decode_ClientAuthCapabilities(
     known = _KEYS_ClientAuthCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "ClientAuthCapabilities (an object)", data)
-    get = data.get
-    v = get("terminal", UNDEFINED)
+    v = data.get("terminal", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_TerminalAuthCapabilities(v, ctx, (path, "terminal"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_terminal: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -25371,8 +25203,7 @@ def _decode_TerminalAuthCapabilities(
     known = _KEYS_TerminalAuthCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "TerminalAuthCapabilities (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -25405,22 +25236,21 @@ def _decode_ElicitationCapabilities(
     known = _KEYS_ElicitationCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationCapabilities (an object)", data)
-    get = data.get
-    v = get("form", UNDEFINED)
+    v = data.get("form", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ElicitationFormCapabilities(v, ctx, (path, "form"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_form: Any = v
-    v = get("url", UNDEFINED)
+    v = data.get("url", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ElicitationUrlCapabilities(v, ctx, (path, "url"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     v_url: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -25461,8 +25291,7 @@ def _decode_ElicitationFormCapabilities(
     known = _KEYS_ElicitationFormCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationFormCapabilities (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -25495,8 +25324,7 @@ def _decode_ElicitationUrlCapabilities(
     known = _KEYS_ElicitationUrlCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationUrlCapabilities (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -25529,14 +25357,13 @@ def _decode_LoginAuthRequest(
     known = _KEYS_LoginAuthRequest
     if type(data) is not dict:
         raise DecodeError(path, "LoginAuthRequest (an object)", data)
-    get = data.get
-    v = get("methodId", UNDEFINED)
+    v = data.get("methodId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "methodId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "methodId"), "string", v)
     v_method_id: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -25572,8 +25399,7 @@ def _decode_ListProvidersRequest(
     known = _KEYS_ListProvidersRequest
     if type(data) is not dict:
         raise DecodeError(path, "ListProvidersRequest (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -25606,29 +25432,28 @@ def _decode_SetProviderRequest(
     known = _KEYS_SetProviderRequest
     if type(data) is not dict:
         raise DecodeError(path, "SetProviderRequest (an object)", data)
-    get = data.get
-    v = get("providerId", UNDEFINED)
+    v = data.get("providerId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "providerId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "providerId"), "string", v)
     v_provider_id: Any = v
-    v = get("apiType", UNDEFINED)
+    v = data.get("apiType", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "apiType"), "a value (required)", _rt.MISSING)
     v = _decode_LlmProtocol(v, ctx, (path, "apiType"))
     v_api_type: Any = v
-    v = get("baseUrl", UNDEFINED)
+    v = data.get("baseUrl", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "baseUrl"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "baseUrl"), "string", v)
     v_base_url: Any = v
-    v = get("headers", UNDEFINED)
+    v = data.get("headers", UNDEFINED)
     if v is not UNDEFINED:
         v = _decode_map_of_str(v, ctx, (path, "headers"))
     v_headers: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -25679,14 +25504,13 @@ def _decode_DisableProviderRequest(
     known = _KEYS_DisableProviderRequest
     if type(data) is not dict:
         raise DecodeError(path, "DisableProviderRequest (an object)", data)
-    get = data.get
-    v = get("providerId", UNDEFINED)
+    v = data.get("providerId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "providerId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "providerId"), "string", v)
     v_provider_id: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -25722,8 +25546,7 @@ def _decode_LogoutAuthRequest(
     known = _KEYS_LogoutAuthRequest
     if type(data) is not dict:
         raise DecodeError(path, "LogoutAuthRequest (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -25756,8 +25579,7 @@ def _decode_AuthStatusRequest(
     known = _KEYS_AuthStatusRequest
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusRequest (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -25790,30 +25612,29 @@ def _decode_NewSessionRequest(
     known = _KEYS_NewSessionRequest
     if type(data) is not dict:
         raise DecodeError(path, "NewSessionRequest (an object)", data)
-    get = data.get
-    v = get("cwd", UNDEFINED)
+    v = data.get("cwd", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "cwd"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "cwd"), "string", v)
     v_cwd: Any = v
-    v = get("additionalDirectories", UNDEFINED)
+    v = data.get("additionalDirectories", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "additionalDirectories"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_AbsolutePath(v, ctx, (path, "additionalDirectories"))
     v_additional_directories: Any = v
-    v = get("mcpServers", UNDEFINED)
+    v = data.get("mcpServers", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "mcpServers"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_McpServer(v, ctx, (path, "mcpServers"))
     v_mcp_servers: Any = v
-    v = get("systemPrompt", UNDEFINED)
+    v = data.get("systemPrompt", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_SystemPrompt(v, ctx, (path, "systemPrompt"))
     v_system_prompt: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -25864,26 +25685,25 @@ def _decode_McpServerHttp(
 ) -> McpServerHttp:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerHttp (an object)", data)
-    get = data.get
-    v = get("name", UNDEFINED)
+    v = data.get("name", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "name"), "string", v)
     v_name: Any = v
-    v = get("url", UNDEFINED)
+    v = data.get("url", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "url"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "url"), "string", v)
     v_url: Any = v
-    v = get("headers", UNDEFINED)
+    v = data.get("headers", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "headers"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_HttpHeader(v, ctx, (path, "headers"))
     v_headers: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -25947,20 +25767,19 @@ def _decode_McpServerAcp(
 ) -> McpServerAcp:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerAcp (an object)", data)
-    get = data.get
-    v = get("name", UNDEFINED)
+    v = data.get("name", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "name"), "string", v)
     v_name: Any = v
-    v = get("serverId", UNDEFINED)
+    v = data.get("serverId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "serverId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "serverId"), "string", v)
     v_server_id: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -26020,32 +25839,31 @@ def _decode_McpServerStdio(
 ) -> McpServerStdio:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerStdio (an object)", data)
-    get = data.get
-    v = get("name", UNDEFINED)
+    v = data.get("name", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "name"), "string", v)
     v_name: Any = v
-    v = get("command", UNDEFINED)
+    v = data.get("command", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "command"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "command"), "string", v)
     v_command: Any = v
-    v = get("args", UNDEFINED)
+    v = data.get("args", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "args"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_str(v, ctx, (path, "args"))
     v_args: Any = v
-    v = get("env", UNDEFINED)
+    v = data.get("env", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "env"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_EnvVariable(v, ctx, (path, "env"))
     v_env: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -26110,8 +25928,7 @@ def _decode_McpServerOther(
     known = _KEYS_McpServerOther
     if type(data) is not dict:
         raise DecodeError(path, "McpServerOther (an object)", data)
-    get = data.get
-    v = get("type", UNDEFINED)
+    v = data.get("type", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
@@ -26140,20 +25957,19 @@ def _decode_HttpHeader(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Ht
     known = _KEYS_HttpHeader
     if type(data) is not dict:
         raise DecodeError(path, "HttpHeader (an object)", data)
-    get = data.get
-    v = get("name", UNDEFINED)
+    v = data.get("name", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "name"), "string", v)
     v_name: Any = v
-    v = get("value", UNDEFINED)
+    v = data.get("value", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "value"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "value"), "string", v)
     v_value: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -26192,18 +26008,17 @@ def _decode_SystemPrompt(
     known = _KEYS_SystemPrompt
     if type(data) is not dict:
         raise DecodeError(path, "SystemPrompt (an object)", data)
-    get = data.get
-    v = get("mode", UNDEFINED)
+    v = data.get("mode", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "mode"), "a value (required)", _rt.MISSING)
     v = _decode_SystemPromptMode(v, ctx, (path, "mode"))
     v_mode: Any = v
-    v = get("content", UNDEFINED)
+    v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_ContentBlock(v, ctx, (path, "content"))
     v_content: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -26242,20 +26057,19 @@ def _decode_ListSessionsRequest(
     known = _KEYS_ListSessionsRequest
     if type(data) is not dict:
         raise DecodeError(path, "ListSessionsRequest (an object)", data)
-    get = data.get
-    v = get("cwd", UNDEFINED)
+    v = data.get("cwd", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "cwd"), "string", v)
     v_cwd: Any = v
-    v = get("cursor", UNDEFINED)
+    v = data.get("cursor", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "cursor"), "string", v)
     v_cursor: Any = v
-    v = get("archived", UNDEFINED)
+    v = data.get("archived", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_SessionArchiveFilter(v, ctx, (path, "archived"))
     v_archived: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -26300,14 +26114,13 @@ def _decode_DeleteSessionRequest(
     known = _KEYS_DeleteSessionRequest
     if type(data) is not dict:
         raise DecodeError(path, "DeleteSessionRequest (an object)", data)
-    get = data.get
-    v = get("sessionId", UNDEFINED)
+    v = data.get("sessionId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "sessionId"), "string", v)
     v_session_id: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -26352,36 +26165,35 @@ def _decode_ForkSessionRequest(
     known = _KEYS_ForkSessionRequest
     if type(data) is not dict:
         raise DecodeError(path, "ForkSessionRequest (an object)", data)
-    get = data.get
-    v = get("sessionId", UNDEFINED)
+    v = data.get("sessionId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "sessionId"), "string", v)
     v_session_id: Any = v
-    v = get("cwd", UNDEFINED)
+    v = data.get("cwd", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "cwd"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "cwd"), "string", v)
     v_cwd: Any = v
-    v = get("additionalDirectories", UNDEFINED)
+    v = data.get("additionalDirectories", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "additionalDirectories"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_AbsolutePath(v, ctx, (path, "additionalDirectories"))
     v_additional_directories: Any = v
-    v = get("mcpServers", UNDEFINED)
+    v = data.get("mcpServers", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "mcpServers"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_McpServer(v, ctx, (path, "mcpServers"))
     v_mcp_servers: Any = v
-    v = get("systemPrompt", UNDEFINED)
+    v = data.get("systemPrompt", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_SystemPrompt(v, ctx, (path, "systemPrompt"))
     v_system_prompt: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -26432,14 +26244,13 @@ def _decode_ArchiveSessionRequest(
     known = _KEYS_ArchiveSessionRequest
     if type(data) is not dict:
         raise DecodeError(path, "ArchiveSessionRequest (an object)", data)
-    get = data.get
-    v = get("sessionId", UNDEFINED)
+    v = data.get("sessionId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "sessionId"), "string", v)
     v_session_id: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -26475,14 +26286,13 @@ def _decode_UnarchiveSessionRequest(
     known = _KEYS_UnarchiveSessionRequest
     if type(data) is not dict:
         raise DecodeError(path, "UnarchiveSessionRequest (an object)", data)
-    get = data.get
-    v = get("sessionId", UNDEFINED)
+    v = data.get("sessionId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "sessionId"), "string", v)
     v_session_id: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -26518,14 +26328,13 @@ def _decode_SessionStatusRequest(
     known = _KEYS_SessionStatusRequest
     if type(data) is not dict:
         raise DecodeError(path, "SessionStatusRequest (an object)", data)
-    get = data.get
-    v = get("sessionId", UNDEFINED)
+    v = data.get("sessionId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "sessionId"), "string", v)
     v_session_id: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -26561,20 +26370,19 @@ def _decode_SetSessionTitleRequest(
     known = _KEYS_SetSessionTitleRequest
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionTitleRequest (an object)", data)
-    get = data.get
-    v = get("sessionId", UNDEFINED)
+    v = data.get("sessionId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "sessionId"), "string", v)
     v_session_id: Any = v
-    v = get("title", UNDEFINED)
+    v = data.get("title", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "title"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "title"), "string", v)
     v_title: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -26623,40 +26431,39 @@ def _decode_ResumeSessionRequest(
     known = _KEYS_ResumeSessionRequest
     if type(data) is not dict:
         raise DecodeError(path, "ResumeSessionRequest (an object)", data)
-    get = data.get
-    v = get("sessionId", UNDEFINED)
+    v = data.get("sessionId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "sessionId"), "string", v)
     v_session_id: Any = v
-    v = get("cwd", UNDEFINED)
+    v = data.get("cwd", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "cwd"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "cwd"), "string", v)
     v_cwd: Any = v
-    v = get("additionalDirectories", UNDEFINED)
+    v = data.get("additionalDirectories", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "additionalDirectories"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_AbsolutePath(v, ctx, (path, "additionalDirectories"))
     v_additional_directories: Any = v
-    v = get("mcpServers", UNDEFINED)
+    v = data.get("mcpServers", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "mcpServers"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_McpServer(v, ctx, (path, "mcpServers"))
     v_mcp_servers: Any = v
-    v = get("replayFrom", UNDEFINED)
+    v = data.get("replayFrom", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_ReplayFrom(v, ctx, (path, "replayFrom"))
     v_replay_from: Any = v
-    v = get("systemPrompt", UNDEFINED)
+    v = data.get("systemPrompt", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_SystemPrompt(v, ctx, (path, "systemPrompt"))
     v_system_prompt: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -26714,8 +26521,7 @@ def _decode_ReplayFromStart(
 ) -> ReplayFromStart:
     if type(data) is not dict:
         raise DecodeError(path, "ReplayFromStart (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -26766,8 +26572,7 @@ def _decode_ReplayFromOther(
     known = _KEYS_ReplayFromOther
     if type(data) is not dict:
         raise DecodeError(path, "ReplayFromOther (an object)", data)
-    get = data.get
-    v = get("type", UNDEFINED)
+    v = data.get("type", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
@@ -26798,14 +26603,13 @@ def _decode_CloseSessionRequest(
     known = _KEYS_CloseSessionRequest
     if type(data) is not dict:
         raise DecodeError(path, "CloseSessionRequest (an object)", data)
-    get = data.get
-    v = get("sessionId", UNDEFINED)
+    v = data.get("sessionId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "sessionId"), "string", v)
     v_session_id: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -26841,20 +26645,19 @@ def _decode_CancelToolCallRequest(
     known = _KEYS_CancelToolCallRequest
     if type(data) is not dict:
         raise DecodeError(path, "CancelToolCallRequest (an object)", data)
-    get = data.get
-    v = get("sessionId", UNDEFINED)
+    v = data.get("sessionId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "sessionId"), "string", v)
     v_session_id: Any = v
-    v = get("toolCallId", UNDEFINED)
+    v = data.get("toolCallId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "toolCallId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "toolCallId"), "string", v)
     v_tool_call_id: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -26893,20 +26696,19 @@ def _decode_CancelTerminalRequest(
     known = _KEYS_CancelTerminalRequest
     if type(data) is not dict:
         raise DecodeError(path, "CancelTerminalRequest (an object)", data)
-    get = data.get
-    v = get("sessionId", UNDEFINED)
+    v = data.get("sessionId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "sessionId"), "string", v)
     v_session_id: Any = v
-    v = get("terminalId", UNDEFINED)
+    v = data.get("terminalId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "terminalId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "terminalId"), "string", v)
     v_terminal_id: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -26950,8 +26752,7 @@ def _decode_SetSessionConfigOptionRequestTypeId(
         raise DecodeError(path, "SetSessionConfigOptionRequestTypeId (an object)", data)
     if data.get("type", _rt.MISSING) != "id":
         raise DecodeError((path, "type"), '"id"', data.get("type", _rt.MISSING))
-    get = data.get
-    v = get("value", UNDEFINED)
+    v = data.get("value", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "value"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
@@ -26987,8 +26788,7 @@ def _decode_SetSessionConfigOptionRequestTypeBoolean(
         raise DecodeError(path, "SetSessionConfigOptionRequestTypeBoolean (an object)", data)
     if data.get("type", _rt.MISSING) != "boolean":
         raise DecodeError((path, "type"), '"boolean"', data.get("type", _rt.MISSING))
-    get = data.get
-    v = get("value", UNDEFINED)
+    v = data.get("value", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "value"), "a value (required)", _rt.MISSING)
     if type(v) is not bool:
@@ -27022,14 +26822,13 @@ def _decode_SetSessionConfigOptionRequestTypeOther(
     known = _KEYS_SetSessionConfigOptionRequestTypeOther
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionConfigOptionRequestTypeOther (an object)", data)
-    get = data.get
-    v = get("type", UNDEFINED)
+    v = data.get("type", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "type"), "string", v)
     v_type: Any = v
-    v = get("value", UNDEFINED)
+    v = data.get("value", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "value"), "a value (required)", _rt.MISSING)
     if ctx.strict:
@@ -27066,20 +26865,19 @@ def _decode_SetSessionConfigOptionRequest(
     known = _KEYS_SetSessionConfigOptionRequest
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionConfigOptionRequest (an object)", data)
-    get = data.get
-    v = get("sessionId", UNDEFINED)
+    v = data.get("sessionId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "sessionId"), "string", v)
     v_session_id: Any = v
-    v = get("configId", UNDEFINED)
+    v = data.get("configId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "configId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "configId"), "string", v)
     v_config_id: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -27119,19 +26917,18 @@ def _decode_PromptRequest(
     known = _KEYS_PromptRequest
     if type(data) is not dict:
         raise DecodeError(path, "PromptRequest (an object)", data)
-    get = data.get
-    v = get("sessionId", UNDEFINED)
+    v = data.get("sessionId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "sessionId"), "string", v)
     v_session_id: Any = v
-    v = get("prompt", UNDEFINED)
+    v = data.get("prompt", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "prompt"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_ContentBlock_min1(v, ctx, (path, "prompt"))
     v_prompt: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -27170,13 +26967,12 @@ def _decode_ClientResponseResult(
     known = _KEYS_ClientResponseResult
     if type(data) is not dict:
         raise DecodeError(path, "ClientResponseResult (an object)", data)
-    get = data.get
-    v = get("id", UNDEFINED)
+    v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
     v = _decode_RequestId(v, ctx, (path, "id"))
     v_id: Any = v
-    v = get("result", UNDEFINED)
+    v = data.get("result", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "result"), "a value (required)", _rt.MISSING)
     v = _decode_ClientResponseResultResult(v, ctx, (path, "result"))
@@ -27209,14 +27005,13 @@ def _decode_ClientResponseError(
     known = _KEYS_ClientResponseError
     if type(data) is not dict:
         raise DecodeError(path, "ClientResponseError (an object)", data)
-    get = data.get
-    v = get("id", UNDEFINED)
+    v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
     if v is not None:
         v = _decode_ClientResponseErrorId(v, ctx, (path, "id"))
     v_id: Any = v
-    v = get("error", UNDEFINED)
+    v = data.get("error", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "error"), "a value (required)", _rt.MISSING)
     v = _decode_Error(v, ctx, (path, "error"))
@@ -27249,13 +27044,12 @@ def _decode_RequestPermissionResponse(
     known = _KEYS_RequestPermissionResponse
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionResponse (an object)", data)
-    get = data.get
-    v = get("outcome", UNDEFINED)
+    v = data.get("outcome", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "outcome"), "a value (required)", _rt.MISSING)
     v = _decode_RequestPermissionOutcome(v, ctx, (path, "outcome"))
     v_outcome: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -27294,8 +27088,7 @@ def _decode_CancelledPermissionOutcome(
 ) -> CancelledPermissionOutcome:
     if type(data) is not dict:
         raise DecodeError(path, "CancelledPermissionOutcome (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -27357,14 +27150,13 @@ def _decode_SelectedPermissionOutcome(
 ) -> SelectedPermissionOutcome:
     if type(data) is not dict:
         raise DecodeError(path, "SelectedPermissionOutcome (an object)", data)
-    get = data.get
-    v = get("optionId", UNDEFINED)
+    v = data.get("optionId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "optionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "optionId"), "string", v)
     v_option_id: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -27429,8 +27221,7 @@ def _decode_RequestPermissionOutcomeOther(
     known = _KEYS_RequestPermissionOutcomeOther
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionOutcomeOther (an object)", data)
-    get = data.get
-    v = get("outcome", UNDEFINED)
+    v = data.get("outcome", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "outcome"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
@@ -27464,8 +27255,7 @@ def _decode_ElicitationAcceptAction(
 ) -> ElicitationAcceptAction:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationAcceptAction (an object)", data)
-    get = data.get
-    v = get("content", UNDEFINED)
+    v = data.get("content", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_map_of_ElicitationContentValue(v, ctx, (path, "content"))
     v_content: Any = v
@@ -27581,8 +27371,7 @@ def _decode_CreateElicitationResponseActionOther(
     known = _KEYS_CreateElicitationResponseActionOther
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponseActionOther (an object)", data)
-    get = data.get
-    v = get("action", UNDEFINED)
+    v = data.get("action", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "action"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
@@ -27613,8 +27402,7 @@ def _decode_CreateElicitationResponse(
     known = _KEYS_CreateElicitationResponse
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponse (an object)", data)
-    get = data.get
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -27648,14 +27436,13 @@ def _decode_MessageMcpResponseResult(
     known = _KEYS_MessageMcpResponseResult
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpResponseResult (an object)", data)
-    get = data.get
-    v = get("result", UNDEFINED)
+    v = data.get("result", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "result"), "a value (required)", _rt.MISSING)
     if ctx.strict:
         _rt.check_json(v, (path, "result"))
     v_result: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -27691,13 +27478,12 @@ def _decode_MessageMcpResponseError(
     known = _KEYS_MessageMcpResponseError
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpResponseError (an object)", data)
-    get = data.get
-    v = get("error", UNDEFINED)
+    v = data.get("error", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "error"), "a value (required)", _rt.MISSING)
     v = _decode_McpError(v, ctx, (path, "error"))
     v_error: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -27731,20 +27517,19 @@ def _decode_McpError(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[McpE
     known = _KEYS_McpError
     if type(data) is not dict:
         raise DecodeError(path, "McpError (an object)", data)
-    get = data.get
-    v = get("code", UNDEFINED)
+    v = data.get("code", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "code"), "a value (required)", _rt.MISSING)
     if type(v) is not int or v < -2147483648 or v > 2147483647:
         v = _rt.decode_int(v, (path, "code"), -2147483648, 2147483647)
     v_code: Any = v
-    v = get("message", UNDEFINED)
+    v = data.get("message", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "message"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "message"), "string", v)
     v_message: Any = v
-    v = get("data", UNDEFINED)
+    v = data.get("data", UNDEFINED)
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "data"))
     v_data: Any = v
@@ -27780,14 +27565,13 @@ def _decode_ClientNotification(
     known = _KEYS_ClientNotification
     if type(data) is not dict:
         raise DecodeError(path, "ClientNotification (an object)", data)
-    get = data.get
-    v = get("method", UNDEFINED)
+    v = data.get("method", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "method"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "method"), "string", v)
     v_method: Any = v
-    v = get("params", UNDEFINED)
+    v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_ClientNotificationParams(v, ctx, (path, "params"))
     v_params: Any = v
@@ -27820,14 +27604,13 @@ def _decode_CancelSessionNotification(
     known = _KEYS_CancelSessionNotification
     if type(data) is not dict:
         raise DecodeError(path, "CancelSessionNotification (an object)", data)
-    get = data.get
-    v = get("sessionId", UNDEFINED)
+    v = data.get("sessionId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "sessionId"), "string", v)
     v_session_id: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -27863,33 +27646,32 @@ def _decode_MessageMcpNotification(
     known = _KEYS_MessageMcpNotification
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpNotification (an object)", data)
-    get = data.get
-    v = get("serverId", UNDEFINED)
+    v = data.get("serverId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "serverId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "serverId"), "string", v)
     v_server_id: Any = v
-    v = get("requestId", UNDEFINED)
+    v = data.get("requestId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "requestId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "requestId"), "string", v)
     v_request_id: Any = v
-    v = get("method", UNDEFINED)
+    v = data.get("method", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "method"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "method"), "string", v)
     v_method: Any = v
-    v = get("params", UNDEFINED)
+    v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             raise DecodeError((path, "params"), "object", v)
         elif ctx.strict:
             _rt.check_json(v, (path, "params"))
     v_params: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -27935,13 +27717,12 @@ def _decode_CancelRequestNotification(
     known = _KEYS_CancelRequestNotification
     if type(data) is not dict:
         raise DecodeError(path, "CancelRequestNotification (an object)", data)
-    get = data.get
-    v = get("requestId", UNDEFINED)
+    v = data.get("requestId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "requestId"), "a value (required)", _rt.MISSING)
     v = _decode_RequestId(v, ctx, (path, "requestId"))
     v_request_id: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -27977,19 +27758,18 @@ def _decode_ProxyRequest(
     known = _KEYS_ProxyRequest
     if type(data) is not dict:
         raise DecodeError(path, "ProxyRequest (an object)", data)
-    get = data.get
-    v = get("id", UNDEFINED)
+    v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
     v = _decode_RequestId(v, ctx, (path, "id"))
     v_id: Any = v
-    v = get("method", UNDEFINED)
+    v = data.get("method", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "method"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "method"), "string", v)
     v_method: Any = v
-    v = get("params", UNDEFINED)
+    v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_ProxyRequestParams(v, ctx, (path, "params"))
     v_params: Any = v
@@ -28025,18 +27805,17 @@ def _decode_ProxySuccessorRequest(
     known = _KEYS_ProxySuccessorRequest
     if type(data) is not dict:
         raise DecodeError(path, "ProxySuccessorRequest (an object)", data)
-    get = data.get
-    v = get("method", UNDEFINED)
+    v = data.get("method", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "method"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "method"), "string", v)
     v_method: Any = v
-    v = get("params", UNDEFINED)
+    v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "params"))
     v_params: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -28076,13 +27855,12 @@ def _decode_ProxyResponseResult(
     known = _KEYS_ProxyResponseResult
     if type(data) is not dict:
         raise DecodeError(path, "ProxyResponseResult (an object)", data)
-    get = data.get
-    v = get("id", UNDEFINED)
+    v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
     v = _decode_RequestId(v, ctx, (path, "id"))
     v_id: Any = v
-    v = get("result", UNDEFINED)
+    v = data.get("result", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "result"), "a value (required)", _rt.MISSING)
     v = _decode_ProxyResponseResultResult(v, ctx, (path, "result"))
@@ -28115,14 +27893,13 @@ def _decode_ProxyResponseError(
     known = _KEYS_ProxyResponseError
     if type(data) is not dict:
         raise DecodeError(path, "ProxyResponseError (an object)", data)
-    get = data.get
-    v = get("id", UNDEFINED)
+    v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
     if v is not None:
         v = _decode_ProxyResponseErrorId(v, ctx, (path, "id"))
     v_id: Any = v
-    v = get("error", UNDEFINED)
+    v = data.get("error", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "error"), "a value (required)", _rt.MISSING)
     v = _decode_Error(v, ctx, (path, "error"))
@@ -28155,14 +27932,13 @@ def _decode_ProxyNotification(
     known = _KEYS_ProxyNotification
     if type(data) is not dict:
         raise DecodeError(path, "ProxyNotification (an object)", data)
-    get = data.get
-    v = get("method", UNDEFINED)
+    v = data.get("method", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "method"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "method"), "string", v)
     v_method: Any = v
-    v = get("params", UNDEFINED)
+    v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_ProxyNotificationParams(v, ctx, (path, "params"))
     v_params: Any = v
@@ -28195,18 +27971,17 @@ def _decode_ProxySuccessorNotification(
     known = _KEYS_ProxySuccessorNotification
     if type(data) is not dict:
         raise DecodeError(path, "ProxySuccessorNotification (an object)", data)
-    get = data.get
-    v = get("method", UNDEFINED)
+    v = data.get("method", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "method"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
         raise DecodeError((path, "method"), "string", v)
     v_method: Any = v
-    v = get("params", UNDEFINED)
+    v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "params"))
     v_params: Any = v
-    v = get("_meta", UNDEFINED)
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
