@@ -1,0 +1,147 @@
+"""Facts about IR type expressions that need no module: their parts, and how `diff` shows and compares them.
+
+Like `pytypes`, each function is a `match` over the closed union `ir.TypeExpr` ending in
+`assert_never`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import assert_never
+
+from generator.ir import (
+    Alias,
+    AnyValue,
+    Checked,
+    EnumType,
+    JsonObject,
+    ListOf,
+    MapOf,
+    NamedType,
+    Nullable,
+    ObjectType,
+    Primitive,
+    Ref,
+    TypeExpr,
+    UnionType,
+)
+
+
+def children(expr: TypeExpr) -> tuple[TypeExpr, ...]:
+    """The type expressions `expr` is made of."""
+    match expr:
+        case ListOf():
+            return (expr.item,)
+        case MapOf():
+            return (expr.value,)
+        case Nullable() | Checked():
+            return (expr.inner,)
+        case Primitive() | AnyValue() | JsonObject() | Ref():
+            return ()
+        case _:
+            assert_never(expr)
+
+
+def expressions(named: NamedType) -> Iterator[TypeExpr]:
+    """Every type expression of a named type, outermost first, depth first."""
+    match named:
+        case ObjectType():
+            roots: list[TypeExpr] = [item.type for item in named.fields]
+        case UnionType():
+            roots = [variant.type for variant in named.variants]
+        case Alias():
+            roots = [named.target]
+        case EnumType():
+            roots = []
+        case _:
+            assert_never(named)
+    stack = list(reversed(roots))
+    while stack:
+        expr = stack.pop()
+        yield expr
+        stack.extend(reversed(children(expr)))
+
+
+def bounds(expr: Primitive) -> str:
+    """The bounds a primitive validates, for `diff`: `0..10, length >= 1`, or `none`."""
+    parts = []
+    if expr.minimum is not None or expr.maximum is not None:
+        low = "" if expr.minimum is None else expr.minimum
+        high = "" if expr.maximum is None else expr.maximum
+        parts.append(f"{low}..{high}")
+    if expr.min_length:
+        parts.append(f"length >= {expr.min_length}")
+    return ", ".join(parts) or "none"
+
+
+def show(expr: TypeExpr) -> str:
+    """A type expression as its Python annotation with the bounds it validates (for `diff`)."""
+    match expr:
+        case Primitive():
+            shown = "None" if expr.kind == "none" else expr.kind
+            return shown if bounds(expr) == "none" else f"{shown}({bounds(expr)})"
+        case Ref():
+            return expr.name
+        case ListOf():
+            rules = [f"min {expr.min_items}"] * bool(expr.min_items) + ["skip invalid"] * expr.skip_invalid_items
+            return f"list[{show(expr.item)}]" + (f"({', '.join(rules)})" if rules else "")
+        case MapOf():
+            return f"dict[str, {show(expr.value)}]"
+        case Nullable():
+            return f"{show(expr.inner)} | None"
+        case JsonObject():
+            return "dict[str, Any]"
+        case Checked():
+            return f"{show(expr.inner)}(checked)"
+        case AnyValue():
+            return "Any"
+        case _:
+            assert_never(expr)
+
+
+def normal(expr: TypeExpr, renames: dict[str, str]) -> TypeExpr:
+    """`expr` as `diff` compares it: renamed types under their new name, `format` dropped."""
+    match expr:
+        case Primitive():
+            return replace(expr, format=None)
+        case Ref():
+            return Ref(renames.get(expr.name, expr.name))
+        case ListOf():
+            return replace(expr, item=normal(expr.item, renames))
+        case MapOf():
+            return MapOf(normal(expr.value, renames))
+        case Nullable():
+            return Nullable(normal(expr.inner, renames))
+        case AnyValue() | JsonObject() | Checked():
+            return expr
+        case _:
+            assert_never(expr)
+
+
+def breaking(old: TypeExpr, new: TypeExpr) -> bool:
+    """Whether a type change breaks: only looser bounds and list rules, at any depth, do not."""
+    if old == new:
+        return False
+    match old, new:
+        case Primitive(), Primitive() if old.kind == new.kind:
+            return narrowed(old, new)
+        case ListOf(), ListOf():
+            stricter = (new.min_items or 0) > (old.min_items or 0) or (
+                old.skip_invalid_items and not new.skip_invalid_items
+            )
+            return stricter or breaking(old.item, new.item)
+        case MapOf(), MapOf():
+            return breaking(old.value, new.value)
+        case Nullable(), Nullable():
+            return breaking(old.inner, new.inner)
+        case _:
+            return True
+
+
+def narrowed(old: Primitive, new: Primitive) -> bool:
+    """Whether `new` rejects a value `old` accepts (a missing bound is no bound)."""
+    inf = float("inf")
+    low = (new.minimum if new.minimum is not None else -inf) > (old.minimum if old.minimum is not None else -inf)
+    high = (new.maximum if new.maximum is not None else inf) < (old.maximum if old.maximum is not None else inf)
+    return low or high or (new.min_length or 0) > (old.min_length or 0)
