@@ -1,4 +1,5 @@
-"""Facts about IR type expressions that need no module: their parts, and how `diff` shows and compares them.
+"""What IR type expressions print and are made of, without the module: error texts, helper
+names, their parts, and how `diff` shows and compares them.
 
 Like `pytypes`, each function is a `match` over the closed union `ir.TypeExpr` ending in
 `assert_never`.
@@ -6,6 +7,7 @@ Like `pytypes`, each function is a `match` over the closed union `ir.TypeExpr` e
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import assert_never
@@ -26,6 +28,66 @@ from generator.ir import (
     TypeExpr,
     UnionType,
 )
+
+JSON_NAMES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "none": "null"}
+
+
+def describe(expr: TypeExpr) -> str:
+    """What an error message says the schema expects."""
+    match expr:
+        case Primitive():
+            return JSON_NAMES[expr.kind]
+        case AnyValue():
+            return "any JSON value"
+        case JsonObject() | MapOf():
+            return "object"
+        case ListOf():
+            return "array"
+        case Nullable():
+            return f"{describe(expr.inner)} or null"
+        case Checked():
+            return describe(expr.inner)
+        case Ref():
+            return expr.name
+        case _:
+            assert_never(expr)
+
+
+def string_expectation(expr: Primitive) -> str:
+    """What an error says a constrained string must be."""
+    parts = [f"at least {expr.min_length} characters"] if expr.min_length else []
+    parts += [f"matching {expr.pattern!r}"] if expr.pattern else []
+    return "string " + " and ".join(parts)
+
+
+def helper_name(expr: TypeExpr) -> str:
+    """A readable, deterministic name for the decoder of a list or map."""
+    match expr:
+        case Primitive():
+            bounds = "" if expr.minimum is None and expr.maximum is None else f"_{expr.minimum}_{expr.maximum}"
+            name = (expr.format or expr.kind) + bounds.replace("-", "m")
+            name += f"_min{expr.min_length}" if expr.min_length else ""
+            return name + (f"_re{hashlib.sha256(expr.pattern.encode()).hexdigest()[:8]}" if expr.pattern else "")
+        case AnyValue():
+            return "any"
+        case JsonObject():
+            return "object"
+        case MapOf():
+            return f"map_of_{helper_name(expr.value)}"
+        case ListOf():
+            suffix = (f"_min{expr.min_items}" if expr.min_items else "") + (
+                "_skip_invalid" if expr.skip_invalid_items else ""
+            )
+            return f"list_of_{helper_name(expr.item)}{suffix}"
+        case Nullable():
+            return f"optional_{helper_name(expr.inner)}"
+        case Checked():
+            digest = hashlib.sha256(repr(expr.checks).encode()).hexdigest()[:8]
+            return f"{helper_name(expr.inner)}_checked{digest}"
+        case Ref():
+            return expr.name
+        case _:
+            assert_never(expr)
 
 
 def children(expr: TypeExpr) -> tuple[TypeExpr, ...]:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from generator.exprs import expressions
+from generator.exprs import describe, expressions
 from generator.ir import Alias, EnumType, NamedType, ObjectType, Ref, TypeExpr, UnionType
 from generator.literals import python_literal
-from generator.pytypes import Queries, describe
+from generator.pytypes import Queries
 from generator.views import EnumCodec
 
 ENUM_VALUES = {"str": "a string", "int": "an integer"}

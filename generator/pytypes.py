@@ -1,7 +1,7 @@
 """What the templates print for each kind of IR type expression.
 
 Every decision that depends on the kind of a type expression is a `match` over the closed
-union `ir.TypeExpr`, here or in `exprs` (what needs no module), ending in `assert_never`:
+union `ir.TypeExpr`, here or in `exprs` (the answers that need no module), ending in `assert_never`:
 mypy names each function a new kind is missing from. The answers are strings (annotations,
 names, messages) and the frozen views of `views` (`Decoding`, `Encoding`, `Conversion`),
 which the templates lay out without asking which kind they came from.
@@ -9,9 +9,9 @@ which the templates lay out without asking which kind they came from.
 
 from __future__ import annotations
 
-import hashlib
 from typing import assert_never
 
+from generator.exprs import describe, helper_name, string_expectation
 from generator.ir import (
     Alias,
     AnyValue,
@@ -28,66 +28,6 @@ from generator.ir import (
     TypeExpr,
 )
 from generator.views import Call, Container, Conversion, Decoding, Encoding, FieldView, IfInvalid, MemberRef
-
-JSON_NAMES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "none": "null"}
-
-
-def describe(expr: TypeExpr) -> str:
-    """What an error message says the schema expects."""
-    match expr:
-        case Primitive():
-            return JSON_NAMES[expr.kind]
-        case AnyValue():
-            return "any JSON value"
-        case JsonObject() | MapOf():
-            return "object"
-        case ListOf():
-            return "array"
-        case Nullable():
-            return f"{describe(expr.inner)} or null"
-        case Checked():
-            return describe(expr.inner)
-        case Ref():
-            return expr.name
-        case _:
-            assert_never(expr)
-
-
-def string_expectation(expr: Primitive) -> str:
-    """What an error says a constrained string must be."""
-    parts = [f"at least {expr.min_length} characters"] if expr.min_length else []
-    parts += [f"matching {expr.pattern!r}"] if expr.pattern else []
-    return "string " + " and ".join(parts)
-
-
-def helper_name(expr: TypeExpr) -> str:
-    """A readable, deterministic name for the decoder of a list or map."""
-    match expr:
-        case Primitive():
-            bounds = "" if expr.minimum is None and expr.maximum is None else f"_{expr.minimum}_{expr.maximum}"
-            name = (expr.format or expr.kind) + bounds.replace("-", "m")
-            name += f"_min{expr.min_length}" if expr.min_length else ""
-            return name + (f"_re{hashlib.sha256(expr.pattern.encode()).hexdigest()[:8]}" if expr.pattern else "")
-        case AnyValue():
-            return "any"
-        case JsonObject():
-            return "object"
-        case MapOf():
-            return f"map_of_{helper_name(expr.value)}"
-        case ListOf():
-            suffix = (f"_min{expr.min_items}" if expr.min_items else "") + (
-                "_skip_invalid" if expr.skip_invalid_items else ""
-            )
-            return f"list_of_{helper_name(expr.item)}{suffix}"
-        case Nullable():
-            return f"optional_{helper_name(expr.inner)}"
-        case Checked():
-            digest = hashlib.sha256(repr(expr.checks).encode()).hexdigest()[:8]
-            return f"{helper_name(expr.inner)}_checked{digest}"
-        case Ref():
-            return expr.name
-        case _:
-            assert_never(expr)
 
 
 class Queries:
@@ -256,8 +196,8 @@ class Queries:
             case _:
                 assert_never(expr)
 
-    def container(self, expr: ListOf | MapOf) -> Container:
-        """The decoder function of a list or map type."""
+    def container(self, expr: TypeExpr) -> Container | None:
+        """The decoder function of its own that a list or map type has; None for other kinds."""
         function, annotation = f"_decode_{helper_name(expr)}", self.annotation(expr)
         match expr:
             case ListOf():
@@ -265,6 +205,8 @@ class Queries:
                 return Container(function, annotation, item, True, expr.min_items, expr.skip_invalid_items)
             case MapOf():
                 return Container(function, annotation, self.decoding(expr.value), False)
+            case Primitive() | AnyValue() | JsonObject() | Ref() | Nullable() | Checked():
+                return None
             case _:
                 assert_never(expr)
 

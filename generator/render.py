@@ -21,12 +21,12 @@ from generator.contexts import (
     upsert_context,
 )
 from generator.errors import GenerationError
-from generator.exprs import expressions
-from generator.ir import Alias, EnumType, ListOf, MapOf, Module, ObjectType, Ref, UnionType
+from generator.exprs import expressions, helper_name
+from generator.ir import Alias, EnumType, Module, ObjectType, Ref, TypeExpr, UnionType
 from generator.literals import LINE_LENGTH, comment_safe, docstring, json_literal, python_literal, string_block
 from generator.naming import RPC_NAMES
 from generator.pynamed import NamedQueries
-from generator.pytypes import Queries, helper_name
+from generator.pytypes import Queries
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -36,12 +36,12 @@ def block(text: str, width: int) -> str:
     return jinja2.filters.do_indent(str(text).strip("\n"), width)
 
 
-def containers(module: Module, queries: Queries) -> list[ListOf | MapOf]:
-    """Every list and map type, once each, in order of first use."""
-    found: dict[str, ListOf | MapOf] = {}
+def containers(module: Module, queries: Queries) -> list[TypeExpr]:
+    """Every type expression with a decoder function of its own (lists, maps), once each, in order of first use."""
+    found: dict[str, TypeExpr] = {}
     for named in module.types:
         for expr in expressions(named):
-            if isinstance(expr, (ListOf, MapOf)):
+            if queries.container(expr) is not None:
                 name = helper_name(expr)
                 if found.setdefault(name, expr) != expr:
                     raise GenerationError(named.pointer, f"two different container types are both named {name}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from generator import ir
+from generator.exprs import describe, helper_name
 from generator.ir import (
     Alias,
     AnyValue,
@@ -22,7 +23,7 @@ from generator.ir import (
     Primitive,
     Ref,
 )
-from generator.pytypes import Queries, describe, helper_name
+from generator.pytypes import Queries
 from generator.render import TEMPLATES
 from generator.views import Call, Conversion, Decoding, Encoding, IfInvalid, MemberRef
 
@@ -110,6 +111,7 @@ def test_containers_and_messages_are_named_from_their_content():
         "list[Point]",
         True,
     )
+    assert QUERIES.container(Nullable(ListOf(STR))) is None  # the list inside has the decoder
 
 
 def test_enum_members_are_found_through_aliases():
