@@ -31,6 +31,7 @@ from generator.ir import (
     Ref,
     Route,
     Tag,
+    TupleOf,
     TypeExpr,
     UnionType,
     Upsert,
@@ -844,7 +845,7 @@ class _Builder:
             return self.primitive(node, PRIMITIVE_KINDS[json_type])
         if json_type == "array":
             if "prefixItems" in node.keywords:
-                return ListOf(AnyValue()), set()
+                return self.array_of_prefix_items(node, hint)
             items = node.child("items")
             min_items = keywords.count(node, "minItems")
             return ListOf(
@@ -860,6 +861,17 @@ class _Builder:
                 return JsonObject(), {"additionalProperties"}
             return MapOf(self.expr(values, hint + "Value")), {"additionalProperties"}
         raise GenerationError(f"{node.pointer}/type", f"unknown type {json_type!r}")
+
+    def array_of_prefix_items(self, node: Node, hint: str) -> tuple[TypeExpr, set[str]]:
+        """A tuple when `prefixItems` fixes the length (`minItems` as many, and `items: false`
+        or `maxItems` as many); otherwise any list, the keywords left to the checks."""
+        prefix = node.children("prefixItems")
+        most = keywords.count(node, "maxItems")
+        closed = (node.value("items") is False and (most is None or most >= len(prefix))) or most == len(prefix)
+        if keywords.count(node, "minItems") != len(prefix) or not closed:
+            return ListOf(AnyValue()), set()
+        items = [self.expr(item, naming.class_name(hint, "item", str(index))) for index, item in enumerate(prefix)]
+        return TupleOf(tuple(items)), {"prefixItems", "items", "minItems", "maxItems"}
 
     def primitive(self, node: Node, kind: str) -> tuple[Primitive, set[str]]:
         """A primitive with the bounds it enforces itself; the keywords it took."""

@@ -25,6 +25,7 @@ from generator.ir import (
     ObjectType,
     Primitive,
     Ref,
+    TupleOf,
     TypeExpr,
     UnionType,
 )
@@ -43,6 +44,8 @@ def describe(expr: TypeExpr) -> str:
             return "object"
         case ListOf():
             return "array"
+        case TupleOf():
+            return f"array of {len(expr.items)} item{'s' if len(expr.items) > 1 else ''}"
         case Nullable():
             return f"{describe(expr.inner)} or null"
         case Checked():
@@ -79,6 +82,8 @@ def helper_name(expr: TypeExpr) -> str:
                 "_skip_invalid" if expr.skip_invalid_items else ""
             )
             return f"list_of_{helper_name(expr.item)}{suffix}"
+        case TupleOf():
+            return f"tuple{len(expr.items)}_of_" + "_and_".join(helper_name(item) for item in expr.items)
         case Nullable():
             return f"optional_{helper_name(expr.inner)}"
         case Checked():
@@ -97,6 +102,8 @@ def children(expr: TypeExpr) -> tuple[TypeExpr, ...]:
             return (expr.item,)
         case MapOf():
             return (expr.value,)
+        case TupleOf():
+            return expr.items
         case Nullable() | Checked():
             return (expr.inner,)
         case Primitive() | AnyValue() | JsonObject() | Ref():
@@ -150,6 +157,8 @@ def show(expr: TypeExpr) -> str:
             return f"list[{show(expr.item)}]" + (f"({', '.join(rules)})" if rules else "")
         case MapOf():
             return f"dict[str, {show(expr.value)}]"
+        case TupleOf():
+            return f"tuple[{', '.join(show(item) for item in expr.items)}]"
         case Nullable():
             return f"{show(expr.inner)} | None"
         case JsonObject():
@@ -173,6 +182,8 @@ def normal(expr: TypeExpr, renames: dict[str, str]) -> TypeExpr:
             return replace(expr, item=normal(expr.item, renames))
         case MapOf():
             return MapOf(normal(expr.value, renames))
+        case TupleOf():
+            return TupleOf(tuple(normal(item, renames) for item in expr.items))
         case Nullable():
             return Nullable(normal(expr.inner, renames))
         case AnyValue() | JsonObject() | Checked():
@@ -195,6 +206,8 @@ def breaking(old: TypeExpr, new: TypeExpr) -> bool:
             return stricter or breaking(old.item, new.item)
         case MapOf(), MapOf():
             return breaking(old.value, new.value)
+        case TupleOf(), TupleOf() if len(old.items) == len(new.items):
+            return any(breaking(before, after) for before, after in zip(old.items, new.items, strict=True))
         case Nullable(), Nullable():
             return breaking(old.inner, new.inner)
         case _:

@@ -25,6 +25,7 @@ from generator.ir import (
     Nullable,
     Primitive,
     Ref,
+    TupleOf,
     TypeExpr,
 )
 from generator.views import Call, Container, Conversion, Decoding, Encoding, FieldView, IfInvalid, MemberRef
@@ -69,6 +70,8 @@ class Queries:
                 return f"dict[str, {self.annotation(expr.value)}]"
             case ListOf():
                 return f"list[{self.annotation(expr.item)}]"
+            case TupleOf():
+                return f"tuple[{', '.join(self.annotation(item) for item in expr.items)}]"
             case Nullable():
                 return f"{self.annotation(expr.inner)} | None"
             case Checked():
@@ -95,6 +98,12 @@ class Queries:
                 return expr.name
             case ListOf():
                 return f"Iterable[{self.input_annotation(expr.item)}]"
+            case TupleOf():
+                # Stored as given, all items, for `build()` to check: what needs a conversion is not accepted.
+                items = (
+                    self.input_annotation(i) if self.conversion(i) is None else self.annotation(i) for i in expr.items
+                )
+                return f"tuple[{', '.join(items)}]"
             case JsonObject():
                 return "Mapping[str, Any]"
             case MapOf():
@@ -122,6 +131,8 @@ class Queries:
             case MapOf():
                 value = self.conversion(expr.value)
                 return Conversion("dict") if value is None else Conversion(values=value)
+            case TupleOf():
+                return None
             case JsonObject():
                 return Conversion("dict")
             case Nullable():
@@ -144,7 +155,7 @@ class Queries:
                     if isinstance(named, Alias)
                     else Decoding(call=Call(f"_decode_{expr.name}"))
                 )
-            case ListOf() | MapOf():
+            case ListOf() | MapOf() | TupleOf():
                 return Decoding(call=Call(f"_decode_{helper_name(expr)}"))
             case Checked():
                 return Decoding(checks=expr.checks, inner=self.decoding(expr.inner))
@@ -181,8 +192,8 @@ class Queries:
                 if isinstance(named, EnumType):
                     return Encoding(exact_type=expr.name, member_value=True)
                 return Encoding(f"_encode_{expr.name}")
-            case Primitive(kind="none") | AnyValue() | JsonObject():
-                return Encoding("_rt.encode_value")
+            case Primitive(kind="none") | AnyValue() | JsonObject() | TupleOf():
+                return Encoding("_rt.encode_value")  # a tuple of any length: every item, none dropped
             case Primitive():
                 return Encoding(exact_type=expr.kind)
             case Checked():
@@ -204,7 +215,10 @@ class Queries:
                 item = self.decoding(expr.item)
                 return Container(function, annotation, item, True, expr.min_items, expr.skip_invalid_items)
             case MapOf():
-                return Container(function, annotation, self.decoding(expr.value), False)
+                return Container(function, annotation, self.decoding(expr.value))
+            case TupleOf():
+                elements = tuple(self.decoding(item) for item in expr.items)
+                return Container(function, annotation, elements=elements, expected=describe(expr))
             case Primitive() | AnyValue() | JsonObject() | Ref() | Nullable() | Checked():
                 return None
             case _:

@@ -96,14 +96,18 @@ class FieldView:
 
 @dataclass(frozen=True)
 class Container:
-    """The decoder function of a list or map: `array` (a list) or an object of `item` values."""
+    """The decoder function of a list, map or tuple, one of: a list of `item` values
+    (`array`), an object of `item` values, an array of exactly the `elements` (`expected`
+    in errors)."""
 
     function: str
     annotation: str
-    item: Decoding
-    array: bool
+    item: Decoding | None = None
+    array: bool = False
     min_items: int | None = None
     skip_invalid_items: bool = False
+    elements: tuple[Decoding, ...] = ()
+    expected: str = ""
 
 
 @dataclass(frozen=True)

@@ -22,10 +22,11 @@ from generator.ir import (
     ObjectType,
     Primitive,
     Ref,
+    TupleOf,
 )
 from generator.pytypes import Queries
 from generator.render import TEMPLATES
-from generator.views import Call, Conversion, Decoding, Encoding, IfInvalid, MemberRef
+from generator.views import Call, Container, Conversion, Decoding, Encoding, IfInvalid, MemberRef
 
 STR, INT = Primitive("str"), Primitive("int")
 MODE = EnumType("Mode", "#/$defs/Mode", None, (EnumMember("FAST", "fast", None),), other=STR)
@@ -112,6 +113,22 @@ def test_containers_and_messages_are_named_from_their_content():
         True,
     )
     assert QUERIES.container(Nullable(ListOf(STR))) is None  # the list inside has the decoder
+
+
+def test_tuples_print_each_element():
+    pair = TupleOf((Ref("Level"), ListOf(Ref("Path"))))
+    assert QUERIES.annotation(pair) == "tuple[Level, list[Path]]"
+    # Stored as given, so that `build()` sees every item: only what needs no conversion is accepted.
+    assert QUERIES.input_annotation(pair) == "tuple[Level | int, list[Path]]"
+    assert QUERIES.conversion(pair) is None
+    assert QUERIES.decoding(pair) == Decoding(call=Call("_decode_tuple2_of_Level_and_list_of_Path"))
+    assert QUERIES.encoding(pair) == Encoding("_rt.encode_value")  # all items, whatever the length
+    assert QUERIES.container(pair) == Container(
+        "_decode_tuple2_of_Level_and_list_of_Path",
+        "tuple[Level, list[Path]]",
+        elements=(Decoding(call=Call("_decode_Level")), Decoding(call=Call("_decode_list_of_Path"))),
+        expected="array of 2 items",
+    )
 
 
 def test_enum_members_are_found_through_aliases():
