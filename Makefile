@@ -4,6 +4,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 LINT_STEPS := lint-ruff lint-format lint-mypy lint-mypy-generated
+# Parallel steps print their output whole when they end (GNU make 4+; 3.81 interleaves lines).
+PARALLEL := -j $(if $(filter 3.%,$(MAKE_VERSION)),,--output-sync=target)
 
 .PHONY: generate check lint $(LINT_STEPS) test interop update-schema bench bench-gen bench-rpc clean
 
@@ -20,9 +22,9 @@ check: $(STAMP)
 
 # Style and types of the generator, tests and benchmarks, and types of the generated package.
 # (The README's examples are type-checked by tests/test_readme.py.) The steps are independent:
-# they run in parallel, each step's output printed whole when it ends.
+# they run in parallel.
 lint: $(STAMP)
-	@$(MAKE) --no-print-directory -j --output-sync=target $(LINT_STEPS)
+	@$(MAKE) --no-print-directory $(PARALLEL) $(LINT_STEPS)
 
 lint-ruff: $(STAMP)
 	$(PY) -m ruff check generator tests bench
@@ -38,7 +40,7 @@ lint-mypy-generated: $(STAMP)
 
 # The drift check and the lint steps in parallel, then the whole suite (pytest-xdist, a worker per core).
 test: $(STAMP)
-	@$(MAKE) --no-print-directory -j --output-sync=target check $(LINT_STEPS)
+	@$(MAKE) --no-print-directory $(PARALLEL) check $(LINT_STEPS)
 	$(PY) -m pytest -n auto
 
 # acp_v2 against the official TypeScript SDK (node + npm; the SDK goes to interop/node_modules).
