@@ -20,6 +20,16 @@ class NamedQueries:
         # Objects some tagged variant subclasses: their decoders take the class.
         self.bases = {named.base for named in self.types.values() if isinstance(named, ObjectType) and named.base}
 
+    def variant_decoder(self, variant: TypeExpr) -> str:
+        """The decoder a tagged union calls for `variant`, with the variant's class and keys:
+        the base type's for a variant that only adds its tag (the union has read the tag,
+        which is all the variant's own decoder would check first)."""
+        assert isinstance(variant, Ref), variant
+        named = self.types[variant.name]
+        if isinstance(named, ObjectType) and named.base and not named.checks:
+            return f"_decode_{named.base}"
+        return f"_decode_{variant.name}"
+
     @staticmethod
     def shares_object(named: NamedType) -> bool:
         """Whether the Python object of `named` may be another type's too: an alias

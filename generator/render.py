@@ -138,6 +138,7 @@ def environment(queries: Queries) -> jinja2.Environment:
         bases=named.bases,
         shares_object=named.shares_object,
         is_recursive=named.is_recursive,
+        variant_decoder=named.variant_decoder,
         holds_models_only=named.holds_models_only,
         wire_keys=named.wire_keys,
         untagged_descriptions=named.untagged_descriptions,

@@ -175,6 +175,9 @@ class Salvage:
 SalvageCallback = Callable[[Salvage], None]
 Decoder = Callable[[Any, "Context", Path], T]
 """A generated decoder: (JSON value, options, path) → typed value."""
+TaggedVariant: TypeAlias = "tuple[Callable[..., Any], type, frozenset[str]]"
+"""A tagged union's entry for a tag: the decoder it calls with (JSON value, options, path,
+class, known keys), and the variant's class and known keys."""
 
 
 class Context:

@@ -14944,9 +14944,12 @@ _KEYS_AgentRequest: Final = frozenset(["id", "method", "params"])
 
 
 def _decode_AgentRequest(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AgentRequest] = AgentRequest
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[AgentRequest] = AgentRequest,
+    known: frozenset[str] = _KEYS_AgentRequest,
 ) -> AgentRequest:
-    known = _KEYS_AgentRequest
     if type(data) is not dict:
         raise DecodeError(path, "AgentRequest (an object)", data)
     v = data.get("id", UNDEFINED)
@@ -14991,9 +14994,12 @@ _KEYS_RequestPermissionRequest: Final = frozenset(["sessionId", "title", "descri
 
 
 def _decode_RequestPermissionRequest(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[RequestPermissionRequest] = RequestPermissionRequest
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[RequestPermissionRequest] = RequestPermissionRequest,
+    known: frozenset[str] = _KEYS_RequestPermissionRequest,
 ) -> RequestPermissionRequest:
-    known = _KEYS_RequestPermissionRequest
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionRequest (an object)", data)
     v = data.get("sessionId", UNDEFINED)
@@ -15117,15 +15123,13 @@ def _decode_RequestPermissionSubjectToolCall(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[RequestPermissionSubjectToolCall] = RequestPermissionSubjectToolCall,
+    known: frozenset[str] = _KEYS_RequestPermissionSubjectToolCall,
 ) -> RequestPermissionSubjectToolCall:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionSubjectToolCall (an object)", data)
     if data.get("type", _rt.MISSING) != "tool_call":
         raise DecodeError((path, "type"), '"tool_call"', data.get("type", _rt.MISSING))
-    return cast(
-        RequestPermissionSubjectToolCall,
-        _decode_ToolCallPermissionSubject(data, ctx, path, cls, _KEYS_RequestPermissionSubjectToolCall),
-    )
+    return cast(RequestPermissionSubjectToolCall, _decode_ToolCallPermissionSubject(data, ctx, path, cls, known))
 
 
 def _encode_RequestPermissionSubjectToolCall(obj: RequestPermissionSubjectToolCall) -> dict[str, Any]:
@@ -15222,15 +15226,13 @@ def _decode_RequestPermissionSubjectCommand(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[RequestPermissionSubjectCommand] = RequestPermissionSubjectCommand,
+    known: frozenset[str] = _KEYS_RequestPermissionSubjectCommand,
 ) -> RequestPermissionSubjectCommand:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionSubjectCommand (an object)", data)
     if data.get("type", _rt.MISSING) != "command":
         raise DecodeError((path, "type"), '"command"', data.get("type", _rt.MISSING))
-    return cast(
-        RequestPermissionSubjectCommand,
-        _decode_CommandPermissionSubject(data, ctx, path, cls, _KEYS_RequestPermissionSubjectCommand),
-    )
+    return cast(RequestPermissionSubjectCommand, _decode_CommandPermissionSubject(data, ctx, path, cls, known))
 
 
 def _encode_RequestPermissionSubjectCommand(obj: RequestPermissionSubjectCommand) -> dict[str, Any]:
@@ -15245,8 +15247,8 @@ def _decode_RequestPermissionSubjectOther(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[RequestPermissionSubjectOther] = RequestPermissionSubjectOther,
+    known: frozenset[str] = _KEYS_RequestPermissionSubjectOther,
 ) -> RequestPermissionSubjectOther:
-    known = _KEYS_RequestPermissionSubjectOther
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionSubjectOther (an object)", data)
     v = data.get("type", UNDEFINED)
@@ -15467,13 +15469,17 @@ _KEYS_ToolCallContentContent: Final = frozenset(["content", "_meta", "type"])
 
 
 def _decode_ToolCallContentContent(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ToolCallContentContent] = ToolCallContentContent
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ToolCallContentContent] = ToolCallContentContent,
+    known: frozenset[str] = _KEYS_ToolCallContentContent,
 ) -> ToolCallContentContent:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallContentContent (an object)", data)
     if data.get("type", _rt.MISSING) != "content":
         raise DecodeError((path, "type"), '"content"', data.get("type", _rt.MISSING))
-    return cast(ToolCallContentContent, _decode_Content(data, ctx, path, cls, _KEYS_ToolCallContentContent))
+    return cast(ToolCallContentContent, _decode_Content(data, ctx, path, cls, known))
 
 
 def _encode_ToolCallContentContent(obj: ToolCallContentContent) -> dict[str, Any]:
@@ -15540,13 +15546,17 @@ _KEYS_ToolCallContentDiff: Final = frozenset(["changes", "patch", "_meta", "type
 
 
 def _decode_ToolCallContentDiff(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ToolCallContentDiff] = ToolCallContentDiff
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ToolCallContentDiff] = ToolCallContentDiff,
+    known: frozenset[str] = _KEYS_ToolCallContentDiff,
 ) -> ToolCallContentDiff:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallContentDiff (an object)", data)
     if data.get("type", _rt.MISSING) != "diff":
         raise DecodeError((path, "type"), '"diff"', data.get("type", _rt.MISSING))
-    return cast(ToolCallContentDiff, _decode_Diff(data, ctx, path, cls, _KEYS_ToolCallContentDiff))
+    return cast(ToolCallContentDiff, _decode_Diff(data, ctx, path, cls, known))
 
 
 def _encode_ToolCallContentDiff(obj: ToolCallContentDiff) -> dict[str, Any]:
@@ -15603,13 +15613,17 @@ _KEYS_ToolCallContentTerminal: Final = frozenset(["terminalId", "_meta", "type"]
 
 
 def _decode_ToolCallContentTerminal(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ToolCallContentTerminal] = ToolCallContentTerminal
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ToolCallContentTerminal] = ToolCallContentTerminal,
+    known: frozenset[str] = _KEYS_ToolCallContentTerminal,
 ) -> ToolCallContentTerminal:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallContentTerminal (an object)", data)
     if data.get("type", _rt.MISSING) != "terminal":
         raise DecodeError((path, "type"), '"terminal"', data.get("type", _rt.MISSING))
-    return cast(ToolCallContentTerminal, _decode_Terminal(data, ctx, path, cls, _KEYS_ToolCallContentTerminal))
+    return cast(ToolCallContentTerminal, _decode_Terminal(data, ctx, path, cls, known))
 
 
 def _encode_ToolCallContentTerminal(obj: ToolCallContentTerminal) -> dict[str, Any]:
@@ -15620,9 +15634,12 @@ _KEYS_ToolCallContentOther: Final = frozenset(["type"])
 
 
 def _decode_ToolCallContentOther(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ToolCallContentOther] = ToolCallContentOther
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ToolCallContentOther] = ToolCallContentOther,
+    known: frozenset[str] = _KEYS_ToolCallContentOther,
 ) -> ToolCallContentOther:
-    known = _KEYS_ToolCallContentOther
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallContentOther (an object)", data)
     v = data.get("type", UNDEFINED)
@@ -15708,13 +15725,17 @@ _KEYS_ContentBlockText: Final = frozenset(["text", "annotations", "_meta", "type
 
 
 def _decode_ContentBlockText(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ContentBlockText] = ContentBlockText
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ContentBlockText] = ContentBlockText,
+    known: frozenset[str] = _KEYS_ContentBlockText,
 ) -> ContentBlockText:
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockText (an object)", data)
     if data.get("type", _rt.MISSING) != "text":
         raise DecodeError((path, "type"), '"text"', data.get("type", _rt.MISSING))
-    return cast(ContentBlockText, _decode_TextContent(data, ctx, path, cls, _KEYS_ContentBlockText))
+    return cast(ContentBlockText, _decode_TextContent(data, ctx, path, cls, known))
 
 
 def _encode_ContentBlockText(obj: ContentBlockText) -> dict[str, Any]:
@@ -15799,13 +15820,17 @@ _KEYS_ContentBlockImage: Final = frozenset(["data", "mimeType", "uri", "annotati
 
 
 def _decode_ContentBlockImage(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ContentBlockImage] = ContentBlockImage
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ContentBlockImage] = ContentBlockImage,
+    known: frozenset[str] = _KEYS_ContentBlockImage,
 ) -> ContentBlockImage:
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockImage (an object)", data)
     if data.get("type", _rt.MISSING) != "image":
         raise DecodeError((path, "type"), '"image"', data.get("type", _rt.MISSING))
-    return cast(ContentBlockImage, _decode_ImageContent(data, ctx, path, cls, _KEYS_ContentBlockImage))
+    return cast(ContentBlockImage, _decode_ImageContent(data, ctx, path, cls, known))
 
 
 def _encode_ContentBlockImage(obj: ContentBlockImage) -> dict[str, Any]:
@@ -15882,13 +15907,17 @@ _KEYS_ContentBlockAudio: Final = frozenset(["data", "mimeType", "annotations", "
 
 
 def _decode_ContentBlockAudio(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ContentBlockAudio] = ContentBlockAudio
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ContentBlockAudio] = ContentBlockAudio,
+    known: frozenset[str] = _KEYS_ContentBlockAudio,
 ) -> ContentBlockAudio:
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockAudio (an object)", data)
     if data.get("type", _rt.MISSING) != "audio":
         raise DecodeError((path, "type"), '"audio"', data.get("type", _rt.MISSING))
-    return cast(ContentBlockAudio, _decode_AudioContent(data, ctx, path, cls, _KEYS_ContentBlockAudio))
+    return cast(ContentBlockAudio, _decode_AudioContent(data, ctx, path, cls, known))
 
 
 def _encode_ContentBlockAudio(obj: ContentBlockAudio) -> dict[str, Any]:
@@ -16036,13 +16065,17 @@ _KEYS_ContentBlockResourceLink: Final = frozenset(
 
 
 def _decode_ContentBlockResourceLink(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ContentBlockResourceLink] = ContentBlockResourceLink
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ContentBlockResourceLink] = ContentBlockResourceLink,
+    known: frozenset[str] = _KEYS_ContentBlockResourceLink,
 ) -> ContentBlockResourceLink:
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockResourceLink (an object)", data)
     if data.get("type", _rt.MISSING) != "resource_link":
         raise DecodeError((path, "type"), '"resource_link"', data.get("type", _rt.MISSING))
-    return cast(ContentBlockResourceLink, _decode_ResourceLink(data, ctx, path, cls, _KEYS_ContentBlockResourceLink))
+    return cast(ContentBlockResourceLink, _decode_ResourceLink(data, ctx, path, cls, known))
 
 
 def _encode_ContentBlockResourceLink(obj: ContentBlockResourceLink) -> dict[str, Any]:
@@ -16109,13 +16142,17 @@ _KEYS_ContentBlockResource: Final = frozenset(["resource", "annotations", "_meta
 
 
 def _decode_ContentBlockResource(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ContentBlockResource] = ContentBlockResource
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ContentBlockResource] = ContentBlockResource,
+    known: frozenset[str] = _KEYS_ContentBlockResource,
 ) -> ContentBlockResource:
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockResource (an object)", data)
     if data.get("type", _rt.MISSING) != "resource":
         raise DecodeError((path, "type"), '"resource"', data.get("type", _rt.MISSING))
-    return cast(ContentBlockResource, _decode_EmbeddedResource(data, ctx, path, cls, _KEYS_ContentBlockResource))
+    return cast(ContentBlockResource, _decode_EmbeddedResource(data, ctx, path, cls, known))
 
 
 def _encode_ContentBlockResource(obj: ContentBlockResource) -> dict[str, Any]:
@@ -16126,9 +16163,12 @@ _KEYS_ContentBlockOther: Final = frozenset(["type"])
 
 
 def _decode_ContentBlockOther(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ContentBlockOther] = ContentBlockOther
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ContentBlockOther] = ContentBlockOther,
+    known: frozenset[str] = _KEYS_ContentBlockOther,
 ) -> ContentBlockOther:
-    known = _KEYS_ContentBlockOther
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockOther (an object)", data)
     v = data.get("type", UNDEFINED)
@@ -16157,9 +16197,12 @@ _KEYS_Annotations: Final = frozenset(["audience", "lastModified", "priority", "_
 
 
 def _decode_Annotations(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Annotations] = Annotations
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[Annotations] = Annotations,
+    known: frozenset[str] = _KEYS_Annotations,
 ) -> Annotations:
-    known = _KEYS_Annotations
     if type(data) is not dict:
         raise DecodeError(path, "Annotations (an object)", data)
     v = data.get("audience", UNDEFINED)
@@ -16221,8 +16264,13 @@ def _encode_Annotations(obj: Annotations) -> dict[str, Any]:
 _KEYS_Icon: Final = frozenset(["src", "mimeType", "sizes", "theme", "_meta"])
 
 
-def _decode_Icon(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Icon] = Icon) -> Icon:
-    known = _KEYS_Icon
+def _decode_Icon(
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[Icon] = Icon,
+    known: frozenset[str] = _KEYS_Icon,
+) -> Icon:
     if type(data) is not dict:
         raise DecodeError(path, "Icon (an object)", data)
     v = data.get("src", UNDEFINED)
@@ -16292,9 +16340,12 @@ _KEYS_TextResourceContents: Final = frozenset(["text", "uri", "mimeType", "_meta
 
 
 def _decode_TextResourceContents(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[TextResourceContents] = TextResourceContents
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[TextResourceContents] = TextResourceContents,
+    known: frozenset[str] = _KEYS_TextResourceContents,
 ) -> TextResourceContents:
-    known = _KEYS_TextResourceContents
     if type(data) is not dict:
         raise DecodeError(path, "TextResourceContents (an object)", data)
     v = data.get("text", UNDEFINED)
@@ -16351,9 +16402,12 @@ _KEYS_BlobResourceContents: Final = frozenset(["blob", "uri", "mimeType", "_meta
 
 
 def _decode_BlobResourceContents(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[BlobResourceContents] = BlobResourceContents
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[BlobResourceContents] = BlobResourceContents,
+    known: frozenset[str] = _KEYS_BlobResourceContents,
 ) -> BlobResourceContents:
-    known = _KEYS_BlobResourceContents
     if type(data) is not dict:
         raise DecodeError(path, "BlobResourceContents (an object)", data)
     v = data.get("blob", UNDEFINED)
@@ -16445,13 +16499,17 @@ _KEYS_DiffChangeOperationAdd: Final = frozenset(["path", "operation"])
 
 
 def _decode_DiffChangeOperationAdd(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[DiffChangeOperationAdd] = DiffChangeOperationAdd
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[DiffChangeOperationAdd] = DiffChangeOperationAdd,
+    known: frozenset[str] = _KEYS_DiffChangeOperationAdd,
 ) -> DiffChangeOperationAdd:
     if type(data) is not dict:
         raise DecodeError(path, "DiffChangeOperationAdd (an object)", data)
     if data.get("operation", _rt.MISSING) != "add":
         raise DecodeError((path, "operation"), '"add"', data.get("operation", _rt.MISSING))
-    return cast(DiffChangeOperationAdd, _decode_DiffPathChange(data, ctx, path, cls, _KEYS_DiffChangeOperationAdd))
+    return cast(DiffChangeOperationAdd, _decode_DiffPathChange(data, ctx, path, cls, known))
 
 
 def _encode_DiffChangeOperationAdd(obj: DiffChangeOperationAdd) -> dict[str, Any]:
@@ -16462,15 +16520,17 @@ _KEYS_DiffChangeOperationDelete: Final = frozenset(["path", "operation"])
 
 
 def _decode_DiffChangeOperationDelete(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[DiffChangeOperationDelete] = DiffChangeOperationDelete
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[DiffChangeOperationDelete] = DiffChangeOperationDelete,
+    known: frozenset[str] = _KEYS_DiffChangeOperationDelete,
 ) -> DiffChangeOperationDelete:
     if type(data) is not dict:
         raise DecodeError(path, "DiffChangeOperationDelete (an object)", data)
     if data.get("operation", _rt.MISSING) != "delete":
         raise DecodeError((path, "operation"), '"delete"', data.get("operation", _rt.MISSING))
-    return cast(
-        DiffChangeOperationDelete, _decode_DiffPathChange(data, ctx, path, cls, _KEYS_DiffChangeOperationDelete)
-    )
+    return cast(DiffChangeOperationDelete, _decode_DiffPathChange(data, ctx, path, cls, known))
 
 
 def _encode_DiffChangeOperationDelete(obj: DiffChangeOperationDelete) -> dict[str, Any]:
@@ -16481,15 +16541,17 @@ _KEYS_DiffChangeOperationModify: Final = frozenset(["path", "operation"])
 
 
 def _decode_DiffChangeOperationModify(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[DiffChangeOperationModify] = DiffChangeOperationModify
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[DiffChangeOperationModify] = DiffChangeOperationModify,
+    known: frozenset[str] = _KEYS_DiffChangeOperationModify,
 ) -> DiffChangeOperationModify:
     if type(data) is not dict:
         raise DecodeError(path, "DiffChangeOperationModify (an object)", data)
     if data.get("operation", _rt.MISSING) != "modify":
         raise DecodeError((path, "operation"), '"modify"', data.get("operation", _rt.MISSING))
-    return cast(
-        DiffChangeOperationModify, _decode_DiffPathChange(data, ctx, path, cls, _KEYS_DiffChangeOperationModify)
-    )
+    return cast(DiffChangeOperationModify, _decode_DiffPathChange(data, ctx, path, cls, known))
 
 
 def _encode_DiffChangeOperationModify(obj: DiffChangeOperationModify) -> dict[str, Any]:
@@ -16544,15 +16606,17 @@ _KEYS_DiffChangeOperationMove: Final = frozenset(["oldPath", "path", "operation"
 
 
 def _decode_DiffChangeOperationMove(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[DiffChangeOperationMove] = DiffChangeOperationMove
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[DiffChangeOperationMove] = DiffChangeOperationMove,
+    known: frozenset[str] = _KEYS_DiffChangeOperationMove,
 ) -> DiffChangeOperationMove:
     if type(data) is not dict:
         raise DecodeError(path, "DiffChangeOperationMove (an object)", data)
     if data.get("operation", _rt.MISSING) != "move":
         raise DecodeError((path, "operation"), '"move"', data.get("operation", _rt.MISSING))
-    return cast(
-        DiffChangeOperationMove, _decode_DiffPathPairChange(data, ctx, path, cls, _KEYS_DiffChangeOperationMove)
-    )
+    return cast(DiffChangeOperationMove, _decode_DiffPathPairChange(data, ctx, path, cls, known))
 
 
 def _encode_DiffChangeOperationMove(obj: DiffChangeOperationMove) -> dict[str, Any]:
@@ -16563,15 +16627,17 @@ _KEYS_DiffChangeOperationCopy: Final = frozenset(["oldPath", "path", "operation"
 
 
 def _decode_DiffChangeOperationCopy(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[DiffChangeOperationCopy] = DiffChangeOperationCopy
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[DiffChangeOperationCopy] = DiffChangeOperationCopy,
+    known: frozenset[str] = _KEYS_DiffChangeOperationCopy,
 ) -> DiffChangeOperationCopy:
     if type(data) is not dict:
         raise DecodeError(path, "DiffChangeOperationCopy (an object)", data)
     if data.get("operation", _rt.MISSING) != "copy":
         raise DecodeError((path, "operation"), '"copy"', data.get("operation", _rt.MISSING))
-    return cast(
-        DiffChangeOperationCopy, _decode_DiffPathPairChange(data, ctx, path, cls, _KEYS_DiffChangeOperationCopy)
-    )
+    return cast(DiffChangeOperationCopy, _decode_DiffPathPairChange(data, ctx, path, cls, known))
 
 
 def _encode_DiffChangeOperationCopy(obj: DiffChangeOperationCopy) -> dict[str, Any]:
@@ -16582,9 +16648,12 @@ _KEYS_DiffChangeOperationOther: Final = frozenset(["operation"])
 
 
 def _decode_DiffChangeOperationOther(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[DiffChangeOperationOther] = DiffChangeOperationOther
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[DiffChangeOperationOther] = DiffChangeOperationOther,
+    known: frozenset[str] = _KEYS_DiffChangeOperationOther,
 ) -> DiffChangeOperationOther:
-    known = _KEYS_DiffChangeOperationOther
     if type(data) is not dict:
         raise DecodeError(path, "DiffChangeOperationOther (an object)", data)
     v = data.get("operation", UNDEFINED)
@@ -16612,8 +16681,13 @@ def _encode_DiffChangeOperationOther(obj: DiffChangeOperationOther) -> dict[str,
 _KEYS_DiffChange: Final = frozenset(["fileType", "mimeType", "_meta"])
 
 
-def _decode_DiffChange(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[DiffChange] = DiffChange) -> DiffChange:
-    known = _KEYS_DiffChange
+def _decode_DiffChange(
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[DiffChange] = DiffChange,
+    known: frozenset[str] = _KEYS_DiffChange,
+) -> DiffChange:
     if type(data) is not dict:
         raise DecodeError(path, "DiffChange (an object)", data)
     v = data.get("fileType", UNDEFINED)
@@ -16663,8 +16737,13 @@ def _encode_DiffChange(obj: DiffChange) -> dict[str, Any]:
 _KEYS_DiffPatch: Final = frozenset(["format", "text", "_meta"])
 
 
-def _decode_DiffPatch(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[DiffPatch] = DiffPatch) -> DiffPatch:
-    known = _KEYS_DiffPatch
+def _decode_DiffPatch(
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[DiffPatch] = DiffPatch,
+    known: frozenset[str] = _KEYS_DiffPatch,
+) -> DiffPatch:
     if type(data) is not dict:
         raise DecodeError(path, "DiffPatch (an object)", data)
     v = data.get("format", UNDEFINED)
@@ -16712,9 +16791,12 @@ _KEYS_ToolCallLocation: Final = frozenset(["path", "line", "_meta"])
 
 
 def _decode_ToolCallLocation(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ToolCallLocation] = ToolCallLocation
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ToolCallLocation] = ToolCallLocation,
+    known: frozenset[str] = _KEYS_ToolCallLocation,
 ) -> ToolCallLocation:
-    known = _KEYS_ToolCallLocation
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallLocation (an object)", data)
     v = data.get("path", UNDEFINED)
@@ -16765,9 +16847,12 @@ _KEYS_ToolCallCapabilities: Final = frozenset(["cancel", "_meta"])
 
 
 def _decode_ToolCallCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ToolCallCapabilities] = ToolCallCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ToolCallCapabilities] = ToolCallCapabilities,
+    known: frozenset[str] = _KEYS_ToolCallCapabilities,
 ) -> ToolCallCapabilities:
-    known = _KEYS_ToolCallCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallCapabilities (an object)", data)
     v = data.get("cancel", UNDEFINED)
@@ -16809,9 +16894,12 @@ _KEYS_ToolCallCancelCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_ToolCallCancelCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ToolCallCancelCapabilities] = ToolCallCancelCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ToolCallCancelCapabilities] = ToolCallCancelCapabilities,
+    known: frozenset[str] = _KEYS_ToolCallCancelCapabilities,
 ) -> ToolCallCancelCapabilities:
-    known = _KEYS_ToolCallCancelCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallCancelCapabilities (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -16842,9 +16930,12 @@ _KEYS_PermissionOption: Final = frozenset(["optionId", "name", "kind", "_meta"])
 
 
 def _decode_PermissionOption(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[PermissionOption] = PermissionOption
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[PermissionOption] = PermissionOption,
+    known: frozenset[str] = _KEYS_PermissionOption,
 ) -> PermissionOption:
-    known = _KEYS_PermissionOption
     if type(data) is not dict:
         raise DecodeError(path, "PermissionOption (an object)", data)
     v = data.get("optionId", UNDEFINED)
@@ -16940,15 +17031,13 @@ def _decode_CreateElicitationRequestModeForm(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[CreateElicitationRequestModeForm] = CreateElicitationRequestModeForm,
+    known: frozenset[str] = _KEYS_CreateElicitationRequestModeForm,
 ) -> CreateElicitationRequestModeForm:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationRequestModeForm (an object)", data)
     if data.get("mode", _rt.MISSING) != "form":
         raise DecodeError((path, "mode"), '"form"', data.get("mode", _rt.MISSING))
-    return cast(
-        CreateElicitationRequestModeForm,
-        _decode_ElicitationFormMode(data, ctx, path, cls, _KEYS_CreateElicitationRequestModeForm),
-    )
+    return cast(CreateElicitationRequestModeForm, _decode_ElicitationFormMode(data, ctx, path, cls, known))
 
 
 def _encode_CreateElicitationRequestModeForm(obj: CreateElicitationRequestModeForm) -> dict[str, Any]:
@@ -17008,15 +17097,13 @@ def _decode_CreateElicitationRequestModeUrl(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[CreateElicitationRequestModeUrl] = CreateElicitationRequestModeUrl,
+    known: frozenset[str] = _KEYS_CreateElicitationRequestModeUrl,
 ) -> CreateElicitationRequestModeUrl:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationRequestModeUrl (an object)", data)
     if data.get("mode", _rt.MISSING) != "url":
         raise DecodeError((path, "mode"), '"url"', data.get("mode", _rt.MISSING))
-    return cast(
-        CreateElicitationRequestModeUrl,
-        _decode_ElicitationUrlMode(data, ctx, path, cls, _KEYS_CreateElicitationRequestModeUrl),
-    )
+    return cast(CreateElicitationRequestModeUrl, _decode_ElicitationUrlMode(data, ctx, path, cls, known))
 
 
 def _encode_CreateElicitationRequestModeUrl(obj: CreateElicitationRequestModeUrl) -> dict[str, Any]:
@@ -17031,8 +17118,8 @@ def _decode_CreateElicitationRequestModeOther(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[CreateElicitationRequestModeOther] = CreateElicitationRequestModeOther,
+    known: frozenset[str] = _KEYS_CreateElicitationRequestModeOther,
 ) -> CreateElicitationRequestModeOther:
-    known = _KEYS_CreateElicitationRequestModeOther
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationRequestModeOther (an object)", data)
 
@@ -17063,9 +17150,12 @@ _KEYS_CreateElicitationRequest: Final = frozenset(["message", "_meta"])
 
 
 def _decode_CreateElicitationRequest(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[CreateElicitationRequest] = CreateElicitationRequest
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[CreateElicitationRequest] = CreateElicitationRequest,
+    known: frozenset[str] = _KEYS_CreateElicitationRequest,
 ) -> CreateElicitationRequest:
-    known = _KEYS_CreateElicitationRequest
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationRequest (an object)", data)
     v = data.get("message", UNDEFINED)
@@ -17106,9 +17196,12 @@ _KEYS_ElicitationSessionScope: Final = frozenset(["sessionId", "toolCallId"])
 
 
 def _decode_ElicitationSessionScope(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ElicitationSessionScope] = ElicitationSessionScope
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ElicitationSessionScope] = ElicitationSessionScope,
+    known: frozenset[str] = _KEYS_ElicitationSessionScope,
 ) -> ElicitationSessionScope:
-    known = _KEYS_ElicitationSessionScope
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationSessionScope (an object)", data)
     v = data.get("sessionId", UNDEFINED)
@@ -17145,9 +17238,12 @@ _KEYS_ElicitationRequestScope: Final = frozenset(["requestId"])
 
 
 def _decode_ElicitationRequestScope(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ElicitationRequestScope] = ElicitationRequestScope
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ElicitationRequestScope] = ElicitationRequestScope,
+    known: frozenset[str] = _KEYS_ElicitationRequestScope,
 ) -> ElicitationRequestScope:
-    known = _KEYS_ElicitationRequestScope
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationRequestScope (an object)", data)
     v = data.get("requestId", UNDEFINED)
@@ -17175,9 +17271,12 @@ _KEYS_ElicitationSchema: Final = frozenset(["type", "title", "properties", "requ
 
 
 def _decode_ElicitationSchema(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ElicitationSchema] = ElicitationSchema
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ElicitationSchema] = ElicitationSchema,
+    known: frozenset[str] = _KEYS_ElicitationSchema,
 ) -> ElicitationSchema:
-    known = _KEYS_ElicitationSchema
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationSchema (an object)", data)
     v = data.get("type", UNDEFINED)
@@ -17393,15 +17492,13 @@ def _decode_ElicitationPropertySchemaString(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[ElicitationPropertySchemaString] = ElicitationPropertySchemaString,
+    known: frozenset[str] = _KEYS_ElicitationPropertySchemaString,
 ) -> ElicitationPropertySchemaString:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaString (an object)", data)
     if data.get("type", _rt.MISSING) != "string":
         raise DecodeError((path, "type"), '"string"', data.get("type", _rt.MISSING))
-    return cast(
-        ElicitationPropertySchemaString,
-        _decode_StringPropertySchema(data, ctx, path, cls, _KEYS_ElicitationPropertySchemaString),
-    )
+    return cast(ElicitationPropertySchemaString, _decode_StringPropertySchema(data, ctx, path, cls, known))
 
 
 def _encode_ElicitationPropertySchemaString(obj: ElicitationPropertySchemaString) -> dict[str, Any]:
@@ -17506,15 +17603,13 @@ def _decode_ElicitationPropertySchemaNumber(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[ElicitationPropertySchemaNumber] = ElicitationPropertySchemaNumber,
+    known: frozenset[str] = _KEYS_ElicitationPropertySchemaNumber,
 ) -> ElicitationPropertySchemaNumber:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaNumber (an object)", data)
     if data.get("type", _rt.MISSING) != "number":
         raise DecodeError((path, "type"), '"number"', data.get("type", _rt.MISSING))
-    return cast(
-        ElicitationPropertySchemaNumber,
-        _decode_NumberPropertySchema(data, ctx, path, cls, _KEYS_ElicitationPropertySchemaNumber),
-    )
+    return cast(ElicitationPropertySchemaNumber, _decode_NumberPropertySchema(data, ctx, path, cls, known))
 
 
 def _encode_ElicitationPropertySchemaNumber(obj: ElicitationPropertySchemaNumber) -> dict[str, Any]:
@@ -17631,15 +17726,13 @@ def _decode_ElicitationPropertySchemaInteger(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[ElicitationPropertySchemaInteger] = ElicitationPropertySchemaInteger,
+    known: frozenset[str] = _KEYS_ElicitationPropertySchemaInteger,
 ) -> ElicitationPropertySchemaInteger:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaInteger (an object)", data)
     if data.get("type", _rt.MISSING) != "integer":
         raise DecodeError((path, "type"), '"integer"', data.get("type", _rt.MISSING))
-    return cast(
-        ElicitationPropertySchemaInteger,
-        _decode_IntegerPropertySchema(data, ctx, path, cls, _KEYS_ElicitationPropertySchemaInteger),
-    )
+    return cast(ElicitationPropertySchemaInteger, _decode_IntegerPropertySchema(data, ctx, path, cls, known))
 
 
 def _encode_ElicitationPropertySchemaInteger(obj: ElicitationPropertySchemaInteger) -> dict[str, Any]:
@@ -17715,15 +17808,13 @@ def _decode_ElicitationPropertySchemaBoolean(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[ElicitationPropertySchemaBoolean] = ElicitationPropertySchemaBoolean,
+    known: frozenset[str] = _KEYS_ElicitationPropertySchemaBoolean,
 ) -> ElicitationPropertySchemaBoolean:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaBoolean (an object)", data)
     if data.get("type", _rt.MISSING) != "boolean":
         raise DecodeError((path, "type"), '"boolean"', data.get("type", _rt.MISSING))
-    return cast(
-        ElicitationPropertySchemaBoolean,
-        _decode_BooleanPropertySchema(data, ctx, path, cls, _KEYS_ElicitationPropertySchemaBoolean),
-    )
+    return cast(ElicitationPropertySchemaBoolean, _decode_BooleanPropertySchema(data, ctx, path, cls, known))
 
 
 def _encode_ElicitationPropertySchemaBoolean(obj: ElicitationPropertySchemaBoolean) -> dict[str, Any]:
@@ -17851,15 +17942,13 @@ def _decode_ElicitationPropertySchemaArray(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[ElicitationPropertySchemaArray] = ElicitationPropertySchemaArray,
+    known: frozenset[str] = _KEYS_ElicitationPropertySchemaArray,
 ) -> ElicitationPropertySchemaArray:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaArray (an object)", data)
     if data.get("type", _rt.MISSING) != "array":
         raise DecodeError((path, "type"), '"array"', data.get("type", _rt.MISSING))
-    return cast(
-        ElicitationPropertySchemaArray,
-        _decode_MultiSelectPropertySchema(data, ctx, path, cls, _KEYS_ElicitationPropertySchemaArray),
-    )
+    return cast(ElicitationPropertySchemaArray, _decode_MultiSelectPropertySchema(data, ctx, path, cls, known))
 
 
 def _encode_ElicitationPropertySchemaArray(obj: ElicitationPropertySchemaArray) -> dict[str, Any]:
@@ -17874,8 +17963,8 @@ def _decode_ElicitationPropertySchemaOther(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[ElicitationPropertySchemaOther] = ElicitationPropertySchemaOther,
+    known: frozenset[str] = _KEYS_ElicitationPropertySchemaOther,
 ) -> ElicitationPropertySchemaOther:
-    known = _KEYS_ElicitationPropertySchemaOther
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaOther (an object)", data)
     v = data.get("type", UNDEFINED)
@@ -17903,8 +17992,13 @@ def _encode_ElicitationPropertySchemaOther(obj: ElicitationPropertySchemaOther) 
 _KEYS_EnumOption: Final = frozenset(["const", "title", "description", "_meta"])
 
 
-def _decode_EnumOption(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[EnumOption] = EnumOption) -> EnumOption:
-    known = _KEYS_EnumOption
+def _decode_EnumOption(
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[EnumOption] = EnumOption,
+    known: frozenset[str] = _KEYS_EnumOption,
+) -> EnumOption:
     if type(data) is not dict:
         raise DecodeError(path, "EnumOption (an object)", data)
     v = data.get("const", UNDEFINED)
@@ -18006,15 +18100,17 @@ _KEYS_MultiSelectItemsString: Final = frozenset(["enum", "_meta", "type"])
 
 
 def _decode_MultiSelectItemsString(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[MultiSelectItemsString] = MultiSelectItemsString
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[MultiSelectItemsString] = MultiSelectItemsString,
+    known: frozenset[str] = _KEYS_MultiSelectItemsString,
 ) -> MultiSelectItemsString:
     if type(data) is not dict:
         raise DecodeError(path, "MultiSelectItemsString (an object)", data)
     if data.get("type", _rt.MISSING) != "string":
         raise DecodeError((path, "type"), '"string"', data.get("type", _rt.MISSING))
-    return cast(
-        MultiSelectItemsString, _decode_StringMultiSelectItems(data, ctx, path, cls, _KEYS_MultiSelectItemsString)
-    )
+    return cast(MultiSelectItemsString, _decode_StringMultiSelectItems(data, ctx, path, cls, known))
 
 
 def _encode_MultiSelectItemsString(obj: MultiSelectItemsString) -> dict[str, Any]:
@@ -18025,9 +18121,12 @@ _KEYS_MultiSelectItemsOther: Final = frozenset(["type"])
 
 
 def _decode_MultiSelectItemsOther(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[MultiSelectItemsOther] = MultiSelectItemsOther
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[MultiSelectItemsOther] = MultiSelectItemsOther,
+    known: frozenset[str] = _KEYS_MultiSelectItemsOther,
 ) -> MultiSelectItemsOther:
-    known = _KEYS_MultiSelectItemsOther
     if type(data) is not dict:
         raise DecodeError(path, "MultiSelectItemsOther (an object)", data)
     v = data.get("type", UNDEFINED)
@@ -18056,9 +18155,12 @@ _KEYS_TitledMultiSelectItems: Final = frozenset(["anyOf", "_meta"])
 
 
 def _decode_TitledMultiSelectItems(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[TitledMultiSelectItems] = TitledMultiSelectItems
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[TitledMultiSelectItems] = TitledMultiSelectItems,
+    known: frozenset[str] = _KEYS_TitledMultiSelectItems,
 ) -> TitledMultiSelectItems:
-    known = _KEYS_TitledMultiSelectItems
     if type(data) is not dict:
         raise DecodeError(path, "TitledMultiSelectItems (an object)", data)
     v = data.get("anyOf", UNDEFINED)
@@ -18097,9 +18199,12 @@ _KEYS_MessageMcpRequest: Final = frozenset(["serverId", "requestId", "method", "
 
 
 def _decode_MessageMcpRequest(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[MessageMcpRequest] = MessageMcpRequest
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[MessageMcpRequest] = MessageMcpRequest,
+    known: frozenset[str] = _KEYS_MessageMcpRequest,
 ) -> MessageMcpRequest:
-    known = _KEYS_MessageMcpRequest
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpRequest (an object)", data)
     v = data.get("serverId", UNDEFINED)
@@ -18168,9 +18273,12 @@ _KEYS_AgentResponseResult: Final = frozenset(["id", "result"])
 
 
 def _decode_AgentResponseResult(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AgentResponseResult] = AgentResponseResult
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[AgentResponseResult] = AgentResponseResult,
+    known: frozenset[str] = _KEYS_AgentResponseResult,
 ) -> AgentResponseResult:
-    known = _KEYS_AgentResponseResult
     if type(data) is not dict:
         raise DecodeError(path, "AgentResponseResult (an object)", data)
     v = data.get("id", UNDEFINED)
@@ -18206,9 +18314,12 @@ _KEYS_AgentResponseError: Final = frozenset(["id", "error"])
 
 
 def _decode_AgentResponseError(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AgentResponseError] = AgentResponseError
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[AgentResponseError] = AgentResponseError,
+    known: frozenset[str] = _KEYS_AgentResponseError,
 ) -> AgentResponseError:
-    known = _KEYS_AgentResponseError
     if type(data) is not dict:
         raise DecodeError(path, "AgentResponseError (an object)", data)
     v = data.get("id", UNDEFINED)
@@ -18245,9 +18356,12 @@ _KEYS_InitializeResponse: Final = frozenset(["protocolVersion", "info", "capabil
 
 
 def _decode_InitializeResponse(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[InitializeResponse] = InitializeResponse
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[InitializeResponse] = InitializeResponse,
+    known: frozenset[str] = _KEYS_InitializeResponse,
 ) -> InitializeResponse:
-    known = _KEYS_InitializeResponse
     if type(data) is not dict:
         raise DecodeError(path, "InitializeResponse (an object)", data)
     v = data.get("protocolVersion", UNDEFINED)
@@ -18317,9 +18431,12 @@ _KEYS_Implementation: Final = frozenset(["name", "title", "version", "_meta"])
 
 
 def _decode_Implementation(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Implementation] = Implementation
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[Implementation] = Implementation,
+    known: frozenset[str] = _KEYS_Implementation,
 ) -> Implementation:
-    known = _KEYS_Implementation
     if type(data) is not dict:
         raise DecodeError(path, "Implementation (an object)", data)
     v = data.get("name", UNDEFINED)
@@ -18376,9 +18493,12 @@ _KEYS_AgentCapabilities: Final = frozenset(["session", "auth", "providers", "_me
 
 
 def _decode_AgentCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AgentCapabilities] = AgentCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[AgentCapabilities] = AgentCapabilities,
+    known: frozenset[str] = _KEYS_AgentCapabilities,
 ) -> AgentCapabilities:
-    known = _KEYS_AgentCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "AgentCapabilities (an object)", data)
     v = data.get("session", UNDEFINED)
@@ -18455,9 +18575,12 @@ _KEYS_SessionCapabilities: Final = frozenset(
 
 
 def _decode_SessionCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionCapabilities] = SessionCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionCapabilities] = SessionCapabilities,
+    known: frozenset[str] = _KEYS_SessionCapabilities,
 ) -> SessionCapabilities:
-    known = _KEYS_SessionCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionCapabilities (an object)", data)
     v = data.get("prompt", UNDEFINED)
@@ -18587,9 +18710,12 @@ _KEYS_PromptCapabilities: Final = frozenset(["image", "audio", "embeddedContext"
 
 
 def _decode_PromptCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[PromptCapabilities] = PromptCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[PromptCapabilities] = PromptCapabilities,
+    known: frozenset[str] = _KEYS_PromptCapabilities,
 ) -> PromptCapabilities:
-    known = _KEYS_PromptCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "PromptCapabilities (an object)", data)
     v = data.get("image", UNDEFINED)
@@ -18653,9 +18779,12 @@ _KEYS_PromptImageCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_PromptImageCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[PromptImageCapabilities] = PromptImageCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[PromptImageCapabilities] = PromptImageCapabilities,
+    known: frozenset[str] = _KEYS_PromptImageCapabilities,
 ) -> PromptImageCapabilities:
-    known = _KEYS_PromptImageCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "PromptImageCapabilities (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -18686,9 +18815,12 @@ _KEYS_PromptAudioCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_PromptAudioCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[PromptAudioCapabilities] = PromptAudioCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[PromptAudioCapabilities] = PromptAudioCapabilities,
+    known: frozenset[str] = _KEYS_PromptAudioCapabilities,
 ) -> PromptAudioCapabilities:
-    known = _KEYS_PromptAudioCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "PromptAudioCapabilities (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -18723,8 +18855,8 @@ def _decode_PromptEmbeddedContextCapabilities(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[PromptEmbeddedContextCapabilities] = PromptEmbeddedContextCapabilities,
+    known: frozenset[str] = _KEYS_PromptEmbeddedContextCapabilities,
 ) -> PromptEmbeddedContextCapabilities:
-    known = _KEYS_PromptEmbeddedContextCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "PromptEmbeddedContextCapabilities (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -18755,9 +18887,12 @@ _KEYS_McpCapabilities: Final = frozenset(["stdio", "http", "acp", "_meta"])
 
 
 def _decode_McpCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[McpCapabilities] = McpCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[McpCapabilities] = McpCapabilities,
+    known: frozenset[str] = _KEYS_McpCapabilities,
 ) -> McpCapabilities:
-    known = _KEYS_McpCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "McpCapabilities (an object)", data)
     v = data.get("stdio", UNDEFINED)
@@ -18821,9 +18956,12 @@ _KEYS_McpStdioCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_McpStdioCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[McpStdioCapabilities] = McpStdioCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[McpStdioCapabilities] = McpStdioCapabilities,
+    known: frozenset[str] = _KEYS_McpStdioCapabilities,
 ) -> McpStdioCapabilities:
-    known = _KEYS_McpStdioCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "McpStdioCapabilities (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -18854,9 +18992,12 @@ _KEYS_McpHttpCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_McpHttpCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[McpHttpCapabilities] = McpHttpCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[McpHttpCapabilities] = McpHttpCapabilities,
+    known: frozenset[str] = _KEYS_McpHttpCapabilities,
 ) -> McpHttpCapabilities:
-    known = _KEYS_McpHttpCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "McpHttpCapabilities (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -18887,9 +19028,12 @@ _KEYS_McpAcpCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_McpAcpCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[McpAcpCapabilities] = McpAcpCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[McpAcpCapabilities] = McpAcpCapabilities,
+    known: frozenset[str] = _KEYS_McpAcpCapabilities,
 ) -> McpAcpCapabilities:
-    known = _KEYS_McpAcpCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "McpAcpCapabilities (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -18920,9 +19064,12 @@ _KEYS_SessionDeleteCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_SessionDeleteCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionDeleteCapabilities] = SessionDeleteCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionDeleteCapabilities] = SessionDeleteCapabilities,
+    known: frozenset[str] = _KEYS_SessionDeleteCapabilities,
 ) -> SessionDeleteCapabilities:
-    known = _KEYS_SessionDeleteCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionDeleteCapabilities (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -18957,8 +19104,8 @@ def _decode_SessionAdditionalDirectoriesCapabilities(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[SessionAdditionalDirectoriesCapabilities] = SessionAdditionalDirectoriesCapabilities,
+    known: frozenset[str] = _KEYS_SessionAdditionalDirectoriesCapabilities,
 ) -> SessionAdditionalDirectoriesCapabilities:
-    known = _KEYS_SessionAdditionalDirectoriesCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionAdditionalDirectoriesCapabilities (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -18993,8 +19140,8 @@ def _decode_SessionSystemPromptCapabilities(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[SessionSystemPromptCapabilities] = SessionSystemPromptCapabilities,
+    known: frozenset[str] = _KEYS_SessionSystemPromptCapabilities,
 ) -> SessionSystemPromptCapabilities:
-    known = _KEYS_SessionSystemPromptCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionSystemPromptCapabilities (an object)", data)
     v = data.get("mode", UNDEFINED)
@@ -19040,8 +19187,8 @@ def _decode_SessionSystemPromptModeCapabilities(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[SessionSystemPromptModeCapabilities] = SessionSystemPromptModeCapabilities,
+    known: frozenset[str] = _KEYS_SessionSystemPromptModeCapabilities,
 ) -> SessionSystemPromptModeCapabilities:
-    known = _KEYS_SessionSystemPromptModeCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionSystemPromptModeCapabilities (an object)", data)
     v = data.get("override", UNDEFINED)
@@ -19087,8 +19234,8 @@ def _decode_SessionSystemPromptOverrideCapabilities(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[SessionSystemPromptOverrideCapabilities] = SessionSystemPromptOverrideCapabilities,
+    known: frozenset[str] = _KEYS_SessionSystemPromptOverrideCapabilities,
 ) -> SessionSystemPromptOverrideCapabilities:
-    known = _KEYS_SessionSystemPromptOverrideCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionSystemPromptOverrideCapabilities (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -19119,9 +19266,12 @@ _KEYS_SessionForkCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_SessionForkCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionForkCapabilities] = SessionForkCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionForkCapabilities] = SessionForkCapabilities,
+    known: frozenset[str] = _KEYS_SessionForkCapabilities,
 ) -> SessionForkCapabilities:
-    known = _KEYS_SessionForkCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionForkCapabilities (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -19152,9 +19302,12 @@ _KEYS_SessionArchiveCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_SessionArchiveCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionArchiveCapabilities] = SessionArchiveCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionArchiveCapabilities] = SessionArchiveCapabilities,
+    known: frozenset[str] = _KEYS_SessionArchiveCapabilities,
 ) -> SessionArchiveCapabilities:
-    known = _KEYS_SessionArchiveCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionArchiveCapabilities (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -19185,9 +19338,12 @@ _KEYS_SessionStatusCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_SessionStatusCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionStatusCapabilities] = SessionStatusCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionStatusCapabilities] = SessionStatusCapabilities,
+    known: frozenset[str] = _KEYS_SessionStatusCapabilities,
 ) -> SessionStatusCapabilities:
-    known = _KEYS_SessionStatusCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionStatusCapabilities (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -19218,9 +19374,12 @@ _KEYS_SessionTitleCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_SessionTitleCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionTitleCapabilities] = SessionTitleCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionTitleCapabilities] = SessionTitleCapabilities,
+    known: frozenset[str] = _KEYS_SessionTitleCapabilities,
 ) -> SessionTitleCapabilities:
-    known = _KEYS_SessionTitleCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionTitleCapabilities (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -19251,9 +19410,12 @@ _KEYS_AgentAuthCapabilities: Final = frozenset(["status", "_meta"])
 
 
 def _decode_AgentAuthCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AgentAuthCapabilities] = AgentAuthCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[AgentAuthCapabilities] = AgentAuthCapabilities,
+    known: frozenset[str] = _KEYS_AgentAuthCapabilities,
 ) -> AgentAuthCapabilities:
-    known = _KEYS_AgentAuthCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "AgentAuthCapabilities (an object)", data)
     v = data.get("status", UNDEFINED)
@@ -19295,9 +19457,12 @@ _KEYS_AuthStatusCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_AuthStatusCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AuthStatusCapabilities] = AuthStatusCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[AuthStatusCapabilities] = AuthStatusCapabilities,
+    known: frozenset[str] = _KEYS_AuthStatusCapabilities,
 ) -> AuthStatusCapabilities:
-    known = _KEYS_AuthStatusCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusCapabilities (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -19328,9 +19493,12 @@ _KEYS_ProvidersCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_ProvidersCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ProvidersCapabilities] = ProvidersCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ProvidersCapabilities] = ProvidersCapabilities,
+    known: frozenset[str] = _KEYS_ProvidersCapabilities,
 ) -> ProvidersCapabilities:
-    known = _KEYS_ProvidersCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "ProvidersCapabilities (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -19444,15 +19612,17 @@ _KEYS_AuthMethodTerminalVariant: Final = frozenset(["methodId", "name", "descrip
 
 
 def _decode_AuthMethodTerminalVariant(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AuthMethodTerminalVariant] = AuthMethodTerminalVariant
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[AuthMethodTerminalVariant] = AuthMethodTerminalVariant,
+    known: frozenset[str] = _KEYS_AuthMethodTerminalVariant,
 ) -> AuthMethodTerminalVariant:
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodTerminalVariant (an object)", data)
     if data.get("type", _rt.MISSING) != "terminal":
         raise DecodeError((path, "type"), '"terminal"', data.get("type", _rt.MISSING))
-    return cast(
-        AuthMethodTerminalVariant, _decode_AuthMethodTerminal(data, ctx, path, cls, _KEYS_AuthMethodTerminalVariant)
-    )
+    return cast(AuthMethodTerminalVariant, _decode_AuthMethodTerminal(data, ctx, path, cls, known))
 
 
 def _encode_AuthMethodTerminalVariant(obj: AuthMethodTerminalVariant) -> dict[str, Any]:
@@ -19526,13 +19696,17 @@ _KEYS_AuthMethodAgentVariant: Final = frozenset(["methodId", "name", "descriptio
 
 
 def _decode_AuthMethodAgentVariant(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AuthMethodAgentVariant] = AuthMethodAgentVariant
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[AuthMethodAgentVariant] = AuthMethodAgentVariant,
+    known: frozenset[str] = _KEYS_AuthMethodAgentVariant,
 ) -> AuthMethodAgentVariant:
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodAgentVariant (an object)", data)
     if data.get("type", _rt.MISSING) != "agent":
         raise DecodeError((path, "type"), '"agent"', data.get("type", _rt.MISSING))
-    return cast(AuthMethodAgentVariant, _decode_AuthMethodAgent(data, ctx, path, cls, _KEYS_AuthMethodAgentVariant))
+    return cast(AuthMethodAgentVariant, _decode_AuthMethodAgent(data, ctx, path, cls, known))
 
 
 def _encode_AuthMethodAgentVariant(obj: AuthMethodAgentVariant) -> dict[str, Any]:
@@ -19543,9 +19717,12 @@ _KEYS_AuthMethodOther: Final = frozenset(["type", "methodId", "name"])
 
 
 def _decode_AuthMethodOther(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AuthMethodOther] = AuthMethodOther
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[AuthMethodOther] = AuthMethodOther,
+    known: frozenset[str] = _KEYS_AuthMethodOther,
 ) -> AuthMethodOther:
-    known = _KEYS_AuthMethodOther
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodOther (an object)", data)
     v = data.get("type", UNDEFINED)
@@ -19592,9 +19769,12 @@ _KEYS_EnvVariable: Final = frozenset(["name", "value", "_meta"])
 
 
 def _decode_EnvVariable(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[EnvVariable] = EnvVariable
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[EnvVariable] = EnvVariable,
+    known: frozenset[str] = _KEYS_EnvVariable,
 ) -> EnvVariable:
-    known = _KEYS_EnvVariable
     if type(data) is not dict:
         raise DecodeError(path, "EnvVariable (an object)", data)
     v = data.get("name", UNDEFINED)
@@ -19643,9 +19823,12 @@ _KEYS_LoginAuthResponse: Final = frozenset(["_meta"])
 
 
 def _decode_LoginAuthResponse(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[LoginAuthResponse] = LoginAuthResponse
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[LoginAuthResponse] = LoginAuthResponse,
+    known: frozenset[str] = _KEYS_LoginAuthResponse,
 ) -> LoginAuthResponse:
-    known = _KEYS_LoginAuthResponse
     if type(data) is not dict:
         raise DecodeError(path, "LoginAuthResponse (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -19676,9 +19859,12 @@ _KEYS_ListProvidersResponse: Final = frozenset(["providers", "_meta"])
 
 
 def _decode_ListProvidersResponse(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ListProvidersResponse] = ListProvidersResponse
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ListProvidersResponse] = ListProvidersResponse,
+    known: frozenset[str] = _KEYS_ListProvidersResponse,
 ) -> ListProvidersResponse:
-    known = _KEYS_ListProvidersResponse
     if type(data) is not dict:
         raise DecodeError(path, "ListProvidersResponse (an object)", data)
     v = data.get("providers", UNDEFINED)
@@ -19717,9 +19903,12 @@ _KEYS_ProviderInfo: Final = frozenset(["providerId", "supported", "required", "c
 
 
 def _decode_ProviderInfo(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ProviderInfo] = ProviderInfo
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ProviderInfo] = ProviderInfo,
+    known: frozenset[str] = _KEYS_ProviderInfo,
 ) -> ProviderInfo:
-    known = _KEYS_ProviderInfo
     if type(data) is not dict:
         raise DecodeError(path, "ProviderInfo (an object)", data)
     v = data.get("providerId", UNDEFINED)
@@ -19787,9 +19976,12 @@ _KEYS_ProviderCurrentConfig: Final = frozenset(["apiType", "baseUrl", "_meta"])
 
 
 def _decode_ProviderCurrentConfig(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ProviderCurrentConfig] = ProviderCurrentConfig
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ProviderCurrentConfig] = ProviderCurrentConfig,
+    known: frozenset[str] = _KEYS_ProviderCurrentConfig,
 ) -> ProviderCurrentConfig:
-    known = _KEYS_ProviderCurrentConfig
     if type(data) is not dict:
         raise DecodeError(path, "ProviderCurrentConfig (an object)", data)
     v = data.get("apiType", UNDEFINED)
@@ -19837,9 +20029,12 @@ _KEYS_SetProviderResponse: Final = frozenset(["_meta"])
 
 
 def _decode_SetProviderResponse(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SetProviderResponse] = SetProviderResponse
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SetProviderResponse] = SetProviderResponse,
+    known: frozenset[str] = _KEYS_SetProviderResponse,
 ) -> SetProviderResponse:
-    known = _KEYS_SetProviderResponse
     if type(data) is not dict:
         raise DecodeError(path, "SetProviderResponse (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -19870,9 +20065,12 @@ _KEYS_DisableProviderResponse: Final = frozenset(["_meta"])
 
 
 def _decode_DisableProviderResponse(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[DisableProviderResponse] = DisableProviderResponse
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[DisableProviderResponse] = DisableProviderResponse,
+    known: frozenset[str] = _KEYS_DisableProviderResponse,
 ) -> DisableProviderResponse:
-    known = _KEYS_DisableProviderResponse
     if type(data) is not dict:
         raise DecodeError(path, "DisableProviderResponse (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -19903,9 +20101,12 @@ _KEYS_LogoutAuthResponse: Final = frozenset(["_meta"])
 
 
 def _decode_LogoutAuthResponse(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[LogoutAuthResponse] = LogoutAuthResponse
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[LogoutAuthResponse] = LogoutAuthResponse,
+    known: frozenset[str] = _KEYS_LogoutAuthResponse,
 ) -> LogoutAuthResponse:
-    known = _KEYS_LogoutAuthResponse
     if type(data) is not dict:
         raise DecodeError(path, "LogoutAuthResponse (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -19936,9 +20137,12 @@ _KEYS_AuthStatusResponse: Final = frozenset(["state", "accounts", "_meta"])
 
 
 def _decode_AuthStatusResponse(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AuthStatusResponse] = AuthStatusResponse
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[AuthStatusResponse] = AuthStatusResponse,
+    known: frozenset[str] = _KEYS_AuthStatusResponse,
 ) -> AuthStatusResponse:
-    known = _KEYS_AuthStatusResponse
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusResponse (an object)", data)
     v = data.get("state", UNDEFINED)
@@ -19988,9 +20192,12 @@ _KEYS_AuthAccount: Final = frozenset(["label", "active", "name", "email", "organ
 
 
 def _decode_AuthAccount(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AuthAccount] = AuthAccount
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[AuthAccount] = AuthAccount,
+    known: frozenset[str] = _KEYS_AuthAccount,
 ) -> AuthAccount:
-    known = _KEYS_AuthAccount
     if type(data) is not dict:
         raise DecodeError(path, "AuthAccount (an object)", data)
     v = data.get("label", UNDEFINED)
@@ -20062,9 +20269,12 @@ _KEYS_NewSessionResponse: Final = frozenset(["sessionId", "configOptions", "avai
 
 
 def _decode_NewSessionResponse(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[NewSessionResponse] = NewSessionResponse
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[NewSessionResponse] = NewSessionResponse,
+    known: frozenset[str] = _KEYS_NewSessionResponse,
 ) -> NewSessionResponse:
-    known = _KEYS_NewSessionResponse
     if type(data) is not dict:
         raise DecodeError(path, "NewSessionResponse (an object)", data)
     v = data.get("sessionId", UNDEFINED)
@@ -20173,15 +20383,13 @@ def _decode_SessionConfigOptionTypeSelect(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[SessionConfigOptionTypeSelect] = SessionConfigOptionTypeSelect,
+    known: frozenset[str] = _KEYS_SessionConfigOptionTypeSelect,
 ) -> SessionConfigOptionTypeSelect:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigOptionTypeSelect (an object)", data)
     if data.get("type", _rt.MISSING) != "select":
         raise DecodeError((path, "type"), '"select"', data.get("type", _rt.MISSING))
-    return cast(
-        SessionConfigOptionTypeSelect,
-        _decode_SessionConfigSelect(data, ctx, path, cls, _KEYS_SessionConfigOptionTypeSelect),
-    )
+    return cast(SessionConfigOptionTypeSelect, _decode_SessionConfigSelect(data, ctx, path, cls, known))
 
 
 def _encode_SessionConfigOptionTypeSelect(obj: SessionConfigOptionTypeSelect) -> dict[str, Any]:
@@ -20231,15 +20439,13 @@ def _decode_SessionConfigOptionTypeBoolean(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[SessionConfigOptionTypeBoolean] = SessionConfigOptionTypeBoolean,
+    known: frozenset[str] = _KEYS_SessionConfigOptionTypeBoolean,
 ) -> SessionConfigOptionTypeBoolean:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigOptionTypeBoolean (an object)", data)
     if data.get("type", _rt.MISSING) != "boolean":
         raise DecodeError((path, "type"), '"boolean"', data.get("type", _rt.MISSING))
-    return cast(
-        SessionConfigOptionTypeBoolean,
-        _decode_SessionConfigBoolean(data, ctx, path, cls, _KEYS_SessionConfigOptionTypeBoolean),
-    )
+    return cast(SessionConfigOptionTypeBoolean, _decode_SessionConfigBoolean(data, ctx, path, cls, known))
 
 
 def _encode_SessionConfigOptionTypeBoolean(obj: SessionConfigOptionTypeBoolean) -> dict[str, Any]:
@@ -20250,9 +20456,12 @@ _KEYS_SessionConfigOptionTypeOther: Final = frozenset(["type"])
 
 
 def _decode_SessionConfigOptionTypeOther(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionConfigOptionTypeOther] = SessionConfigOptionTypeOther
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionConfigOptionTypeOther] = SessionConfigOptionTypeOther,
+    known: frozenset[str] = _KEYS_SessionConfigOptionTypeOther,
 ) -> SessionConfigOptionTypeOther:
-    known = _KEYS_SessionConfigOptionTypeOther
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigOptionTypeOther (an object)", data)
     v = data.get("type", UNDEFINED)
@@ -20281,9 +20490,12 @@ _KEYS_SessionConfigOption: Final = frozenset(["configId", "name", "description",
 
 
 def _decode_SessionConfigOption(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionConfigOption] = SessionConfigOption
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionConfigOption] = SessionConfigOption,
+    known: frozenset[str] = _KEYS_SessionConfigOption,
 ) -> SessionConfigOption:
-    known = _KEYS_SessionConfigOption
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigOption (an object)", data)
     v = data.get("configId", UNDEFINED)
@@ -20354,9 +20566,12 @@ _KEYS_SessionConfigSelectOption: Final = frozenset(["value", "name", "descriptio
 
 
 def _decode_SessionConfigSelectOption(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionConfigSelectOption] = SessionConfigSelectOption
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionConfigSelectOption] = SessionConfigSelectOption,
+    known: frozenset[str] = _KEYS_SessionConfigSelectOption,
 ) -> SessionConfigSelectOption:
-    known = _KEYS_SessionConfigSelectOption
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigSelectOption (an object)", data)
     v = data.get("value", UNDEFINED)
@@ -20413,9 +20628,12 @@ _KEYS_SessionConfigSelectGroup: Final = frozenset(["groupId", "name", "options",
 
 
 def _decode_SessionConfigSelectGroup(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionConfigSelectGroup] = SessionConfigSelectGroup
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionConfigSelectGroup] = SessionConfigSelectGroup,
+    known: frozenset[str] = _KEYS_SessionConfigSelectGroup,
 ) -> SessionConfigSelectGroup:
-    known = _KEYS_SessionConfigSelectGroup
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigSelectGroup (an object)", data)
     v = data.get("groupId", UNDEFINED)
@@ -20541,13 +20759,17 @@ _KEYS_AvailableCommandCommand: Final = frozenset(["name", "description", "input"
 
 
 def _decode_AvailableCommandCommand(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AvailableCommandCommand] = AvailableCommandCommand
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[AvailableCommandCommand] = AvailableCommandCommand,
+    known: frozenset[str] = _KEYS_AvailableCommandCommand,
 ) -> AvailableCommandCommand:
     if type(data) is not dict:
         raise DecodeError(path, "AvailableCommandCommand (an object)", data)
     if data.get("type", _rt.MISSING) != "command":
         raise DecodeError((path, "type"), '"command"', data.get("type", _rt.MISSING))
-    return cast(AvailableCommandCommand, _decode_Command(data, ctx, path, cls, _KEYS_AvailableCommandCommand))
+    return cast(AvailableCommandCommand, _decode_Command(data, ctx, path, cls, known))
 
 
 def _encode_AvailableCommandCommand(obj: AvailableCommandCommand) -> dict[str, Any]:
@@ -20558,9 +20780,12 @@ _KEYS_AvailableCommandOther: Final = frozenset(["type", "name", "description"])
 
 
 def _decode_AvailableCommandOther(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AvailableCommandOther] = AvailableCommandOther
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[AvailableCommandOther] = AvailableCommandOther,
+    known: frozenset[str] = _KEYS_AvailableCommandOther,
 ) -> AvailableCommandOther:
-    known = _KEYS_AvailableCommandOther
     if type(data) is not dict:
         raise DecodeError(path, "AvailableCommandOther (an object)", data)
     v = data.get("type", UNDEFINED)
@@ -20653,15 +20878,17 @@ _KEYS_AvailableCommandInputText: Final = frozenset(["hint", "_meta", "type"])
 
 
 def _decode_AvailableCommandInputText(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AvailableCommandInputText] = AvailableCommandInputText
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[AvailableCommandInputText] = AvailableCommandInputText,
+    known: frozenset[str] = _KEYS_AvailableCommandInputText,
 ) -> AvailableCommandInputText:
     if type(data) is not dict:
         raise DecodeError(path, "AvailableCommandInputText (an object)", data)
     if data.get("type", _rt.MISSING) != "text":
         raise DecodeError((path, "type"), '"text"', data.get("type", _rt.MISSING))
-    return cast(
-        AvailableCommandInputText, _decode_TextCommandInput(data, ctx, path, cls, _KEYS_AvailableCommandInputText)
-    )
+    return cast(AvailableCommandInputText, _decode_TextCommandInput(data, ctx, path, cls, known))
 
 
 def _encode_AvailableCommandInputText(obj: AvailableCommandInputText) -> dict[str, Any]:
@@ -20672,9 +20899,12 @@ _KEYS_AvailableCommandInputOther: Final = frozenset(["type"])
 
 
 def _decode_AvailableCommandInputOther(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AvailableCommandInputOther] = AvailableCommandInputOther
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[AvailableCommandInputOther] = AvailableCommandInputOther,
+    known: frozenset[str] = _KEYS_AvailableCommandInputOther,
 ) -> AvailableCommandInputOther:
-    known = _KEYS_AvailableCommandInputOther
     if type(data) is not dict:
         raise DecodeError(path, "AvailableCommandInputOther (an object)", data)
     v = data.get("type", UNDEFINED)
@@ -20703,9 +20933,12 @@ _KEYS_ListSessionsResponse: Final = frozenset(["sessions", "nextCursor", "_meta"
 
 
 def _decode_ListSessionsResponse(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ListSessionsResponse] = ListSessionsResponse
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ListSessionsResponse] = ListSessionsResponse,
+    known: frozenset[str] = _KEYS_ListSessionsResponse,
 ) -> ListSessionsResponse:
-    known = _KEYS_ListSessionsResponse
     if type(data) is not dict:
         raise DecodeError(path, "ListSessionsResponse (an object)", data)
     v = data.get("sessions", UNDEFINED)
@@ -20765,9 +20998,12 @@ _KEYS_SessionInfo: Final = frozenset(
 
 
 def _decode_SessionInfo(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionInfo] = SessionInfo
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionInfo] = SessionInfo,
+    known: frozenset[str] = _KEYS_SessionInfo,
 ) -> SessionInfo:
-    known = _KEYS_SessionInfo
     if type(data) is not dict:
         raise DecodeError(path, "SessionInfo (an object)", data)
     v = data.get("sessionId", UNDEFINED)
@@ -20850,9 +21086,12 @@ _KEYS_DeleteSessionResponse: Final = frozenset(["_meta"])
 
 
 def _decode_DeleteSessionResponse(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[DeleteSessionResponse] = DeleteSessionResponse
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[DeleteSessionResponse] = DeleteSessionResponse,
+    known: frozenset[str] = _KEYS_DeleteSessionResponse,
 ) -> DeleteSessionResponse:
-    known = _KEYS_DeleteSessionResponse
     if type(data) is not dict:
         raise DecodeError(path, "DeleteSessionResponse (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -20883,9 +21122,12 @@ _KEYS_ForkSessionResponse: Final = frozenset(["sessionId", "configOptions", "ava
 
 
 def _decode_ForkSessionResponse(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ForkSessionResponse] = ForkSessionResponse
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ForkSessionResponse] = ForkSessionResponse,
+    known: frozenset[str] = _KEYS_ForkSessionResponse,
 ) -> ForkSessionResponse:
-    known = _KEYS_ForkSessionResponse
     if type(data) is not dict:
         raise DecodeError(path, "ForkSessionResponse (an object)", data)
     v = data.get("sessionId", UNDEFINED)
@@ -20947,9 +21189,12 @@ _KEYS_ArchiveSessionResponse: Final = frozenset(["_meta"])
 
 
 def _decode_ArchiveSessionResponse(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ArchiveSessionResponse] = ArchiveSessionResponse
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ArchiveSessionResponse] = ArchiveSessionResponse,
+    known: frozenset[str] = _KEYS_ArchiveSessionResponse,
 ) -> ArchiveSessionResponse:
-    known = _KEYS_ArchiveSessionResponse
     if type(data) is not dict:
         raise DecodeError(path, "ArchiveSessionResponse (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -20980,9 +21225,12 @@ _KEYS_UnarchiveSessionResponse: Final = frozenset(["_meta"])
 
 
 def _decode_UnarchiveSessionResponse(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[UnarchiveSessionResponse] = UnarchiveSessionResponse
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[UnarchiveSessionResponse] = UnarchiveSessionResponse,
+    known: frozenset[str] = _KEYS_UnarchiveSessionResponse,
 ) -> UnarchiveSessionResponse:
-    known = _KEYS_UnarchiveSessionResponse
     if type(data) is not dict:
         raise DecodeError(path, "UnarchiveSessionResponse (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -21013,9 +21261,12 @@ _KEYS_SessionStatusResponse: Final = frozenset(["status", "state", "_meta"])
 
 
 def _decode_SessionStatusResponse(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionStatusResponse] = SessionStatusResponse
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionStatusResponse] = SessionStatusResponse,
+    known: frozenset[str] = _KEYS_SessionStatusResponse,
 ) -> SessionStatusResponse:
-    known = _KEYS_SessionStatusResponse
     if type(data) is not dict:
         raise DecodeError(path, "SessionStatusResponse (an object)", data)
     v = data.get("status", UNDEFINED)
@@ -21113,13 +21364,17 @@ _KEYS_StateUpdateRunning: Final = frozenset(["background", "_meta", "state"])
 
 
 def _decode_StateUpdateRunning(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[StateUpdateRunning] = StateUpdateRunning
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[StateUpdateRunning] = StateUpdateRunning,
+    known: frozenset[str] = _KEYS_StateUpdateRunning,
 ) -> StateUpdateRunning:
     if type(data) is not dict:
         raise DecodeError(path, "StateUpdateRunning (an object)", data)
     if data.get("state", _rt.MISSING) != "running":
         raise DecodeError((path, "state"), '"running"', data.get("state", _rt.MISSING))
-    return cast(StateUpdateRunning, _decode_RunningStateUpdate(data, ctx, path, cls, _KEYS_StateUpdateRunning))
+    return cast(StateUpdateRunning, _decode_RunningStateUpdate(data, ctx, path, cls, known))
 
 
 def _encode_StateUpdateRunning(obj: StateUpdateRunning) -> dict[str, Any]:
@@ -21134,8 +21389,8 @@ def _decode_IdleStateUpdateStopReasonEndTurn(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[IdleStateUpdateStopReasonEndTurn] = IdleStateUpdateStopReasonEndTurn,
+    known: frozenset[str] = _KEYS_IdleStateUpdateStopReasonEndTurn,
 ) -> IdleStateUpdateStopReasonEndTurn:
-    known = _KEYS_IdleStateUpdateStopReasonEndTurn
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonEndTurn (an object)", data)
     if data.get("stopReason", _rt.MISSING) != "end_turn":
@@ -21160,8 +21415,8 @@ def _decode_IdleStateUpdateStopReasonMaxTokens(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[IdleStateUpdateStopReasonMaxTokens] = IdleStateUpdateStopReasonMaxTokens,
+    known: frozenset[str] = _KEYS_IdleStateUpdateStopReasonMaxTokens,
 ) -> IdleStateUpdateStopReasonMaxTokens:
-    known = _KEYS_IdleStateUpdateStopReasonMaxTokens
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonMaxTokens (an object)", data)
     if data.get("stopReason", _rt.MISSING) != "max_tokens":
@@ -21186,8 +21441,8 @@ def _decode_IdleStateUpdateStopReasonMaxTurnRequests(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[IdleStateUpdateStopReasonMaxTurnRequests] = IdleStateUpdateStopReasonMaxTurnRequests,
+    known: frozenset[str] = _KEYS_IdleStateUpdateStopReasonMaxTurnRequests,
 ) -> IdleStateUpdateStopReasonMaxTurnRequests:
-    known = _KEYS_IdleStateUpdateStopReasonMaxTurnRequests
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonMaxTurnRequests (an object)", data)
     if data.get("stopReason", _rt.MISSING) != "max_turn_requests":
@@ -21212,8 +21467,8 @@ def _decode_IdleStateUpdateStopReasonRefusal(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[IdleStateUpdateStopReasonRefusal] = IdleStateUpdateStopReasonRefusal,
+    known: frozenset[str] = _KEYS_IdleStateUpdateStopReasonRefusal,
 ) -> IdleStateUpdateStopReasonRefusal:
-    known = _KEYS_IdleStateUpdateStopReasonRefusal
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonRefusal (an object)", data)
     if data.get("stopReason", _rt.MISSING) != "refusal":
@@ -21238,8 +21493,8 @@ def _decode_IdleStateUpdateStopReasonCancelled(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[IdleStateUpdateStopReasonCancelled] = IdleStateUpdateStopReasonCancelled,
+    known: frozenset[str] = _KEYS_IdleStateUpdateStopReasonCancelled,
 ) -> IdleStateUpdateStopReasonCancelled:
-    known = _KEYS_IdleStateUpdateStopReasonCancelled
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonCancelled (an object)", data)
     if data.get("stopReason", _rt.MISSING) != "cancelled":
@@ -21301,15 +21556,13 @@ def _decode_IdleStateUpdateStopReasonError(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[IdleStateUpdateStopReasonError] = IdleStateUpdateStopReasonError,
+    known: frozenset[str] = _KEYS_IdleStateUpdateStopReasonError,
 ) -> IdleStateUpdateStopReasonError:
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonError (an object)", data)
     if data.get("stopReason", _rt.MISSING) != "error":
         raise DecodeError((path, "stopReason"), '"error"', data.get("stopReason", _rt.MISSING))
-    return cast(
-        IdleStateUpdateStopReasonError,
-        _decode_ErrorStopReason(data, ctx, path, cls, _KEYS_IdleStateUpdateStopReasonError),
-    )
+    return cast(IdleStateUpdateStopReasonError, _decode_ErrorStopReason(data, ctx, path, cls, known))
 
 
 def _encode_IdleStateUpdateStopReasonError(obj: IdleStateUpdateStopReasonError) -> dict[str, Any]:
@@ -21324,8 +21577,8 @@ def _decode_IdleStateUpdateStopReasonOther(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[IdleStateUpdateStopReasonOther] = IdleStateUpdateStopReasonOther,
+    known: frozenset[str] = _KEYS_IdleStateUpdateStopReasonOther,
 ) -> IdleStateUpdateStopReasonOther:
-    known = _KEYS_IdleStateUpdateStopReasonOther
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonOther (an object)", data)
     v = data.get("stopReason", UNDEFINED)
@@ -21358,8 +21611,8 @@ def _decode_IdleStateUpdateStopReasonNone(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[IdleStateUpdateStopReasonNone] = IdleStateUpdateStopReasonNone,
+    known: frozenset[str] = _KEYS_IdleStateUpdateStopReasonNone,
 ) -> IdleStateUpdateStopReasonNone:
-    known = _KEYS_IdleStateUpdateStopReasonNone
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonNone (an object)", data)
     v = data.get("stopReason", UNDEFINED)
@@ -21447,13 +21700,17 @@ _KEYS_StateUpdateIdle: Final = frozenset(["usage", "background", "_meta", "state
 
 
 def _decode_StateUpdateIdle(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[StateUpdateIdle] = StateUpdateIdle
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[StateUpdateIdle] = StateUpdateIdle,
+    known: frozenset[str] = _KEYS_StateUpdateIdle,
 ) -> StateUpdateIdle:
     if type(data) is not dict:
         raise DecodeError(path, "StateUpdateIdle (an object)", data)
     if data.get("state", _rt.MISSING) != "idle":
         raise DecodeError((path, "state"), '"idle"', data.get("state", _rt.MISSING))
-    return cast(StateUpdateIdle, _decode_IdleStateUpdate(data, ctx, path, cls, _KEYS_StateUpdateIdle))
+    return cast(StateUpdateIdle, _decode_IdleStateUpdate(data, ctx, path, cls, known))
 
 
 def _encode_StateUpdateIdle(obj: StateUpdateIdle) -> dict[str, Any]:
@@ -21514,16 +21771,17 @@ _KEYS_StateUpdateRequiresAction: Final = frozenset(["background", "_meta", "stat
 
 
 def _decode_StateUpdateRequiresAction(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[StateUpdateRequiresAction] = StateUpdateRequiresAction
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[StateUpdateRequiresAction] = StateUpdateRequiresAction,
+    known: frozenset[str] = _KEYS_StateUpdateRequiresAction,
 ) -> StateUpdateRequiresAction:
     if type(data) is not dict:
         raise DecodeError(path, "StateUpdateRequiresAction (an object)", data)
     if data.get("state", _rt.MISSING) != "requires_action":
         raise DecodeError((path, "state"), '"requires_action"', data.get("state", _rt.MISSING))
-    return cast(
-        StateUpdateRequiresAction,
-        _decode_RequiresActionStateUpdate(data, ctx, path, cls, _KEYS_StateUpdateRequiresAction),
-    )
+    return cast(StateUpdateRequiresAction, _decode_RequiresActionStateUpdate(data, ctx, path, cls, known))
 
 
 def _encode_StateUpdateRequiresAction(obj: StateUpdateRequiresAction) -> dict[str, Any]:
@@ -21582,13 +21840,17 @@ _KEYS_StateUpdateUnknown: Final = frozenset(["background", "_meta", "state"])
 
 
 def _decode_StateUpdateUnknown(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[StateUpdateUnknown] = StateUpdateUnknown
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[StateUpdateUnknown] = StateUpdateUnknown,
+    known: frozenset[str] = _KEYS_StateUpdateUnknown,
 ) -> StateUpdateUnknown:
     if type(data) is not dict:
         raise DecodeError(path, "StateUpdateUnknown (an object)", data)
     if data.get("state", _rt.MISSING) != "unknown":
         raise DecodeError((path, "state"), '"unknown"', data.get("state", _rt.MISSING))
-    return cast(StateUpdateUnknown, _decode_UnknownStateUpdate(data, ctx, path, cls, _KEYS_StateUpdateUnknown))
+    return cast(StateUpdateUnknown, _decode_UnknownStateUpdate(data, ctx, path, cls, known))
 
 
 def _encode_StateUpdateUnknown(obj: StateUpdateUnknown) -> dict[str, Any]:
@@ -21599,9 +21861,12 @@ _KEYS_StateUpdateOther: Final = frozenset(["state"])
 
 
 def _decode_StateUpdateOther(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[StateUpdateOther] = StateUpdateOther
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[StateUpdateOther] = StateUpdateOther,
+    known: frozenset[str] = _KEYS_StateUpdateOther,
 ) -> StateUpdateOther:
-    known = _KEYS_StateUpdateOther
     if type(data) is not dict:
         raise DecodeError(path, "StateUpdateOther (an object)", data)
     v = data.get("state", UNDEFINED)
@@ -21676,13 +21941,17 @@ _KEYS_BackgroundWorkTerminal: Final = frozenset(["terminalId", "_meta", "type"])
 
 
 def _decode_BackgroundWorkTerminal(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[BackgroundWorkTerminal] = BackgroundWorkTerminal
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[BackgroundWorkTerminal] = BackgroundWorkTerminal,
+    known: frozenset[str] = _KEYS_BackgroundWorkTerminal,
 ) -> BackgroundWorkTerminal:
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundWorkTerminal (an object)", data)
     if data.get("type", _rt.MISSING) != "terminal":
         raise DecodeError((path, "type"), '"terminal"', data.get("type", _rt.MISSING))
-    return cast(BackgroundWorkTerminal, _decode_BackgroundTerminal(data, ctx, path, cls, _KEYS_BackgroundWorkTerminal))
+    return cast(BackgroundWorkTerminal, _decode_BackgroundTerminal(data, ctx, path, cls, known))
 
 
 def _encode_BackgroundWorkTerminal(obj: BackgroundWorkTerminal) -> dict[str, Any]:
@@ -21739,13 +22008,17 @@ _KEYS_BackgroundWorkToolCall: Final = frozenset(["toolCallId", "_meta", "type"])
 
 
 def _decode_BackgroundWorkToolCall(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[BackgroundWorkToolCall] = BackgroundWorkToolCall
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[BackgroundWorkToolCall] = BackgroundWorkToolCall,
+    known: frozenset[str] = _KEYS_BackgroundWorkToolCall,
 ) -> BackgroundWorkToolCall:
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundWorkToolCall (an object)", data)
     if data.get("type", _rt.MISSING) != "tool_call":
         raise DecodeError((path, "type"), '"tool_call"', data.get("type", _rt.MISSING))
-    return cast(BackgroundWorkToolCall, _decode_BackgroundToolCall(data, ctx, path, cls, _KEYS_BackgroundWorkToolCall))
+    return cast(BackgroundWorkToolCall, _decode_BackgroundToolCall(data, ctx, path, cls, known))
 
 
 def _encode_BackgroundWorkToolCall(obj: BackgroundWorkToolCall) -> dict[str, Any]:
@@ -21802,13 +22075,17 @@ _KEYS_BackgroundWorkSubagent: Final = frozenset(["sessionId", "_meta", "type"])
 
 
 def _decode_BackgroundWorkSubagent(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[BackgroundWorkSubagent] = BackgroundWorkSubagent
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[BackgroundWorkSubagent] = BackgroundWorkSubagent,
+    known: frozenset[str] = _KEYS_BackgroundWorkSubagent,
 ) -> BackgroundWorkSubagent:
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundWorkSubagent (an object)", data)
     if data.get("type", _rt.MISSING) != "subagent":
         raise DecodeError((path, "type"), '"subagent"', data.get("type", _rt.MISSING))
-    return cast(BackgroundWorkSubagent, _decode_BackgroundSubagent(data, ctx, path, cls, _KEYS_BackgroundWorkSubagent))
+    return cast(BackgroundWorkSubagent, _decode_BackgroundSubagent(data, ctx, path, cls, known))
 
 
 def _encode_BackgroundWorkSubagent(obj: BackgroundWorkSubagent) -> dict[str, Any]:
@@ -21819,9 +22096,12 @@ _KEYS_BackgroundWorkOther: Final = frozenset(["type"])
 
 
 def _decode_BackgroundWorkOther(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[BackgroundWorkOther] = BackgroundWorkOther
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[BackgroundWorkOther] = BackgroundWorkOther,
+    known: frozenset[str] = _KEYS_BackgroundWorkOther,
 ) -> BackgroundWorkOther:
-    known = _KEYS_BackgroundWorkOther
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundWorkOther (an object)", data)
     v = data.get("type", UNDEFINED)
@@ -21849,8 +22129,13 @@ def _encode_BackgroundWorkOther(obj: BackgroundWorkOther) -> dict[str, Any]:
 _KEYS_Error: Final = frozenset(["code", "message", "data"])
 
 
-def _decode_Error(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Error] = Error) -> Error:
-    known = _KEYS_Error
+def _decode_Error(
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[Error] = Error,
+    known: frozenset[str] = _KEYS_Error,
+) -> Error:
     if type(data) is not dict:
         raise DecodeError(path, "Error (an object)", data)
     v = data.get("code", UNDEFINED)
@@ -21902,8 +22187,8 @@ def _decode_UnsupportedProtocolVersionErrorData(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[UnsupportedProtocolVersionErrorData] = UnsupportedProtocolVersionErrorData,
+    known: frozenset[str] = _KEYS_UnsupportedProtocolVersionErrorData,
 ) -> UnsupportedProtocolVersionErrorData:
-    known = _KEYS_UnsupportedProtocolVersionErrorData
     if type(data) is not dict:
         raise DecodeError(path, "UnsupportedProtocolVersionErrorData (an object)", data)
     v = data.get("requested", UNDEFINED)
@@ -21951,9 +22236,12 @@ _KEYS_SessionNotFoundErrorData: Final = frozenset(["sessionId", "_meta"])
 
 
 def _decode_SessionNotFoundErrorData(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionNotFoundErrorData] = SessionNotFoundErrorData
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionNotFoundErrorData] = SessionNotFoundErrorData,
+    known: frozenset[str] = _KEYS_SessionNotFoundErrorData,
 ) -> SessionNotFoundErrorData:
-    known = _KEYS_SessionNotFoundErrorData
     if type(data) is not dict:
         raise DecodeError(path, "SessionNotFoundErrorData (an object)", data)
     v = data.get("sessionId", UNDEFINED)
@@ -22002,8 +22290,13 @@ _KEYS_Usage: Final = frozenset(
 )
 
 
-def _decode_Usage(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Usage] = Usage) -> Usage:
-    known = _KEYS_Usage
+def _decode_Usage(
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[Usage] = Usage,
+    known: frozenset[str] = _KEYS_Usage,
+) -> Usage:
     if type(data) is not dict:
         raise DecodeError(path, "Usage (an object)", data)
     v = data.get("totalTokens", UNDEFINED)
@@ -22094,9 +22387,12 @@ _KEYS_SetSessionTitleResponse: Final = frozenset(["title", "_meta"])
 
 
 def _decode_SetSessionTitleResponse(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SetSessionTitleResponse] = SetSessionTitleResponse
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SetSessionTitleResponse] = SetSessionTitleResponse,
+    known: frozenset[str] = _KEYS_SetSessionTitleResponse,
 ) -> SetSessionTitleResponse:
-    known = _KEYS_SetSessionTitleResponse
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionTitleResponse (an object)", data)
     v = data.get("title", UNDEFINED)
@@ -22136,9 +22432,12 @@ _KEYS_ResumeSessionResponse: Final = frozenset(["configOptions", "availableComma
 
 
 def _decode_ResumeSessionResponse(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ResumeSessionResponse] = ResumeSessionResponse
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ResumeSessionResponse] = ResumeSessionResponse,
+    known: frozenset[str] = _KEYS_ResumeSessionResponse,
 ) -> ResumeSessionResponse:
-    known = _KEYS_ResumeSessionResponse
     if type(data) is not dict:
         raise DecodeError(path, "ResumeSessionResponse (an object)", data)
     v = data.get("configOptions", UNDEFINED)
@@ -22191,9 +22490,12 @@ _KEYS_CloseSessionResponse: Final = frozenset(["_meta"])
 
 
 def _decode_CloseSessionResponse(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[CloseSessionResponse] = CloseSessionResponse
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[CloseSessionResponse] = CloseSessionResponse,
+    known: frozenset[str] = _KEYS_CloseSessionResponse,
 ) -> CloseSessionResponse:
-    known = _KEYS_CloseSessionResponse
     if type(data) is not dict:
         raise DecodeError(path, "CloseSessionResponse (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -22224,9 +22526,12 @@ _KEYS_CancelToolCallResponse: Final = frozenset(["_meta"])
 
 
 def _decode_CancelToolCallResponse(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[CancelToolCallResponse] = CancelToolCallResponse
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[CancelToolCallResponse] = CancelToolCallResponse,
+    known: frozenset[str] = _KEYS_CancelToolCallResponse,
 ) -> CancelToolCallResponse:
-    known = _KEYS_CancelToolCallResponse
     if type(data) is not dict:
         raise DecodeError(path, "CancelToolCallResponse (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -22257,9 +22562,12 @@ _KEYS_CancelTerminalResponse: Final = frozenset(["_meta"])
 
 
 def _decode_CancelTerminalResponse(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[CancelTerminalResponse] = CancelTerminalResponse
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[CancelTerminalResponse] = CancelTerminalResponse,
+    known: frozenset[str] = _KEYS_CancelTerminalResponse,
 ) -> CancelTerminalResponse:
-    known = _KEYS_CancelTerminalResponse
     if type(data) is not dict:
         raise DecodeError(path, "CancelTerminalResponse (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -22294,8 +22602,8 @@ def _decode_SetSessionConfigOptionResponse(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[SetSessionConfigOptionResponse] = SetSessionConfigOptionResponse,
+    known: frozenset[str] = _KEYS_SetSessionConfigOptionResponse,
 ) -> SetSessionConfigOptionResponse:
-    known = _KEYS_SetSessionConfigOptionResponse
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionConfigOptionResponse (an object)", data)
     v = data.get("configOptions", UNDEFINED)
@@ -22334,9 +22642,12 @@ _KEYS_PromptResponse: Final = frozenset(["messageId", "_meta"])
 
 
 def _decode_PromptResponse(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[PromptResponse] = PromptResponse
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[PromptResponse] = PromptResponse,
+    known: frozenset[str] = _KEYS_PromptResponse,
 ) -> PromptResponse:
-    known = _KEYS_PromptResponse
     if type(data) is not dict:
         raise DecodeError(path, "PromptResponse (an object)", data)
     v = data.get("messageId", UNDEFINED)
@@ -22376,9 +22687,12 @@ _KEYS_AgentNotification: Final = frozenset(["method", "params"])
 
 
 def _decode_AgentNotification(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AgentNotification] = AgentNotification
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[AgentNotification] = AgentNotification,
+    known: frozenset[str] = _KEYS_AgentNotification,
 ) -> AgentNotification:
-    known = _KEYS_AgentNotification
     if type(data) is not dict:
         raise DecodeError(path, "AgentNotification (an object)", data)
     v = data.get("method", UNDEFINED)
@@ -22415,9 +22729,12 @@ _KEYS_UpdateSessionNotification: Final = frozenset(["sessionId", "update", "_met
 
 
 def _decode_UpdateSessionNotification(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[UpdateSessionNotification] = UpdateSessionNotification
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[UpdateSessionNotification] = UpdateSessionNotification,
+    known: frozenset[str] = _KEYS_UpdateSessionNotification,
 ) -> UpdateSessionNotification:
-    known = _KEYS_UpdateSessionNotification
     if type(data) is not dict:
         raise DecodeError(path, "UpdateSessionNotification (an object)", data)
     v = data.get("sessionId", UNDEFINED)
@@ -22523,14 +22840,13 @@ def _decode_SessionUpdateUserMessageChunk(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[SessionUpdateUserMessageChunk] = SessionUpdateUserMessageChunk,
+    known: frozenset[str] = _KEYS_SessionUpdateUserMessageChunk,
 ) -> SessionUpdateUserMessageChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateUserMessageChunk (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "user_message_chunk":
         raise DecodeError((path, "sessionUpdate"), '"user_message_chunk"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(
-        SessionUpdateUserMessageChunk, _decode_ContentChunk(data, ctx, path, cls, _KEYS_SessionUpdateUserMessageChunk)
-    )
+    return cast(SessionUpdateUserMessageChunk, _decode_ContentChunk(data, ctx, path, cls, known))
 
 
 def _encode_SessionUpdateUserMessageChunk(obj: SessionUpdateUserMessageChunk) -> dict[str, Any]:
@@ -22598,13 +22914,17 @@ _KEYS_SessionUpdateUserMessage: Final = frozenset(["messageId", "content", "_met
 
 
 def _decode_SessionUpdateUserMessage(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionUpdateUserMessage] = SessionUpdateUserMessage
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionUpdateUserMessage] = SessionUpdateUserMessage,
+    known: frozenset[str] = _KEYS_SessionUpdateUserMessage,
 ) -> SessionUpdateUserMessage:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateUserMessage (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "user_message":
         raise DecodeError((path, "sessionUpdate"), '"user_message"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateUserMessage, _decode_UserMessage(data, ctx, path, cls, _KEYS_SessionUpdateUserMessage))
+    return cast(SessionUpdateUserMessage, _decode_UserMessage(data, ctx, path, cls, known))
 
 
 def _encode_SessionUpdateUserMessage(obj: SessionUpdateUserMessage) -> dict[str, Any]:
@@ -22619,14 +22939,13 @@ def _decode_SessionUpdateAgentMessageChunk(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[SessionUpdateAgentMessageChunk] = SessionUpdateAgentMessageChunk,
+    known: frozenset[str] = _KEYS_SessionUpdateAgentMessageChunk,
 ) -> SessionUpdateAgentMessageChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateAgentMessageChunk (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "agent_message_chunk":
         raise DecodeError((path, "sessionUpdate"), '"agent_message_chunk"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(
-        SessionUpdateAgentMessageChunk, _decode_ContentChunk(data, ctx, path, cls, _KEYS_SessionUpdateAgentMessageChunk)
-    )
+    return cast(SessionUpdateAgentMessageChunk, _decode_ContentChunk(data, ctx, path, cls, known))
 
 
 def _encode_SessionUpdateAgentMessageChunk(obj: SessionUpdateAgentMessageChunk) -> dict[str, Any]:
@@ -22694,13 +23013,17 @@ _KEYS_SessionUpdateAgentMessage: Final = frozenset(["messageId", "content", "_me
 
 
 def _decode_SessionUpdateAgentMessage(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionUpdateAgentMessage] = SessionUpdateAgentMessage
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionUpdateAgentMessage] = SessionUpdateAgentMessage,
+    known: frozenset[str] = _KEYS_SessionUpdateAgentMessage,
 ) -> SessionUpdateAgentMessage:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateAgentMessage (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "agent_message":
         raise DecodeError((path, "sessionUpdate"), '"agent_message"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateAgentMessage, _decode_AgentMessage(data, ctx, path, cls, _KEYS_SessionUpdateAgentMessage))
+    return cast(SessionUpdateAgentMessage, _decode_AgentMessage(data, ctx, path, cls, known))
 
 
 def _encode_SessionUpdateAgentMessage(obj: SessionUpdateAgentMessage) -> dict[str, Any]:
@@ -22715,14 +23038,13 @@ def _decode_SessionUpdateAgentThoughtChunk(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[SessionUpdateAgentThoughtChunk] = SessionUpdateAgentThoughtChunk,
+    known: frozenset[str] = _KEYS_SessionUpdateAgentThoughtChunk,
 ) -> SessionUpdateAgentThoughtChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateAgentThoughtChunk (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "agent_thought_chunk":
         raise DecodeError((path, "sessionUpdate"), '"agent_thought_chunk"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(
-        SessionUpdateAgentThoughtChunk, _decode_ContentChunk(data, ctx, path, cls, _KEYS_SessionUpdateAgentThoughtChunk)
-    )
+    return cast(SessionUpdateAgentThoughtChunk, _decode_ContentChunk(data, ctx, path, cls, known))
 
 
 def _encode_SessionUpdateAgentThoughtChunk(obj: SessionUpdateAgentThoughtChunk) -> dict[str, Any]:
@@ -22790,13 +23112,17 @@ _KEYS_SessionUpdateAgentThought: Final = frozenset(["messageId", "content", "_me
 
 
 def _decode_SessionUpdateAgentThought(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionUpdateAgentThought] = SessionUpdateAgentThought
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionUpdateAgentThought] = SessionUpdateAgentThought,
+    known: frozenset[str] = _KEYS_SessionUpdateAgentThought,
 ) -> SessionUpdateAgentThought:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateAgentThought (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "agent_thought":
         raise DecodeError((path, "sessionUpdate"), '"agent_thought"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateAgentThought, _decode_AgentThought(data, ctx, path, cls, _KEYS_SessionUpdateAgentThought))
+    return cast(SessionUpdateAgentThought, _decode_AgentThought(data, ctx, path, cls, known))
 
 
 def _encode_SessionUpdateAgentThought(obj: SessionUpdateAgentThought) -> dict[str, Any]:
@@ -22807,9 +23133,12 @@ _KEYS_SessionUpdateStateUpdate: Final = frozenset(["sessionUpdate"])
 
 
 def _decode_SessionUpdateStateUpdate(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionUpdateStateUpdate] = SessionUpdateStateUpdate
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionUpdateStateUpdate] = SessionUpdateStateUpdate,
+    known: frozenset[str] = _KEYS_SessionUpdateStateUpdate,
 ) -> SessionUpdateStateUpdate:
-    known = _KEYS_SessionUpdateStateUpdate
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateStateUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "state_update":
@@ -22889,15 +23218,13 @@ def _decode_SessionUpdateToolCallContentChunk(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[SessionUpdateToolCallContentChunk] = SessionUpdateToolCallContentChunk,
+    known: frozenset[str] = _KEYS_SessionUpdateToolCallContentChunk,
 ) -> SessionUpdateToolCallContentChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateToolCallContentChunk (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "tool_call_content_chunk":
         raise DecodeError((path, "sessionUpdate"), '"tool_call_content_chunk"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(
-        SessionUpdateToolCallContentChunk,
-        _decode_ToolCallContentChunk(data, ctx, path, cls, _KEYS_SessionUpdateToolCallContentChunk),
-    )
+    return cast(SessionUpdateToolCallContentChunk, _decode_ToolCallContentChunk(data, ctx, path, cls, known))
 
 
 def _encode_SessionUpdateToolCallContentChunk(obj: SessionUpdateToolCallContentChunk) -> dict[str, Any]:
@@ -22923,15 +23250,17 @@ _KEYS_SessionUpdateToolCallUpdate: Final = frozenset(
 
 
 def _decode_SessionUpdateToolCallUpdate(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionUpdateToolCallUpdate] = SessionUpdateToolCallUpdate
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionUpdateToolCallUpdate] = SessionUpdateToolCallUpdate,
+    known: frozenset[str] = _KEYS_SessionUpdateToolCallUpdate,
 ) -> SessionUpdateToolCallUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateToolCallUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "tool_call_update":
         raise DecodeError((path, "sessionUpdate"), '"tool_call_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(
-        SessionUpdateToolCallUpdate, _decode_ToolCallUpdate(data, ctx, path, cls, _KEYS_SessionUpdateToolCallUpdate)
-    )
+    return cast(SessionUpdateToolCallUpdate, _decode_ToolCallUpdate(data, ctx, path, cls, known))
 
 
 def _encode_SessionUpdateToolCallUpdate(obj: SessionUpdateToolCallUpdate) -> dict[str, Any]:
@@ -23071,15 +23400,17 @@ _KEYS_SessionUpdateTerminalUpdate: Final = frozenset(
 
 
 def _decode_SessionUpdateTerminalUpdate(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionUpdateTerminalUpdate] = SessionUpdateTerminalUpdate
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionUpdateTerminalUpdate] = SessionUpdateTerminalUpdate,
+    known: frozenset[str] = _KEYS_SessionUpdateTerminalUpdate,
 ) -> SessionUpdateTerminalUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateTerminalUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "terminal_update":
         raise DecodeError((path, "sessionUpdate"), '"terminal_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(
-        SessionUpdateTerminalUpdate, _decode_TerminalUpdate(data, ctx, path, cls, _KEYS_SessionUpdateTerminalUpdate)
-    )
+    return cast(SessionUpdateTerminalUpdate, _decode_TerminalUpdate(data, ctx, path, cls, known))
 
 
 def _encode_SessionUpdateTerminalUpdate(obj: SessionUpdateTerminalUpdate) -> dict[str, Any]:
@@ -23149,15 +23480,13 @@ def _decode_SessionUpdateTerminalOutputChunk(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[SessionUpdateTerminalOutputChunk] = SessionUpdateTerminalOutputChunk,
+    known: frozenset[str] = _KEYS_SessionUpdateTerminalOutputChunk,
 ) -> SessionUpdateTerminalOutputChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateTerminalOutputChunk (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "terminal_output_chunk":
         raise DecodeError((path, "sessionUpdate"), '"terminal_output_chunk"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(
-        SessionUpdateTerminalOutputChunk,
-        _decode_TerminalOutputChunk(data, ctx, path, cls, _KEYS_SessionUpdateTerminalOutputChunk),
-    )
+    return cast(SessionUpdateTerminalOutputChunk, _decode_TerminalOutputChunk(data, ctx, path, cls, known))
 
 
 def _encode_SessionUpdateTerminalOutputChunk(obj: SessionUpdateTerminalOutputChunk) -> dict[str, Any]:
@@ -23213,13 +23542,17 @@ _KEYS_SessionUpdatePlanUpdate: Final = frozenset(["plan", "_meta", "sessionUpdat
 
 
 def _decode_SessionUpdatePlanUpdate(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionUpdatePlanUpdate] = SessionUpdatePlanUpdate
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionUpdatePlanUpdate] = SessionUpdatePlanUpdate,
+    known: frozenset[str] = _KEYS_SessionUpdatePlanUpdate,
 ) -> SessionUpdatePlanUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdatePlanUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "plan_update":
         raise DecodeError((path, "sessionUpdate"), '"plan_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdatePlanUpdate, _decode_PlanUpdate(data, ctx, path, cls, _KEYS_SessionUpdatePlanUpdate))
+    return cast(SessionUpdatePlanUpdate, _decode_PlanUpdate(data, ctx, path, cls, known))
 
 
 def _encode_SessionUpdatePlanUpdate(obj: SessionUpdatePlanUpdate) -> dict[str, Any]:
@@ -23276,13 +23609,17 @@ _KEYS_SessionUpdatePlanRemoved: Final = frozenset(["planId", "_meta", "sessionUp
 
 
 def _decode_SessionUpdatePlanRemoved(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionUpdatePlanRemoved] = SessionUpdatePlanRemoved
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionUpdatePlanRemoved] = SessionUpdatePlanRemoved,
+    known: frozenset[str] = _KEYS_SessionUpdatePlanRemoved,
 ) -> SessionUpdatePlanRemoved:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdatePlanRemoved (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "plan_removed":
         raise DecodeError((path, "sessionUpdate"), '"plan_removed"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdatePlanRemoved, _decode_PlanRemoved(data, ctx, path, cls, _KEYS_SessionUpdatePlanRemoved))
+    return cast(SessionUpdatePlanRemoved, _decode_PlanRemoved(data, ctx, path, cls, known))
 
 
 def _encode_SessionUpdatePlanRemoved(obj: SessionUpdatePlanRemoved) -> dict[str, Any]:
@@ -23342,6 +23679,7 @@ def _decode_SessionUpdateAvailableCommandsUpdate(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[SessionUpdateAvailableCommandsUpdate] = SessionUpdateAvailableCommandsUpdate,
+    known: frozenset[str] = _KEYS_SessionUpdateAvailableCommandsUpdate,
 ) -> SessionUpdateAvailableCommandsUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateAvailableCommandsUpdate (an object)", data)
@@ -23349,10 +23687,7 @@ def _decode_SessionUpdateAvailableCommandsUpdate(
         raise DecodeError(
             (path, "sessionUpdate"), '"available_commands_update"', data.get("sessionUpdate", _rt.MISSING)
         )
-    return cast(
-        SessionUpdateAvailableCommandsUpdate,
-        _decode_AvailableCommandsUpdate(data, ctx, path, cls, _KEYS_SessionUpdateAvailableCommandsUpdate),
-    )
+    return cast(SessionUpdateAvailableCommandsUpdate, _decode_AvailableCommandsUpdate(data, ctx, path, cls, known))
 
 
 def _encode_SessionUpdateAvailableCommandsUpdate(obj: SessionUpdateAvailableCommandsUpdate) -> dict[str, Any]:
@@ -23412,15 +23747,13 @@ def _decode_SessionUpdateConfigOptionUpdate(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[SessionUpdateConfigOptionUpdate] = SessionUpdateConfigOptionUpdate,
+    known: frozenset[str] = _KEYS_SessionUpdateConfigOptionUpdate,
 ) -> SessionUpdateConfigOptionUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateConfigOptionUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "config_option_update":
         raise DecodeError((path, "sessionUpdate"), '"config_option_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(
-        SessionUpdateConfigOptionUpdate,
-        _decode_ConfigOptionUpdate(data, ctx, path, cls, _KEYS_SessionUpdateConfigOptionUpdate),
-    )
+    return cast(SessionUpdateConfigOptionUpdate, _decode_ConfigOptionUpdate(data, ctx, path, cls, known))
 
 
 def _encode_SessionUpdateConfigOptionUpdate(obj: SessionUpdateConfigOptionUpdate) -> dict[str, Any]:
@@ -23488,15 +23821,13 @@ def _decode_SessionUpdateSessionInfoUpdate(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[SessionUpdateSessionInfoUpdate] = SessionUpdateSessionInfoUpdate,
+    known: frozenset[str] = _KEYS_SessionUpdateSessionInfoUpdate,
 ) -> SessionUpdateSessionInfoUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateSessionInfoUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "session_info_update":
         raise DecodeError((path, "sessionUpdate"), '"session_info_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(
-        SessionUpdateSessionInfoUpdate,
-        _decode_SessionInfoUpdate(data, ctx, path, cls, _KEYS_SessionUpdateSessionInfoUpdate),
-    )
+    return cast(SessionUpdateSessionInfoUpdate, _decode_SessionInfoUpdate(data, ctx, path, cls, known))
 
 
 def _encode_SessionUpdateSessionInfoUpdate(obj: SessionUpdateSessionInfoUpdate) -> dict[str, Any]:
@@ -23573,13 +23904,17 @@ _KEYS_SessionUpdateUsageUpdate: Final = frozenset(["used", "size", "cost", "_met
 
 
 def _decode_SessionUpdateUsageUpdate(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionUpdateUsageUpdate] = SessionUpdateUsageUpdate
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionUpdateUsageUpdate] = SessionUpdateUsageUpdate,
+    known: frozenset[str] = _KEYS_SessionUpdateUsageUpdate,
 ) -> SessionUpdateUsageUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateUsageUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "usage_update":
         raise DecodeError((path, "sessionUpdate"), '"usage_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateUsageUpdate, _decode_UsageUpdate(data, ctx, path, cls, _KEYS_SessionUpdateUsageUpdate))
+    return cast(SessionUpdateUsageUpdate, _decode_UsageUpdate(data, ctx, path, cls, known))
 
 
 def _encode_SessionUpdateUsageUpdate(obj: SessionUpdateUsageUpdate) -> dict[str, Any]:
@@ -23652,13 +23987,17 @@ _KEYS_SessionUpdateNotice: Final = frozenset(["severity", "title", "description"
 
 
 def _decode_SessionUpdateNotice(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionUpdateNotice] = SessionUpdateNotice
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionUpdateNotice] = SessionUpdateNotice,
+    known: frozenset[str] = _KEYS_SessionUpdateNotice,
 ) -> SessionUpdateNotice:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateNotice (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "notice":
         raise DecodeError((path, "sessionUpdate"), '"notice"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateNotice, _decode_Notice(data, ctx, path, cls, _KEYS_SessionUpdateNotice))
+    return cast(SessionUpdateNotice, _decode_Notice(data, ctx, path, cls, known))
 
 
 def _encode_SessionUpdateNotice(obj: SessionUpdateNotice) -> dict[str, Any]:
@@ -23755,15 +24094,13 @@ def _decode_SessionUpdateCompactionUpdate(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[SessionUpdateCompactionUpdate] = SessionUpdateCompactionUpdate,
+    known: frozenset[str] = _KEYS_SessionUpdateCompactionUpdate,
 ) -> SessionUpdateCompactionUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateCompactionUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "compaction_update":
         raise DecodeError((path, "sessionUpdate"), '"compaction_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(
-        SessionUpdateCompactionUpdate,
-        _decode_CompactionUpdate(data, ctx, path, cls, _KEYS_SessionUpdateCompactionUpdate),
-    )
+    return cast(SessionUpdateCompactionUpdate, _decode_CompactionUpdate(data, ctx, path, cls, known))
 
 
 def _encode_SessionUpdateCompactionUpdate(obj: SessionUpdateCompactionUpdate) -> dict[str, Any]:
@@ -23832,15 +24169,13 @@ def _decode_SessionUpdateCompactionSummaryChunk(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[SessionUpdateCompactionSummaryChunk] = SessionUpdateCompactionSummaryChunk,
+    known: frozenset[str] = _KEYS_SessionUpdateCompactionSummaryChunk,
 ) -> SessionUpdateCompactionSummaryChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateCompactionSummaryChunk (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "compaction_summary_chunk":
         raise DecodeError((path, "sessionUpdate"), '"compaction_summary_chunk"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(
-        SessionUpdateCompactionSummaryChunk,
-        _decode_CompactionSummaryChunk(data, ctx, path, cls, _KEYS_SessionUpdateCompactionSummaryChunk),
-    )
+    return cast(SessionUpdateCompactionSummaryChunk, _decode_CompactionSummaryChunk(data, ctx, path, cls, known))
 
 
 def _encode_SessionUpdateCompactionSummaryChunk(obj: SessionUpdateCompactionSummaryChunk) -> dict[str, Any]:
@@ -23976,15 +24311,17 @@ _KEYS_SessionUpdateSubagentUpdate: Final = frozenset(
 
 
 def _decode_SessionUpdateSubagentUpdate(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionUpdateSubagentUpdate] = SessionUpdateSubagentUpdate
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionUpdateSubagentUpdate] = SessionUpdateSubagentUpdate,
+    known: frozenset[str] = _KEYS_SessionUpdateSubagentUpdate,
 ) -> SessionUpdateSubagentUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateSubagentUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "subagent_update":
         raise DecodeError((path, "sessionUpdate"), '"subagent_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(
-        SessionUpdateSubagentUpdate, _decode_SubagentUpdate(data, ctx, path, cls, _KEYS_SessionUpdateSubagentUpdate)
-    )
+    return cast(SessionUpdateSubagentUpdate, _decode_SubagentUpdate(data, ctx, path, cls, known))
 
 
 def _encode_SessionUpdateSubagentUpdate(obj: SessionUpdateSubagentUpdate) -> dict[str, Any]:
@@ -24105,15 +24442,17 @@ _KEYS_SessionUpdateSessionMessage: Final = frozenset(
 
 
 def _decode_SessionUpdateSessionMessage(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionUpdateSessionMessage] = SessionUpdateSessionMessage
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionUpdateSessionMessage] = SessionUpdateSessionMessage,
+    known: frozenset[str] = _KEYS_SessionUpdateSessionMessage,
 ) -> SessionUpdateSessionMessage:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateSessionMessage (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "session_message":
         raise DecodeError((path, "sessionUpdate"), '"session_message"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(
-        SessionUpdateSessionMessage, _decode_SessionMessage(data, ctx, path, cls, _KEYS_SessionUpdateSessionMessage)
-    )
+    return cast(SessionUpdateSessionMessage, _decode_SessionMessage(data, ctx, path, cls, known))
 
 
 def _encode_SessionUpdateSessionMessage(obj: SessionUpdateSessionMessage) -> dict[str, Any]:
@@ -24182,15 +24521,13 @@ def _decode_SessionUpdateSessionMessageChunk(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[SessionUpdateSessionMessageChunk] = SessionUpdateSessionMessageChunk,
+    known: frozenset[str] = _KEYS_SessionUpdateSessionMessageChunk,
 ) -> SessionUpdateSessionMessageChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateSessionMessageChunk (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "session_message_chunk":
         raise DecodeError((path, "sessionUpdate"), '"session_message_chunk"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(
-        SessionUpdateSessionMessageChunk,
-        _decode_SessionMessageChunk(data, ctx, path, cls, _KEYS_SessionUpdateSessionMessageChunk),
-    )
+    return cast(SessionUpdateSessionMessageChunk, _decode_SessionMessageChunk(data, ctx, path, cls, known))
 
 
 def _encode_SessionUpdateSessionMessageChunk(obj: SessionUpdateSessionMessageChunk) -> dict[str, Any]:
@@ -24201,9 +24538,12 @@ _KEYS_SessionUpdateOther: Final = frozenset(["sessionUpdate"])
 
 
 def _decode_SessionUpdateOther(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionUpdateOther] = SessionUpdateOther
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionUpdateOther] = SessionUpdateOther,
+    known: frozenset[str] = _KEYS_SessionUpdateOther,
 ) -> SessionUpdateOther:
-    known = _KEYS_SessionUpdateOther
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateOther (an object)", data)
     v = data.get("sessionUpdate", UNDEFINED)
@@ -24232,9 +24572,12 @@ _KEYS_TerminalOutput: Final = frozenset(["data", "_meta"])
 
 
 def _decode_TerminalOutput(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[TerminalOutput] = TerminalOutput
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[TerminalOutput] = TerminalOutput,
+    known: frozenset[str] = _KEYS_TerminalOutput,
 ) -> TerminalOutput:
-    known = _KEYS_TerminalOutput
     if type(data) is not dict:
         raise DecodeError(path, "TerminalOutput (an object)", data)
     v = data.get("data", UNDEFINED)
@@ -24274,9 +24617,12 @@ _KEYS_TerminalExitStatus: Final = frozenset(["exitCode", "signal", "_meta"])
 
 
 def _decode_TerminalExitStatus(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[TerminalExitStatus] = TerminalExitStatus
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[TerminalExitStatus] = TerminalExitStatus,
+    known: frozenset[str] = _KEYS_TerminalExitStatus,
 ) -> TerminalExitStatus:
-    known = _KEYS_TerminalExitStatus
     if type(data) is not dict:
         raise DecodeError(path, "TerminalExitStatus (an object)", data)
     v = data.get("exitCode", UNDEFINED)
@@ -24330,9 +24676,12 @@ _KEYS_TerminalSize: Final = frozenset(["cols", "rows", "_meta"])
 
 
 def _decode_TerminalSize(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[TerminalSize] = TerminalSize
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[TerminalSize] = TerminalSize,
+    known: frozenset[str] = _KEYS_TerminalSize,
 ) -> TerminalSize:
-    known = _KEYS_TerminalSize
     if type(data) is not dict:
         raise DecodeError(path, "TerminalSize (an object)", data)
     v = data.get("cols", UNDEFINED)
@@ -24381,9 +24730,12 @@ _KEYS_TerminalCapabilities: Final = frozenset(["cancel", "_meta"])
 
 
 def _decode_TerminalCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[TerminalCapabilities] = TerminalCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[TerminalCapabilities] = TerminalCapabilities,
+    known: frozenset[str] = _KEYS_TerminalCapabilities,
 ) -> TerminalCapabilities:
-    known = _KEYS_TerminalCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "TerminalCapabilities (an object)", data)
     v = data.get("cancel", UNDEFINED)
@@ -24425,9 +24777,12 @@ _KEYS_TerminalCancelCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_TerminalCancelCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[TerminalCancelCapabilities] = TerminalCancelCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[TerminalCancelCapabilities] = TerminalCancelCapabilities,
+    known: frozenset[str] = _KEYS_TerminalCancelCapabilities,
 ) -> TerminalCancelCapabilities:
-    known = _KEYS_TerminalCancelCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "TerminalCancelCapabilities (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -24512,13 +24867,17 @@ _KEYS_PlanUpdateContentItems: Final = frozenset(["planId", "entries", "_meta", "
 
 
 def _decode_PlanUpdateContentItems(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[PlanUpdateContentItems] = PlanUpdateContentItems
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[PlanUpdateContentItems] = PlanUpdateContentItems,
+    known: frozenset[str] = _KEYS_PlanUpdateContentItems,
 ) -> PlanUpdateContentItems:
     if type(data) is not dict:
         raise DecodeError(path, "PlanUpdateContentItems (an object)", data)
     if data.get("type", _rt.MISSING) != "items":
         raise DecodeError((path, "type"), '"items"', data.get("type", _rt.MISSING))
-    return cast(PlanUpdateContentItems, _decode_PlanItems(data, ctx, path, cls, _KEYS_PlanUpdateContentItems))
+    return cast(PlanUpdateContentItems, _decode_PlanItems(data, ctx, path, cls, known))
 
 
 def _encode_PlanUpdateContentItems(obj: PlanUpdateContentItems) -> dict[str, Any]:
@@ -24584,13 +24943,17 @@ _KEYS_PlanUpdateContentFile: Final = frozenset(["planId", "uri", "_meta", "type"
 
 
 def _decode_PlanUpdateContentFile(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[PlanUpdateContentFile] = PlanUpdateContentFile
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[PlanUpdateContentFile] = PlanUpdateContentFile,
+    known: frozenset[str] = _KEYS_PlanUpdateContentFile,
 ) -> PlanUpdateContentFile:
     if type(data) is not dict:
         raise DecodeError(path, "PlanUpdateContentFile (an object)", data)
     if data.get("type", _rt.MISSING) != "file":
         raise DecodeError((path, "type"), '"file"', data.get("type", _rt.MISSING))
-    return cast(PlanUpdateContentFile, _decode_PlanFile(data, ctx, path, cls, _KEYS_PlanUpdateContentFile))
+    return cast(PlanUpdateContentFile, _decode_PlanFile(data, ctx, path, cls, known))
 
 
 def _encode_PlanUpdateContentFile(obj: PlanUpdateContentFile) -> dict[str, Any]:
@@ -24656,13 +25019,17 @@ _KEYS_PlanUpdateContentMarkdown: Final = frozenset(["planId", "content", "_meta"
 
 
 def _decode_PlanUpdateContentMarkdown(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[PlanUpdateContentMarkdown] = PlanUpdateContentMarkdown
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[PlanUpdateContentMarkdown] = PlanUpdateContentMarkdown,
+    known: frozenset[str] = _KEYS_PlanUpdateContentMarkdown,
 ) -> PlanUpdateContentMarkdown:
     if type(data) is not dict:
         raise DecodeError(path, "PlanUpdateContentMarkdown (an object)", data)
     if data.get("type", _rt.MISSING) != "markdown":
         raise DecodeError((path, "type"), '"markdown"', data.get("type", _rt.MISSING))
-    return cast(PlanUpdateContentMarkdown, _decode_PlanMarkdown(data, ctx, path, cls, _KEYS_PlanUpdateContentMarkdown))
+    return cast(PlanUpdateContentMarkdown, _decode_PlanMarkdown(data, ctx, path, cls, known))
 
 
 def _encode_PlanUpdateContentMarkdown(obj: PlanUpdateContentMarkdown) -> dict[str, Any]:
@@ -24673,9 +25040,12 @@ _KEYS_PlanUpdateContentOther: Final = frozenset(["type", "planId"])
 
 
 def _decode_PlanUpdateContentOther(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[PlanUpdateContentOther] = PlanUpdateContentOther
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[PlanUpdateContentOther] = PlanUpdateContentOther,
+    known: frozenset[str] = _KEYS_PlanUpdateContentOther,
 ) -> PlanUpdateContentOther:
-    known = _KEYS_PlanUpdateContentOther
     if type(data) is not dict:
         raise DecodeError(path, "PlanUpdateContentOther (an object)", data)
     v = data.get("type", UNDEFINED)
@@ -24712,8 +25082,13 @@ def _encode_PlanUpdateContentOther(obj: PlanUpdateContentOther) -> dict[str, Any
 _KEYS_PlanEntry: Final = frozenset(["content", "priority", "status", "_meta"])
 
 
-def _decode_PlanEntry(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[PlanEntry] = PlanEntry) -> PlanEntry:
-    known = _KEYS_PlanEntry
+def _decode_PlanEntry(
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[PlanEntry] = PlanEntry,
+    known: frozenset[str] = _KEYS_PlanEntry,
+) -> PlanEntry:
     if type(data) is not dict:
         raise DecodeError(path, "PlanEntry (an object)", data)
     v = data.get("content", UNDEFINED)
@@ -24768,8 +25143,13 @@ def _encode_PlanEntry(obj: PlanEntry) -> dict[str, Any]:
 _KEYS_Cost: Final = frozenset(["amount", "currency", "_meta"])
 
 
-def _decode_Cost(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[Cost] = Cost) -> Cost:
-    known = _KEYS_Cost
+def _decode_Cost(
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[Cost] = Cost,
+    known: frozenset[str] = _KEYS_Cost,
+) -> Cost:
     if type(data) is not dict:
         raise DecodeError(path, "Cost (an object)", data)
     v = data.get("amount", UNDEFINED)
@@ -24817,9 +25197,12 @@ _KEYS_SubagentSessionCapabilities: Final = frozenset(["cancel", "_meta"])
 
 
 def _decode_SubagentSessionCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SubagentSessionCapabilities] = SubagentSessionCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SubagentSessionCapabilities] = SubagentSessionCapabilities,
+    known: frozenset[str] = _KEYS_SubagentSessionCapabilities,
 ) -> SubagentSessionCapabilities:
-    known = _KEYS_SubagentSessionCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SubagentSessionCapabilities (an object)", data)
     v = data.get("cancel", UNDEFINED)
@@ -24861,9 +25244,12 @@ _KEYS_SessionCancelCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_SessionCancelCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionCancelCapabilities] = SessionCancelCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionCancelCapabilities] = SessionCancelCapabilities,
+    known: frozenset[str] = _KEYS_SessionCancelCapabilities,
 ) -> SessionCancelCapabilities:
-    known = _KEYS_SessionCancelCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "SessionCancelCapabilities (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -24898,8 +25284,8 @@ def _decode_CompleteElicitationNotification(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[CompleteElicitationNotification] = CompleteElicitationNotification,
+    known: frozenset[str] = _KEYS_CompleteElicitationNotification,
 ) -> CompleteElicitationNotification:
-    known = _KEYS_CompleteElicitationNotification
     if type(data) is not dict:
         raise DecodeError(path, "CompleteElicitationNotification (an object)", data)
     v = data.get("elicitationId", UNDEFINED)
@@ -24939,9 +25325,12 @@ _KEYS_AuthStatusUpdateNotification: Final = frozenset(["state", "accounts", "_me
 
 
 def _decode_AuthStatusUpdateNotification(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AuthStatusUpdateNotification] = AuthStatusUpdateNotification
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[AuthStatusUpdateNotification] = AuthStatusUpdateNotification,
+    known: frozenset[str] = _KEYS_AuthStatusUpdateNotification,
 ) -> AuthStatusUpdateNotification:
-    known = _KEYS_AuthStatusUpdateNotification
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusUpdateNotification (an object)", data)
     v = data.get("state", UNDEFINED)
@@ -24991,9 +25380,12 @@ _KEYS_ClientRequest: Final = frozenset(["id", "method", "params"])
 
 
 def _decode_ClientRequest(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ClientRequest] = ClientRequest
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ClientRequest] = ClientRequest,
+    known: frozenset[str] = _KEYS_ClientRequest,
 ) -> ClientRequest:
-    known = _KEYS_ClientRequest
     if type(data) is not dict:
         raise DecodeError(path, "ClientRequest (an object)", data)
     v = data.get("id", UNDEFINED)
@@ -25038,9 +25430,12 @@ _KEYS_InitializeRequest: Final = frozenset(["protocolVersion", "info", "capabili
 
 
 def _decode_InitializeRequest(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[InitializeRequest] = InitializeRequest
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[InitializeRequest] = InitializeRequest,
+    known: frozenset[str] = _KEYS_InitializeRequest,
 ) -> InitializeRequest:
-    known = _KEYS_InitializeRequest
     if type(data) is not dict:
         raise DecodeError(path, "InitializeRequest (an object)", data)
     v = data.get("protocolVersion", UNDEFINED)
@@ -25099,9 +25494,12 @@ _KEYS_ClientCapabilities: Final = frozenset(["auth", "elicitation", "_meta"])
 
 
 def _decode_ClientCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ClientCapabilities] = ClientCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ClientCapabilities] = ClientCapabilities,
+    known: frozenset[str] = _KEYS_ClientCapabilities,
 ) -> ClientCapabilities:
-    known = _KEYS_ClientCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "ClientCapabilities (an object)", data)
     v = data.get("auth", UNDEFINED)
@@ -25154,9 +25552,12 @@ _KEYS_ClientAuthCapabilities: Final = frozenset(["terminal", "_meta"])
 
 
 def _decode_ClientAuthCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ClientAuthCapabilities] = ClientAuthCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ClientAuthCapabilities] = ClientAuthCapabilities,
+    known: frozenset[str] = _KEYS_ClientAuthCapabilities,
 ) -> ClientAuthCapabilities:
-    known = _KEYS_ClientAuthCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "ClientAuthCapabilities (an object)", data)
     v = data.get("terminal", UNDEFINED)
@@ -25198,9 +25599,12 @@ _KEYS_TerminalAuthCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_TerminalAuthCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[TerminalAuthCapabilities] = TerminalAuthCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[TerminalAuthCapabilities] = TerminalAuthCapabilities,
+    known: frozenset[str] = _KEYS_TerminalAuthCapabilities,
 ) -> TerminalAuthCapabilities:
-    known = _KEYS_TerminalAuthCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "TerminalAuthCapabilities (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -25231,9 +25635,12 @@ _KEYS_ElicitationCapabilities: Final = frozenset(["form", "url", "_meta"])
 
 
 def _decode_ElicitationCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ElicitationCapabilities] = ElicitationCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ElicitationCapabilities] = ElicitationCapabilities,
+    known: frozenset[str] = _KEYS_ElicitationCapabilities,
 ) -> ElicitationCapabilities:
-    known = _KEYS_ElicitationCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationCapabilities (an object)", data)
     v = data.get("form", UNDEFINED)
@@ -25286,9 +25693,12 @@ _KEYS_ElicitationFormCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_ElicitationFormCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ElicitationFormCapabilities] = ElicitationFormCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ElicitationFormCapabilities] = ElicitationFormCapabilities,
+    known: frozenset[str] = _KEYS_ElicitationFormCapabilities,
 ) -> ElicitationFormCapabilities:
-    known = _KEYS_ElicitationFormCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationFormCapabilities (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -25319,9 +25729,12 @@ _KEYS_ElicitationUrlCapabilities: Final = frozenset(["_meta"])
 
 
 def _decode_ElicitationUrlCapabilities(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ElicitationUrlCapabilities] = ElicitationUrlCapabilities
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ElicitationUrlCapabilities] = ElicitationUrlCapabilities,
+    known: frozenset[str] = _KEYS_ElicitationUrlCapabilities,
 ) -> ElicitationUrlCapabilities:
-    known = _KEYS_ElicitationUrlCapabilities
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationUrlCapabilities (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -25352,9 +25765,12 @@ _KEYS_LoginAuthRequest: Final = frozenset(["methodId", "_meta"])
 
 
 def _decode_LoginAuthRequest(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[LoginAuthRequest] = LoginAuthRequest
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[LoginAuthRequest] = LoginAuthRequest,
+    known: frozenset[str] = _KEYS_LoginAuthRequest,
 ) -> LoginAuthRequest:
-    known = _KEYS_LoginAuthRequest
     if type(data) is not dict:
         raise DecodeError(path, "LoginAuthRequest (an object)", data)
     v = data.get("methodId", UNDEFINED)
@@ -25394,9 +25810,12 @@ _KEYS_ListProvidersRequest: Final = frozenset(["_meta"])
 
 
 def _decode_ListProvidersRequest(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ListProvidersRequest] = ListProvidersRequest
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ListProvidersRequest] = ListProvidersRequest,
+    known: frozenset[str] = _KEYS_ListProvidersRequest,
 ) -> ListProvidersRequest:
-    known = _KEYS_ListProvidersRequest
     if type(data) is not dict:
         raise DecodeError(path, "ListProvidersRequest (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -25427,9 +25846,12 @@ _KEYS_SetProviderRequest: Final = frozenset(["providerId", "apiType", "baseUrl",
 
 
 def _decode_SetProviderRequest(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SetProviderRequest] = SetProviderRequest
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SetProviderRequest] = SetProviderRequest,
+    known: frozenset[str] = _KEYS_SetProviderRequest,
 ) -> SetProviderRequest:
-    known = _KEYS_SetProviderRequest
     if type(data) is not dict:
         raise DecodeError(path, "SetProviderRequest (an object)", data)
     v = data.get("providerId", UNDEFINED)
@@ -25499,9 +25921,12 @@ _KEYS_DisableProviderRequest: Final = frozenset(["providerId", "_meta"])
 
 
 def _decode_DisableProviderRequest(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[DisableProviderRequest] = DisableProviderRequest
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[DisableProviderRequest] = DisableProviderRequest,
+    known: frozenset[str] = _KEYS_DisableProviderRequest,
 ) -> DisableProviderRequest:
-    known = _KEYS_DisableProviderRequest
     if type(data) is not dict:
         raise DecodeError(path, "DisableProviderRequest (an object)", data)
     v = data.get("providerId", UNDEFINED)
@@ -25541,9 +25966,12 @@ _KEYS_LogoutAuthRequest: Final = frozenset(["_meta"])
 
 
 def _decode_LogoutAuthRequest(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[LogoutAuthRequest] = LogoutAuthRequest
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[LogoutAuthRequest] = LogoutAuthRequest,
+    known: frozenset[str] = _KEYS_LogoutAuthRequest,
 ) -> LogoutAuthRequest:
-    known = _KEYS_LogoutAuthRequest
     if type(data) is not dict:
         raise DecodeError(path, "LogoutAuthRequest (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -25574,9 +26002,12 @@ _KEYS_AuthStatusRequest: Final = frozenset(["_meta"])
 
 
 def _decode_AuthStatusRequest(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[AuthStatusRequest] = AuthStatusRequest
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[AuthStatusRequest] = AuthStatusRequest,
+    known: frozenset[str] = _KEYS_AuthStatusRequest,
 ) -> AuthStatusRequest:
-    known = _KEYS_AuthStatusRequest
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusRequest (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -25607,9 +26038,12 @@ _KEYS_NewSessionRequest: Final = frozenset(["cwd", "additionalDirectories", "mcp
 
 
 def _decode_NewSessionRequest(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[NewSessionRequest] = NewSessionRequest
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[NewSessionRequest] = NewSessionRequest,
+    known: frozenset[str] = _KEYS_NewSessionRequest,
 ) -> NewSessionRequest:
-    known = _KEYS_NewSessionRequest
     if type(data) is not dict:
         raise DecodeError(path, "NewSessionRequest (an object)", data)
     v = data.get("cwd", UNDEFINED)
@@ -25742,13 +26176,17 @@ _KEYS_McpServerHttpVariant: Final = frozenset(["name", "url", "headers", "_meta"
 
 
 def _decode_McpServerHttpVariant(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[McpServerHttpVariant] = McpServerHttpVariant
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[McpServerHttpVariant] = McpServerHttpVariant,
+    known: frozenset[str] = _KEYS_McpServerHttpVariant,
 ) -> McpServerHttpVariant:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerHttpVariant (an object)", data)
     if data.get("type", _rt.MISSING) != "http":
         raise DecodeError((path, "type"), '"http"', data.get("type", _rt.MISSING))
-    return cast(McpServerHttpVariant, _decode_McpServerHttp(data, ctx, path, cls, _KEYS_McpServerHttpVariant))
+    return cast(McpServerHttpVariant, _decode_McpServerHttp(data, ctx, path, cls, known))
 
 
 def _encode_McpServerHttpVariant(obj: McpServerHttpVariant) -> dict[str, Any]:
@@ -25814,13 +26252,17 @@ _KEYS_McpServerAcpVariant: Final = frozenset(["name", "serverId", "_meta", "type
 
 
 def _decode_McpServerAcpVariant(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[McpServerAcpVariant] = McpServerAcpVariant
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[McpServerAcpVariant] = McpServerAcpVariant,
+    known: frozenset[str] = _KEYS_McpServerAcpVariant,
 ) -> McpServerAcpVariant:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerAcpVariant (an object)", data)
     if data.get("type", _rt.MISSING) != "acp":
         raise DecodeError((path, "type"), '"acp"', data.get("type", _rt.MISSING))
-    return cast(McpServerAcpVariant, _decode_McpServerAcp(data, ctx, path, cls, _KEYS_McpServerAcpVariant))
+    return cast(McpServerAcpVariant, _decode_McpServerAcp(data, ctx, path, cls, known))
 
 
 def _encode_McpServerAcpVariant(obj: McpServerAcpVariant) -> dict[str, Any]:
@@ -25906,13 +26348,17 @@ _KEYS_McpServerStdioVariant: Final = frozenset(["name", "command", "args", "env"
 
 
 def _decode_McpServerStdioVariant(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[McpServerStdioVariant] = McpServerStdioVariant
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[McpServerStdioVariant] = McpServerStdioVariant,
+    known: frozenset[str] = _KEYS_McpServerStdioVariant,
 ) -> McpServerStdioVariant:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerStdioVariant (an object)", data)
     if data.get("type", _rt.MISSING) != "stdio":
         raise DecodeError((path, "type"), '"stdio"', data.get("type", _rt.MISSING))
-    return cast(McpServerStdioVariant, _decode_McpServerStdio(data, ctx, path, cls, _KEYS_McpServerStdioVariant))
+    return cast(McpServerStdioVariant, _decode_McpServerStdio(data, ctx, path, cls, known))
 
 
 def _encode_McpServerStdioVariant(obj: McpServerStdioVariant) -> dict[str, Any]:
@@ -25923,9 +26369,12 @@ _KEYS_McpServerOther: Final = frozenset(["type"])
 
 
 def _decode_McpServerOther(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[McpServerOther] = McpServerOther
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[McpServerOther] = McpServerOther,
+    known: frozenset[str] = _KEYS_McpServerOther,
 ) -> McpServerOther:
-    known = _KEYS_McpServerOther
     if type(data) is not dict:
         raise DecodeError(path, "McpServerOther (an object)", data)
     v = data.get("type", UNDEFINED)
@@ -25953,8 +26402,13 @@ def _encode_McpServerOther(obj: McpServerOther) -> dict[str, Any]:
 _KEYS_HttpHeader: Final = frozenset(["name", "value", "_meta"])
 
 
-def _decode_HttpHeader(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[HttpHeader] = HttpHeader) -> HttpHeader:
-    known = _KEYS_HttpHeader
+def _decode_HttpHeader(
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[HttpHeader] = HttpHeader,
+    known: frozenset[str] = _KEYS_HttpHeader,
+) -> HttpHeader:
     if type(data) is not dict:
         raise DecodeError(path, "HttpHeader (an object)", data)
     v = data.get("name", UNDEFINED)
@@ -26003,9 +26457,12 @@ _KEYS_SystemPrompt: Final = frozenset(["mode", "content", "_meta"])
 
 
 def _decode_SystemPrompt(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SystemPrompt] = SystemPrompt
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SystemPrompt] = SystemPrompt,
+    known: frozenset[str] = _KEYS_SystemPrompt,
 ) -> SystemPrompt:
-    known = _KEYS_SystemPrompt
     if type(data) is not dict:
         raise DecodeError(path, "SystemPrompt (an object)", data)
     v = data.get("mode", UNDEFINED)
@@ -26052,9 +26509,12 @@ _KEYS_ListSessionsRequest: Final = frozenset(["cwd", "cursor", "archived", "_met
 
 
 def _decode_ListSessionsRequest(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ListSessionsRequest] = ListSessionsRequest
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ListSessionsRequest] = ListSessionsRequest,
+    known: frozenset[str] = _KEYS_ListSessionsRequest,
 ) -> ListSessionsRequest:
-    known = _KEYS_ListSessionsRequest
     if type(data) is not dict:
         raise DecodeError(path, "ListSessionsRequest (an object)", data)
     v = data.get("cwd", UNDEFINED)
@@ -26109,9 +26569,12 @@ _KEYS_DeleteSessionRequest: Final = frozenset(["sessionId", "_meta"])
 
 
 def _decode_DeleteSessionRequest(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[DeleteSessionRequest] = DeleteSessionRequest
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[DeleteSessionRequest] = DeleteSessionRequest,
+    known: frozenset[str] = _KEYS_DeleteSessionRequest,
 ) -> DeleteSessionRequest:
-    known = _KEYS_DeleteSessionRequest
     if type(data) is not dict:
         raise DecodeError(path, "DeleteSessionRequest (an object)", data)
     v = data.get("sessionId", UNDEFINED)
@@ -26160,9 +26623,12 @@ _KEYS_ForkSessionRequest: Final = frozenset(
 
 
 def _decode_ForkSessionRequest(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ForkSessionRequest] = ForkSessionRequest
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ForkSessionRequest] = ForkSessionRequest,
+    known: frozenset[str] = _KEYS_ForkSessionRequest,
 ) -> ForkSessionRequest:
-    known = _KEYS_ForkSessionRequest
     if type(data) is not dict:
         raise DecodeError(path, "ForkSessionRequest (an object)", data)
     v = data.get("sessionId", UNDEFINED)
@@ -26239,9 +26705,12 @@ _KEYS_ArchiveSessionRequest: Final = frozenset(["sessionId", "_meta"])
 
 
 def _decode_ArchiveSessionRequest(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ArchiveSessionRequest] = ArchiveSessionRequest
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ArchiveSessionRequest] = ArchiveSessionRequest,
+    known: frozenset[str] = _KEYS_ArchiveSessionRequest,
 ) -> ArchiveSessionRequest:
-    known = _KEYS_ArchiveSessionRequest
     if type(data) is not dict:
         raise DecodeError(path, "ArchiveSessionRequest (an object)", data)
     v = data.get("sessionId", UNDEFINED)
@@ -26281,9 +26750,12 @@ _KEYS_UnarchiveSessionRequest: Final = frozenset(["sessionId", "_meta"])
 
 
 def _decode_UnarchiveSessionRequest(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[UnarchiveSessionRequest] = UnarchiveSessionRequest
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[UnarchiveSessionRequest] = UnarchiveSessionRequest,
+    known: frozenset[str] = _KEYS_UnarchiveSessionRequest,
 ) -> UnarchiveSessionRequest:
-    known = _KEYS_UnarchiveSessionRequest
     if type(data) is not dict:
         raise DecodeError(path, "UnarchiveSessionRequest (an object)", data)
     v = data.get("sessionId", UNDEFINED)
@@ -26323,9 +26795,12 @@ _KEYS_SessionStatusRequest: Final = frozenset(["sessionId", "_meta"])
 
 
 def _decode_SessionStatusRequest(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SessionStatusRequest] = SessionStatusRequest
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SessionStatusRequest] = SessionStatusRequest,
+    known: frozenset[str] = _KEYS_SessionStatusRequest,
 ) -> SessionStatusRequest:
-    known = _KEYS_SessionStatusRequest
     if type(data) is not dict:
         raise DecodeError(path, "SessionStatusRequest (an object)", data)
     v = data.get("sessionId", UNDEFINED)
@@ -26365,9 +26840,12 @@ _KEYS_SetSessionTitleRequest: Final = frozenset(["sessionId", "title", "_meta"])
 
 
 def _decode_SetSessionTitleRequest(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[SetSessionTitleRequest] = SetSessionTitleRequest
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[SetSessionTitleRequest] = SetSessionTitleRequest,
+    known: frozenset[str] = _KEYS_SetSessionTitleRequest,
 ) -> SetSessionTitleRequest:
-    known = _KEYS_SetSessionTitleRequest
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionTitleRequest (an object)", data)
     v = data.get("sessionId", UNDEFINED)
@@ -26426,9 +26904,12 @@ _KEYS_ResumeSessionRequest: Final = frozenset(
 
 
 def _decode_ResumeSessionRequest(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ResumeSessionRequest] = ResumeSessionRequest
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ResumeSessionRequest] = ResumeSessionRequest,
+    known: frozenset[str] = _KEYS_ResumeSessionRequest,
 ) -> ResumeSessionRequest:
-    known = _KEYS_ResumeSessionRequest
     if type(data) is not dict:
         raise DecodeError(path, "ResumeSessionRequest (an object)", data)
     v = data.get("sessionId", UNDEFINED)
@@ -26550,13 +27031,17 @@ _KEYS_ReplayFromStartVariant: Final = frozenset(["_meta", "type"])
 
 
 def _decode_ReplayFromStartVariant(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ReplayFromStartVariant] = ReplayFromStartVariant
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ReplayFromStartVariant] = ReplayFromStartVariant,
+    known: frozenset[str] = _KEYS_ReplayFromStartVariant,
 ) -> ReplayFromStartVariant:
     if type(data) is not dict:
         raise DecodeError(path, "ReplayFromStartVariant (an object)", data)
     if data.get("type", _rt.MISSING) != "start":
         raise DecodeError((path, "type"), '"start"', data.get("type", _rt.MISSING))
-    return cast(ReplayFromStartVariant, _decode_ReplayFromStart(data, ctx, path, cls, _KEYS_ReplayFromStartVariant))
+    return cast(ReplayFromStartVariant, _decode_ReplayFromStart(data, ctx, path, cls, known))
 
 
 def _encode_ReplayFromStartVariant(obj: ReplayFromStartVariant) -> dict[str, Any]:
@@ -26567,9 +27052,12 @@ _KEYS_ReplayFromOther: Final = frozenset(["type"])
 
 
 def _decode_ReplayFromOther(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ReplayFromOther] = ReplayFromOther
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ReplayFromOther] = ReplayFromOther,
+    known: frozenset[str] = _KEYS_ReplayFromOther,
 ) -> ReplayFromOther:
-    known = _KEYS_ReplayFromOther
     if type(data) is not dict:
         raise DecodeError(path, "ReplayFromOther (an object)", data)
     v = data.get("type", UNDEFINED)
@@ -26598,9 +27086,12 @@ _KEYS_CloseSessionRequest: Final = frozenset(["sessionId", "_meta"])
 
 
 def _decode_CloseSessionRequest(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[CloseSessionRequest] = CloseSessionRequest
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[CloseSessionRequest] = CloseSessionRequest,
+    known: frozenset[str] = _KEYS_CloseSessionRequest,
 ) -> CloseSessionRequest:
-    known = _KEYS_CloseSessionRequest
     if type(data) is not dict:
         raise DecodeError(path, "CloseSessionRequest (an object)", data)
     v = data.get("sessionId", UNDEFINED)
@@ -26640,9 +27131,12 @@ _KEYS_CancelToolCallRequest: Final = frozenset(["sessionId", "toolCallId", "_met
 
 
 def _decode_CancelToolCallRequest(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[CancelToolCallRequest] = CancelToolCallRequest
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[CancelToolCallRequest] = CancelToolCallRequest,
+    known: frozenset[str] = _KEYS_CancelToolCallRequest,
 ) -> CancelToolCallRequest:
-    known = _KEYS_CancelToolCallRequest
     if type(data) is not dict:
         raise DecodeError(path, "CancelToolCallRequest (an object)", data)
     v = data.get("sessionId", UNDEFINED)
@@ -26691,9 +27185,12 @@ _KEYS_CancelTerminalRequest: Final = frozenset(["sessionId", "terminalId", "_met
 
 
 def _decode_CancelTerminalRequest(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[CancelTerminalRequest] = CancelTerminalRequest
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[CancelTerminalRequest] = CancelTerminalRequest,
+    known: frozenset[str] = _KEYS_CancelTerminalRequest,
 ) -> CancelTerminalRequest:
-    known = _KEYS_CancelTerminalRequest
     if type(data) is not dict:
         raise DecodeError(path, "CancelTerminalRequest (an object)", data)
     v = data.get("sessionId", UNDEFINED)
@@ -26746,8 +27243,8 @@ def _decode_SetSessionConfigOptionRequestTypeId(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[SetSessionConfigOptionRequestTypeId] = SetSessionConfigOptionRequestTypeId,
+    known: frozenset[str] = _KEYS_SetSessionConfigOptionRequestTypeId,
 ) -> SetSessionConfigOptionRequestTypeId:
-    known = _KEYS_SetSessionConfigOptionRequestTypeId
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionConfigOptionRequestTypeId (an object)", data)
     if data.get("type", _rt.MISSING) != "id":
@@ -26782,8 +27279,8 @@ def _decode_SetSessionConfigOptionRequestTypeBoolean(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[SetSessionConfigOptionRequestTypeBoolean] = SetSessionConfigOptionRequestTypeBoolean,
+    known: frozenset[str] = _KEYS_SetSessionConfigOptionRequestTypeBoolean,
 ) -> SetSessionConfigOptionRequestTypeBoolean:
-    known = _KEYS_SetSessionConfigOptionRequestTypeBoolean
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionConfigOptionRequestTypeBoolean (an object)", data)
     if data.get("type", _rt.MISSING) != "boolean":
@@ -26818,8 +27315,8 @@ def _decode_SetSessionConfigOptionRequestTypeOther(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[SetSessionConfigOptionRequestTypeOther] = SetSessionConfigOptionRequestTypeOther,
+    known: frozenset[str] = _KEYS_SetSessionConfigOptionRequestTypeOther,
 ) -> SetSessionConfigOptionRequestTypeOther:
-    known = _KEYS_SetSessionConfigOptionRequestTypeOther
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionConfigOptionRequestTypeOther (an object)", data)
     v = data.get("type", UNDEFINED)
@@ -26861,8 +27358,8 @@ def _decode_SetSessionConfigOptionRequest(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[SetSessionConfigOptionRequest] = SetSessionConfigOptionRequest,
+    known: frozenset[str] = _KEYS_SetSessionConfigOptionRequest,
 ) -> SetSessionConfigOptionRequest:
-    known = _KEYS_SetSessionConfigOptionRequest
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionConfigOptionRequest (an object)", data)
     v = data.get("sessionId", UNDEFINED)
@@ -26912,9 +27409,12 @@ _KEYS_PromptRequest: Final = frozenset(["sessionId", "prompt", "_meta"])
 
 
 def _decode_PromptRequest(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[PromptRequest] = PromptRequest
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[PromptRequest] = PromptRequest,
+    known: frozenset[str] = _KEYS_PromptRequest,
 ) -> PromptRequest:
-    known = _KEYS_PromptRequest
     if type(data) is not dict:
         raise DecodeError(path, "PromptRequest (an object)", data)
     v = data.get("sessionId", UNDEFINED)
@@ -26962,9 +27462,12 @@ _KEYS_ClientResponseResult: Final = frozenset(["id", "result"])
 
 
 def _decode_ClientResponseResult(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ClientResponseResult] = ClientResponseResult
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ClientResponseResult] = ClientResponseResult,
+    known: frozenset[str] = _KEYS_ClientResponseResult,
 ) -> ClientResponseResult:
-    known = _KEYS_ClientResponseResult
     if type(data) is not dict:
         raise DecodeError(path, "ClientResponseResult (an object)", data)
     v = data.get("id", UNDEFINED)
@@ -27000,9 +27503,12 @@ _KEYS_ClientResponseError: Final = frozenset(["id", "error"])
 
 
 def _decode_ClientResponseError(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ClientResponseError] = ClientResponseError
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ClientResponseError] = ClientResponseError,
+    known: frozenset[str] = _KEYS_ClientResponseError,
 ) -> ClientResponseError:
-    known = _KEYS_ClientResponseError
     if type(data) is not dict:
         raise DecodeError(path, "ClientResponseError (an object)", data)
     v = data.get("id", UNDEFINED)
@@ -27039,9 +27545,12 @@ _KEYS_RequestPermissionResponse: Final = frozenset(["outcome", "_meta"])
 
 
 def _decode_RequestPermissionResponse(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[RequestPermissionResponse] = RequestPermissionResponse
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[RequestPermissionResponse] = RequestPermissionResponse,
+    known: frozenset[str] = _KEYS_RequestPermissionResponse,
 ) -> RequestPermissionResponse:
-    known = _KEYS_RequestPermissionResponse
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionResponse (an object)", data)
     v = data.get("outcome", UNDEFINED)
@@ -27123,15 +27632,13 @@ def _decode_RequestPermissionOutcomeCancelled(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[RequestPermissionOutcomeCancelled] = RequestPermissionOutcomeCancelled,
+    known: frozenset[str] = _KEYS_RequestPermissionOutcomeCancelled,
 ) -> RequestPermissionOutcomeCancelled:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionOutcomeCancelled (an object)", data)
     if data.get("outcome", _rt.MISSING) != "cancelled":
         raise DecodeError((path, "outcome"), '"cancelled"', data.get("outcome", _rt.MISSING))
-    return cast(
-        RequestPermissionOutcomeCancelled,
-        _decode_CancelledPermissionOutcome(data, ctx, path, cls, _KEYS_RequestPermissionOutcomeCancelled),
-    )
+    return cast(RequestPermissionOutcomeCancelled, _decode_CancelledPermissionOutcome(data, ctx, path, cls, known))
 
 
 def _encode_RequestPermissionOutcomeCancelled(obj: RequestPermissionOutcomeCancelled) -> dict[str, Any]:
@@ -27194,15 +27701,13 @@ def _decode_RequestPermissionOutcomeSelected(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[RequestPermissionOutcomeSelected] = RequestPermissionOutcomeSelected,
+    known: frozenset[str] = _KEYS_RequestPermissionOutcomeSelected,
 ) -> RequestPermissionOutcomeSelected:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionOutcomeSelected (an object)", data)
     if data.get("outcome", _rt.MISSING) != "selected":
         raise DecodeError((path, "outcome"), '"selected"', data.get("outcome", _rt.MISSING))
-    return cast(
-        RequestPermissionOutcomeSelected,
-        _decode_SelectedPermissionOutcome(data, ctx, path, cls, _KEYS_RequestPermissionOutcomeSelected),
-    )
+    return cast(RequestPermissionOutcomeSelected, _decode_SelectedPermissionOutcome(data, ctx, path, cls, known))
 
 
 def _encode_RequestPermissionOutcomeSelected(obj: RequestPermissionOutcomeSelected) -> dict[str, Any]:
@@ -27217,8 +27722,8 @@ def _decode_RequestPermissionOutcomeOther(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[RequestPermissionOutcomeOther] = RequestPermissionOutcomeOther,
+    known: frozenset[str] = _KEYS_RequestPermissionOutcomeOther,
 ) -> RequestPermissionOutcomeOther:
-    known = _KEYS_RequestPermissionOutcomeOther
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionOutcomeOther (an object)", data)
     v = data.get("outcome", UNDEFINED)
@@ -27292,15 +27797,13 @@ def _decode_CreateElicitationResponseActionAccept(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[CreateElicitationResponseActionAccept] = CreateElicitationResponseActionAccept,
+    known: frozenset[str] = _KEYS_CreateElicitationResponseActionAccept,
 ) -> CreateElicitationResponseActionAccept:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponseActionAccept (an object)", data)
     if data.get("action", _rt.MISSING) != "accept":
         raise DecodeError((path, "action"), '"accept"', data.get("action", _rt.MISSING))
-    return cast(
-        CreateElicitationResponseActionAccept,
-        _decode_ElicitationAcceptAction(data, ctx, path, cls, _KEYS_CreateElicitationResponseActionAccept),
-    )
+    return cast(CreateElicitationResponseActionAccept, _decode_ElicitationAcceptAction(data, ctx, path, cls, known))
 
 
 def _encode_CreateElicitationResponseActionAccept(obj: CreateElicitationResponseActionAccept) -> dict[str, Any]:
@@ -27315,8 +27818,8 @@ def _decode_CreateElicitationResponseActionDecline(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[CreateElicitationResponseActionDecline] = CreateElicitationResponseActionDecline,
+    known: frozenset[str] = _KEYS_CreateElicitationResponseActionDecline,
 ) -> CreateElicitationResponseActionDecline:
-    known = _KEYS_CreateElicitationResponseActionDecline
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponseActionDecline (an object)", data)
     if data.get("action", _rt.MISSING) != "decline":
@@ -27341,8 +27844,8 @@ def _decode_CreateElicitationResponseActionCancel(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[CreateElicitationResponseActionCancel] = CreateElicitationResponseActionCancel,
+    known: frozenset[str] = _KEYS_CreateElicitationResponseActionCancel,
 ) -> CreateElicitationResponseActionCancel:
-    known = _KEYS_CreateElicitationResponseActionCancel
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponseActionCancel (an object)", data)
     if data.get("action", _rt.MISSING) != "cancel":
@@ -27367,8 +27870,8 @@ def _decode_CreateElicitationResponseActionOther(
     ctx: _rt.Context,
     path: _rt.Path,
     cls: type[CreateElicitationResponseActionOther] = CreateElicitationResponseActionOther,
+    known: frozenset[str] = _KEYS_CreateElicitationResponseActionOther,
 ) -> CreateElicitationResponseActionOther:
-    known = _KEYS_CreateElicitationResponseActionOther
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponseActionOther (an object)", data)
     v = data.get("action", UNDEFINED)
@@ -27397,9 +27900,12 @@ _KEYS_CreateElicitationResponse: Final = frozenset(["_meta"])
 
 
 def _decode_CreateElicitationResponse(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[CreateElicitationResponse] = CreateElicitationResponse
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[CreateElicitationResponse] = CreateElicitationResponse,
+    known: frozenset[str] = _KEYS_CreateElicitationResponse,
 ) -> CreateElicitationResponse:
-    known = _KEYS_CreateElicitationResponse
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponse (an object)", data)
     v = data.get("_meta", UNDEFINED)
@@ -27431,9 +27937,12 @@ _KEYS_MessageMcpResponseResult: Final = frozenset(["result", "_meta"])
 
 
 def _decode_MessageMcpResponseResult(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[MessageMcpResponseResult] = MessageMcpResponseResult
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[MessageMcpResponseResult] = MessageMcpResponseResult,
+    known: frozenset[str] = _KEYS_MessageMcpResponseResult,
 ) -> MessageMcpResponseResult:
-    known = _KEYS_MessageMcpResponseResult
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpResponseResult (an object)", data)
     v = data.get("result", UNDEFINED)
@@ -27473,9 +27982,12 @@ _KEYS_MessageMcpResponseError: Final = frozenset(["error", "_meta"])
 
 
 def _decode_MessageMcpResponseError(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[MessageMcpResponseError] = MessageMcpResponseError
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[MessageMcpResponseError] = MessageMcpResponseError,
+    known: frozenset[str] = _KEYS_MessageMcpResponseError,
 ) -> MessageMcpResponseError:
-    known = _KEYS_MessageMcpResponseError
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpResponseError (an object)", data)
     v = data.get("error", UNDEFINED)
@@ -27513,8 +28025,13 @@ def _encode_MessageMcpResponseError(obj: MessageMcpResponseError) -> dict[str, A
 _KEYS_McpError: Final = frozenset(["code", "message", "data"])
 
 
-def _decode_McpError(data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[McpError] = McpError) -> McpError:
-    known = _KEYS_McpError
+def _decode_McpError(
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[McpError] = McpError,
+    known: frozenset[str] = _KEYS_McpError,
+) -> McpError:
     if type(data) is not dict:
         raise DecodeError(path, "McpError (an object)", data)
     v = data.get("code", UNDEFINED)
@@ -27560,9 +28077,12 @@ _KEYS_ClientNotification: Final = frozenset(["method", "params"])
 
 
 def _decode_ClientNotification(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ClientNotification] = ClientNotification
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ClientNotification] = ClientNotification,
+    known: frozenset[str] = _KEYS_ClientNotification,
 ) -> ClientNotification:
-    known = _KEYS_ClientNotification
     if type(data) is not dict:
         raise DecodeError(path, "ClientNotification (an object)", data)
     v = data.get("method", UNDEFINED)
@@ -27599,9 +28119,12 @@ _KEYS_CancelSessionNotification: Final = frozenset(["sessionId", "_meta"])
 
 
 def _decode_CancelSessionNotification(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[CancelSessionNotification] = CancelSessionNotification
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[CancelSessionNotification] = CancelSessionNotification,
+    known: frozenset[str] = _KEYS_CancelSessionNotification,
 ) -> CancelSessionNotification:
-    known = _KEYS_CancelSessionNotification
     if type(data) is not dict:
         raise DecodeError(path, "CancelSessionNotification (an object)", data)
     v = data.get("sessionId", UNDEFINED)
@@ -27641,9 +28164,12 @@ _KEYS_MessageMcpNotification: Final = frozenset(["serverId", "requestId", "metho
 
 
 def _decode_MessageMcpNotification(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[MessageMcpNotification] = MessageMcpNotification
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[MessageMcpNotification] = MessageMcpNotification,
+    known: frozenset[str] = _KEYS_MessageMcpNotification,
 ) -> MessageMcpNotification:
-    known = _KEYS_MessageMcpNotification
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpNotification (an object)", data)
     v = data.get("serverId", UNDEFINED)
@@ -27712,9 +28238,12 @@ _KEYS_CancelRequestNotification: Final = frozenset(["requestId", "_meta"])
 
 
 def _decode_CancelRequestNotification(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[CancelRequestNotification] = CancelRequestNotification
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[CancelRequestNotification] = CancelRequestNotification,
+    known: frozenset[str] = _KEYS_CancelRequestNotification,
 ) -> CancelRequestNotification:
-    known = _KEYS_CancelRequestNotification
     if type(data) is not dict:
         raise DecodeError(path, "CancelRequestNotification (an object)", data)
     v = data.get("requestId", UNDEFINED)
@@ -27753,9 +28282,12 @@ _KEYS_ProxyRequest: Final = frozenset(["id", "method", "params"])
 
 
 def _decode_ProxyRequest(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ProxyRequest] = ProxyRequest
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ProxyRequest] = ProxyRequest,
+    known: frozenset[str] = _KEYS_ProxyRequest,
 ) -> ProxyRequest:
-    known = _KEYS_ProxyRequest
     if type(data) is not dict:
         raise DecodeError(path, "ProxyRequest (an object)", data)
     v = data.get("id", UNDEFINED)
@@ -27800,9 +28332,12 @@ _KEYS_ProxySuccessorRequest: Final = frozenset(["method", "params", "_meta"])
 
 
 def _decode_ProxySuccessorRequest(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ProxySuccessorRequest] = ProxySuccessorRequest
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ProxySuccessorRequest] = ProxySuccessorRequest,
+    known: frozenset[str] = _KEYS_ProxySuccessorRequest,
 ) -> ProxySuccessorRequest:
-    known = _KEYS_ProxySuccessorRequest
     if type(data) is not dict:
         raise DecodeError(path, "ProxySuccessorRequest (an object)", data)
     v = data.get("method", UNDEFINED)
@@ -27850,9 +28385,12 @@ _KEYS_ProxyResponseResult: Final = frozenset(["id", "result"])
 
 
 def _decode_ProxyResponseResult(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ProxyResponseResult] = ProxyResponseResult
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ProxyResponseResult] = ProxyResponseResult,
+    known: frozenset[str] = _KEYS_ProxyResponseResult,
 ) -> ProxyResponseResult:
-    known = _KEYS_ProxyResponseResult
     if type(data) is not dict:
         raise DecodeError(path, "ProxyResponseResult (an object)", data)
     v = data.get("id", UNDEFINED)
@@ -27888,9 +28426,12 @@ _KEYS_ProxyResponseError: Final = frozenset(["id", "error"])
 
 
 def _decode_ProxyResponseError(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ProxyResponseError] = ProxyResponseError
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ProxyResponseError] = ProxyResponseError,
+    known: frozenset[str] = _KEYS_ProxyResponseError,
 ) -> ProxyResponseError:
-    known = _KEYS_ProxyResponseError
     if type(data) is not dict:
         raise DecodeError(path, "ProxyResponseError (an object)", data)
     v = data.get("id", UNDEFINED)
@@ -27927,9 +28468,12 @@ _KEYS_ProxyNotification: Final = frozenset(["method", "params"])
 
 
 def _decode_ProxyNotification(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ProxyNotification] = ProxyNotification
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ProxyNotification] = ProxyNotification,
+    known: frozenset[str] = _KEYS_ProxyNotification,
 ) -> ProxyNotification:
-    known = _KEYS_ProxyNotification
     if type(data) is not dict:
         raise DecodeError(path, "ProxyNotification (an object)", data)
     v = data.get("method", UNDEFINED)
@@ -27966,9 +28510,12 @@ _KEYS_ProxySuccessorNotification: Final = frozenset(["method", "params", "_meta"
 
 
 def _decode_ProxySuccessorNotification(
-    data: Any, ctx: _rt.Context, path: _rt.Path, cls: type[ProxySuccessorNotification] = ProxySuccessorNotification
+    data: Any,
+    ctx: _rt.Context,
+    path: _rt.Path,
+    cls: type[ProxySuccessorNotification] = ProxySuccessorNotification,
+    known: frozenset[str] = _KEYS_ProxySuccessorNotification,
 ) -> ProxySuccessorNotification:
-    known = _KEYS_ProxySuccessorNotification
     if type(data) is not dict:
         raise DecodeError(path, "ProxySuccessorNotification (an object)", data)
     v = data.get("method", UNDEFINED)
@@ -28113,18 +28660,28 @@ def _encode_SessionId(value: SessionId) -> Any:
     return value if type(value) is str else _rt.encode_value(value)
 
 
-_VARIANTS_RequestPermissionSubject: Final[dict[str, _rt.Decoder[RequestPermissionSubject]]] = {
-    "tool_call": _decode_RequestPermissionSubjectToolCall,
-    "command": _decode_RequestPermissionSubjectCommand,
+_VARIANTS_RequestPermissionSubject: Final[dict[str, _rt.TaggedVariant]] = {
+    "tool_call": (
+        _decode_ToolCallPermissionSubject,
+        RequestPermissionSubjectToolCall,
+        _KEYS_RequestPermissionSubjectToolCall,
+    ),
+    "command": (
+        _decode_CommandPermissionSubject,
+        RequestPermissionSubjectCommand,
+        _KEYS_RequestPermissionSubjectCommand,
+    ),
 }
 
 
 def _decode_RequestPermissionSubject(data: Any, ctx: _rt.Context, path: _rt.Path) -> RequestPermissionSubject:
     if type(data) is dict:
         tag = data.get("type", _rt.MISSING)
-        decoder = _VARIANTS_RequestPermissionSubject.get(tag) if type(tag) is str else None
-        if decoder is not None:
-            return decoder(data, ctx, path)
+        variant = _VARIANTS_RequestPermissionSubject.get(tag) if type(tag) is str else None
+        if variant is not None:
+            decoder, cls, known = variant
+            decoded: RequestPermissionSubject = decoder(data, ctx, path, cls, known)
+            return decoded
         if type(tag) is str:
             return _decode_RequestPermissionSubjectOther(data, ctx, path)
         raise DecodeError((path, "type"), "one of 'tool_call', 'command'", tag)
@@ -28156,19 +28713,21 @@ def _encode_ToolCallId(value: ToolCallId) -> Any:
     return value if type(value) is str else _rt.encode_value(value)
 
 
-_VARIANTS_ToolCallContent: Final[dict[str, _rt.Decoder[ToolCallContent]]] = {
-    "content": _decode_ToolCallContentContent,
-    "diff": _decode_ToolCallContentDiff,
-    "terminal": _decode_ToolCallContentTerminal,
+_VARIANTS_ToolCallContent: Final[dict[str, _rt.TaggedVariant]] = {
+    "content": (_decode_Content, ToolCallContentContent, _KEYS_ToolCallContentContent),
+    "diff": (_decode_Diff, ToolCallContentDiff, _KEYS_ToolCallContentDiff),
+    "terminal": (_decode_Terminal, ToolCallContentTerminal, _KEYS_ToolCallContentTerminal),
 }
 
 
 def _decode_ToolCallContent(data: Any, ctx: _rt.Context, path: _rt.Path) -> ToolCallContent:
     if type(data) is dict:
         tag = data.get("type", _rt.MISSING)
-        decoder = _VARIANTS_ToolCallContent.get(tag) if type(tag) is str else None
-        if decoder is not None:
-            return decoder(data, ctx, path)
+        variant = _VARIANTS_ToolCallContent.get(tag) if type(tag) is str else None
+        if variant is not None:
+            decoder, cls, known = variant
+            decoded: ToolCallContent = decoder(data, ctx, path, cls, known)
+            return decoded
         if type(tag) is str:
             return _decode_ToolCallContentOther(data, ctx, path)
         raise DecodeError((path, "type"), "one of 'content', 'diff', 'terminal'", tag)
@@ -28187,21 +28746,23 @@ def _encode_ToolCallContent(value: ToolCallContent) -> Any:
     return type(value)._acp_encode(value)
 
 
-_VARIANTS_ContentBlock: Final[dict[str, _rt.Decoder[ContentBlock]]] = {
-    "text": _decode_ContentBlockText,
-    "image": _decode_ContentBlockImage,
-    "audio": _decode_ContentBlockAudio,
-    "resource_link": _decode_ContentBlockResourceLink,
-    "resource": _decode_ContentBlockResource,
+_VARIANTS_ContentBlock: Final[dict[str, _rt.TaggedVariant]] = {
+    "text": (_decode_TextContent, ContentBlockText, _KEYS_ContentBlockText),
+    "image": (_decode_ImageContent, ContentBlockImage, _KEYS_ContentBlockImage),
+    "audio": (_decode_AudioContent, ContentBlockAudio, _KEYS_ContentBlockAudio),
+    "resource_link": (_decode_ResourceLink, ContentBlockResourceLink, _KEYS_ContentBlockResourceLink),
+    "resource": (_decode_EmbeddedResource, ContentBlockResource, _KEYS_ContentBlockResource),
 }
 
 
 def _decode_ContentBlock(data: Any, ctx: _rt.Context, path: _rt.Path) -> ContentBlock:
     if type(data) is dict:
         tag = data.get("type", _rt.MISSING)
-        decoder = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
-        if decoder is not None:
-            return decoder(data, ctx, path)
+        variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+        if variant is not None:
+            decoder, cls, known = variant
+            decoded: ContentBlock = decoder(data, ctx, path, cls, known)
+            return decoded
         if type(tag) is str:
             return _decode_ContentBlockOther(data, ctx, path)
         raise DecodeError((path, "type"), "one of 'text', 'image', 'audio', 'resource_link', 'resource'", tag)
@@ -28268,21 +28829,23 @@ def _encode_EmbeddedResourceResource(value: EmbeddedResourceResource) -> Any:
     return type(value)._acp_encode(value)
 
 
-_VARIANTS_DiffChangeOperation: Final[dict[str, _rt.Decoder[DiffChangeOperation]]] = {
-    "add": _decode_DiffChangeOperationAdd,
-    "delete": _decode_DiffChangeOperationDelete,
-    "modify": _decode_DiffChangeOperationModify,
-    "move": _decode_DiffChangeOperationMove,
-    "copy": _decode_DiffChangeOperationCopy,
+_VARIANTS_DiffChangeOperation: Final[dict[str, _rt.TaggedVariant]] = {
+    "add": (_decode_DiffPathChange, DiffChangeOperationAdd, _KEYS_DiffChangeOperationAdd),
+    "delete": (_decode_DiffPathChange, DiffChangeOperationDelete, _KEYS_DiffChangeOperationDelete),
+    "modify": (_decode_DiffPathChange, DiffChangeOperationModify, _KEYS_DiffChangeOperationModify),
+    "move": (_decode_DiffPathPairChange, DiffChangeOperationMove, _KEYS_DiffChangeOperationMove),
+    "copy": (_decode_DiffPathPairChange, DiffChangeOperationCopy, _KEYS_DiffChangeOperationCopy),
 }
 
 
 def _decode_DiffChangeOperation(data: Any, ctx: _rt.Context, path: _rt.Path) -> DiffChangeOperation:
     if type(data) is dict:
         tag = data.get("operation", _rt.MISSING)
-        decoder = _VARIANTS_DiffChangeOperation.get(tag) if type(tag) is str else None
-        if decoder is not None:
-            return decoder(data, ctx, path)
+        variant = _VARIANTS_DiffChangeOperation.get(tag) if type(tag) is str else None
+        if variant is not None:
+            decoder, cls, known = variant
+            decoded: DiffChangeOperation = decoder(data, ctx, path, cls, known)
+            return decoded
         if type(tag) is str:
             return _decode_DiffChangeOperationOther(data, ctx, path)
         raise DecodeError((path, "operation"), "one of 'add', 'delete', 'modify', 'move', 'copy'", tag)
@@ -28488,18 +29051,20 @@ def _encode_CreateElicitationRequestModeOtherVariant(value: CreateElicitationReq
     return type(value)._acp_encode(value)
 
 
-_VARIANTS_CreateElicitationRequestMode: Final[dict[str, _rt.Decoder[CreateElicitationRequestMode]]] = {
-    "form": _decode_CreateElicitationRequestModeForm,
-    "url": _decode_CreateElicitationRequestModeUrl,
+_VARIANTS_CreateElicitationRequestMode: Final[dict[str, _rt.TaggedVariant]] = {
+    "form": (_decode_ElicitationFormMode, CreateElicitationRequestModeForm, _KEYS_CreateElicitationRequestModeForm),
+    "url": (_decode_ElicitationUrlMode, CreateElicitationRequestModeUrl, _KEYS_CreateElicitationRequestModeUrl),
 }
 
 
 def _decode_CreateElicitationRequestMode(data: Any, ctx: _rt.Context, path: _rt.Path) -> CreateElicitationRequestMode:
     if type(data) is dict:
         tag = data.get("mode", _rt.MISSING)
-        decoder = _VARIANTS_CreateElicitationRequestMode.get(tag) if type(tag) is str else None
-        if decoder is not None:
-            return decoder(data, ctx, path)
+        variant = _VARIANTS_CreateElicitationRequestMode.get(tag) if type(tag) is str else None
+        if variant is not None:
+            decoder, cls, known = variant
+            decoded: CreateElicitationRequestMode = decoder(data, ctx, path, cls, known)
+            return decoded
         if type(tag) is str:
             return _decode_CreateElicitationRequestModeOther(data, ctx, path)
         raise DecodeError((path, "mode"), "one of 'form', 'url'", tag)
@@ -28520,21 +29085,31 @@ def _encode_CreateElicitationRequestMode(value: CreateElicitationRequestMode) ->
     return type(value)._acp_encode(value)
 
 
-_VARIANTS_ElicitationPropertySchema: Final[dict[str, _rt.Decoder[ElicitationPropertySchema]]] = {
-    "string": _decode_ElicitationPropertySchemaString,
-    "number": _decode_ElicitationPropertySchemaNumber,
-    "integer": _decode_ElicitationPropertySchemaInteger,
-    "boolean": _decode_ElicitationPropertySchemaBoolean,
-    "array": _decode_ElicitationPropertySchemaArray,
+_VARIANTS_ElicitationPropertySchema: Final[dict[str, _rt.TaggedVariant]] = {
+    "string": (_decode_StringPropertySchema, ElicitationPropertySchemaString, _KEYS_ElicitationPropertySchemaString),
+    "number": (_decode_NumberPropertySchema, ElicitationPropertySchemaNumber, _KEYS_ElicitationPropertySchemaNumber),
+    "integer": (
+        _decode_IntegerPropertySchema,
+        ElicitationPropertySchemaInteger,
+        _KEYS_ElicitationPropertySchemaInteger,
+    ),
+    "boolean": (
+        _decode_BooleanPropertySchema,
+        ElicitationPropertySchemaBoolean,
+        _KEYS_ElicitationPropertySchemaBoolean,
+    ),
+    "array": (_decode_MultiSelectPropertySchema, ElicitationPropertySchemaArray, _KEYS_ElicitationPropertySchemaArray),
 }
 
 
 def _decode_ElicitationPropertySchema(data: Any, ctx: _rt.Context, path: _rt.Path) -> ElicitationPropertySchema:
     if type(data) is dict:
         tag = data.get("type", _rt.MISSING)
-        decoder = _VARIANTS_ElicitationPropertySchema.get(tag) if type(tag) is str else None
-        if decoder is not None:
-            return decoder(data, ctx, path)
+        variant = _VARIANTS_ElicitationPropertySchema.get(tag) if type(tag) is str else None
+        if variant is not None:
+            decoder, cls, known = variant
+            decoded: ElicitationPropertySchema = decoder(data, ctx, path, cls, known)
+            return decoded
         if type(tag) is str:
             return _decode_ElicitationPropertySchemaOther(data, ctx, path)
         raise DecodeError((path, "type"), "one of 'string', 'number', 'integer', 'boolean', 'array'", tag)
@@ -28562,8 +29137,8 @@ def _encode_ElicitationPropertySchema(value: ElicitationPropertySchema) -> Any:
     return type(value)._acp_encode(value)
 
 
-_VARIANTS_MultiSelectItems: Final[dict[str, _rt.Decoder[MultiSelectItems]]] = {
-    "string": _decode_MultiSelectItemsString,
+_VARIANTS_MultiSelectItems: Final[dict[str, _rt.TaggedVariant]] = {
+    "string": (_decode_StringMultiSelectItems, MultiSelectItemsString, _KEYS_MultiSelectItemsString),
 }
 
 
@@ -28581,11 +29156,12 @@ def _match_MultiSelectItems(data: Any, ctx: _rt.Context, path: _rt.Path) -> Mult
 def _decode_MultiSelectItems(data: Any, ctx: _rt.Context, path: _rt.Path) -> MultiSelectItems:
     if type(data) is dict:
         tag = data.get("type", _rt.MISSING)
-        decoder = _VARIANTS_MultiSelectItems.get(tag) if type(tag) is str else None
-        if decoder is not None:
+        variant = _VARIANTS_MultiSelectItems.get(tag) if type(tag) is str else None
+        if variant is not None:
+            decoder, cls, known = variant
             # The tag does not decide: an untagged variant may take what the tagged one rejects.
             try:
-                result = decoder(data, ctx, path)
+                result: MultiSelectItems = decoder(data, ctx, path, cls, known)
             except DecodeError:
                 if not _rt.matches(_match_MultiSelectItems, data, path):
                     raise
@@ -28877,18 +29453,20 @@ def _encode_ProtocolVersion(value: ProtocolVersion) -> Any:
     return value if type(value) is int else _rt.encode_value(value)
 
 
-_VARIANTS_AuthMethod: Final[dict[str, _rt.Decoder[AuthMethod]]] = {
-    "terminal": _decode_AuthMethodTerminalVariant,
-    "agent": _decode_AuthMethodAgentVariant,
+_VARIANTS_AuthMethod: Final[dict[str, _rt.TaggedVariant]] = {
+    "terminal": (_decode_AuthMethodTerminal, AuthMethodTerminalVariant, _KEYS_AuthMethodTerminalVariant),
+    "agent": (_decode_AuthMethodAgent, AuthMethodAgentVariant, _KEYS_AuthMethodAgentVariant),
 }
 
 
 def _decode_AuthMethod(data: Any, ctx: _rt.Context, path: _rt.Path) -> AuthMethod:
     if type(data) is dict:
         tag = data.get("type", _rt.MISSING)
-        decoder = _VARIANTS_AuthMethod.get(tag) if type(tag) is str else None
-        if decoder is not None:
-            return decoder(data, ctx, path)
+        variant = _VARIANTS_AuthMethod.get(tag) if type(tag) is str else None
+        if variant is not None:
+            decoder, cls, known = variant
+            decoded: AuthMethod = decoder(data, ctx, path, cls, known)
+            return decoded
         if type(tag) is str:
             return _decode_AuthMethodOther(data, ctx, path)
         raise DecodeError((path, "type"), "one of 'terminal', 'agent'", tag)
@@ -28929,18 +29507,20 @@ def _encode_ProviderId(value: ProviderId) -> Any:
     return value if type(value) is str else _rt.encode_value(value)
 
 
-_VARIANTS_SessionConfigOptionType: Final[dict[str, _rt.Decoder[SessionConfigOptionType]]] = {
-    "select": _decode_SessionConfigOptionTypeSelect,
-    "boolean": _decode_SessionConfigOptionTypeBoolean,
+_VARIANTS_SessionConfigOptionType: Final[dict[str, _rt.TaggedVariant]] = {
+    "select": (_decode_SessionConfigSelect, SessionConfigOptionTypeSelect, _KEYS_SessionConfigOptionTypeSelect),
+    "boolean": (_decode_SessionConfigBoolean, SessionConfigOptionTypeBoolean, _KEYS_SessionConfigOptionTypeBoolean),
 }
 
 
 def _decode_SessionConfigOptionType(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionConfigOptionType:
     if type(data) is dict:
         tag = data.get("type", _rt.MISSING)
-        decoder = _VARIANTS_SessionConfigOptionType.get(tag) if type(tag) is str else None
-        if decoder is not None:
-            return decoder(data, ctx, path)
+        variant = _VARIANTS_SessionConfigOptionType.get(tag) if type(tag) is str else None
+        if variant is not None:
+            decoder, cls, known = variant
+            decoded: SessionConfigOptionType = decoder(data, ctx, path, cls, known)
+            return decoded
         if type(tag) is str:
             return _decode_SessionConfigOptionTypeOther(data, ctx, path)
         raise DecodeError((path, "type"), "one of 'select', 'boolean'", tag)
@@ -29024,17 +29604,19 @@ def _encode_SessionConfigGroupId(value: SessionConfigGroupId) -> Any:
     return value if type(value) is str else _rt.encode_value(value)
 
 
-_VARIANTS_AvailableCommand: Final[dict[str, _rt.Decoder[AvailableCommand]]] = {
-    "command": _decode_AvailableCommandCommand,
+_VARIANTS_AvailableCommand: Final[dict[str, _rt.TaggedVariant]] = {
+    "command": (_decode_Command, AvailableCommandCommand, _KEYS_AvailableCommandCommand),
 }
 
 
 def _decode_AvailableCommand(data: Any, ctx: _rt.Context, path: _rt.Path) -> AvailableCommand:
     if type(data) is dict:
         tag = data.get("type", _rt.MISSING)
-        decoder = _VARIANTS_AvailableCommand.get(tag) if type(tag) is str else None
-        if decoder is not None:
-            return decoder(data, ctx, path)
+        variant = _VARIANTS_AvailableCommand.get(tag) if type(tag) is str else None
+        if variant is not None:
+            decoder, cls, known = variant
+            decoded: AvailableCommand = decoder(data, ctx, path, cls, known)
+            return decoded
         if type(tag) is str:
             return _decode_AvailableCommandOther(data, ctx, path)
         raise DecodeError((path, "type"), "one of 'command'", tag)
@@ -29051,17 +29633,19 @@ def _encode_AvailableCommand(value: AvailableCommand) -> Any:
     return type(value)._acp_encode(value)
 
 
-_VARIANTS_AvailableCommandInput: Final[dict[str, _rt.Decoder[AvailableCommandInput]]] = {
-    "text": _decode_AvailableCommandInputText,
+_VARIANTS_AvailableCommandInput: Final[dict[str, _rt.TaggedVariant]] = {
+    "text": (_decode_TextCommandInput, AvailableCommandInputText, _KEYS_AvailableCommandInputText),
 }
 
 
 def _decode_AvailableCommandInput(data: Any, ctx: _rt.Context, path: _rt.Path) -> AvailableCommandInput:
     if type(data) is dict:
         tag = data.get("type", _rt.MISSING)
-        decoder = _VARIANTS_AvailableCommandInput.get(tag) if type(tag) is str else None
-        if decoder is not None:
-            return decoder(data, ctx, path)
+        variant = _VARIANTS_AvailableCommandInput.get(tag) if type(tag) is str else None
+        if variant is not None:
+            decoder, cls, known = variant
+            decoded: AvailableCommandInput = decoder(data, ctx, path, cls, known)
+            return decoded
         if type(tag) is str:
             return _decode_AvailableCommandInputOther(data, ctx, path)
         raise DecodeError((path, "type"), "one of 'text'", tag)
@@ -29091,13 +29675,33 @@ def _encode_SessionListCursor(value: SessionListCursor) -> Any:
     return value if type(value) is str else _rt.encode_value(value)
 
 
-_VARIANTS_IdleStateUpdateStopReason: Final[dict[str, _rt.Decoder[IdleStateUpdateStopReason]]] = {
-    "end_turn": _decode_IdleStateUpdateStopReasonEndTurn,
-    "max_tokens": _decode_IdleStateUpdateStopReasonMaxTokens,
-    "max_turn_requests": _decode_IdleStateUpdateStopReasonMaxTurnRequests,
-    "refusal": _decode_IdleStateUpdateStopReasonRefusal,
-    "cancelled": _decode_IdleStateUpdateStopReasonCancelled,
-    "error": _decode_IdleStateUpdateStopReasonError,
+_VARIANTS_IdleStateUpdateStopReason: Final[dict[str, _rt.TaggedVariant]] = {
+    "end_turn": (
+        _decode_IdleStateUpdateStopReasonEndTurn,
+        IdleStateUpdateStopReasonEndTurn,
+        _KEYS_IdleStateUpdateStopReasonEndTurn,
+    ),
+    "max_tokens": (
+        _decode_IdleStateUpdateStopReasonMaxTokens,
+        IdleStateUpdateStopReasonMaxTokens,
+        _KEYS_IdleStateUpdateStopReasonMaxTokens,
+    ),
+    "max_turn_requests": (
+        _decode_IdleStateUpdateStopReasonMaxTurnRequests,
+        IdleStateUpdateStopReasonMaxTurnRequests,
+        _KEYS_IdleStateUpdateStopReasonMaxTurnRequests,
+    ),
+    "refusal": (
+        _decode_IdleStateUpdateStopReasonRefusal,
+        IdleStateUpdateStopReasonRefusal,
+        _KEYS_IdleStateUpdateStopReasonRefusal,
+    ),
+    "cancelled": (
+        _decode_IdleStateUpdateStopReasonCancelled,
+        IdleStateUpdateStopReasonCancelled,
+        _KEYS_IdleStateUpdateStopReasonCancelled,
+    ),
+    "error": (_decode_ErrorStopReason, IdleStateUpdateStopReasonError, _KEYS_IdleStateUpdateStopReasonError),
 }
 
 
@@ -29115,11 +29719,12 @@ def _match_IdleStateUpdateStopReason(data: Any, ctx: _rt.Context, path: _rt.Path
 def _decode_IdleStateUpdateStopReason(data: Any, ctx: _rt.Context, path: _rt.Path) -> IdleStateUpdateStopReason:
     if type(data) is dict:
         tag = data.get("stopReason", _rt.MISSING)
-        decoder = _VARIANTS_IdleStateUpdateStopReason.get(tag) if type(tag) is str else None
-        if decoder is not None:
+        variant = _VARIANTS_IdleStateUpdateStopReason.get(tag) if type(tag) is str else None
+        if variant is not None:
+            decoder, cls, known = variant
             # The tag does not decide: an untagged variant may take what the tagged one rejects.
             try:
-                result = decoder(data, ctx, path)
+                result: IdleStateUpdateStopReason = decoder(data, ctx, path, cls, known)
             except DecodeError:
                 if not _rt.matches(_match_IdleStateUpdateStopReason, data, path):
                     raise
@@ -29139,20 +29744,22 @@ def _encode_IdleStateUpdateStopReason(value: IdleStateUpdateStopReason) -> Any:
     return type(value)._acp_encode(value)
 
 
-_VARIANTS_StateUpdate: Final[dict[str, _rt.Decoder[StateUpdate]]] = {
-    "running": _decode_StateUpdateRunning,
-    "idle": _decode_StateUpdateIdle,
-    "requires_action": _decode_StateUpdateRequiresAction,
-    "unknown": _decode_StateUpdateUnknown,
+_VARIANTS_StateUpdate: Final[dict[str, _rt.TaggedVariant]] = {
+    "running": (_decode_RunningStateUpdate, StateUpdateRunning, _KEYS_StateUpdateRunning),
+    "idle": (_decode_IdleStateUpdate, StateUpdateIdle, _KEYS_StateUpdateIdle),
+    "requires_action": (_decode_RequiresActionStateUpdate, StateUpdateRequiresAction, _KEYS_StateUpdateRequiresAction),
+    "unknown": (_decode_UnknownStateUpdate, StateUpdateUnknown, _KEYS_StateUpdateUnknown),
 }
 
 
 def _decode_StateUpdate(data: Any, ctx: _rt.Context, path: _rt.Path) -> StateUpdate:
     if type(data) is dict:
         tag = data.get("state", _rt.MISSING)
-        decoder = _VARIANTS_StateUpdate.get(tag) if type(tag) is str else None
-        if decoder is not None:
-            return decoder(data, ctx, path)
+        variant = _VARIANTS_StateUpdate.get(tag) if type(tag) is str else None
+        if variant is not None:
+            decoder, cls, known = variant
+            decoded: StateUpdate = decoder(data, ctx, path, cls, known)
+            return decoded
         if type(tag) is str:
             return _decode_StateUpdateOther(data, ctx, path)
         raise DecodeError((path, "state"), "one of 'running', 'idle', 'requires_action', 'unknown'", tag)
@@ -29171,19 +29778,21 @@ def _encode_StateUpdate(value: StateUpdate) -> Any:
     return type(value)._acp_encode(value)
 
 
-_VARIANTS_BackgroundWork: Final[dict[str, _rt.Decoder[BackgroundWork]]] = {
-    "terminal": _decode_BackgroundWorkTerminal,
-    "tool_call": _decode_BackgroundWorkToolCall,
-    "subagent": _decode_BackgroundWorkSubagent,
+_VARIANTS_BackgroundWork: Final[dict[str, _rt.TaggedVariant]] = {
+    "terminal": (_decode_BackgroundTerminal, BackgroundWorkTerminal, _KEYS_BackgroundWorkTerminal),
+    "tool_call": (_decode_BackgroundToolCall, BackgroundWorkToolCall, _KEYS_BackgroundWorkToolCall),
+    "subagent": (_decode_BackgroundSubagent, BackgroundWorkSubagent, _KEYS_BackgroundWorkSubagent),
 }
 
 
 def _decode_BackgroundWork(data: Any, ctx: _rt.Context, path: _rt.Path) -> BackgroundWork:
     if type(data) is dict:
         tag = data.get("type", _rt.MISSING)
-        decoder = _VARIANTS_BackgroundWork.get(tag) if type(tag) is str else None
-        if decoder is not None:
-            return decoder(data, ctx, path)
+        variant = _VARIANTS_BackgroundWork.get(tag) if type(tag) is str else None
+        if variant is not None:
+            decoder, cls, known = variant
+            decoded: BackgroundWork = decoder(data, ctx, path, cls, known)
+            return decoded
         if type(tag) is str:
             return _decode_BackgroundWorkOther(data, ctx, path)
         raise DecodeError((path, "type"), "one of 'terminal', 'tool_call', 'subagent'", tag)
@@ -29310,39 +29919,69 @@ def _encode_AgentNotificationParams(value: AgentNotificationParams) -> Any:
     return _rt.encode_value(value)
 
 
-_VARIANTS_SessionUpdate: Final[dict[str, _rt.Decoder[SessionUpdate]]] = {
-    "user_message_chunk": _decode_SessionUpdateUserMessageChunk,
-    "user_message": _decode_SessionUpdateUserMessage,
-    "agent_message_chunk": _decode_SessionUpdateAgentMessageChunk,
-    "agent_message": _decode_SessionUpdateAgentMessage,
-    "agent_thought_chunk": _decode_SessionUpdateAgentThoughtChunk,
-    "agent_thought": _decode_SessionUpdateAgentThought,
-    "state_update": _decode_SessionUpdateStateUpdate,
-    "tool_call_content_chunk": _decode_SessionUpdateToolCallContentChunk,
-    "tool_call_update": _decode_SessionUpdateToolCallUpdate,
-    "terminal_update": _decode_SessionUpdateTerminalUpdate,
-    "terminal_output_chunk": _decode_SessionUpdateTerminalOutputChunk,
-    "plan_update": _decode_SessionUpdatePlanUpdate,
-    "plan_removed": _decode_SessionUpdatePlanRemoved,
-    "available_commands_update": _decode_SessionUpdateAvailableCommandsUpdate,
-    "config_option_update": _decode_SessionUpdateConfigOptionUpdate,
-    "session_info_update": _decode_SessionUpdateSessionInfoUpdate,
-    "usage_update": _decode_SessionUpdateUsageUpdate,
-    "notice": _decode_SessionUpdateNotice,
-    "compaction_update": _decode_SessionUpdateCompactionUpdate,
-    "compaction_summary_chunk": _decode_SessionUpdateCompactionSummaryChunk,
-    "subagent_update": _decode_SessionUpdateSubagentUpdate,
-    "session_message": _decode_SessionUpdateSessionMessage,
-    "session_message_chunk": _decode_SessionUpdateSessionMessageChunk,
+_VARIANTS_SessionUpdate: Final[dict[str, _rt.TaggedVariant]] = {
+    "user_message_chunk": (_decode_ContentChunk, SessionUpdateUserMessageChunk, _KEYS_SessionUpdateUserMessageChunk),
+    "user_message": (_decode_UserMessage, SessionUpdateUserMessage, _KEYS_SessionUpdateUserMessage),
+    "agent_message_chunk": (_decode_ContentChunk, SessionUpdateAgentMessageChunk, _KEYS_SessionUpdateAgentMessageChunk),
+    "agent_message": (_decode_AgentMessage, SessionUpdateAgentMessage, _KEYS_SessionUpdateAgentMessage),
+    "agent_thought_chunk": (_decode_ContentChunk, SessionUpdateAgentThoughtChunk, _KEYS_SessionUpdateAgentThoughtChunk),
+    "agent_thought": (_decode_AgentThought, SessionUpdateAgentThought, _KEYS_SessionUpdateAgentThought),
+    "state_update": (_decode_SessionUpdateStateUpdate, SessionUpdateStateUpdate, _KEYS_SessionUpdateStateUpdate),
+    "tool_call_content_chunk": (
+        _decode_ToolCallContentChunk,
+        SessionUpdateToolCallContentChunk,
+        _KEYS_SessionUpdateToolCallContentChunk,
+    ),
+    "tool_call_update": (_decode_ToolCallUpdate, SessionUpdateToolCallUpdate, _KEYS_SessionUpdateToolCallUpdate),
+    "terminal_update": (_decode_TerminalUpdate, SessionUpdateTerminalUpdate, _KEYS_SessionUpdateTerminalUpdate),
+    "terminal_output_chunk": (
+        _decode_TerminalOutputChunk,
+        SessionUpdateTerminalOutputChunk,
+        _KEYS_SessionUpdateTerminalOutputChunk,
+    ),
+    "plan_update": (_decode_PlanUpdate, SessionUpdatePlanUpdate, _KEYS_SessionUpdatePlanUpdate),
+    "plan_removed": (_decode_PlanRemoved, SessionUpdatePlanRemoved, _KEYS_SessionUpdatePlanRemoved),
+    "available_commands_update": (
+        _decode_AvailableCommandsUpdate,
+        SessionUpdateAvailableCommandsUpdate,
+        _KEYS_SessionUpdateAvailableCommandsUpdate,
+    ),
+    "config_option_update": (
+        _decode_ConfigOptionUpdate,
+        SessionUpdateConfigOptionUpdate,
+        _KEYS_SessionUpdateConfigOptionUpdate,
+    ),
+    "session_info_update": (
+        _decode_SessionInfoUpdate,
+        SessionUpdateSessionInfoUpdate,
+        _KEYS_SessionUpdateSessionInfoUpdate,
+    ),
+    "usage_update": (_decode_UsageUpdate, SessionUpdateUsageUpdate, _KEYS_SessionUpdateUsageUpdate),
+    "notice": (_decode_Notice, SessionUpdateNotice, _KEYS_SessionUpdateNotice),
+    "compaction_update": (_decode_CompactionUpdate, SessionUpdateCompactionUpdate, _KEYS_SessionUpdateCompactionUpdate),
+    "compaction_summary_chunk": (
+        _decode_CompactionSummaryChunk,
+        SessionUpdateCompactionSummaryChunk,
+        _KEYS_SessionUpdateCompactionSummaryChunk,
+    ),
+    "subagent_update": (_decode_SubagentUpdate, SessionUpdateSubagentUpdate, _KEYS_SessionUpdateSubagentUpdate),
+    "session_message": (_decode_SessionMessage, SessionUpdateSessionMessage, _KEYS_SessionUpdateSessionMessage),
+    "session_message_chunk": (
+        _decode_SessionMessageChunk,
+        SessionUpdateSessionMessageChunk,
+        _KEYS_SessionUpdateSessionMessageChunk,
+    ),
 }
 
 
 def _decode_SessionUpdate(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionUpdate:
     if type(data) is dict:
         tag = data.get("sessionUpdate", _rt.MISSING)
-        decoder = _VARIANTS_SessionUpdate.get(tag) if type(tag) is str else None
-        if decoder is not None:
-            return decoder(data, ctx, path)
+        variant = _VARIANTS_SessionUpdate.get(tag) if type(tag) is str else None
+        if variant is not None:
+            decoder, cls, known = variant
+            decoded: SessionUpdate = decoder(data, ctx, path, cls, known)
+            return decoded
         if type(tag) is str:
             return _decode_SessionUpdateOther(data, ctx, path)
         raise DecodeError(
@@ -29390,19 +30029,21 @@ def _encode_SessionUpdate(value: SessionUpdate) -> Any:
     return type(value)._acp_encode(value)
 
 
-_VARIANTS_PlanUpdateContent: Final[dict[str, _rt.Decoder[PlanUpdateContent]]] = {
-    "items": _decode_PlanUpdateContentItems,
-    "file": _decode_PlanUpdateContentFile,
-    "markdown": _decode_PlanUpdateContentMarkdown,
+_VARIANTS_PlanUpdateContent: Final[dict[str, _rt.TaggedVariant]] = {
+    "items": (_decode_PlanItems, PlanUpdateContentItems, _KEYS_PlanUpdateContentItems),
+    "file": (_decode_PlanFile, PlanUpdateContentFile, _KEYS_PlanUpdateContentFile),
+    "markdown": (_decode_PlanMarkdown, PlanUpdateContentMarkdown, _KEYS_PlanUpdateContentMarkdown),
 }
 
 
 def _decode_PlanUpdateContent(data: Any, ctx: _rt.Context, path: _rt.Path) -> PlanUpdateContent:
     if type(data) is dict:
         tag = data.get("type", _rt.MISSING)
-        decoder = _VARIANTS_PlanUpdateContent.get(tag) if type(tag) is str else None
-        if decoder is not None:
-            return decoder(data, ctx, path)
+        variant = _VARIANTS_PlanUpdateContent.get(tag) if type(tag) is str else None
+        if variant is not None:
+            decoder, cls, known = variant
+            decoded: PlanUpdateContent = decoder(data, ctx, path, cls, known)
+            return decoded
         if type(tag) is str:
             return _decode_PlanUpdateContentOther(data, ctx, path)
         raise DecodeError((path, "type"), "one of 'items', 'file', 'markdown'", tag)
@@ -29598,19 +30239,21 @@ def _encode_ClientRequestParams(value: ClientRequestParams) -> Any:
     return _rt.encode_value(value)
 
 
-_VARIANTS_McpServer: Final[dict[str, _rt.Decoder[McpServer]]] = {
-    "http": _decode_McpServerHttpVariant,
-    "acp": _decode_McpServerAcpVariant,
-    "stdio": _decode_McpServerStdioVariant,
+_VARIANTS_McpServer: Final[dict[str, _rt.TaggedVariant]] = {
+    "http": (_decode_McpServerHttp, McpServerHttpVariant, _KEYS_McpServerHttpVariant),
+    "acp": (_decode_McpServerAcp, McpServerAcpVariant, _KEYS_McpServerAcpVariant),
+    "stdio": (_decode_McpServerStdio, McpServerStdioVariant, _KEYS_McpServerStdioVariant),
 }
 
 
 def _decode_McpServer(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpServer:
     if type(data) is dict:
         tag = data.get("type", _rt.MISSING)
-        decoder = _VARIANTS_McpServer.get(tag) if type(tag) is str else None
-        if decoder is not None:
-            return decoder(data, ctx, path)
+        variant = _VARIANTS_McpServer.get(tag) if type(tag) is str else None
+        if variant is not None:
+            decoder, cls, known = variant
+            decoded: McpServer = decoder(data, ctx, path, cls, known)
+            return decoded
         if type(tag) is str:
             return _decode_McpServerOther(data, ctx, path)
         raise DecodeError((path, "type"), "one of 'http', 'acp', 'stdio'", tag)
@@ -29629,17 +30272,19 @@ def _encode_McpServer(value: McpServer) -> Any:
     return type(value)._acp_encode(value)
 
 
-_VARIANTS_ReplayFrom: Final[dict[str, _rt.Decoder[ReplayFrom]]] = {
-    "start": _decode_ReplayFromStartVariant,
+_VARIANTS_ReplayFrom: Final[dict[str, _rt.TaggedVariant]] = {
+    "start": (_decode_ReplayFromStart, ReplayFromStartVariant, _KEYS_ReplayFromStartVariant),
 }
 
 
 def _decode_ReplayFrom(data: Any, ctx: _rt.Context, path: _rt.Path) -> ReplayFrom:
     if type(data) is dict:
         tag = data.get("type", _rt.MISSING)
-        decoder = _VARIANTS_ReplayFrom.get(tag) if type(tag) is str else None
-        if decoder is not None:
-            return decoder(data, ctx, path)
+        variant = _VARIANTS_ReplayFrom.get(tag) if type(tag) is str else None
+        if variant is not None:
+            decoder, cls, known = variant
+            decoded: ReplayFrom = decoder(data, ctx, path, cls, known)
+            return decoded
         if type(tag) is str:
             return _decode_ReplayFromOther(data, ctx, path)
         raise DecodeError((path, "type"), "one of 'start'", tag)
@@ -29656,9 +30301,17 @@ def _encode_ReplayFrom(value: ReplayFrom) -> Any:
     return type(value)._acp_encode(value)
 
 
-_VARIANTS_SetSessionConfigOptionRequestType: Final[dict[str, _rt.Decoder[SetSessionConfigOptionRequestType]]] = {
-    "id": _decode_SetSessionConfigOptionRequestTypeId,
-    "boolean": _decode_SetSessionConfigOptionRequestTypeBoolean,
+_VARIANTS_SetSessionConfigOptionRequestType: Final[dict[str, _rt.TaggedVariant]] = {
+    "id": (
+        _decode_SetSessionConfigOptionRequestTypeId,
+        SetSessionConfigOptionRequestTypeId,
+        _KEYS_SetSessionConfigOptionRequestTypeId,
+    ),
+    "boolean": (
+        _decode_SetSessionConfigOptionRequestTypeBoolean,
+        SetSessionConfigOptionRequestTypeBoolean,
+        _KEYS_SetSessionConfigOptionRequestTypeBoolean,
+    ),
 }
 
 
@@ -29667,9 +30320,11 @@ def _decode_SetSessionConfigOptionRequestType(
 ) -> SetSessionConfigOptionRequestType:
     if type(data) is dict:
         tag = data.get("type", _rt.MISSING)
-        decoder = _VARIANTS_SetSessionConfigOptionRequestType.get(tag) if type(tag) is str else None
-        if decoder is not None:
-            return decoder(data, ctx, path)
+        variant = _VARIANTS_SetSessionConfigOptionRequestType.get(tag) if type(tag) is str else None
+        if variant is not None:
+            decoder, cls, known = variant
+            decoded: SetSessionConfigOptionRequestType = decoder(data, ctx, path, cls, known)
+            return decoded
         if type(tag) is str:
             return _decode_SetSessionConfigOptionRequestTypeOther(data, ctx, path)
         raise DecodeError((path, "type"), "one of 'id', 'boolean'", tag)
@@ -29835,18 +30490,28 @@ def _encode_ClientResponse(value: ClientResponse) -> Any:
     return type(value)._acp_encode(value)
 
 
-_VARIANTS_RequestPermissionOutcome: Final[dict[str, _rt.Decoder[RequestPermissionOutcome]]] = {
-    "cancelled": _decode_RequestPermissionOutcomeCancelled,
-    "selected": _decode_RequestPermissionOutcomeSelected,
+_VARIANTS_RequestPermissionOutcome: Final[dict[str, _rt.TaggedVariant]] = {
+    "cancelled": (
+        _decode_CancelledPermissionOutcome,
+        RequestPermissionOutcomeCancelled,
+        _KEYS_RequestPermissionOutcomeCancelled,
+    ),
+    "selected": (
+        _decode_SelectedPermissionOutcome,
+        RequestPermissionOutcomeSelected,
+        _KEYS_RequestPermissionOutcomeSelected,
+    ),
 }
 
 
 def _decode_RequestPermissionOutcome(data: Any, ctx: _rt.Context, path: _rt.Path) -> RequestPermissionOutcome:
     if type(data) is dict:
         tag = data.get("outcome", _rt.MISSING)
-        decoder = _VARIANTS_RequestPermissionOutcome.get(tag) if type(tag) is str else None
-        if decoder is not None:
-            return decoder(data, ctx, path)
+        variant = _VARIANTS_RequestPermissionOutcome.get(tag) if type(tag) is str else None
+        if variant is not None:
+            decoder, cls, known = variant
+            decoded: RequestPermissionOutcome = decoder(data, ctx, path, cls, known)
+            return decoded
         if type(tag) is str:
             return _decode_RequestPermissionOutcomeOther(data, ctx, path)
         raise DecodeError((path, "outcome"), "one of 'cancelled', 'selected'", tag)
@@ -29867,10 +30532,22 @@ def _encode_RequestPermissionOutcome(value: RequestPermissionOutcome) -> Any:
     return type(value)._acp_encode(value)
 
 
-_VARIANTS_CreateElicitationResponseAction: Final[dict[str, _rt.Decoder[CreateElicitationResponseAction]]] = {
-    "accept": _decode_CreateElicitationResponseActionAccept,
-    "decline": _decode_CreateElicitationResponseActionDecline,
-    "cancel": _decode_CreateElicitationResponseActionCancel,
+_VARIANTS_CreateElicitationResponseAction: Final[dict[str, _rt.TaggedVariant]] = {
+    "accept": (
+        _decode_ElicitationAcceptAction,
+        CreateElicitationResponseActionAccept,
+        _KEYS_CreateElicitationResponseActionAccept,
+    ),
+    "decline": (
+        _decode_CreateElicitationResponseActionDecline,
+        CreateElicitationResponseActionDecline,
+        _KEYS_CreateElicitationResponseActionDecline,
+    ),
+    "cancel": (
+        _decode_CreateElicitationResponseActionCancel,
+        CreateElicitationResponseActionCancel,
+        _KEYS_CreateElicitationResponseActionCancel,
+    ),
 }
 
 
@@ -29879,9 +30556,11 @@ def _decode_CreateElicitationResponseAction(
 ) -> CreateElicitationResponseAction:
     if type(data) is dict:
         tag = data.get("action", _rt.MISSING)
-        decoder = _VARIANTS_CreateElicitationResponseAction.get(tag) if type(tag) is str else None
-        if decoder is not None:
-            return decoder(data, ctx, path)
+        variant = _VARIANTS_CreateElicitationResponseAction.get(tag) if type(tag) is str else None
+        if variant is not None:
+            decoder, cls, known = variant
+            decoded: CreateElicitationResponseAction = decoder(data, ctx, path, cls, known)
+            return decoded
         if type(tag) is str:
             return _decode_CreateElicitationResponseActionOther(data, ctx, path)
         raise DecodeError((path, "action"), "one of 'accept', 'decline', 'cancel'", tag)

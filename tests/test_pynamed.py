@@ -1,0 +1,21 @@
+"""What the templates ask about named types (generator/pynamed.py)."""
+
+from __future__ import annotations
+
+from generator.ir import Module, Ref
+from generator.pipeline import build_ir
+from generator.pynamed import NamedQueries
+from generator.pytypes import Queries
+from tests.helpers import ROOT, V2_SCHEMA
+
+MODULE: Module = build_ir(V2_SCHEMA, "acp_v2", ROOT)
+NAMED = NamedQueries(Queries(MODULE))
+
+
+def test_a_tagged_union_calls_the_base_decoder_of_a_variant_that_only_adds_its_tag():
+    assert NAMED.variant_decoder(Ref("SessionUpdateAgentMessageChunk")) == "_decode_ContentChunk"
+    assert NAMED.variant_decoder(Ref("ContentBlockText")) == "_decode_TextContent"
+
+
+def test_a_tagged_union_calls_the_own_decoder_of_a_variant_with_fields_of_its_own():
+    assert NAMED.variant_decoder(Ref("SessionUpdateStateUpdate")) == "_decode_SessionUpdateStateUpdate"
