@@ -17,7 +17,7 @@ class NamedQueries:
     def __init__(self, queries: Queries) -> None:
         self.queries = queries
         self.types = queries.types
-        # Objects some tagged variant subclasses: their decoders take the class.
+        # Objects some tagged variant subclasses: their encoders take the variant's dict, tag first.
         self.bases = {named.base for named in self.types.values() if isinstance(named, ObjectType) and named.base}
 
     def variant_decoder(self, variant: TypeExpr) -> str:
