@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: generate check lint test interop update-schema bench bench-gen bench-rpc clean
+.PHONY: generate check lint test interop update-schema bench bench-gen bench-rpc bench-import clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,9 @@ bench-gen: $(STAMP)
 
 bench-rpc: $(STAMP)
 	$(PY) bench/rpc.py
+
+bench-import: $(STAMP)
+	$(PY) bench/imports.py
 
 clean:
 	rm -rf $(VENV) .cache
