@@ -12,21 +12,41 @@ from tests.helpers import MYPY_CACHE, ROOT, V2_SCHEMA, generate_package, import_
 GENERATED = ROOT / "generated"
 
 
-def test_imports_in_a_clean_interpreter_with_no_third_party_packages():
+def imported_modules(statements: str) -> set[str]:
+    """The modules other than the standard library's that `statements` import in a clean interpreter."""
     code = (
-        "import sys; sys.path.insert(0, sys.argv[1]); import acp_v2, json; "
+        f"import sys; sys.path.insert(0, sys.argv[1]); {statements}; import json; "
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] not in sys.stdlib_module_names and m != '__main__')))"
     )
     result = subprocess.run([sys.executable, "-S", "-E", "-c", code, str(GENERATED)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert set(json.loads(result.stdout)) == {
+    return set(json.loads(result.stdout))
+
+
+def test_imports_in_a_clean_interpreter_with_no_third_party_packages():
+    every_name = "import acp_v2; [getattr(acp_v2, name) for name in acp_v2.__all__]; acp_v2.Cost.builder"
+    assert imported_modules(every_name + "(amount=1, currency='EUR')") == {
         "acp_v2",
+        "acp_v2._builders",
+        "acp_v2._codec",
         "acp_v2._runtime",
         "acp_v2.connection",
         "acp_v2.models",
         "acp_v2.rpc",
         "acp_v2.upserts",
     }
+
+
+def test_importing_the_package_imports_the_types_only():
+    """The codec, builders, JSON-RPC, connection and upserts are imported on first use."""
+    assert imported_modules("import acp_v2") == {"acp_v2", "acp_v2._runtime", "acp_v2.models"}
+    assert imported_modules("from acp_v2 import ToolCallUpdate, decode") == {
+        "acp_v2",
+        "acp_v2._runtime",
+        "acp_v2.models",
+    }
+    assert "acp_v2._codec" in imported_modules("import acp_v2; acp_v2.decode('SessionId', 's')")
+    assert "acp_v2.connection" in imported_modules("from acp_v2 import Agent")
 
 
 def test_exposes_every_def_and_no_numbered_names():

@@ -11,12 +11,15 @@ import json
 import logging
 import math
 import re
+import reprlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum, EnumMeta
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeAlias, TypeVar
 
 if TYPE_CHECKING:
+    import dataclasses
+
     from .models import Error, RequestId
     from .rpc import Response
 
@@ -242,12 +245,75 @@ def remembered(ctx: Context, name: str, match: Decoder[T], data: Any, path: Path
     return result
 
 
+_FIELD_NAMES: Final[dict[type, tuple[str, ...]]] = {}
+
+
+def _init_of(cls: type) -> Any:
+    """The `__init__` that instances of `cls` run (object's when no class defines one)."""
+    return next(vars(klass)["__init__"] for klass in cls.__mro__ if "__init__" in vars(klass))
+
+
+def field_names(cls: type) -> tuple[str, ...]:
+    """The attributes of a generated class in schema order: the keyword-only parameters
+    of its `__init__` (its `__slots__` are sorted)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        code = getattr(_init_of(cls), "__code__", None)
+        names = _FIELD_NAMES[cls] = code.co_varnames[1 : 1 + code.co_kwonlyargcount] if code is not None else ()
+    return names
+
+
+class _DataclassFields:
+    """`__dataclass_fields__` of a generated class, made on first use from its `__init__`
+    (keyword-only parameters, annotations, defaults), so that `dataclasses.fields`,
+    `replace`, `asdict` and `is_dataclass` see the class as `@dataclass` would have made it."""
+
+    def __get__(self, instance: object, owner: type) -> dict[str, Any]:
+        import dataclasses
+
+        init = _init_of(owner)
+        defaults = getattr(init, "__kwdefaults__", None) or {}
+        annotations = getattr(init, "__annotations__", {})
+
+        def field(name: str) -> Any:
+            if name == "unknown_properties":
+                return dataclasses.field(default_factory=dict)
+            return dataclasses.field(default=defaults[name]) if name in defaults else dataclasses.field()
+
+        spec = [(name, annotations.get(name, Any), field(name)) for name in field_names(owner)]
+        made = dataclasses.make_dataclass(owner.__name__, spec, kw_only=True)
+        fields = {item.name: item for item in dataclasses.fields(made)}
+        if "__dataclass_fields__" not in vars(owner):  # cached on the class, never on Model
+            type.__setattr__(owner, "__dataclass_fields__", fields)
+        return fields
+
+
 class Model:
-    """Base of every generated object class."""
+    """Base of every generated object class: what `@dataclass(slots=True, kw_only=True)`
+    would add beyond the `__slots__` and `__init__` each class writes out (`==`, `repr`,
+    unhashable, and `dataclasses.fields`/`replace`/`asdict` through `__dataclass_fields__`,
+    built on first use), and the JSON methods."""
 
     __slots__ = ()
+    __match_args__: ClassVar[tuple[str, ...]] = ()
+    # Set on every class when the codec module is imported (see `codec`).
     _acp_decode: ClassVar[Callable[..., Any]]
     _acp_encode: ClassVar[Callable[[Any], dict[str, Any]]]
+    if TYPE_CHECKING:
+        __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
+    else:
+        __dataclass_fields__ = _DataclassFields()
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        names = field_names(type(self))
+        return [getattr(self, name) for name in names] == [getattr(other, name) for name in names]
+
+    @reprlib.recursive_repr()
+    def __repr__(self) -> str:
+        values = ", ".join(f"{name}={getattr(self, name)!r}" for name in field_names(type(self)))
+        return f"{type(self).__qualname__}({values})"
 
     @classmethod
     def from_dict(cls: type[M], data: Any, *, strict: bool = False, on_salvage: SalvageCallback | None = None) -> M:
@@ -270,6 +336,43 @@ class Model:
 
     def to_json(self) -> str:
         return dump_json(self.to_dict())
+
+
+def _decode_on_first_use(data: Any, ctx: Context, path: Path, cls: type[Model]) -> Any:
+    codec()
+    if cls._acp_decode is _decode_on_first_use:
+        raise TypeError(f"{cls.__name__} is not a type of this package")
+    return cls._acp_decode(data, ctx, path, cls)
+
+
+def _encode_on_first_use(value: Model) -> dict[str, Any]:
+    codec()
+    if type(value)._acp_encode is _encode_on_first_use:
+        raise TypeError(f"{type(value).__name__} is not a type of this package")
+    return type(value)._acp_encode(value)
+
+
+Model._acp_decode = _decode_on_first_use
+Model._acp_encode = _encode_on_first_use
+
+
+def is_generated(cls: type[Model]) -> bool:
+    """Whether the codec knows `cls` (a generated class or a subclass of one)."""
+    return cls._acp_decode is not _decode_on_first_use
+
+
+_codec_module: Any = None
+
+
+def codec() -> Any:
+    """The package's `_codec` module (decoders, encoders, `decode`), imported on first
+    use: importing the types does not compile or run the codec."""
+    global _codec_module
+    if _codec_module is None:
+        from . import _codec
+
+        _codec_module = _codec
+    return _codec_module
 
 
 M = TypeVar("M", bound=Model)
