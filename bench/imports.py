@@ -9,12 +9,15 @@ sources with no `__pycache__`, `-B` so none is written: every run compiles). Als
 times `import acp_v2` followed by the first decode, which loads the codec the
 import defers. Prints Markdown: medians of several interleaved passes, ratios to
 datamodel-codegen in the same mode, and the lines of each module of the package.
+`--before DIR` times another build of the package too (DIR holds its `acp_v2/`), e.g.
+the previous release: `git archive <commit> generated/acp_v2 | tar -x -C /tmp/before`.
 
-    .venv/bin/python bench/imports.py
+    .venv/bin/python bench/imports.py [--before /tmp/before/generated]
 """
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import statistics
 import subprocess
@@ -51,10 +54,9 @@ def generate_dmc(directory: Path) -> None:
     subprocess.run(command, check=True, capture_output=True)
 
 
-def sources(directory: Path) -> None:
-    """Copy both modules' sources into `directory` (no bytecode)."""
-    directory.mkdir()
-    shutil.copytree(PACKAGE, directory / "acp_v2", ignore=shutil.ignore_patterns("__pycache__"))
+def sources(package: Path, directory: Path) -> None:
+    """Copy the sources of `package` into `directory` (no bytecode)."""
+    shutil.copytree(package, directory / "acp_v2", ignore=shutil.ignore_patterns("__pycache__"))
 
 
 def import_seconds(directory: Path, module: str, after: str = "") -> float:
@@ -65,27 +67,30 @@ def import_seconds(directory: Path, module: str, after: str = "") -> float:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", type=Path, help="a directory holding another build's acp_v2/")
+    before = parser.parse_args().before
+    packages = {"acp_v2": PACKAGE} | ({"acp_v2 before": before / "acp_v2"} if before else {})
     with tempfile.TemporaryDirectory() as tmp:
-        compiled, plain = Path(tmp) / "compiled", Path(tmp) / "plain"
-        for directory in (compiled, plain):
-            sources(directory)
-        generate_dmc(compiled)
-        shutil.copy2(compiled / f"{DMC_MODULE}.py", plain)
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(compiled)], check=True)
-        cases = {
-            ("acp_v2", True): (compiled, "acp_v2", ""),
-            ("datamodel-codegen", True): (compiled, DMC_MODULE, ""),
-            ("acp_v2, then a first decode", True): (compiled, "acp_v2", FIRST_DECODE),
-            ("acp_v2", False): (plain, "acp_v2", ""),
-            ("datamodel-codegen", False): (plain, DMC_MODULE, ""),
-            ("acp_v2, then a first decode", False): (plain, "acp_v2", FIRST_DECODE),
-        }
+        cases: dict[tuple[str, bool], tuple[Path, str, str]] = {}
+        generate_dmc(Path(tmp))
+        for pyc in (True, False):
+            mode = Path(tmp) / ("compiled" if pyc else "plain")
+            mode.mkdir()
+            shutil.copy2(Path(tmp) / f"{DMC_MODULE}.py", mode)
+            for index, (name, package) in enumerate(packages.items()):
+                sources(package, mode / str(index))
+                cases[(name, pyc)] = (mode / str(index), "acp_v2", "")
+                cases[(f"{name}, then a first decode", pyc)] = (mode / str(index), "acp_v2", FIRST_DECODE)
+            cases[("datamodel-codegen", pyc)] = (mode, DMC_MODULE, "")
+            if pyc:
+                subprocess.run([sys.executable, "-m", "compileall", "-q", str(mode)], check=True)
         times: dict[tuple[str, bool], list[float]] = {case: [] for case in cases}
         for number in range(PASSES):
             print(f"pass {number + 1}/{PASSES} ...", file=sys.stderr)
             for case, (directory, module, after) in cases.items():
                 times[case].append(import_seconds(directory, module, after))
-        if any((plain / "acp_v2").rglob("__pycache__")):
+        if any((Path(tmp) / "plain").rglob("__pycache__")):
             raise SystemExit("bytecode was written to the uncompiled copy: the figures without .pyc are wrong")
     median = {case: statistics.median(runs) * 1000 for case, runs in times.items()}
 
@@ -97,7 +102,7 @@ def main() -> None:
         if name != "datamodel-codegen":
             ratio = ms / median[("datamodel-codegen", pyc)]
             cells[3] = f"{ratio:.2f}x"
-            if name == "acp_v2":
+            if name in packages:
                 cells[4] = f"<= {TARGETS[pyc]}x"
                 cells[5] = "yes" if ratio <= TARGETS[pyc] else "**no**"
         print(f"| {' | '.join(cells)} |")
