@@ -9,7 +9,7 @@ import pytest
 
 from generator.errors import GenerationError
 from generator.ir import Method, Module, ObjectType
-from generator.render import Queries, docstring, peer, python_literal, string_block
+from generator.render import Queries, docstring, names_in_code, natural_sorted, peer, python_literal, string_block
 from tests.helpers import FIXTURES, generate_package, import_package
 
 HOSTILE = json.loads((FIXTURES / "hostile.json").read_text())
@@ -29,6 +29,26 @@ def test_docstrings_evaluate_to_the_text_laid_out_as_black_does():
     for text in ['ends with a quote"', 'triple """ inside', "trailing backslash \\", "nul\0 and \u2028 in the middle"]:
         assert ast.literal_eval(docstring(text, 4)).strip() == text
     assert ast.literal_eval(docstring("first\n  second\n  third", 4)) == "first\n    second\n    third"
+
+
+def test_a_module_imports_the_names_its_code_uses_but_not_those_in_strings_or_comments():
+    units = [
+        'def f(x: Foo) -> Bar:\n    """Baz, Qux."""\n    return cast(Bar, x)  # Quux\n',
+        'TABLE = {"Baz": Corge}\n',
+    ]
+    candidates = ["Foo", "Bar", "Baz", "Qux", "Quux", "Corge", "Unused"]
+    assert names_in_code(units, candidates) == ["Bar", "Corge", "Foo"]
+
+
+def test_slots_are_sorted_as_ruff_sorts_them():
+    assert natural_sorted(["f_10", "f_2", "b", "a_b", "aB", "unknown_properties"]) == [
+        "aB",
+        "a_b",
+        "b",
+        "f_2",
+        "f_10",
+        "unknown_properties",
+    ]
 
 
 def test_hostile_schema_text_stays_data(tmp_path):

@@ -269,6 +269,8 @@ class _DataclassFields:
     `replace`, `asdict` and `is_dataclass` see the class as `@dataclass` would have made it."""
 
     def __get__(self, instance: object, owner: type) -> dict[str, Any]:
+        if "__dataclass_fields__" in vars(owner):  # Model itself, which is no dataclass
+            raise AttributeError("__dataclass_fields__")
         import dataclasses
 
         init = _init_of(owner)
@@ -283,8 +285,7 @@ class _DataclassFields:
         spec = [(name, annotations.get(name, Any), field(name)) for name in field_names(owner)]
         made = dataclasses.make_dataclass(owner.__name__, spec, kw_only=True)
         fields = {item.name: item for item in dataclasses.fields(made)}
-        if "__dataclass_fields__" not in vars(owner):  # cached on the class, never on Model
-            type.__setattr__(owner, "__dataclass_fields__", fields)
+        type.__setattr__(owner, "__dataclass_fields__", fields)  # made once per class
         return fields
 
 

@@ -1360,14 +1360,14 @@ class ToolCallStatus(str, Enum):
 
     PENDING = "pending"
     """The tool call hasn't started running yet, for example because its input is
-streaming, it is awaiting approval, or it is scheduled to run later."""
+    streaming, it is awaiting approval, or it is scheduled to run later."""
 
     IN_PROGRESS = "in_progress"
     """The tool call is currently running."""
 
     PAUSED = "paused"
     """The tool call has started, is not running now, and will not continue until
-something resumes it. It may return to `in_progress` any number of times."""
+    something resumes it. It may return to `in_progress` any number of times."""
 
     COMPLETED = "completed"
     """The tool call completed successfully."""
@@ -2531,15 +2531,15 @@ class DiffPatchFormat(str, Enum):
     GIT_PATCH = "git_patch"
     """One or more `diff --git` sections in Git's `--patch` (`-p`) text format.
 
-Unlike Git, which writes paths relative to the repository root, every
-path MUST be absolute, including in `rename from`, `rename to`,
-`copy from`, and `copy to` lines, and MUST NOT have a prefix such as
-Git's default `a/` and `b/`. Otherwise paths follow Git: `/dev/null`
-names the missing side of an added or deleted file in the `---` and
-`+++` lines, and paths with unusual characters are quoted as Git quotes
-them. Each path, once unquoted, is the same native absolute path string as
-the matching `changes` entry. Surrounding commit metadata and email envelopes MUST NOT be
-included."""
+    Unlike Git, which writes paths relative to the repository root, every
+    path MUST be absolute, including in `rename from`, `rename to`,
+    `copy from`, and `copy to` lines, and MUST NOT have a prefix such as
+    Git's default `a/` and `b/`. Otherwise paths follow Git: `/dev/null`
+    names the missing side of an added or deleted file in the `---` and
+    `+++` lines, and paths with unusual characters are quoted as Git quotes
+    them. Each path, once unquoted, is the same native absolute path string as
+    the matching `changes` entry. Surrounding commit metadata and email envelopes MUST NOT be
+    included."""
 
 
 class ToolCallLocation(Model):
@@ -5772,7 +5772,7 @@ class AuthState(str, Enum):
 
     UNAUTHENTICATED = "unauthenticated"
     """The user needs to sign in. This includes credentials that are missing,
-expired, or known to be invalid."""
+    expired, or known to be invalid."""
 
     NOT_REQUIRED = "not_required"
     """No authentication is needed, for example because the agent uses a local model."""
@@ -6868,15 +6868,15 @@ class SessionStatus(str, Enum):
     OPEN = "open"
     """The Agent has the session in memory, for any connection.
 
-This does not mean the requesting connection is attached to it. A Client that did
-not create or resume the session on its own connection MUST still call
-`session/resume` before sending `session/prompt` or expecting
-`session/update` notifications."""
+    This does not mean the requesting connection is attached to it. A Client that did
+    not create or resume the session on its own connection MUST still call
+    `session/resume` before sending `session/prompt` or expecting
+    `session/update` notifications."""
 
     SAVED = "saved"
     """The Agent knows the session and can resume it, but does not have it in memory.
 
-The Client can call `session/resume` to start it."""
+    The Client can call `session/resume` to start it."""
 
 
 class RunningStateUpdate(Model):
@@ -7714,7 +7714,7 @@ class ErrorCode(int, Enum):
 
     PARSE_ERROR = -32700
     """**Parse error**: Invalid JSON was received by the server.
-An error occurred on the server while parsing the JSON text."""
+    An error occurred on the server while parsing the JSON text."""
 
     INVALID_REQUEST = -32600
     """**Invalid request**: The JSON sent is not a valid Request object."""
@@ -7730,7 +7730,7 @@ An error occurred on the server while parsing the JSON text."""
 
     REQUEST_CANCELLED = -32800
     """**Request cancelled**: Execution of the method was aborted either due to a cancellation request from the caller or
-because of resource constraints or shutdown."""
+    because of resource constraints or shutdown."""
 
     AUTHENTICATION_REQUIRED = -32000
     """**Authentication required**: Authentication is required before this operation can be performed."""
@@ -7740,7 +7740,7 @@ because of resource constraints or shutdown."""
 
     UNSUPPORTED_PROTOCOL_VERSION = -32022
     """**Unsupported protocol version**: No protocol version supported by the Agent is at or below the requested version.
-The error data is an [`UnsupportedProtocolVersionErrorData`]."""
+    The error data is an [`UnsupportedProtocolVersionErrorData`]."""
 
 
 class UnsupportedProtocolVersionErrorData(Model):
@@ -11701,20 +11701,20 @@ class SystemPromptMode(str, Enum):
     APPEND = "append"
     """Add the content to the Agent's own instructions rather than replacing them.
 
-Every Agent that advertises `session.systemPrompt` supports this mode.
-Agents SHOULD give the content system-level precedence, for example in the
-model's system prompt or developer instructions rather than in user-turn
-content. Where it is placed and how it is formatted is implementation-defined."""
+    Every Agent that advertises `session.systemPrompt` supports this mode.
+    Agents SHOULD give the content system-level precedence, for example in the
+    model's system prompt or developer instructions rather than in user-turn
+    content. Where it is placed and how it is formatted is implementation-defined."""
 
     OVERRIDE = "override"
     """Replace the Agent's built-in default instructions with the content.
 
-This does not change tool availability, MCP servers, permissions, or session
-configuration. Context the Agent supplies from the workspace or environment
-MAY still be included. Clients that use this mode take responsibility for any
-tool guidance or safety instructions the Agent's default instructions
-provided, and MUST only use it when the Agent advertises
-`session.systemPrompt.mode.override`."""
+    This does not change tool availability, MCP servers, permissions, or session
+    configuration. Context the Agent supplies from the workspace or environment
+    MAY still be included. Clients that use this mode take responsibility for any
+    tool guidance or safety instructions the Agent's default instructions
+    provided, and MUST only use it when the Agent advertises
+    `session.systemPrompt.mode.override`."""
 
 
 class ListSessionsRequest(Model):
