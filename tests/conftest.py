@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.helpers import FIXTURES, generate_package, import_package
+from tests.helpers import FIXTURES, generate_package, import_package, ir_of
 
 # `too_slow` measures wall-clock time, which on a shared 2-core machine (and under
 # pytest-xdist) says more about the neighbours than about the strategies: a
@@ -21,3 +21,9 @@ def rules_pkg(tmp_path_factory: pytest.TempPathFactory):
     out = tmp_path_factory.mktemp("rules")
     generate_package(FIXTURES / "rules.json", out, "rules_pkg")
     return import_package(out, "rules_pkg")
+
+
+@pytest.fixture(scope="session")
+def rules(tmp_path_factory: pytest.TempPathFactory):
+    """The IR of tests/fixtures/rules.json, by type name."""
+    return ir_of(FIXTURES / "rules.json", tmp_path_factory.mktemp("ir")).by_name()

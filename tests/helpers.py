@@ -9,7 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from generator.ir import Module
+import pytest
+
+from generator.errors import GenerationError
+from generator.ir import Field, Module, ObjectType
 from generator.output import write_package
 from generator.pipeline import build_ir, generate
 
@@ -30,6 +33,18 @@ def ir_of(schema: dict | Path, tmp_path: Path) -> Module:
         path.write_text(json.dumps(schema))
         schema = path
     return build_ir(schema, "pkg", ROOT)
+
+
+def error_for(schema: dict, tmp_path: Path) -> GenerationError:
+    """The GenerationError that building the IR of `schema` raises."""
+    with pytest.raises(GenerationError) as caught:
+        ir_of(schema, tmp_path)
+    return caught.value
+
+
+def fields(obj: ObjectType) -> dict[str, Field]:
+    """An object type's fields by wire name."""
+    return {item.wire_name: item for item in obj.fields}
 
 
 def generate_package(schema: Path, out: Path, package: str) -> Path:

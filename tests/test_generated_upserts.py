@@ -231,17 +231,6 @@ def test_only_upsert_types_merge():
         acp.merge(None, acp.TerminalSize(cols=1, rows=1))
 
 
-def test_generate_warns_about_upserts_missing_from_the_configuration(tmp_path):
-    from dataclasses import replace
-
-    options = replace(
-        CONFIG.options, upserts={k: v for k, v in CONFIG.options.upserts.items() if k != "TerminalUpdate"}
-    )
-    warnings = build_ir(V2_SCHEMA, "acp_v2", ROOT, options).warnings
-    assert len(warnings) == 1 and warnings[0].startswith("TerminalUpdate (#/$defs/TerminalUpdate)")
-    assert MODULE.warnings == ()
-
-
 # --- properties ----------------------------------------------------------------
 
 UPSERTS = sorted(named.name for named in MODULE.types if getattr(named, "upsert", None))
