@@ -273,9 +273,12 @@ class _DataclassFields:
             raise AttributeError("__dataclass_fields__")
         import dataclasses
 
-        init = _init_of(owner)
-        defaults = getattr(init, "__kwdefaults__", None) or {}
-        annotations = getattr(init, "__annotations__", {})
+        defaults = getattr(_init_of(owner), "__kwdefaults__", None) or {}
+        annotations = {
+            name: annotation
+            for klass in reversed(owner.__mro__)
+            for name, annotation in vars(klass).get("__annotations__", {}).items()
+        }
 
         def field(name: str) -> Any:
             if name == "unknown_properties":
@@ -340,6 +343,7 @@ class Model:
 
 
 def _decode_on_first_use(data: Any, ctx: Context, path: Path, cls: type[Model]) -> Any:
+    """`Model._acp_decode` until the codec gives each class its own: imports the codec, then decodes."""
     codec()
     if cls._acp_decode is _decode_on_first_use:
         raise TypeError(f"{cls.__name__} is not a type of this package")
@@ -347,6 +351,7 @@ def _decode_on_first_use(data: Any, ctx: Context, path: Path, cls: type[Model]) 
 
 
 def _encode_on_first_use(value: Model) -> dict[str, Any]:
+    """`Model._acp_encode` until the codec gives each class its own: imports the codec, then encodes."""
     codec()
     if type(value)._acp_encode is _encode_on_first_use:
         raise TypeError(f"{type(value).__name__} is not a type of this package")
