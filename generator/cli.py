@@ -12,8 +12,9 @@ import time
 from pathlib import Path
 
 from generator import cache, ir, project, schema_source
+from generator.changelog import FORMATS, format_markdown, format_text
 from generator.config import Config, find_root, load_config
-from generator.diff import FORMATS, diff_modules, format_markdown, format_text
+from generator.diff import diff_modules
 from generator.errors import GenerationError
 from generator.manifest import manifest_path
 from generator.output import compare, write_beside, write_manifest, write_package

@@ -32,34 +32,25 @@ path types): only what the schema decides.
 from __future__ import annotations
 
 import dataclasses
-import itertools
-import json
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass
 
+from generator.exprs import bounds, breaking, narrowed, normal, show
 from generator.ir import (
     Alias,
-    AnyValue,
-    Checked,
     Checks,
     EnumMember,
     EnumType,
     Field,
-    JsonObject,
-    ListOf,
-    MapOf,
     Module,
     NamedType,
-    Nullable,
     ObjectType,
     Primitive,
-    Ref,
     Route,
     TypeExpr,
     UnionType,
     Variant,
 )
 
-NO_CHANGES = "no API changes"
 KINDS = {ObjectType: "object", EnumType: "enum", UnionType: "union", Alias: "alias"}
 UNKNOWN_PROPERTIES = {
     "keep": "kept in unknown_properties",
@@ -287,11 +278,11 @@ def _compare_unions(old: UnionType, new: UnionType, renames: dict[str, str]) -> 
 
 
 def _variant_key(variant: Variant, renames: dict[str, str]) -> object:
-    return ("tag", variant.tag) if variant.tag is not None else ("type", _normal(variant.type, renames))
+    return ("tag", variant.tag) if variant.tag is not None else ("type", normal(variant.type, renames))
 
 
 def _describe_variant(variant: Variant) -> str:
-    shown = _show(variant.type)
+    shown = show(variant.type)
     return f"variant {shown}" if variant.tag is None else f"variant {variant.tag!r} ({shown})"
 
 
@@ -312,134 +303,11 @@ def _compare_exprs(
     name: str, prefix: str, label: str, old: TypeExpr, new: TypeExpr, renames: dict[str, str]
 ) -> list[Change]:
     """A changed type, or changed bounds of the same primitive (only narrowing breaks)."""
-    old, new = _normal(old, renames), _normal(new, {})
+    old, new = normal(old, renames), normal(new, {})
     if old == new:
         return []
     if isinstance(old, Primitive) and isinstance(new, Primitive) and old.kind == new.kind:
-        narrowed = _narrowed(old, new)
-        message = f"{label} bounds {_bounds(old)} → {_bounds(new)} ({'narrowed' if narrowed else 'widened'})"
-        return [Change(name, f"{prefix}-bounds", narrowed, message)]
-    return [Change(name, f"{prefix}-type", _breaking(old, new), f"{label} type {_show(old)} → {_show(new)}")]
-
-
-def _normal(expr: TypeExpr, renames: dict[str, str]) -> TypeExpr:
-    """`expr` as compared: renamed types under their new name, `format` dropped."""
-    if isinstance(expr, Primitive):
-        return replace(expr, format=None)
-    if isinstance(expr, Ref):
-        return Ref(renames.get(expr.name, expr.name))
-    if isinstance(expr, ListOf):
-        return replace(expr, item=_normal(expr.item, renames))
-    if isinstance(expr, MapOf):
-        return MapOf(_normal(expr.value, renames))
-    if isinstance(expr, Nullable):
-        return Nullable(_normal(expr.inner, renames))
-    return expr
-
-
-def _breaking(old: TypeExpr, new: TypeExpr) -> bool:
-    """Whether a type change breaks: only looser bounds and list rules, at any depth, do not."""
-    if old == new:
-        return False
-    if isinstance(old, Primitive) and isinstance(new, Primitive) and old.kind == new.kind:
-        return _narrowed(old, new)
-    if isinstance(old, ListOf) and isinstance(new, ListOf):
-        stricter = (new.min_items or 0) > (old.min_items or 0) or (
-            old.skip_invalid_items and not new.skip_invalid_items
-        )
-        return stricter or _breaking(old.item, new.item)
-    if isinstance(old, MapOf) and isinstance(new, MapOf):
-        return _breaking(old.value, new.value)
-    if isinstance(old, Nullable) and isinstance(new, Nullable):
-        return _breaking(old.inner, new.inner)
-    return True
-
-
-def _narrowed(old: Primitive, new: Primitive) -> bool:
-    """Whether `new` rejects a value `old` accepts (a missing bound is no bound)."""
-    inf = float("inf")
-    low = (new.minimum if new.minimum is not None else -inf) > (old.minimum if old.minimum is not None else -inf)
-    high = (new.maximum if new.maximum is not None else inf) < (old.maximum if old.maximum is not None else inf)
-    return low or high or (new.min_length or 0) > (old.min_length or 0)
-
-
-def _bounds(expr: Primitive) -> str:
-    parts = []
-    if expr.minimum is not None or expr.maximum is not None:
-        low = "" if expr.minimum is None else expr.minimum
-        high = "" if expr.maximum is None else expr.maximum
-        parts.append(f"{low}..{high}")
-    if expr.min_length:
-        parts.append(f"length >= {expr.min_length}")
-    return ", ".join(parts) or "none"
-
-
-def _show(expr: TypeExpr) -> str:
-    """A type expression as its Python annotation, with the bounds it validates."""
-    if isinstance(expr, Primitive):
-        shown = "None" if expr.kind == "none" else expr.kind
-        bounds = _bounds(expr)
-        return shown if bounds == "none" else f"{shown}({bounds})"
-    if isinstance(expr, Ref):
-        return expr.name
-    if isinstance(expr, ListOf):
-        rules = [f"min {expr.min_items}"] * bool(expr.min_items) + ["skip invalid"] * expr.skip_invalid_items
-        return f"list[{_show(expr.item)}]" + (f"({', '.join(rules)})" if rules else "")
-    if isinstance(expr, MapOf):
-        return f"dict[str, {_show(expr.value)}]"
-    if isinstance(expr, Nullable):
-        return f"{_show(expr.inner)} | None"
-    if isinstance(expr, JsonObject):
-        return "dict[str, Any]"
-    if isinstance(expr, Checked):
-        return f"{_show(expr.inner)}(checked)"
-    assert isinstance(expr, AnyValue)
-    return "Any"
-
-
-# --- output formats -----------------------------------------------------------
-
-
-def summary(changes: list[Change]) -> str:
-    breaking = sum(change.breaking for change in changes)
-    return f"{breaking} breaking, {len(changes) - breaking} compatible changes"
-
-
-def _by_type(changes: list[Change]) -> list[tuple[str, list[Change]]]:
-    ordered = sorted(changes, key=lambda change: change.type)
-    return [(name, list(group)) for name, group in itertools.groupby(ordered, key=lambda change: change.type)]
-
-
-def format_text(changes: list[Change]) -> str:
-    if not changes:
-        return NO_CHANGES
-    lines = []
-    for name, group in _by_type(changes):
-        lines.append(name)
-        lines += [f"  {'BREAKING' if change.breaking else 'compatible'}: {change.message}" for change in group]
-    return "\n".join([*lines, "", summary(changes)])
-
-
-def format_markdown(changes: list[Change], level: int = 2) -> str:
-    """`## TypeName` sections (`level` sets the heading depth) of bullet lines."""
-    if not changes:
-        return NO_CHANGES
-    sections = []
-    for name, group in _by_type(changes):
-        bullets = [f"- {'**BREAKING** ' if change.breaking else ''}{change.message}" for change in group]
-        sections.append("\n".join([f"{'#' * level} {name}", "", *bullets]))
-    return "\n\n".join([*sections, summary(changes)])
-
-
-def format_json(changes: list[Change]) -> str:
-    """Always a JSON object, even without changes (then with an empty list)."""
-    breaking = sum(change.breaking for change in changes)
-    data = {
-        "changes": [asdict(change) for change in changes],
-        "breaking": breaking,
-        "compatible": len(changes) - breaking,
-    }
-    return json.dumps(data, indent=2, ensure_ascii=False)
-
-
-FORMATS = {"text": format_text, "markdown": format_markdown, "json": format_json}
+        narrower = narrowed(old, new)
+        message = f"{label} bounds {bounds(old)} → {bounds(new)} ({'narrowed' if narrower else 'widened'})"
+        return [Change(name, f"{prefix}-bounds", narrower, message)]
+    return [Change(name, f"{prefix}-type", breaking(old, new), f"{label} type {show(old)} → {show(new)}")]

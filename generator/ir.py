@@ -50,6 +50,14 @@ class ListOf:
 
 
 @dataclass(frozen=True)
+class TupleOf:
+    """A JSON array of exactly `len(items)` items, item i of type `items[i]`: `prefixItems`
+    closed by `items: false` or `maxItems`, with `minItems` as many."""
+
+    items: tuple[TypeExpr, ...]
+
+
+@dataclass(frozen=True)
 class Ref:
     """A named type of the module (object, enum, union or alias)."""
 
@@ -143,7 +151,7 @@ class Checked:
     checks: Checks
 
 
-TypeExpr = Primitive | AnyValue | JsonObject | MapOf | ListOf | Ref | Nullable | Checked
+TypeExpr = Primitive | AnyValue | JsonObject | MapOf | ListOf | TupleOf | Ref | Nullable | Checked
 
 # --- named types --------------------------------------------------------------
 
@@ -274,7 +282,7 @@ class UnionType:
 
 @dataclass(frozen=True)
 class Alias:
-    """A `$defs` name for another type: a `NewType` for primitives, lists and
+    """A `$defs` name for another type: a `NewType` for primitives, lists, tuples and
     free-form objects, a plain alias for named types and nullable ones."""
 
     name: str
@@ -286,7 +294,7 @@ class Alias:
     @property
     def newtype(self) -> bool:
         target = self.target.inner if isinstance(self.target, Checked) else self.target
-        return isinstance(target, (Primitive, ListOf, MapOf, JsonObject))
+        return isinstance(target, (Primitive, ListOf, TupleOf, MapOf, JsonObject))
 
 
 NamedType = ObjectType | EnumType | UnionType | Alias

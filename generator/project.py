@@ -20,7 +20,8 @@ from generator import __version__, schema_source
 from generator.config import Config
 from generator.errors import GenerationError
 from generator.ir import Module
-from generator.render import TEMPLATES, comment_safe
+from generator.literals import comment_safe
+from generator.render import TEMPLATES
 
 FILE = "pyproject.toml"
 TEMPLATE = "pyproject.toml.jinja"

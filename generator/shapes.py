@@ -24,6 +24,7 @@ from generator.ir import (
     Primitive,
     Ref,
     Route,
+    TupleOf,
     TypeExpr,
 )
 from generator.load import Node, Schema
@@ -155,7 +156,7 @@ class Shapes:
             return scalars.primitive(node, scalars.PRIMITIVE_KINDS[json_type])
         if json_type == "array":
             if "prefixItems" in node.keywords:
-                return ListOf(AnyValue()), set()
+                return self.array_of_prefix_items(node, hint)
             items = node.child("items")
             min_items = keywords.count(node, "minItems")
             return ListOf(
@@ -171,6 +172,17 @@ class Shapes:
                 return JsonObject(), {"additionalProperties"}
             return MapOf(self.expr(values, hint + "Value")), {"additionalProperties"}
         raise GenerationError(f"{node.pointer}/type", f"unknown type {json_type!r}")
+
+    def array_of_prefix_items(self, node: Node, hint: str) -> tuple[TypeExpr, set[str]]:
+        """A tuple when `prefixItems` fixes the length (`minItems` as many, and `items: false`
+        or `maxItems` as many); otherwise any list, the keywords left to the checks."""
+        prefix = node.children("prefixItems")
+        most = keywords.count(node, "maxItems")
+        closed = (node.value("items") is False and (most is None or most >= len(prefix))) or most == len(prefix)
+        if keywords.count(node, "minItems") != len(prefix) or not closed:
+            return ListOf(AnyValue()), set()
+        items = [self.expr(item, naming.class_name(hint, "item", str(index))) for index, item in enumerate(prefix)]
+        return TupleOf(tuple(items)), {"prefixItems", "items", "minItems", "maxItems"}
 
     def checks(
         self, node: Node, used: Iterable[str], hint: str, *, also: Iterable[Node] = (), required: Iterable[str] = ()

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from generator import cli, schema_source
-from generator.diff import Change, diff_modules, format_markdown, format_text
+from generator.changelog import format_markdown, format_text
+from generator.diff import Change, diff_modules
 from generator.ir import Module
 from tests.helpers import FIXTURES, ir_of, run_cli
 
