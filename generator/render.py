@@ -281,7 +281,6 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
     env = environment(queries)
     context = base_context(module, queries, versions)
     files = {
-        "__init__.py": [env.get_template("init.py.jinja").render(context)],
         "_runtime.py": [env.get_template("runtime.py.jinja").render(context)],
         "models.py": model_units(env, context),
         "_codec.py": codec_units(env, module, queries, context),
@@ -296,4 +295,8 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
     if context["connection_exported"]:
         template = env.get_template("connection.py.jinja")
         files["connection.py"] = [template.render(connection_context(module, queries, context))]
-    return files
+    # `import package` runs _runtime.py and models.py; the other modules wait for first use.
+    lazy_modules = [name.removesuffix(".py") for name in sorted(files) if name.endswith(".py")]
+    lazy_modules = [name for name in lazy_modules if name not in ("_runtime", "models")]
+    init = env.get_template("init.py.jinja").render({**context, "lazy_modules": lazy_modules})
+    return {"__init__.py": [init], **files}

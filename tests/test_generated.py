@@ -54,6 +54,8 @@ def test_importing_the_package_imports_the_types_only():
     }
     assert "acp_v2._codec" in imported_modules("import acp_v2; acp_v2.decode('SessionId', 's')")
     assert "acp_v2.connection" in imported_modules("from acp_v2 import Agent")
+    assert "acp_v2.rpc" in imported_modules("import acp_v2; acp_v2.rpc.Request")  # a module as an attribute
+    assert "acp_v2._codec" not in imported_modules("import acp_v2; dir(acp_v2)")
 
 
 def test_exposes_every_def_and_no_numbered_names():
