@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import decimal
 import json
-import logging
 import math
 import re
 import reprlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from enum import Enum, EnumMeta
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeAlias, TypeVar
 
@@ -33,7 +31,8 @@ __all__ = [
     "Undefined",
 ]
 
-logger = logging.getLogger("acp_v2")
+LOGGER: Final = "acp_v2"
+"""The logger that lenient decoding reports salvages to (`logging` is imported on the first)."""
 
 
 class _UndefinedType(EnumMeta):
@@ -164,14 +163,46 @@ class DecodeError(ValueError):
         return type(self), (self.path, self.expected, self.found), {"code": self.code}
 
 
-@dataclass(frozen=True)
 class Salvage:
     """An invalid value that lenient decoding replaced by its default or skipped,
-    as the schema's `x-deserialize-*` hints allow."""
+    as the schema's `x-deserialize-*` hints allow.
 
+    Immutable, compared and hashed by value, picklable: what `@dataclass(frozen=True)`
+    made, written out (importing `dataclasses` would double the package's import time)."""
+
+    __slots__ = ("error", "path", "reason")
+    __match_args__ = ("path", "reason", "error")
     path: str
     reason: str
     error: DecodeError
+
+    def __init__(self, path: str, reason: str, error: DecodeError) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "error", error)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: Salvage is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}: Salvage is immutable")
+
+    def _values(self) -> tuple[str, str, DecodeError]:
+        return (self.path, self.reason, self.error)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Salvage) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return f"Salvage(path={self.path!r}, reason={self.reason!r}, error={self.error!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return Salvage, self._values()
 
 
 SalvageCallback = Callable[[Salvage], None]
@@ -207,7 +238,9 @@ class Context:
         if self.on_salvage is not None:
             report = Salvage(error.path, f"{action}: {error}", error)
             self.on_salvage(report)
-        logger.warning("%s; %s", error, action)
+        import logging
+
+        logging.getLogger(LOGGER).warning("%s; %s", error, action)
         return default
 
     def skip(self, error: DecodeError) -> None:
