@@ -899,7 +899,7 @@ __all__ = [
 ]
 
 # The modules imported on first use, and the public names they define.
-_LAZY_MODULES = frozenset(
+_LAZY_MODULES: frozenset[str] = frozenset(
     [
         "_builders",
         "_codec",
@@ -908,7 +908,7 @@ _LAZY_MODULES = frozenset(
         "upserts",
     ]
 )
-_DEFINED_IN = {
+_DEFINED_IN: dict[str, str] = {
     "DEFAULT_LIMIT": "connection",
     "Agent": "connection",
     "AgentSideConnection": "connection",
