@@ -3,8 +3,11 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+LINT_STEPS := lint-ruff lint-format lint-mypy lint-mypy-generated
+# Parallel steps print their output whole when they end (GNU make 4+; 3.81 interleaves lines).
+PARALLEL := -j $(if $(filter 3.%,$(MAKE_VERSION)),,--output-sync=target)
 
-.PHONY: generate check lint test interop update-schema bench bench-gen bench-rpc bench-import clean
+.PHONY: generate check lint $(LINT_STEPS) test interop update-schema bench bench-gen bench-rpc bench-import clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,16 +21,26 @@ check: $(STAMP)
 	$(PY) -m generator check
 
 # Style and types of the generator, tests and benchmarks, and types of the generated package.
-# (The README's examples are type-checked by tests/test_readme.py.)
+# (The README's examples are type-checked by tests/test_readme.py.) The steps are independent:
+# they run in parallel.
 lint: $(STAMP)
+	@$(MAKE) --no-print-directory $(PARALLEL) $(LINT_STEPS)
+
+lint-ruff: $(STAMP)
 	$(PY) -m ruff check generator tests bench
+
+lint-format: $(STAMP)
 	$(PY) -m ruff format --check generator tests bench
+
+lint-mypy: $(STAMP)
 	$(PY) -m mypy --strict generator
+
+lint-mypy-generated: $(STAMP)
 	cd generated && ../$(PY) -m mypy --strict --cache-dir ../.cache/mypy-generated acp_v2
 
+# The drift check and the lint steps in parallel, then the whole suite (pytest-xdist, a worker per core).
 test: $(STAMP)
-	$(PY) -m generator check
-	$(MAKE) --no-print-directory lint
+	@$(MAKE) --no-print-directory $(PARALLEL) check $(LINT_STEPS)
 	$(PY) -m pytest -n auto
 
 # acp_v2 against the official TypeScript SDK (node + npm; the SDK goes to interop/node_modules).

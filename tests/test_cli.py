@@ -15,21 +15,39 @@ from pathlib import Path
 
 import pytest
 
+from generator import cache
 from generator import cli as cli_module
+from generator.manifest import proven_units
 from generator.output import ordinary_mode
 from tests.helpers import FIXTURES, ROOT, TEST_CACHES
 
 COPIED = ("pyproject.toml", "schema", "generator", "generated", ".cache")
 
 
+@pytest.fixture(scope="session")
+def committed_black_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A black cache of every unit of the committed package, as its format manifest proves
+    them: what `make generate` leaves once black has run, built without running black."""
+    directory = tmp_path_factory.mktemp("black-cache")
+    black_cache = cache.BlackCache(directory)
+    for key, text in proven_units(ROOT / "generated" / "acp_v2").items():
+        black_cache.put(key, text)
+    black_cache.save()
+    return directory / cache.BLACK_FILE
+
+
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
+def project(tmp_path: Path, committed_black_cache: Path) -> Path:
+    """A copy of the project whose black cache holds the committed units, so that generating
+    the package elsewhere (`--out`) or checking an edited file does not run black on all of it."""
     for name in COPIED:
         source = ROOT / name
         if source.is_dir():
             shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__", TEST_CACHES))
         elif source.exists():
             shutil.copy2(source, tmp_path / name)
+    (tmp_path / ".cache" / "acp-codegen").mkdir(parents=True, exist_ok=True)
+    shutil.copy(committed_black_cache, tmp_path / ".cache" / "acp-codegen" / cache.BLACK_FILE)
     return tmp_path
 
 
