@@ -7,7 +7,7 @@ LINT_STEPS := lint-ruff lint-format lint-mypy lint-mypy-generated
 # Parallel steps print their output whole when they end (GNU make 4+; 3.81 interleaves lines).
 PARALLEL := -j $(if $(filter 3.%,$(MAKE_VERSION)),,--output-sync=target)
 
-.PHONY: generate check lint $(LINT_STEPS) test interop update-schema bench bench-gen bench-rpc clean
+.PHONY: generate check lint $(LINT_STEPS) test interop update-schema bench bench-gen bench-rpc bench-import clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -61,6 +61,9 @@ bench-gen: $(STAMP)
 
 bench-rpc: $(STAMP)
 	$(PY) bench/rpc.py
+
+bench-import: $(STAMP)
+	$(PY) bench/imports.py
 
 clean:
 	rm -rf $(VENV) .cache

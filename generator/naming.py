@@ -60,9 +60,9 @@ CONNECTION_NAMES = (
     "run_agent",
     "spawn_agent_process",
 )
-# Other names the generated modules that import the types (models.py, rpc.py,
-# upserts.py, __init__.py) bind at module level; tests/test_naming.py checks
-# this list against a generated package.
+# Other names the generated modules that import the types (models.py, _codec.py,
+# _builders.py, rpc.py, upserts.py, __init__.py) bind at module level;
+# tests/test_naming.py checks this list against a generated package.
 PACKAGE_NAMES = frozenset(
     {
         "Any",
@@ -84,6 +84,7 @@ PACKAGE_NAMES = frozenset(
         "Protocol",
         "SHARED_SIDES",
         "Salvage",
+        "TYPE_CHECKING",
         "TypeAlias",
         "TypeVar",
         "UNDEFINED",
@@ -95,6 +96,7 @@ PACKAGE_NAMES = frozenset(
         "decode",
         "encode",
         "field",
+        "importlib",
         "merge",
         "os",
         "overload",
@@ -192,16 +194,22 @@ def builder_name(type_name: str) -> str:
     return type_name + "Builder"
 
 
+def builder_typevar_name(type_name: str) -> str:
+    """The TypeVar of a builder: the class `builder()` was called on (a subclass builds itself)."""
+    return f"_{type_name}T"
+
+
 def module_names(type_name: str, *, has_builder: bool) -> list[str]:
-    """Every module-level name a type defines in models.py (templates/macros/):
-    the type, its codec functions and tables, and for classes with a builder the
-    builder and its TypeVar. Container decoders (`_decode_list_of_str`) start
-    with a lowercase word, which type names never do."""
+    """Every module-level name a type defines (templates/macros/): the type in models.py,
+    its codec functions and tables in _codec.py, and for classes with a builder the
+    builder and its TypeVar in _builders.py (models.py imports them to annotate
+    `builder()`). Container decoders (`_decode_list_of_str`) start with a lowercase
+    word, which type names never do."""
     names = [type_name] + [
         prefix + type_name
         for prefix in ("_decode_", "_encode_", "_match_", "_KEYS_", "_MEMBERS_", "_VARIANTS_", "_TAGGED_")
     ]
-    return names + ([builder_name(type_name), f"_{type_name}T"] if has_builder else [])
+    return names + ([builder_name(type_name), builder_typevar_name(type_name)] if has_builder else [])
 
 
 def numbered(name: str) -> Iterator[str]:

@@ -7,11 +7,15 @@ modules need from `contexts`, and literals and docstrings from `literals`.
 
 from __future__ import annotations
 
+import io
+import re
+import tokenize
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
+from generator import naming
 from generator.contexts import (
     connection_context,
     connection_names,
@@ -29,6 +33,11 @@ from generator.pynamed import NamedQueries
 from generator.pytypes import Queries
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+
+def natural_sorted(names: list[str]) -> list[str]:
+    """`names` in ruff's natural order (code points, digit runs as numbers), as `__slots__` are kept."""
+    return sorted(names, key=lambda name: [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)])
 
 
 def block(text: str, width: int) -> str:
@@ -124,6 +133,7 @@ def environment(queries: Queries) -> jinja2.Environment:
         string_block=string_block,
         comment_safe=comment_safe,
         block=block,
+        natural_sorted=natural_sorted,
         py_type=queries.annotation,
         field=queries.field,
         decoding=queries.decoding,
@@ -177,6 +187,7 @@ def base_context(module: Module, queries: Queries, versions: dict[str, str]) -> 
             + list(connection),
             key=sort_key,
         ),
+        "builders": any(not obj.base for obj in objects),
         "rpc": rpc,
         "rpc_exported": sorted(RPC_NAMES, key=sort_key),
         "rpc_imported": sorted(RPC_NAMES, key=import_sort_key),
@@ -193,28 +204,75 @@ def base_context(module: Module, queries: Queries, versions: dict[str, str]) -> 
     }
 
 
-def model_units(env: jinja2.Environment, module: Module, queries: Queries, context: dict[str, Any]) -> list[str]:
-    """models.py as top-level units: classes first, then aliases and unions, then codecs."""
+def _macros(env: jinja2.Environment, name: str) -> Any:
+    return env.get_template(f"macros/{name}.jinja").module  # macros are attributes made at run time
 
-    def macros(name: str) -> Any:
-        return env.get_template(f"macros/{name}.jinja").module
 
-    objects, enums, unions, aliases, decoders, builders = (
-        macros(name) for name in ("object", "enum", "union", "alias", "decode", "builder")
+def names_in_code(units: list[str], candidates: list[str]) -> list[str]:
+    """The `candidates` that `units` (Python source) use as names, outside strings and
+    comments, in import order: what a module of those units imports."""
+    found = set()
+    for unit in units:
+        tokens = tokenize.generate_tokens(io.StringIO(unit).readline)
+        found |= {token.string for token in tokens if token.type == tokenize.NAME}
+    return sorted(found.intersection(candidates), key=import_sort_key)
+
+
+def model_units(env: jinja2.Environment, context: dict[str, Any]) -> list[str]:
+    """models.py as top-level units: enums and classes in schema order, then aliases and
+    unions in definition order, then `decode` and `encode`."""
+    objects, enums, unions, aliases = (_macros(env, name) for name in ("object", "enum", "union", "alias"))
+    built = [o.name for o in context["objects"] if not o.base]
+    builder_imports = sorted(
+        [naming.builder_name(name) for name in built] + [naming.builder_typevar_name(name) for name in built],
+        key=import_sort_key,
     )
-    models: Any = env.get_template("models.py.jinja").make_module(context)
-    named_aliases = context["aliases_and_unions"]
+    models: Any = env.get_template("models.py.jinja").make_module({**context, "builder_imports": builder_imports})
     units = [models.head()]
-    units += [enums.enum_class(e) for e in context["enums"]]
-    units += [objects.object_class(o) for o in context["objects"]]
-    units += [builders.builder_class(o) for o in context["objects"] if not o.base]
-    units += [aliases.alias_definition(t) if isinstance(t, Alias) else unions.union_alias(t) for t in named_aliases]
-    units += [decoders.container_decoder(t) for t in containers(module, queries)]
-    units += [enums.enum_codec(e) for e in context["enums"]]
-    units += [objects.object_codec(o) for o in context["objects"]]
-    units += [aliases.alias_codec(t) if isinstance(t, Alias) else unions.union_codec(t) for t in named_aliases]
+    units += [
+        enums.enum_class(t) if isinstance(t, EnumType) else objects.object_class(t)
+        for t in context["module"].types
+        if isinstance(t, (EnumType, ObjectType))
+    ]
+    units += [
+        aliases.alias_definition(t) if isinstance(t, Alias) else unions.union_alias(t)
+        for t in context["aliases_and_unions"]
+    ]
     units.append(models.tail())
     return [str(unit) for unit in units]
+
+
+def builder_units(env: jinja2.Environment, context: dict[str, Any]) -> list[str]:
+    """_builders.py as top-level units: the head with every TypeVar, then each class's builder."""
+    builders = _macros(env, "builder")
+    units = [str(builders.builder_class(o)) for o in context["objects"] if not o.base]
+    # Each TypeVar names its class in a string (`bound="ToolCallUpdate"`), which tokens do not show.
+    built = [o.name for o in context["objects"] if not o.base]
+    imports = sorted(set(names_in_code(units, context["imported"])).union(built), key=import_sort_key)
+    builders_module: Any = env.get_template("builders.py.jinja").make_module(
+        {**context, "builders_module_imports": imports}
+    )
+    return [str(builders_module.head()), *units]
+
+
+def codec_units(env: jinja2.Environment, module: Module, queries: Queries, context: dict[str, Any]) -> list[str]:
+    """_codec.py as top-level units: container decoders, then the codec of each enum,
+    class, alias and union, then the tables of `decode`."""
+    objects, enums, unions, aliases, decoders = (
+        _macros(env, name) for name in ("object", "enum", "union", "alias", "decode")
+    )
+    codec: Any = env.get_template("codec.py.jinja").make_module(context)
+    units = [decoders.container_decoder(t) for t in containers(module, queries)]
+    units += [enums.enum_codec(e) for e in context["enums"]]
+    units += [objects.object_codec(o) for o in context["objects"]]
+    units += [
+        aliases.alias_codec(t) if isinstance(t, Alias) else unions.union_codec(t) for t in context["aliases_and_unions"]
+    ]
+    units.append(codec.tail())
+    body = [str(unit) for unit in units]
+    imports = names_in_code(body, context["imported"])
+    codec_module: Any = env.get_template("codec.py.jinja").make_module({**context, "codec_imports": imports})
+    return [str(codec_module.head()), *body]
 
 
 def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[str]]:
@@ -224,11 +282,13 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
     env = environment(queries)
     context = base_context(module, queries, versions)
     files = {
-        "__init__.py": [env.get_template("init.py.jinja").render(context)],
         "_runtime.py": [env.get_template("runtime.py.jinja").render(context)],
-        "models.py": model_units(env, module, queries, context),
+        "models.py": model_units(env, context),
+        "_codec.py": codec_units(env, module, queries, context),
         "py.typed": [],
     }
+    if context["builders"]:
+        files["_builders.py"] = builder_units(env, context)
     if context["upserts"]:
         files["upserts.py"] = [env.get_template("upserts.py.jinja").render(context)]
     if context["rpc"]:
@@ -236,4 +296,8 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
     if context["connection_exported"]:
         template = env.get_template("connection.py.jinja")
         files["connection.py"] = [template.render(connection_context(module, queries, context))]
-    return files
+    # `import package` runs _runtime.py and models.py; the other modules wait for first use.
+    lazy_modules = [name.removesuffix(".py") for name in sorted(files) if name.endswith(".py")]
+    lazy_modules = [name for name in lazy_modules if name not in ("_runtime", "models")]
+    init = env.get_template("init.py.jinja").render({**context, "lazy_modules": lazy_modules})
+    return {"__init__.py": [init], **files}

@@ -2,31 +2,60 @@
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import json
 import re
 import subprocess
 import sys
 
+import pytest
+
+from generator.config import load_config
+from generator.ir import EnumType, ObjectType
+from generator.pipeline import build_ir
 from tests.helpers import MYPY_CACHE, ROOT, V2_SCHEMA, generate_package, import_package
 
 GENERATED = ROOT / "generated"
 
 
-def test_imports_in_a_clean_interpreter_with_no_third_party_packages():
+def imported_modules(statements: str) -> set[str]:
+    """The modules other than the standard library's that `statements` import in a clean interpreter."""
     code = (
-        "import sys; sys.path.insert(0, sys.argv[1]); import acp_v2, json; "
+        f"import sys; sys.path.insert(0, sys.argv[1]); {statements}; import json; "
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] not in sys.stdlib_module_names and m != '__main__')))"
     )
     result = subprocess.run([sys.executable, "-S", "-E", "-c", code, str(GENERATED)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert set(json.loads(result.stdout)) == {
+    return set(json.loads(result.stdout))
+
+
+def test_imports_in_a_clean_interpreter_with_no_third_party_packages():
+    every_name = "import acp_v2; [getattr(acp_v2, name) for name in acp_v2.__all__]; acp_v2.Cost.builder"
+    assert imported_modules(every_name + "(amount=1, currency='EUR')") == {
         "acp_v2",
+        "acp_v2._builders",
+        "acp_v2._codec",
         "acp_v2._runtime",
         "acp_v2.connection",
         "acp_v2.models",
         "acp_v2.rpc",
         "acp_v2.upserts",
     }
+
+
+def test_importing_the_package_imports_the_types_only():
+    """The codec, builders, JSON-RPC, connection and upserts are imported on first use."""
+    assert imported_modules("import acp_v2") == {"acp_v2", "acp_v2._runtime", "acp_v2.models"}
+    assert imported_modules("from acp_v2 import ToolCallUpdate, decode") == {
+        "acp_v2",
+        "acp_v2._runtime",
+        "acp_v2.models",
+    }
+    assert "acp_v2._codec" in imported_modules("import acp_v2; acp_v2.decode('SessionId', 's')")
+    assert "acp_v2.connection" in imported_modules("from acp_v2 import Agent")
+    assert "acp_v2.rpc" in imported_modules("import acp_v2; acp_v2.rpc.Request")  # a module as an attribute
+    assert "acp_v2._codec" not in imported_modules("import acp_v2; dir(acp_v2)")
 
 
 def test_exposes_every_def_and_no_numbered_names():
@@ -78,3 +107,54 @@ def test_the_v1_schemas_generate_and_import(tmp_path):
             "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}},
         }
         assert package.encode(package.decode("SessionNotification", note)) == note
+
+
+def test_classes_are_what_dataclass_with_slots_and_kw_only_would_make():
+    acp = import_package(GENERATED, "acp_v2")
+    update = acp.ToolCallUpdate(tool_call_id="t", title="x")
+    assert update == acp.ToolCallUpdate(tool_call_id="t", title="x") != acp.ToolCallUpdate(tool_call_id="t")
+    assert update != acp.SessionUpdateToolCallUpdate(tool_call_id="t", title="x")  # another class
+    assert repr(update).startswith("ToolCallUpdate(tool_call_id='t', name=UNDEFINED, title='x', kind=UNDEFINED")
+    assert acp.ToolCallUpdate.__hash__ is None and acp.ToolCallUpdate.__match_args__ == ()
+    assert not hasattr(update, "__dict__")
+    with pytest.raises(TypeError):
+        acp.ToolCallUpdate("t")  # keyword-only
+    with pytest.raises(TypeError):
+        acp.ToolCallUpdate(title="x")  # tool_call_id is required
+
+
+def test_dataclasses_functions_work_on_the_classes():
+    acp = import_package(GENERATED, "acp_v2")
+    variant = acp.SessionUpdateToolCallUpdate(tool_call_id="t", title="x")
+    assert dataclasses.is_dataclass(variant) and dataclasses.is_dataclass(acp.ToolCallUpdate)
+    fields = dataclasses.fields(variant)
+    assert [item.name for item in fields][:3] == ["tool_call_id", "name", "title"]
+    assert fields[0].default is dataclasses.MISSING and fields[1].default is acp.UNDEFINED
+    assert fields[-1].name == "unknown_properties" and fields[-1].default_factory is dict
+    assert all(item.kw_only for item in fields)
+    changed = dataclasses.replace(variant, title=None)
+    assert type(changed) is acp.SessionUpdateToolCallUpdate and changed.title is None and changed.tool_call_id == "t"
+    assert dataclasses.asdict(variant)["title"] == "x"
+    assert not dataclasses.is_dataclass(acp.Model)
+
+
+def test_attribute_docstrings_are_indented_with_their_class():
+    """PEP 257: every line of an attribute docstring is inside the class body."""
+    source = (GENERATED / "acp_v2" / "models.py").read_text()
+    lines = source.splitlines()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ClassDef):
+            for statement in node.body[1:]:
+                if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+                    body = lines[statement.lineno - 1 : statement.end_lineno]
+                    assert all(not line or line.startswith("    ") for line in body), (node.name, body)
+
+
+def test_models_defines_the_enums_and_classes_in_the_order_of_the_schema_walk():
+    """The order the IR built them in: the `$defs` in order, each with its inline types,
+    except that a base class comes before the variants that subclass it."""
+    config = load_config(ROOT)
+    module = build_ir(V2_SCHEMA, "acp_v2", ROOT, config.options)
+    source = (GENERATED / "acp_v2" / "models.py").read_text()
+    defined = [node.name for node in ast.parse(source).body if isinstance(node, ast.ClassDef)]
+    assert defined == [named.name for named in module.types if isinstance(named, (EnumType, ObjectType))]

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import copy
+import importlib
 import json
 import logging
 import pickle
-import sys
 
 import pytest
 
@@ -276,10 +276,10 @@ def nested(depth: int, leaf: object) -> object:
 def test_recursive_untagged_unions_decode_each_value_once_per_variant(recursive_pkg, monkeypatch, strict, leaf):
     """Pair fails only after decoding `inner`, then Box decodes it again: without
     memory that is 2**depth decodings (4**depth when lenient probes first)."""
-    models = sys.modules["recursive_pkg.models"]
+    codec = importlib.import_module("recursive_pkg._codec")
     calls = []
-    decode_pair = models._decode_Pair
-    monkeypatch.setattr(models, "_decode_Pair", lambda *args: calls.append(1) or decode_pair(*args))
+    decode_pair = codec._decode_Pair
+    monkeypatch.setattr(codec, "_decode_Pair", lambda *args: calls.append(1) or decode_pair(*args))
     depth = 20
     if isinstance(leaf, str):
         with pytest.raises(recursive_pkg.DecodeError):

@@ -257,6 +257,14 @@ def test_an_empty_string_tag_still_dispatches(tmp_path):
     assert package.encode(package.decode("U", {"k": ""}, strict=True)) == {"k": ""}
 
 
+def test_an_empty_string_tag_key_still_dispatches(tmp_path):
+    """The property named "" is the tag (hypothesis found it: the union's decoder had no body)."""
+    variant = {"type": "object", "properties": {"": {"type": "string", "const": "class"}}, "required": [""]}
+    (tmp_path / "schema.json").write_text(json.dumps({"$defs": {"class": {"anyOf": [variant]}}}))
+    package = import_package(generate_package(tmp_path / "schema.json", tmp_path, "empty_key").parent, "empty_key")
+    assert package.encode(package.decode("class", {"": "class"}, strict=True)) == {"": "class"}
+
+
 PACKAGES = (f"hostile_{number}" for number in itertools.count())
 
 

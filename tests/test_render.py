@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from generator.render import names_in_code, natural_sorted
 from tests.helpers import FIXTURES, generate_package, import_package
 
 HOSTILE = json.loads((FIXTURES / "hostile.json").read_text())
@@ -17,3 +18,23 @@ def test_hostile_schema_text_stays_data(tmp_path):
     value = package.decode("Evil", {"weird key\"'": "x", "def": '"""\\'})
     assert package.encode(value) == {"weird key\"'": "x", "def": '"""\\'}
     assert not hasattr(package, "os")
+
+
+def test_a_module_imports_the_names_its_code_uses_but_not_those_in_strings_or_comments():
+    units = [
+        'def f(x: Foo) -> Bar:\n    """Baz, Qux."""\n    return cast(Bar, x)  # Quux\n',
+        'TABLE = {"Baz": Corge}\n',
+    ]
+    candidates = ["Foo", "Bar", "Baz", "Qux", "Quux", "Corge", "Unused"]
+    assert names_in_code(units, candidates) == ["Bar", "Corge", "Foo"]
+
+
+def test_slots_are_sorted_as_ruff_sorts_them():
+    assert natural_sorted(["f_10", "f_2", "b", "a_b", "aB", "unknown_properties"]) == [
+        "aB",
+        "a_b",
+        "b",
+        "f_2",
+        "f_10",
+        "unknown_properties",
+    ]

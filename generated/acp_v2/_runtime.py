@@ -9,15 +9,16 @@ from __future__ import annotations
 import decimal
 import importlib
 import json
-import logging
 import math
 import re
+import reprlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from enum import Enum, EnumMeta
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeAlias, TypeVar
 
 if TYPE_CHECKING:
+    import dataclasses
+
     from .models import Error, RequestId
     from .rpc import Response
 
@@ -31,7 +32,8 @@ __all__ = [
     "Undefined",
 ]
 
-logger = logging.getLogger("acp_v2")
+LOGGER: Final = "acp_v2"
+"""The logger that lenient decoding reports salvages to (`logging` is imported on the first)."""
 
 
 class _UndefinedType(EnumMeta):
@@ -162,14 +164,46 @@ class DecodeError(ValueError):
         return type(self), (self.path, self.expected, self.found), {"code": self.code}
 
 
-@dataclass(frozen=True)
 class Salvage:
     """An invalid value that lenient decoding replaced by its default or skipped,
-    as the schema's `x-deserialize-*` hints allow."""
+    as the schema's `x-deserialize-*` hints allow.
 
+    Immutable, compared and hashed by value, picklable: what `@dataclass(frozen=True)`
+    made, written out (importing `dataclasses` would double the package's import time)."""
+
+    __slots__ = ("error", "path", "reason")
+    __match_args__ = ("path", "reason", "error")
     path: str
     reason: str
     error: DecodeError
+
+    def __init__(self, path: str, reason: str, error: DecodeError) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "error", error)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: Salvage is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}: Salvage is immutable")
+
+    def _values(self) -> tuple[str, str, DecodeError]:
+        return (self.path, self.reason, self.error)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Salvage) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return f"Salvage(path={self.path!r}, reason={self.reason!r}, error={self.error!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return Salvage, self._values()
 
 
 SalvageCallback = Callable[[Salvage], None]
@@ -208,7 +242,9 @@ class Context:
         if self.on_salvage is not None:
             report = Salvage(error.path, f"{action}: {error}", error)
             self.on_salvage(report)
-        logger.warning("%s; %s", error, action)
+        import logging
+
+        logging.getLogger(LOGGER).warning("%s; %s", error, action)
         return default
 
     def skip(self, error: DecodeError) -> None:
@@ -246,12 +282,79 @@ def remembered(ctx: Context, name: str, match: Decoder[T], data: Any, path: Path
     return result
 
 
+_FIELD_NAMES: Final[dict[type, tuple[str, ...]]] = {}
+
+
+def _init_of(cls: type) -> Any:
+    """The `__init__` that instances of `cls` run (object's when no class defines one)."""
+    return next(vars(klass)["__init__"] for klass in cls.__mro__ if "__init__" in vars(klass))
+
+
+def field_names(cls: type) -> tuple[str, ...]:
+    """The attributes of a generated class in schema order: the keyword-only parameters
+    of its `__init__` (its `__slots__` are sorted)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        code = getattr(_init_of(cls), "__code__", None)
+        names = _FIELD_NAMES[cls] = code.co_varnames[1 : 1 + code.co_kwonlyargcount] if code is not None else ()
+    return names
+
+
+class _DataclassFields:
+    """`__dataclass_fields__` of a generated class, made on first use from its `__init__`
+    (keyword-only parameters, annotations, defaults), so that `dataclasses.fields`,
+    `replace`, `asdict` and `is_dataclass` see the class as `@dataclass` would have made it."""
+
+    def __get__(self, instance: object, owner: type) -> dict[str, Any]:
+        if "__dataclass_fields__" in vars(owner):  # Model itself, which is no dataclass
+            raise AttributeError("__dataclass_fields__")
+        import dataclasses
+
+        defaults = getattr(_init_of(owner), "__kwdefaults__", None) or {}
+        annotations = {
+            name: annotation
+            for klass in reversed(owner.__mro__)
+            for name, annotation in vars(klass).get("__annotations__", {}).items()
+        }
+
+        def field(name: str) -> Any:
+            if name == "unknown_properties":
+                return dataclasses.field(default_factory=dict)
+            return dataclasses.field(default=defaults[name]) if name in defaults else dataclasses.field()
+
+        spec = [(name, annotations.get(name, Any), field(name)) for name in field_names(owner)]
+        made = dataclasses.make_dataclass(owner.__name__, spec, kw_only=True)
+        fields = {item.name: item for item in dataclasses.fields(made)}
+        type.__setattr__(owner, "__dataclass_fields__", fields)  # made once per class
+        return fields
+
+
 class Model:
-    """Base of every generated object class."""
+    """Base of every generated object class: what `@dataclass(slots=True, kw_only=True)`
+    would add beyond the `__slots__` and `__init__` each class writes out (`==`, `repr`,
+    unhashable, and `dataclasses.fields`/`replace`/`asdict` through `__dataclass_fields__`,
+    built on first use), and the JSON methods."""
 
     __slots__ = ()
+    __match_args__: ClassVar[tuple[str, ...]] = ()
+    # Set on every class when the codec module is imported (see `codec`).
     _acp_decode: ClassVar[Callable[..., Any]]
     _acp_encode: ClassVar[Callable[[Any], dict[str, Any]]]
+    if TYPE_CHECKING:
+        __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
+    else:
+        __dataclass_fields__ = _DataclassFields()
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        names = field_names(type(self))
+        return [getattr(self, name) for name in names] == [getattr(other, name) for name in names]
+
+    @reprlib.recursive_repr()
+    def __repr__(self) -> str:
+        values = ", ".join(f"{name}={getattr(self, name)!r}" for name in field_names(type(self)))
+        return f"{type(self).__qualname__}({values})"
 
     @classmethod
     def from_dict(cls: type[M], data: Any, *, strict: bool = False, on_salvage: SalvageCallback | None = None) -> M:
@@ -283,6 +386,45 @@ class Model:
 
     def to_json(self) -> str:
         return dump_json(self.to_dict())
+
+
+def _decode_on_first_use(data: Any, ctx: Context, path: Path, cls: type[Model]) -> Any:
+    """`Model._acp_decode` until the codec gives each class its own: imports the codec, then decodes."""
+    codec()
+    if cls._acp_decode is _decode_on_first_use:
+        raise TypeError(f"{cls.__name__} is not a type of this package")
+    return cls._acp_decode(data, ctx, path, cls)
+
+
+def _encode_on_first_use(value: Model) -> dict[str, Any]:
+    """`Model._acp_encode` until the codec gives each class its own: imports the codec, then encodes."""
+    codec()
+    if type(value)._acp_encode is _encode_on_first_use:
+        raise TypeError(f"{type(value).__name__} is not a type of this package")
+    return type(value)._acp_encode(value)
+
+
+Model._acp_decode = _decode_on_first_use
+Model._acp_encode = _encode_on_first_use
+
+
+def is_generated(cls: type[Model]) -> bool:
+    """Whether the codec knows `cls` (a generated class or a subclass of one)."""
+    return cls._acp_decode is not _decode_on_first_use
+
+
+_codec_module: Any = None
+
+
+def codec() -> Any:
+    """The package's `_codec` module (decoders, encoders, `decode`), imported on first
+    use: importing the types does not compile or run the codec."""
+    global _codec_module
+    if _codec_module is None:
+        from . import _codec
+
+        _codec_module = _codec
+    return _codec_module
 
 
 M = TypeVar("M", bound=Model)

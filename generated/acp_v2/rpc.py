@@ -15,8 +15,8 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Final, TypeAlias
 
+from . import _codec
 from . import _runtime as _rt
-from . import models as _models
 from ._runtime import UNDEFINED, DecodeError, Undefined
 from .models import (
     ArchiveSessionRequest,
@@ -203,168 +203,168 @@ REQUESTS: Final[Mapping[str, Mapping[str, RequestRoute]]] = MappingProxyType(
                     "agent",
                     LoginAuthRequest,
                     LoginAuthResponse,
-                    _models._decode_LoginAuthRequest,
-                    _models._decode_LoginAuthResponse,
+                    _codec._decode_LoginAuthRequest,
+                    _codec._decode_LoginAuthResponse,
                 ),
                 "auth/logout": RequestRoute(
                     "auth/logout",
                     "agent",
                     LogoutAuthRequest,
                     LogoutAuthResponse,
-                    _models._decode_LogoutAuthRequest,
-                    _models._decode_LogoutAuthResponse,
+                    _codec._decode_LogoutAuthRequest,
+                    _codec._decode_LogoutAuthResponse,
                 ),
                 "auth/status": RequestRoute(
                     "auth/status",
                     "agent",
                     AuthStatusRequest,
                     AuthStatusResponse,
-                    _models._decode_AuthStatusRequest,
-                    _models._decode_AuthStatusResponse,
+                    _codec._decode_AuthStatusRequest,
+                    _codec._decode_AuthStatusResponse,
                 ),
                 "initialize": RequestRoute(
                     "initialize",
                     "agent",
                     InitializeRequest,
                     InitializeResponse,
-                    _models._decode_InitializeRequest,
-                    _models._decode_InitializeResponse,
+                    _codec._decode_InitializeRequest,
+                    _codec._decode_InitializeResponse,
                 ),
                 "providers/disable": RequestRoute(
                     "providers/disable",
                     "agent",
                     DisableProviderRequest,
                     DisableProviderResponse,
-                    _models._decode_DisableProviderRequest,
-                    _models._decode_DisableProviderResponse,
+                    _codec._decode_DisableProviderRequest,
+                    _codec._decode_DisableProviderResponse,
                 ),
                 "providers/list": RequestRoute(
                     "providers/list",
                     "agent",
                     ListProvidersRequest,
                     ListProvidersResponse,
-                    _models._decode_ListProvidersRequest,
-                    _models._decode_ListProvidersResponse,
+                    _codec._decode_ListProvidersRequest,
+                    _codec._decode_ListProvidersResponse,
                 ),
                 "providers/set": RequestRoute(
                     "providers/set",
                     "agent",
                     SetProviderRequest,
                     SetProviderResponse,
-                    _models._decode_SetProviderRequest,
-                    _models._decode_SetProviderResponse,
+                    _codec._decode_SetProviderRequest,
+                    _codec._decode_SetProviderResponse,
                 ),
                 "session/archive": RequestRoute(
                     "session/archive",
                     "agent",
                     ArchiveSessionRequest,
                     ArchiveSessionResponse,
-                    _models._decode_ArchiveSessionRequest,
-                    _models._decode_ArchiveSessionResponse,
+                    _codec._decode_ArchiveSessionRequest,
+                    _codec._decode_ArchiveSessionResponse,
                 ),
                 "session/close": RequestRoute(
                     "session/close",
                     "agent",
                     CloseSessionRequest,
                     CloseSessionResponse,
-                    _models._decode_CloseSessionRequest,
-                    _models._decode_CloseSessionResponse,
+                    _codec._decode_CloseSessionRequest,
+                    _codec._decode_CloseSessionResponse,
                 ),
                 "session/delete": RequestRoute(
                     "session/delete",
                     "agent",
                     DeleteSessionRequest,
                     DeleteSessionResponse,
-                    _models._decode_DeleteSessionRequest,
-                    _models._decode_DeleteSessionResponse,
+                    _codec._decode_DeleteSessionRequest,
+                    _codec._decode_DeleteSessionResponse,
                 ),
                 "session/fork": RequestRoute(
                     "session/fork",
                     "agent",
                     ForkSessionRequest,
                     ForkSessionResponse,
-                    _models._decode_ForkSessionRequest,
-                    _models._decode_ForkSessionResponse,
+                    _codec._decode_ForkSessionRequest,
+                    _codec._decode_ForkSessionResponse,
                 ),
                 "session/list": RequestRoute(
                     "session/list",
                     "agent",
                     ListSessionsRequest,
                     ListSessionsResponse,
-                    _models._decode_ListSessionsRequest,
-                    _models._decode_ListSessionsResponse,
+                    _codec._decode_ListSessionsRequest,
+                    _codec._decode_ListSessionsResponse,
                 ),
                 "session/new": RequestRoute(
                     "session/new",
                     "agent",
                     NewSessionRequest,
                     NewSessionResponse,
-                    _models._decode_NewSessionRequest,
-                    _models._decode_NewSessionResponse,
+                    _codec._decode_NewSessionRequest,
+                    _codec._decode_NewSessionResponse,
                 ),
                 "session/prompt": RequestRoute(
                     "session/prompt",
                     "agent",
                     PromptRequest,
                     PromptResponse,
-                    _models._decode_PromptRequest,
-                    _models._decode_PromptResponse,
+                    _codec._decode_PromptRequest,
+                    _codec._decode_PromptResponse,
                 ),
                 "session/resume": RequestRoute(
                     "session/resume",
                     "agent",
                     ResumeSessionRequest,
                     ResumeSessionResponse,
-                    _models._decode_ResumeSessionRequest,
-                    _models._decode_ResumeSessionResponse,
+                    _codec._decode_ResumeSessionRequest,
+                    _codec._decode_ResumeSessionResponse,
                 ),
                 "session/set_config_option": RequestRoute(
                     "session/set_config_option",
                     "agent",
                     SetSessionConfigOptionRequest,
                     SetSessionConfigOptionResponse,
-                    _models._decode_SetSessionConfigOptionRequest,
-                    _models._decode_SetSessionConfigOptionResponse,
+                    _codec._decode_SetSessionConfigOptionRequest,
+                    _codec._decode_SetSessionConfigOptionResponse,
                 ),
                 "session/set_title": RequestRoute(
                     "session/set_title",
                     "agent",
                     SetSessionTitleRequest,
                     SetSessionTitleResponse,
-                    _models._decode_SetSessionTitleRequest,
-                    _models._decode_SetSessionTitleResponse,
+                    _codec._decode_SetSessionTitleRequest,
+                    _codec._decode_SetSessionTitleResponse,
                 ),
                 "session/status": RequestRoute(
                     "session/status",
                     "agent",
                     SessionStatusRequest,
                     SessionStatusResponse,
-                    _models._decode_SessionStatusRequest,
-                    _models._decode_SessionStatusResponse,
+                    _codec._decode_SessionStatusRequest,
+                    _codec._decode_SessionStatusResponse,
                 ),
                 "session/unarchive": RequestRoute(
                     "session/unarchive",
                     "agent",
                     UnarchiveSessionRequest,
                     UnarchiveSessionResponse,
-                    _models._decode_UnarchiveSessionRequest,
-                    _models._decode_UnarchiveSessionResponse,
+                    _codec._decode_UnarchiveSessionRequest,
+                    _codec._decode_UnarchiveSessionResponse,
                 ),
                 "terminal/cancel": RequestRoute(
                     "terminal/cancel",
                     "agent",
                     CancelTerminalRequest,
                     CancelTerminalResponse,
-                    _models._decode_CancelTerminalRequest,
-                    _models._decode_CancelTerminalResponse,
+                    _codec._decode_CancelTerminalRequest,
+                    _codec._decode_CancelTerminalResponse,
                 ),
                 "tool_call/cancel": RequestRoute(
                     "tool_call/cancel",
                     "agent",
                     CancelToolCallRequest,
                     CancelToolCallResponse,
-                    _models._decode_CancelToolCallRequest,
-                    _models._decode_CancelToolCallResponse,
+                    _codec._decode_CancelToolCallRequest,
+                    _codec._decode_CancelToolCallResponse,
                 ),
             }
         ),
@@ -375,24 +375,24 @@ REQUESTS: Final[Mapping[str, Mapping[str, RequestRoute]]] = MappingProxyType(
                     "client",
                     CreateElicitationRequest,
                     CreateElicitationResponse,
-                    _models._decode_CreateElicitationRequest,
-                    _models._decode_CreateElicitationResponse,
+                    _codec._decode_CreateElicitationRequest,
+                    _codec._decode_CreateElicitationResponse,
                 ),
                 "mcp/message": RequestRoute(
                     "mcp/message",
                     "client",
                     MessageMcpRequest,
                     MessageMcpResponse,
-                    _models._decode_MessageMcpRequest,
-                    _models._decode_MessageMcpResponse,
+                    _codec._decode_MessageMcpRequest,
+                    _codec._decode_MessageMcpResponse,
                 ),
                 "session/request_permission": RequestRoute(
                     "session/request_permission",
                     "client",
                     RequestPermissionRequest,
                     RequestPermissionResponse,
-                    _models._decode_RequestPermissionRequest,
-                    _models._decode_RequestPermissionResponse,
+                    _codec._decode_RequestPermissionRequest,
+                    _codec._decode_RequestPermissionResponse,
                 ),
             }
         ),
@@ -404,16 +404,16 @@ REQUESTS: Final[Mapping[str, Mapping[str, RequestRoute]]] = MappingProxyType(
                     "proxy",
                     InitializeProxyRequest,
                     InitializeProxyResponse,
-                    _models._decode_InitializeProxyRequest,
-                    _models._decode_InitializeProxyResponse,
+                    _codec._decode_InitializeProxyRequest,
+                    _codec._decode_InitializeProxyResponse,
                 ),
                 "proxy/successor": RequestRoute(
                     "proxy/successor",
                     "proxy",
                     ProxySuccessorRequest,
                     ProxySuccessorResponse,
-                    _models._decode_ProxySuccessorRequest,
-                    _models._decode_ProxySuccessorResponse,
+                    _codec._decode_ProxySuccessorRequest,
+                    _codec._decode_ProxySuccessorResponse,
                 ),
             }
         ),
@@ -426,10 +426,10 @@ NOTIFICATIONS: Final[Mapping[str, Mapping[str, NotificationRoute]]] = MappingPro
         "agent": MappingProxyType(
             {
                 "mcp/message": NotificationRoute(
-                    "mcp/message", "agent", MessageMcpNotification, _models._decode_MessageMcpNotification
+                    "mcp/message", "agent", MessageMcpNotification, _codec._decode_MessageMcpNotification
                 ),
                 "session/cancel": NotificationRoute(
-                    "session/cancel", "agent", CancelSessionNotification, _models._decode_CancelSessionNotification
+                    "session/cancel", "agent", CancelSessionNotification, _codec._decode_CancelSessionNotification
                 ),
             }
         ),
@@ -439,30 +439,30 @@ NOTIFICATIONS: Final[Mapping[str, Mapping[str, NotificationRoute]]] = MappingPro
                     "auth/status_update",
                     "client",
                     AuthStatusUpdateNotification,
-                    _models._decode_AuthStatusUpdateNotification,
+                    _codec._decode_AuthStatusUpdateNotification,
                 ),
                 "elicitation/complete": NotificationRoute(
                     "elicitation/complete",
                     "client",
                     CompleteElicitationNotification,
-                    _models._decode_CompleteElicitationNotification,
+                    _codec._decode_CompleteElicitationNotification,
                 ),
                 "session/update": NotificationRoute(
-                    "session/update", "client", UpdateSessionNotification, _models._decode_UpdateSessionNotification
+                    "session/update", "client", UpdateSessionNotification, _codec._decode_UpdateSessionNotification
                 ),
             }
         ),
         "protocol": MappingProxyType(
             {
                 "$/cancel_request": NotificationRoute(
-                    "$/cancel_request", "protocol", CancelRequestNotification, _models._decode_CancelRequestNotification
+                    "$/cancel_request", "protocol", CancelRequestNotification, _codec._decode_CancelRequestNotification
                 ),
             }
         ),
         "proxy": MappingProxyType(
             {
                 "proxy/successor": NotificationRoute(
-                    "proxy/successor", "proxy", ProxySuccessorNotification, _models._decode_ProxySuccessorNotification
+                    "proxy/successor", "proxy", ProxySuccessorNotification, _codec._decode_ProxySuccessorNotification
                 ),
             }
         ),
@@ -569,7 +569,7 @@ def _request_id(data: dict[str, Any], ctx: _rt.Context, nullable: bool = False) 
     if value is _rt.MISSING or value is None:
         raise _invalid((_rt.ROOT, "id"), "a request id (a string or an integer, not null)", value)
     try:
-        return _models._decode_RequestId(value, ctx, (_rt.ROOT, "id"))
+        return _codec._decode_RequestId(value, ctx, (_rt.ROOT, "id"))
     except DecodeError as error:
         raise _invalid((_rt.ROOT, "id"), error.expected, value) from None
 
@@ -620,7 +620,7 @@ def _decode_one(data: Any, side: str | None, ctx: _rt.Context) -> Message:
         raise _invalid(_rt.ROOT, "a response with either result or error, not both", data)
     request_id = _request_id(data, ctx, nullable="error" in data)
     if "error" in data:
-        error = _models._decode_Error(data["error"], ctx, (_rt.ROOT, "error"))
+        error = _codec._decode_Error(data["error"], ctx, (_rt.ROOT, "error"))
         return Response(id=request_id, error=error, unknown_properties=unknown)
     if "result" not in data:
         raise _invalid(_rt.ROOT, "a method (request or notification), or a result or error (response)", data)
