@@ -5,7 +5,7 @@ returns None for anything else (missing, truncated, edited, not JSON, a
 directory): a miss that the caller rebuilds, never an error and never trusted.
 The black cache also carries a digest per entry, so one edited entry is a miss
 for that entry alone. The IR is stored as tagged JSON that only ever builds the
-dataclasses of `generator.ir`.
+dataclasses of `generator.ir` and `generator.assertions`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from generator import ir
+from generator import assertions, ir
 from generator.errors import GenerationError
 from generator.format import text_digest
 
@@ -26,7 +26,10 @@ BLACK_FILE = "black.json"
 MAX_BLACK_ENTRIES = 50_000
 MAX_IR_FILES = 16  # one per schema, options and generator version seen lately
 IR_CLASSES = {
-    name: value for name, value in vars(ir).items() if isinstance(value, type) and dataclasses.is_dataclass(value)
+    name: value
+    for module in (ir, assertions)
+    for name, value in vars(module).items()
+    if isinstance(value, type) and dataclasses.is_dataclass(value)
 }
 
 

@@ -1,4 +1,4 @@
-"""The keywords a node's structural type does not express, as `ir.Checks` run on the
+"""The keywords a node's structural type does not express, as `assertions.Checks` run on the
 JSON value; and what a schema evaluates, for `unevaluatedProperties`/`unevaluatedItems`."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from generator import naming
+from generator.assertions import Checks, Evaluates, EvaluatesWhen
 from generator.errors import GenerationError
-from generator.ir import Checks, Evaluates, EvaluatesWhen
 from generator.keywords import ANNOTATIONS, JSON_TYPES, count, json_text, number
 from generator.load import Node, unescape
 from generator.patterns import python_pattern

@@ -8,8 +8,9 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from generator import naming
+from generator.assertions import Checks
 from generator.errors import GenerationError
-from generator.ir import Alias, Checks, NamedType, ObjectType, Ref, Route, TypeExpr
+from generator.ir import Alias, NamedType, ObjectType, Ref, Route, TypeExpr
 from generator.load import Node, Schema, unescape
 
 

@@ -34,10 +34,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from generator.assertions import Checks
 from generator.exprs import bounds, breaking, narrowed, normal, show
 from generator.ir import (
     Alias,
-    Checks,
     EnumMember,
     EnumType,
     Field,

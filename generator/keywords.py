@@ -3,7 +3,7 @@ exactly, and the ones refused (with the pointer of the keyword and why).
 
 Every keyword of a node is either an annotation (no effect on validity), taken
 by the structural type `build` makes (a field, a list item type...), turned into
-an `ir.Checks` run on the JSON value (`checks`), or refused here.
+an `assertions.Checks` run on the JSON value (`checks`), or refused here.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from generator import keywords, kinds, naming, routes, scalars
+from generator.assertions import Checks
 from generator.checks import checks_of
 from generator.context import Context
 from generator.errors import GenerationError
@@ -13,7 +14,6 @@ from generator.ir import (
     Alias,
     AnyValue,
     Checked,
-    Checks,
     EnumType,
     JsonObject,
     ListOf,

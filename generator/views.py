@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from generator.ir import Checks
+from generator.assertions import Checks
 
 Bound = int | float | None
 

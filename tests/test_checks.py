@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from generator.ir import AnyValue, Checked, Checks, Evaluates, EvaluatesWhen, JsonObject, Primitive
+from generator.assertions import Checks, Evaluates, EvaluatesWhen
+from generator.ir import AnyValue, Checked, JsonObject, Primitive
 from tests.helpers import ir_of
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 
 from generator import ir
+from generator.assertions import Checks
 from generator.exprs import describe, helper_name
 from generator.ir import (
     Alias,
     AnyValue,
     Checked,
-    Checks,
     EnumMember,
     EnumType,
     Field,

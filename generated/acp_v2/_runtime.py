@@ -613,7 +613,7 @@ def search(pattern: str, value: str) -> bool:
     return re.search(pattern, value) is not None
 
 
-# --- JSON Schema assertions beside the structural type (ir.Checks) ------------
+# --- JSON Schema assertions beside the structural type (assertions.Checks) ------------
 
 _TYPE_TESTS: Final[dict[str, Callable[[Any], bool]]] = {
     "null": lambda value: value is None,
@@ -821,7 +821,7 @@ def check_if(
 
 
 Plan: TypeAlias = "tuple[tuple[str, ...], tuple[str, ...], bool, int, tuple[Decoder[Any], ...], tuple[Any, ...]]"
-"""ir.Evaluates as a literal: keys, patterns, everything, prefix, contains, parts
+"""assertions.Evaluates as a literal: keys, patterns, everything, prefix, contains, parts
 (each part: valid decoder or None, present key or None, plan, otherwise plan or None)."""
 
 
