@@ -1,29 +1,20 @@
-"""What rpc.py, connection.py and upserts.py need from the module, beyond the base context."""
+"""The typed contexts of the templates: what every template may use (`PackageContext`),
+and what rpc.py and upserts.py need beyond it (connection.py's is in `peers`). A template
+sees each field of the contexts it is rendered with as a variable (`variables`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from generator import naming
-from generator.errors import GenerationError
-from generator.ir import EnumType, Method, Module, ObjectType, Ref
+from generator.ir import Alias, EnumType, Method, Module, ObjectType, Ref, UnionType
 from generator.pytypes import Queries
 
 # The two peers of a connection (x-side values); methods of SHARED_SIDE go both ways.
 PEER_SIDES = ("agent", "client")
 SHARED_SIDE = "protocol"
-INITIALIZE_METHOD = "initialize"  # served first: earlier requests are refused
-CANCEL_METHOD = "$/cancel_request"  # handled by the connection: cancels a request being served
-# What the interfaces and connections define themselves: no method may take these names.
-CONNECTION_ATTRIBUTES = frozenset({"on_connect", "ext_method", "ext_notification", "close", "wait_closed"})
-# The error-code enum members the connection answers with.
-USED_ERROR_CODES = frozenset(
-    {"PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR", "REQUEST_CANCELLED"}
-)
-# What RequestError defines itself: no error-code constructor may take these names.
-REQUEST_ERROR_ATTRIBUTES = frozenset({"code", "message", "data", "error", "response", "from_error"})
 
 
 def sort_key(name: str) -> tuple[int, list[str | int]]:
@@ -38,7 +29,65 @@ def import_sort_key(name: str) -> tuple[int, list[str | int]]:
     return group, [part.lower() if isinstance(part, str) else part for part in parts]
 
 
-def upsert_context(objects: list[ObjectType], queries: Queries) -> dict[str, Any]:
+def variables(*contexts: object) -> dict[str, Any]:
+    """The fields of `contexts` (dataclass instances) as template variables; no two may share a name."""
+    merged: dict[str, Any] = {}
+    for context in contexts:
+        for field in dataclasses.fields(context):  # type: ignore[arg-type]
+            if field.name in merged:
+                raise ValueError(f"two template contexts define {field.name!r}")
+            merged[field.name] = getattr(context, field.name)
+    return merged
+
+
+@dataclass(frozen=True)
+class UpsertContext:
+    """What upserts.py needs (and `__init__`, which re-exports the merge functions)."""
+
+    upserts: list[ObjectType]
+    upsert_variants: dict[str, list[str]]  # upsert type → its variant subclasses
+    upsert_imports: list[str]
+    merge_functions: list[str]
+
+
+@dataclass(frozen=True)
+class PackageContext:
+    """What every template may use: the module, its types in definition order, the public names."""
+
+    module: Module
+    versions: dict[str, str]
+    objects: list[ObjectType]  # base classes before their variants
+    enums: list[EnumType]
+    aliases_and_unions: list[Alias | UnionType]  # each after what it refers to
+    decoder_keys: list[tuple[str, str]]  # (the key `decode` takes, the Python name)
+    exported: list[str]  # the type names, in `__all__` order
+    imported: list[str]  # the type names, in import order
+    public: list[str]  # every name `__init__` re-exports
+    builders: bool
+    rpc: bool
+    rpc_exported: list[str]
+    rpc_imported: list[str]
+    connection_exported: list[str]
+    connection_imported: list[str]
+    uses: dict[str, bool]  # which names of `typing` and `dataclasses` models.py uses
+
+
+@dataclass(frozen=True)
+class RpcContext:
+    """What rpc.py needs beyond the package context."""
+
+    requests_by_side: list[tuple[str, list[Method]]]
+    shared_sides: list[str]
+    notifications_by_side: list[tuple[str, list[Method]]]
+    method_constants: list[tuple[str, str]]  # (constant, wire method)
+    rpc_imports: list[str]
+    request_id: str | None
+    rpc_error: str | None
+    code_enum: str | None  # the error code enum, when it has a member for -32601 ...
+    not_found_member: str | None  # ... and that member
+
+
+def upsert_context(objects: list[ObjectType], queries: Queries) -> UpsertContext:
     """What upserts.py.jinja needs: the upsert types, their variant subclasses, imports."""
     upserts = [obj for obj in objects if obj.upsert]
     variants = {obj.name: [other.name for other in objects if other.base == obj.name] for obj in upserts}
@@ -50,15 +99,15 @@ def upsert_context(objects: list[ObjectType], queries: Queries) -> dict[str, Any
             if member:
                 enums.add(member.enum)
     names = {obj.name for obj in upserts} | {name for subclasses in variants.values() for name in subclasses} | enums
-    return {
-        "upserts": upserts,
-        "upsert_variants": variants,
-        "upsert_imports": sorted(names, key=import_sort_key),
-        "merge_functions": sorted(obj.upsert.function for obj in upserts),  # type: ignore[union-attr]
-    }
+    return UpsertContext(
+        upserts=upserts,
+        upsert_variants=variants,
+        upsert_imports=sorted(names, key=import_sort_key),
+        merge_functions=sorted(obj.upsert.function for obj in upserts),  # type: ignore[union-attr]
+    )
 
 
-def rpc_context(module: Module, queries: Queries, context: dict[str, Any]) -> dict[str, Any]:
+def rpc_context(module: Module, queries: Queries) -> RpcContext:
     """What rpc.py.jinja needs: routes grouped by side, method constants, imports."""
     methods = sorted(module.methods, key=lambda method: (method.side, method.name))
     sides = sorted({method.side for method in methods})
@@ -75,99 +124,17 @@ def rpc_context(module: Module, queries: Queries, context: dict[str, Any]) -> di
 
     if code_enum and not_found:
         names.add(code_enum)
-    return {
-        **context,
-        "requests_by_side": by_side("request"),
-        "shared_sides": [side for side in sides if side == SHARED_SIDE],
-        "notifications_by_side": by_side("notification"),
-        "method_constants": sorted({(m.constant, m.name) for m in methods}),
-        "rpc_imports": sorted(names, key=import_sort_key),
-        "request_id": module.request_id,
-        "rpc_error": module.rpc_error,
-        # The error code enum and its member for -32601 ("method not found"), when the schema has one.
-        "code_enum": code_enum if not_found else None,
-        "not_found_member": not_found,
-    }
-
-
-@dataclass(frozen=True)
-class PeerMethod:
-    """A method of an interface (served) or a connection (sent to the peer)."""
-
-    wire: str
-    constant: str
-    python_name: str
-    kind: str  # "request" | "notification"
-    params: str
-    result: str | None
-    doc: str  # the wire method, then the params type's description
-
-
-@dataclass(frozen=True)
-class Peer:
-    """One side of a connection: its interface class, its connection class, the methods it serves."""
-
-    side: str
-    interface: str  # Agent
-    connection: str  # AgentSideConnection: serves an Agent, calls the other side
-    methods: tuple[PeerMethod, ...]
-
-
-@dataclass(frozen=True)
-class ErrorConstructor:
-    """A `RequestError` class method for one member of the error-code enum."""
-
-    python_name: str
-    member: str
-    message: str
-    doc: str
-
-
-def _method_doc(method: Method, queries: Queries) -> str:
-    """`session/prompt: <the params type's description>`."""
-    doc = queries.types[method.params].doc
-    return f"{method.name}: {doc}" if doc else method.name
-
-
-def peer(module: Module, queries: Queries, side: str) -> Peer:
-    """The interface of `side`; two of its methods with one Python name are an error."""
-    methods = [m for m in module.methods if m.side == side]
-    seen: dict[str, Method] = {}
-    for method in methods:
-        pointer, name = queries.types[method.params].pointer, method.python_name
-        if name in CONNECTION_ATTRIBUTES:
-            raise GenerationError(
-                pointer, f"method {method.name!r} would be named {name}, a name the connection API uses"
-            )
-        other = seen.setdefault(name, method)
-        if other is not method:
-            raise GenerationError(
-                pointer, f"methods {other.name!r} and {method.name!r} of side {side!r} are both named {name}"
-            )
-    return Peer(
-        side=side,
-        interface=naming.class_name(side),
-        connection=naming.class_name(side, "side", "connection"),
-        methods=tuple(
-            PeerMethod(m.name, m.constant, m.python_name, m.kind, m.params, m.result, _method_doc(m, queries))
-            for m in sorted(methods, key=lambda method: method.python_name)
-        ),
+    return RpcContext(
+        requests_by_side=by_side("request"),
+        shared_sides=[side for side in sides if side == SHARED_SIDE],
+        notifications_by_side=by_side("notification"),
+        method_constants=sorted({(m.constant, m.name) for m in methods}),
+        rpc_imports=sorted({name for name in names if name}, key=import_sort_key),
+        request_id=module.request_id,
+        rpc_error=module.rpc_error,
+        code_enum=code_enum if not_found else None,
+        not_found_member=not_found,
     )
-
-
-def _error_constructors(module: Module, queries: Queries) -> list[ErrorConstructor]:
-    """One constructor per member of the error-code enum; the message is the member's
-    bold title (`**Invalid params**: ...`) or its name in words."""
-    enum = queries.types.get(rpc_code_enum(module, queries) or "")
-    if not isinstance(enum, EnumType):
-        return []
-    constructors = []
-    for member in enum.members:
-        title = re.match(r"\*\*(.+?)\*\*:?\s*", member.doc or "")
-        message = title.group(1) if title else member.name.replace("_", " ").capitalize()
-        doc = (member.doc or "")[title.end() :] if title else member.doc or message
-        constructors.append(ErrorConstructor(naming.error_constructor_name(member.name), member.name, message, doc))
-    return constructors
 
 
 def rpc_code_enum(module: Module, queries: Queries) -> str | None:
@@ -177,60 +144,3 @@ def rpc_code_enum(module: Module, queries: Queries) -> str | None:
         return None
     code = next((queries.resolve(item.type) for item in error.fields if item.wire_name == "code"), None)
     return code.name if isinstance(code, Ref) and isinstance(queries.types[code.name], EnumType) else None
-
-
-def connection_names(module: Module) -> tuple[str, ...]:
-    """The public names of connection.py, or () when the schema has no connection
-    (no JSON-RPC envelopes, no `$/cancel_request`, or no agent or client methods)."""
-    rpc = bool(module.methods and module.request_id and module.rpc_error)
-    sides = {method.side for method in module.methods}
-    if not rpc or CANCEL_METHOD not in {method.name for method in module.methods} or not set(PEER_SIDES) <= sides:
-        return ()
-    return tuple(sorted(naming.CONNECTION_NAMES, key=sort_key))
-
-
-def connection_context(module: Module, queries: Queries, context: dict[str, Any]) -> dict[str, Any]:
-    """What connection.py.jinja needs."""
-    wires = {method.name: method for method in module.methods}
-    cancel = wires[CANCEL_METHOD]
-    cancel_type = queries.types[cancel.params]
-    assert isinstance(cancel_type, ObjectType)
-    cancel_field = next((item.name for item in cancel_type.fields if item.type == Ref(module.request_id or "")), None)
-    if cancel_field is None:
-        raise GenerationError(
-            cancel_type.pointer, f"{CANCEL_METHOD} params have no property of type {module.request_id}"
-        )
-    code_enum = rpc_code_enum(module, queries)
-    constructors = _error_constructors(module, queries)
-    error_pointer = queries.types[module.rpc_error or ""].pointer
-    if code_enum is None or not {c.member for c in constructors} >= USED_ERROR_CODES:
-        raise GenerationError(
-            error_pointer, f"the error code needs an enum with the members {sorted(USED_ERROR_CODES)}"
-        )
-    for constructor in constructors:
-        if constructor.python_name in REQUEST_ERROR_ATTRIBUTES:
-            message = f"member {constructor.member} collides with RequestError.{constructor.python_name}"
-            raise GenerationError(queries.types[code_enum].pointer, message)
-    agent, client = (peer(module, queries, side) for side in PEER_SIDES)
-    shared = [m for m in module.methods if m.side == SHARED_SIDE]
-    names = {module.rpc_error, module.request_id, code_enum} | {
-        m.params for peer in (agent, client) for m in peer.methods
-    }
-    names |= {m.result for peer in (agent, client) for m in peer.methods if m.result}
-    return {
-        **context,
-        "peers": [(agent, client), (client, agent)],
-        "shared_side": SHARED_SIDE,
-        "shared_methods": sorted(m.name for m in shared),
-        "cancel_method": CANCEL_METHOD,
-        "cancel_constant": cancel.constant,
-        "cancel_params": cancel.params,
-        "cancel_field": cancel_field,
-        "initialize": wires[INITIALIZE_METHOD].constant if INITIALIZE_METHOD in wires else None,
-        "error_constructors": constructors,
-        "errors": {c.member: c.python_name for c in constructors},
-        "code_enum": code_enum,
-        "rpc_error": module.rpc_error,
-        "request_id": module.request_id,
-        "connection_imports": sorted(names | {cancel.params}, key=import_sort_key),
-    }

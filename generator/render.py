@@ -17,18 +17,19 @@ import jinja2
 
 from generator import naming
 from generator.contexts import (
-    connection_context,
-    connection_names,
+    PackageContext,
     import_sort_key,
     rpc_context,
     sort_key,
     upsert_context,
+    variables,
 )
 from generator.errors import GenerationError
 from generator.exprs import expressions, helper_name
 from generator.ir import Alias, EnumType, Module, ObjectType, Ref, TypeExpr, UnionType
 from generator.literals import LINE_LENGTH, comment_safe, docstring, json_literal, python_literal, string_block
 from generator.naming import RPC_NAMES
+from generator.peers import connection_context, connection_names
 from generator.pynamed import NamedQueries
 from generator.pytypes import Queries
 
@@ -157,29 +158,27 @@ def environment(queries: Queries) -> jinja2.Environment:
     return env
 
 
-def base_context(module: Module, queries: Queries, versions: dict[str, str]) -> dict[str, Any]:
+def base_context(module: Module, queries: Queries, versions: dict[str, str]) -> PackageContext:
     """What every template may use: the module, its types in definition order, the public names."""
     objects = class_order(module)
     aliases_and_unions = definition_order(module)
     rpc = bool(module.methods and module.request_id and module.rpc_error)
     defs_names = {python: name for name, python in module.public_names}
     connection = connection_names(module)
-    upserts = upsert_context(objects, queries)
-    merge_functions = upserts["merge_functions"]
+    merge_functions = upsert_context(objects, queries).merge_functions
     names = [named.name for named in module.types]
     runtime_names = ["DecodeError", "MaybeUndefined", "Model", "Salvage", "UNDEFINED", "Undefined", "decode", "encode"]
-    return {
-        **upserts,
-        "module": module,
-        "versions": versions,
-        "objects": objects,
-        "enums": [named for named in module.types if isinstance(named, EnumType)],
-        "aliases_and_unions": aliases_and_unions,
+    return PackageContext(
+        module=module,
+        versions=versions,
+        objects=objects,
+        enums=[named for named in module.types if isinstance(named, EnumType)],
+        aliases_and_unions=aliases_and_unions,
         # `decode` takes a `$defs` type by its `$defs` name, an inline one by its Python name.
-        "decoder_keys": [(defs_names.get(name, name), name) for name in names],
-        "exported": sorted(names, key=sort_key),
-        "imported": sorted(names, key=import_sort_key),
-        "public": sorted(
+        decoder_keys=[(defs_names.get(name, name), name) for name in names],
+        exported=sorted(names, key=sort_key),
+        imported=sorted(names, key=import_sort_key),
+        public=sorted(
             runtime_names
             + names
             + (["merge", *merge_functions] if merge_functions else [])
@@ -187,13 +186,13 @@ def base_context(module: Module, queries: Queries, versions: dict[str, str]) -> 
             + list(connection),
             key=sort_key,
         ),
-        "builders": any(not obj.base for obj in objects),
-        "rpc": rpc,
-        "rpc_exported": sorted(RPC_NAMES, key=sort_key),
-        "rpc_imported": sorted(RPC_NAMES, key=import_sort_key),
-        "connection_exported": list(connection),
-        "connection_imported": sorted(connection, key=import_sort_key),
-        "uses": {
+        builders=any(not obj.base for obj in objects),
+        rpc=rpc,
+        rpc_exported=sorted(RPC_NAMES, key=sort_key),
+        rpc_imported=sorted(RPC_NAMES, key=import_sort_key),
+        connection_exported=list(connection),
+        connection_imported=sorted(connection, key=import_sort_key),
+        uses={
             "field": any(obj.keep_unknown == "keep" and not obj.base for obj in objects),
             "ClassVar": any(obj.tag for obj in objects),
             "Literal": any(obj.tag for obj in objects),
@@ -201,7 +200,7 @@ def base_context(module: Module, queries: Queries, versions: dict[str, str]) -> 
             "NewType": any(isinstance(t, Alias) and t.newtype for t in aliases_and_unions),
             "TypeAlias": any(not (isinstance(t, Alias) and t.newtype) for t in aliases_and_unions),
         },
-    }
+    )
 
 
 def _macros(env: jinja2.Environment, name: str) -> Any:
@@ -218,60 +217,60 @@ def names_in_code(units: list[str], candidates: list[str]) -> list[str]:
     return sorted(found.intersection(candidates), key=import_sort_key)
 
 
-def model_units(env: jinja2.Environment, context: dict[str, Any]) -> list[str]:
+def model_units(env: jinja2.Environment, context: PackageContext, base: dict[str, Any]) -> list[str]:
     """models.py as top-level units: enums and classes in schema order, then aliases and
     unions in definition order, then `decode` and `encode`."""
     objects, enums, unions, aliases = (_macros(env, name) for name in ("object", "enum", "union", "alias"))
-    built = [o.name for o in context["objects"] if not o.base]
+    built = [o.name for o in context.objects if not o.base]
     builder_imports = sorted(
         [naming.builder_name(name) for name in built] + [naming.builder_typevar_name(name) for name in built],
         key=import_sort_key,
     )
-    models: Any = env.get_template("models.py.jinja").make_module({**context, "builder_imports": builder_imports})
+    models: Any = env.get_template("models.py.jinja").make_module({**base, "builder_imports": builder_imports})
     units = [models.head()]
     units += [
         enums.enum_class(t) if isinstance(t, EnumType) else objects.object_class(t)
-        for t in context["module"].types
+        for t in context.module.types
         if isinstance(t, (EnumType, ObjectType))
     ]
     units += [
         aliases.alias_definition(t) if isinstance(t, Alias) else unions.union_alias(t)
-        for t in context["aliases_and_unions"]
+        for t in context.aliases_and_unions
     ]
     units.append(models.tail())
     return [str(unit) for unit in units]
 
 
-def builder_units(env: jinja2.Environment, context: dict[str, Any]) -> list[str]:
+def builder_units(env: jinja2.Environment, context: PackageContext, base: dict[str, Any]) -> list[str]:
     """_builders.py as top-level units: the head with every TypeVar, then each class's builder."""
     builders = _macros(env, "builder")
-    units = [str(builders.builder_class(o)) for o in context["objects"] if not o.base]
+    units = [str(builders.builder_class(o)) for o in context.objects if not o.base]
     # Each TypeVar names its class in a string (`bound="ToolCallUpdate"`), which tokens do not show.
-    built = [o.name for o in context["objects"] if not o.base]
-    imports = sorted(set(names_in_code(units, context["imported"])).union(built), key=import_sort_key)
+    built = [o.name for o in context.objects if not o.base]
+    imports = sorted(set(names_in_code(units, context.imported)).union(built), key=import_sort_key)
     builders_module: Any = env.get_template("builders.py.jinja").make_module(
-        {**context, "builders_module_imports": imports}
+        {**base, "builders_module_imports": imports}
     )
     return [str(builders_module.head()), *units]
 
 
-def codec_units(env: jinja2.Environment, module: Module, queries: Queries, context: dict[str, Any]) -> list[str]:
+def codec_units(env: jinja2.Environment, queries: Queries, context: PackageContext, base: dict[str, Any]) -> list[str]:
     """_codec.py as top-level units: container decoders, then the codec of each enum,
     class, alias and union, then the tables of `decode`."""
     objects, enums, unions, aliases, decoders = (
         _macros(env, name) for name in ("object", "enum", "union", "alias", "decode")
     )
-    codec: Any = env.get_template("codec.py.jinja").make_module(context)
-    units = [decoders.container_decoder(t) for t in containers(module, queries)]
-    units += [enums.enum_codec(e) for e in context["enums"]]
-    units += [objects.object_codec(o) for o in context["objects"]]
+    codec: Any = env.get_template("codec.py.jinja").make_module(base)
+    units = [decoders.container_decoder(t) for t in containers(context.module, queries)]
+    units += [enums.enum_codec(e) for e in context.enums]
+    units += [objects.object_codec(o) for o in context.objects]
     units += [
-        aliases.alias_codec(t) if isinstance(t, Alias) else unions.union_codec(t) for t in context["aliases_and_unions"]
+        aliases.alias_codec(t) if isinstance(t, Alias) else unions.union_codec(t) for t in context.aliases_and_unions
     ]
     units.append(codec.tail())
     body = [str(unit) for unit in units]
-    imports = names_in_code(body, context["imported"])
-    codec_module: Any = env.get_template("codec.py.jinja").make_module({**context, "codec_imports": imports})
+    imports = names_in_code(body, context.imported)
+    codec_module: Any = env.get_template("codec.py.jinja").make_module({**base, "codec_imports": imports})
     return [str(codec_module.head()), *body]
 
 
@@ -281,23 +280,27 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
     queries = Queries(module)
     env = environment(queries)
     context = base_context(module, queries, versions)
+    upserts = upsert_context(context.objects, queries)
+    base = variables(context, upserts)
     files = {
-        "_runtime.py": [env.get_template("runtime.py.jinja").render(context)],
-        "models.py": model_units(env, context),
-        "_codec.py": codec_units(env, module, queries, context),
+        "_runtime.py": [env.get_template("runtime.py.jinja").render(base)],
+        "models.py": model_units(env, context, base),
+        "_codec.py": codec_units(env, queries, context, base),
         "py.typed": [],
     }
-    if context["builders"]:
-        files["_builders.py"] = builder_units(env, context)
-    if context["upserts"]:
-        files["upserts.py"] = [env.get_template("upserts.py.jinja").render(context)]
-    if context["rpc"]:
-        files["rpc.py"] = [env.get_template("rpc.py.jinja").render(rpc_context(module, queries, context))]
-    if context["connection_exported"]:
+    if context.builders:
+        files["_builders.py"] = builder_units(env, context, base)
+    if upserts.upserts:
+        files["upserts.py"] = [env.get_template("upserts.py.jinja").render(base)]
+    if context.rpc:
+        files["rpc.py"] = [
+            env.get_template("rpc.py.jinja").render(variables(context, upserts, rpc_context(module, queries)))
+        ]
+    if context.connection_exported:
         template = env.get_template("connection.py.jinja")
-        files["connection.py"] = [template.render(connection_context(module, queries, context))]
+        files["connection.py"] = [template.render(variables(context, upserts, connection_context(module, queries)))]
     # `import package` runs _runtime.py and models.py; the other modules wait for first use.
     lazy_modules = [name.removesuffix(".py") for name in sorted(files) if name.endswith(".py")]
     lazy_modules = [name for name in lazy_modules if name not in ("_runtime", "models")]
-    init = env.get_template("init.py.jinja").render({**context, "lazy_modules": lazy_modules})
+    init = env.get_template("init.py.jinja").render({**base, "lazy_modules": lazy_modules})
     return {"__init__.py": [init], **files}

@@ -1,46 +1,31 @@
-"""The contexts of rpc.py and connection.py: peers and their methods."""
+"""Typed template contexts: a template sees each field of its contexts as a variable."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 
-from generator.contexts import peer
-from generator.errors import GenerationError
-from generator.ir import Method, Module, ObjectType
-from generator.pytypes import Queries
+from generator.contexts import variables
 
 
-def _with_methods(*methods: Method) -> Module:
-    types = tuple(ObjectType(name, f"#/$defs/{name}", None, ()) for name in sorted({m.params for m in methods} | {"R"}))
-    return Module("pkg", "schema.json", "0" * 64, types, tuple(t.name for t in types), methods=methods)
+@dataclass(frozen=True)
+class _Names:
+    exported: list[str]
+    rpc: bool
 
 
-def test_an_interface_lists_its_sides_methods_by_python_name_with_the_params_doc():
-    module = _with_methods(
-        Method("session/prompt", "SESSION_PROMPT", "session_prompt", "agent", "request", "P1", "R"),
-        Method("session/cancel", "SESSION_CANCEL", "session_cancel", "agent", "notification", "P2"),
-        Method("session/update", "SESSION_UPDATE", "session_update", "client", "notification", "P3"),
-    )
-    agent = peer(module, Queries(module), "agent")
-    assert (agent.interface, agent.connection) == ("Agent", "AgentSideConnection")
-    assert [(m.python_name, m.kind, m.doc) for m in agent.methods] == [
-        ("session_cancel", "notification", "session/cancel"),
-        ("session_prompt", "request", "session/prompt"),
-    ]
+@dataclass(frozen=True)
+class _Imports:
+    rpc_imports: list[str]
 
 
-def test_two_methods_of_one_side_named_alike_are_an_error():
-    module = _with_methods(
-        Method("session/setMode", "SESSION_SET_MODE", "session_set_mode", "agent", "request", "P1", "R"),
-        Method("session/set_mode", "SESSION_SET_MODE", "session_set_mode", "agent", "notification", "P2"),
-    )
-    with pytest.raises(
-        GenerationError, match="'session/setMode' and 'session/set_mode' of side 'agent' are both named"
-    ):
-        peer(module, Queries(module), "agent")
+def test_the_fields_of_every_context_become_variables():
+    merged = variables(_Names(exported=["A"], rpc=True), _Imports(rpc_imports=["B"]))
+
+    assert merged == {"exported": ["A"], "rpc": True, "rpc_imports": ["B"]}
 
 
-def test_a_method_named_like_the_connection_api_is_an_error():
-    module = _with_methods(Method("close", "CLOSE", "close", "client", "request", "P1", "R"))
-    with pytest.raises(GenerationError, match="#/\\$defs/P1: method 'close' would be named close"):
-        peer(module, Queries(module), "client")
+def test_two_contexts_may_not_define_one_variable():
+    with pytest.raises(ValueError, match="define 'exported'"):
+        variables(_Names(exported=[], rpc=True), _Names(exported=[], rpc=False))
