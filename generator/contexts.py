@@ -7,10 +7,13 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from generator.ir import Alias, EnumType, Method, Module, ObjectType, Ref, UnionType
 from generator.pytypes import Queries
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 # The two peers of a connection (x-side values); methods of SHARED_SIDE go both ways.
 PEER_SIDES = ("agent", "client")
@@ -29,11 +32,11 @@ def import_sort_key(name: str) -> tuple[int, list[str | int]]:
     return group, [part.lower() if isinstance(part, str) else part for part in parts]
 
 
-def variables(*contexts: object) -> dict[str, Any]:
+def variables(*contexts: DataclassInstance) -> dict[str, Any]:
     """The fields of `contexts` (dataclass instances) as template variables; no two may share a name."""
     merged: dict[str, Any] = {}
     for context in contexts:
-        for field in dataclasses.fields(context):  # type: ignore[arg-type]
+        for field in dataclasses.fields(context):
             if field.name in merged:
                 raise ValueError(f"two template contexts define {field.name!r}")
             merged[field.name] = getattr(context, field.name)
