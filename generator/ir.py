@@ -261,6 +261,11 @@ class Module:
     def by_name(self) -> dict[str, NamedType]:
         return {named.name: named for named in self.types}
 
+    @property
+    def has_rpc(self) -> bool:
+        """Whether the schema has JSON-RPC methods, their id type and their error type (rpc.py)."""
+        return bool(self.methods and self.request_id and self.rpc_error)
+
 
 IR_CLASS_KEY = "$class"
 """Where `to_json` writes a node's class: no field name starts with `$`."""

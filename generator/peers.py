@@ -107,9 +107,12 @@ def _error_constructors(module: Module, queries: Queries) -> list[ErrorConstruct
 def connection_names(module: Module) -> tuple[str, ...]:
     """The public names of connection.py, or () when the schema has no connection
     (no JSON-RPC envelopes, no `$/cancel_request`, or no agent or client methods)."""
-    rpc = bool(module.methods and module.request_id and module.rpc_error)
     sides = {method.side for method in module.methods}
-    if not rpc or CANCEL_METHOD not in {method.name for method in module.methods} or not set(PEER_SIDES) <= sides:
+    if (
+        not module.has_rpc
+        or CANCEL_METHOD not in {method.name for method in module.methods}
+        or not set(PEER_SIDES) <= sides
+    ):
         return ()
     return tuple(sorted(naming.CONNECTION_NAMES, key=sort_key))
 

@@ -162,7 +162,7 @@ def base_context(module: Module, queries: Queries, versions: dict[str, str]) -> 
     """What every template may use: the module, its types in definition order, the public names."""
     objects = class_order(module)
     aliases_and_unions = definition_order(module)
-    rpc = bool(module.methods and module.request_id and module.rpc_error)
+    rpc = module.has_rpc
     defs_names = {python: name for name, python in module.public_names}
     connection = connection_names(module)
     merge_functions = upsert_context(objects, queries).merge_functions
@@ -244,10 +244,10 @@ def model_units(env: jinja2.Environment, context: PackageContext, base: dict[str
 def builder_units(env: jinja2.Environment, context: PackageContext, base: dict[str, Any]) -> list[str]:
     """_builders.py as top-level units: the head with every TypeVar, then each class's builder."""
     builders = _macros(env, "builder")
-    units = [str(builders.builder_class(o)) for o in context.objects if not o.base]
+    built = [o for o in context.objects if not o.base]
+    units = [str(builders.builder_class(o)) for o in built]
     # Each TypeVar names its class in a string (`bound="ToolCallUpdate"`), which tokens do not show.
-    built = [o.name for o in context.objects if not o.base]
-    imports = sorted(set(names_in_code(units, context.imported)).union(built), key=import_sort_key)
+    imports = sorted(set(names_in_code(units, context.imported)).union(o.name for o in built), key=import_sort_key)
     builders_module: Any = env.get_template("builders.py.jinja").make_module(
         {**base, "builders_module_imports": imports}
     )
