@@ -152,7 +152,8 @@ class DecodeError(ValueError):
         from .models import Error  # imported here: models imports this module
 
         data = {"path": self.path, "expected": self.expected, "found": describe(self.found)}
-        return Error(code=self.code, message=f"{_ERROR_TITLES.get(self.code, 'Error')}: {self}", data=data)
+        message = f"{_ERROR_TITLES.get(self.code, 'Error')}: {self}"
+        return Error(code=self.code, message=message, data=data)
 
     def response(self, request_id: RequestId | None) -> Response:
         """The error response to the request with `request_id` (None when it could not be read)."""
