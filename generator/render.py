@@ -27,6 +27,7 @@ from generator.contexts import (
 from generator.errors import GenerationError
 from generator.exprs import expressions, helper_name
 from generator.ir import Alias, EnumType, Module, ObjectType, Ref, TypeExpr, UnionType
+from generator.layout import bracket_layout
 from generator.literals import LINE_LENGTH, comment_safe, docstring, json_literal, python_literal, string_block
 from generator.naming import RPC_NAMES
 from generator.peers import connection_context, connection_names
@@ -146,6 +147,7 @@ def environment(queries: Queries) -> jinja2.Environment:
     )
     env.globals.update(
         fits=lambda line: len(line) <= LINE_LENGTH,
+        bracket_layout=bracket_layout,
         bases=named.bases,
         shares_object=named.shares_object,
         is_recursive=named.is_recursive,
