@@ -21,10 +21,9 @@ def black_stable(text: str) -> bool:
     return black.format_str(text, mode=_mode()) == text
 
 
-def builder(name: str, params: list[str]) -> str:
-    """A class whose `builder` signature is laid out by the `signature` macro, as builder.jinja does."""
-    signature = MACROS.signature("builder", params, f"{name}Builder[_{name}T]", 4)
-    return f"class {name}:\n    @classmethod\n{textwrap.indent(signature, '    ')}\n        pass\n"
+def within(opening: str, text: str, closing: str = "", indent: int = 4) -> str:
+    """`text` (lines relative to the first) placed at `indent` columns between `opening` and `closing` lines."""
+    return f"{opening}\n{textwrap.indent(text, ' ' * indent)}\n{closing}{chr(10) if closing else ''}"
 
 
 @pytest.mark.parametrize(
@@ -44,11 +43,21 @@ def builder(name: str, params: list[str]) -> str:
         ("A" * 45, [], "exploded"),
     ],
 )
-def test_a_builder_signature_is_laid_out_as_black_lays_it_out(name, fields, layout):
+def test_a_signature_is_laid_out_as_black_lays_it_out(name, fields, layout):
     params = [f"_cls: builtins.type[_{name}T]", *(["*", *fields] if fields else [])]
-    head, tail = "def builder(", f") -> {name}Builder[_{name}T]:"
-    assert bracket_layout(4, head, params, tail, is_def=True) == layout
-    assert black_stable(builder(name, params))
+    returns = f"{name}Builder[_{name}T]"
+    assert bracket_layout(4, "def builder(", params, f") -> {returns}:", "def") == layout
+    signature = MACROS.signature("builder", params, returns, 4)
+    assert black_stable(within(f"class {name}:\n    @classmethod", signature + "\n    pass"))
+
+
+def test_a_coroutine_signature_counts_its_async():
+    params = ["self", "params: SetSessionConfigOptionRequest"]
+    returns = "SetSessionConfigOptionResponse | None"  # 118 columns with `def`, 124 with `async def`
+    assert MACROS.signature("session_set_config_option", params, returns, 4).count("\n") == 0
+    coroutine = MACROS.signature("session_set_config_option", params, returns, 4, "async def")
+    assert coroutine.count("\n") == 2
+    assert black_stable(within("class Agent:", coroutine + "\n    pass"))
 
 
 @pytest.mark.parametrize(
@@ -66,6 +75,12 @@ def test_a_call_is_laid_out_as_black_lays_it_out(name, layout):
     assert black_stable(MACROS.bracketed(0, head, args, ")") + "\n")
 
 
+@pytest.mark.parametrize(("message", "layout"), [("short", "one_line"), ("a" * 100, "hugged"), ("a" * 130, "hugged")])
+def test_a_lone_argument_stays_between_the_brackets_even_when_too_long(message, layout):
+    assert bracket_layout(8, "raise ValueError(", [f'"{message}"'], ")") == layout
+    assert black_stable(within("def f():", MACROS.bracketed(4, "raise ValueError(", [f'"{message}"'], ")")))
+
+
 @pytest.mark.parametrize(
     ("members", "layout"),
     [
@@ -80,6 +95,34 @@ def test_a_call_is_laid_out_as_black_lays_it_out(name, layout):
     ],
 )
 def test_a_union_is_laid_out_as_black_lays_it_out(members, layout):
-    head = "ToolCallContent: TypeAlias = "
-    assert bracket_layout(0, head, members, "", " | ") == layout
-    assert black_stable(MACROS.bracketed(0, head, members, "", " | ") + "\n")
+    head, operands = "ToolCallContent: TypeAlias = ", [members[0], *(f"| {member}" for member in members[1:])]
+    assert bracket_layout(0, head, operands, "", "expression") == layout
+    assert black_stable(MACROS.bracketed(0, head, operands, "", "expression") + "\n")
+
+
+def conditional(name: str) -> list[str]:
+    return [f"stored.{name}", f"if isinstance(patch.{name}, Undefined)", f"else patch.{name}"]
+
+
+@pytest.mark.parametrize(
+    ("name", "layout"), [("title", "one_line"), ("sender_session_id", "hugged"), ("additional_directories", "exploded")]
+)
+def test_a_conditional_expression_is_laid_out_as_black_lays_it_out(name, layout):
+    """As a keyword argument (upserts.py), as an assignment's value and as a dict value (builders)."""
+    assert bracket_layout(8, f"{name}=", conditional(name), ",", "expression") == layout
+    argument = MACROS.bracketed(8, f"{name}=", conditional(name), ",", "expression")
+    assert black_stable(within("def f():\n    return type(stored)(", argument, "    )", 8))
+    assignment = MACROS.bracketed(4, f"{name} = ", conditional(name), "", "expression")
+    assert black_stable(within("def f():", assignment))
+    item = MACROS.bracketed(8, f'"{name}": ', conditional(name), ",", "expression")
+    assert black_stable(within("def f():\n    return {", item, "    }", 8))
+
+
+@pytest.mark.parametrize(
+    ("sides", "layout"), [(["agent", "client"], "one_line"), (["proxy", "protocol", "client", "agent"], "exploded")]
+)
+def test_a_display_is_on_one_line_or_one_item_a_line(sides, layout):
+    items = [f'**NOTIFICATIONS["{side}"]' for side in sides]
+    assert bracket_layout(8, "None: {", items, "},", "display") == layout
+    text = MACROS.bracketed(8, "None: {", items, "},", "display")
+    assert black_stable(within("X = MappingProxyType(\n    {", text, "    }\n)", 8))

@@ -899,15 +899,7 @@ __all__ = [
 ]
 
 # The modules imported on first use, and the public names they define.
-_LAZY_MODULES: frozenset[str] = frozenset(
-    [
-        "_builders",
-        "_codec",
-        "connection",
-        "rpc",
-        "upserts",
-    ]
-)
+_LAZY_MODULES: frozenset[str] = frozenset(["_builders", "_codec", "connection", "rpc", "upserts"])
 _DEFINED_IN: dict[str, str] = {
     "DEFAULT_LIMIT": "connection",
     "Agent": "connection",

@@ -371,7 +371,8 @@ class _Connection:
                 try:
                     data = await self._transport.receive()
                 except MessageTooLarge as error:
-                    await self._answer(RequestError.invalid_request(message=f"Invalid request: {error}").response(None))
+                    message = f"Invalid request: {error}"
+                    await self._answer(RequestError.invalid_request(message=message).response(None))
                     continue
                 if data is None:
                     break

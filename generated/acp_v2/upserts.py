@@ -75,9 +75,7 @@ def merge_tool_call_update(stored: ToolCallUpdate | None, patch: ToolCallUpdate)
         tool_call_id=stored.tool_call_id,
         name=stored.name if isinstance(patch.name, Undefined) else patch.name,
         title=stored.title if isinstance(patch.title, Undefined) else patch.title,
-        kind=(
-            stored.kind if isinstance(patch.kind, Undefined) else ToolKind.OTHER if patch.kind is None else patch.kind
-        ),
+        kind=stored.kind if isinstance(patch.kind, Undefined) else ToolKind.OTHER if patch.kind is None else patch.kind,
         status=(
             stored.status
             if isinstance(patch.status, Undefined)
