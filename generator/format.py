@@ -1,8 +1,9 @@
 """black through its API, at the pinned version: once per unit, in parallel on all cores.
 
-Files come as lists of top-level units. Each unit is formatted on its own (so a
-change reformats only the units it touches) and units are joined by two blank
-lines. A unit is named by `unit_key`: the hash of black's version, its mode and
+Files come as lists of top-level units (a template that renders a whole file is
+cut into units by `split_units`). Each unit is formatted on its own (so a change
+reformats only the units it touches, and the units of all files are shared out
+among the workers) and units are joined by two blank lines. A unit is named by `unit_key`: the hash of black's version, its mode and
 the unit's text, so a formatted text found under a key (in the cache or the
 committed manifest) is what black made of exactly that input.
 
@@ -14,10 +15,14 @@ in batches, is what makes black run once per unit.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import importlib.metadata
+import io
 import os
+import re
 import signal
+import tokenize
 from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING
 
@@ -46,6 +51,46 @@ def join_units(texts: list[str]) -> str:
     return SEPARATOR.join(texts)
 
 
+def split_units(text: str) -> list[str]:
+    """The top-level units of a whole file's `text`, which `join_units` joins back into
+    `text`: it is cut after each two blank lines followed by a statement or comment at
+    the top level (column 0, outside brackets and strings), so decorators and comments
+    stay with the definition they precede and the file's head (header, docstring,
+    imports) is its first unit. Text that does not tokenize is one unit (black says why)."""
+    tops = _top_level_rows(text)
+    line_starts = [0, *(match.end() for match in re.finditer(r"\n", text))]
+    units, start = [], 0
+    for match in re.finditer(r"(?<=\n\n\n)(?=\S)", text):
+        cut = match.start()
+        if bisect.bisect_right(line_starts, cut) in tops and text[start : cut - len(SEPARATOR)].strip():
+            units.append(text[start : cut - len(SEPARATOR)])
+            start = cut
+    return [*units, text[start:]]
+
+
+def _top_level_rows(text: str) -> set[int]:
+    """The (1-based) rows where a statement or comment starts at column 0 outside brackets
+    (and f-strings, whose text is tokens of its own since Python 3.12)."""
+    rows, depth = set(), 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.start[1] == 0 and depth == 0 and token.type not in _NOT_STATEMENTS:
+                rows.add(token.start[0])
+            if token.type == _FSTRING_START or (token.type == tokenize.OP and token.string in _OPENING):
+                depth += 1
+            elif token.type == _FSTRING_END or (token.type == tokenize.OP and token.string in _CLOSING):
+                depth -= 1
+    except (tokenize.TokenError, SyntaxError):
+        return set()
+    return rows
+
+
+_NOT_STATEMENTS = {tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
+_OPENING, _CLOSING = {"(", "[", "{"}, {")", "]", "}"}
+_FSTRING_START = getattr(tokenize, "FSTRING_START", -1)  # Python 3.12+
+_FSTRING_END = getattr(tokenize, "FSTRING_END", -1)
+
+
 def _mode() -> black.Mode:
     import black
     from black.mode import TargetVersion
@@ -53,11 +98,20 @@ def _mode() -> black.Mode:
     return black.Mode(target_versions={TargetVersion[TARGET.upper()]}, line_length=LINE_LENGTH)
 
 
+def _black_input(unit: str) -> str:
+    return unit.strip("\n") + "\n"
+
+
+def reshaped(unit: str, formatted: str) -> bool:
+    """Whether black's text `formatted` differs from `unit` (black formatted it twice)."""
+    return formatted != _black_input(unit)
+
+
 def _format_batch(units: list[str]) -> list[str]:
     import black
 
     mode = _mode()
-    return [black.format_str(unit.strip("\n") + "\n", mode=mode).strip("\n") + "\n" for unit in units]
+    return [black.format_str(_black_input(unit), mode=mode).strip("\n") + "\n" for unit in units]
 
 
 def _batches(units: list[str], count: int) -> list[list[int]]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from generator import __version__, cache
 from generator.build import build_module
 from generator.config import SchemaOptions
-from generator.format import format_units, join_units, unit_key
+from generator.format import format_units, join_units, reshaped, unit_key
 from generator.ir import Alias, EnumType, Module, ObjectType, UnionType
 from generator.load import load_schema
 from generator.manifest import proven_units, render_manifest
@@ -26,7 +26,8 @@ class Generated:
     manifest: str  # its format manifest
     started: float
     units: int  # the distinct Python units rendered ...
-    formatted: int  # ... and how many of them black formatted (the others were proven or cached)
+    formatted: int  # ... how many of them black formatted (the others were proven or cached) ...
+    reshaped: int  # ... and how many of them black's text differs from (those it formats twice)
 
     def summary(self, package_dir: Path, verb: str) -> str:
         counts = {
@@ -36,7 +37,7 @@ class Generated:
         return (
             f"{verb} {package_dir}: {len(self.module.types)} types ({counts[ObjectType]} objects, "
             f"{counts[UnionType]} unions, {counts[EnumType]} enums, {counts[Alias]} aliases), "
-            f"{len(self.files)} files, black ran on {self.formatted} of {self.units} units, "
+            f"{len(self.files)} files, black ran on {self.formatted} of {self.units} units ({self.reshaped} reshaped), "
             f"{time.perf_counter() - self.started:.2f} s"
         )
 
@@ -138,4 +139,5 @@ def emit(
             files[name] = join_units([text for _, text in formatted[name]])
         else:
             files[name] = "".join(file_units)
-    return Generated(module, files, render_manifest(formatted), started, len(keys), len(missing))
+    changed = sum(reshaped(unit, known[key]) for unit, key in keys.items())
+    return Generated(module, files, render_manifest(formatted), started, len(keys), len(missing), changed)

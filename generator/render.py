@@ -26,6 +26,7 @@ from generator.contexts import (
 )
 from generator.errors import GenerationError
 from generator.exprs import expressions, helper_name
+from generator.format import split_units
 from generator.ir import Alias, EnumType, Module, ObjectType, Ref, TypeExpr, UnionType
 from generator.layout import bracket_layout
 from generator.literals import LINE_LENGTH, comment_safe, docstring, json_literal, python_literal, string_block
@@ -278,14 +279,16 @@ def codec_units(env: jinja2.Environment, queries: Queries, context: PackageConte
 
 def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[str]]:
     """File name → the file's unformatted source, as a list of top-level units
-    (formatted one by one, joined by two blank lines)."""
+    (formatted one by one, joined by two blank lines): the units the macros render
+    for models, codec and builders, and `format.split_units` of a template that
+    renders a whole file."""
     queries = Queries(module)
     env = environment(queries)
     context = base_context(module, queries, versions)
     upserts = upsert_context(context.objects, queries)
     base = variables(context, upserts)
     files = {
-        "_runtime.py": [env.get_template("runtime.py.jinja").render(base)],
+        "_runtime.py": split_units(env.get_template("runtime.py.jinja").render(base)),
         "models.py": model_units(env, context, base),
         "_codec.py": codec_units(env, queries, context, base),
         "py.typed": [],
@@ -293,16 +296,17 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
     if context.builders:
         files["_builders.py"] = builder_units(env, context, base)
     if upserts.upserts:
-        files["upserts.py"] = [env.get_template("upserts.py.jinja").render(base)]
+        files["upserts.py"] = split_units(env.get_template("upserts.py.jinja").render(base))
     if context.rpc:
-        files["rpc.py"] = [
-            env.get_template("rpc.py.jinja").render(variables(context, upserts, rpc_context(module, queries)))
-        ]
+        template = env.get_template("rpc.py.jinja")
+        files["rpc.py"] = split_units(template.render(variables(context, upserts, rpc_context(module, queries))))
     if context.connection_exported:
         template = env.get_template("connection.py.jinja")
-        files["connection.py"] = [template.render(variables(context, upserts, connection_context(module, queries)))]
+        files["connection.py"] = split_units(
+            template.render(variables(context, upserts, connection_context(module, queries)))
+        )
     # `import package` runs _runtime.py and models.py; the other modules wait for first use.
     lazy_modules = [name.removesuffix(".py") for name in sorted(files) if name.endswith(".py")]
     lazy_modules = [name for name in lazy_modules if name not in ("_runtime", "models")]
     init = env.get_template("init.py.jinja").render({**base, "lazy_modules": lazy_modules})
-    return {"__init__.py": [init], **files}
+    return {"__init__.py": split_units(init), **files}
