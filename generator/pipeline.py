@@ -42,6 +42,11 @@ class Generated:
         )
 
 
+def versions() -> dict[str, str]:
+    """What the header of each generated file records: the generator's and black's versions."""
+    return {"generator": __version__, "black": version("black")}
+
+
 def display_path(schema: Path, root: Path) -> str:
     """The schema's path as the generated header records it: relative to the project."""
     try:
@@ -114,7 +119,7 @@ def emit(
     `committed` package (verified against its format manifest), then from the
     cache in `cache_dir`, then from black; with neither, black formats everything."""
     started = time.perf_counter() if started is None else started
-    units = render_package(module, {"generator": __version__, "black": version("black")})
+    units = render_package(module, versions())
     known = proven_units(committed) if committed is not None else {}
     keys = {unit: unit_key(unit) for name, file_units in units.items() if name.endswith(".py") for unit in file_units}
     missing = [unit for unit, key in keys.items() if key not in known]

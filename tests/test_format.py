@@ -3,15 +3,12 @@ black reshapes; the vendored schema's units, which black finds formatted."""
 
 from __future__ import annotations
 
-from importlib.metadata import version
-
 import pytest
 
-from generator import __version__
 from generator.config import load_config
 from generator.format import join_units, reshaped, split_units, unit_key
 from generator.manifest import proven_units
-from generator.pipeline import build_ir
+from generator.pipeline import build_ir, versions
 from generator.render import render_package
 from tests.helpers import CACHE, ROOT, V2_SCHEMA
 
@@ -86,7 +83,7 @@ def test_black_finds_every_unit_of_the_vendored_schema_formatted():
     itself, so black formats it once (`black.format_str` runs twice on what it changes)."""
     module = build_ir(V2_SCHEMA, "acp_v2", ROOT, load_config(ROOT).options, CACHE)
     black_texts = proven_units(GENERATED)
-    for name, units in render_package(module, {"generator": __version__, "black": version("black")}).items():
+    for name, units in render_package(module, versions()).items():
         if name.endswith(".py") and name not in NOT_YET_BLACK_SHAPED:
             for unit in units:
                 assert unit_key(unit) in black_texts, f"{name} is not generated from this code: make generate"
