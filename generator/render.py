@@ -152,6 +152,7 @@ def environment(queries: Queries) -> jinja2.Environment:
         variant_decoder=named.variant_decoder,
         holds_models_only=named.holds_models_only,
         wire_keys=named.wire_keys,
+        unproven_keys=named.unproven_keys,
         untagged_descriptions=named.untagged_descriptions,
         tag_expectation=named.tag_expectation,
     )
