@@ -98,6 +98,7 @@ PACKAGE_NAMES = frozenset(
         "field",
         "importlib",
         "merge",
+        "new_object",
         "os",
         "overload",
         "replace",

@@ -71,6 +71,18 @@ class NamedQueries:
         return keys + ([obj.tag.key] if obj.tag else [])
 
     @staticmethod
+    def unproven_keys(obj: ObjectType) -> int:
+        """How many of `wire_keys(obj)` the decoder of `obj` does not prove present: those of
+        optional fields, and of required ones that a lenient decoder may default.
+
+        The keys it proves present are known, and so is the tag that a variant's caller
+        checked before passing the variant's larger set of known keys: an object with
+        `len(known) - unproven_keys(obj)` keys has no unknown key, which a length tells
+        without looking any key up."""
+        proven = sum(1 for item in obj.fields if item.required and not item.default_on_error and not item.flatten)
+        return len(NamedQueries.wire_keys(obj)) - proven - (1 if obj.tag else 0)
+
+    @staticmethod
     def untagged_descriptions(union: UnionType) -> list[str]:
         return [describe(variant.type) for variant in union.variants if variant.tag is None]
 

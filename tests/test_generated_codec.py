@@ -87,6 +87,22 @@ def test_undeclared_properties_are_kept_and_written_after_the_known_ones():
     assert list(acp.encode(decoded)) == ["toolCallId", "title", "zeta", "alpha"]
 
 
+def test_undeclared_properties_in_place_of_optional_ones_are_kept():
+    # A decoder counts the keys it proved present instead of looking each key up: as
+    # many undeclared keys as there are optional ones must not pass for known.
+    extra = {"zeta": 1, "eta": 2}
+    assert acp.decode("TextContent", {"text": "x", **extra}).unknown_properties == extra
+    assert acp.decode("ContentBlock", {"type": "text", "text": "x", "zeta": 1}).unknown_properties == {"zeta": 1}
+    assert acp.decode("ContentBlock", {"type": "text", "text": "x", **extra}).unknown_properties == extra
+    assert acp.ContentBlockText.from_dict({"type": "text", "text": "x", **extra}).unknown_properties == extra
+    assert acp.decode("ContentBlock", {"type": "text", "text": "x", "_meta": {}}).unknown_properties == {}
+
+
+def test_an_undeclared_property_in_place_of_a_required_one_that_was_defaulted_is_kept():
+    decoded = acp.decode("ListSessionsResponse", {"zeta": 1})  # lenient: missing `sessions` becomes []
+    assert (decoded.sessions, decoded.unknown_properties) == ([], {"zeta": 1})
+
+
 def test_tagged_variants_subclass_the_type_they_wrap_and_carry_the_tag():
     decoded = round_trip("UpdateSessionNotification", note({"sessionUpdate": "tool_call_update", "toolCallId": "t"}))
     assert isinstance(decoded.update, acp.ToolCallUpdate)

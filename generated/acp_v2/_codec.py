@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Final, cast
 
 from . import _runtime as _rt
-from ._runtime import UNDEFINED, DecodeError, Model
+from ._runtime import UNDEFINED, DecodeError, Model, new_object
 from .models import (
     AbsolutePath,
     AgentAuthCapabilities,
@@ -1182,27 +1182,25 @@ def _decode_AgentRequest(
 ) -> AgentRequest:
     if type(data) is not dict:
         raise DecodeError(path, "AgentRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
     v = _decode_RequestId(v, ctx, (path, "id"))
-    v_id: Any = v
+    obj.id = v
     v = data.get("method", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "method"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "method"), "string", v)
-    v_method: Any = v
+        raise _rt.missing_or_invalid(v, (path, "method"), "string")
+    obj.method = v
     v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_AgentRequestParams(v, ctx, (path, "params"))
-    v_params: Any = v
-    obj = object.__new__(cls)
-    obj.id = v_id
-    obj.method = v_method
-    obj.params = v_params
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.params = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: AgentRequest = obj
+    return decoded
 
 
 def _encode_AgentRequest(obj: AgentRequest) -> dict[str, Any]:
@@ -1232,47 +1230,40 @@ def _decode_RequestPermissionRequest(
 ) -> RequestPermissionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("sessionId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "sessionId"), "string", v)
-    v_session_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
+    obj.session_id = v
     v = data.get("title", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "title"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "title"), "string", v)
-    v_title: Any = v
+        raise _rt.missing_or_invalid(v, (path, "title"), "string")
+    obj.title = v
     v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
-    v_description: Any = v
+    obj.description = v
     v = data.get("subject", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_RequestPermissionSubject(v, ctx, (path, "subject"))
-    v_subject: Any = v
+    obj.subject = v
     v = data.get("options", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "options"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_PermissionOption_min1(v, ctx, (path, "options"))
-    v_options: Any = v
+    obj.options = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.session_id = v_session_id
-    obj.title = v_title
-    obj.description = v_description
-    obj.subject = v_subject
-    obj.options = v_options
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: RequestPermissionRequest = obj
+    return decoded
 
 
 def _encode_RequestPermissionRequest(obj: RequestPermissionRequest) -> dict[str, Any]:
@@ -1310,23 +1301,24 @@ def _decode_ToolCallPermissionSubject(
 ) -> ToolCallPermissionSubject:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallPermissionSubject (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("toolCall", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "toolCall"), "a value (required)", _rt.MISSING)
     v = _decode_ToolCallUpdate(v, ctx, (path, "toolCall"))
-    v_tool_call: Any = v
+    obj.tool_call = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.tool_call = v_tool_call
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ToolCallPermissionSubject = obj
+    return decoded
 
 
 def _encode_ToolCallPermissionSubject(
@@ -1378,41 +1370,35 @@ def _decode_CommandPermissionSubject(
 ) -> CommandPermissionSubject:
     if type(data) is not dict:
         raise DecodeError(path, "CommandPermissionSubject (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("command", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "command"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "command"), "string", v)
-    v_command: Any = v
+        raise _rt.missing_or_invalid(v, (path, "command"), "string")
+    obj.command = v
     v = data.get("cwd", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "cwd"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "cwd"), "string", v)
-    v_cwd: Any = v
+        raise _rt.missing_or_invalid(v, (path, "cwd"), "string")
+    obj.cwd = v
     v = data.get("toolCallId", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "toolCallId"), "string", v), UNDEFINED)
-    v_tool_call_id: Any = v
+    obj.tool_call_id = v
     v = data.get("terminalId", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "terminalId"), "string", v), UNDEFINED)
-    v_terminal_id: Any = v
+    obj.terminal_id = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.command = v_command
-    obj.cwd = v_cwd
-    obj.tool_call_id = v_tool_call_id
-    obj.terminal_id = v_terminal_id
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: CommandPermissionSubject = obj
+    return decoded
 
 
 def _encode_CommandPermissionSubject(
@@ -1481,16 +1467,16 @@ def _decode_RequestPermissionSubjectOther(
 ) -> RequestPermissionSubjectOther:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionSubjectOther (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("type", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "type"), "string", v)
-    v_type: Any = v
-    obj = object.__new__(cls)
-    obj.type = v_type
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+        raise _rt.missing_or_invalid(v, (path, "type"), "string")
+    obj.type = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: RequestPermissionSubjectOther = obj
+    return decoded
 
 
 def _encode_RequestPermissionSubjectOther(obj: RequestPermissionSubjectOther) -> dict[str, Any]:
@@ -1529,84 +1515,74 @@ def _decode_ToolCallUpdate(
 ) -> ToolCallUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallUpdate (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("toolCallId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "toolCallId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "toolCallId"), "string", v)
-    v_tool_call_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "toolCallId"), "string")
+    obj.tool_call_id = v
     v = data.get("name", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "name"), "string", v), UNDEFINED)
-    v_name: Any = v
+    obj.name = v
     v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
-    v_title: Any = v
+    obj.title = v
     v = data.get("kind", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ToolKind(v, ctx, (path, "kind"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_kind: Any = v
+    obj.kind = v
     v = data.get("status", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ToolCallStatus(v, ctx, (path, "status"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_status: Any = v
+    obj.status = v
     v = data.get("content", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ToolCallContent_skip_invalid(v, ctx, (path, "content"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_content: Any = v
+    obj.content = v
     v = data.get("locations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ToolCallLocation_skip_invalid(v, ctx, (path, "locations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_locations: Any = v
+    obj.locations = v
     v = data.get("rawInput", UNDEFINED)
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "rawInput"))
-    v_raw_input: Any = v
+    obj.raw_input = v
     v = data.get("rawOutput", UNDEFINED)
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "rawOutput"))
-    v_raw_output: Any = v
+    obj.raw_output = v
     v = data.get("capabilities", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ToolCallCapabilities(v, ctx, (path, "capabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_capabilities: Any = v
+    obj.capabilities = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.tool_call_id = v_tool_call_id
-    obj.name = v_name
-    obj.title = v_title
-    obj.kind = v_kind
-    obj.status = v_status
-    obj.content = v_content
-    obj.locations = v_locations
-    obj.raw_input = v_raw_input
-    obj.raw_output = v_raw_output
-    obj.capabilities = v_capabilities
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 10 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ToolCallUpdate = obj
+    return decoded
 
 
 def _encode_ToolCallUpdate(obj: ToolCallUpdate, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -1662,23 +1638,24 @@ def _decode_Content(
 ) -> Content:
     if type(data) is not dict:
         raise DecodeError(path, "Content (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_ContentBlock(v, ctx, (path, "content"))
-    v_content: Any = v
+    obj.content = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.content = v_content
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: Content = obj
+    return decoded
 
 
 def _encode_Content(obj: Content, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -1728,31 +1705,31 @@ def _decode_Diff(
 ) -> Diff:
     if type(data) is not dict:
         raise DecodeError(path, "Diff (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("changes", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "changes"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_DiffChange_skip_invalid(v, ctx, (path, "changes"))
-    v_changes: Any = v
+    obj.changes = v
     v = data.get("patch", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_DiffPatch(v, ctx, (path, "patch"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_patch: Any = v
+    obj.patch = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.changes = v_changes
-    obj.patch = v_patch
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: Diff = obj
+    return decoded
 
 
 def _encode_Diff(obj: Diff, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -1805,24 +1782,23 @@ def _decode_Terminal(
 ) -> Terminal:
     if type(data) is not dict:
         raise DecodeError(path, "Terminal (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("terminalId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "terminalId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "terminalId"), "string", v)
-    v_terminal_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
+    obj.terminal_id = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.terminal_id = v_terminal_id
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: Terminal = obj
+    return decoded
 
 
 def _encode_Terminal(obj: Terminal, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -1872,16 +1848,16 @@ def _decode_ToolCallContentOther(
 ) -> ToolCallContentOther:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallContentOther (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("type", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "type"), "string", v)
-    v_type: Any = v
-    obj = object.__new__(cls)
-    obj.type = v_type
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+        raise _rt.missing_or_invalid(v, (path, "type"), "string")
+    obj.type = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ToolCallContentOther = obj
+    return decoded
 
 
 def _encode_ToolCallContentOther(obj: ToolCallContentOther) -> dict[str, Any]:
@@ -1906,32 +1882,30 @@ def _decode_TextContent(
 ) -> TextContent:
     if type(data) is not dict:
         raise DecodeError(path, "TextContent (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("text", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "text"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "text"), "string", v)
-    v_text: Any = v
+        raise _rt.missing_or_invalid(v, (path, "text"), "string")
+    obj.text = v
     v = data.get("annotations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_annotations: Any = v
+    obj.annotations = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.text = v_text
-    obj.annotations = v_annotations
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: TextContent = obj
+    return decoded
 
 
 def _encode_TextContent(obj: TextContent, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -1984,44 +1958,38 @@ def _decode_ImageContent(
 ) -> ImageContent:
     if type(data) is not dict:
         raise DecodeError(path, "ImageContent (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("data", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "data"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "data"), "string", v)
-    v_data: Any = v
+        raise _rt.missing_or_invalid(v, (path, "data"), "string")
+    obj.data = v
     v = data.get("mimeType", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "mimeType"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "mimeType"), "string", v)
-    v_mime_type: Any = v
+        raise _rt.missing_or_invalid(v, (path, "mimeType"), "string")
+    obj.mime_type = v
     v = data.get("uri", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "uri"), "string", v), UNDEFINED)
-    v_uri: Any = v
+    obj.uri = v
     v = data.get("annotations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_annotations: Any = v
+    obj.annotations = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.data = v_data
-    obj.mime_type = v_mime_type
-    obj.uri = v_uri
-    obj.annotations = v_annotations
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ImageContent = obj
+    return decoded
 
 
 def _encode_ImageContent(obj: ImageContent, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -2079,39 +2047,34 @@ def _decode_AudioContent(
 ) -> AudioContent:
     if type(data) is not dict:
         raise DecodeError(path, "AudioContent (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("data", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "data"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "data"), "string", v)
-    v_data: Any = v
+        raise _rt.missing_or_invalid(v, (path, "data"), "string")
+    obj.data = v
     v = data.get("mimeType", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "mimeType"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "mimeType"), "string", v)
-    v_mime_type: Any = v
+        raise _rt.missing_or_invalid(v, (path, "mimeType"), "string")
+    obj.mime_type = v
     v = data.get("annotations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_annotations: Any = v
+    obj.annotations = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.data = v_data
-    obj.mime_type = v_mime_type
-    obj.annotations = v_annotations
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: AudioContent = obj
+    return decoded
 
 
 def _encode_AudioContent(obj: AudioContent, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -2178,70 +2141,60 @@ def _decode_ResourceLink(
 ) -> ResourceLink:
     if type(data) is not dict:
         raise DecodeError(path, "ResourceLink (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("name", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "name"), "string", v)
-    v_name: Any = v
+        raise _rt.missing_or_invalid(v, (path, "name"), "string")
+    obj.name = v
     v = data.get("uri", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "uri"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "uri"), "string", v)
-    v_uri: Any = v
+        raise _rt.missing_or_invalid(v, (path, "uri"), "string")
+    obj.uri = v
     v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
-    v_title: Any = v
+    obj.title = v
     v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
-    v_description: Any = v
+    obj.description = v
     v = data.get("icons", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_Icon_skip_invalid(v, ctx, (path, "icons"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_icons: Any = v
+    obj.icons = v
     v = data.get("mimeType", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "mimeType"), "string", v), UNDEFINED)
-    v_mime_type: Any = v
+    obj.mime_type = v
     v = data.get("size", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         try:
             v = _rt.decode_int(v, (path, "size"), 0, 18446744073709551615)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_size: Any = v
+    obj.size = v
     v = data.get("annotations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_annotations: Any = v
+    obj.annotations = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.name = v_name
-    obj.uri = v_uri
-    obj.title = v_title
-    obj.description = v_description
-    obj.icons = v_icons
-    obj.mime_type = v_mime_type
-    obj.size = v_size
-    obj.annotations = v_annotations
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 7 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ResourceLink = obj
+    return decoded
 
 
 def _encode_ResourceLink(obj: ResourceLink, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -2324,31 +2277,31 @@ def _decode_EmbeddedResource(
 ) -> EmbeddedResource:
     if type(data) is not dict:
         raise DecodeError(path, "EmbeddedResource (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("resource", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "resource"), "a value (required)", _rt.MISSING)
     v = _decode_EmbeddedResourceResource(v, ctx, (path, "resource"))
-    v_resource: Any = v
+    obj.resource = v
     v = data.get("annotations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_annotations: Any = v
+    obj.annotations = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.resource = v_resource
-    obj.annotations = v_annotations
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: EmbeddedResource = obj
+    return decoded
 
 
 def _encode_EmbeddedResource(obj: EmbeddedResource, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -2401,16 +2354,16 @@ def _decode_ContentBlockOther(
 ) -> ContentBlockOther:
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockOther (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("type", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "type"), "string", v)
-    v_type: Any = v
-    obj = object.__new__(cls)
-    obj.type = v_type
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+        raise _rt.missing_or_invalid(v, (path, "type"), "string")
+    obj.type = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ContentBlockOther = obj
+    return decoded
 
 
 def _encode_ContentBlockOther(obj: ContentBlockOther) -> dict[str, Any]:
@@ -2435,38 +2388,37 @@ def _decode_Annotations(
 ) -> Annotations:
     if type(data) is not dict:
         raise DecodeError(path, "Annotations (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("audience", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_Role_skip_invalid(v, ctx, (path, "audience"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_audience: Any = v
+    obj.audience = v
     v = data.get("lastModified", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "lastModified"), "string", v), UNDEFINED)
-    v_last_modified: Any = v
+    obj.last_modified = v
     v = data.get("priority", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _rt.decode_number(v, (path, "priority"), 0, 1)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_priority: Any = v
+    obj.priority = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.audience = v_audience
-    obj.last_modified = v_last_modified
-    obj.priority = v_priority
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: Annotations = obj
+    return decoded
 
 
 def _encode_Annotations(obj: Annotations) -> dict[str, Any]:
@@ -2503,45 +2455,41 @@ def _decode_Icon(
 ) -> Icon:
     if type(data) is not dict:
         raise DecodeError(path, "Icon (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("src", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "src"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "src"), "string", v)
-    v_src: Any = v
+        raise _rt.missing_or_invalid(v, (path, "src"), "string")
+    obj.src = v
     v = data.get("mimeType", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "mimeType"), "string", v), UNDEFINED)
-    v_mime_type: Any = v
+    obj.mime_type = v
     v = data.get("sizes", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_str_skip_invalid(v, ctx, (path, "sizes"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_sizes: Any = v
+    obj.sizes = v
     v = data.get("theme", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_IconTheme(v, ctx, (path, "theme"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_theme: Any = v
+    obj.theme = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.src = v_src
-    obj.mime_type = v_mime_type
-    obj.sizes = v_sizes
-    obj.theme = v_theme
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: Icon = obj
+    return decoded
 
 
 def _encode_Icon(obj: Icon) -> dict[str, Any]:
@@ -2578,36 +2526,31 @@ def _decode_TextResourceContents(
 ) -> TextResourceContents:
     if type(data) is not dict:
         raise DecodeError(path, "TextResourceContents (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("text", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "text"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "text"), "string", v)
-    v_text: Any = v
+        raise _rt.missing_or_invalid(v, (path, "text"), "string")
+    obj.text = v
     v = data.get("uri", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "uri"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "uri"), "string", v)
-    v_uri: Any = v
+        raise _rt.missing_or_invalid(v, (path, "uri"), "string")
+    obj.uri = v
     v = data.get("mimeType", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "mimeType"), "string", v), UNDEFINED)
-    v_mime_type: Any = v
+    obj.mime_type = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.text = v_text
-    obj.uri = v_uri
-    obj.mime_type = v_mime_type
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: TextResourceContents = obj
+    return decoded
 
 
 def _encode_TextResourceContents(obj: TextResourceContents) -> dict[str, Any]:
@@ -2640,36 +2583,31 @@ def _decode_BlobResourceContents(
 ) -> BlobResourceContents:
     if type(data) is not dict:
         raise DecodeError(path, "BlobResourceContents (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("blob", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "blob"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "blob"), "string", v)
-    v_blob: Any = v
+        raise _rt.missing_or_invalid(v, (path, "blob"), "string")
+    obj.blob = v
     v = data.get("uri", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "uri"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "uri"), "string", v)
-    v_uri: Any = v
+        raise _rt.missing_or_invalid(v, (path, "uri"), "string")
+    obj.uri = v
     v = data.get("mimeType", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "mimeType"), "string", v), UNDEFINED)
-    v_mime_type: Any = v
+    obj.mime_type = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.blob = v_blob
-    obj.uri = v_uri
-    obj.mime_type = v_mime_type
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: BlobResourceContents = obj
+    return decoded
 
 
 def _encode_BlobResourceContents(obj: BlobResourceContents) -> dict[str, Any]:
@@ -2702,16 +2640,16 @@ def _decode_DiffPathChange(
 ) -> DiffPathChange:
     if type(data) is not dict:
         raise DecodeError(path, "DiffPathChange (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("path", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "path"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "path"), "string", v)
-    v_path: Any = v
-    obj = object.__new__(cls)
-    obj.path = v_path
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+        raise _rt.missing_or_invalid(v, (path, "path"), "string")
+    obj.path = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: DiffPathChange = obj
+    return decoded
 
 
 def _encode_DiffPathChange(obj: DiffPathChange, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -2800,23 +2738,20 @@ def _decode_DiffPathPairChange(
 ) -> DiffPathPairChange:
     if type(data) is not dict:
         raise DecodeError(path, "DiffPathPairChange (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("oldPath", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "oldPath"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "oldPath"), "string", v)
-    v_old_path: Any = v
+        raise _rt.missing_or_invalid(v, (path, "oldPath"), "string")
+    obj.old_path = v
     v = data.get("path", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "path"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "path"), "string", v)
-    v_path: Any = v
-    obj = object.__new__(cls)
-    obj.old_path = v_old_path
-    obj.path = v_path
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+        raise _rt.missing_or_invalid(v, (path, "path"), "string")
+    obj.path = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: DiffPathPairChange = obj
+    return decoded
 
 
 def _encode_DiffPathPairChange(obj: DiffPathPairChange, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -2886,16 +2821,16 @@ def _decode_DiffChangeOperationOther(
 ) -> DiffChangeOperationOther:
     if type(data) is not dict:
         raise DecodeError(path, "DiffChangeOperationOther (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("operation", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "operation"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "operation"), "string", v)
-    v_operation: Any = v
-    obj = object.__new__(cls)
-    obj.operation = v_operation
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+        raise _rt.missing_or_invalid(v, (path, "operation"), "string")
+    obj.operation = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: DiffChangeOperationOther = obj
+    return decoded
 
 
 def _encode_DiffChangeOperationOther(obj: DiffChangeOperationOther) -> dict[str, Any]:
@@ -2920,32 +2855,29 @@ def _decode_DiffChange(
 ) -> DiffChange:
     if type(data) is not dict:
         raise DecodeError(path, "DiffChange (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("fileType", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_DiffFileType(v, ctx, (path, "fileType"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_file_type: Any = v
+    obj.file_type = v
     v = data.get("mimeType", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "mimeType"), "string", v), UNDEFINED)
-    v_mime_type: Any = v
+    obj.mime_type = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
+    obj.meta = v
     rest = {key: value for key, value in data.items() if key not in known}
-    v_operation = _decode_DiffChangeOperation(rest, ctx, path)
-    obj = object.__new__(cls)
-    obj.file_type = v_file_type
-    obj.mime_type = v_mime_type
-    obj.meta = v_meta
-    obj.operation = v_operation
-    return obj
+    obj.operation = _decode_DiffChangeOperation(rest, ctx, path)
+    decoded: DiffChange = obj
+    return decoded
 
 
 def _encode_DiffChange(obj: DiffChange) -> dict[str, Any]:
@@ -2976,30 +2908,28 @@ def _decode_DiffPatch(
 ) -> DiffPatch:
     if type(data) is not dict:
         raise DecodeError(path, "DiffPatch (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("format", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "format"), "a value (required)", _rt.MISSING)
     v = _decode_DiffPatchFormat(v, ctx, (path, "format"))
-    v_format: Any = v
+    obj.format = v
     v = data.get("text", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "text"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "text"), "string", v)
-    v_text: Any = v
+        raise _rt.missing_or_invalid(v, (path, "text"), "string")
+    obj.text = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.format = v_format
-    obj.text = v_text
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: DiffPatch = obj
+    return decoded
 
 
 def _encode_DiffPatch(obj: DiffPatch) -> dict[str, Any]:
@@ -3029,32 +2959,30 @@ def _decode_ToolCallLocation(
 ) -> ToolCallLocation:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallLocation (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("path", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "path"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "path"), "string", v)
-    v_path: Any = v
+        raise _rt.missing_or_invalid(v, (path, "path"), "string")
+    obj.path = v
     v = data.get("line", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 1 or v > 4294967295):
         try:
             v = _rt.decode_int(v, (path, "line"), 1, 4294967295)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_line: Any = v
+    obj.line = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.path = v_path
-    obj.line = v_line
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ToolCallLocation = obj
+    return decoded
 
 
 def _encode_ToolCallLocation(obj: ToolCallLocation) -> dict[str, Any]:
@@ -3085,25 +3013,26 @@ def _decode_ToolCallCapabilities(
 ) -> ToolCallCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("cancel", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ToolCallCancelCapabilities(v, ctx, (path, "cancel"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_cancel: Any = v
+    obj.cancel = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.cancel = v_cancel
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ToolCallCapabilities = obj
+    return decoded
 
 
 def _encode_ToolCallCapabilities(obj: ToolCallCapabilities) -> dict[str, Any]:
@@ -3132,17 +3061,19 @@ def _decode_ToolCallCancelCapabilities(
 ) -> ToolCallCancelCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallCancelCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ToolCallCancelCapabilities = obj
+    return decoded
 
 
 def _encode_ToolCallCancelCapabilities(obj: ToolCallCancelCapabilities) -> dict[str, Any]:
@@ -3168,37 +3099,32 @@ def _decode_PermissionOption(
 ) -> PermissionOption:
     if type(data) is not dict:
         raise DecodeError(path, "PermissionOption (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("optionId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "optionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "optionId"), "string", v)
-    v_option_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "optionId"), "string")
+    obj.option_id = v
     v = data.get("name", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "name"), "string", v)
-    v_name: Any = v
+        raise _rt.missing_or_invalid(v, (path, "name"), "string")
+    obj.name = v
     v = data.get("kind", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "kind"), "a value (required)", _rt.MISSING)
     v = _decode_PermissionOptionKind(v, ctx, (path, "kind"))
-    v_kind: Any = v
+    obj.kind = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.option_id = v_option_id
-    obj.name = v_name
-    obj.kind = v_kind
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: PermissionOption = obj
+    return decoded
 
 
 def _encode_PermissionOption(obj: PermissionOption) -> dict[str, Any]:
@@ -3230,17 +3156,16 @@ def _decode_ElicitationFormMode(
 ) -> ElicitationFormMode:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationFormMode (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("requestedSchema", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "requestedSchema"), "a value (required)", _rt.MISSING)
     v = _decode_ElicitationSchema(v, ctx, (path, "requestedSchema"))
-    v_requested_schema: Any = v
+    obj.requested_schema = v
     rest = {key: value for key, value in data.items() if key not in known}
-    v_variant = _decode_ElicitationFormModeVariant(rest, ctx, path)
-    obj = object.__new__(cls)
-    obj.requested_schema = v_requested_schema
-    obj.variant = v_variant
-    return obj
+    obj.variant = _decode_ElicitationFormModeVariant(rest, ctx, path)
+    decoded: ElicitationFormMode = obj
+    return decoded
 
 
 def _encode_ElicitationFormMode(obj: ElicitationFormMode, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -3286,25 +3211,19 @@ def _decode_ElicitationUrlMode(
 ) -> ElicitationUrlMode:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationUrlMode (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("elicitationId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "elicitationId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "elicitationId"), "string", v)
-    v_elicitation_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "elicitationId"), "string")
+    obj.elicitation_id = v
     v = data.get("url", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "url"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "url"), "string", v)
-    v_url: Any = v
+        raise _rt.missing_or_invalid(v, (path, "url"), "string")
+    obj.url = v
     rest = {key: value for key, value in data.items() if key not in known}
-    v_variant = _decode_ElicitationUrlModeVariant(rest, ctx, path)
-    obj = object.__new__(cls)
-    obj.elicitation_id = v_elicitation_id
-    obj.url = v_url
-    obj.variant = v_variant
-    return obj
+    obj.variant = _decode_ElicitationUrlModeVariant(rest, ctx, path)
+    decoded: ElicitationUrlMode = obj
+    return decoded
 
 
 def _encode_ElicitationUrlMode(obj: ElicitationUrlMode, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -3353,18 +3272,15 @@ def _decode_CreateElicitationRequestModeOther(
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationRequestModeOther (an object)", data)
 
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("mode", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "mode"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "mode"), "string", v)
-    v_mode: Any = v
+        raise _rt.missing_or_invalid(v, (path, "mode"), "string")
+    obj.mode = v
     rest = {key: value for key, value in data.items() if key not in known}
-    v_variant = _decode_CreateElicitationRequestModeOtherVariant(rest, ctx, path)
-    obj = object.__new__(cls)
-    obj.mode = v_mode
-    obj.variant = v_variant
-    return obj
+    obj.variant = _decode_CreateElicitationRequestModeOtherVariant(rest, ctx, path)
+    decoded: CreateElicitationRequestModeOther = obj
+    return decoded
 
 
 def _encode_CreateElicitationRequestModeOther(obj: CreateElicitationRequestModeOther) -> dict[str, Any]:
@@ -3388,26 +3304,22 @@ def _decode_CreateElicitationRequest(
 ) -> CreateElicitationRequest:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("message", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "message"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "message"), "string", v)
-    v_message: Any = v
+        raise _rt.missing_or_invalid(v, (path, "message"), "string")
+    obj.message = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
+    obj.meta = v
     rest = {key: value for key, value in data.items() if key not in known}
-    v_mode = _decode_CreateElicitationRequestMode(rest, ctx, path)
-    obj = object.__new__(cls)
-    obj.message = v_message
-    obj.meta = v_meta
-    obj.mode = v_mode
-    return obj
+    obj.mode = _decode_CreateElicitationRequestMode(rest, ctx, path)
+    decoded: CreateElicitationRequest = obj
+    return decoded
 
 
 def _encode_CreateElicitationRequest(obj: CreateElicitationRequest) -> dict[str, Any]:
@@ -3434,21 +3346,20 @@ def _decode_ElicitationSessionScope(
 ) -> ElicitationSessionScope:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationSessionScope (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("sessionId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "sessionId"), "string", v)
-    v_session_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
+    obj.session_id = v
     v = data.get("toolCallId", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "toolCallId"), "string", v), UNDEFINED)
-    v_tool_call_id: Any = v
-    obj = object.__new__(cls)
-    obj.session_id = v_session_id
-    obj.tool_call_id = v_tool_call_id
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.tool_call_id = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ElicitationSessionScope = obj
+    return decoded
 
 
 def _encode_ElicitationSessionScope(obj: ElicitationSessionScope) -> dict[str, Any]:
@@ -3476,15 +3387,17 @@ def _decode_ElicitationRequestScope(
 ) -> ElicitationRequestScope:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationRequestScope (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("requestId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "requestId"), "a value (required)", _rt.MISSING)
     v = _decode_RequestId(v, ctx, (path, "requestId"))
-    v_request_id: Any = v
-    obj = object.__new__(cls)
-    obj.request_id = v_request_id
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.request_id = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ElicitationRequestScope = obj
+    return decoded
 
 
 def _encode_ElicitationRequestScope(obj: ElicitationRequestScope) -> dict[str, Any]:
@@ -3509,44 +3422,41 @@ def _decode_ElicitationSchema(
 ) -> ElicitationSchema:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationSchema (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("type", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     v = _decode_ElicitationSchemaType(v, ctx, (path, "type"))
-    v_type: Any = v
+    obj.type = v
     v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
-    v_title: Any = v
+    obj.title = v
     v = data.get("properties", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "properties"), "a value (required)", _rt.MISSING)
     v = _decode_map_of_ElicitationPropertySchema(v, ctx, (path, "properties"))
-    v_properties: Any = v
+    obj.properties = v
     v = data.get("required", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_str(v, ctx, (path, "required"))
-    v_required: Any = v
+    obj.required = v
     v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
-    v_description: Any = v
+    obj.description = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.type = v_type
-    obj.title = v_title
-    obj.properties = v_properties
-    obj.required = v_required
-    obj.description = v_description
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ElicitationSchema = obj
+    return decoded
 
 
 def _encode_ElicitationSchema(obj: ElicitationSchema) -> dict[str, Any]:
@@ -3603,62 +3513,55 @@ def _decode_StringPropertySchema(
 ) -> StringPropertySchema:
     if type(data) is not dict:
         raise DecodeError(path, "StringPropertySchema (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
-    v_title: Any = v
+    obj.title = v
     v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
-    v_description: Any = v
+    obj.description = v
     v = data.get("minLength", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 4294967295):
         v = _rt.decode_int(v, (path, "minLength"), 0, 4294967295)
-    v_min_length: Any = v
+    obj.min_length = v
     v = data.get("maxLength", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 4294967295):
         v = _rt.decode_int(v, (path, "maxLength"), 0, 4294967295)
-    v_max_length: Any = v
+    obj.max_length = v
     v = data.get("pattern", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "pattern"), "string", v)
-    v_pattern: Any = v
+    obj.pattern = v
     v = data.get("format", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_StringFormat(v, ctx, (path, "format"))
-    v_format: Any = v
+    obj.format = v
     v = data.get("default", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "default"), "string", v), UNDEFINED)
-    v_default: Any = v
+    obj.default = v
     v = data.get("enum", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_str_min1(v, ctx, (path, "enum"))
-    v_enum: Any = v
+    obj.enum = v
     v = data.get("oneOf", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_EnumOption_min1(v, ctx, (path, "oneOf"))
-    v_one_of: Any = v
+    obj.one_of = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.title = v_title
-    obj.description = v_description
-    obj.min_length = v_min_length
-    obj.max_length = v_max_length
-    obj.pattern = v_pattern
-    obj.format = v_format
-    obj.default = v_default
-    obj.enum = v_enum
-    obj.one_of = v_one_of
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 10 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: StringPropertySchema = obj
+    return decoded
 
 
 def _encode_StringPropertySchema(obj: StringPropertySchema, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -3747,45 +3650,42 @@ def _decode_NumberPropertySchema(
 ) -> NumberPropertySchema:
     if type(data) is not dict:
         raise DecodeError(path, "NumberPropertySchema (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
-    v_title: Any = v
+    obj.title = v
     v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
-    v_description: Any = v
+    obj.description = v
     v = data.get("minimum", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _rt.decode_number(v, (path, "minimum"), None, None)
-    v_minimum: Any = v
+    obj.minimum = v
     v = data.get("maximum", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _rt.decode_number(v, (path, "maximum"), None, None)
-    v_maximum: Any = v
+    obj.maximum = v
     v = data.get("default", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _rt.decode_number(v, (path, "default"), None, None)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_default: Any = v
+    obj.default = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.title = v_title
-    obj.description = v_description
-    obj.minimum = v_minimum
-    obj.maximum = v_maximum
-    obj.default = v_default
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 6 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: NumberPropertySchema = obj
+    return decoded
 
 
 def _encode_NumberPropertySchema(obj: NumberPropertySchema, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -3858,14 +3758,15 @@ def _decode_IntegerPropertySchema(
 ) -> IntegerPropertySchema:
     if type(data) is not dict:
         raise DecodeError(path, "IntegerPropertySchema (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
-    v_title: Any = v
+    obj.title = v
     v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
-    v_description: Any = v
+    obj.description = v
     v = data.get("minimum", UNDEFINED)
     if (
         v is not UNDEFINED
@@ -3873,7 +3774,7 @@ def _decode_IntegerPropertySchema(
         and (type(v) is not int or v < -9223372036854775808 or v > 9223372036854775807)
     ):
         v = _rt.decode_int(v, (path, "minimum"), -9223372036854775808, 9223372036854775807)
-    v_minimum: Any = v
+    obj.minimum = v
     v = data.get("maximum", UNDEFINED)
     if (
         v is not UNDEFINED
@@ -3881,7 +3782,7 @@ def _decode_IntegerPropertySchema(
         and (type(v) is not int or v < -9223372036854775808 or v > 9223372036854775807)
     ):
         v = _rt.decode_int(v, (path, "maximum"), -9223372036854775808, 9223372036854775807)
-    v_maximum: Any = v
+    obj.maximum = v
     v = data.get("default", UNDEFINED)
     if (
         v is not UNDEFINED
@@ -3892,23 +3793,19 @@ def _decode_IntegerPropertySchema(
             v = _rt.decode_int(v, (path, "default"), -9223372036854775808, 9223372036854775807)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_default: Any = v
+    obj.default = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.title = v_title
-    obj.description = v_description
-    obj.minimum = v_minimum
-    obj.maximum = v_maximum
-    obj.default = v_default
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 6 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: IntegerPropertySchema = obj
+    return decoded
 
 
 def _encode_IntegerPropertySchema(obj: IntegerPropertySchema, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -3981,32 +3878,31 @@ def _decode_BooleanPropertySchema(
 ) -> BooleanPropertySchema:
     if type(data) is not dict:
         raise DecodeError(path, "BooleanPropertySchema (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
-    v_title: Any = v
+    obj.title = v
     v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
-    v_description: Any = v
+    obj.description = v
     v = data.get("default", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "default"), "boolean", v), UNDEFINED)
-    v_default: Any = v
+    obj.default = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.title = v_title
-    obj.description = v_description
-    obj.default = v_default
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: BooleanPropertySchema = obj
+    return decoded
 
 
 def _encode_BooleanPropertySchema(obj: BooleanPropertySchema, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -4073,51 +3969,47 @@ def _decode_MultiSelectPropertySchema(
 ) -> MultiSelectPropertySchema:
     if type(data) is not dict:
         raise DecodeError(path, "MultiSelectPropertySchema (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
-    v_title: Any = v
+    obj.title = v
     v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
-    v_description: Any = v
+    obj.description = v
     v = data.get("minItems", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         v = _rt.decode_int(v, (path, "minItems"), 0, 18446744073709551615)
-    v_min_items: Any = v
+    obj.min_items = v
     v = data.get("maxItems", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         v = _rt.decode_int(v, (path, "maxItems"), 0, 18446744073709551615)
-    v_max_items: Any = v
+    obj.max_items = v
     v = data.get("items", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "items"), "a value (required)", _rt.MISSING)
     v = _decode_MultiSelectItems(v, ctx, (path, "items"))
-    v_items: Any = v
+    obj.items = v
     v = data.get("default", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_str_skip_invalid(v, ctx, (path, "default"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_default: Any = v
+    obj.default = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.title = v_title
-    obj.description = v_description
-    obj.min_items = v_min_items
-    obj.max_items = v_max_items
-    obj.items = v_items
-    obj.default = v_default
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 6 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: MultiSelectPropertySchema = obj
+    return decoded
 
 
 def _encode_MultiSelectPropertySchema(
@@ -4197,16 +4089,16 @@ def _decode_ElicitationPropertySchemaOther(
 ) -> ElicitationPropertySchemaOther:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaOther (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("type", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "type"), "string", v)
-    v_type: Any = v
-    obj = object.__new__(cls)
-    obj.type = v_type
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+        raise _rt.missing_or_invalid(v, (path, "type"), "string")
+    obj.type = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ElicitationPropertySchemaOther = obj
+    return decoded
 
 
 def _encode_ElicitationPropertySchemaOther(obj: ElicitationPropertySchemaOther) -> dict[str, Any]:
@@ -4231,36 +4123,31 @@ def _decode_EnumOption(
 ) -> EnumOption:
     if type(data) is not dict:
         raise DecodeError(path, "EnumOption (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("const", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "const"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "const"), "string", v)
-    v_const: Any = v
+        raise _rt.missing_or_invalid(v, (path, "const"), "string")
+    obj.const = v
     v = data.get("title", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "title"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "title"), "string", v)
-    v_title: Any = v
+        raise _rt.missing_or_invalid(v, (path, "title"), "string")
+    obj.title = v
     v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
-    v_description: Any = v
+    obj.description = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.const = v_const
-    obj.title = v_title
-    obj.description = v_description
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: EnumOption = obj
+    return decoded
 
 
 def _encode_EnumOption(obj: EnumOption) -> dict[str, Any]:
@@ -4293,23 +4180,24 @@ def _decode_StringMultiSelectItems(
 ) -> StringMultiSelectItems:
     if type(data) is not dict:
         raise DecodeError(path, "StringMultiSelectItems (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("enum", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "enum"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_str_min1(v, ctx, (path, "enum"))
-    v_enum: Any = v
+    obj.enum = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.enum = v_enum
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: StringMultiSelectItems = obj
+    return decoded
 
 
 def _encode_StringMultiSelectItems(obj: StringMultiSelectItems, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -4359,16 +4247,16 @@ def _decode_MultiSelectItemsOther(
 ) -> MultiSelectItemsOther:
     if type(data) is not dict:
         raise DecodeError(path, "MultiSelectItemsOther (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("type", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "type"), "string", v)
-    v_type: Any = v
-    obj = object.__new__(cls)
-    obj.type = v_type
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+        raise _rt.missing_or_invalid(v, (path, "type"), "string")
+    obj.type = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: MultiSelectItemsOther = obj
+    return decoded
 
 
 def _encode_MultiSelectItemsOther(obj: MultiSelectItemsOther) -> dict[str, Any]:
@@ -4393,23 +4281,24 @@ def _decode_TitledMultiSelectItems(
 ) -> TitledMultiSelectItems:
     if type(data) is not dict:
         raise DecodeError(path, "TitledMultiSelectItems (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("anyOf", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "anyOf"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_EnumOption_min1(v, ctx, (path, "anyOf"))
-    v_any_of: Any = v
+    obj.any_of = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.any_of = v_any_of
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: TitledMultiSelectItems = obj
+    return decoded
 
 
 def _encode_TitledMultiSelectItems(obj: TitledMultiSelectItems) -> dict[str, Any]:
@@ -4437,46 +4326,38 @@ def _decode_MessageMcpRequest(
 ) -> MessageMcpRequest:
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("serverId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "serverId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "serverId"), "string", v)
-    v_server_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "serverId"), "string")
+    obj.server_id = v
     v = data.get("requestId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "requestId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "requestId"), "string", v)
-    v_request_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "requestId"), "string")
+    obj.request_id = v
     v = data.get("method", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "method"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "method"), "string", v)
-    v_method: Any = v
+        raise _rt.missing_or_invalid(v, (path, "method"), "string")
+    obj.method = v
     v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             raise DecodeError((path, "params"), "object", v)
         elif ctx.strict:
             _rt.check_json(v, (path, "params"))
-    v_params: Any = v
+    obj.params = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.server_id = v_server_id
-    obj.request_id = v_request_id
-    obj.method = v_method
-    obj.params = v_params
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: MessageMcpRequest = obj
+    return decoded
 
 
 def _encode_MessageMcpRequest(obj: MessageMcpRequest) -> dict[str, Any]:
@@ -4511,21 +4392,22 @@ def _decode_AgentResponseResult(
 ) -> AgentResponseResult:
     if type(data) is not dict:
         raise DecodeError(path, "AgentResponseResult (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
     v = _decode_RequestId(v, ctx, (path, "id"))
-    v_id: Any = v
+    obj.id = v
     v = data.get("result", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "result"), "a value (required)", _rt.MISSING)
     v = _decode_AgentResponseResultResult(v, ctx, (path, "result"))
-    v_result: Any = v
-    obj = object.__new__(cls)
-    obj.id = v_id
-    obj.result = v_result
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.result = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: AgentResponseResult = obj
+    return decoded
 
 
 def _encode_AgentResponseResult(obj: AgentResponseResult) -> dict[str, Any]:
@@ -4552,22 +4434,23 @@ def _decode_AgentResponseError(
 ) -> AgentResponseError:
     if type(data) is not dict:
         raise DecodeError(path, "AgentResponseError (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
     if v is not None:
         v = _decode_AgentResponseErrorId(v, ctx, (path, "id"))
-    v_id: Any = v
+    obj.id = v
     v = data.get("error", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "error"), "a value (required)", _rt.MISSING)
     v = _decode_Error(v, ctx, (path, "error"))
-    v_error: Any = v
-    obj = object.__new__(cls)
-    obj.id = v_id
-    obj.error = v_error
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.error = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: AgentResponseError = obj
+    return decoded
 
 
 def _encode_AgentResponseError(obj: AgentResponseError) -> dict[str, Any]:
@@ -4594,46 +4477,44 @@ def _decode_InitializeResponse(
 ) -> InitializeResponse:
     if type(data) is not dict:
         raise DecodeError(path, "InitializeResponse (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("protocolVersion", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "protocolVersion"), "a value (required)", _rt.MISSING)
     if type(v) is not int or v < 0 or v > 65535:
         v = _rt.decode_int(v, (path, "protocolVersion"), 0, 65535)
-    v_protocol_version: Any = v
+    obj.protocol_version = v
     v = data.get("info", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "info"), "a value (required)", _rt.MISSING)
     v = _decode_Implementation(v, ctx, (path, "info"))
-    v_info: Any = v
+    obj.info = v
     v = data.get("capabilities", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_AgentCapabilities(v, ctx, (path, "capabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_capabilities: Any = v
+    obj.capabilities = v
     v = data.get("authMethods", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_AuthMethod_skip_invalid(v, ctx, (path, "authMethods"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_auth_methods: Any = v
+    obj.auth_methods = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.protocol_version = v_protocol_version
-    obj.info = v_info
-    obj.capabilities = v_capabilities
-    obj.auth_methods = v_auth_methods
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: InitializeResponse = obj
+    return decoded
 
 
 def _encode_InitializeResponse(obj: InitializeResponse) -> dict[str, Any]:
@@ -4669,36 +4550,31 @@ def _decode_Implementation(
 ) -> Implementation:
     if type(data) is not dict:
         raise DecodeError(path, "Implementation (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("name", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "name"), "string", v)
-    v_name: Any = v
+        raise _rt.missing_or_invalid(v, (path, "name"), "string")
+    obj.name = v
     v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
-    v_title: Any = v
+    obj.title = v
     v = data.get("version", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "version"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "version"), "string", v)
-    v_version: Any = v
+        raise _rt.missing_or_invalid(v, (path, "version"), "string")
+    obj.version = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.name = v_name
-    obj.title = v_title
-    obj.version = v_version
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: Implementation = obj
+    return decoded
 
 
 def _encode_Implementation(obj: Implementation) -> dict[str, Any]:
@@ -4731,41 +4607,40 @@ def _decode_AgentCapabilities(
 ) -> AgentCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "AgentCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("session", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionCapabilities(v, ctx, (path, "session"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_session: Any = v
+    obj.session = v
     v = data.get("auth", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_AgentAuthCapabilities(v, ctx, (path, "auth"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_auth: Any = v
+    obj.auth = v
     v = data.get("providers", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ProvidersCapabilities(v, ctx, (path, "providers"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_providers: Any = v
+    obj.providers = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.session = v_session
-    obj.auth = v_auth
-    obj.providers = v_providers
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: AgentCapabilities = obj
+    return decoded
 
 
 def _encode_AgentCapabilities(obj: AgentCapabilities) -> dict[str, Any]:
@@ -4813,89 +4688,82 @@ def _decode_SessionCapabilities(
 ) -> SessionCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("prompt", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_PromptCapabilities(v, ctx, (path, "prompt"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_prompt: Any = v
+    obj.prompt = v
     v = data.get("mcp", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_McpCapabilities(v, ctx, (path, "mcp"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_mcp: Any = v
+    obj.mcp = v
     v = data.get("delete", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionDeleteCapabilities(v, ctx, (path, "delete"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_delete: Any = v
+    obj.delete = v
     v = data.get("additionalDirectories", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionAdditionalDirectoriesCapabilities(v, ctx, (path, "additionalDirectories"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_additional_directories: Any = v
+    obj.additional_directories = v
     v = data.get("systemPrompt", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionSystemPromptCapabilities(v, ctx, (path, "systemPrompt"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_system_prompt: Any = v
+    obj.system_prompt = v
     v = data.get("fork", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionForkCapabilities(v, ctx, (path, "fork"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_fork: Any = v
+    obj.fork = v
     v = data.get("archive", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionArchiveCapabilities(v, ctx, (path, "archive"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_archive: Any = v
+    obj.archive = v
     v = data.get("status", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionStatusCapabilities(v, ctx, (path, "status"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_status: Any = v
+    obj.status = v
     v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionTitleCapabilities(v, ctx, (path, "title"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_title: Any = v
+    obj.title = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.prompt = v_prompt
-    obj.mcp = v_mcp
-    obj.delete = v_delete
-    obj.additional_directories = v_additional_directories
-    obj.system_prompt = v_system_prompt
-    obj.fork = v_fork
-    obj.archive = v_archive
-    obj.status = v_status
-    obj.title = v_title
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 10 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SessionCapabilities = obj
+    return decoded
 
 
 def _encode_SessionCapabilities(obj: SessionCapabilities) -> dict[str, Any]:
@@ -4948,41 +4816,40 @@ def _decode_PromptCapabilities(
 ) -> PromptCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "PromptCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("image", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_PromptImageCapabilities(v, ctx, (path, "image"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_image: Any = v
+    obj.image = v
     v = data.get("audio", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_PromptAudioCapabilities(v, ctx, (path, "audio"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_audio: Any = v
+    obj.audio = v
     v = data.get("embeddedContext", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_PromptEmbeddedContextCapabilities(v, ctx, (path, "embeddedContext"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_embedded_context: Any = v
+    obj.embedded_context = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.image = v_image
-    obj.audio = v_audio
-    obj.embedded_context = v_embedded_context
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: PromptCapabilities = obj
+    return decoded
 
 
 def _encode_PromptCapabilities(obj: PromptCapabilities) -> dict[str, Any]:
@@ -5017,17 +4884,19 @@ def _decode_PromptImageCapabilities(
 ) -> PromptImageCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "PromptImageCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: PromptImageCapabilities = obj
+    return decoded
 
 
 def _encode_PromptImageCapabilities(obj: PromptImageCapabilities) -> dict[str, Any]:
@@ -5053,17 +4922,19 @@ def _decode_PromptAudioCapabilities(
 ) -> PromptAudioCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "PromptAudioCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: PromptAudioCapabilities = obj
+    return decoded
 
 
 def _encode_PromptAudioCapabilities(obj: PromptAudioCapabilities) -> dict[str, Any]:
@@ -5089,17 +4960,19 @@ def _decode_PromptEmbeddedContextCapabilities(
 ) -> PromptEmbeddedContextCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "PromptEmbeddedContextCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: PromptEmbeddedContextCapabilities = obj
+    return decoded
 
 
 def _encode_PromptEmbeddedContextCapabilities(obj: PromptEmbeddedContextCapabilities) -> dict[str, Any]:
@@ -5125,41 +4998,40 @@ def _decode_McpCapabilities(
 ) -> McpCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "McpCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("stdio", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_McpStdioCapabilities(v, ctx, (path, "stdio"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_stdio: Any = v
+    obj.stdio = v
     v = data.get("http", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_McpHttpCapabilities(v, ctx, (path, "http"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_http: Any = v
+    obj.http = v
     v = data.get("acp", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_McpAcpCapabilities(v, ctx, (path, "acp"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_acp: Any = v
+    obj.acp = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.stdio = v_stdio
-    obj.http = v_http
-    obj.acp = v_acp
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: McpCapabilities = obj
+    return decoded
 
 
 def _encode_McpCapabilities(obj: McpCapabilities) -> dict[str, Any]:
@@ -5194,17 +5066,19 @@ def _decode_McpStdioCapabilities(
 ) -> McpStdioCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "McpStdioCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: McpStdioCapabilities = obj
+    return decoded
 
 
 def _encode_McpStdioCapabilities(obj: McpStdioCapabilities) -> dict[str, Any]:
@@ -5230,17 +5104,19 @@ def _decode_McpHttpCapabilities(
 ) -> McpHttpCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "McpHttpCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: McpHttpCapabilities = obj
+    return decoded
 
 
 def _encode_McpHttpCapabilities(obj: McpHttpCapabilities) -> dict[str, Any]:
@@ -5266,17 +5142,19 @@ def _decode_McpAcpCapabilities(
 ) -> McpAcpCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "McpAcpCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: McpAcpCapabilities = obj
+    return decoded
 
 
 def _encode_McpAcpCapabilities(obj: McpAcpCapabilities) -> dict[str, Any]:
@@ -5302,17 +5180,19 @@ def _decode_SessionDeleteCapabilities(
 ) -> SessionDeleteCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionDeleteCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SessionDeleteCapabilities = obj
+    return decoded
 
 
 def _encode_SessionDeleteCapabilities(obj: SessionDeleteCapabilities) -> dict[str, Any]:
@@ -5338,17 +5218,19 @@ def _decode_SessionAdditionalDirectoriesCapabilities(
 ) -> SessionAdditionalDirectoriesCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionAdditionalDirectoriesCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SessionAdditionalDirectoriesCapabilities = obj
+    return decoded
 
 
 def _encode_SessionAdditionalDirectoriesCapabilities(obj: SessionAdditionalDirectoriesCapabilities) -> dict[str, Any]:
@@ -5374,25 +5256,26 @@ def _decode_SessionSystemPromptCapabilities(
 ) -> SessionSystemPromptCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionSystemPromptCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("mode", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionSystemPromptModeCapabilities(v, ctx, (path, "mode"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_mode: Any = v
+    obj.mode = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.mode = v_mode
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SessionSystemPromptCapabilities = obj
+    return decoded
 
 
 def _encode_SessionSystemPromptCapabilities(obj: SessionSystemPromptCapabilities) -> dict[str, Any]:
@@ -5421,25 +5304,26 @@ def _decode_SessionSystemPromptModeCapabilities(
 ) -> SessionSystemPromptModeCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionSystemPromptModeCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("override", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionSystemPromptOverrideCapabilities(v, ctx, (path, "override"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_override: Any = v
+    obj.override = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.override = v_override
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SessionSystemPromptModeCapabilities = obj
+    return decoded
 
 
 def _encode_SessionSystemPromptModeCapabilities(obj: SessionSystemPromptModeCapabilities) -> dict[str, Any]:
@@ -5468,17 +5352,19 @@ def _decode_SessionSystemPromptOverrideCapabilities(
 ) -> SessionSystemPromptOverrideCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionSystemPromptOverrideCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SessionSystemPromptOverrideCapabilities = obj
+    return decoded
 
 
 def _encode_SessionSystemPromptOverrideCapabilities(obj: SessionSystemPromptOverrideCapabilities) -> dict[str, Any]:
@@ -5504,17 +5390,19 @@ def _decode_SessionForkCapabilities(
 ) -> SessionForkCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionForkCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SessionForkCapabilities = obj
+    return decoded
 
 
 def _encode_SessionForkCapabilities(obj: SessionForkCapabilities) -> dict[str, Any]:
@@ -5540,17 +5428,19 @@ def _decode_SessionArchiveCapabilities(
 ) -> SessionArchiveCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionArchiveCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SessionArchiveCapabilities = obj
+    return decoded
 
 
 def _encode_SessionArchiveCapabilities(obj: SessionArchiveCapabilities) -> dict[str, Any]:
@@ -5576,17 +5466,19 @@ def _decode_SessionStatusCapabilities(
 ) -> SessionStatusCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionStatusCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SessionStatusCapabilities = obj
+    return decoded
 
 
 def _encode_SessionStatusCapabilities(obj: SessionStatusCapabilities) -> dict[str, Any]:
@@ -5612,17 +5504,19 @@ def _decode_SessionTitleCapabilities(
 ) -> SessionTitleCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionTitleCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SessionTitleCapabilities = obj
+    return decoded
 
 
 def _encode_SessionTitleCapabilities(obj: SessionTitleCapabilities) -> dict[str, Any]:
@@ -5648,25 +5542,26 @@ def _decode_AgentAuthCapabilities(
 ) -> AgentAuthCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "AgentAuthCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("status", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_AuthStatusCapabilities(v, ctx, (path, "status"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_status: Any = v
+    obj.status = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.status = v_status
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: AgentAuthCapabilities = obj
+    return decoded
 
 
 def _encode_AgentAuthCapabilities(obj: AgentAuthCapabilities) -> dict[str, Any]:
@@ -5695,17 +5590,19 @@ def _decode_AuthStatusCapabilities(
 ) -> AuthStatusCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: AuthStatusCapabilities = obj
+    return decoded
 
 
 def _encode_AuthStatusCapabilities(obj: AuthStatusCapabilities) -> dict[str, Any]:
@@ -5731,17 +5628,19 @@ def _decode_ProvidersCapabilities(
 ) -> ProvidersCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "ProvidersCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ProvidersCapabilities = obj
+    return decoded
 
 
 def _encode_ProvidersCapabilities(obj: ProvidersCapabilities) -> dict[str, Any]:
@@ -5767,50 +5666,43 @@ def _decode_AuthMethodTerminal(
 ) -> AuthMethodTerminal:
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodTerminal (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("methodId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "methodId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "methodId"), "string", v)
-    v_method_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "methodId"), "string")
+    obj.method_id = v
     v = data.get("name", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "name"), "string", v)
-    v_name: Any = v
+        raise _rt.missing_or_invalid(v, (path, "name"), "string")
+    obj.name = v
     v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
-    v_description: Any = v
+    obj.description = v
     v = data.get("args", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "args"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_str(v, ctx, (path, "args"))
-    v_args: Any = v
+    obj.args = v
     v = data.get("env", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "env"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_EnvVariable(v, ctx, (path, "env"))
-    v_env: Any = v
+    obj.env = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.method_id = v_method_id
-    obj.name = v_name
-    obj.description = v_description
-    obj.args = v_args
-    obj.env = v_env
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: AuthMethodTerminal = obj
+    return decoded
 
 
 def _encode_AuthMethodTerminal(obj: AuthMethodTerminal, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -5871,36 +5763,31 @@ def _decode_AuthMethodAgent(
 ) -> AuthMethodAgent:
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodAgent (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("methodId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "methodId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "methodId"), "string", v)
-    v_method_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "methodId"), "string")
+    obj.method_id = v
     v = data.get("name", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "name"), "string", v)
-    v_name: Any = v
+        raise _rt.missing_or_invalid(v, (path, "name"), "string")
+    obj.name = v
     v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
-    v_description: Any = v
+    obj.description = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.method_id = v_method_id
-    obj.name = v_name
-    obj.description = v_description
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: AuthMethodAgent = obj
+    return decoded
 
 
 def _encode_AuthMethodAgent(obj: AuthMethodAgent, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -5955,30 +5842,24 @@ def _decode_AuthMethodOther(
 ) -> AuthMethodOther:
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodOther (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("type", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "type"), "string", v)
-    v_type: Any = v
+        raise _rt.missing_or_invalid(v, (path, "type"), "string")
+    obj.type = v
     v = data.get("methodId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "methodId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "methodId"), "string", v)
-    v_method_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "methodId"), "string")
+    obj.method_id = v
     v = data.get("name", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "name"), "string", v)
-    v_name: Any = v
-    obj = object.__new__(cls)
-    obj.type = v_type
-    obj.method_id = v_method_id
-    obj.name = v_name
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+        raise _rt.missing_or_invalid(v, (path, "name"), "string")
+    obj.name = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: AuthMethodOther = obj
+    return decoded
 
 
 def _encode_AuthMethodOther(obj: AuthMethodOther) -> dict[str, Any]:
@@ -6007,31 +5888,27 @@ def _decode_EnvVariable(
 ) -> EnvVariable:
     if type(data) is not dict:
         raise DecodeError(path, "EnvVariable (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("name", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "name"), "string", v)
-    v_name: Any = v
+        raise _rt.missing_or_invalid(v, (path, "name"), "string")
+    obj.name = v
     v = data.get("value", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "value"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "value"), "string", v)
-    v_value: Any = v
+        raise _rt.missing_or_invalid(v, (path, "value"), "string")
+    obj.value = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.name = v_name
-    obj.value = v_value
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: EnvVariable = obj
+    return decoded
 
 
 def _encode_EnvVariable(obj: EnvVariable) -> dict[str, Any]:
@@ -6061,17 +5938,19 @@ def _decode_LoginAuthResponse(
 ) -> LoginAuthResponse:
     if type(data) is not dict:
         raise DecodeError(path, "LoginAuthResponse (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: LoginAuthResponse = obj
+    return decoded
 
 
 def _encode_LoginAuthResponse(obj: LoginAuthResponse) -> dict[str, Any]:
@@ -6097,23 +5976,24 @@ def _decode_ListProvidersResponse(
 ) -> ListProvidersResponse:
     if type(data) is not dict:
         raise DecodeError(path, "ListProvidersResponse (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("providers", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "providers"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_ProviderInfo(v, ctx, (path, "providers"))
-    v_providers: Any = v
+    obj.providers = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.providers = v_providers
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ListProvidersResponse = obj
+    return decoded
 
 
 def _encode_ListProvidersResponse(obj: ListProvidersResponse) -> dict[str, Any]:
@@ -6141,12 +6021,11 @@ def _decode_ProviderInfo(
 ) -> ProviderInfo:
     if type(data) is not dict:
         raise DecodeError(path, "ProviderInfo (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("providerId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "providerId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "providerId"), "string", v)
-    v_provider_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "providerId"), "string")
+    obj.provider_id = v
     v = data.get("supported", UNDEFINED)
     if v is UNDEFINED:
         v = ctx.salvage(DecodeError((path, "supported"), "a value (required)", _rt.MISSING), [])
@@ -6154,32 +6033,27 @@ def _decode_ProviderInfo(
         v = _decode_list_of_LlmProtocol_skip_invalid(v, ctx, (path, "supported"))
     except DecodeError as error:
         v = ctx.salvage(error, [])
-    v_supported: Any = v
+    obj.supported = v
     v = data.get("required", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "required"), "a value (required)", _rt.MISSING)
     if type(v) is not bool:
-        raise DecodeError((path, "required"), "boolean", v)
-    v_required: Any = v
+        raise _rt.missing_or_invalid(v, (path, "required"), "boolean")
+    obj.required = v
     v = data.get("current", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_ProviderCurrentConfig(v, ctx, (path, "current"))
-    v_current: Any = v
+    obj.current = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.provider_id = v_provider_id
-    obj.supported = v_supported
-    obj.required = v_required
-    obj.current = v_current
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ProviderInfo = obj
+    return decoded
 
 
 def _encode_ProviderInfo(obj: ProviderInfo) -> dict[str, Any]:
@@ -6214,30 +6088,28 @@ def _decode_ProviderCurrentConfig(
 ) -> ProviderCurrentConfig:
     if type(data) is not dict:
         raise DecodeError(path, "ProviderCurrentConfig (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("apiType", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "apiType"), "a value (required)", _rt.MISSING)
     v = _decode_LlmProtocol(v, ctx, (path, "apiType"))
-    v_api_type: Any = v
+    obj.api_type = v
     v = data.get("baseUrl", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "baseUrl"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "baseUrl"), "string", v)
-    v_base_url: Any = v
+        raise _rt.missing_or_invalid(v, (path, "baseUrl"), "string")
+    obj.base_url = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.api_type = v_api_type
-    obj.base_url = v_base_url
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ProviderCurrentConfig = obj
+    return decoded
 
 
 def _encode_ProviderCurrentConfig(obj: ProviderCurrentConfig) -> dict[str, Any]:
@@ -6267,17 +6139,19 @@ def _decode_SetProviderResponse(
 ) -> SetProviderResponse:
     if type(data) is not dict:
         raise DecodeError(path, "SetProviderResponse (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SetProviderResponse = obj
+    return decoded
 
 
 def _encode_SetProviderResponse(obj: SetProviderResponse) -> dict[str, Any]:
@@ -6303,17 +6177,19 @@ def _decode_DisableProviderResponse(
 ) -> DisableProviderResponse:
     if type(data) is not dict:
         raise DecodeError(path, "DisableProviderResponse (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: DisableProviderResponse = obj
+    return decoded
 
 
 def _encode_DisableProviderResponse(obj: DisableProviderResponse) -> dict[str, Any]:
@@ -6339,17 +6215,19 @@ def _decode_LogoutAuthResponse(
 ) -> LogoutAuthResponse:
     if type(data) is not dict:
         raise DecodeError(path, "LogoutAuthResponse (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: LogoutAuthResponse = obj
+    return decoded
 
 
 def _encode_LogoutAuthResponse(obj: LogoutAuthResponse) -> dict[str, Any]:
@@ -6375,31 +6253,31 @@ def _decode_AuthStatusResponse(
 ) -> AuthStatusResponse:
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusResponse (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("state", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "state"), "a value (required)", _rt.MISSING)
     v = _decode_AuthState(v, ctx, (path, "state"))
-    v_state: Any = v
+    obj.state = v
     v = data.get("accounts", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_AuthAccount_skip_invalid(v, ctx, (path, "accounts"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_accounts: Any = v
+    obj.accounts = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.state = v_state
-    obj.accounts = v_accounts
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: AuthStatusResponse = obj
+    return decoded
 
 
 def _encode_AuthStatusResponse(obj: AuthStatusResponse) -> dict[str, Any]:
@@ -6430,44 +6308,39 @@ def _decode_AuthAccount(
 ) -> AuthAccount:
     if type(data) is not dict:
         raise DecodeError(path, "AuthAccount (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("label", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "label"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "label"), "string", v)
-    v_label: Any = v
+        raise _rt.missing_or_invalid(v, (path, "label"), "string")
+    obj.label = v
     v = data.get("active", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "active"), "boolean", v), UNDEFINED)
-    v_active: Any = v
+    obj.active = v
     v = data.get("name", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "name"), "string", v), UNDEFINED)
-    v_name: Any = v
+    obj.name = v
     v = data.get("email", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "email"), "string", v), UNDEFINED)
-    v_email: Any = v
+    obj.email = v
     v = data.get("organization", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "organization"), "string", v), UNDEFINED)
-    v_organization: Any = v
+    obj.organization = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.label = v_label
-    obj.active = v_active
-    obj.name = v_name
-    obj.email = v_email
-    obj.organization = v_organization
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 5 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: AuthAccount = obj
+    return decoded
 
 
 def _encode_AuthAccount(obj: AuthAccount) -> dict[str, Any]:
@@ -6507,40 +6380,37 @@ def _decode_NewSessionResponse(
 ) -> NewSessionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "NewSessionResponse (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("sessionId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "sessionId"), "string", v)
-    v_session_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
+    obj.session_id = v
     v = data.get("configOptions", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_SessionConfigOption_skip_invalid(v, ctx, (path, "configOptions"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_config_options: Any = v
+    obj.config_options = v
     v = data.get("availableCommands", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_AvailableCommand_skip_invalid(v, ctx, (path, "availableCommands"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_available_commands: Any = v
+    obj.available_commands = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.session_id = v_session_id
-    obj.config_options = v_config_options
-    obj.available_commands = v_available_commands
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: NewSessionResponse = obj
+    return decoded
 
 
 def _encode_NewSessionResponse(obj: NewSessionResponse) -> dict[str, Any]:
@@ -6574,22 +6444,21 @@ def _decode_SessionConfigSelect(
 ) -> SessionConfigSelect:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigSelect (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("currentValue", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "currentValue"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "currentValue"), "string", v)
-    v_current_value: Any = v
+        raise _rt.missing_or_invalid(v, (path, "currentValue"), "string")
+    obj.current_value = v
     v = data.get("options", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "options"), "a value (required)", _rt.MISSING)
     v = _decode_SessionConfigSelectOptions(v, ctx, (path, "options"))
-    v_options: Any = v
-    obj = object.__new__(cls)
-    obj.current_value = v_current_value
-    obj.options = v_options
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.options = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SessionConfigSelect = obj
+    return decoded
 
 
 def _encode_SessionConfigSelect(obj: SessionConfigSelect, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -6638,16 +6507,16 @@ def _decode_SessionConfigBoolean(
 ) -> SessionConfigBoolean:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigBoolean (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("currentValue", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "currentValue"), "a value (required)", _rt.MISSING)
     if type(v) is not bool:
-        raise DecodeError((path, "currentValue"), "boolean", v)
-    v_current_value: Any = v
-    obj = object.__new__(cls)
-    obj.current_value = v_current_value
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+        raise _rt.missing_or_invalid(v, (path, "currentValue"), "boolean")
+    obj.current_value = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SessionConfigBoolean = obj
+    return decoded
 
 
 def _encode_SessionConfigBoolean(obj: SessionConfigBoolean, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -6694,16 +6563,16 @@ def _decode_SessionConfigOptionTypeOther(
 ) -> SessionConfigOptionTypeOther:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigOptionTypeOther (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("type", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "type"), "string", v)
-    v_type: Any = v
-    obj = object.__new__(cls)
-    obj.type = v_type
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+        raise _rt.missing_or_invalid(v, (path, "type"), "string")
+    obj.type = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SessionConfigOptionTypeOther = obj
+    return decoded
 
 
 def _encode_SessionConfigOptionTypeOther(obj: SessionConfigOptionTypeOther) -> dict[str, Any]:
@@ -6728,46 +6597,37 @@ def _decode_SessionConfigOption(
 ) -> SessionConfigOption:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigOption (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("configId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "configId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "configId"), "string", v)
-    v_config_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "configId"), "string")
+    obj.config_id = v
     v = data.get("name", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "name"), "string", v)
-    v_name: Any = v
+        raise _rt.missing_or_invalid(v, (path, "name"), "string")
+    obj.name = v
     v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
-    v_description: Any = v
+    obj.description = v
     v = data.get("category", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionConfigOptionCategory(v, ctx, (path, "category"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_category: Any = v
+    obj.category = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
+    obj.meta = v
     rest = {key: value for key, value in data.items() if key not in known}
-    v_type = _decode_SessionConfigOptionType(rest, ctx, path)
-    obj = object.__new__(cls)
-    obj.config_id = v_config_id
-    obj.name = v_name
-    obj.description = v_description
-    obj.category = v_category
-    obj.meta = v_meta
-    obj.type = v_type
-    return obj
+    obj.type = _decode_SessionConfigOptionType(rest, ctx, path)
+    decoded: SessionConfigOption = obj
+    return decoded
 
 
 def _encode_SessionConfigOption(obj: SessionConfigOption) -> dict[str, Any]:
@@ -6804,36 +6664,31 @@ def _decode_SessionConfigSelectOption(
 ) -> SessionConfigSelectOption:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigSelectOption (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("value", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "value"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "value"), "string", v)
-    v_value: Any = v
+        raise _rt.missing_or_invalid(v, (path, "value"), "string")
+    obj.value = v
     v = data.get("name", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "name"), "string", v)
-    v_name: Any = v
+        raise _rt.missing_or_invalid(v, (path, "name"), "string")
+    obj.name = v
     v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
-    v_description: Any = v
+    obj.description = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.value = v_value
-    obj.name = v_name
-    obj.description = v_description
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SessionConfigSelectOption = obj
+    return decoded
 
 
 def _encode_SessionConfigSelectOption(obj: SessionConfigSelectOption) -> dict[str, Any]:
@@ -6866,18 +6721,15 @@ def _decode_SessionConfigSelectGroup(
 ) -> SessionConfigSelectGroup:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigSelectGroup (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("groupId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "groupId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "groupId"), "string", v)
-    v_group_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "groupId"), "string")
+    obj.group_id = v
     v = data.get("name", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "name"), "string", v)
-    v_name: Any = v
+        raise _rt.missing_or_invalid(v, (path, "name"), "string")
+    obj.name = v
     v = data.get("options", UNDEFINED)
     if v is UNDEFINED:
         v = ctx.salvage(DecodeError((path, "options"), "a value (required)", _rt.MISSING), [])
@@ -6885,21 +6737,19 @@ def _decode_SessionConfigSelectGroup(
         v = _decode_list_of_SessionConfigSelectOption_min1_skip_invalid(v, ctx, (path, "options"))
     except DecodeError as error:
         v = ctx.salvage(error, [])
-    v_options: Any = v
+    obj.options = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.group_id = v_group_id
-    obj.name = v_name
-    obj.options = v_options
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SessionConfigSelectGroup = obj
+    return decoded
 
 
 def _encode_SessionConfigSelectGroup(obj: SessionConfigSelectGroup) -> dict[str, Any]:
@@ -6931,39 +6781,34 @@ def _decode_Command(
 ) -> Command:
     if type(data) is not dict:
         raise DecodeError(path, "Command (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("name", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "name"), "string", v)
-    v_name: Any = v
+        raise _rt.missing_or_invalid(v, (path, "name"), "string")
+    obj.name = v
     v = data.get("description", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "description"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "description"), "string", v)
-    v_description: Any = v
+        raise _rt.missing_or_invalid(v, (path, "description"), "string")
+    obj.description = v
     v = data.get("input", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_AvailableCommandInput(v, ctx, (path, "input"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_input: Any = v
+    obj.input = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.name = v_name
-    obj.description = v_description
-    obj.input = v_input
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: Command = obj
+    return decoded
 
 
 def _encode_Command(obj: Command, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -7018,30 +6863,24 @@ def _decode_AvailableCommandOther(
 ) -> AvailableCommandOther:
     if type(data) is not dict:
         raise DecodeError(path, "AvailableCommandOther (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("type", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "type"), "string", v)
-    v_type: Any = v
+        raise _rt.missing_or_invalid(v, (path, "type"), "string")
+    obj.type = v
     v = data.get("name", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "name"), "string", v)
-    v_name: Any = v
+        raise _rt.missing_or_invalid(v, (path, "name"), "string")
+    obj.name = v
     v = data.get("description", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "description"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "description"), "string", v)
-    v_description: Any = v
-    obj = object.__new__(cls)
-    obj.type = v_type
-    obj.name = v_name
-    obj.description = v_description
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+        raise _rt.missing_or_invalid(v, (path, "description"), "string")
+    obj.description = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: AvailableCommandOther = obj
+    return decoded
 
 
 def _encode_AvailableCommandOther(obj: AvailableCommandOther) -> dict[str, Any]:
@@ -7070,24 +6909,23 @@ def _decode_TextCommandInput(
 ) -> TextCommandInput:
     if type(data) is not dict:
         raise DecodeError(path, "TextCommandInput (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("hint", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "hint"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "hint"), "string", v)
-    v_hint: Any = v
+        raise _rt.missing_or_invalid(v, (path, "hint"), "string")
+    obj.hint = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.hint = v_hint
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: TextCommandInput = obj
+    return decoded
 
 
 def _encode_TextCommandInput(obj: TextCommandInput, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -7137,16 +6975,16 @@ def _decode_AvailableCommandInputOther(
 ) -> AvailableCommandInputOther:
     if type(data) is not dict:
         raise DecodeError(path, "AvailableCommandInputOther (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("type", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "type"), "string", v)
-    v_type: Any = v
-    obj = object.__new__(cls)
-    obj.type = v_type
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+        raise _rt.missing_or_invalid(v, (path, "type"), "string")
+    obj.type = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: AvailableCommandInputOther = obj
+    return decoded
 
 
 def _encode_AvailableCommandInputOther(obj: AvailableCommandInputOther) -> dict[str, Any]:
@@ -7171,6 +7009,7 @@ def _decode_ListSessionsResponse(
 ) -> ListSessionsResponse:
     if type(data) is not dict:
         raise DecodeError(path, "ListSessionsResponse (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("sessions", UNDEFINED)
     if v is UNDEFINED:
         v = ctx.salvage(DecodeError((path, "sessions"), "a value (required)", _rt.MISSING), [])
@@ -7178,24 +7017,23 @@ def _decode_ListSessionsResponse(
         v = _decode_list_of_SessionInfo_skip_invalid(v, ctx, (path, "sessions"))
     except DecodeError as error:
         v = ctx.salvage(error, [])
-    v_sessions: Any = v
+    obj.sessions = v
     v = data.get("nextCursor", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "nextCursor"), "string", v)
-    v_next_cursor: Any = v
+    obj.next_cursor = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.sessions = v_sessions
-    obj.next_cursor = v_next_cursor
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ListSessionsResponse = obj
+    return decoded
 
 
 def _encode_ListSessionsResponse(obj: ListSessionsResponse) -> dict[str, Any]:
@@ -7236,53 +7074,45 @@ def _decode_SessionInfo(
 ) -> SessionInfo:
     if type(data) is not dict:
         raise DecodeError(path, "SessionInfo (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("sessionId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "sessionId"), "string", v)
-    v_session_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
+    obj.session_id = v
     v = data.get("cwd", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "cwd"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "cwd"), "string", v)
-    v_cwd: Any = v
+        raise _rt.missing_or_invalid(v, (path, "cwd"), "string")
+    obj.cwd = v
     v = data.get("additionalDirectories", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "additionalDirectories"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_AbsolutePath(v, ctx, (path, "additionalDirectories"))
-    v_additional_directories: Any = v
+    obj.additional_directories = v
     v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
-    v_title: Any = v
+    obj.title = v
     v = data.get("updatedAt", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "updatedAt"), "string", v), UNDEFINED)
-    v_updated_at: Any = v
+    obj.updated_at = v
     v = data.get("archived", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "archived"), "boolean", v), UNDEFINED)
-    v_archived: Any = v
+    obj.archived = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.session_id = v_session_id
-    obj.cwd = v_cwd
-    obj.additional_directories = v_additional_directories
-    obj.title = v_title
-    obj.updated_at = v_updated_at
-    obj.archived = v_archived
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 5 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SessionInfo = obj
+    return decoded
 
 
 def _encode_SessionInfo(obj: SessionInfo) -> dict[str, Any]:
@@ -7324,17 +7154,19 @@ def _decode_DeleteSessionResponse(
 ) -> DeleteSessionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "DeleteSessionResponse (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: DeleteSessionResponse = obj
+    return decoded
 
 
 def _encode_DeleteSessionResponse(obj: DeleteSessionResponse) -> dict[str, Any]:
@@ -7360,40 +7192,37 @@ def _decode_ForkSessionResponse(
 ) -> ForkSessionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "ForkSessionResponse (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("sessionId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "sessionId"), "string", v)
-    v_session_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
+    obj.session_id = v
     v = data.get("configOptions", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_SessionConfigOption_skip_invalid(v, ctx, (path, "configOptions"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_config_options: Any = v
+    obj.config_options = v
     v = data.get("availableCommands", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_AvailableCommand_skip_invalid(v, ctx, (path, "availableCommands"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_available_commands: Any = v
+    obj.available_commands = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.session_id = v_session_id
-    obj.config_options = v_config_options
-    obj.available_commands = v_available_commands
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ForkSessionResponse = obj
+    return decoded
 
 
 def _encode_ForkSessionResponse(obj: ForkSessionResponse) -> dict[str, Any]:
@@ -7427,17 +7256,19 @@ def _decode_ArchiveSessionResponse(
 ) -> ArchiveSessionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "ArchiveSessionResponse (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ArchiveSessionResponse = obj
+    return decoded
 
 
 def _encode_ArchiveSessionResponse(obj: ArchiveSessionResponse) -> dict[str, Any]:
@@ -7463,17 +7294,19 @@ def _decode_UnarchiveSessionResponse(
 ) -> UnarchiveSessionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "UnarchiveSessionResponse (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: UnarchiveSessionResponse = obj
+    return decoded
 
 
 def _encode_UnarchiveSessionResponse(obj: UnarchiveSessionResponse) -> dict[str, Any]:
@@ -7499,31 +7332,31 @@ def _decode_SessionStatusResponse(
 ) -> SessionStatusResponse:
     if type(data) is not dict:
         raise DecodeError(path, "SessionStatusResponse (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("status", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "status"), "a value (required)", _rt.MISSING)
     v = _decode_SessionStatus(v, ctx, (path, "status"))
-    v_status: Any = v
+    obj.status = v
     v = data.get("state", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_StateUpdate(v, ctx, (path, "state"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_state: Any = v
+    obj.state = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.status = v_status
-    obj.state = v_state
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SessionStatusResponse = obj
+    return decoded
 
 
 def _encode_SessionStatusResponse(obj: SessionStatusResponse) -> dict[str, Any]:
@@ -7554,25 +7387,26 @@ def _decode_RunningStateUpdate(
 ) -> RunningStateUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "RunningStateUpdate (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("background", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_BackgroundWork(v, ctx, (path, "background"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_background: Any = v
+    obj.background = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.background = v_background
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: RunningStateUpdate = obj
+    return decoded
 
 
 def _encode_RunningStateUpdate(obj: RunningStateUpdate, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -7625,9 +7459,12 @@ def _decode_IdleStateUpdateStopReasonEndTurn(
         raise DecodeError(path, "IdleStateUpdateStopReasonEndTurn (an object)", data)
     if data.get("stopReason", _rt.MISSING) != "end_turn":
         raise DecodeError((path, "stopReason"), '"end_turn"', data.get("stopReason", _rt.MISSING))
-    obj = object.__new__(cls)
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: IdleStateUpdateStopReasonEndTurn = obj
+    return decoded
 
 
 def _encode_IdleStateUpdateStopReasonEndTurn(obj: IdleStateUpdateStopReasonEndTurn) -> dict[str, Any]:
@@ -7651,9 +7488,12 @@ def _decode_IdleStateUpdateStopReasonMaxTokens(
         raise DecodeError(path, "IdleStateUpdateStopReasonMaxTokens (an object)", data)
     if data.get("stopReason", _rt.MISSING) != "max_tokens":
         raise DecodeError((path, "stopReason"), '"max_tokens"', data.get("stopReason", _rt.MISSING))
-    obj = object.__new__(cls)
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: IdleStateUpdateStopReasonMaxTokens = obj
+    return decoded
 
 
 def _encode_IdleStateUpdateStopReasonMaxTokens(obj: IdleStateUpdateStopReasonMaxTokens) -> dict[str, Any]:
@@ -7677,9 +7517,12 @@ def _decode_IdleStateUpdateStopReasonMaxTurnRequests(
         raise DecodeError(path, "IdleStateUpdateStopReasonMaxTurnRequests (an object)", data)
     if data.get("stopReason", _rt.MISSING) != "max_turn_requests":
         raise DecodeError((path, "stopReason"), '"max_turn_requests"', data.get("stopReason", _rt.MISSING))
-    obj = object.__new__(cls)
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: IdleStateUpdateStopReasonMaxTurnRequests = obj
+    return decoded
 
 
 def _encode_IdleStateUpdateStopReasonMaxTurnRequests(obj: IdleStateUpdateStopReasonMaxTurnRequests) -> dict[str, Any]:
@@ -7703,9 +7546,12 @@ def _decode_IdleStateUpdateStopReasonRefusal(
         raise DecodeError(path, "IdleStateUpdateStopReasonRefusal (an object)", data)
     if data.get("stopReason", _rt.MISSING) != "refusal":
         raise DecodeError((path, "stopReason"), '"refusal"', data.get("stopReason", _rt.MISSING))
-    obj = object.__new__(cls)
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: IdleStateUpdateStopReasonRefusal = obj
+    return decoded
 
 
 def _encode_IdleStateUpdateStopReasonRefusal(obj: IdleStateUpdateStopReasonRefusal) -> dict[str, Any]:
@@ -7729,9 +7575,12 @@ def _decode_IdleStateUpdateStopReasonCancelled(
         raise DecodeError(path, "IdleStateUpdateStopReasonCancelled (an object)", data)
     if data.get("stopReason", _rt.MISSING) != "cancelled":
         raise DecodeError((path, "stopReason"), '"cancelled"', data.get("stopReason", _rt.MISSING))
-    obj = object.__new__(cls)
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: IdleStateUpdateStopReasonCancelled = obj
+    return decoded
 
 
 def _encode_IdleStateUpdateStopReasonCancelled(obj: IdleStateUpdateStopReasonCancelled) -> dict[str, Any]:
@@ -7753,17 +7602,19 @@ def _decode_ErrorStopReason(
 ) -> ErrorStopReason:
     if type(data) is not dict:
         raise DecodeError(path, "ErrorStopReason (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("error", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Error(v, ctx, (path, "error"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_error: Any = v
-    obj = object.__new__(cls)
-    obj.error = v_error
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.error = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ErrorStopReason = obj
+    return decoded
 
 
 def _encode_ErrorStopReason(obj: ErrorStopReason, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -7811,16 +7662,16 @@ def _decode_IdleStateUpdateStopReasonOther(
 ) -> IdleStateUpdateStopReasonOther:
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonOther (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("stopReason", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "stopReason"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "stopReason"), "string", v)
-    v_stop_reason: Any = v
-    obj = object.__new__(cls)
-    obj.stop_reason = v_stop_reason
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+        raise _rt.missing_or_invalid(v, (path, "stopReason"), "string")
+    obj.stop_reason = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: IdleStateUpdateStopReasonOther = obj
+    return decoded
 
 
 def _encode_IdleStateUpdateStopReasonOther(obj: IdleStateUpdateStopReasonOther) -> dict[str, Any]:
@@ -7845,14 +7696,16 @@ def _decode_IdleStateUpdateStopReasonNone(
 ) -> IdleStateUpdateStopReasonNone:
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonNone (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("stopReason", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         raise DecodeError((path, "stopReason"), "null", v)
-    v_stop_reason: Any = v
-    obj = object.__new__(cls)
-    obj.stop_reason = v_stop_reason
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.stop_reason = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: IdleStateUpdateStopReasonNone = obj
+    return decoded
 
 
 def _encode_IdleStateUpdateStopReasonNone(obj: IdleStateUpdateStopReasonNone) -> dict[str, Any]:
@@ -7878,35 +7731,32 @@ def _decode_IdleStateUpdate(
 ) -> IdleStateUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdate (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("usage", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Usage(v, ctx, (path, "usage"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_usage: Any = v
+    obj.usage = v
     v = data.get("background", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_BackgroundWork(v, ctx, (path, "background"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_background: Any = v
+    obj.background = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
+    obj.meta = v
     rest = {key: value for key, value in data.items() if key not in known}
-    v_stop_reason = _decode_IdleStateUpdateStopReason(rest, ctx, path)
-    obj = object.__new__(cls)
-    obj.usage = v_usage
-    obj.background = v_background
-    obj.meta = v_meta
-    obj.stop_reason = v_stop_reason
-    return obj
+    obj.stop_reason = _decode_IdleStateUpdateStopReason(rest, ctx, path)
+    decoded: IdleStateUpdate = obj
+    return decoded
 
 
 def _encode_IdleStateUpdate(obj: IdleStateUpdate, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -7959,25 +7809,26 @@ def _decode_RequiresActionStateUpdate(
 ) -> RequiresActionStateUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "RequiresActionStateUpdate (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("background", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_BackgroundWork(v, ctx, (path, "background"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_background: Any = v
+    obj.background = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.background = v_background
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: RequiresActionStateUpdate = obj
+    return decoded
 
 
 def _encode_RequiresActionStateUpdate(
@@ -8030,25 +7881,26 @@ def _decode_UnknownStateUpdate(
 ) -> UnknownStateUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "UnknownStateUpdate (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("background", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_BackgroundWork(v, ctx, (path, "background"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_background: Any = v
+    obj.background = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.background = v_background
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: UnknownStateUpdate = obj
+    return decoded
 
 
 def _encode_UnknownStateUpdate(obj: UnknownStateUpdate, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -8099,16 +7951,16 @@ def _decode_StateUpdateOther(
 ) -> StateUpdateOther:
     if type(data) is not dict:
         raise DecodeError(path, "StateUpdateOther (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("state", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "state"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "state"), "string", v)
-    v_state: Any = v
-    obj = object.__new__(cls)
-    obj.state = v_state
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+        raise _rt.missing_or_invalid(v, (path, "state"), "string")
+    obj.state = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: StateUpdateOther = obj
+    return decoded
 
 
 def _encode_StateUpdateOther(obj: StateUpdateOther) -> dict[str, Any]:
@@ -8133,24 +7985,23 @@ def _decode_BackgroundTerminal(
 ) -> BackgroundTerminal:
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundTerminal (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("terminalId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "terminalId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "terminalId"), "string", v)
-    v_terminal_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
+    obj.terminal_id = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.terminal_id = v_terminal_id
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: BackgroundTerminal = obj
+    return decoded
 
 
 def _encode_BackgroundTerminal(obj: BackgroundTerminal, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -8200,24 +8051,23 @@ def _decode_BackgroundToolCall(
 ) -> BackgroundToolCall:
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundToolCall (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("toolCallId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "toolCallId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "toolCallId"), "string", v)
-    v_tool_call_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "toolCallId"), "string")
+    obj.tool_call_id = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.tool_call_id = v_tool_call_id
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: BackgroundToolCall = obj
+    return decoded
 
 
 def _encode_BackgroundToolCall(obj: BackgroundToolCall, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -8267,24 +8117,23 @@ def _decode_BackgroundSubagent(
 ) -> BackgroundSubagent:
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundSubagent (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("sessionId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "sessionId"), "string", v)
-    v_session_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
+    obj.session_id = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.session_id = v_session_id
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: BackgroundSubagent = obj
+    return decoded
 
 
 def _encode_BackgroundSubagent(obj: BackgroundSubagent, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -8334,16 +8183,16 @@ def _decode_BackgroundWorkOther(
 ) -> BackgroundWorkOther:
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundWorkOther (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("type", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "type"), "string", v)
-    v_type: Any = v
-    obj = object.__new__(cls)
-    obj.type = v_type
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+        raise _rt.missing_or_invalid(v, (path, "type"), "string")
+    obj.type = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: BackgroundWorkOther = obj
+    return decoded
 
 
 def _encode_BackgroundWorkOther(obj: BackgroundWorkOther) -> dict[str, Any]:
@@ -8368,30 +8217,28 @@ def _decode_Error(
 ) -> Error:
     if type(data) is not dict:
         raise DecodeError(path, "Error (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("code", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "code"), "a value (required)", _rt.MISSING)
     v = _decode_ErrorCode(v, ctx, (path, "code"))
-    v_code: Any = v
+    obj.code = v
     v = data.get("message", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "message"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "message"), "string", v)
-    v_message: Any = v
+        raise _rt.missing_or_invalid(v, (path, "message"), "string")
+    obj.message = v
     v = data.get("data", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ErrorData(v, ctx, (path, "data"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_data: Any = v
-    obj = object.__new__(cls)
-    obj.code = v_code
-    obj.message = v_message
-    obj.data = v_data
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.data = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: Error = obj
+    return decoded
 
 
 def _encode_Error(obj: Error) -> dict[str, Any]:
@@ -8421,30 +8268,30 @@ def _decode_UnsupportedProtocolVersionErrorData(
 ) -> UnsupportedProtocolVersionErrorData:
     if type(data) is not dict:
         raise DecodeError(path, "UnsupportedProtocolVersionErrorData (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("requested", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "requested"), "a value (required)", _rt.MISSING)
     if type(v) is not int or v < 0 or v > 65535:
         v = _rt.decode_int(v, (path, "requested"), 0, 65535)
-    v_requested: Any = v
+    obj.requested = v
     v = data.get("supported", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "supported"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_ProtocolVersion(v, ctx, (path, "supported"))
-    v_supported: Any = v
+    obj.supported = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.requested = v_requested
-    obj.supported = v_supported
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: UnsupportedProtocolVersionErrorData = obj
+    return decoded
 
 
 def _encode_UnsupportedProtocolVersionErrorData(obj: UnsupportedProtocolVersionErrorData) -> dict[str, Any]:
@@ -8474,24 +8321,23 @@ def _decode_SessionNotFoundErrorData(
 ) -> SessionNotFoundErrorData:
     if type(data) is not dict:
         raise DecodeError(path, "SessionNotFoundErrorData (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("sessionId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "sessionId"), "string", v)
-    v_session_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
+    obj.session_id = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.session_id = v_session_id
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SessionNotFoundErrorData = obj
+    return decoded
 
 
 def _encode_SessionNotFoundErrorData(obj: SessionNotFoundErrorData) -> dict[str, Any]:
@@ -8529,62 +8375,58 @@ def _decode_Usage(
 ) -> Usage:
     if type(data) is not dict:
         raise DecodeError(path, "Usage (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("totalTokens", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "totalTokens"), "a value (required)", _rt.MISSING)
     if type(v) is not int or v < 0 or v > 18446744073709551615:
         v = _rt.decode_int(v, (path, "totalTokens"), 0, 18446744073709551615)
-    v_total_tokens: Any = v
+    obj.total_tokens = v
     v = data.get("inputTokens", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "inputTokens"), "a value (required)", _rt.MISSING)
     if type(v) is not int or v < 0 or v > 18446744073709551615:
         v = _rt.decode_int(v, (path, "inputTokens"), 0, 18446744073709551615)
-    v_input_tokens: Any = v
+    obj.input_tokens = v
     v = data.get("outputTokens", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "outputTokens"), "a value (required)", _rt.MISSING)
     if type(v) is not int or v < 0 or v > 18446744073709551615:
         v = _rt.decode_int(v, (path, "outputTokens"), 0, 18446744073709551615)
-    v_output_tokens: Any = v
+    obj.output_tokens = v
     v = data.get("thoughtTokens", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         try:
             v = _rt.decode_int(v, (path, "thoughtTokens"), 0, 18446744073709551615)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_thought_tokens: Any = v
+    obj.thought_tokens = v
     v = data.get("cachedReadTokens", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         try:
             v = _rt.decode_int(v, (path, "cachedReadTokens"), 0, 18446744073709551615)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_cached_read_tokens: Any = v
+    obj.cached_read_tokens = v
     v = data.get("cachedWriteTokens", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         try:
             v = _rt.decode_int(v, (path, "cachedWriteTokens"), 0, 18446744073709551615)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_cached_write_tokens: Any = v
+    obj.cached_write_tokens = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.total_tokens = v_total_tokens
-    obj.input_tokens = v_input_tokens
-    obj.output_tokens = v_output_tokens
-    obj.thought_tokens = v_thought_tokens
-    obj.cached_read_tokens = v_cached_read_tokens
-    obj.cached_write_tokens = v_cached_write_tokens
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: Usage = obj
+    return decoded
 
 
 def _encode_Usage(obj: Usage) -> dict[str, Any]:
@@ -8625,24 +8467,23 @@ def _decode_SetSessionTitleResponse(
 ) -> SetSessionTitleResponse:
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionTitleResponse (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("title", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "title"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "title"), "string", v)
-    v_title: Any = v
+        raise _rt.missing_or_invalid(v, (path, "title"), "string")
+    obj.title = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.title = v_title
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SetSessionTitleResponse = obj
+    return decoded
 
 
 def _encode_SetSessionTitleResponse(obj: SetSessionTitleResponse) -> dict[str, Any]:
@@ -8670,33 +8511,33 @@ def _decode_ResumeSessionResponse(
 ) -> ResumeSessionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "ResumeSessionResponse (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("configOptions", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_SessionConfigOption_skip_invalid(v, ctx, (path, "configOptions"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_config_options: Any = v
+    obj.config_options = v
     v = data.get("availableCommands", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_AvailableCommand_skip_invalid(v, ctx, (path, "availableCommands"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_available_commands: Any = v
+    obj.available_commands = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.config_options = v_config_options
-    obj.available_commands = v_available_commands
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ResumeSessionResponse = obj
+    return decoded
 
 
 def _encode_ResumeSessionResponse(obj: ResumeSessionResponse) -> dict[str, Any]:
@@ -8728,17 +8569,19 @@ def _decode_CloseSessionResponse(
 ) -> CloseSessionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "CloseSessionResponse (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: CloseSessionResponse = obj
+    return decoded
 
 
 def _encode_CloseSessionResponse(obj: CloseSessionResponse) -> dict[str, Any]:
@@ -8764,17 +8607,19 @@ def _decode_CancelToolCallResponse(
 ) -> CancelToolCallResponse:
     if type(data) is not dict:
         raise DecodeError(path, "CancelToolCallResponse (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: CancelToolCallResponse = obj
+    return decoded
 
 
 def _encode_CancelToolCallResponse(obj: CancelToolCallResponse) -> dict[str, Any]:
@@ -8800,17 +8645,19 @@ def _decode_CancelTerminalResponse(
 ) -> CancelTerminalResponse:
     if type(data) is not dict:
         raise DecodeError(path, "CancelTerminalResponse (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: CancelTerminalResponse = obj
+    return decoded
 
 
 def _encode_CancelTerminalResponse(obj: CancelTerminalResponse) -> dict[str, Any]:
@@ -8836,23 +8683,24 @@ def _decode_SetSessionConfigOptionResponse(
 ) -> SetSessionConfigOptionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionConfigOptionResponse (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("configOptions", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "configOptions"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_SessionConfigOption_skip_invalid(v, ctx, (path, "configOptions"))
-    v_config_options: Any = v
+    obj.config_options = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.config_options = v_config_options
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SetSessionConfigOptionResponse = obj
+    return decoded
 
 
 def _encode_SetSessionConfigOptionResponse(obj: SetSessionConfigOptionResponse) -> dict[str, Any]:
@@ -8880,24 +8728,23 @@ def _decode_PromptResponse(
 ) -> PromptResponse:
     if type(data) is not dict:
         raise DecodeError(path, "PromptResponse (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("messageId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "messageId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "messageId"), "string", v)
-    v_message_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "messageId"), "string")
+    obj.message_id = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.message_id = v_message_id
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: PromptResponse = obj
+    return decoded
 
 
 def _encode_PromptResponse(obj: PromptResponse) -> dict[str, Any]:
@@ -8925,21 +8772,20 @@ def _decode_AgentNotification(
 ) -> AgentNotification:
     if type(data) is not dict:
         raise DecodeError(path, "AgentNotification (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("method", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "method"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "method"), "string", v)
-    v_method: Any = v
+        raise _rt.missing_or_invalid(v, (path, "method"), "string")
+    obj.method = v
     v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_AgentNotificationParams(v, ctx, (path, "params"))
-    v_params: Any = v
-    obj = object.__new__(cls)
-    obj.method = v_method
-    obj.params = v_params
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.params = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: AgentNotification = obj
+    return decoded
 
 
 def _encode_AgentNotification(obj: AgentNotification) -> dict[str, Any]:
@@ -8967,30 +8813,28 @@ def _decode_UpdateSessionNotification(
 ) -> UpdateSessionNotification:
     if type(data) is not dict:
         raise DecodeError(path, "UpdateSessionNotification (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("sessionId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "sessionId"), "string", v)
-    v_session_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
+    obj.session_id = v
     v = data.get("update", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "update"), "a value (required)", _rt.MISSING)
     v = _decode_SessionUpdate(v, ctx, (path, "update"))
-    v_update: Any = v
+    obj.update = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.session_id = v_session_id
-    obj.update = v_update
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: UpdateSessionNotification = obj
+    return decoded
 
 
 def _encode_UpdateSessionNotification(obj: UpdateSessionNotification) -> dict[str, Any]:
@@ -9020,30 +8864,28 @@ def _decode_ContentChunk(
 ) -> ContentChunk:
     if type(data) is not dict:
         raise DecodeError(path, "ContentChunk (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("messageId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "messageId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "messageId"), "string", v)
-    v_message_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "messageId"), "string")
+    obj.message_id = v
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_ContentBlock(v, ctx, (path, "content"))
-    v_content: Any = v
+    obj.content = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.message_id = v_message_id
-    obj.content = v_content
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ContentChunk = obj
+    return decoded
 
 
 def _encode_ContentChunk(obj: ContentChunk, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -9095,32 +8937,30 @@ def _decode_UserMessage(
 ) -> UserMessage:
     if type(data) is not dict:
         raise DecodeError(path, "UserMessage (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("messageId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "messageId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "messageId"), "string", v)
-    v_message_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "messageId"), "string")
+    obj.message_id = v
     v = data.get("content", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ContentBlock_skip_invalid(v, ctx, (path, "content"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_content: Any = v
+    obj.content = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.message_id = v_message_id
-    obj.content = v_content
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: UserMessage = obj
+    return decoded
 
 
 def _encode_UserMessage(obj: UserMessage, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -9194,32 +9034,30 @@ def _decode_AgentMessage(
 ) -> AgentMessage:
     if type(data) is not dict:
         raise DecodeError(path, "AgentMessage (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("messageId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "messageId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "messageId"), "string", v)
-    v_message_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "messageId"), "string")
+    obj.message_id = v
     v = data.get("content", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ContentBlock_skip_invalid(v, ctx, (path, "content"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_content: Any = v
+    obj.content = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.message_id = v_message_id
-    obj.content = v_content
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: AgentMessage = obj
+    return decoded
 
 
 def _encode_AgentMessage(obj: AgentMessage, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -9293,32 +9131,30 @@ def _decode_AgentThought(
 ) -> AgentThought:
     if type(data) is not dict:
         raise DecodeError(path, "AgentThought (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("messageId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "messageId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "messageId"), "string", v)
-    v_message_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "messageId"), "string")
+    obj.message_id = v
     v = data.get("content", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ContentBlock_skip_invalid(v, ctx, (path, "content"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_content: Any = v
+    obj.content = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.message_id = v_message_id
-    obj.content = v_content
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: AgentThought = obj
+    return decoded
 
 
 def _encode_AgentThought(obj: AgentThought, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -9373,11 +9209,11 @@ def _decode_SessionUpdateStateUpdate(
         raise DecodeError(path, "SessionUpdateStateUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "state_update":
         raise DecodeError((path, "sessionUpdate"), '"state_update"', data.get("sessionUpdate", _rt.MISSING))
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     rest = {key: value for key, value in data.items() if key not in known}
-    v_state = _decode_StateUpdate(rest, ctx, path)
-    obj = object.__new__(cls)
-    obj.state = v_state
-    return obj
+    obj.state = _decode_StateUpdate(rest, ctx, path)
+    decoded: SessionUpdateStateUpdate = obj
+    return decoded
 
 
 def _encode_SessionUpdateStateUpdate(obj: SessionUpdateStateUpdate) -> dict[str, Any]:
@@ -9398,30 +9234,28 @@ def _decode_ToolCallContentChunk(
 ) -> ToolCallContentChunk:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallContentChunk (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("toolCallId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "toolCallId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "toolCallId"), "string", v)
-    v_tool_call_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "toolCallId"), "string")
+    obj.tool_call_id = v
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_ToolCallContent(v, ctx, (path, "content"))
-    v_content: Any = v
+    obj.content = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.tool_call_id = v_tool_call_id
-    obj.content = v_content
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ToolCallContentChunk = obj
+    return decoded
 
 
 def _encode_ToolCallContentChunk(obj: ToolCallContentChunk, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -9520,66 +9354,59 @@ def _decode_TerminalUpdate(
 ) -> TerminalUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "TerminalUpdate (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("terminalId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "terminalId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "terminalId"), "string", v)
-    v_terminal_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
+    obj.terminal_id = v
     v = data.get("command", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "command"), "string", v), UNDEFINED)
-    v_command: Any = v
+    obj.command = v
     v = data.get("cwd", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "cwd"), "string", v), UNDEFINED)
-    v_cwd: Any = v
+    obj.cwd = v
     v = data.get("output", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_TerminalOutput(v, ctx, (path, "output"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_output: Any = v
+    obj.output = v
     v = data.get("exitStatus", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_TerminalExitStatus(v, ctx, (path, "exitStatus"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_exit_status: Any = v
+    obj.exit_status = v
     v = data.get("size", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_TerminalSize(v, ctx, (path, "size"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_size: Any = v
+    obj.size = v
     v = data.get("capabilities", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_TerminalCapabilities(v, ctx, (path, "capabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_capabilities: Any = v
+    obj.capabilities = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.terminal_id = v_terminal_id
-    obj.command = v_command
-    obj.cwd = v_cwd
-    obj.output = v_output
-    obj.exit_status = v_exit_status
-    obj.size = v_size
-    obj.capabilities = v_capabilities
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 7 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: TerminalUpdate = obj
+    return decoded
 
 
 def _encode_TerminalUpdate(obj: TerminalUpdate, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -9659,31 +9486,27 @@ def _decode_TerminalOutputChunk(
 ) -> TerminalOutputChunk:
     if type(data) is not dict:
         raise DecodeError(path, "TerminalOutputChunk (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("terminalId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "terminalId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "terminalId"), "string", v)
-    v_terminal_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
+    obj.terminal_id = v
     v = data.get("data", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "data"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "data"), "string", v)
-    v_data: Any = v
+        raise _rt.missing_or_invalid(v, (path, "data"), "string")
+    obj.data = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.terminal_id = v_terminal_id
-    obj.data = v_data
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: TerminalOutputChunk = obj
+    return decoded
 
 
 def _encode_TerminalOutputChunk(obj: TerminalOutputChunk, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -9735,23 +9558,24 @@ def _decode_PlanUpdate(
 ) -> PlanUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "PlanUpdate (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("plan", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "plan"), "a value (required)", _rt.MISSING)
     v = _decode_PlanUpdateContent(v, ctx, (path, "plan"))
-    v_plan: Any = v
+    obj.plan = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.plan = v_plan
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: PlanUpdate = obj
+    return decoded
 
 
 def _encode_PlanUpdate(obj: PlanUpdate, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -9801,24 +9625,23 @@ def _decode_PlanRemoved(
 ) -> PlanRemoved:
     if type(data) is not dict:
         raise DecodeError(path, "PlanRemoved (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("planId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "planId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "planId"), "string", v)
-    v_plan_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "planId"), "string")
+    obj.plan_id = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.plan_id = v_plan_id
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: PlanRemoved = obj
+    return decoded
 
 
 def _encode_PlanRemoved(obj: PlanRemoved, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -9868,23 +9691,24 @@ def _decode_AvailableCommandsUpdate(
 ) -> AvailableCommandsUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "AvailableCommandsUpdate (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("availableCommands", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "availableCommands"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_AvailableCommand_skip_invalid(v, ctx, (path, "availableCommands"))
-    v_available_commands: Any = v
+    obj.available_commands = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.available_commands = v_available_commands
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: AvailableCommandsUpdate = obj
+    return decoded
 
 
 def _encode_AvailableCommandsUpdate(obj: AvailableCommandsUpdate, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -9936,23 +9760,24 @@ def _decode_ConfigOptionUpdate(
 ) -> ConfigOptionUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "ConfigOptionUpdate (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("configOptions", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "configOptions"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_SessionConfigOption_skip_invalid(v, ctx, (path, "configOptions"))
-    v_config_options: Any = v
+    obj.config_options = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.config_options = v_config_options
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ConfigOptionUpdate = obj
+    return decoded
 
 
 def _encode_ConfigOptionUpdate(obj: ConfigOptionUpdate, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -10002,27 +9827,27 @@ def _decode_SessionInfoUpdate(
 ) -> SessionInfoUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionInfoUpdate (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
-    v_title: Any = v
+    obj.title = v
     v = data.get("updatedAt", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "updatedAt"), "string", v), UNDEFINED)
-    v_updated_at: Any = v
+    obj.updated_at = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.title = v_title
-    obj.updated_at = v_updated_at
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SessionInfoUpdate = obj
+    return decoded
 
 
 def _encode_SessionInfoUpdate(obj: SessionInfoUpdate, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -10076,39 +9901,38 @@ def _decode_UsageUpdate(
 ) -> UsageUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "UsageUpdate (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("used", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "used"), "a value (required)", _rt.MISSING)
     if type(v) is not int or v < 0 or v > 18446744073709551615:
         v = _rt.decode_int(v, (path, "used"), 0, 18446744073709551615)
-    v_used: Any = v
+    obj.used = v
     v = data.get("size", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "size"), "a value (required)", _rt.MISSING)
     if type(v) is not int or v < 0 or v > 18446744073709551615:
         v = _rt.decode_int(v, (path, "size"), 0, 18446744073709551615)
-    v_size: Any = v
+    obj.size = v
     v = data.get("cost", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Cost(v, ctx, (path, "cost"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_cost: Any = v
+    obj.cost = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.used = v_used
-    obj.size = v_size
-    obj.cost = v_cost
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: UsageUpdate = obj
+    return decoded
 
 
 def _encode_UsageUpdate(obj: UsageUpdate, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -10163,35 +9987,32 @@ def _decode_Notice(
 ) -> Notice:
     if type(data) is not dict:
         raise DecodeError(path, "Notice (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("severity", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "severity"), "a value (required)", _rt.MISSING)
     v = _decode_NoticeSeverity(v, ctx, (path, "severity"))
-    v_severity: Any = v
+    obj.severity = v
     v = data.get("title", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "title"), "a value (required)", _rt.MISSING)
     if type(v) is not str or len(v) < 1:
-        raise DecodeError((path, "title"), "string at least 1 characters", v)
-    v_title: Any = v
+        raise _rt.missing_or_invalid(v, (path, "title"), "string at least 1 characters")
+    obj.title = v
     v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
-    v_description: Any = v
+    obj.description = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.severity = v_severity
-    obj.title = v_title
-    obj.description = v_description
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: Notice = obj
+    return decoded
 
 
 def _encode_Notice(obj: Notice, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -10246,43 +10067,39 @@ def _decode_CompactionUpdate(
 ) -> CompactionUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "CompactionUpdate (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("compactionId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "compactionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "compactionId"), "string", v)
-    v_compaction_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "compactionId"), "string")
+    obj.compaction_id = v
     v = data.get("status", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "status"), "a value (required)", _rt.MISSING)
     v = _decode_CompactionStatus(v, ctx, (path, "status"))
-    v_status: Any = v
+    obj.status = v
     v = data.get("summary", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ContentBlock_skip_invalid(v, ctx, (path, "summary"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_summary: Any = v
+    obj.summary = v
     v = data.get("error", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "error"), "string", v), UNDEFINED)
-    v_error: Any = v
+    obj.error = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.compaction_id = v_compaction_id
-    obj.status = v_status
-    obj.summary = v_summary
-    obj.error = v_error
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: CompactionUpdate = obj
+    return decoded
 
 
 def _encode_CompactionUpdate(obj: CompactionUpdate, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -10349,30 +10166,28 @@ def _decode_CompactionSummaryChunk(
 ) -> CompactionSummaryChunk:
     if type(data) is not dict:
         raise DecodeError(path, "CompactionSummaryChunk (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("compactionId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "compactionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "compactionId"), "string", v)
-    v_compaction_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "compactionId"), "string")
+    obj.compaction_id = v
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_ContentBlock(v, ctx, (path, "content"))
-    v_content: Any = v
+    obj.content = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.compaction_id = v_compaction_id
-    obj.content = v_content
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: CompactionSummaryChunk = obj
+    return decoded
 
 
 def _encode_CompactionSummaryChunk(obj: CompactionSummaryChunk, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -10435,60 +10250,53 @@ def _decode_SubagentUpdate(
 ) -> SubagentUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SubagentUpdate (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("sessionId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "sessionId"), "string", v)
-    v_session_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
+    obj.session_id = v
     v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
-    v_title: Any = v
+    obj.title = v
     v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
-    v_description: Any = v
+    obj.description = v
     v = data.get("capabilities", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SubagentSessionCapabilities(v, ctx, (path, "capabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_capabilities: Any = v
+    obj.capabilities = v
     v = data.get("state", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_StateUpdate(v, ctx, (path, "state"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_state: Any = v
+    obj.state = v
     v = data.get("cwd", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "cwd"), "string", v)
-    v_cwd: Any = v
+    obj.cwd = v
     v = data.get("additionalDirectories", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_AbsolutePath(v, ctx, (path, "additionalDirectories"))
-    v_additional_directories: Any = v
+    obj.additional_directories = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.session_id = v_session_id
-    obj.title = v_title
-    obj.description = v_description
-    obj.capabilities = v_capabilities
-    obj.state = v_state
-    obj.cwd = v_cwd
-    obj.additional_directories = v_additional_directories
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 7 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SubagentUpdate = obj
+    return decoded
 
 
 def _encode_SubagentUpdate(obj: SubagentUpdate, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -10580,52 +10388,46 @@ def _decode_SessionMessage(
 ) -> SessionMessage:
     if type(data) is not dict:
         raise DecodeError(path, "SessionMessage (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("messageId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "messageId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "messageId"), "string", v)
-    v_message_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "messageId"), "string")
+    obj.message_id = v
     v = data.get("senderSessionId", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "senderSessionId"), "string", v), UNDEFINED)
-    v_sender_session_id: Any = v
+    obj.sender_session_id = v
     v = data.get("recipientSessionId", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "recipientSessionId"), "string", v), UNDEFINED)
-    v_recipient_session_id: Any = v
+    obj.recipient_session_id = v
     v = data.get("senderMessageId", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "senderMessageId"), "string", v), UNDEFINED)
-    v_sender_message_id: Any = v
+    obj.sender_message_id = v
     v = data.get("recipientMessageId", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "recipientMessageId"), "string", v), UNDEFINED)
-    v_recipient_message_id: Any = v
+    obj.recipient_message_id = v
     v = data.get("content", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ContentBlock_skip_invalid(v, ctx, (path, "content"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_content: Any = v
+    obj.content = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.message_id = v_message_id
-    obj.sender_session_id = v_sender_session_id
-    obj.recipient_session_id = v_recipient_session_id
-    obj.sender_message_id = v_sender_message_id
-    obj.recipient_message_id = v_recipient_message_id
-    obj.content = v_content
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 6 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SessionMessage = obj
+    return decoded
 
 
 def _encode_SessionMessage(obj: SessionMessage, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -10701,30 +10503,28 @@ def _decode_SessionMessageChunk(
 ) -> SessionMessageChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionMessageChunk (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("messageId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "messageId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "messageId"), "string", v)
-    v_message_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "messageId"), "string")
+    obj.message_id = v
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_ContentBlock(v, ctx, (path, "content"))
-    v_content: Any = v
+    obj.content = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.message_id = v_message_id
-    obj.content = v_content
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SessionMessageChunk = obj
+    return decoded
 
 
 def _encode_SessionMessageChunk(obj: SessionMessageChunk, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -10776,16 +10576,16 @@ def _decode_SessionUpdateOther(
 ) -> SessionUpdateOther:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateOther (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("sessionUpdate", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "sessionUpdate"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "sessionUpdate"), "string", v)
-    v_session_update: Any = v
-    obj = object.__new__(cls)
-    obj.session_update = v_session_update
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+        raise _rt.missing_or_invalid(v, (path, "sessionUpdate"), "string")
+    obj.session_update = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SessionUpdateOther = obj
+    return decoded
 
 
 def _encode_SessionUpdateOther(obj: SessionUpdateOther) -> dict[str, Any]:
@@ -10810,24 +10610,23 @@ def _decode_TerminalOutput(
 ) -> TerminalOutput:
     if type(data) is not dict:
         raise DecodeError(path, "TerminalOutput (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("data", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "data"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "data"), "string", v)
-    v_data: Any = v
+        raise _rt.missing_or_invalid(v, (path, "data"), "string")
+    obj.data = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.data = v_data
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: TerminalOutput = obj
+    return decoded
 
 
 def _encode_TerminalOutput(obj: TerminalOutput) -> dict[str, Any]:
@@ -10855,6 +10654,7 @@ def _decode_TerminalExitStatus(
 ) -> TerminalExitStatus:
     if type(data) is not dict:
         raise DecodeError(path, "TerminalExitStatus (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("exitCode", UNDEFINED)
     if (
         v is not UNDEFINED
@@ -10865,24 +10665,23 @@ def _decode_TerminalExitStatus(
             v = _rt.decode_int(v, (path, "exitCode"), -9223372036854775808, 9223372036854775807)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_exit_code: Any = v
+    obj.exit_code = v
     v = data.get("signal", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "signal"), "string", v), UNDEFINED)
-    v_signal: Any = v
+    obj.signal = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.exit_code = v_exit_code
-    obj.signal = v_signal
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: TerminalExitStatus = obj
+    return decoded
 
 
 def _encode_TerminalExitStatus(obj: TerminalExitStatus) -> dict[str, Any]:
@@ -10914,31 +10713,31 @@ def _decode_TerminalSize(
 ) -> TerminalSize:
     if type(data) is not dict:
         raise DecodeError(path, "TerminalSize (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("cols", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "cols"), "a value (required)", _rt.MISSING)
     if type(v) is not int or v < 1 or v > 65535:
         v = _rt.decode_int(v, (path, "cols"), 1, 65535)
-    v_cols: Any = v
+    obj.cols = v
     v = data.get("rows", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "rows"), "a value (required)", _rt.MISSING)
     if type(v) is not int or v < 1 or v > 65535:
         v = _rt.decode_int(v, (path, "rows"), 1, 65535)
-    v_rows: Any = v
+    obj.rows = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.cols = v_cols
-    obj.rows = v_rows
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: TerminalSize = obj
+    return decoded
 
 
 def _encode_TerminalSize(obj: TerminalSize) -> dict[str, Any]:
@@ -10968,25 +10767,26 @@ def _decode_TerminalCapabilities(
 ) -> TerminalCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "TerminalCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("cancel", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_TerminalCancelCapabilities(v, ctx, (path, "cancel"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_cancel: Any = v
+    obj.cancel = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.cancel = v_cancel
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: TerminalCapabilities = obj
+    return decoded
 
 
 def _encode_TerminalCapabilities(obj: TerminalCapabilities) -> dict[str, Any]:
@@ -11015,17 +10815,19 @@ def _decode_TerminalCancelCapabilities(
 ) -> TerminalCancelCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "TerminalCancelCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: TerminalCancelCapabilities = obj
+    return decoded
 
 
 def _encode_TerminalCancelCapabilities(obj: TerminalCancelCapabilities) -> dict[str, Any]:
@@ -11051,30 +10853,28 @@ def _decode_PlanItems(
 ) -> PlanItems:
     if type(data) is not dict:
         raise DecodeError(path, "PlanItems (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("planId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "planId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "planId"), "string", v)
-    v_plan_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "planId"), "string")
+    obj.plan_id = v
     v = data.get("entries", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "entries"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_PlanEntry_skip_invalid(v, ctx, (path, "entries"))
-    v_entries: Any = v
+    obj.entries = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.plan_id = v_plan_id
-    obj.entries = v_entries
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: PlanItems = obj
+    return decoded
 
 
 def _encode_PlanItems(obj: PlanItems, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -11126,31 +10926,27 @@ def _decode_PlanFile(
 ) -> PlanFile:
     if type(data) is not dict:
         raise DecodeError(path, "PlanFile (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("planId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "planId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "planId"), "string", v)
-    v_plan_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "planId"), "string")
+    obj.plan_id = v
     v = data.get("uri", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "uri"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "uri"), "string", v)
-    v_uri: Any = v
+        raise _rt.missing_or_invalid(v, (path, "uri"), "string")
+    obj.uri = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.plan_id = v_plan_id
-    obj.uri = v_uri
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: PlanFile = obj
+    return decoded
 
 
 def _encode_PlanFile(obj: PlanFile, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -11202,31 +10998,27 @@ def _decode_PlanMarkdown(
 ) -> PlanMarkdown:
     if type(data) is not dict:
         raise DecodeError(path, "PlanMarkdown (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("planId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "planId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "planId"), "string", v)
-    v_plan_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "planId"), "string")
+    obj.plan_id = v
     v = data.get("content", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "content"), "string", v)
-    v_content: Any = v
+        raise _rt.missing_or_invalid(v, (path, "content"), "string")
+    obj.content = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.plan_id = v_plan_id
-    obj.content = v_content
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: PlanMarkdown = obj
+    return decoded
 
 
 def _encode_PlanMarkdown(obj: PlanMarkdown, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -11278,23 +11070,20 @@ def _decode_PlanUpdateContentOther(
 ) -> PlanUpdateContentOther:
     if type(data) is not dict:
         raise DecodeError(path, "PlanUpdateContentOther (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("type", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "type"), "string", v)
-    v_type: Any = v
+        raise _rt.missing_or_invalid(v, (path, "type"), "string")
+    obj.type = v
     v = data.get("planId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "planId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "planId"), "string", v)
-    v_plan_id: Any = v
-    obj = object.__new__(cls)
-    obj.type = v_type
-    obj.plan_id = v_plan_id
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+        raise _rt.missing_or_invalid(v, (path, "planId"), "string")
+    obj.plan_id = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: PlanUpdateContentOther = obj
+    return decoded
 
 
 def _encode_PlanUpdateContentOther(obj: PlanUpdateContentOther) -> dict[str, Any]:
@@ -11321,36 +11110,33 @@ def _decode_PlanEntry(
 ) -> PlanEntry:
     if type(data) is not dict:
         raise DecodeError(path, "PlanEntry (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("content", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "content"), "string", v)
-    v_content: Any = v
+        raise _rt.missing_or_invalid(v, (path, "content"), "string")
+    obj.content = v
     v = data.get("priority", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "priority"), "a value (required)", _rt.MISSING)
     v = _decode_PlanEntryPriority(v, ctx, (path, "priority"))
-    v_priority: Any = v
+    obj.priority = v
     v = data.get("status", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "status"), "a value (required)", _rt.MISSING)
     v = _decode_PlanEntryStatus(v, ctx, (path, "status"))
-    v_status: Any = v
+    obj.status = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.content = v_content
-    obj.priority = v_priority
-    obj.status = v_status
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: PlanEntry = obj
+    return decoded
 
 
 def _encode_PlanEntry(obj: PlanEntry) -> dict[str, Any]:
@@ -11382,30 +11168,28 @@ def _decode_Cost(
 ) -> Cost:
     if type(data) is not dict:
         raise DecodeError(path, "Cost (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("amount", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "amount"), "a value (required)", _rt.MISSING)
     v = _rt.decode_number(v, (path, "amount"), None, None)
-    v_amount: Any = v
+    obj.amount = v
     v = data.get("currency", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "currency"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "currency"), "string", v)
-    v_currency: Any = v
+        raise _rt.missing_or_invalid(v, (path, "currency"), "string")
+    obj.currency = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.amount = v_amount
-    obj.currency = v_currency
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: Cost = obj
+    return decoded
 
 
 def _encode_Cost(obj: Cost) -> dict[str, Any]:
@@ -11435,25 +11219,26 @@ def _decode_SubagentSessionCapabilities(
 ) -> SubagentSessionCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SubagentSessionCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("cancel", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionCancelCapabilities(v, ctx, (path, "cancel"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_cancel: Any = v
+    obj.cancel = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.cancel = v_cancel
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SubagentSessionCapabilities = obj
+    return decoded
 
 
 def _encode_SubagentSessionCapabilities(obj: SubagentSessionCapabilities) -> dict[str, Any]:
@@ -11482,17 +11267,19 @@ def _decode_SessionCancelCapabilities(
 ) -> SessionCancelCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionCancelCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SessionCancelCapabilities = obj
+    return decoded
 
 
 def _encode_SessionCancelCapabilities(obj: SessionCancelCapabilities) -> dict[str, Any]:
@@ -11518,24 +11305,23 @@ def _decode_CompleteElicitationNotification(
 ) -> CompleteElicitationNotification:
     if type(data) is not dict:
         raise DecodeError(path, "CompleteElicitationNotification (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("elicitationId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "elicitationId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "elicitationId"), "string", v)
-    v_elicitation_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "elicitationId"), "string")
+    obj.elicitation_id = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.elicitation_id = v_elicitation_id
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: CompleteElicitationNotification = obj
+    return decoded
 
 
 def _encode_CompleteElicitationNotification(obj: CompleteElicitationNotification) -> dict[str, Any]:
@@ -11563,31 +11349,31 @@ def _decode_AuthStatusUpdateNotification(
 ) -> AuthStatusUpdateNotification:
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusUpdateNotification (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("state", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "state"), "a value (required)", _rt.MISSING)
     v = _decode_AuthState(v, ctx, (path, "state"))
-    v_state: Any = v
+    obj.state = v
     v = data.get("accounts", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_AuthAccount_skip_invalid(v, ctx, (path, "accounts"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_accounts: Any = v
+    obj.accounts = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.state = v_state
-    obj.accounts = v_accounts
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: AuthStatusUpdateNotification = obj
+    return decoded
 
 
 def _encode_AuthStatusUpdateNotification(obj: AuthStatusUpdateNotification) -> dict[str, Any]:
@@ -11618,27 +11404,25 @@ def _decode_ClientRequest(
 ) -> ClientRequest:
     if type(data) is not dict:
         raise DecodeError(path, "ClientRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
     v = _decode_RequestId(v, ctx, (path, "id"))
-    v_id: Any = v
+    obj.id = v
     v = data.get("method", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "method"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "method"), "string", v)
-    v_method: Any = v
+        raise _rt.missing_or_invalid(v, (path, "method"), "string")
+    obj.method = v
     v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_ClientRequestParams(v, ctx, (path, "params"))
-    v_params: Any = v
-    obj = object.__new__(cls)
-    obj.id = v_id
-    obj.method = v_method
-    obj.params = v_params
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.params = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ClientRequest = obj
+    return decoded
 
 
 def _encode_ClientRequest(obj: ClientRequest) -> dict[str, Any]:
@@ -11668,38 +11452,37 @@ def _decode_InitializeRequest(
 ) -> InitializeRequest:
     if type(data) is not dict:
         raise DecodeError(path, "InitializeRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("protocolVersion", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "protocolVersion"), "a value (required)", _rt.MISSING)
     if type(v) is not int or v < 0 or v > 65535:
         v = _rt.decode_int(v, (path, "protocolVersion"), 0, 65535)
-    v_protocol_version: Any = v
+    obj.protocol_version = v
     v = data.get("info", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "info"), "a value (required)", _rt.MISSING)
     v = _decode_Implementation(v, ctx, (path, "info"))
-    v_info: Any = v
+    obj.info = v
     v = data.get("capabilities", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_ClientCapabilities(v, ctx, (path, "capabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_capabilities: Any = v
+    obj.capabilities = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.protocol_version = v_protocol_version
-    obj.info = v_info
-    obj.capabilities = v_capabilities
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: InitializeRequest = obj
+    return decoded
 
 
 def _encode_InitializeRequest(obj: InitializeRequest) -> dict[str, Any]:
@@ -11732,33 +11515,33 @@ def _decode_ClientCapabilities(
 ) -> ClientCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "ClientCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("auth", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ClientAuthCapabilities(v, ctx, (path, "auth"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_auth: Any = v
+    obj.auth = v
     v = data.get("elicitation", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ElicitationCapabilities(v, ctx, (path, "elicitation"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_elicitation: Any = v
+    obj.elicitation = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.auth = v_auth
-    obj.elicitation = v_elicitation
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ClientCapabilities = obj
+    return decoded
 
 
 def _encode_ClientCapabilities(obj: ClientCapabilities) -> dict[str, Any]:
@@ -11790,25 +11573,26 @@ def _decode_ClientAuthCapabilities(
 ) -> ClientAuthCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "ClientAuthCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("terminal", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_TerminalAuthCapabilities(v, ctx, (path, "terminal"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_terminal: Any = v
+    obj.terminal = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.terminal = v_terminal
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ClientAuthCapabilities = obj
+    return decoded
 
 
 def _encode_ClientAuthCapabilities(obj: ClientAuthCapabilities) -> dict[str, Any]:
@@ -11837,17 +11621,19 @@ def _decode_TerminalAuthCapabilities(
 ) -> TerminalAuthCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "TerminalAuthCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: TerminalAuthCapabilities = obj
+    return decoded
 
 
 def _encode_TerminalAuthCapabilities(obj: TerminalAuthCapabilities) -> dict[str, Any]:
@@ -11873,33 +11659,33 @@ def _decode_ElicitationCapabilities(
 ) -> ElicitationCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("form", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ElicitationFormCapabilities(v, ctx, (path, "form"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_form: Any = v
+    obj.form = v
     v = data.get("url", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ElicitationUrlCapabilities(v, ctx, (path, "url"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
-    v_url: Any = v
+    obj.url = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.form = v_form
-    obj.url = v_url
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ElicitationCapabilities = obj
+    return decoded
 
 
 def _encode_ElicitationCapabilities(obj: ElicitationCapabilities) -> dict[str, Any]:
@@ -11931,17 +11717,19 @@ def _decode_ElicitationFormCapabilities(
 ) -> ElicitationFormCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationFormCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ElicitationFormCapabilities = obj
+    return decoded
 
 
 def _encode_ElicitationFormCapabilities(obj: ElicitationFormCapabilities) -> dict[str, Any]:
@@ -11967,17 +11755,19 @@ def _decode_ElicitationUrlCapabilities(
 ) -> ElicitationUrlCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationUrlCapabilities (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ElicitationUrlCapabilities = obj
+    return decoded
 
 
 def _encode_ElicitationUrlCapabilities(obj: ElicitationUrlCapabilities) -> dict[str, Any]:
@@ -12003,24 +11793,23 @@ def _decode_LoginAuthRequest(
 ) -> LoginAuthRequest:
     if type(data) is not dict:
         raise DecodeError(path, "LoginAuthRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("methodId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "methodId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "methodId"), "string", v)
-    v_method_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "methodId"), "string")
+    obj.method_id = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.method_id = v_method_id
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: LoginAuthRequest = obj
+    return decoded
 
 
 def _encode_LoginAuthRequest(obj: LoginAuthRequest) -> dict[str, Any]:
@@ -12048,17 +11837,19 @@ def _decode_ListProvidersRequest(
 ) -> ListProvidersRequest:
     if type(data) is not dict:
         raise DecodeError(path, "ListProvidersRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ListProvidersRequest = obj
+    return decoded
 
 
 def _encode_ListProvidersRequest(obj: ListProvidersRequest) -> dict[str, Any]:
@@ -12084,42 +11875,36 @@ def _decode_SetProviderRequest(
 ) -> SetProviderRequest:
     if type(data) is not dict:
         raise DecodeError(path, "SetProviderRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("providerId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "providerId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "providerId"), "string", v)
-    v_provider_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "providerId"), "string")
+    obj.provider_id = v
     v = data.get("apiType", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "apiType"), "a value (required)", _rt.MISSING)
     v = _decode_LlmProtocol(v, ctx, (path, "apiType"))
-    v_api_type: Any = v
+    obj.api_type = v
     v = data.get("baseUrl", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "baseUrl"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "baseUrl"), "string", v)
-    v_base_url: Any = v
+        raise _rt.missing_or_invalid(v, (path, "baseUrl"), "string")
+    obj.base_url = v
     v = data.get("headers", UNDEFINED)
     if v is not UNDEFINED:
         v = _decode_map_of_str(v, ctx, (path, "headers"))
-    v_headers: Any = v
+    obj.headers = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.provider_id = v_provider_id
-    obj.api_type = v_api_type
-    obj.base_url = v_base_url
-    obj.headers = v_headers
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SetProviderRequest = obj
+    return decoded
 
 
 def _encode_SetProviderRequest(obj: SetProviderRequest) -> dict[str, Any]:
@@ -12159,24 +11944,23 @@ def _decode_DisableProviderRequest(
 ) -> DisableProviderRequest:
     if type(data) is not dict:
         raise DecodeError(path, "DisableProviderRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("providerId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "providerId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "providerId"), "string", v)
-    v_provider_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "providerId"), "string")
+    obj.provider_id = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.provider_id = v_provider_id
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: DisableProviderRequest = obj
+    return decoded
 
 
 def _encode_DisableProviderRequest(obj: DisableProviderRequest) -> dict[str, Any]:
@@ -12204,17 +11988,19 @@ def _decode_LogoutAuthRequest(
 ) -> LogoutAuthRequest:
     if type(data) is not dict:
         raise DecodeError(path, "LogoutAuthRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: LogoutAuthRequest = obj
+    return decoded
 
 
 def _encode_LogoutAuthRequest(obj: LogoutAuthRequest) -> dict[str, Any]:
@@ -12240,17 +12026,19 @@ def _decode_AuthStatusRequest(
 ) -> AuthStatusRequest:
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: AuthStatusRequest = obj
+    return decoded
 
 
 def _encode_AuthStatusRequest(obj: AuthStatusRequest) -> dict[str, Any]:
@@ -12276,43 +12064,39 @@ def _decode_NewSessionRequest(
 ) -> NewSessionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "NewSessionRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("cwd", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "cwd"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "cwd"), "string", v)
-    v_cwd: Any = v
+        raise _rt.missing_or_invalid(v, (path, "cwd"), "string")
+    obj.cwd = v
     v = data.get("additionalDirectories", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "additionalDirectories"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_AbsolutePath(v, ctx, (path, "additionalDirectories"))
-    v_additional_directories: Any = v
+    obj.additional_directories = v
     v = data.get("mcpServers", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "mcpServers"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_McpServer(v, ctx, (path, "mcpServers"))
-    v_mcp_servers: Any = v
+    obj.mcp_servers = v
     v = data.get("systemPrompt", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_SystemPrompt(v, ctx, (path, "systemPrompt"))
-    v_system_prompt: Any = v
+    obj.system_prompt = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.cwd = v_cwd
-    obj.additional_directories = v_additional_directories
-    obj.mcp_servers = v_mcp_servers
-    obj.system_prompt = v_system_prompt
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: NewSessionRequest = obj
+    return decoded
 
 
 def _encode_NewSessionRequest(obj: NewSessionRequest) -> dict[str, Any]:
@@ -12349,38 +12133,33 @@ def _decode_McpServerHttp(
 ) -> McpServerHttp:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerHttp (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("name", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "name"), "string", v)
-    v_name: Any = v
+        raise _rt.missing_or_invalid(v, (path, "name"), "string")
+    obj.name = v
     v = data.get("url", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "url"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "url"), "string", v)
-    v_url: Any = v
+        raise _rt.missing_or_invalid(v, (path, "url"), "string")
+    obj.url = v
     v = data.get("headers", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "headers"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_HttpHeader(v, ctx, (path, "headers"))
-    v_headers: Any = v
+    obj.headers = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.name = v_name
-    obj.url = v_url
-    obj.headers = v_headers
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: McpServerHttp = obj
+    return decoded
 
 
 def _encode_McpServerHttp(obj: McpServerHttp, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -12435,31 +12214,27 @@ def _decode_McpServerAcp(
 ) -> McpServerAcp:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerAcp (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("name", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "name"), "string", v)
-    v_name: Any = v
+        raise _rt.missing_or_invalid(v, (path, "name"), "string")
+    obj.name = v
     v = data.get("serverId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "serverId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "serverId"), "string", v)
-    v_server_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "serverId"), "string")
+    obj.server_id = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.name = v_name
-    obj.server_id = v_server_id
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: McpServerAcp = obj
+    return decoded
 
 
 def _encode_McpServerAcp(obj: McpServerAcp, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -12511,45 +12286,39 @@ def _decode_McpServerStdio(
 ) -> McpServerStdio:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerStdio (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("name", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "name"), "string", v)
-    v_name: Any = v
+        raise _rt.missing_or_invalid(v, (path, "name"), "string")
+    obj.name = v
     v = data.get("command", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "command"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "command"), "string", v)
-    v_command: Any = v
+        raise _rt.missing_or_invalid(v, (path, "command"), "string")
+    obj.command = v
     v = data.get("args", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "args"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_str(v, ctx, (path, "args"))
-    v_args: Any = v
+    obj.args = v
     v = data.get("env", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "env"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_EnvVariable(v, ctx, (path, "env"))
-    v_env: Any = v
+    obj.env = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.name = v_name
-    obj.command = v_command
-    obj.args = v_args
-    obj.env = v_env
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: McpServerStdio = obj
+    return decoded
 
 
 def _encode_McpServerStdio(obj: McpServerStdio, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -12607,16 +12376,16 @@ def _decode_McpServerOther(
 ) -> McpServerOther:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerOther (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("type", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "type"), "string", v)
-    v_type: Any = v
-    obj = object.__new__(cls)
-    obj.type = v_type
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+        raise _rt.missing_or_invalid(v, (path, "type"), "string")
+    obj.type = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: McpServerOther = obj
+    return decoded
 
 
 def _encode_McpServerOther(obj: McpServerOther) -> dict[str, Any]:
@@ -12641,31 +12410,27 @@ def _decode_HttpHeader(
 ) -> HttpHeader:
     if type(data) is not dict:
         raise DecodeError(path, "HttpHeader (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("name", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "name"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "name"), "string", v)
-    v_name: Any = v
+        raise _rt.missing_or_invalid(v, (path, "name"), "string")
+    obj.name = v
     v = data.get("value", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "value"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "value"), "string", v)
-    v_value: Any = v
+        raise _rt.missing_or_invalid(v, (path, "value"), "string")
+    obj.value = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.name = v_name
-    obj.value = v_value
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: HttpHeader = obj
+    return decoded
 
 
 def _encode_HttpHeader(obj: HttpHeader) -> dict[str, Any]:
@@ -12695,29 +12460,29 @@ def _decode_SystemPrompt(
 ) -> SystemPrompt:
     if type(data) is not dict:
         raise DecodeError(path, "SystemPrompt (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("mode", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "mode"), "a value (required)", _rt.MISSING)
     v = _decode_SystemPromptMode(v, ctx, (path, "mode"))
-    v_mode: Any = v
+    obj.mode = v
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_ContentBlock(v, ctx, (path, "content"))
-    v_content: Any = v
+    obj.content = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.mode = v_mode
-    obj.content = v_content
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SystemPrompt = obj
+    return decoded
 
 
 def _encode_SystemPrompt(obj: SystemPrompt) -> dict[str, Any]:
@@ -12747,32 +12512,31 @@ def _decode_ListSessionsRequest(
 ) -> ListSessionsRequest:
     if type(data) is not dict:
         raise DecodeError(path, "ListSessionsRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("cwd", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "cwd"), "string", v)
-    v_cwd: Any = v
+    obj.cwd = v
     v = data.get("cursor", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "cursor"), "string", v)
-    v_cursor: Any = v
+    obj.cursor = v
     v = data.get("archived", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_SessionArchiveFilter(v, ctx, (path, "archived"))
-    v_archived: Any = v
+    obj.archived = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.cwd = v_cwd
-    obj.cursor = v_cursor
-    obj.archived = v_archived
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ListSessionsRequest = obj
+    return decoded
 
 
 def _encode_ListSessionsRequest(obj: ListSessionsRequest) -> dict[str, Any]:
@@ -12807,24 +12571,23 @@ def _decode_DeleteSessionRequest(
 ) -> DeleteSessionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "DeleteSessionRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("sessionId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "sessionId"), "string", v)
-    v_session_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
+    obj.session_id = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.session_id = v_session_id
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: DeleteSessionRequest = obj
+    return decoded
 
 
 def _encode_DeleteSessionRequest(obj: DeleteSessionRequest) -> dict[str, Any]:
@@ -12861,50 +12624,43 @@ def _decode_ForkSessionRequest(
 ) -> ForkSessionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "ForkSessionRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("sessionId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "sessionId"), "string", v)
-    v_session_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
+    obj.session_id = v
     v = data.get("cwd", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "cwd"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "cwd"), "string", v)
-    v_cwd: Any = v
+        raise _rt.missing_or_invalid(v, (path, "cwd"), "string")
+    obj.cwd = v
     v = data.get("additionalDirectories", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "additionalDirectories"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_AbsolutePath(v, ctx, (path, "additionalDirectories"))
-    v_additional_directories: Any = v
+    obj.additional_directories = v
     v = data.get("mcpServers", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "mcpServers"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_McpServer(v, ctx, (path, "mcpServers"))
-    v_mcp_servers: Any = v
+    obj.mcp_servers = v
     v = data.get("systemPrompt", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_SystemPrompt(v, ctx, (path, "systemPrompt"))
-    v_system_prompt: Any = v
+    obj.system_prompt = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.session_id = v_session_id
-    obj.cwd = v_cwd
-    obj.additional_directories = v_additional_directories
-    obj.mcp_servers = v_mcp_servers
-    obj.system_prompt = v_system_prompt
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ForkSessionRequest = obj
+    return decoded
 
 
 def _encode_ForkSessionRequest(obj: ForkSessionRequest) -> dict[str, Any]:
@@ -12943,24 +12699,23 @@ def _decode_ArchiveSessionRequest(
 ) -> ArchiveSessionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "ArchiveSessionRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("sessionId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "sessionId"), "string", v)
-    v_session_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
+    obj.session_id = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.session_id = v_session_id
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ArchiveSessionRequest = obj
+    return decoded
 
 
 def _encode_ArchiveSessionRequest(obj: ArchiveSessionRequest) -> dict[str, Any]:
@@ -12988,24 +12743,23 @@ def _decode_UnarchiveSessionRequest(
 ) -> UnarchiveSessionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "UnarchiveSessionRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("sessionId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "sessionId"), "string", v)
-    v_session_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
+    obj.session_id = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.session_id = v_session_id
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: UnarchiveSessionRequest = obj
+    return decoded
 
 
 def _encode_UnarchiveSessionRequest(obj: UnarchiveSessionRequest) -> dict[str, Any]:
@@ -13033,24 +12787,23 @@ def _decode_SessionStatusRequest(
 ) -> SessionStatusRequest:
     if type(data) is not dict:
         raise DecodeError(path, "SessionStatusRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("sessionId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "sessionId"), "string", v)
-    v_session_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
+    obj.session_id = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.session_id = v_session_id
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SessionStatusRequest = obj
+    return decoded
 
 
 def _encode_SessionStatusRequest(obj: SessionStatusRequest) -> dict[str, Any]:
@@ -13078,31 +12831,27 @@ def _decode_SetSessionTitleRequest(
 ) -> SetSessionTitleRequest:
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionTitleRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("sessionId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "sessionId"), "string", v)
-    v_session_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
+    obj.session_id = v
     v = data.get("title", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "title"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "title"), "string", v)
-    v_title: Any = v
+        raise _rt.missing_or_invalid(v, (path, "title"), "string")
+    obj.title = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.session_id = v_session_id
-    obj.title = v_title
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SetSessionTitleRequest = obj
+    return decoded
 
 
 def _encode_SetSessionTitleRequest(obj: SetSessionTitleRequest) -> dict[str, Any]:
@@ -13142,55 +12891,47 @@ def _decode_ResumeSessionRequest(
 ) -> ResumeSessionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "ResumeSessionRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("sessionId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "sessionId"), "string", v)
-    v_session_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
+    obj.session_id = v
     v = data.get("cwd", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "cwd"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "cwd"), "string", v)
-    v_cwd: Any = v
+        raise _rt.missing_or_invalid(v, (path, "cwd"), "string")
+    obj.cwd = v
     v = data.get("additionalDirectories", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "additionalDirectories"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_AbsolutePath(v, ctx, (path, "additionalDirectories"))
-    v_additional_directories: Any = v
+    obj.additional_directories = v
     v = data.get("mcpServers", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "mcpServers"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_McpServer(v, ctx, (path, "mcpServers"))
-    v_mcp_servers: Any = v
+    obj.mcp_servers = v
     v = data.get("replayFrom", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_ReplayFrom(v, ctx, (path, "replayFrom"))
-    v_replay_from: Any = v
+    obj.replay_from = v
     v = data.get("systemPrompt", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_SystemPrompt(v, ctx, (path, "systemPrompt"))
-    v_system_prompt: Any = v
+    obj.system_prompt = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.session_id = v_session_id
-    obj.cwd = v_cwd
-    obj.additional_directories = v_additional_directories
-    obj.mcp_servers = v_mcp_servers
-    obj.replay_from = v_replay_from
-    obj.system_prompt = v_system_prompt
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 5 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ResumeSessionRequest = obj
+    return decoded
 
 
 def _encode_ResumeSessionRequest(obj: ResumeSessionRequest) -> dict[str, Any]:
@@ -13232,17 +12973,19 @@ def _decode_ReplayFromStart(
 ) -> ReplayFromStart:
     if type(data) is not dict:
         raise DecodeError(path, "ReplayFromStart (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ReplayFromStart = obj
+    return decoded
 
 
 def _encode_ReplayFromStart(obj: ReplayFromStart, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -13290,16 +13033,16 @@ def _decode_ReplayFromOther(
 ) -> ReplayFromOther:
     if type(data) is not dict:
         raise DecodeError(path, "ReplayFromOther (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("type", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "type"), "string", v)
-    v_type: Any = v
-    obj = object.__new__(cls)
-    obj.type = v_type
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+        raise _rt.missing_or_invalid(v, (path, "type"), "string")
+    obj.type = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ReplayFromOther = obj
+    return decoded
 
 
 def _encode_ReplayFromOther(obj: ReplayFromOther) -> dict[str, Any]:
@@ -13324,24 +13067,23 @@ def _decode_CloseSessionRequest(
 ) -> CloseSessionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "CloseSessionRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("sessionId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "sessionId"), "string", v)
-    v_session_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
+    obj.session_id = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.session_id = v_session_id
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: CloseSessionRequest = obj
+    return decoded
 
 
 def _encode_CloseSessionRequest(obj: CloseSessionRequest) -> dict[str, Any]:
@@ -13369,31 +13111,27 @@ def _decode_CancelToolCallRequest(
 ) -> CancelToolCallRequest:
     if type(data) is not dict:
         raise DecodeError(path, "CancelToolCallRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("sessionId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "sessionId"), "string", v)
-    v_session_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
+    obj.session_id = v
     v = data.get("toolCallId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "toolCallId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "toolCallId"), "string", v)
-    v_tool_call_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "toolCallId"), "string")
+    obj.tool_call_id = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.session_id = v_session_id
-    obj.tool_call_id = v_tool_call_id
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: CancelToolCallRequest = obj
+    return decoded
 
 
 def _encode_CancelToolCallRequest(obj: CancelToolCallRequest) -> dict[str, Any]:
@@ -13423,31 +13161,27 @@ def _decode_CancelTerminalRequest(
 ) -> CancelTerminalRequest:
     if type(data) is not dict:
         raise DecodeError(path, "CancelTerminalRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("sessionId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "sessionId"), "string", v)
-    v_session_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
+    obj.session_id = v
     v = data.get("terminalId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "terminalId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "terminalId"), "string", v)
-    v_terminal_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
+    obj.terminal_id = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.session_id = v_session_id
-    obj.terminal_id = v_terminal_id
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: CancelTerminalRequest = obj
+    return decoded
 
 
 def _encode_CancelTerminalRequest(obj: CancelTerminalRequest) -> dict[str, Any]:
@@ -13479,16 +13213,16 @@ def _decode_SetSessionConfigOptionRequestTypeId(
         raise DecodeError(path, "SetSessionConfigOptionRequestTypeId (an object)", data)
     if data.get("type", _rt.MISSING) != "id":
         raise DecodeError((path, "type"), '"id"', data.get("type", _rt.MISSING))
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("value", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "value"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "value"), "string", v)
-    v_value: Any = v
-    obj = object.__new__(cls)
-    obj.value = v_value
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+        raise _rt.missing_or_invalid(v, (path, "value"), "string")
+    obj.value = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SetSessionConfigOptionRequestTypeId = obj
+    return decoded
 
 
 def _encode_SetSessionConfigOptionRequestTypeId(obj: SetSessionConfigOptionRequestTypeId) -> dict[str, Any]:
@@ -13515,16 +13249,16 @@ def _decode_SetSessionConfigOptionRequestTypeBoolean(
         raise DecodeError(path, "SetSessionConfigOptionRequestTypeBoolean (an object)", data)
     if data.get("type", _rt.MISSING) != "boolean":
         raise DecodeError((path, "type"), '"boolean"', data.get("type", _rt.MISSING))
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("value", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "value"), "a value (required)", _rt.MISSING)
     if type(v) is not bool:
-        raise DecodeError((path, "value"), "boolean", v)
-    v_value: Any = v
-    obj = object.__new__(cls)
-    obj.value = v_value
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+        raise _rt.missing_or_invalid(v, (path, "value"), "boolean")
+    obj.value = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SetSessionConfigOptionRequestTypeBoolean = obj
+    return decoded
 
 
 def _encode_SetSessionConfigOptionRequestTypeBoolean(obj: SetSessionConfigOptionRequestTypeBoolean) -> dict[str, Any]:
@@ -13549,23 +13283,22 @@ def _decode_SetSessionConfigOptionRequestTypeOther(
 ) -> SetSessionConfigOptionRequestTypeOther:
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionConfigOptionRequestTypeOther (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("type", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "type"), "string", v)
-    v_type: Any = v
+        raise _rt.missing_or_invalid(v, (path, "type"), "string")
+    obj.type = v
     v = data.get("value", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "value"), "a value (required)", _rt.MISSING)
     if ctx.strict:
         _rt.check_json(v, (path, "value"))
-    v_value: Any = v
-    obj = object.__new__(cls)
-    obj.type = v_type
-    obj.value = v_value
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.value = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SetSessionConfigOptionRequestTypeOther = obj
+    return decoded
 
 
 def _encode_SetSessionConfigOptionRequestTypeOther(obj: SetSessionConfigOptionRequestTypeOther) -> dict[str, Any]:
@@ -13592,33 +13325,26 @@ def _decode_SetSessionConfigOptionRequest(
 ) -> SetSessionConfigOptionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionConfigOptionRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("sessionId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "sessionId"), "string", v)
-    v_session_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
+    obj.session_id = v
     v = data.get("configId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "configId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "configId"), "string", v)
-    v_config_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "configId"), "string")
+    obj.config_id = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
+    obj.meta = v
     rest = {key: value for key, value in data.items() if key not in known}
-    v_type = _decode_SetSessionConfigOptionRequestType(rest, ctx, path)
-    obj = object.__new__(cls)
-    obj.session_id = v_session_id
-    obj.config_id = v_config_id
-    obj.meta = v_meta
-    obj.type = v_type
-    return obj
+    obj.type = _decode_SetSessionConfigOptionRequestType(rest, ctx, path)
+    decoded: SetSessionConfigOptionRequest = obj
+    return decoded
 
 
 def _encode_SetSessionConfigOptionRequest(obj: SetSessionConfigOptionRequest) -> dict[str, Any]:
@@ -13647,30 +13373,28 @@ def _decode_PromptRequest(
 ) -> PromptRequest:
     if type(data) is not dict:
         raise DecodeError(path, "PromptRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("sessionId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "sessionId"), "string", v)
-    v_session_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
+    obj.session_id = v
     v = data.get("prompt", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "prompt"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_ContentBlock_min1(v, ctx, (path, "prompt"))
-    v_prompt: Any = v
+    obj.prompt = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.session_id = v_session_id
-    obj.prompt = v_prompt
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: PromptRequest = obj
+    return decoded
 
 
 def _encode_PromptRequest(obj: PromptRequest) -> dict[str, Any]:
@@ -13700,21 +13424,22 @@ def _decode_ClientResponseResult(
 ) -> ClientResponseResult:
     if type(data) is not dict:
         raise DecodeError(path, "ClientResponseResult (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
     v = _decode_RequestId(v, ctx, (path, "id"))
-    v_id: Any = v
+    obj.id = v
     v = data.get("result", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "result"), "a value (required)", _rt.MISSING)
     v = _decode_ClientResponseResultResult(v, ctx, (path, "result"))
-    v_result: Any = v
-    obj = object.__new__(cls)
-    obj.id = v_id
-    obj.result = v_result
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.result = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ClientResponseResult = obj
+    return decoded
 
 
 def _encode_ClientResponseResult(obj: ClientResponseResult) -> dict[str, Any]:
@@ -13741,22 +13466,23 @@ def _decode_ClientResponseError(
 ) -> ClientResponseError:
     if type(data) is not dict:
         raise DecodeError(path, "ClientResponseError (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
     if v is not None:
         v = _decode_ClientResponseErrorId(v, ctx, (path, "id"))
-    v_id: Any = v
+    obj.id = v
     v = data.get("error", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "error"), "a value (required)", _rt.MISSING)
     v = _decode_Error(v, ctx, (path, "error"))
-    v_error: Any = v
-    obj = object.__new__(cls)
-    obj.id = v_id
-    obj.error = v_error
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.error = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ClientResponseError = obj
+    return decoded
 
 
 def _encode_ClientResponseError(obj: ClientResponseError) -> dict[str, Any]:
@@ -13783,23 +13509,24 @@ def _decode_RequestPermissionResponse(
 ) -> RequestPermissionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionResponse (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("outcome", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "outcome"), "a value (required)", _rt.MISSING)
     v = _decode_RequestPermissionOutcome(v, ctx, (path, "outcome"))
-    v_outcome: Any = v
+    obj.outcome = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.outcome = v_outcome
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: RequestPermissionResponse = obj
+    return decoded
 
 
 def _encode_RequestPermissionResponse(obj: RequestPermissionResponse) -> dict[str, Any]:
@@ -13827,17 +13554,19 @@ def _decode_CancelledPermissionOutcome(
 ) -> CancelledPermissionOutcome:
     if type(data) is not dict:
         raise DecodeError(path, "CancelledPermissionOutcome (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: CancelledPermissionOutcome = obj
+    return decoded
 
 
 def _encode_CancelledPermissionOutcome(
@@ -13887,24 +13616,23 @@ def _decode_SelectedPermissionOutcome(
 ) -> SelectedPermissionOutcome:
     if type(data) is not dict:
         raise DecodeError(path, "SelectedPermissionOutcome (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("optionId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "optionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "optionId"), "string", v)
-    v_option_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "optionId"), "string")
+    obj.option_id = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.option_id = v_option_id
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: SelectedPermissionOutcome = obj
+    return decoded
 
 
 def _encode_SelectedPermissionOutcome(
@@ -13956,16 +13684,16 @@ def _decode_RequestPermissionOutcomeOther(
 ) -> RequestPermissionOutcomeOther:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionOutcomeOther (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("outcome", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "outcome"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "outcome"), "string", v)
-    v_outcome: Any = v
-    obj = object.__new__(cls)
-    obj.outcome = v_outcome
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+        raise _rt.missing_or_invalid(v, (path, "outcome"), "string")
+    obj.outcome = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: RequestPermissionOutcomeOther = obj
+    return decoded
 
 
 def _encode_RequestPermissionOutcomeOther(obj: RequestPermissionOutcomeOther) -> dict[str, Any]:
@@ -13990,14 +13718,16 @@ def _decode_ElicitationAcceptAction(
 ) -> ElicitationAcceptAction:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationAcceptAction (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("content", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_map_of_ElicitationContentValue(v, ctx, (path, "content"))
-    v_content: Any = v
-    obj = object.__new__(cls)
-    obj.content = v_content
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.content = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ElicitationAcceptAction = obj
+    return decoded
 
 
 def _encode_ElicitationAcceptAction(obj: ElicitationAcceptAction, data: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -14054,9 +13784,12 @@ def _decode_CreateElicitationResponseActionDecline(
         raise DecodeError(path, "CreateElicitationResponseActionDecline (an object)", data)
     if data.get("action", _rt.MISSING) != "decline":
         raise DecodeError((path, "action"), '"decline"', data.get("action", _rt.MISSING))
-    obj = object.__new__(cls)
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: CreateElicitationResponseActionDecline = obj
+    return decoded
 
 
 def _encode_CreateElicitationResponseActionDecline(obj: CreateElicitationResponseActionDecline) -> dict[str, Any]:
@@ -14080,9 +13813,12 @@ def _decode_CreateElicitationResponseActionCancel(
         raise DecodeError(path, "CreateElicitationResponseActionCancel (an object)", data)
     if data.get("action", _rt.MISSING) != "cancel":
         raise DecodeError((path, "action"), '"cancel"', data.get("action", _rt.MISSING))
-    obj = object.__new__(cls)
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: CreateElicitationResponseActionCancel = obj
+    return decoded
 
 
 def _encode_CreateElicitationResponseActionCancel(obj: CreateElicitationResponseActionCancel) -> dict[str, Any]:
@@ -14104,16 +13840,16 @@ def _decode_CreateElicitationResponseActionOther(
 ) -> CreateElicitationResponseActionOther:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponseActionOther (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("action", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "action"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "action"), "string", v)
-    v_action: Any = v
-    obj = object.__new__(cls)
-    obj.action = v_action
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+        raise _rt.missing_or_invalid(v, (path, "action"), "string")
+    obj.action = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: CreateElicitationResponseActionOther = obj
+    return decoded
 
 
 def _encode_CreateElicitationResponseActionOther(obj: CreateElicitationResponseActionOther) -> dict[str, Any]:
@@ -14138,19 +13874,18 @@ def _decode_CreateElicitationResponse(
 ) -> CreateElicitationResponse:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponse (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
+    obj.meta = v
     rest = {key: value for key, value in data.items() if key not in known}
-    v_action = _decode_CreateElicitationResponseAction(rest, ctx, path)
-    obj = object.__new__(cls)
-    obj.meta = v_meta
-    obj.action = v_action
-    return obj
+    obj.action = _decode_CreateElicitationResponseAction(rest, ctx, path)
+    decoded: CreateElicitationResponse = obj
+    return decoded
 
 
 def _encode_CreateElicitationResponse(obj: CreateElicitationResponse) -> dict[str, Any]:
@@ -14175,24 +13910,25 @@ def _decode_MessageMcpResponseResult(
 ) -> MessageMcpResponseResult:
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpResponseResult (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("result", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "result"), "a value (required)", _rt.MISSING)
     if ctx.strict:
         _rt.check_json(v, (path, "result"))
-    v_result: Any = v
+    obj.result = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.result = v_result
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: MessageMcpResponseResult = obj
+    return decoded
 
 
 def _encode_MessageMcpResponseResult(obj: MessageMcpResponseResult) -> dict[str, Any]:
@@ -14220,23 +13956,24 @@ def _decode_MessageMcpResponseError(
 ) -> MessageMcpResponseError:
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpResponseError (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("error", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "error"), "a value (required)", _rt.MISSING)
     v = _decode_McpError(v, ctx, (path, "error"))
-    v_error: Any = v
+    obj.error = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.error = v_error
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: MessageMcpResponseError = obj
+    return decoded
 
 
 def _encode_MessageMcpResponseError(obj: MessageMcpResponseError) -> dict[str, Any]:
@@ -14264,28 +14001,26 @@ def _decode_McpError(
 ) -> McpError:
     if type(data) is not dict:
         raise DecodeError(path, "McpError (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("code", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "code"), "a value (required)", _rt.MISSING)
     if type(v) is not int or v < -2147483648 or v > 2147483647:
         v = _rt.decode_int(v, (path, "code"), -2147483648, 2147483647)
-    v_code: Any = v
+    obj.code = v
     v = data.get("message", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "message"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "message"), "string", v)
-    v_message: Any = v
+        raise _rt.missing_or_invalid(v, (path, "message"), "string")
+    obj.message = v
     v = data.get("data", UNDEFINED)
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "data"))
-    v_data: Any = v
-    obj = object.__new__(cls)
-    obj.code = v_code
-    obj.message = v_message
-    obj.data = v_data
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.data = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: McpError = obj
+    return decoded
 
 
 def _encode_McpError(obj: McpError) -> dict[str, Any]:
@@ -14315,21 +14050,20 @@ def _decode_ClientNotification(
 ) -> ClientNotification:
     if type(data) is not dict:
         raise DecodeError(path, "ClientNotification (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("method", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "method"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "method"), "string", v)
-    v_method: Any = v
+        raise _rt.missing_or_invalid(v, (path, "method"), "string")
+    obj.method = v
     v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_ClientNotificationParams(v, ctx, (path, "params"))
-    v_params: Any = v
-    obj = object.__new__(cls)
-    obj.method = v_method
-    obj.params = v_params
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.params = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ClientNotification = obj
+    return decoded
 
 
 def _encode_ClientNotification(obj: ClientNotification) -> dict[str, Any]:
@@ -14357,24 +14091,23 @@ def _decode_CancelSessionNotification(
 ) -> CancelSessionNotification:
     if type(data) is not dict:
         raise DecodeError(path, "CancelSessionNotification (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("sessionId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "sessionId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "sessionId"), "string", v)
-    v_session_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
+    obj.session_id = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.session_id = v_session_id
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: CancelSessionNotification = obj
+    return decoded
 
 
 def _encode_CancelSessionNotification(obj: CancelSessionNotification) -> dict[str, Any]:
@@ -14402,46 +14135,38 @@ def _decode_MessageMcpNotification(
 ) -> MessageMcpNotification:
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpNotification (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("serverId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "serverId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "serverId"), "string", v)
-    v_server_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "serverId"), "string")
+    obj.server_id = v
     v = data.get("requestId", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "requestId"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "requestId"), "string", v)
-    v_request_id: Any = v
+        raise _rt.missing_or_invalid(v, (path, "requestId"), "string")
+    obj.request_id = v
     v = data.get("method", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "method"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "method"), "string", v)
-    v_method: Any = v
+        raise _rt.missing_or_invalid(v, (path, "method"), "string")
+    obj.method = v
     v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             raise DecodeError((path, "params"), "object", v)
         elif ctx.strict:
             _rt.check_json(v, (path, "params"))
-    v_params: Any = v
+    obj.params = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.server_id = v_server_id
-    obj.request_id = v_request_id
-    obj.method = v_method
-    obj.params = v_params
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: MessageMcpNotification = obj
+    return decoded
 
 
 def _encode_MessageMcpNotification(obj: MessageMcpNotification) -> dict[str, Any]:
@@ -14476,23 +14201,24 @@ def _decode_CancelRequestNotification(
 ) -> CancelRequestNotification:
     if type(data) is not dict:
         raise DecodeError(path, "CancelRequestNotification (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("requestId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "requestId"), "a value (required)", _rt.MISSING)
     v = _decode_RequestId(v, ctx, (path, "requestId"))
-    v_request_id: Any = v
+    obj.request_id = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.request_id = v_request_id
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: CancelRequestNotification = obj
+    return decoded
 
 
 def _encode_CancelRequestNotification(obj: CancelRequestNotification) -> dict[str, Any]:
@@ -14520,27 +14246,25 @@ def _decode_ProxyRequest(
 ) -> ProxyRequest:
     if type(data) is not dict:
         raise DecodeError(path, "ProxyRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
     v = _decode_RequestId(v, ctx, (path, "id"))
-    v_id: Any = v
+    obj.id = v
     v = data.get("method", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "method"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "method"), "string", v)
-    v_method: Any = v
+        raise _rt.missing_or_invalid(v, (path, "method"), "string")
+    obj.method = v
     v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_ProxyRequestParams(v, ctx, (path, "params"))
-    v_params: Any = v
-    obj = object.__new__(cls)
-    obj.id = v_id
-    obj.method = v_method
-    obj.params = v_params
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.params = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ProxyRequest = obj
+    return decoded
 
 
 def _encode_ProxyRequest(obj: ProxyRequest) -> dict[str, Any]:
@@ -14570,29 +14294,27 @@ def _decode_ProxySuccessorRequest(
 ) -> ProxySuccessorRequest:
     if type(data) is not dict:
         raise DecodeError(path, "ProxySuccessorRequest (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("method", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "method"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "method"), "string", v)
-    v_method: Any = v
+        raise _rt.missing_or_invalid(v, (path, "method"), "string")
+    obj.method = v
     v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "params"))
-    v_params: Any = v
+    obj.params = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.method = v_method
-    obj.params = v_params
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ProxySuccessorRequest = obj
+    return decoded
 
 
 def _encode_ProxySuccessorRequest(obj: ProxySuccessorRequest) -> dict[str, Any]:
@@ -14623,21 +14345,22 @@ def _decode_ProxyResponseResult(
 ) -> ProxyResponseResult:
     if type(data) is not dict:
         raise DecodeError(path, "ProxyResponseResult (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
     v = _decode_RequestId(v, ctx, (path, "id"))
-    v_id: Any = v
+    obj.id = v
     v = data.get("result", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "result"), "a value (required)", _rt.MISSING)
     v = _decode_ProxyResponseResultResult(v, ctx, (path, "result"))
-    v_result: Any = v
-    obj = object.__new__(cls)
-    obj.id = v_id
-    obj.result = v_result
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.result = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ProxyResponseResult = obj
+    return decoded
 
 
 def _encode_ProxyResponseResult(obj: ProxyResponseResult) -> dict[str, Any]:
@@ -14664,22 +14387,23 @@ def _decode_ProxyResponseError(
 ) -> ProxyResponseError:
     if type(data) is not dict:
         raise DecodeError(path, "ProxyResponseError (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
     if v is not None:
         v = _decode_ProxyResponseErrorId(v, ctx, (path, "id"))
-    v_id: Any = v
+    obj.id = v
     v = data.get("error", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "error"), "a value (required)", _rt.MISSING)
     v = _decode_Error(v, ctx, (path, "error"))
-    v_error: Any = v
-    obj = object.__new__(cls)
-    obj.id = v_id
-    obj.error = v_error
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.error = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ProxyResponseError = obj
+    return decoded
 
 
 def _encode_ProxyResponseError(obj: ProxyResponseError) -> dict[str, Any]:
@@ -14706,21 +14430,20 @@ def _decode_ProxyNotification(
 ) -> ProxyNotification:
     if type(data) is not dict:
         raise DecodeError(path, "ProxyNotification (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("method", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "method"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "method"), "string", v)
-    v_method: Any = v
+        raise _rt.missing_or_invalid(v, (path, "method"), "string")
+    obj.method = v
     v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_ProxyNotificationParams(v, ctx, (path, "params"))
-    v_params: Any = v
-    obj = object.__new__(cls)
-    obj.method = v_method
-    obj.params = v_params
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.params = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ProxyNotification = obj
+    return decoded
 
 
 def _encode_ProxyNotification(obj: ProxyNotification) -> dict[str, Any]:
@@ -14748,29 +14471,27 @@ def _decode_ProxySuccessorNotification(
 ) -> ProxySuccessorNotification:
     if type(data) is not dict:
         raise DecodeError(path, "ProxySuccessorNotification (an object)", data)
+    obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("method", UNDEFINED)
-    if v is UNDEFINED:
-        raise DecodeError((path, "method"), "a value (required)", _rt.MISSING)
     if type(v) is not str:
-        raise DecodeError((path, "method"), "string", v)
-    v_method: Any = v
+        raise _rt.missing_or_invalid(v, (path, "method"), "string")
+    obj.method = v
     v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "params"))
-    v_params: Any = v
+    obj.params = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
-    v_meta: Any = v
-    obj = object.__new__(cls)
-    obj.method = v_method
-    obj.params = v_params
-    obj.meta = v_meta
-    obj.unknown_properties = {} if known.issuperset(data) else _rt.unknown_properties(data, known, path)
-    return obj
+    obj.meta = v
+    obj.unknown_properties = (
+        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+    )
+    decoded: ProxySuccessorNotification = obj
+    return decoded
 
 
 def _encode_ProxySuccessorNotification(obj: ProxySuccessorNotification) -> dict[str, Any]:

@@ -901,6 +901,17 @@ def check_json(value: Any, path: Path) -> None:
         raise DecodeError(path, "a JSON value", value)
 
 
+new_object: Final = object.__new__
+"""How decoders make an instance: without `__init__`, as pickle and copy do."""
+
+
+def missing_or_invalid(value: Any, path: Path, expected: str) -> DecodeError:
+    """The error about a required value that one check found missing (UNDEFINED) or invalid."""
+    if value is UNDEFINED:
+        return DecodeError(path, "a value (required)", MISSING)
+    return DecodeError(path, expected, value)
+
+
 def unknown_properties(data: dict[Any, Any], known: frozenset[str], path: Path) -> dict[str, Any]:
     """The properties of `data` that the schema does not declare, in order."""
     unknown: dict[str, Any] = {}
