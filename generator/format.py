@@ -3,14 +3,16 @@
 Files come as lists of top-level units (a template that renders a whole file is
 cut into units by `split_units`). Each unit is formatted on its own (so a change
 reformats only the units it touches, and the units of all files are shared out
-among the workers) and units are joined by two blank lines. A unit is named by `unit_key`: the hash of black's version, its mode and
-the unit's text, so a formatted text found under a key (in the cache or the
-committed manifest) is what black made of exactly that input.
+among the workers) and units are joined by two blank lines. A unit is named by
+`unit_key`: the hash of black's version, its mode and the unit's text, so a
+formatted text found under a key (in the cache or the committed manifest) is what
+black made of exactly that input.
 
 `black.format_str` formats once when its input is already black-shaped and
-twice otherwise (its second pass settles magic trailing commas): most units the
-templates render are already black-shaped, so formatting them one by one, not
-in batches, is what makes black run once per unit.
+twice otherwise (its second pass settles magic trailing commas). The templates
+render units black-shaped (`layout` picks where lines break), so formatting them
+one by one, not in batches, is what makes black run once per unit; `reshaped`
+tells the units it changes.
 """
 
 from __future__ import annotations
