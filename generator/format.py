@@ -37,7 +37,7 @@ TARGET = "py310"
 MODE = f"black {BLACK_VERSION}, target {TARGET}, line length {LINE_LENGTH}"
 SEPARATOR = "\n\n"  # each formatted unit ends with a newline: two blank lines between units
 PARALLEL_LINES = 2000  # below this many lines, starting worker processes costs more than it saves
-BATCHES_PER_WORKER = 4  # small enough batches that the workers finish together
+BATCHES_PER_WORKER = 16  # small enough batches that the workers finish together
 
 
 def unit_key(unit: str) -> str:
@@ -117,14 +117,20 @@ def _format_batch(units: list[str]) -> list[str]:
 
 
 def _batches(units: list[str], count: int) -> list[list[int]]:
-    """Indices of `units` in `count` batches of about equal lines, largest units first."""
-    batches: list[list[int]] = [[] for _ in range(count)]
-    lines = [0] * count
-    for index in sorted(range(len(units)), key=lambda i: -units[i].count("\n")):
-        lightest = lines.index(min(lines))
-        batches[lightest].append(index)
-        lines[lightest] += units[index].count("\n") + 1
-    return [batch for batch in batches if batch]
+    """Indices of `units` in about `count` batches of about equal lines, the largest units
+    in the first batches: the workers take batches as they finish one, so the last
+    batches, small ones, even out the time they finish at."""
+    order = sorted(range(len(units)), key=lambda i: -units[i].count("\n"))
+    share = sum(units[i].count("\n") + 1 for i in order) / count
+    batches: list[list[int]] = [[]]
+    lines = 0
+    for index in order:
+        if lines >= share:
+            batches.append([])
+            lines = 0
+        batches[-1].append(index)
+        lines += units[index].count("\n") + 1
+    return batches
 
 
 def format_units(units: list[str], workers: int | None = None) -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from generator.config import load_config
-from generator.format import join_units, reshaped, split_units, unit_key
+from generator.format import _batches, join_units, reshaped, split_units, unit_key
 from generator.manifest import proven_units
 from generator.pipeline import build_ir, versions
 from generator.render import render_package
@@ -88,3 +88,12 @@ def test_black_finds_every_unit_of_the_vendored_schema_formatted():
             for unit in units:
                 assert unit_key(unit) in black_texts, f"{name} is not generated from this code: make generate"
                 assert not reshaped(unit, black_texts[unit_key(unit)]), f"black reshapes this unit of {name}:\n{unit}"
+
+
+def test_units_are_shared_out_in_batches_of_about_equal_lines_the_largest_first():
+    units = ["x = 1\n" * lines for lines in (1, 50, 3, 20, 2, 8, 5, 1, 30, 4)]
+    batches = _batches(units, 4)
+    assert sorted(index for batch in batches for index in batch) == list(range(len(units)))
+    sizes = [units[index].count("\n") for batch in batches for index in batch]
+    assert sizes == sorted(sizes, reverse=True)
+    assert 3 <= len(batches) <= 5

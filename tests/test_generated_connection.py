@@ -400,6 +400,7 @@ def test_requests_before_initialize_are_refused_and_notifications_ignored():
     [
         (b"{not json\n", -32700, None),
         (b'{"jsonrpc": "2.0", "id": 5, "method": "session/new", "params": {"cwd": "/w"}\n', -32700, None),
+        (b'{"jsonrpc": "2.0", "id": 5, "method": "_vendor/x", "params": {"n": NaN}}\n', -32700, None),
         (request(5, "session/teleport", {}), -32601, 5),
         (
             request(
@@ -422,6 +423,7 @@ def test_requests_before_initialize_are_refused_and_notifications_ignored():
     ids=[
         "not-json",
         "truncated",
+        "nan-is-not-json",
         "unknown-method",
         "the-clients-method",
         "unknown-extension",

@@ -120,6 +120,16 @@ def test_extension_methods_keep_raw_params():
     assert acp.decode_result("_zed/ping", [1, 2]) == [1, 2]
 
 
+def test_ids_methods_and_undeclared_properties_encode_as_plain_json_types():
+    class Label(str):
+        pass
+
+    message = acp.Request(id=Label("r1"), method=Label("_zed/ping"), params={}, unknown_properties={"x": Label("y")})
+    wire = acp.encode_message(message)
+    assert wire == {"jsonrpc": "2.0", "id": "r1", "method": "_zed/ping", "params": {}, "x": "y"}
+    assert {type(wire[key]) for key in ("id", "method", "x")} == {str}
+
+
 def test_an_unknown_method_names_it_and_turns_into_method_not_found():
     with pytest.raises(acp.MethodNotFound) as caught:
         acp.decode_message({"jsonrpc": "2.0", "id": 9, "method": "session/teleport", "params": {}})

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import sys
@@ -267,7 +266,7 @@ _Conn = TypeVar("_Conn", bound="_Connection")
 
 
 def _encode(message: Message) -> bytes:
-    return json.dumps(encode_message(message), ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    return _rt.dump_json(encode_message(message)).encode()
 
 
 def _readable_id(message: Any) -> RequestId | None:
@@ -384,8 +383,8 @@ class _Connection:
 
     async def _receive(self, data: bytes) -> None:
         try:
-            message = json.loads(data)
-        except (ValueError, RecursionError) as error:
+            message = _rt.parse_json(data)
+        except DecodeError as error:
             await self._answer(RequestError.parse_error({"error": str(error)}).response(None))
             return
         if type(message) is dict and "method" in message and message.get("params") is None:

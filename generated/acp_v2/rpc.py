@@ -662,21 +662,22 @@ def _typed_result(
 
 
 def encode_message(message: Message) -> dict[str, Any]:
-    """The JSON-RPC object of `message`, `"jsonrpc": "2.0"` included."""
+    """The JSON-RPC object of `message`, `"jsonrpc": "2.0"` included, in plain JSON types
+    (an id, method or undeclared property of a str or int subclass becomes a plain one)."""
     data: dict[str, Any] = {"jsonrpc": JSONRPC_VERSION}
     if isinstance(message, Request):
-        data["id"] = message.id
+        data["id"] = _rt.encode_value(message.id)
     if isinstance(message, (Request, Notification)):
-        data["method"] = message.method
+        data["method"] = _rt.encode_value(message.method)
         if not isinstance(message.params, Undefined):
             data["params"] = _rt.encode_value(message.params)
     else:
-        data["id"] = message.id
+        data["id"] = _rt.encode_value(message.id)
         if not isinstance(message.error, Undefined):
             data["error"] = message.error.to_dict()
         else:
             data["result"] = _rt.encode_value(message.result)
-    data.update(message.unknown_properties)
+    data.update(_rt.encode_value(message.unknown_properties))
     return data
 
 
