@@ -25,6 +25,7 @@ from generator.format import text_digest
 BLACK_FILE = "black.json"
 MAX_BLACK_ENTRIES = 50_000
 MAX_IR_FILES = 16  # one per schema, options and generator version seen lately
+MAX_RENDER_FILES = 4  # the rendered units of as many IRs: 1-2 MB each
 IR_CLASSES = {
     name: value
     for module in (ir, assertions)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import time
 from dataclasses import dataclass, replace
 from importlib.metadata import version
@@ -16,7 +17,7 @@ from generator.format import format_units, join_units, reshaped, unit_key
 from generator.ir import Alias, EnumType, Module, ObjectType, UnionType
 from generator.load import load_schema
 from generator.manifest import proven_units, render_manifest
-from generator.render import render_package
+from generator.render import TEMPLATES, render_package
 
 
 @dataclass
@@ -112,6 +113,36 @@ def generate(
     return emit(build_ir(schema, package, root, options, cache_dir), cache_dir, committed, started)
 
 
+@functools.cache
+def _templates_fingerprint() -> str:
+    """What else rendering depends on: the templates, Jinja2, and what the headers record."""
+    digest = hashlib.sha256(repr(sorted(versions().items())).encode())
+    digest.update(version("jinja2").encode())
+    for path in sorted(TEMPLATES.rglob("*.jinja")):
+        digest.update(path.relative_to(TEMPLATES).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _rendered(module: Module, cache_dir: Path | None) -> dict[str, list[str]]:
+    """`render_package`'s units for `module`; with `cache_dir`, reused while the IR (hashed
+    whole), the generator, the templates and the versions they record are unchanged."""
+    if cache_dir is None:
+        return render_package(module, versions())
+    ir_data = json.dumps(cache.ir_to_data(module), separators=(",", ":"))
+    fingerprints = f"{_generator_fingerprint()}\0{_templates_fingerprint()}\0"
+    key = hashlib.sha256((fingerprints + ir_data).encode()).hexdigest()
+    path = cache_dir / f"render-{key}.json"
+    stored = cache.read(path)
+    if isinstance(stored, dict) and all(
+        isinstance(units, list) and all(isinstance(unit, str) for unit in units) for units in stored.values()
+    ):
+        return stored
+    units = render_package(module, versions())
+    cache.write(path, units)
+    cache.keep_newest(cache_dir, "render-*.json", cache.MAX_RENDER_FILES)
+    return units
+
+
 def emit(
     module: Module, cache_dir: Path | None, committed: Path | None = None, started: float | None = None
 ) -> Generated:
@@ -119,7 +150,7 @@ def emit(
     `committed` package (verified against its format manifest), then from the
     cache in `cache_dir`, then from black; with neither, black formats everything."""
     started = time.perf_counter() if started is None else started
-    units = render_package(module, versions())
+    units = _rendered(module, cache_dir)
     known = proven_units(committed) if committed is not None else {}
     keys = {unit: unit_key(unit) for name, file_units in units.items() if name.endswith(".py") for unit in file_units}
     missing = [unit for unit, key in keys.items() if key not in known]

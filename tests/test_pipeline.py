@@ -1,0 +1,49 @@
+"""generator/pipeline.py: the rendered units are cached while everything they depend on is unchanged."""
+
+from __future__ import annotations
+
+import pytest
+
+from generator import cache, pipeline
+from tests.helpers import FIXTURES, ROOT
+
+RULES = FIXTURES / "rules.json"
+
+
+def generate(cache_dir):
+    return pipeline.generate(RULES, "rules_pkg", ROOT, cache_dir).files
+
+
+def refuse_to_render(*args):
+    raise AssertionError("rendered again")
+
+
+def test_the_rendered_units_are_reused_while_the_ir_and_the_templates_are_unchanged(tmp_path, monkeypatch):
+    first = generate(tmp_path)
+    monkeypatch.setattr(pipeline, "render_package", refuse_to_render)
+    assert generate(tmp_path) == first
+
+
+def test_a_change_of_templates_renders_again(tmp_path, monkeypatch):
+    first = generate(tmp_path)
+    monkeypatch.setattr(pipeline, "_templates_fingerprint", lambda: "other templates")
+    rendered = []
+    render = pipeline.render_package
+    monkeypatch.setattr(pipeline, "render_package", lambda *args: rendered.append(1) or render(*args))
+    assert generate(tmp_path) == first and rendered == [1]
+
+
+def test_another_schema_renders_again(tmp_path, monkeypatch):
+    generate(tmp_path)
+    monkeypatch.setattr(pipeline, "render_package", refuse_to_render)
+    with pytest.raises(AssertionError, match="rendered again"):
+        pipeline.generate(FIXTURES / "hostile.json", "hostile_pkg", ROOT, tmp_path)
+
+
+@pytest.mark.parametrize("stored", [{"models.py": "not a list"}, {"models.py": [1]}, ["models.py"]])
+def test_rendered_units_of_the_wrong_shape_are_rendered_again(tmp_path, stored):
+    first = generate(tmp_path)
+    (path,) = tmp_path.glob("render-*.json")
+    cache.write(path, stored)
+    assert generate(tmp_path) == first
+    assert cache.read(path) != stored
