@@ -92,6 +92,9 @@ class FieldView:
     encoding: Encoding
     conversion: Conversion | None  # None: the builder stores what it is given
     expected: str  # what an error about the field's value says the schema expects
+    # A required field's one `if` that finds its value missing (UNDEFINED is of no JSON
+    # type) or invalid, when one does: no default, no null, a type test and no conversion.
+    required_check: IfInvalid | None = None
 
 
 @dataclass(frozen=True)

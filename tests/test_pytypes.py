@@ -62,6 +62,17 @@ def test_field_annotations_say_presence_and_nullability():
     assert QUERIES.field(field(STR, required=False, nullable=True)).annotation == "MaybeUndefined[str]"
 
 
+def test_a_required_field_whose_type_one_if_tests_finds_a_missing_value_with_it():
+    assert QUERIES.field(field(STR)).required_check == IfInvalid("string", "str")
+    assert QUERIES.field(field(Ref("Path"))).required_check == IfInvalid("string", "str")
+    assert QUERIES.field(field(STR, required=False)).required_check is None
+    assert QUERIES.field(field(STR, nullable=True)).required_check is None  # null is a value
+    assert QUERIES.field(field(INT)).required_check is None  # `2.0` converts: the check calls
+    assert QUERIES.field(field(Primitive("none"))).required_check is None  # UNDEFINED is not None
+    lenient = Field("x", "x", STR, True, False, None, default_on_error=True)
+    assert QUERIES.field(lenient).required_check is None  # a missing value becomes the default
+
+
 def test_setters_accept_the_obvious_conversions():
     assert QUERIES.input_annotation(Ref("Path")) == "str | os.PathLike[str]"
     assert QUERIES.input_annotation(Ref("Level")) == "Level | int"
