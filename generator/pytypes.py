@@ -237,11 +237,12 @@ class Queries:
             accepted = "Undefined | None"
         else:
             accepted += (" | Undefined" if not item.required else "") + (" | None" if item.nullable else "")
+        encoding = self.encoding(item.type)
         return FieldView(
             annotation,
             accepted,
             self.decoding(item.type),
-            self.encoding(item.type),
+            Encoding(inner=encoding) if item.nullable else encoding,
             self.conversion(item.type),
             describe(item.type),
         )

@@ -3271,7 +3271,6 @@ def _decode_CreateElicitationRequestModeOther(
 ) -> CreateElicitationRequestModeOther:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationRequestModeOther (an object)", data)
-
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("mode", UNDEFINED)
     if type(v) is not str:
@@ -14646,10 +14645,9 @@ _TAGGED_RequestPermissionSubject: Final[frozenset[type]] = frozenset(
 
 
 def _encode_RequestPermissionSubject(value: RequestPermissionSubject) -> Any:
-    if type(value) not in _TAGGED_RequestPermissionSubject and not isinstance(
-        value, tuple(_TAGGED_RequestPermissionSubject)
-    ):
-        raise _rt.untagged_variant("RequestPermissionSubject", value, _TAGGED_RequestPermissionSubject)
+    tagged = _TAGGED_RequestPermissionSubject
+    if type(value) not in tagged and not isinstance(value, tuple(tagged)):
+        raise _rt.untagged_variant("RequestPermissionSubject", value, tagged)
     return type(value)._acp_encode(value)
 
 
@@ -14692,8 +14690,9 @@ _TAGGED_ToolCallContent: Final[frozenset[type]] = frozenset(
 
 
 def _encode_ToolCallContent(value: ToolCallContent) -> Any:
-    if type(value) not in _TAGGED_ToolCallContent and not isinstance(value, tuple(_TAGGED_ToolCallContent)):
-        raise _rt.untagged_variant("ToolCallContent", value, _TAGGED_ToolCallContent)
+    tagged = _TAGGED_ToolCallContent
+    if type(value) not in tagged and not isinstance(value, tuple(tagged)):
+        raise _rt.untagged_variant("ToolCallContent", value, tagged)
     return type(value)._acp_encode(value)
 
 
@@ -14734,8 +14733,9 @@ _TAGGED_ContentBlock: Final[frozenset[type]] = frozenset(
 
 
 def _encode_ContentBlock(value: ContentBlock) -> Any:
-    if type(value) not in _TAGGED_ContentBlock and not isinstance(value, tuple(_TAGGED_ContentBlock)):
-        raise _rt.untagged_variant("ContentBlock", value, _TAGGED_ContentBlock)
+    tagged = _TAGGED_ContentBlock
+    if type(value) not in tagged and not isinstance(value, tuple(tagged)):
+        raise _rt.untagged_variant("ContentBlock", value, tagged)
     return type(value)._acp_encode(value)
 
 
@@ -14817,8 +14817,9 @@ _TAGGED_DiffChangeOperation: Final[frozenset[type]] = frozenset(
 
 
 def _encode_DiffChangeOperation(value: DiffChangeOperation) -> Any:
-    if type(value) not in _TAGGED_DiffChangeOperation and not isinstance(value, tuple(_TAGGED_DiffChangeOperation)):
-        raise _rt.untagged_variant("DiffChangeOperation", value, _TAGGED_DiffChangeOperation)
+    tagged = _TAGGED_DiffChangeOperation
+    if type(value) not in tagged and not isinstance(value, tuple(tagged)):
+        raise _rt.untagged_variant("DiffChangeOperation", value, tagged)
     return type(value)._acp_encode(value)
 
 
@@ -15029,10 +15030,9 @@ _TAGGED_CreateElicitationRequestMode: Final[frozenset[type]] = frozenset(
 
 
 def _encode_CreateElicitationRequestMode(value: CreateElicitationRequestMode) -> Any:
-    if type(value) not in _TAGGED_CreateElicitationRequestMode and not isinstance(
-        value, tuple(_TAGGED_CreateElicitationRequestMode)
-    ):
-        raise _rt.untagged_variant("CreateElicitationRequestMode", value, _TAGGED_CreateElicitationRequestMode)
+    tagged = _TAGGED_CreateElicitationRequestMode
+    if type(value) not in tagged and not isinstance(value, tuple(tagged)):
+        raise _rt.untagged_variant("CreateElicitationRequestMode", value, tagged)
     return type(value)._acp_encode(value)
 
 
@@ -15081,10 +15081,9 @@ _TAGGED_ElicitationPropertySchema: Final[frozenset[type]] = frozenset(
 
 
 def _encode_ElicitationPropertySchema(value: ElicitationPropertySchema) -> Any:
-    if type(value) not in _TAGGED_ElicitationPropertySchema and not isinstance(
-        value, tuple(_TAGGED_ElicitationPropertySchema)
-    ):
-        raise _rt.untagged_variant("ElicitationPropertySchema", value, _TAGGED_ElicitationPropertySchema)
+    tagged = _TAGGED_ElicitationPropertySchema
+    if type(value) not in tagged and not isinstance(value, tuple(tagged)):
+        raise _rt.untagged_variant("ElicitationPropertySchema", value, tagged)
     return type(value)._acp_encode(value)
 
 
@@ -15431,8 +15430,9 @@ _TAGGED_AuthMethod: Final[frozenset[type]] = frozenset(
 
 
 def _encode_AuthMethod(value: AuthMethod) -> Any:
-    if type(value) not in _TAGGED_AuthMethod and not isinstance(value, tuple(_TAGGED_AuthMethod)):
-        raise _rt.untagged_variant("AuthMethod", value, _TAGGED_AuthMethod)
+    tagged = _TAGGED_AuthMethod
+    if type(value) not in tagged and not isinstance(value, tuple(tagged)):
+        raise _rt.untagged_variant("AuthMethod", value, tagged)
     return type(value)._acp_encode(value)
 
 
@@ -15485,10 +15485,9 @@ _TAGGED_SessionConfigOptionType: Final[frozenset[type]] = frozenset(
 
 
 def _encode_SessionConfigOptionType(value: SessionConfigOptionType) -> Any:
-    if type(value) not in _TAGGED_SessionConfigOptionType and not isinstance(
-        value, tuple(_TAGGED_SessionConfigOptionType)
-    ):
-        raise _rt.untagged_variant("SessionConfigOptionType", value, _TAGGED_SessionConfigOptionType)
+    tagged = _TAGGED_SessionConfigOptionType
+    if type(value) not in tagged and not isinstance(value, tuple(tagged)):
+        raise _rt.untagged_variant("SessionConfigOptionType", value, tagged)
     return type(value)._acp_encode(value)
 
 
@@ -15579,8 +15578,9 @@ _TAGGED_AvailableCommand: Final[frozenset[type]] = frozenset([AvailableCommandCo
 
 
 def _encode_AvailableCommand(value: AvailableCommand) -> Any:
-    if type(value) not in _TAGGED_AvailableCommand and not isinstance(value, tuple(_TAGGED_AvailableCommand)):
-        raise _rt.untagged_variant("AvailableCommand", value, _TAGGED_AvailableCommand)
+    tagged = _TAGGED_AvailableCommand
+    if type(value) not in tagged and not isinstance(value, tuple(tagged)):
+        raise _rt.untagged_variant("AvailableCommand", value, tagged)
     return type(value)._acp_encode(value)
 
 
@@ -15610,8 +15610,9 @@ _TAGGED_AvailableCommandInput: Final[frozenset[type]] = frozenset(
 
 
 def _encode_AvailableCommandInput(value: AvailableCommandInput) -> Any:
-    if type(value) not in _TAGGED_AvailableCommandInput and not isinstance(value, tuple(_TAGGED_AvailableCommandInput)):
-        raise _rt.untagged_variant("AvailableCommandInput", value, _TAGGED_AvailableCommandInput)
+    tagged = _TAGGED_AvailableCommandInput
+    if type(value) not in tagged and not isinstance(value, tuple(tagged)):
+        raise _rt.untagged_variant("AvailableCommandInput", value, tagged)
     return type(value)._acp_encode(value)
 
 
@@ -15724,8 +15725,9 @@ _TAGGED_StateUpdate: Final[frozenset[type]] = frozenset(
 
 
 def _encode_StateUpdate(value: StateUpdate) -> Any:
-    if type(value) not in _TAGGED_StateUpdate and not isinstance(value, tuple(_TAGGED_StateUpdate)):
-        raise _rt.untagged_variant("StateUpdate", value, _TAGGED_StateUpdate)
+    tagged = _TAGGED_StateUpdate
+    if type(value) not in tagged and not isinstance(value, tuple(tagged)):
+        raise _rt.untagged_variant("StateUpdate", value, tagged)
     return type(value)._acp_encode(value)
 
 
@@ -15757,8 +15759,9 @@ _TAGGED_BackgroundWork: Final[frozenset[type]] = frozenset(
 
 
 def _encode_BackgroundWork(value: BackgroundWork) -> Any:
-    if type(value) not in _TAGGED_BackgroundWork and not isinstance(value, tuple(_TAGGED_BackgroundWork)):
-        raise _rt.untagged_variant("BackgroundWork", value, _TAGGED_BackgroundWork)
+    tagged = _TAGGED_BackgroundWork
+    if type(value) not in tagged and not isinstance(value, tuple(tagged)):
+        raise _rt.untagged_variant("BackgroundWork", value, tagged)
     return type(value)._acp_encode(value)
 
 
@@ -15975,8 +15978,9 @@ _TAGGED_SessionUpdate: Final[frozenset[type]] = frozenset(
 
 
 def _encode_SessionUpdate(value: SessionUpdate) -> Any:
-    if type(value) not in _TAGGED_SessionUpdate and not isinstance(value, tuple(_TAGGED_SessionUpdate)):
-        raise _rt.untagged_variant("SessionUpdate", value, _TAGGED_SessionUpdate)
+    tagged = _TAGGED_SessionUpdate
+    if type(value) not in tagged and not isinstance(value, tuple(tagged)):
+        raise _rt.untagged_variant("SessionUpdate", value, tagged)
     return type(value)._acp_encode(value)
 
 
@@ -16008,8 +16012,9 @@ _TAGGED_PlanUpdateContent: Final[frozenset[type]] = frozenset(
 
 
 def _encode_PlanUpdateContent(value: PlanUpdateContent) -> Any:
-    if type(value) not in _TAGGED_PlanUpdateContent and not isinstance(value, tuple(_TAGGED_PlanUpdateContent)):
-        raise _rt.untagged_variant("PlanUpdateContent", value, _TAGGED_PlanUpdateContent)
+    tagged = _TAGGED_PlanUpdateContent
+    if type(value) not in tagged and not isinstance(value, tuple(tagged)):
+        raise _rt.untagged_variant("PlanUpdateContent", value, tagged)
     return type(value)._acp_encode(value)
 
 
@@ -16218,8 +16223,9 @@ _TAGGED_McpServer: Final[frozenset[type]] = frozenset(
 
 
 def _encode_McpServer(value: McpServer) -> Any:
-    if type(value) not in _TAGGED_McpServer and not isinstance(value, tuple(_TAGGED_McpServer)):
-        raise _rt.untagged_variant("McpServer", value, _TAGGED_McpServer)
+    tagged = _TAGGED_McpServer
+    if type(value) not in tagged and not isinstance(value, tuple(tagged)):
+        raise _rt.untagged_variant("McpServer", value, tagged)
     return type(value)._acp_encode(value)
 
 
@@ -16247,8 +16253,9 @@ _TAGGED_ReplayFrom: Final[frozenset[type]] = frozenset([ReplayFromStartVariant, 
 
 
 def _encode_ReplayFrom(value: ReplayFrom) -> Any:
-    if type(value) not in _TAGGED_ReplayFrom and not isinstance(value, tuple(_TAGGED_ReplayFrom)):
-        raise _rt.untagged_variant("ReplayFrom", value, _TAGGED_ReplayFrom)
+    tagged = _TAGGED_ReplayFrom
+    if type(value) not in tagged and not isinstance(value, tuple(tagged)):
+        raise _rt.untagged_variant("ReplayFrom", value, tagged)
     return type(value)._acp_encode(value)
 
 
@@ -16293,12 +16300,9 @@ _TAGGED_SetSessionConfigOptionRequestType: Final[frozenset[type]] = frozenset(
 
 
 def _encode_SetSessionConfigOptionRequestType(value: SetSessionConfigOptionRequestType) -> Any:
-    if type(value) not in _TAGGED_SetSessionConfigOptionRequestType and not isinstance(
-        value, tuple(_TAGGED_SetSessionConfigOptionRequestType)
-    ):
-        raise _rt.untagged_variant(
-            "SetSessionConfigOptionRequestType", value, _TAGGED_SetSessionConfigOptionRequestType
-        )
+    tagged = _TAGGED_SetSessionConfigOptionRequestType
+    if type(value) not in tagged and not isinstance(value, tuple(tagged)):
+        raise _rt.untagged_variant("SetSessionConfigOptionRequestType", value, tagged)
     return type(value)._acp_encode(value)
 
 
@@ -16476,10 +16480,9 @@ _TAGGED_RequestPermissionOutcome: Final[frozenset[type]] = frozenset(
 
 
 def _encode_RequestPermissionOutcome(value: RequestPermissionOutcome) -> Any:
-    if type(value) not in _TAGGED_RequestPermissionOutcome and not isinstance(
-        value, tuple(_TAGGED_RequestPermissionOutcome)
-    ):
-        raise _rt.untagged_variant("RequestPermissionOutcome", value, _TAGGED_RequestPermissionOutcome)
+    tagged = _TAGGED_RequestPermissionOutcome
+    if type(value) not in tagged and not isinstance(value, tuple(tagged)):
+        raise _rt.untagged_variant("RequestPermissionOutcome", value, tagged)
     return type(value)._acp_encode(value)
 
 
@@ -16530,10 +16533,9 @@ _TAGGED_CreateElicitationResponseAction: Final[frozenset[type]] = frozenset(
 
 
 def _encode_CreateElicitationResponseAction(value: CreateElicitationResponseAction) -> Any:
-    if type(value) not in _TAGGED_CreateElicitationResponseAction and not isinstance(
-        value, tuple(_TAGGED_CreateElicitationResponseAction)
-    ):
-        raise _rt.untagged_variant("CreateElicitationResponseAction", value, _TAGGED_CreateElicitationResponseAction)
+    tagged = _TAGGED_CreateElicitationResponseAction
+    if type(value) not in tagged and not isinstance(value, tuple(tagged)):
+        raise _rt.untagged_variant("CreateElicitationResponseAction", value, tagged)
     return type(value)._acp_encode(value)
 
 
