@@ -14645,9 +14645,10 @@ _TAGGED_RequestPermissionSubject: Final[frozenset[type]] = frozenset(
 
 
 def _encode_RequestPermissionSubject(value: RequestPermissionSubject) -> Any:
-    if type(value) not in _TAGGED_RequestPermissionSubject:
-        if not isinstance(value, tuple(_TAGGED_RequestPermissionSubject)):
-            raise _rt.untagged_variant("RequestPermissionSubject", value, _TAGGED_RequestPermissionSubject)
+    if type(value) not in _TAGGED_RequestPermissionSubject and not isinstance(
+        value, tuple(_TAGGED_RequestPermissionSubject)
+    ):
+        raise _rt.untagged_variant("RequestPermissionSubject", value, _TAGGED_RequestPermissionSubject)
     return type(value)._acp_encode(value)
 
 
@@ -14690,9 +14691,8 @@ _TAGGED_ToolCallContent: Final[frozenset[type]] = frozenset(
 
 
 def _encode_ToolCallContent(value: ToolCallContent) -> Any:
-    if type(value) not in _TAGGED_ToolCallContent:
-        if not isinstance(value, tuple(_TAGGED_ToolCallContent)):
-            raise _rt.untagged_variant("ToolCallContent", value, _TAGGED_ToolCallContent)
+    if type(value) not in _TAGGED_ToolCallContent and not isinstance(value, tuple(_TAGGED_ToolCallContent)):
+        raise _rt.untagged_variant("ToolCallContent", value, _TAGGED_ToolCallContent)
     return type(value)._acp_encode(value)
 
 
@@ -14733,9 +14733,8 @@ _TAGGED_ContentBlock: Final[frozenset[type]] = frozenset(
 
 
 def _encode_ContentBlock(value: ContentBlock) -> Any:
-    if type(value) not in _TAGGED_ContentBlock:
-        if not isinstance(value, tuple(_TAGGED_ContentBlock)):
-            raise _rt.untagged_variant("ContentBlock", value, _TAGGED_ContentBlock)
+    if type(value) not in _TAGGED_ContentBlock and not isinstance(value, tuple(_TAGGED_ContentBlock)):
+        raise _rt.untagged_variant("ContentBlock", value, _TAGGED_ContentBlock)
     return type(value)._acp_encode(value)
 
 
@@ -14817,9 +14816,8 @@ _TAGGED_DiffChangeOperation: Final[frozenset[type]] = frozenset(
 
 
 def _encode_DiffChangeOperation(value: DiffChangeOperation) -> Any:
-    if type(value) not in _TAGGED_DiffChangeOperation:
-        if not isinstance(value, tuple(_TAGGED_DiffChangeOperation)):
-            raise _rt.untagged_variant("DiffChangeOperation", value, _TAGGED_DiffChangeOperation)
+    if type(value) not in _TAGGED_DiffChangeOperation and not isinstance(value, tuple(_TAGGED_DiffChangeOperation)):
+        raise _rt.untagged_variant("DiffChangeOperation", value, _TAGGED_DiffChangeOperation)
     return type(value)._acp_encode(value)
 
 
@@ -15030,9 +15028,10 @@ _TAGGED_CreateElicitationRequestMode: Final[frozenset[type]] = frozenset(
 
 
 def _encode_CreateElicitationRequestMode(value: CreateElicitationRequestMode) -> Any:
-    if type(value) not in _TAGGED_CreateElicitationRequestMode:
-        if not isinstance(value, tuple(_TAGGED_CreateElicitationRequestMode)):
-            raise _rt.untagged_variant("CreateElicitationRequestMode", value, _TAGGED_CreateElicitationRequestMode)
+    if type(value) not in _TAGGED_CreateElicitationRequestMode and not isinstance(
+        value, tuple(_TAGGED_CreateElicitationRequestMode)
+    ):
+        raise _rt.untagged_variant("CreateElicitationRequestMode", value, _TAGGED_CreateElicitationRequestMode)
     return type(value)._acp_encode(value)
 
 
@@ -15081,9 +15080,10 @@ _TAGGED_ElicitationPropertySchema: Final[frozenset[type]] = frozenset(
 
 
 def _encode_ElicitationPropertySchema(value: ElicitationPropertySchema) -> Any:
-    if type(value) not in _TAGGED_ElicitationPropertySchema:
-        if not isinstance(value, tuple(_TAGGED_ElicitationPropertySchema)):
-            raise _rt.untagged_variant("ElicitationPropertySchema", value, _TAGGED_ElicitationPropertySchema)
+    if type(value) not in _TAGGED_ElicitationPropertySchema and not isinstance(
+        value, tuple(_TAGGED_ElicitationPropertySchema)
+    ):
+        raise _rt.untagged_variant("ElicitationPropertySchema", value, _TAGGED_ElicitationPropertySchema)
     return type(value)._acp_encode(value)
 
 
@@ -15430,9 +15430,8 @@ _TAGGED_AuthMethod: Final[frozenset[type]] = frozenset(
 
 
 def _encode_AuthMethod(value: AuthMethod) -> Any:
-    if type(value) not in _TAGGED_AuthMethod:
-        if not isinstance(value, tuple(_TAGGED_AuthMethod)):
-            raise _rt.untagged_variant("AuthMethod", value, _TAGGED_AuthMethod)
+    if type(value) not in _TAGGED_AuthMethod and not isinstance(value, tuple(_TAGGED_AuthMethod)):
+        raise _rt.untagged_variant("AuthMethod", value, _TAGGED_AuthMethod)
     return type(value)._acp_encode(value)
 
 
@@ -15485,9 +15484,10 @@ _TAGGED_SessionConfigOptionType: Final[frozenset[type]] = frozenset(
 
 
 def _encode_SessionConfigOptionType(value: SessionConfigOptionType) -> Any:
-    if type(value) not in _TAGGED_SessionConfigOptionType:
-        if not isinstance(value, tuple(_TAGGED_SessionConfigOptionType)):
-            raise _rt.untagged_variant("SessionConfigOptionType", value, _TAGGED_SessionConfigOptionType)
+    if type(value) not in _TAGGED_SessionConfigOptionType and not isinstance(
+        value, tuple(_TAGGED_SessionConfigOptionType)
+    ):
+        raise _rt.untagged_variant("SessionConfigOptionType", value, _TAGGED_SessionConfigOptionType)
     return type(value)._acp_encode(value)
 
 
@@ -15578,9 +15578,8 @@ _TAGGED_AvailableCommand: Final[frozenset[type]] = frozenset([AvailableCommandCo
 
 
 def _encode_AvailableCommand(value: AvailableCommand) -> Any:
-    if type(value) not in _TAGGED_AvailableCommand:
-        if not isinstance(value, tuple(_TAGGED_AvailableCommand)):
-            raise _rt.untagged_variant("AvailableCommand", value, _TAGGED_AvailableCommand)
+    if type(value) not in _TAGGED_AvailableCommand and not isinstance(value, tuple(_TAGGED_AvailableCommand)):
+        raise _rt.untagged_variant("AvailableCommand", value, _TAGGED_AvailableCommand)
     return type(value)._acp_encode(value)
 
 
@@ -15610,9 +15609,8 @@ _TAGGED_AvailableCommandInput: Final[frozenset[type]] = frozenset(
 
 
 def _encode_AvailableCommandInput(value: AvailableCommandInput) -> Any:
-    if type(value) not in _TAGGED_AvailableCommandInput:
-        if not isinstance(value, tuple(_TAGGED_AvailableCommandInput)):
-            raise _rt.untagged_variant("AvailableCommandInput", value, _TAGGED_AvailableCommandInput)
+    if type(value) not in _TAGGED_AvailableCommandInput and not isinstance(value, tuple(_TAGGED_AvailableCommandInput)):
+        raise _rt.untagged_variant("AvailableCommandInput", value, _TAGGED_AvailableCommandInput)
     return type(value)._acp_encode(value)
 
 
@@ -15725,9 +15723,8 @@ _TAGGED_StateUpdate: Final[frozenset[type]] = frozenset(
 
 
 def _encode_StateUpdate(value: StateUpdate) -> Any:
-    if type(value) not in _TAGGED_StateUpdate:
-        if not isinstance(value, tuple(_TAGGED_StateUpdate)):
-            raise _rt.untagged_variant("StateUpdate", value, _TAGGED_StateUpdate)
+    if type(value) not in _TAGGED_StateUpdate and not isinstance(value, tuple(_TAGGED_StateUpdate)):
+        raise _rt.untagged_variant("StateUpdate", value, _TAGGED_StateUpdate)
     return type(value)._acp_encode(value)
 
 
@@ -15759,9 +15756,8 @@ _TAGGED_BackgroundWork: Final[frozenset[type]] = frozenset(
 
 
 def _encode_BackgroundWork(value: BackgroundWork) -> Any:
-    if type(value) not in _TAGGED_BackgroundWork:
-        if not isinstance(value, tuple(_TAGGED_BackgroundWork)):
-            raise _rt.untagged_variant("BackgroundWork", value, _TAGGED_BackgroundWork)
+    if type(value) not in _TAGGED_BackgroundWork and not isinstance(value, tuple(_TAGGED_BackgroundWork)):
+        raise _rt.untagged_variant("BackgroundWork", value, _TAGGED_BackgroundWork)
     return type(value)._acp_encode(value)
 
 
@@ -15978,9 +15974,8 @@ _TAGGED_SessionUpdate: Final[frozenset[type]] = frozenset(
 
 
 def _encode_SessionUpdate(value: SessionUpdate) -> Any:
-    if type(value) not in _TAGGED_SessionUpdate:
-        if not isinstance(value, tuple(_TAGGED_SessionUpdate)):
-            raise _rt.untagged_variant("SessionUpdate", value, _TAGGED_SessionUpdate)
+    if type(value) not in _TAGGED_SessionUpdate and not isinstance(value, tuple(_TAGGED_SessionUpdate)):
+        raise _rt.untagged_variant("SessionUpdate", value, _TAGGED_SessionUpdate)
     return type(value)._acp_encode(value)
 
 
@@ -16012,9 +16007,8 @@ _TAGGED_PlanUpdateContent: Final[frozenset[type]] = frozenset(
 
 
 def _encode_PlanUpdateContent(value: PlanUpdateContent) -> Any:
-    if type(value) not in _TAGGED_PlanUpdateContent:
-        if not isinstance(value, tuple(_TAGGED_PlanUpdateContent)):
-            raise _rt.untagged_variant("PlanUpdateContent", value, _TAGGED_PlanUpdateContent)
+    if type(value) not in _TAGGED_PlanUpdateContent and not isinstance(value, tuple(_TAGGED_PlanUpdateContent)):
+        raise _rt.untagged_variant("PlanUpdateContent", value, _TAGGED_PlanUpdateContent)
     return type(value)._acp_encode(value)
 
 
@@ -16223,9 +16217,8 @@ _TAGGED_McpServer: Final[frozenset[type]] = frozenset(
 
 
 def _encode_McpServer(value: McpServer) -> Any:
-    if type(value) not in _TAGGED_McpServer:
-        if not isinstance(value, tuple(_TAGGED_McpServer)):
-            raise _rt.untagged_variant("McpServer", value, _TAGGED_McpServer)
+    if type(value) not in _TAGGED_McpServer and not isinstance(value, tuple(_TAGGED_McpServer)):
+        raise _rt.untagged_variant("McpServer", value, _TAGGED_McpServer)
     return type(value)._acp_encode(value)
 
 
@@ -16253,9 +16246,8 @@ _TAGGED_ReplayFrom: Final[frozenset[type]] = frozenset([ReplayFromStartVariant, 
 
 
 def _encode_ReplayFrom(value: ReplayFrom) -> Any:
-    if type(value) not in _TAGGED_ReplayFrom:
-        if not isinstance(value, tuple(_TAGGED_ReplayFrom)):
-            raise _rt.untagged_variant("ReplayFrom", value, _TAGGED_ReplayFrom)
+    if type(value) not in _TAGGED_ReplayFrom and not isinstance(value, tuple(_TAGGED_ReplayFrom)):
+        raise _rt.untagged_variant("ReplayFrom", value, _TAGGED_ReplayFrom)
     return type(value)._acp_encode(value)
 
 
@@ -16300,11 +16292,12 @@ _TAGGED_SetSessionConfigOptionRequestType: Final[frozenset[type]] = frozenset(
 
 
 def _encode_SetSessionConfigOptionRequestType(value: SetSessionConfigOptionRequestType) -> Any:
-    if type(value) not in _TAGGED_SetSessionConfigOptionRequestType:
-        if not isinstance(value, tuple(_TAGGED_SetSessionConfigOptionRequestType)):
-            raise _rt.untagged_variant(
-                "SetSessionConfigOptionRequestType", value, _TAGGED_SetSessionConfigOptionRequestType
-            )
+    if type(value) not in _TAGGED_SetSessionConfigOptionRequestType and not isinstance(
+        value, tuple(_TAGGED_SetSessionConfigOptionRequestType)
+    ):
+        raise _rt.untagged_variant(
+            "SetSessionConfigOptionRequestType", value, _TAGGED_SetSessionConfigOptionRequestType
+        )
     return type(value)._acp_encode(value)
 
 
@@ -16482,9 +16475,10 @@ _TAGGED_RequestPermissionOutcome: Final[frozenset[type]] = frozenset(
 
 
 def _encode_RequestPermissionOutcome(value: RequestPermissionOutcome) -> Any:
-    if type(value) not in _TAGGED_RequestPermissionOutcome:
-        if not isinstance(value, tuple(_TAGGED_RequestPermissionOutcome)):
-            raise _rt.untagged_variant("RequestPermissionOutcome", value, _TAGGED_RequestPermissionOutcome)
+    if type(value) not in _TAGGED_RequestPermissionOutcome and not isinstance(
+        value, tuple(_TAGGED_RequestPermissionOutcome)
+    ):
+        raise _rt.untagged_variant("RequestPermissionOutcome", value, _TAGGED_RequestPermissionOutcome)
     return type(value)._acp_encode(value)
 
 
@@ -16535,11 +16529,10 @@ _TAGGED_CreateElicitationResponseAction: Final[frozenset[type]] = frozenset(
 
 
 def _encode_CreateElicitationResponseAction(value: CreateElicitationResponseAction) -> Any:
-    if type(value) not in _TAGGED_CreateElicitationResponseAction:
-        if not isinstance(value, tuple(_TAGGED_CreateElicitationResponseAction)):
-            raise _rt.untagged_variant(
-                "CreateElicitationResponseAction", value, _TAGGED_CreateElicitationResponseAction
-            )
+    if type(value) not in _TAGGED_CreateElicitationResponseAction and not isinstance(
+        value, tuple(_TAGGED_CreateElicitationResponseAction)
+    ):
+        raise _rt.untagged_variant("CreateElicitationResponseAction", value, _TAGGED_CreateElicitationResponseAction)
     return type(value)._acp_encode(value)
 
 
