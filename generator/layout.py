@@ -19,8 +19,10 @@ Layout = Literal["one_line", "hugged", "exploded"]
 # What the brackets hold: a call's arguments (or a subscript's), a `def`'s parameters, the
 # items of a list, dict, set or tuple display, or the operands of an expression black puts
 # in brackets of its own to split it at its operators (a `|` union, a conditional
-# expression), each operand after the first with its operator (`| B`, `if c`, `else d`).
-Kind = Literal["call", "def", "display", "expression"]
+# expression), each operand after the first with its operator (`| B`, `if c`, `else d`),
+# or the operands of an `if` statement's condition (`and b`), which black, once it splits
+# them, always writes one a line.
+Kind = Literal["call", "def", "display", "expression", "condition"]
 INDENT = 4  # what black indents the contents of a split bracket by
 
 
@@ -28,17 +30,17 @@ def bracket_layout(indent: int, head: str, items: Sequence[str], tail: str, kind
     """How black lays out `head` + `items` + `tail` at `indent` columns.
 
     `head` ends with the opening bracket and `tail` starts with the closing one, but
-    for an expression, whose brackets black adds only when it splits it: its `head`
-    and `tail` are what stands before and after it. A lone item black leaves between
-    the brackets even when it is too long for its line (it splits it inside if it
-    can), except a `def`'s lone parameter, which it writes with a comma after it;
-    several items of a display never stay on one line between the brackets. The lines
-    of `head` and `tail` are assumed to fit."""
-    joined = (" " if kind == "expression" else ", ").join(items)
+    for an expression or a condition, whose brackets black adds only when it splits
+    it: its `head` and `tail` are what stands before and after it. A lone item black
+    leaves between the brackets even when it is too long for its line (it splits it
+    inside if it can), except a `def`'s lone parameter, which it writes with a comma
+    after it; several items of a display or operands of a condition never stay on
+    one line between the brackets. The lines of `head` and `tail` are assumed to fit."""
+    joined = (" " if kind in ("expression", "condition") else ", ").join(items)
     if indent + len(head) + len(joined) + len(tail) <= LINE_LENGTH:
         return "one_line"
     if len(items) == 1:
         return "exploded" if kind == "def" else "hugged"
-    if kind != "display" and indent + INDENT + len(joined) <= LINE_LENGTH:
+    if kind not in ("display", "condition") and indent + INDENT + len(joined) <= LINE_LENGTH:
         return "hugged"
     return "exploded"

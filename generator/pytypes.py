@@ -237,14 +237,14 @@ class Queries:
             accepted = "Undefined | None"
         else:
             accepted += (" | Undefined" if not item.required else "") + (" | None" if item.nullable else "")
-        decoding = self.decoding(item.type)
+        decoding, encoding = self.decoding(item.type), self.encoding(item.type)
         check = decoding.if_invalid if decoding.single_if else None
         plain = item.required and not (item.default_on_error or item.nullable or item.default_on_null)
         return FieldView(
             annotation,
             accepted,
             decoding,
-            self.encoding(item.type),
+            Encoding(inner=encoding) if item.nullable else encoding,
             self.conversion(item.type),
             describe(item.type),
             check if plain and check is not None and check.json_type is not None and check.call is None else None,

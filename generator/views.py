@@ -84,7 +84,8 @@ class Conversion:
 
 @dataclass(frozen=True)
 class FieldView:
-    """What an object's field prints: its annotations, decoding, encoding, builder conversion."""
+    """What an object's field prints: its annotations, decoding, encoding (None kept as None
+    when the field is nullable), builder conversion."""
 
     annotation: str
     setter_annotation: str

@@ -1,5 +1,6 @@
-"""generator/layout.py and the macros that lay out its answers (macros/python.jinja): what they
-write for short and long names is what black writes, so black finds it formatted."""
+"""generator/layout.py and the macros that lay out its answers (macros/python.jinja; the
+encoders' expressions in macros/encode.jinja): what they write for short and long names is
+what black writes, so black finds it formatted."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from generator.ir import Module
 from generator.layout import bracket_layout
 from generator.pytypes import Queries
 from generator.render import environment
+from generator.views import Encoding
 
 MACROS = environment(Queries(Module("pkg", "schema.json", "0" * 64, (), ()))).get_template("macros/python.jinja").module
 
@@ -126,3 +128,47 @@ def test_a_display_is_on_one_line_or_one_item_a_line(sides, layout):
     assert bracket_layout(8, "None: {", items, "},", "display") == layout
     text = MACROS.bracketed(8, "None: {", items, "},", "display")
     assert black_stable(within("X = MappingProxyType(\n    {", text, "    }\n)", 8))
+
+
+@pytest.mark.parametrize(
+    ("operands", "layout"),
+    [
+        (["v is not UNDEFINED", "and v is not None", "and type(v) is not int"], "one_line"),
+        (
+            [
+                "v is not UNDEFINED",
+                "and v is not None",
+                f"and (type(v) is not int or v < -{'9' * 19} or v > {'9' * 19})",
+            ],
+            "exploded",
+        ),
+        (["a" * 50, "and " + "b" * 60], "exploded"),  # black does not keep the operands together once split
+    ],
+)
+def test_a_condition_is_on_one_line_or_one_operand_a_line(operands, layout):
+    assert bracket_layout(4, "if ", operands, ":", "condition") == layout
+    condition = MACROS.bracketed(4, "if ", operands, ":", "condition")
+    assert black_stable(within("def f():", condition + "\n    pass"))
+
+
+ENCODE = environment(Queries(Module("pkg", "schema.json", "0" * 64, (), ()))).get_template("macros/encode.jinja").module
+
+
+def encodings(name: str) -> list[Encoding]:
+    """The encodings of an enum, a class, str, and lists, maps and nullables of them, two levels deep."""
+    leaves = [Encoding(exact_type=name, member_value=True), Encoding(f"_encode_{name}"), Encoding(exact_type="str")]
+    once = [*leaves, *(Encoding(items=e) for e in leaves), *(Encoding(values=e) for e in leaves)]
+    once += [Encoding(inner=e) for e in once]
+    return [*once, *(Encoding(items=e) for e in once), *(Encoding(values=e) for e in once)]
+
+
+@pytest.mark.parametrize("length", [4, 30, 40, 60, 75])  # with 90 an operand alone is too long: black splits it
+@pytest.mark.parametrize(
+    ("indent", "head", "place"),
+    [(4, 'data["id"] = ', "subscript"), (8, 'data["additionalDirectories"] = ', "subscript"), (4, "return ", "name")],
+)
+def test_an_encoding_is_laid_out_as_black_lays_it_out(length, indent, head, place):
+    """As an object encoder's `data[key] = ` and an alias encoder's `return `, for short and long names."""
+    for encoding in encodings("N" * length):
+        statement = ENCODE.encode_lines(encoding, "v", indent, head, place)
+        assert black_stable(within("def f():" + "\n    if v:" * (indent // 4 - 1), statement, indent=indent))

@@ -114,6 +114,11 @@ def test_encodings_take_the_fast_path_for_values_of_the_declared_type():
     assert QUERIES.encoding(Nullable(AnyValue())) == Encoding(inner=Encoding("_rt.encode_value"))
 
 
+def test_a_nullable_field_encodes_none_as_none():
+    assert QUERIES.field(field(STR)).encoding == Encoding(exact_type="str")
+    assert QUERIES.field(field(STR, nullable=True)).encoding == Encoding(inner=Encoding(exact_type="str"))
+
+
 def test_containers_and_messages_are_named_from_their_content():
     assert helper_name(ListOf(Primitive("int", minimum=-1, maximum=9), min_items=1)) == "list_of_int_m1_9_min1"
     assert describe(Nullable(MapOf(STR))) == "object or null"

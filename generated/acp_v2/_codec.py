@@ -3271,7 +3271,6 @@ def _decode_CreateElicitationRequestModeOther(
 ) -> CreateElicitationRequestModeOther:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationRequestModeOther (an object)", data)
-
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("mode", UNDEFINED)
     if type(v) is not str:
