@@ -2,8 +2,9 @@
 
 Streams the seeded `session/update` notifications of bench/codec.py from an agent to a
 client connection over a local socket pair, and times sequential `session/new` round trips;
-beside each, the raw cost of the same messages through `json` + `decode_message` /
-`encode_message` (what any implementation must pay). The connection's own cost is the
+beside each, the raw cost of the same messages through the package's JSON functions (orjson
+when installed, as the connection uses them) + `decode_message` / `encode_message` (what any
+implementation must pay). The connection's own cost is the
 difference; the target is at most 1.0x the codec cost. Prints a Markdown table.
 
     .venv/bin/python bench/rpc.py
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import json
 import socket
 import statistics
 import sys
@@ -58,22 +58,28 @@ class Client(acp.Client):
 
 
 def wire(message: Any) -> bytes:
-    return json.dumps(acp.encode_message(message), ensure_ascii=False, separators=(",", ":")).encode()
+    """A message's line as the connection writes it (orjson when installed, as there)."""
+    return acp._runtime.dump_json(acp.encode_message(message)).encode()
+
+
+def parse(data: bytes) -> Any:
+    """A line's JSON as the connection reads it."""
+    return acp._runtime.parse_json(data)
 
 
 def codec_notifications(notes: list[Any]) -> None:
     """Send and receive side of each notification, without a connection."""
     for note in notes:
         data = wire(acp.Notification(method="session/update", params=note))
-        acp.decode_message(json.loads(data), side="client")
+        acp.decode_message(parse(data), side="client")
 
 
 def codec_round_trips() -> None:
     pending = acp.PendingRequests(side="agent")
     for _ in range(ROUND_TRIPS):
-        request = acp.decode_message(json.loads(wire(pending.request("session/new", NEW_SESSION))), side="agent")
+        request = acp.decode_message(parse(wire(pending.request("session/new", NEW_SESSION))), side="agent")
         response = acp.Response(id=request.id, result=acp.NewSessionResponse(session_id=acp.SessionId("s1")))
-        pending.resolve(json.loads(wire(response)))
+        pending.resolve(parse(wire(response)))
 
 
 async def connected() -> tuple[Any, Any, Client]:
