@@ -56,6 +56,11 @@ def toml_string(value: str) -> str:
     return json.dumps(value)
 
 
+# The `orjson` extra of the generated package: the orjson series its byte-for-byte tests
+# run against (the `test` extra pins the exact version).
+ORJSON_REQUIREMENT = "orjson>=3.13,<4"
+
+
 def render_pyproject(module: Module, release: str | None) -> str:
     """The pyproject.toml of the package generated from `module`."""
     env = jinja2.Environment(
@@ -70,6 +75,7 @@ def render_pyproject(module: Module, release: str | None) -> str:
         generator=__version__,
         name=distribution_name(module.package),
         version=distribution_version(release),
+        orjson=ORJSON_REQUIREMENT,
     )
 
 

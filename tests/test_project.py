@@ -17,13 +17,14 @@ from generator.cli import main
 from generator.config import load_config
 from generator.errors import GenerationError
 from generator.project import (
+    ORJSON_REQUIREMENT,
     distribution_name,
     distribution_version,
     ensure_generated,
     render_pyproject,
     schema_release,
 )
-from tests.helpers import FIXTURES, ir_of
+from tests.helpers import FIXTURES, ROOT, ir_of
 
 CONFIG = """\
 [tool.acp-codegen]
@@ -91,8 +92,15 @@ def test_the_pyproject_installs_the_package_and_its_py_typed(tmp_path):
     assert data["project"]["name"] == "pkg"
     assert data["project"]["version"] == f"1.2.3+codegen.{__version__}"
     assert data["project"]["dependencies"] == []
+    assert data["project"]["optional-dependencies"] == {"orjson": [ORJSON_REQUIREMENT]}
     assert data["tool"]["setuptools"]["packages"]["find"]["include"] == ["pkg", "pkg.*"]
     assert data["tool"]["setuptools"]["package-data"] == {"pkg": ["py.typed"]}
+
+
+def test_the_orjson_extra_admits_the_orjson_the_tests_run_against():
+    test_extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+    (pinned,) = (requirement.removeprefix("orjson==") for requirement in test_extra if requirement.startswith("orjson"))
+    assert Version(pinned) in SpecifierSet(ORJSON_REQUIREMENT.removeprefix("orjson"))
 
 
 def test_a_pyproject_acp_codegen_did_not_write_is_refused(tmp_path):
