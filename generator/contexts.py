@@ -32,6 +32,29 @@ def import_sort_key(name: str) -> tuple[int, list[str | int]]:
     return group, [part.lower() if isinstance(part, str) else part for part in parts]
 
 
+# Python source as names, strings (with their prefixes, triple-quoted or not), comments and numbers:
+# what `tokenize` calls NAME tokens, found by one regular expression instead of its
+# Python-level tokenizer (a tenth of the time on the codec).
+_SOURCE_TOKENS = re.compile(
+    r"""
+    [rRbBuUfF]{0,2}(?:'{3}(?:\\.|[^\\])*?'{3}|"{3}(?:\\.|[^\\])*?"{3}|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*")
+    | \#[^\n]*
+    | \d\w*
+    | (?P<name>[^\W\d]\w*)
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+
+def names_in_code(units: list[str], candidates: list[str]) -> list[str]:
+    """The `candidates` that `units` (Python source) use as names, outside strings and
+    comments, in import order: what a module of those units imports."""
+    found: set[str] = set()
+    for unit in units:
+        found.update(match["name"] for match in _SOURCE_TOKENS.finditer(unit))
+    return sorted(found.intersection(candidates), key=import_sort_key)
+
+
 def variables(*contexts: DataclassInstance) -> dict[str, Any]:
     """The fields of `contexts` (dataclass instances) as template variables; no two may share a name."""
     merged: dict[str, Any] = {}

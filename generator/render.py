@@ -17,6 +17,7 @@ from generator import naming
 from generator.contexts import (
     PackageContext,
     import_sort_key,
+    names_in_code,
     rpc_context,
     sort_key,
     upsert_context,
@@ -207,29 +208,6 @@ def base_context(module: Module, queries: Queries, versions: dict[str, str]) -> 
 
 def _macros(env: jinja2.Environment, name: str) -> Any:
     return env.get_template(f"macros/{name}.jinja").module  # macros are attributes made at run time
-
-
-# Python source as names, strings (with their prefixes, triple-quoted or not), comments and numbers:
-# what `tokenize` calls NAME tokens, found by one regular expression instead of its
-# Python-level tokenizer (a tenth of the time on the codec).
-_SOURCE_TOKENS = re.compile(
-    r"""
-    [rRbBuUfF]{0,2}(?:'{3}(?:\\.|[^\\])*?'{3}|"{3}(?:\\.|[^\\])*?"{3}|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*")
-    | \#[^\n]*
-    | \d\w*
-    | (?P<name>[^\W\d]\w*)
-    """,
-    re.VERBOSE | re.DOTALL,
-)
-
-
-def names_in_code(units: list[str], candidates: list[str]) -> list[str]:
-    """The `candidates` that `units` (Python source) use as names, outside strings and
-    comments, in import order: what a module of those units imports."""
-    found: set[str] = set()
-    for unit in units:
-        found.update(match["name"] for match in _SOURCE_TOKENS.finditer(unit))
-    return sorted(found.intersection(candidates), key=import_sort_key)
 
 
 def model_units(env: jinja2.Environment, context: PackageContext, base: dict[str, Any]) -> list[str]:

@@ -1,12 +1,17 @@
-"""Typed template contexts: a template sees each field of its contexts as a variable."""
+"""Typed template contexts: a template sees each field of its contexts as a variable; a
+module imports the names its code uses."""
 
 from __future__ import annotations
 
+import io
+import re
+import tokenize
 from dataclasses import dataclass
 
 import pytest
 
-from generator.contexts import variables
+from generator.contexts import names_in_code, variables
+from tests.helpers import ROOT
 
 
 @dataclass(frozen=True)
@@ -29,3 +34,21 @@ def test_the_fields_of_every_context_become_variables():
 def test_two_contexts_may_not_define_one_variable():
     with pytest.raises(ValueError, match="define 'exported'"):
         variables(_Names(exported=[], rpc=True), _Names(exported=[], rpc=False))
+
+
+def test_a_module_imports_the_names_its_code_uses_but_not_those_in_strings_or_comments():
+    units = [
+        'def f(x: Foo) -> Bar:\n    """Baz, Qux."""\n    return cast(Bar, x)  # Quux\n',
+        'TABLE = {"Baz": Corge}\n',
+    ]
+    candidates = ["Foo", "Bar", "Baz", "Qux", "Quux", "Corge", "Unused"]
+    assert names_in_code(units, candidates) == ["Bar", "Corge", "Foo"]
+
+
+@pytest.mark.parametrize("source", ["generated/acp_v2/_codec.py", "generator/render.py", "tests/test_project.py"])
+def test_the_names_in_code_are_the_name_tokens_of_the_python_tokenizer(source: str):
+    text = (ROOT / source).read_text()
+    tokens = tokenize.generate_tokens(io.StringIO(text).readline)
+    names = {token.string for token in tokens if token.type == tokenize.NAME}
+    words = sorted(set(re.findall(r"[^\W\d]\w*", text)))  # in strings, comments and numbers too
+    assert set(names_in_code([text], words)) == names
