@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.helpers import FIXTURES, generate_package, import_package, ir_of
+from tests.helpers import FIXTURES, SUMMARY, generate_package, import_package, ir_of
 
 # `too_slow` measures wall-clock time, which on a shared 2-core machine (and under
 # pytest-xdist) says more about the neighbours than about the strategies: a
@@ -27,3 +27,12 @@ def rules_pkg(tmp_path_factory: pytest.TempPathFactory):
 def rules(tmp_path_factory: pytest.TempPathFactory):
     """The IR of tests/fixtures/rules.json, by type name."""
     return ir_of(FIXTURES / "rules.json", tmp_path_factory.mktemp("ir")).by_name()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Print what tests recorded as their SUMMARY."""
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            for name, text in getattr(report, "user_properties", ()):
+                if name == SUMMARY and report.when == "call":
+                    terminalreporter.write_line(text)

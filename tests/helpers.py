@@ -18,6 +18,9 @@ from generator.pipeline import build_ir, generate
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SUMMARY = "summary"
+"""A test's `record_property(SUMMARY, text)` is printed at the end of the run (by conftest;
+under pytest-xdist too, whose workers' own output is not shown)."""
 V2_SCHEMA = ROOT / "schema" / "v2" / "schema.unstable.json"
 # The black and IR caches of the tests, one directory per pytest-xdist worker so that no two
 # processes write the same file (test_cli copies .cache without it).
