@@ -210,19 +210,14 @@ class UnionType:
 
 @dataclass(frozen=True)
 class Alias:
-    """A `$defs` name for another type: a `NewType` for primitives, lists, tuples and
-    free-form objects, a plain alias for named types and nullable ones."""
+    """A `$defs` name for another type, written as a plain type alias (`SessionId: TypeAlias
+    = str`): a plain value is accepted wherever the alias is expected, as in the schema."""
 
     name: str
     pointer: str
     doc: str | None
     target: TypeExpr
     route: Route | None = None
-
-    @property
-    def newtype(self) -> bool:
-        target = self.target.inner if isinstance(self.target, Checked) else self.target
-        return isinstance(target, (Primitive, ListOf, TupleOf, MapOf, JsonObject))
 
 
 NamedType = ObjectType | EnumType | UnionType | Alias

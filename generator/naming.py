@@ -80,7 +80,6 @@ PACKAGE_NAMES = frozenset(
         "MappingProxyType",
         "MaybeUndefined",
         "Model",
-        "NewType",
         "Protocol",
         "SHARED_SIDES",
         "Salvage",

@@ -33,9 +33,9 @@ class NamedQueries:
     @staticmethod
     def shares_object(named: NamedType) -> bool:
         """Whether the Python object of `named` may be another type's too: an alias
-        or union evaluates to its annotation (`int | str`), while classes, enums
-        and NewTypes are objects of their own."""
-        return isinstance(named, UnionType) or (isinstance(named, Alias) and not named.newtype)
+        or union evaluates to its annotation (`str`, `int | str`), while classes and
+        enums are objects of their own."""
+        return isinstance(named, (UnionType, Alias))
 
     def is_recursive(self, union: UnionType) -> bool:
         """Whether `union` can contain itself: trying its untagged variants in turn

@@ -84,7 +84,7 @@ class Queries:
 
     def input_annotation(self, expr: TypeExpr) -> str:
         """What a builder or setter accepts: the obvious conversions too (a plain value
-        for an enum or NewType, any iterable for a list, a path for a path type)."""
+        for an enum, any iterable for a list, a path for a path type)."""
         match expr:
             case Ref():
                 named = self.types[expr.name]

@@ -200,8 +200,7 @@ def base_context(module: Module, queries: Queries, versions: dict[str, str]) -> 
             "ClassVar": any(obj.tag for obj in objects),
             "Literal": any(obj.tag for obj in objects),
             "Final": True,
-            "NewType": any(isinstance(t, Alias) and t.newtype for t in aliases_and_unions),
-            "TypeAlias": any(not (isinstance(t, Alias) and t.newtype) for t in aliases_and_unions),
+            "TypeAlias": bool(aliases_and_unions),
         },
     )
 

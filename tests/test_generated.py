@@ -17,6 +17,7 @@ from generator.pipeline import build_ir
 from tests.helpers import MYPY_CACHE, ROOT, V2_SCHEMA, generate_package, import_package
 
 GENERATED = ROOT / "generated"
+TYPING = ROOT / "tests" / "typing"
 
 
 def imported_modules(statements: str) -> set[str]:
@@ -75,10 +76,11 @@ def test_every_file_has_the_header():
 
 
 def test_passes_mypy_strict():
-    """The package, and the examples that use it."""
-    examples = [str(path) for path in sorted((ROOT / "examples").glob("*.py"))]
+    """The package, the examples that use it, and natural constructor calls (plain strings
+    for ids and enums)."""
+    users = [str(path) for path in [*sorted((ROOT / "examples").glob("*.py")), TYPING / "constructors_ok.py"]]
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(MYPY_CACHE), "acp_v2", *examples],
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(MYPY_CACHE), "acp_v2", *users],
         cwd=GENERATED,
         capture_output=True,
         text=True,

@@ -198,15 +198,23 @@ def test_decoding_makes_instances_as_pickle_does_without_init():
 
 def test_decode_by_type_runs_that_types_own_decoder():
     assert acp.decode(acp.ToolKind, "edit") is acp.ToolKind.EDIT
-    assert acp.decode(acp.SessionId, "abc") == "abc"
+    assert (
+        type(acp.decode(acp.SessionUpdateToolCallUpdate, {"sessionUpdate": "tool_call_update", "toolCallId": "t"}))
+        is acp.SessionUpdateToolCallUpdate
+    )
+    assert acp.decode("SessionId", "abc") == "abc"
     assert rejection("RequestId", True).expected.startswith("RequestId:")
 
 
 def test_decode_by_an_alias_object_several_types_share_asks_for_the_name():
+    """Aliases are plain type aliases (`SessionId` is `str`), so their object says not which."""
     with pytest.raises(TypeError) as caught:
         acp.decode(acp.RequestId, 7)
     message = str(caught.value)
     assert "RequestId" in message and "AgentResponseErrorId" in message and "decode('RequestId', data)" in message
+    with pytest.raises(TypeError) as caught:
+        acp.decode(acp.SessionId, "abc")
+    assert "SessionId" in str(caught.value) and "ToolCallId" in str(caught.value)
 
 
 # --- limits ------------------------------------------------------------------

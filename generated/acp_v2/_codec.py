@@ -14513,7 +14513,8 @@ def _decode_ExtRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> ExtReques
     v = data
     if ctx.strict:
         _rt.check_json(v, path)
-    return cast(ExtRequest, v)
+    decoded: ExtRequest = v  # the decoder, not mypy, has checked it
+    return decoded
 
 
 def _encode_ExtRequest(value: ExtRequest) -> Any:
@@ -14603,7 +14604,8 @@ def _decode_SessionId(data: Any, ctx: _rt.Context, path: _rt.Path) -> SessionId:
     v = data
     if type(v) is not str:
         raise DecodeError(path, "string", v)
-    return cast(SessionId, v)
+    decoded: SessionId = v  # the decoder, not mypy, has checked it
+    return decoded
 
 
 def _encode_SessionId(value: SessionId) -> Any:
@@ -14656,7 +14658,8 @@ def _decode_ToolCallId(data: Any, ctx: _rt.Context, path: _rt.Path) -> ToolCallI
     v = data
     if type(v) is not str:
         raise DecodeError(path, "string", v)
-    return cast(ToolCallId, v)
+    decoded: ToolCallId = v  # the decoder, not mypy, has checked it
+    return decoded
 
 
 def _encode_ToolCallId(value: ToolCallId) -> Any:
@@ -14742,7 +14745,8 @@ def _decode_MediaType(data: Any, ctx: _rt.Context, path: _rt.Path) -> MediaType:
     v = data
     if type(v) is not str:
         raise DecodeError(path, "string", v)
-    return cast(MediaType, v)
+    decoded: MediaType = v  # the decoder, not mypy, has checked it
+    return decoded
 
 
 def _encode_MediaType(value: MediaType) -> Any:
@@ -14825,7 +14829,8 @@ def _decode_AbsolutePath(data: Any, ctx: _rt.Context, path: _rt.Path) -> Absolut
     v = data
     if type(v) is not str:
         raise DecodeError(path, "string", v)
-    return cast(AbsolutePath, v)
+    decoded: AbsolutePath = v  # the decoder, not mypy, has checked it
+    return decoded
 
 
 def _encode_AbsolutePath(value: AbsolutePath) -> Any:
@@ -14836,7 +14841,8 @@ def _decode_TerminalId(data: Any, ctx: _rt.Context, path: _rt.Path) -> TerminalI
     v = data
     if type(v) is not str:
         raise DecodeError(path, "string", v)
-    return cast(TerminalId, v)
+    decoded: TerminalId = v  # the decoder, not mypy, has checked it
+    return decoded
 
 
 def _encode_TerminalId(value: TerminalId) -> Any:
@@ -14847,7 +14853,8 @@ def _decode_PermissionOptionId(data: Any, ctx: _rt.Context, path: _rt.Path) -> P
     v = data
     if type(v) is not str:
         raise DecodeError(path, "string", v)
-    return cast(PermissionOptionId, v)
+    decoded: PermissionOptionId = v  # the decoder, not mypy, has checked it
+    return decoded
 
 
 def _encode_PermissionOptionId(value: PermissionOptionId) -> Any:
@@ -15135,7 +15142,8 @@ def _decode_ElicitationId(data: Any, ctx: _rt.Context, path: _rt.Path) -> Elicit
     v = data
     if type(v) is not str:
         raise DecodeError(path, "string", v)
-    return cast(ElicitationId, v)
+    decoded: ElicitationId = v  # the decoder, not mypy, has checked it
+    return decoded
 
 
 def _encode_ElicitationId(value: ElicitationId) -> Any:
@@ -15146,7 +15154,8 @@ def _decode_McpServerAcpId(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpSe
     v = data
     if type(v) is not str:
         raise DecodeError(path, "string", v)
-    return cast(McpServerAcpId, v)
+    decoded: McpServerAcpId = v  # the decoder, not mypy, has checked it
+    return decoded
 
 
 def _encode_McpServerAcpId(value: McpServerAcpId) -> Any:
@@ -15157,7 +15166,8 @@ def _decode_McpRequestId(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpRequ
     v = data
     if type(v) is not str:
         raise DecodeError(path, "string", v)
-    return cast(McpRequestId, v)
+    decoded: McpRequestId = v  # the decoder, not mypy, has checked it
+    return decoded
 
 
 def _encode_McpRequestId(value: McpRequestId) -> Any:
@@ -15168,7 +15178,8 @@ def _decode_ExtResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> ExtRespo
     v = data
     if ctx.strict:
         _rt.check_json(v, path)
-    return cast(ExtResponse, v)
+    decoded: ExtResponse = v  # the decoder, not mypy, has checked it
+    return decoded
 
 
 def _encode_ExtResponse(value: ExtResponse) -> Any:
@@ -15396,7 +15407,8 @@ def _decode_ProtocolVersion(data: Any, ctx: _rt.Context, path: _rt.Path) -> Prot
     v = data
     if type(v) is not int or v < 0 or v > 65535:
         v = _rt.decode_int(v, path, 0, 65535)
-    return cast(ProtocolVersion, v)
+    decoded: ProtocolVersion = v  # the decoder, not mypy, has checked it
+    return decoded
 
 
 def _encode_ProtocolVersion(value: ProtocolVersion) -> Any:
@@ -15439,7 +15451,8 @@ def _decode_AuthMethodId(data: Any, ctx: _rt.Context, path: _rt.Path) -> AuthMet
     v = data
     if type(v) is not str:
         raise DecodeError(path, "string", v)
-    return cast(AuthMethodId, v)
+    decoded: AuthMethodId = v  # the decoder, not mypy, has checked it
+    return decoded
 
 
 def _encode_AuthMethodId(value: AuthMethodId) -> Any:
@@ -15450,7 +15463,8 @@ def _decode_ProviderId(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProviderI
     v = data
     if type(v) is not str:
         raise DecodeError(path, "string", v)
-    return cast(ProviderId, v)
+    decoded: ProviderId = v  # the decoder, not mypy, has checked it
+    return decoded
 
 
 def _encode_ProviderId(value: ProviderId) -> Any:
@@ -15495,7 +15509,8 @@ def _decode_SessionConfigId(data: Any, ctx: _rt.Context, path: _rt.Path) -> Sess
     v = data
     if type(v) is not str:
         raise DecodeError(path, "string", v)
-    return cast(SessionConfigId, v)
+    decoded: SessionConfigId = v  # the decoder, not mypy, has checked it
+    return decoded
 
 
 def _encode_SessionConfigId(value: SessionConfigId) -> Any:
@@ -15506,7 +15521,8 @@ def _decode_SessionConfigValueId(data: Any, ctx: _rt.Context, path: _rt.Path) ->
     v = data
     if type(v) is not str:
         raise DecodeError(path, "string", v)
-    return cast(SessionConfigValueId, v)
+    decoded: SessionConfigValueId = v  # the decoder, not mypy, has checked it
+    return decoded
 
 
 def _encode_SessionConfigValueId(value: SessionConfigValueId) -> Any:
@@ -15547,7 +15563,8 @@ def _decode_SessionConfigGroupId(data: Any, ctx: _rt.Context, path: _rt.Path) ->
     v = data
     if type(v) is not str:
         raise DecodeError(path, "string", v)
-    return cast(SessionConfigGroupId, v)
+    decoded: SessionConfigGroupId = v  # the decoder, not mypy, has checked it
+    return decoded
 
 
 def _encode_SessionConfigGroupId(value: SessionConfigGroupId) -> Any:
@@ -15618,7 +15635,8 @@ def _decode_SessionListCursor(data: Any, ctx: _rt.Context, path: _rt.Path) -> Se
     v = data
     if type(v) is not str:
         raise DecodeError(path, "string", v)
-    return cast(SessionListCursor, v)
+    decoded: SessionListCursor = v  # the decoder, not mypy, has checked it
+    return decoded
 
 
 def _encode_SessionListCursor(value: SessionListCursor) -> Any:
@@ -15804,7 +15822,8 @@ def _decode_MessageId(data: Any, ctx: _rt.Context, path: _rt.Path) -> MessageId:
     v = data
     if type(v) is not str:
         raise DecodeError(path, "string", v)
-    return cast(MessageId, v)
+    decoded: MessageId = v  # the decoder, not mypy, has checked it
+    return decoded
 
 
 def _encode_MessageId(value: MessageId) -> Any:
@@ -15815,7 +15834,8 @@ def _decode_ExtNotification(data: Any, ctx: _rt.Context, path: _rt.Path) -> ExtN
     v = data
     if ctx.strict:
         _rt.check_json(v, path)
-    return cast(ExtNotification, v)
+    decoded: ExtNotification = v  # the decoder, not mypy, has checked it
+    return decoded
 
 
 def _encode_ExtNotification(value: ExtNotification) -> Any:
@@ -16016,7 +16036,8 @@ def _decode_PlanId(data: Any, ctx: _rt.Context, path: _rt.Path) -> PlanId:
     v = data
     if type(v) is not str:
         raise DecodeError(path, "string", v)
-    return cast(PlanId, v)
+    decoded: PlanId = v  # the decoder, not mypy, has checked it
+    return decoded
 
 
 def _encode_PlanId(value: PlanId) -> Any:
@@ -16027,7 +16048,8 @@ def _decode_CompactionId(data: Any, ctx: _rt.Context, path: _rt.Path) -> Compact
     v = data
     if type(v) is not str:
         raise DecodeError(path, "string", v)
-    return cast(CompactionId, v)
+    decoded: CompactionId = v  # the decoder, not mypy, has checked it
+    return decoded
 
 
 def _encode_CompactionId(value: CompactionId) -> Any:
@@ -16638,7 +16660,8 @@ def _encode_ClientNotificationParams(value: ClientNotificationParams) -> Any:
 def _decode_InitializeProxyRequest(data: Any, ctx: _rt.Context, path: _rt.Path) -> InitializeProxyRequest:
     v = data
     v = _decode_InitializeRequest(v, ctx, path)
-    return v
+    decoded: InitializeProxyRequest = v  # the decoder, not mypy, has checked it
+    return decoded
 
 
 def _encode_InitializeProxyRequest(value: InitializeProxyRequest) -> Any:
@@ -16678,7 +16701,8 @@ def _encode_ProxyRequestParams(value: ProxyRequestParams) -> Any:
 def _decode_InitializeProxyResponse(data: Any, ctx: _rt.Context, path: _rt.Path) -> InitializeProxyResponse:
     v = data
     v = _decode_InitializeResponse(v, ctx, path)
-    return v
+    decoded: InitializeProxyResponse = v  # the decoder, not mypy, has checked it
+    return decoded
 
 
 def _encode_InitializeProxyResponse(value: InitializeProxyResponse) -> Any:
@@ -16689,7 +16713,8 @@ def _decode_ProxySuccessorResponse(data: Any, ctx: _rt.Context, path: _rt.Path) 
     v = data
     if ctx.strict:
         _rt.check_json(v, path)
-    return cast(ProxySuccessorResponse, v)
+    decoded: ProxySuccessorResponse = v  # the decoder, not mypy, has checked it
+    return decoded
 
 
 def _encode_ProxySuccessorResponse(value: ProxySuccessorResponse) -> Any:
@@ -17869,34 +17894,53 @@ _DECODERS_BY_TYPE: Final = _rt.decoders_by_type(
         [
             "AgentRequestParams",
             "RequestId",
+            "SessionId",
             "RequestPermissionSubject",
+            "ToolCallId",
             "ToolCallContent",
             "ContentBlock",
+            "MediaType",
             "EmbeddedResourceResource",
             "DiffChangeOperation",
+            "AbsolutePath",
+            "TerminalId",
+            "PermissionOptionId",
             "ElicitationFormModeVariant",
             "ElicitationUrlModeVariant",
             "CreateElicitationRequestModeOtherVariant",
             "CreateElicitationRequestMode",
             "ElicitationPropertySchema",
             "MultiSelectItems",
+            "ElicitationId",
+            "McpServerAcpId",
+            "McpRequestId",
             "ExtRequest",
             "AgentResponseResultResult",
             "AgentResponseErrorId",
             "AgentResponse",
+            "ProtocolVersion",
             "AuthMethod",
+            "AuthMethodId",
+            "ProviderId",
             "SessionConfigOptionType",
+            "SessionConfigId",
+            "SessionConfigValueId",
             "SessionConfigSelectOptions",
+            "SessionConfigGroupId",
             "AvailableCommand",
             "AvailableCommandInput",
+            "SessionListCursor",
             "IdleStateUpdateStopReason",
             "StateUpdate",
             "BackgroundWork",
             "ErrorData",
+            "MessageId",
             "ExtResponse",
             "AgentNotificationParams",
             "SessionUpdate",
             "PlanUpdateContent",
+            "PlanId",
+            "CompactionId",
             "ExtNotification",
             "ClientRequestParams",
             "McpServer",

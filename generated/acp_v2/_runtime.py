@@ -477,7 +477,7 @@ def decoders_by_type(
 ) -> dict[Any, Decoder[Any] | tuple[str, ...]]:
     """The table of `decode(T, ...)`: Python object → its decoder.
 
-    A class, enum or NewType is its own object. An alias or union (`shared`) is
+    A class or enum is its own object. An alias or union (`shared`) is
     whatever its annotation evaluates to, which can be equal to another's (`int | str`
     for several ids): such an object maps to the names that share it, and `decode`
     asks for one of them. An alias of a class decodes as the class."""

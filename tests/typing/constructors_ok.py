@@ -1,0 +1,14 @@
+"""Natural constructor calls: plain strings and numbers where the schema has ids, other
+aliases and enums (as JSON and the TypeScript SDK have them). Must pass `mypy --strict`."""
+
+import acp_v2 as acp
+
+update = acp.ToolCallUpdate(tool_call_id="t1", kind="execute", status=acp.ToolCallStatus.PENDING)
+session = acp.NewSessionResponse(session_id="s1")
+prompt = acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="hi")])
+init = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="client", version="1"))
+new = acp.NewSessionRequest(cwd="/work")
+chunk = acp.SessionUpdateAgentMessageChunk(message_id="m1", content=acp.ContentBlockText(text="hello"))
+notification = acp.UpdateSessionNotification(session_id=session.session_id, update=chunk)
+ids: list[acp.ToolCallId] = ["t1", "t2"]
+same: str = update.tool_call_id
