@@ -31,10 +31,8 @@ from codec import build_lines  # noqa: E402
 NOTIFICATIONS = 5_000
 ROUND_TRIPS = 2_000
 PASSES = 5
-INIT = acp.InitializeRequest(
-    protocol_version=acp.ProtocolVersion(2), info=acp.Implementation(name="bench", version="1")
-)
-NEW_SESSION = acp.NewSessionRequest(cwd=acp.AbsolutePath("/work"))
+INIT = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="bench", version="1"))
+NEW_SESSION = acp.NewSessionRequest(cwd="/work")
 
 
 class Agent(acp.Agent):
@@ -42,7 +40,7 @@ class Agent(acp.Agent):
         return acp.InitializeResponse(protocol_version=params.protocol_version, info=params.info)
 
     async def session_new(self, params: acp.NewSessionRequest) -> acp.NewSessionResponse:
-        return acp.NewSessionResponse(session_id=acp.SessionId("s1"))
+        return acp.NewSessionResponse(session_id="s1")
 
 
 class Client(acp.Client):
@@ -78,7 +76,7 @@ def codec_round_trips() -> None:
     pending = acp.PendingRequests(side="agent")
     for _ in range(ROUND_TRIPS):
         request = acp.decode_message(parse(wire(pending.request("session/new", NEW_SESSION))), side="agent")
-        response = acp.Response(id=request.id, result=acp.NewSessionResponse(session_id=acp.SessionId("s1")))
+        response = acp.Response(id=request.id, result=acp.NewSessionResponse(session_id="s1"))
         pending.resolve(parse(wire(response)))
 
 
