@@ -18,10 +18,12 @@ from pathlib import Path
 import acp_v2 as acp
 
 ECHO_AGENT = [sys.executable, str(Path(__file__).with_name("echo_agent.py"))]
-Question = tuple[acp.RequestPermissionRequest, "asyncio.Future[acp.RequestPermissionOutcome]"]
+Question = tuple[acp.RequestPermissionRequest, asyncio.Future[acp.RequestPermissionOutcome]]
 
 
 class ConsoleClient(acp.Client):
+    """Keeps the folded messages and tool calls of the turn; queues permission requests for the user."""
+
     def __init__(self) -> None:
         self.messages: dict[acp.MessageId, acp.AgentMessage] = {}
         self.tool_calls: dict[acp.ToolCallId, acp.ToolCallUpdate] = {}
