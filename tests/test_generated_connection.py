@@ -323,6 +323,19 @@ def test_cancel_request_is_answered_with_request_cancelled():
     run(test)
 
 
+def test_a_request_cancelled_before_its_handler_starts_is_still_answered():
+    async def test() -> None:
+        async with raw_client() as peer:
+            await peer.initialize()
+            prompt = request(7, "session/prompt", {"sessionId": "s1", "prompt": [{"type": "text", "text": "block"}]})
+            cancel = {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 7}}
+            both = b"".join(json.dumps(message).encode() + b"\n" for message in (prompt, cancel))  # one read
+            answer = await asyncio.wait_for(peer.ask(both), 5)
+            assert answer["id"] == 7 and answer["error"]["code"] == -32800
+
+    run(test)
+
+
 def test_session_cancel_reaches_the_agent_while_a_prompt_runs():
     async def test() -> None:
         agent = EchoAgent()
