@@ -1,9 +1,9 @@
 // A client written with the official TypeScript SDK (experimental v2): starts the agent given on
 // the command line and prints what it saw as one JSON line. It runs a turn whose permission
-// request it allows; starts a second turn, sends a prompt that is held meanwhile and withdraws it
-// (`$/cancel_request`), sends another held prompt, then cancels the turn with `session/cancel`
-// while its permission request is pending (the agent withdraws that request); then provokes
-// error answers.
+// request it allows; starts a second turn and, while its permission request is pending, sends two
+// prompts that the agent holds, withdraws one (`$/cancel_request`), and cancels the turn with
+// `session/cancel` (the agent withdraws its permission request and answers the other held prompt
+// -32800); then provokes error answers.
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import { client, ndJsonStream } from "@agentclientprotocol/sdk/experimental/v2/unstable";
@@ -54,13 +54,15 @@ const report = await client()
     question = nextQuestion();
     const second = await session.prompt("cancel me");
     await question;
+    const heldPrompt = errorCode(session.prompt("held"));
     const withdraw = new AbortController();
     const withdrawnPrompt = errorCode(session.prompt("withdrawn", { cancellationSignal: withdraw.signal }));
-    const heldPrompt = errorCode(session.prompt("held"));
     withdraw.abort();
+    // Its answer shows both prompts reached the agent before session/cancel, which spares later prompts.
+    const held = { withdrawn: await withdrawnPrompt };
     await agent.notify("session/cancel", { sessionId: session.sessionId });
+    held.cancelled = await heldPrompt;
     const secondTurn = { messageId: second.messageId, ...(await untilIdle(session)) };
-    const held = { withdrawn: await withdrawnPrompt, cancelled: await heldPrompt };
 
     // error answers
     const errors = {

@@ -109,6 +109,8 @@ def test_a_python_client_cancels_a_typescript_agents_requests_and_turns():
             withdrawn.cancel()  # $/cancel_request: the agent's handler sees its signal abort
             with pytest.raises(asyncio.CancelledError):
                 await withdrawn
+            while not (await conn.ext_method("_interop/seen", {}))["seen"]:  # before session/cancel
+                await asyncio.sleep(0.05)
             await conn.session_cancel(acp.CancelSessionNotification(session_id=session_id))
             with pytest.raises(acp.RequestError) as caught:
                 await held
