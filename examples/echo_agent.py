@@ -3,6 +3,7 @@
 A turn: the agent inserts the prompt (echoes it as a `user_message` and answers `session/prompt`
 with its id), reports `running`, opens an "echo" tool call, asks the client's permission, streams
 the words as chunks of one message, completes the tool call and reports `idle` with `end_turn`.
+"Don't" fails the tool call and ends the turn; a `cancelled` answer ends it `cancelled`.
 A prompt sent while a turn runs is held until the turn ends. `session/cancel` cancels the turn:
 a pending permission request is withdrawn (`$/cancel_request`), the tool call ends `cancelled`,
 the idle update says `cancelled`, and held prompts are answered -32800.
