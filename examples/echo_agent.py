@@ -1,16 +1,40 @@
-"""An ACP v2 agent that echoes each prompt back as a streamed message, over stdin/stdout.
+"""An ACP v2 agent over stdin/stdout that echoes each prompt, word by word, once the client allows it.
+
+A turn: the agent inserts the prompt (echoes it as a `user_message` and answers `session/prompt`
+with its id), reports `running`, opens an "echo" tool call, asks the client's permission, streams
+the words as chunks of one message, completes the tool call and reports `idle` with `end_turn`.
+"Don't" fails the tool call and ends the turn; a `cancelled` answer ends it `cancelled`.
+A prompt sent while a turn runs is held until the turn ends. `session/cancel` cancels the turn:
+a pending permission request is withdrawn (`$/cancel_request`), the tool call ends `cancelled`,
+the idle update says `cancelled`, and held prompts are answered -32800.
 
 Run it with `generated/` on PYTHONPATH (or `acp_v2` copied next to it)."""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
+import re
+from collections import Counter
 
 import acp_v2 as acp
 
+ALLOW = acp.PermissionOptionId("allow")
+OPTIONS = [
+    acp.PermissionOption(option_id=ALLOW, name="Echo", kind=acp.PermissionOptionKind.ALLOW_ONCE),
+    acp.PermissionOption(
+        option_id=acp.PermissionOptionId("reject"), name="Don't", kind=acp.PermissionOptionKind.REJECT_ONCE
+    ),
+]
+
 
 class EchoAgent(acp.Agent):
+    def __init__(self) -> None:
+        self.ids = itertools.count(1)
+        self.turns: dict[acp.SessionId, asyncio.Task[None] | None] = {}  # the latest turn of each session
+        self.cancels: Counter[acp.SessionId] = Counter()  # session/cancel notifications per session
+
     def on_connect(self, conn: acp.AgentSideConnection) -> None:
         self.client = conn
 
@@ -19,13 +43,57 @@ class EchoAgent(acp.Agent):
         return acp.InitializeResponse(protocol_version=params.protocol_version, info=info)
 
     async def session_new(self, params: acp.NewSessionRequest) -> acp.NewSessionResponse:
-        return acp.NewSessionResponse(session_id=acp.SessionId("session-1"))
+        session_id = acp.SessionId(f"session-{next(self.ids)}")
+        self.turns[session_id] = None
+        return acp.NewSessionResponse(session_id=session_id)
 
     async def session_prompt(self, params: acp.PromptRequest) -> acp.PromptResponse:
-        for block in params.prompt:
-            chunk = acp.SessionUpdateAgentMessageChunk(message_id=acp.MessageId("reply-1"), content=block)
-            await self.client.session_update(acp.UpdateSessionNotification(session_id=params.session_id, update=chunk))
-        return acp.PromptResponse(message_id=acp.MessageId("reply-1"))
+        session_id = params.session_id
+        if session_id not in self.turns:
+            raise acp.RequestError.resource_not_found(acp.SessionNotFoundErrorData(session_id=session_id))
+        cancels = self.cancels[session_id]
+        while (turn := self.turns[session_id]) and not turn.done():  # a turn runs: hold the prompt
+            await asyncio.wait([turn])
+            if self.cancels[session_id] != cancels:  # session/cancel came meanwhile
+                raise acp.RequestError.request_cancelled()
+        text = " ".join(block.text for block in params.prompt if isinstance(block, acp.ContentBlockText))
+        self.turns[session_id] = asyncio.create_task(self.turn(session_id, text))  # runs once this handler waits
+        message_id = acp.MessageId(f"user-{next(self.ids)}")
+        await self.update(session_id, acp.SessionUpdateUserMessage(message_id=message_id, content=params.prompt))
+        return acp.PromptResponse(message_id=message_id)
+
+    async def session_cancel(self, params: acp.CancelSessionNotification) -> None:
+        self.cancels[params.session_id] += 1
+        if turn := self.turns.get(params.session_id):
+            turn.cancel()
+
+    async def turn(self, session_id: acp.SessionId, text: str) -> None:
+        tool = acp.ToolCallId(f"echo-{next(self.ids)}")
+        status = acp.ToolCallStatus.CANCELLED  # unless the client answers with an option
+        stop: acp.IdleStateUpdateStopReason = acp.IdleStateUpdateStopReasonCancelled()
+        await self.update(session_id, acp.SessionUpdateStateUpdate(state=acp.StateUpdateRunning()))
+        call = acp.SessionUpdateToolCallUpdate(tool_call_id=tool, name="echo", title="Echo", raw_input={"text": text})
+        await self.update(session_id, call)
+        subject = acp.RequestPermissionSubjectToolCall(tool_call=acp.ToolCallUpdate(tool_call_id=tool))
+        question = acp.RequestPermissionRequest(session_id=session_id, title="Echo?", options=OPTIONS, subject=subject)
+        try:  # session/cancel cancels this task: a pending permission request is withdrawn ($/cancel_request)
+            answer = await self.client.session_request_permission(question)
+            if answer.outcome == acp.RequestPermissionOutcomeSelected(option_id=ALLOW):
+                in_progress = acp.SessionUpdateToolCallUpdate(tool_call_id=tool, status=acp.ToolCallStatus.IN_PROGRESS)
+                await self.update(session_id, in_progress)
+                reply = acp.MessageId(f"reply-{next(self.ids)}")
+                for word in re.findall(r"\s*\S+", text):  # one chunk per word, all of one message
+                    chunk = acp.ContentBlockText(text=word)
+                    await self.update(session_id, acp.SessionUpdateAgentMessageChunk(message_id=reply, content=chunk))
+                status, stop = acp.ToolCallStatus.COMPLETED, acp.IdleStateUpdateStopReasonEndTurn()
+            elif isinstance(answer.outcome, acp.RequestPermissionOutcomeSelected):  # rejected
+                status, stop = acp.ToolCallStatus.FAILED, acp.IdleStateUpdateStopReasonEndTurn()
+        finally:
+            await self.update(session_id, acp.SessionUpdateToolCallUpdate(tool_call_id=tool, status=status))
+            await self.update(session_id, acp.SessionUpdateStateUpdate(state=acp.StateUpdateIdle(stop_reason=stop)))
+
+    async def update(self, session_id: acp.SessionId, update: acp.SessionUpdate) -> None:
+        await self.client.session_update(acp.UpdateSessionNotification(session_id=session_id, update=update))
 
 
 if __name__ == "__main__":

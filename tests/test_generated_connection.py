@@ -1,5 +1,5 @@
-"""Typed asyncio connections: an agent and a client over in-memory sockets, a raw peer that
-misbehaves, and an agent in a real subprocess."""
+"""Typed asyncio connections: an agent and a client over in-memory sockets, and a raw peer that
+misbehaves. (tests/test_examples.py runs the example agent and client as real processes.)"""
 
 from __future__ import annotations
 
@@ -8,8 +8,6 @@ import contextlib
 import json
 import logging
 import socket
-import subprocess
-import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -325,6 +323,19 @@ def test_cancel_request_is_answered_with_request_cancelled():
     run(test)
 
 
+def test_a_request_cancelled_before_its_handler_starts_is_still_answered():
+    async def test() -> None:
+        async with raw_client() as peer:
+            await peer.initialize()
+            prompt = request(7, "session/prompt", {"sessionId": "s1", "prompt": [{"type": "text", "text": "block"}]})
+            cancel = {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 7}}
+            both = b"".join(json.dumps(message).encode() + b"\n" for message in (prompt, cancel))  # one read
+            answer = await asyncio.wait_for(peer.ask(both), 5)
+            assert answer["id"] == 7 and answer["error"]["code"] == -32800
+
+    run(test)
+
+
 def test_session_cancel_reaches_the_agent_while_a_prompt_runs():
     async def test() -> None:
         agent = EchoAgent()
@@ -628,36 +639,3 @@ def test_a_base_value_where_a_tagged_variant_is_expected_is_refused_before_sendi
                 await agent_conn.session_update(untagged)
 
     run(test)
-
-
-# --- processes -------------------------------------------------------------------
-
-
-def test_an_agent_process_over_stdio():
-    async def test() -> None:
-        client = RecordingClient()
-        agent = [sys.executable, str(ROOT / "examples" / "echo_agent.py")]
-        async with acp.spawn_agent_process(client, *agent, env={"PYTHONPATH": str(ROOT / "generated")}) as (
-            conn,
-            process,
-        ):
-            init = await conn.initialize(INIT)
-            assert init.info.name == "echo-agent"
-            session = await conn.session_new(acp.NewSessionRequest(cwd=str(ROOT)))
-            await conn.session_prompt(acp.PromptRequest(session_id=session.session_id, prompt=PROMPT))
-        assert process.returncode == 0
-        assert [update.content.text for update in client.updates] == ["hello"]
-
-    run(test)
-
-
-def test_the_example_client_runs_a_turn_with_the_example_agent():
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "client.py"), "hello", "world"],
-        env={"PYTHONPATH": str(ROOT / "generated")},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == ["connected to echo-agent 1.0", "agent: hello world"]

@@ -1,4 +1,7 @@
-"""acp_v2 against the official TypeScript SDK 2.4.0 (experimental v2), both over stdio.
+"""acp_v2 against the official TypeScript SDK 2.4.0 (experimental v2), both over stdio: the example
+agent serves a TypeScript client (interop/ts_client.mjs) and the example client drives a TypeScript
+agent (interop/ts_agent.mjs, the example agent's counterpart), on every path: a turn with streamed
+updates and a permission request, cancellation both ways, error codes.
 
 Needs `node` and the SDK in interop/node_modules (`make interop` installs it); skipped otherwise."""
 
@@ -10,11 +13,14 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
 
 from tests.helpers import ROOT, import_package
+from tests.test_examples import ALLOW, ENV, EXAMPLES, INIT, UserClient, prompt, run
 
 acp = import_package(ROOT / "generated", "acp_v2")
 INTEROP = ROOT / "interop"
@@ -26,47 +32,123 @@ pytestmark = pytest.mark.skipif(
 
 
 def test_the_example_agent_serves_a_typescript_client():
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "generated")}
-    command = [NODE, str(INTEROP / "ts_client.mjs"), sys.executable, str(ROOT / "examples" / "echo_agent.py")]
+    command = [NODE, str(INTEROP / "ts_client.mjs"), sys.executable, str(EXAMPLES / "echo_agent.py")]
+    env = {**os.environ, **ENV}
     result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["init"]["info"]["name"] == "echo-agent"
-    assert report["prompt"] == {"messageId": "reply-1"}
-    assert report["unknown"] == -32601
-    assert [update["content"]["text"] for update in report["updates"]] == ["hello from typescript"]
     assert report["exitCode"] == 0
 
+    first = report["firstTurn"]
+    assert first["stopReason"] == "end_turn"
+    user, running, opened, in_progress, *chunks, completed, idle = first["updates"]
+    assert user["sessionUpdate"] == "user_message" and user["messageId"] == first["messageId"]
+    assert running == {"sessionUpdate": "state_update", "state": "running"}
+    assert (opened["sessionUpdate"], opened["title"], opened["rawInput"]) == (
+        "tool_call_update",
+        "Echo",
+        {"text": "hello from typescript"},
+    )
+    assert in_progress["status"] == "in_progress"
+    assert [chunk["sessionUpdate"] for chunk in chunks] == ["agent_message_chunk"] * 3
+    assert [chunk["content"]["text"] for chunk in chunks] == ["hello", " from", " typescript"]
+    assert (completed["toolCallId"], completed["status"]) == (opened["toolCallId"], "completed")
+    assert idle == {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
 
-class PermissiveClient(acp.Client):
-    def __init__(self) -> None:
-        self.updates: list[Any] = []
+    second = report["secondTurn"]
+    assert second["stopReason"] == "cancelled"
+    assert [update.get("status") for update in second["updates"]][-2] == "cancelled"
+    assert report["asked"] == ["Echo?", "Echo?"]
+    assert report["withdrawn"] == ["Echo?"]  # the agent withdrew the second request: $/cancel_request
+    assert report["held"] == {"withdrawn": -32800, "cancelled": -32800}  # by $/cancel_request, by session/cancel
+    assert report["errors"] == {
+        "invalidParams": -32602,
+        "unknownSession": -32002,
+        "unknownMethod": -32601,
+        "unknownExtension": -32601,
+    }
 
-    async def session_update(self, params: Any) -> None:
-        self.updates.append(params.update)
 
-    async def session_request_permission(self, params: Any) -> Any:
-        return acp.RequestPermissionResponse(
-            outcome=acp.RequestPermissionOutcomeSelected(option_id=params.options[0].option_id)
-        )
+def test_the_example_client_drives_a_typescript_agent():
+    command = [sys.executable, str(EXAMPLES / "client.py"), NODE, str(INTEROP / "ts_agent.mjs")]
+    result = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "connected to ts-echo-agent 1.0",
+        "permission asked: Echo? -> Echo",
+        "prompt inserted as user-2",
+        "message reply-4: hello world, echo me",
+        "tool call echo-3 'Echo': completed",
+        "turn ended: end_turn",
+        "permission asked: Echo? -> cancel the turn",
+        "prompt inserted as user-5",
+        "tool call echo-6 'Echo': cancelled",
+        "turn ended: cancelled",
+    ]
 
 
-def test_a_python_client_drives_a_typescript_agent():
+@asynccontextmanager
+async def typescript_agent() -> AsyncIterator[tuple[Any, UserClient, str]]:
+    client = UserClient()
+    async with acp.spawn_agent_process(client, NODE, str(INTEROP / "ts_agent.mjs")) as (conn, process):
+        assert (await conn.initialize(INIT)).info.name == "ts-echo-agent"
+        session = await conn.session_new(acp.NewSessionRequest(cwd=str(ROOT)))
+        yield conn, client, session.session_id
+    assert process.returncode == 0
+
+
+def test_a_python_client_cancels_a_typescript_agents_requests_and_turns():
     async def test() -> None:
-        client = PermissiveClient()
-        init = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="py-client", version="1"))
-        async with acp.spawn_agent_process(client, NODE, str(INTEROP / "ts_agent.mjs"), cwd=INTEROP) as (conn, process):
-            assert (await conn.initialize(init)).info.name == "ts-echo-agent"
-            session = await conn.session_new(acp.NewSessionRequest(cwd=str(ROOT)))
-            prompt = [acp.ContentBlockText(text="hello from python")]
-            assert await conn.session_prompt(acp.PromptRequest(session_id=session.session_id, prompt=prompt))
+        async with typescript_agent() as (conn, client, session_id):
+            await conn.session_prompt(prompt(session_id, "first"))
+            question, _ = await client.questions.get()
+            withdrawn = asyncio.create_task(conn.session_prompt(prompt(session_id, "withdrawn")))
+            held = asyncio.create_task(conn.session_prompt(prompt(session_id, "held")))
+            await asyncio.sleep(0.2)
+            withdrawn.cancel()  # $/cancel_request: the agent's handler sees its signal abort
+            with pytest.raises(asyncio.CancelledError):
+                await withdrawn
+            while not (await conn.ext_method("_interop/seen", {}))["seen"]:  # before session/cancel
+                await asyncio.sleep(0.05)
+            await conn.session_cancel(acp.CancelSessionNotification(session_id=session_id))
+            with pytest.raises(acp.RequestError) as caught:
+                await held
+            assert caught.value.code == -32800
+            assert await client.withdrawn.get() is question  # the agent withdrew its permission request
+            assert await client.idle.get() == "cancelled"
+            *_, cancelled, idle = client.take()
+            assert cancelled == {"sessionUpdate": "tool_call_update", "toolCallId": "echo-3", "status": "cancelled"}
+            assert idle == {"sessionUpdate": "state_update", "state": "idle", "stopReason": "cancelled"}
+            assert await conn.ext_method("_interop/seen", {}) == {
+                "seen": ["prompt withdrawn: withdrawn", "turn cancelled: first"]
+            }
+
+            sent = asyncio.create_task(conn.session_prompt(prompt(session_id, "one more time")))
+            _, answer = await client.questions.get()
+            answer.set_result(ALLOW)
+            await sent
+            assert await client.idle.get() == "end_turn"
+            updates = client.take()
+            chunks = [
+                update["content"]["text"] for update in updates if update["sessionUpdate"] == "agent_message_chunk"
+            ]
+            assert chunks == ["one", " more", " time"]
+
+    run(test)
+
+
+def test_a_typescript_agent_answers_errors_a_python_client_reads():
+    async def test() -> None:
+        async with typescript_agent() as (conn, _, _session_id):
+            with pytest.raises(acp.RequestError) as caught:
+                await conn.session_prompt(prompt("nope", "hello"))
+            assert (caught.value.code, caught.value.data) == (-32002, acp.SessionNotFoundErrorData(session_id="nope"))
             with pytest.raises(acp.RequestError) as caught:
                 await conn.session_list(acp.ListSessionsRequest())
             assert caught.value.code == -32601
             with pytest.raises(acp.RequestError) as caught:
                 await conn.ext_method("_py/unknown", {})
             assert caught.value.code == -32601
-        assert process.returncode == 0
-        assert [update.content.text for update in client.updates] == ["hello from python", "permission selected yes"]
 
-    asyncio.run(test())
+    run(test)

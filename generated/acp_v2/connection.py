@@ -403,7 +403,9 @@ class _Connection:
         elif decoded.method == Methods.CANCEL_REQUEST:
             task = self._serving.get((type(decoded.params.request_id), decoded.params.request_id))
             if task is not None:
-                task.cancel()
+                # Once the handler task has taken its first step (scheduled before this): a task
+                # cancelled before it starts would never run `_serve` and never answer.
+                asyncio.get_running_loop().call_soon(task.cancel)
         elif self._initialized:
             self._inbox.put_nowait(decoded)
         else:

@@ -1,0 +1,232 @@
+"""examples/echo_agent.py and examples/client.py as real processes over stdio: a turn with
+streamed updates and a permission request, a rejected one, cancellation by `session/cancel`
+and by `$/cancel_request`, held prompts. (tests/test_generated.py type-checks them.)"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+
+from tests.helpers import ROOT, import_package
+
+acp = import_package(ROOT / "generated", "acp_v2")
+EXAMPLES = ROOT / "examples"
+ENV = {"PYTHONPATH": str(ROOT / "generated")}
+INIT = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="test-client", version="1"))
+
+
+class UserClient(acp.Client):
+    """Records every update; hands each permission request to the test, which answers it."""
+
+    def __init__(self) -> None:
+        self.updates: list[Any] = []
+        self.idle: asyncio.Queue[str] = asyncio.Queue()  # stop reasons
+        self.questions: asyncio.Queue[tuple[Any, asyncio.Future[Any]]] = asyncio.Queue()
+        self.withdrawn: asyncio.Queue[Any] = asyncio.Queue()  # requests the agent cancelled
+
+    async def session_update(self, params: Any) -> None:
+        self.updates.append(params.update)
+        if isinstance(params.update, acp.SessionUpdateStateUpdate) and isinstance(
+            params.update.state, acp.StateUpdateIdle
+        ):
+            self.idle.put_nowait(params.update.state.stop_reason.stop_reason)
+
+    async def session_request_permission(self, params: Any) -> Any:
+        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.questions.put_nowait((params, answer))
+        try:
+            return acp.RequestPermissionResponse(outcome=await answer)
+        except asyncio.CancelledError:
+            self.withdrawn.put_nowait(params)
+            return acp.RequestPermissionResponse(outcome=acp.RequestPermissionOutcomeCancelled())
+
+    def take(self) -> list[dict[str, Any]]:
+        """The updates so far as JSON, forgetting them."""
+        updates, self.updates = [update.to_dict() for update in self.updates], []
+        return updates
+
+
+@asynccontextmanager
+async def echo_agent() -> AsyncIterator[tuple[Any, UserClient, str]]:
+    """A connection to examples/echo_agent.py, initialized, with a new session."""
+    client = UserClient()
+    agent = [sys.executable, str(EXAMPLES / "echo_agent.py")]
+    async with acp.spawn_agent_process(client, *agent, env=ENV) as (conn, process):
+        assert (await conn.initialize(INIT)).info.name == "echo-agent"
+        session = await conn.session_new(acp.NewSessionRequest(cwd=str(ROOT)))
+        yield conn, client, session.session_id
+    assert process.returncode == 0
+
+
+def run(test: Callable[[], Awaitable[None]]) -> None:
+    asyncio.run(asyncio.wait_for(test(), 60))
+
+
+def prompt(session_id: str, text: str) -> Any:
+    return acp.PromptRequest(session_id=session_id, prompt=[acp.ContentBlockText(text=text)])
+
+
+ALLOW = acp.RequestPermissionOutcomeSelected(option_id="allow")
+
+
+def test_a_turn_streams_the_echo_word_by_word_once_the_client_allows_it():
+    async def test() -> None:
+        async with echo_agent() as (conn, client, session_id):
+            sent = asyncio.create_task(conn.session_prompt(prompt(session_id, "hello big  world")))
+            question, answer = await client.questions.get()
+            inserted = await sent  # answered on insertion, before the turn ends
+            assert question.title == "Echo?"
+            assert [(o.option_id, o.kind) for o in question.options] == [
+                ("allow", "allow_once"),
+                ("reject", "reject_once"),
+            ]
+            answer.set_result(ALLOW)
+            assert await client.idle.get() == "end_turn"
+            updates = client.take()
+        user, running, opened, in_progress, *chunks, completed, idle = updates
+        assert user == {
+            "sessionUpdate": "user_message",
+            "messageId": inserted.message_id,
+            "content": [{"type": "text", "text": "hello big  world"}],
+        }
+        assert running == {"sessionUpdate": "state_update", "state": "running"}
+        tool_call_id = opened["toolCallId"]
+        assert opened == {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": tool_call_id,
+            "name": "echo",
+            "title": "Echo",
+            "rawInput": {"text": "hello big  world"},
+        }
+        assert question.subject.tool_call.tool_call_id == tool_call_id
+        assert in_progress == {"sessionUpdate": "tool_call_update", "toolCallId": tool_call_id, "status": "in_progress"}
+        assert [chunk["content"]["text"] for chunk in chunks] == ["hello", " big", "  world"]
+        assert len({chunk["messageId"] for chunk in chunks}) == 1
+        assert completed == {"sessionUpdate": "tool_call_update", "toolCallId": tool_call_id, "status": "completed"}
+        assert idle == {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
+
+    run(test)
+
+
+@pytest.mark.parametrize(
+    ("outcome", "status", "stop_reason"),
+    [
+        (acp.RequestPermissionOutcomeSelected(option_id="reject"), "failed", "end_turn"),
+        (acp.RequestPermissionOutcomeCancelled(), "cancelled", "cancelled"),  # the user dismissed it
+    ],
+)
+def test_a_permission_not_given_echoes_nothing(outcome, status, stop_reason):
+    async def test() -> None:
+        async with echo_agent() as (conn, client, session_id):
+            sent = asyncio.create_task(conn.session_prompt(prompt(session_id, "hello")))
+            _, answer = await client.questions.get()
+            answer.set_result(outcome)
+            await sent
+            assert await client.idle.get() == stop_reason
+            updates = client.take()
+        assert [update["sessionUpdate"] for update in updates] == [
+            "user_message",
+            "state_update",
+            "tool_call_update",
+            "tool_call_update",
+            "state_update",
+        ]
+        assert updates[-2]["status"] == status
+
+    run(test)
+
+
+def test_session_cancel_withdraws_the_permission_request_and_ends_the_turn_cancelled():
+    async def test() -> None:
+        async with echo_agent() as (conn, client, session_id):
+            await conn.session_prompt(prompt(session_id, "hello"))
+            question, _ = await client.questions.get()
+            await conn.session_cancel(acp.CancelSessionNotification(session_id=session_id))
+            sent = asyncio.create_task(conn.session_prompt(prompt(session_id, "again")))  # not cancelled
+            assert await client.withdrawn.get() is question  # the agent sent $/cancel_request
+            assert await client.idle.get() == "cancelled"
+            _, answer = await client.questions.get()
+            *_, cancelled, idle, _again, _running, _opened = client.take()
+            assert cancelled["status"] == "cancelled"
+            assert idle == {"sessionUpdate": "state_update", "state": "idle", "stopReason": "cancelled"}
+            answer.set_result(ALLOW)
+            await sent
+            assert await client.idle.get() == "end_turn"
+
+    run(test)
+
+
+def test_a_prompt_sent_during_a_turn_is_held_and_session_cancel_answers_it_minus_32800():
+    async def test() -> None:
+        async with echo_agent() as (conn, client, session_id):
+            await conn.session_prompt(prompt(session_id, "first"))
+            await client.questions.get()
+            held = asyncio.create_task(conn.session_prompt(prompt(session_id, "second")))
+            await asyncio.sleep(0.2)
+            assert not held.done()
+            await conn.session_cancel(acp.CancelSessionNotification(session_id=session_id))
+            with pytest.raises(acp.RequestError) as caught:
+                await held
+            assert caught.value.code == -32800
+            assert await client.idle.get() == "cancelled"
+            assert [u["content"][0]["text"] for u in client.take() if u["sessionUpdate"] == "user_message"] == ["first"]
+
+    run(test)
+
+
+def test_a_held_prompt_withdrawn_with_cancel_request_is_never_inserted():
+    async def test() -> None:
+        async with echo_agent() as (conn, client, session_id):
+            await conn.session_prompt(prompt(session_id, "first"))
+            _, answer = await client.questions.get()
+            held = asyncio.create_task(conn.session_prompt(prompt(session_id, "withdrawn")))
+            await asyncio.sleep(0.2)
+            held.cancel()  # sends $/cancel_request; the agent answers -32800, dropped quietly
+            with pytest.raises(asyncio.CancelledError):
+                await held
+            answer.set_result(ALLOW)
+            assert await client.idle.get() == "end_turn"
+            sent = asyncio.create_task(conn.session_prompt(prompt(session_id, "third")))
+            _, answer = await client.questions.get()
+            answer.set_result(ALLOW)
+            await sent
+            assert await client.idle.get() == "end_turn"
+            inserted = [u["content"][0]["text"] for u in client.take() if u["sessionUpdate"] == "user_message"]
+            assert inserted == ["first", "third"]
+
+    run(test)
+
+
+def test_a_prompt_to_an_unknown_session_is_answered_minus_32002():
+    async def test() -> None:
+        async with echo_agent() as (conn, _, _session_id):
+            with pytest.raises(acp.RequestError) as caught:
+                await conn.session_prompt(prompt("nope", "hello"))
+            assert (caught.value.code, caught.value.data) == (-32002, acp.SessionNotFoundErrorData(session_id="nope"))
+
+    run(test)
+
+
+def test_the_example_client_folds_a_turn_answers_permission_and_cancels_the_second_turn():
+    result = subprocess.run(
+        [sys.executable, str(EXAMPLES / "client.py")], env=ENV, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "connected to echo-agent 1.0",
+        "permission asked: Echo? -> Echo",
+        "prompt inserted as user-2",
+        "message reply-4: hello world, echo me",  # five chunks, folded into one message
+        "tool call echo-3 'Echo': completed",  # four tool_call_updates and the permission subject, folded
+        "turn ended: end_turn",
+        "permission asked: Echo? -> cancel the turn",
+        "prompt inserted as user-5",
+        "tool call echo-6 'Echo': cancelled",
+        "turn ended: cancelled",
+    ]
