@@ -75,9 +75,9 @@ async def main(agent: list[str]) -> None:
     client = ConsoleClient()
     async with acp.spawn_agent_process(client, *agent) as (conn, _process):
         info = acp.Implementation(name="console-client", version="1.0")
-        init = await conn.initialize(acp.InitializeRequest(protocol_version=acp.ProtocolVersion(2), info=info))
+        init = await conn.initialize(acp.InitializeRequest(protocol_version=2, info=info))
         print(f"connected to {init.info.name} {init.info.version}")
-        session = await conn.session_new(acp.NewSessionRequest(cwd=acp.AbsolutePath(str(Path.cwd().resolve()))))
+        session = await conn.session_new(acp.NewSessionRequest(cwd=str(Path.cwd().resolve())))
         for text, allow in (("hello world, echo me", True), ("and this too", False)):
             request = acp.PromptRequest(session_id=session.session_id, prompt=[acp.ContentBlockText(text=text)])
             prompt = asyncio.create_task(conn.session_prompt(request))

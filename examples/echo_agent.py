@@ -20,12 +20,10 @@ from collections import Counter
 
 import acp_v2 as acp
 
-ALLOW = acp.PermissionOptionId("allow")
+ALLOW = "allow"
 OPTIONS = [
     acp.PermissionOption(option_id=ALLOW, name="Echo", kind=acp.PermissionOptionKind.ALLOW_ONCE),
-    acp.PermissionOption(
-        option_id=acp.PermissionOptionId("reject"), name="Don't", kind=acp.PermissionOptionKind.REJECT_ONCE
-    ),
+    acp.PermissionOption(option_id="reject", name="Don't", kind=acp.PermissionOptionKind.REJECT_ONCE),
 ]
 
 
@@ -43,7 +41,7 @@ class EchoAgent(acp.Agent):
         return acp.InitializeResponse(protocol_version=params.protocol_version, info=info)
 
     async def session_new(self, params: acp.NewSessionRequest) -> acp.NewSessionResponse:
-        session_id = acp.SessionId(f"session-{next(self.ids)}")
+        session_id = f"session-{next(self.ids)}"
         self.turns[session_id] = None
         return acp.NewSessionResponse(session_id=session_id)
 
@@ -58,7 +56,7 @@ class EchoAgent(acp.Agent):
                 raise acp.RequestError.request_cancelled()
         text = " ".join(block.text for block in params.prompt if isinstance(block, acp.ContentBlockText))
         self.turns[session_id] = asyncio.create_task(self.turn(session_id, text))  # runs once this handler waits
-        message_id = acp.MessageId(f"user-{next(self.ids)}")
+        message_id = f"user-{next(self.ids)}"
         await self.update(session_id, acp.SessionUpdateUserMessage(message_id=message_id, content=params.prompt))
         return acp.PromptResponse(message_id=message_id)
 
@@ -68,7 +66,7 @@ class EchoAgent(acp.Agent):
             turn.cancel()
 
     async def turn(self, session_id: acp.SessionId, text: str) -> None:
-        tool = acp.ToolCallId(f"echo-{next(self.ids)}")
+        tool = f"echo-{next(self.ids)}"
         status = acp.ToolCallStatus.CANCELLED  # unless the client answers with an option
         stop: acp.IdleStateUpdateStopReason = acp.IdleStateUpdateStopReasonCancelled()
         await self.update(session_id, acp.SessionUpdateStateUpdate(state=acp.StateUpdateRunning()))
@@ -81,7 +79,7 @@ class EchoAgent(acp.Agent):
             if answer.outcome == acp.RequestPermissionOutcomeSelected(option_id=ALLOW):
                 in_progress = acp.SessionUpdateToolCallUpdate(tool_call_id=tool, status=acp.ToolCallStatus.IN_PROGRESS)
                 await self.update(session_id, in_progress)
-                reply = acp.MessageId(f"reply-{next(self.ids)}")
+                reply = f"reply-{next(self.ids)}"
                 for word in re.findall(r"\s*\S+", text):  # one chunk per word, all of one message
                     chunk = acp.ContentBlockText(text=word)
                     await self.update(session_id, acp.SessionUpdateAgentMessageChunk(message_id=reply, content=chunk))
