@@ -374,6 +374,38 @@ def test_the_end_of_the_stream_fails_pending_requests_with_connection_closed():
     run(test)
 
 
+def test_notifications_sent_before_the_stream_ends_are_all_handled_in_order():
+    """An agent may stream its last updates and exit at once: its end of the stream does
+    not drop what a slow handler has not reached yet."""
+
+    class SlowClient(RecordingClient):
+        async def session_update(self, params: Any) -> None:
+            await asyncio.sleep(0)
+            self.updates.append(params.update)
+
+    async def test() -> None:
+        inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+        outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+        client = SlowClient()
+        conn = acp.ClientSideConnection(client, QueueTransport(inbox, outbox))
+        initializing = asyncio.create_task(conn.initialize(INIT))
+        init = json.loads(await outbox.get() or b"")
+        answer = acp.InitializeResponse(protocol_version=2, info=acp.Implementation(name="agent", version="1"))
+        await inbox.put(json.dumps({"jsonrpc": "2.0", "id": init["id"], "result": acp.encode(answer)}).encode())
+        await initializing
+        for index in range(50):
+            chunk = acp.SessionUpdateAgentMessageChunk(message_id="m", content=acp.ContentBlockText(text=str(index)))
+            note = acp.Notification(
+                method="session/update", params=acp.UpdateSessionNotification(session_id="s", update=chunk)
+            )
+            await inbox.put(json.dumps(acp.encode_message(note)).encode())
+        await inbox.put(None)
+        await conn.wait_closed()
+        assert [update.content.text for update in client.updates] == [str(index) for index in range(50)]
+
+    run(test)
+
+
 def test_a_closed_connection_refuses_notifications_and_extensions():
     async def test() -> None:
         async with connected() as (agent_conn, _):

@@ -11,7 +11,8 @@ The connection hands itself to `on_connect`, and its typed methods call the peer
 `await conn.session_prompt(PromptRequest(...))` returns a `PromptResponse`.
 
 Requests run concurrently, each in its own task; notifications are handled one at a time
-in arrival order (streamed updates fold in order). Raise `RequestError` in a handler to
+in arrival order (streamed updates fold in order), also those that arrived just before the
+peer closed the stream. Raise `RequestError` in a handler to
 answer with that error; any other exception answers -32603 and is logged here, never sent.
 Cancelling the task that awaits a request sends `$/cancel_request`, which cancels the
 peer's handler task (it answers -32800)."""
@@ -291,7 +292,7 @@ class _Connection:
         self._abandoned: set[int] = set()  # cancelled requests whose response is dropped quietly
         self._serving: dict[tuple[type, RequestId], asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
-        self._inbox: asyncio.Queue[Notification] = asyncio.Queue()
+        self._inbox: asyncio.Queue[Notification | None] = asyncio.Queue()  # None: the stream has ended
         self._initialized = False
         self._closed = False
         self._worker = asyncio.create_task(self._notification_loop())
@@ -374,12 +375,21 @@ class _Connection:
                     await self._answer(RequestError.invalid_request(message=message).response(None))
                     continue
                 if data is None:
+                    await self._finish()
                     break
                 await self._receive(data)
         except (OSError, RuntimeError) as error:
             _log.warning("connection failed: %s", error)
         finally:
             await self._shutdown()
+
+    async def _finish(self) -> None:
+        """The peer has closed the stream: fail the requests no response can answer now, then
+        handle the notifications it sent before it closed (`close` does not wait for them)."""
+        self._closed = True
+        self._fail_waiting()
+        self._inbox.put_nowait(None)
+        await asyncio.wait([self._worker])
 
     async def _receive(self, data: bytes) -> None:
         try:
@@ -467,8 +477,7 @@ class _Connection:
             await self._write(_encode(response))
 
     async def _notification_loop(self) -> None:
-        while True:
-            notification = await self._inbox.get()
+        while (notification := await self._inbox.get()) is not None:
             try:
                 if notification.method.startswith("_"):
                     await self._handler.ext_notification(notification.method, notification.params)
@@ -508,13 +517,16 @@ class _Connection:
         else:
             future.set_result(result)
 
-    async def _shutdown(self) -> None:
-        self._closed = True
+    def _fail_waiting(self) -> None:
         for method, future in self._waiting.values():
             if not future.done():
                 future.set_exception(ConnectionClosed(f"the connection closed before the response to {method}"))
         self._waiting.clear()
         self._abandoned.clear()
+
+    async def _shutdown(self) -> None:
+        self._closed = True
+        self._fail_waiting()
         tasks = [*self._serving.values(), *self._tasks, self._worker]
         for task in tasks:
             task.cancel()
