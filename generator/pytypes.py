@@ -28,6 +28,7 @@ from generator.ir import (
     TupleOf,
     TypeExpr,
 )
+from generator.literals import python_literal
 from generator.views import Call, Container, Conversion, Decoding, Encoding, FieldView, IfInvalid, MemberRef
 
 
@@ -224,15 +225,19 @@ class Queries:
             case _:
                 assert_never(expr)
 
+    def closed_enum(self, expr: TypeExpr) -> EnumType | None:
+        """The closed enum `expr` is, aliases followed."""
+        expr = self.resolve(expr)
+        named = self.types[expr.name] if isinstance(expr, Ref) else None
+        return named if isinstance(named, EnumType) and not named.open else None
+
     def field(self, item: Field) -> FieldView:
         """What an object's field prints: presence and nullability on top of its type's views."""
         annotation, accepted = self.annotation(item.type), self.input_annotation(item.type)
-        if item.required:
-            annotation += " | None" if item.nullable else ""
-        elif not item.nullable:
-            annotation = "Undefined | None" if annotation == "None" else f"{annotation} | Undefined"
-        else:
-            annotation = f"MaybeUndefined[{annotation}]"
+        enum = self.closed_enum(item.type)
+        values = ", ".join(python_literal(member.value) for member in enum.members) if enum else ""
+        init_annotation = _present(item, f"{enum.name} | Literal[{values}]" if enum else annotation)
+        annotation = _present(item, annotation)
         if accepted == "None" and not item.required:
             accepted = "Undefined | None"
         else:
@@ -248,4 +253,15 @@ class Queries:
             self.conversion(item.type),
             describe(item.type),
             check if plain and check is not None and check.json_type is not None and check.call is None else None,
+            init_annotation,
+            None if enum is None else enum.name,
         )
+
+
+def _present(item: Field, annotation: str) -> str:
+    """The annotation of `item`'s attribute: its type's, with its presence and nullability."""
+    if item.required:
+        return annotation + (" | None" if item.nullable else "")
+    if not item.nullable:
+        return "Undefined | None" if annotation == "None" else f"{annotation} | Undefined"
+    return f"MaybeUndefined[{annotation}]"

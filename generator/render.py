@@ -198,7 +198,7 @@ def base_context(module: Module, queries: Queries, versions: dict[str, str]) -> 
         uses={
             "field": any(obj.keep_unknown == "keep" and not obj.base for obj in objects),
             "ClassVar": any(obj.tag for obj in objects),
-            "Literal": any(obj.tag for obj in objects),
+            "Literal": any(obj.tag or any(queries.closed_enum(item.type) for item in obj.fields) for obj in objects),
             "Final": True,
             "TypeAlias": bool(aliases_and_unions),
         },

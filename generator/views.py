@@ -96,6 +96,10 @@ class FieldView:
     # A required field's one `if` that finds its value missing (UNDEFINED is of no JSON
     # type) or invalid, when one does: no default, no null, a type test and no conversion.
     required_check: IfInvalid | None = None
+    # What `__init__` takes, and the closed enum whose plain values it turns into members
+    # (an open enum keeps them as they are): `kind="read"` is natural code.
+    init_annotation: str = ""
+    init_enum: str | None = None
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import inspect
 import json
 import re
 import subprocess
@@ -160,3 +161,35 @@ def test_models_defines_the_enums_and_classes_in_the_order_of_the_schema_walk():
     source = (GENERATED / "acp_v2" / "models.py").read_text()
     defined = [node.name for node in ast.parse(source).body if isinstance(node, ast.ClassDef)]
     assert defined == [named.name for named in module.types if isinstance(named, (EnumType, ObjectType))]
+
+
+PAINT = {
+    "$defs": {
+        "Color": {"type": "string", "enum": ["red", "green"]},
+        "Paint": {
+            "type": "object",
+            "properties": {
+                "color": {"$ref": "#/$defs/Color"},
+                "trim": {"anyOf": [{"$ref": "#/$defs/Color"}, {"type": "null"}]},
+            },
+            "required": ["color"],
+        },
+    }
+}
+
+
+def test_constructors_turn_plain_values_of_a_closed_enum_into_members(tmp_path):
+    """`Paint(color="red")` is natural code (mypy accepts the enum's values as `Literal`s);
+    the attribute holds the member, as decoding would make it."""
+    schema = tmp_path / "paint.json"
+    schema.write_text(json.dumps(PAINT))
+    generate_package(schema, tmp_path, "paint")
+    paint = import_package(tmp_path, "paint")
+    assert inspect.signature(paint.Paint).parameters["color"].annotation == "Color | Literal['red', 'green']"
+    value = paint.Paint(color="red", trim="green")
+    assert value.color is paint.Color.RED and value.trim is paint.Color.GREEN
+    assert value == paint.Paint.from_dict({"color": "red", "trim": "green"})
+    assert paint.Paint(color=paint.Color.GREEN, trim=None).trim is None
+    assert paint.Paint(color="green").trim is paint.UNDEFINED
+    with pytest.raises(ValueError, match="'blue' is not a valid Color"):
+        paint.Paint(color="blue")  # type: ignore[arg-type]

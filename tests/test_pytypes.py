@@ -62,6 +62,14 @@ def test_field_annotations_say_presence_and_nullability():
     assert QUERIES.field(field(STR, required=False, nullable=True)).annotation == "MaybeUndefined[str]"
 
 
+def test_init_takes_the_plain_values_of_a_closed_enum_and_turns_them_into_members():
+    closed = QUERIES.field(field(Ref("Level"), required=False, nullable=True))
+    assert (closed.init_annotation, closed.init_enum) == ("MaybeUndefined[Level | Literal[1]]", "Level")
+    assert closed.annotation == "MaybeUndefined[Level]"
+    opened = QUERIES.field(field(Ref("Mode")))
+    assert (opened.init_annotation, opened.init_enum) == ("Mode | str", None)
+
+
 def test_a_required_field_whose_type_one_if_tests_finds_a_missing_value_with_it():
     assert QUERIES.field(field(STR)).required_check == IfInvalid("string", "str")
     assert QUERIES.field(field(Ref("Path"))).required_check == IfInvalid("string", "str")

@@ -3072,7 +3072,7 @@ class ElicitationSchema(Model):
     def __init__(
         self,
         *,
-        type: ElicitationSchemaType,
+        type: ElicitationSchemaType | Literal["object"],
         title: MaybeUndefined[str] = UNDEFINED,
         properties: dict[str, ElicitationPropertySchema],
         required: MaybeUndefined[list[str]] = UNDEFINED,
@@ -3080,7 +3080,7 @@ class ElicitationSchema(Model):
         meta: MaybeUndefined[dict[str, Any]] = UNDEFINED,
         unknown_properties: dict[str, Any] | None = None,
     ) -> None:
-        self.type = type
+        self.type = ElicitationSchemaType(type)
         self.title = title
         self.properties = properties
         self.required = required

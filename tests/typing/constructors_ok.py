@@ -12,3 +12,4 @@ chunk = acp.SessionUpdateAgentMessageChunk(message_id="m1", content=acp.ContentB
 notification = acp.UpdateSessionNotification(session_id=session.session_id, update=chunk)
 ids: list[acp.ToolCallId] = ["t1", "t2"]
 same: str = update.tool_call_id
+form = acp.ElicitationSchema(type="object", properties={})  # a closed enum: its plain value too
