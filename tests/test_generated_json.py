@@ -129,6 +129,31 @@ def test_parse_json_gives_the_same_value_or_error_on_any_text(text):
         assert with_orjson == alone
 
 
+# JSON's whitespace, and characters that look like it but are not.
+WHITESPACE_PIECES = st.sampled_from([" ", "\t", "\n", "\r", "\x0b", "\xa0", "\u2028"])
+
+
+def parse_with_the_standard_library(text: str) -> object:
+    """parse_json without orjson; its DecodeError as a ValueError of what it found."""
+    saved, rt.ORJSON = rt.ORJSON, None
+    try:
+        return rt.parse_json(text)
+    except rt.DecodeError as error:
+        raise ValueError(error.found) from None
+    finally:
+        rt.ORJSON = saved
+
+
+@SETTINGS
+@given(st.lists(JSON_PIECES | WHITESPACE_PIECES, max_size=12).map("".join))
+def test_the_standard_library_path_reads_text_as_its_decoder_does(text):
+    """Its scanner fast path gives what `JSONDecoder.decode` gives: the value, or that error."""
+    expected = outcome(rt._JSON_DECODER.decode, text)
+    if expected[0] == "error":
+        expected = ("error", ValueError, f"invalid JSON ({expected[2]})")
+    assert outcome(parse_with_the_standard_library, text) == expected
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -9,12 +9,13 @@ from __future__ import annotations
 import decimal
 import importlib
 import json
+import json.scanner
 import math
 import re
 import reprlib
 from collections.abc import Callable
 from enum import Enum, EnumMeta
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeAlias, TypeVar, cast
 
 if TYPE_CHECKING:
     import dataclasses
@@ -505,6 +506,9 @@ def _parse_float(text: str) -> float:
 
 
 _JSON_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_parse_float)
+# The decoder's own scanner (C when available): `decode` calls it after a whitespace regex.
+_JSON_SCAN: Final = json.scanner.make_scanner(cast(Any, _JSON_DECODER))
+_JSON_WHITESPACE: Final = " \t\n\r"
 _JSON_ENCODER: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
@@ -550,11 +554,25 @@ def parse_json(text: str | bytes) -> Any:
     try:
         if not isinstance(text, str):
             text = bytes(text).decode("utf-8")
-        return _JSON_DECODER.decode(text)
+        return _parse_text(text)
     except (ValueError, TypeError) as error:
         raise DecodeError(ROOT, "a JSON document", f"invalid JSON ({error})") from None
     except RecursionError:
         raise DecodeError(ROOT, "a JSON document nested less deeply", "deeper nesting") from None
+
+
+def _parse_text(text: str) -> Any:
+    """`JSONDecoder.decode` without its two whitespace regular expressions (a fifth of
+    the time of a small message) when the value starts the text: its scanner reads the
+    value, and the decoder itself reads only text that starts otherwise or has more than
+    whitespace after the value, for its value or its error."""
+    try:
+        value, end = _JSON_SCAN(text, 0)
+    except StopIteration:
+        return _JSON_DECODER.decode(text)
+    if end != len(text) and text[end:].strip(_JSON_WHITESPACE):
+        return _JSON_DECODER.decode(text)
+    return value
 
 
 def dump_json(data: Any) -> str:
