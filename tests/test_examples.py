@@ -51,6 +51,10 @@ class UserClient(acp.Client):
         updates, self.updates = [update.to_dict() for update in self.updates], []
         return updates
 
+    def take_inserted(self) -> list[str]:
+        """The text of each prompt the agent inserted (its `user_message` updates), forgetting the updates."""
+        return [update["content"][0]["text"] for update in self.take() if update["sessionUpdate"] == "user_message"]
+
 
 @asynccontextmanager
 async def echo_agent() -> AsyncIterator[tuple[Any, UserClient, str]]:
@@ -175,7 +179,7 @@ def test_a_prompt_sent_during_a_turn_is_held_and_session_cancel_answers_it_minus
                 await held
             assert caught.value.code == -32800
             assert await client.idle.get() == "cancelled"
-            assert [u["content"][0]["text"] for u in client.take() if u["sessionUpdate"] == "user_message"] == ["first"]
+            assert client.take_inserted() == ["first"]
 
     run(test)
 
@@ -197,8 +201,7 @@ def test_a_held_prompt_withdrawn_with_cancel_request_is_never_inserted():
             answer.set_result(ALLOW)
             await sent
             assert await client.idle.get() == "end_turn"
-            inserted = [u["content"][0]["text"] for u in client.take() if u["sessionUpdate"] == "user_message"]
-            assert inserted == ["first", "third"]
+            assert client.take_inserted() == ["first", "third"]
 
     run(test)
 
