@@ -11,14 +11,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from generator import cache, ir, project, schema_source
-from generator.changelog import FORMATS, format_markdown, format_text
+from generator.changes.changelog import FORMATS, format_markdown, format_text
+from generator.changes.diff import diff_modules
 from generator.config import Config, find_root, load_config
-from generator.diff import diff_modules
 from generator.errors import GenerationError
-from generator.manifest import manifest_path
-from generator.output import compare, write_beside, write_manifest, write_package
+from generator.ir import model
+from generator.output import cache, project
+from generator.output.manifest import manifest_path
+from generator.output.write import compare, write_beside, write_manifest, write_package
 from generator.pipeline import build_ir, emit, generate
+from generator.schema import vendor
 
 EXIT_DRIFT = 1
 EXIT_ERROR = 2
@@ -68,7 +70,7 @@ def _schema(config: Config, explicit: Path | None) -> Path:
         return explicit
     if config.schema is None:
         raise _unconfigured(config, "--schema")
-    schema_source.verify_locked(config, config.schema)
+    vendor.verify_locked(config, config.schema)
     return config.schema
 
 
@@ -93,21 +95,21 @@ def _diff(config: Config, old: Path, new: Path, package: str, output: str, fail_
     return EXIT_BREAKING if fail_on_breaking and any(change.breaking for change in changes) else 0
 
 
-def _vendored(config: Config, schema: Path, lock: Path, package: str) -> tuple[str, ir.Module] | None:
+def _vendored(config: Config, schema: Path, lock: Path, package: str) -> tuple[str, model.Module] | None:
     """The vendored version and its IR, before an update replaces them (None before the first)."""
     if not (schema.exists() and lock.exists()):
         return None
-    return str(schema_source.read_lock(config)["version"]), build_ir(schema, package, config.root)
+    return str(vendor.read_lock(config)["version"]), build_ir(schema, package, config.root)
 
 
-def _changelog_section(old_version: str, old: ir.Module, version: str, new: ir.Module) -> tuple[str, str]:
+def _changelog_section(old_version: str, old: model.Module, version: str, new: model.Module) -> tuple[str, str]:
     """The API changelog of an update: as printed, and as the section CHANGELOG_PATH gains."""
     changes = diff_modules(old, new)
     heading = f"## {old_version} → {version} ({datetime.date.today().isoformat()})"
     return format_text(changes), f"{heading}\n\n{format_markdown(changes, level=3)}\n"
 
 
-def _pyproject(config: Config, module: ir.Module) -> dict[str, str]:
+def _pyproject(config: Config, module: model.Module) -> dict[str, str]:
     """The pyproject.toml that makes the directory holding the package pip-installable."""
     return {project.FILE: project.render_pyproject(module, project.schema_release(config, module.schema_sha256))}
 
@@ -125,11 +127,11 @@ def _update_schema(config: Config, version: str) -> int:
     package_dir = out / package
     pyproject = package_dir.parent / project.FILE
     project.ensure_generated(pyproject)
-    tracked = [config.root / name for name in (*config.schema_files, schema_source.LICENSE_PATH)]
+    tracked = [config.root / name for name in (*config.schema_files, vendor.LICENSE_PATH)]
     tracked += [config.lock, changelog, manifest_path(package_dir), pyproject]
     with tempfile.TemporaryDirectory() as work:
         fetched = Path(work) / "fetched"
-        lock = schema_source.fetch(config, version, fetched)
+        lock = vendor.fetch(config, version, fetched)
         resolved = str(lock["version"])
         backup = Path(work) / "backup"
         saved = [path for path in tracked if path.exists()]
@@ -138,7 +140,7 @@ def _update_schema(config: Config, version: str) -> int:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, target)
         try:
-            for name in (*config.schema_files, schema_source.LICENSE_PATH):
+            for name in (*config.schema_files, vendor.LICENSE_PATH):
                 (config.root / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(fetched / name, config.root / name)
             config.lock.write_text(json.dumps(lock, indent=2) + "\n")
@@ -192,7 +194,7 @@ def run(argv: list[str]) -> int:
     schema = _schema(config, args.schema)
     package = _package(config, args.package)
     if args.command == "ir":
-        print(json.dumps(ir.to_json(build_ir(schema, package, config.root, config.options)), indent=2))
+        print(json.dumps(model.to_json(build_ir(schema, package, config.root, config.options)), indent=2))
         return 0
     package_dir = _out(config, args.out) / package
     if not args.no_pyproject:

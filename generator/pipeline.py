@@ -10,14 +10,16 @@ from dataclasses import dataclass, replace
 from importlib.metadata import version
 from pathlib import Path
 
-from generator import __version__, cache
-from generator.build import build_module
+from generator import __version__
 from generator.config import SchemaOptions
-from generator.format import format_units, join_units, reshaped, unit_key
-from generator.ir import Alias, EnumType, Module, ObjectType, UnionType
-from generator.load import load_schema
-from generator.manifest import proven_units, render_manifest
-from generator.render import TEMPLATES, render_package
+from generator.emit.render import TEMPLATES, render_package
+from generator.emit.units import join_units
+from generator.ir.build import build_module
+from generator.ir.model import Alias, EnumType, Module, ObjectType, UnionType
+from generator.output import cache
+from generator.output.format import format_units, reshaped, unit_key
+from generator.output.manifest import proven_units, render_manifest
+from generator.schema.load import load_schema
 
 
 @dataclass
@@ -60,8 +62,9 @@ def display_path(schema: Path, root: Path) -> str:
 def _generator_fingerprint() -> str:
     """What else the IR depends on: this generator's code and the schema-reading libraries."""
     digest = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(path.read_bytes())
+    package = Path(__file__).parent
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
     for name in ("datamodel-code-generator", "pydantic"):
         digest.update(version(name).encode())
     return digest.hexdigest()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from generator.errors import GenerationError
-from generator.ir import Field, Module, ObjectType
-from generator.output import write_package
+from generator.ir.model import Field, Module, ObjectType
+from generator.output.write import write_package
 from generator.pipeline import build_ir, generate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,6 +28,16 @@ V2_SCHEMA = ROOT / "schema" / "v2" / "schema.unstable.json"
 TEST_CACHES = "acp-codegen-tests"
 CACHE = ROOT / ".cache" / TEST_CACHES / os.environ.get("PYTEST_XDIST_WORKER", "main")
 MYPY_CACHE = CACHE / "mypy"
+
+
+def copy_tracked(names: tuple[str, ...], destination: Path) -> None:
+    """Copy what git tracks under each of `names` (files or folders of this checkout) to
+    `destination`, as a fresh clone would have it: no caches, builds or stray files."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--", *names], cwd=ROOT, capture_output=True, check=True)
+    for name in listed.stdout.decode().split("\0"):
+        if name and (ROOT / name).exists():  # a tracked file deleted in the work tree is not copied
+            (destination / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, destination / name)
 
 
 def ir_of(schema: dict | Path, tmp_path: Path) -> Module:

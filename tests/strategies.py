@@ -13,7 +13,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from generator.ir import (
+from generator.ir.model import (
     Alias,
     AnyValue,
     EnumType,

@@ -9,9 +9,9 @@ import pickle
 
 import pytest
 
-from generator import cache
 from generator.errors import GenerationError
-from generator.ir import Module
+from generator.ir.model import Module
+from generator.output import cache
 from tests.helpers import FIXTURES, V2_SCHEMA, ir_of
 
 
@@ -115,7 +115,7 @@ def test_the_ir_survives_its_json_form_exactly(tmp_path, schema):
 @pytest.mark.parametrize(
     "data",
     [
-        {"class": "Popen", "fields": {"args": ["sh"]}},  # only generator.ir's dataclasses are ever built
+        {"class": "Popen", "fields": {"args": ["sh"]}},  # only generator.ir.model's dataclasses are ever built
         {"class": "Ref", "fields": {"no_such_field": 1}},
         {"something": "else"},
         {"dict": [[1]]},

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from generator.assertions import Checks, Evaluates, EvaluatesWhen
-from generator.ir import AnyValue, Checked, JsonObject, Primitive
+from generator.ir.assertions import Checks, Evaluates, EvaluatesWhen
+from generator.ir.model import AnyValue, Checked, JsonObject, Primitive
 from tests.helpers import ir_of
 
 

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from generator import cache
 from generator import cli as cli_module
-from generator.manifest import proven_units
-from generator.output import ordinary_mode
-from tests.helpers import FIXTURES, ROOT, TEST_CACHES
+from generator.output import cache
+from generator.output.manifest import proven_units
+from generator.output.write import ordinary_mode
+from tests.helpers import FIXTURES, ROOT, TEST_CACHES, copy_tracked
 
-COPIED = ("pyproject.toml", "schema", "generator", "generated", ".cache")
+COPIED = ("pyproject.toml", "schema", "generator", "templates", "generated")
 
 
 @pytest.fixture(scope="session")
@@ -40,12 +40,9 @@ def committed_black_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def project(tmp_path: Path, committed_black_cache: Path) -> Path:
     """A copy of the project whose black cache holds the committed units, so that generating
     the package elsewhere (`--out`) or checking an edited file does not run black on all of it."""
-    for name in COPIED:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__", TEST_CACHES))
-        elif source.exists():
-            shutil.copy2(source, tmp_path / name)
+    copy_tracked(COPIED, tmp_path)
+    if (ROOT / ".cache").is_dir():  # the generator's caches, to save time; never the tests' own
+        shutil.copytree(ROOT / ".cache", tmp_path / ".cache", ignore=shutil.ignore_patterns(TEST_CACHES))
     (tmp_path / ".cache" / "acp-codegen").mkdir(parents=True, exist_ok=True)
     shutil.copy(committed_black_cache, tmp_path / ".cache" / "acp-codegen" / cache.BLACK_FILE)
     return tmp_path
@@ -88,7 +85,7 @@ def test_check_fails_after_a_hand_edit_with_a_diff_and_the_fix(project):
 
 
 def test_check_fails_after_a_template_change(project):
-    template = project / "generator" / "templates" / "models.py.jinja"
+    template = project / "templates" / "models.py.jinja"
     template.write_text(template.read_text().replace("with its decoder and encoder", "with codecs"))
     result = cli(project, "check")
     assert result.returncode == 1

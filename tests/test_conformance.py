@@ -22,10 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from generator.build import build_module
+from generator.emit.render import render_package
 from generator.errors import GenerationError
-from generator.load import SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS, load_schema
-from generator.render import render_package
+from generator.ir.build import build_module
+from generator.schema.load import SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS, load_schema
 from tests.helpers import SUMMARY
 
 SUITE = Path(__file__).resolve().parent / "json_schema_suite"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from generator.ir import Alias, Primitive, Ref
+from generator.ir.model import Alias, Primitive, Ref
 from tests.helpers import error_for, fields, ir_of
 
 

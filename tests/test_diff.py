@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from generator import cli, schema_source
-from generator.changelog import format_markdown, format_text
-from generator.diff import Change, diff_modules
-from generator.ir import Module
+from generator import cli
+from generator.changes.changelog import format_markdown, format_text
+from generator.changes.diff import Change, diff_modules
+from generator.ir.model import Module
+from generator.schema import vendor
 from tests.helpers import FIXTURES, ir_of, run_cli
 
 CASES = FIXTURES / "diff"
@@ -285,12 +286,12 @@ def offer(monkeypatch, schema: dict) -> None:
     """Make the next `update-schema` fetch `schema`."""
 
     def fetch(config, version, destination):
-        for relative, text in (("schema/api.json", json.dumps(schema)), (schema_source.LICENSE_PATH, "License.\n")):
+        for relative, text in (("schema/api.json", json.dumps(schema)), (vendor.LICENSE_PATH, "License.\n")):
             (destination / relative).parent.mkdir(parents=True, exist_ok=True)
             (destination / relative).write_text(text)
         return {"package": config.npm_package, "version": version, "files": []}
 
-    monkeypatch.setattr(schema_source, "fetch", fetch)
+    monkeypatch.setattr(vendor, "fetch", fetch)
 
 
 def test_update_schema_prints_the_changelog_and_prepends_it(project, monkeypatch, capsys):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from generator.exprs import breaking, children, describe, expressions, normal, show
-from generator.ir import Alias, ListOf, Nullable, Primitive, Ref, TupleOf
+from generator.emit.exprs import breaking, children, describe, expressions, normal, show
+from generator.ir.model import Alias, ListOf, Nullable, Primitive, Ref, TupleOf
 
 INT, STR = Primitive("int"), Primitive("str")
 

@@ -1,4 +1,4 @@
-"""generator/format.py: a whole file cut into top-level units and joined back; which units
+"""generator/output/format.py: a whole file cut into top-level units and joined back; which units
 black reshapes; the vendored schema's units, which black finds formatted."""
 
 from __future__ import annotations
@@ -6,10 +6,11 @@ from __future__ import annotations
 import pytest
 
 from generator.config import load_config
-from generator.format import _batches, join_units, reshaped, split_units, unit_key
-from generator.manifest import proven_units
+from generator.emit.render import render_package
+from generator.emit.units import join_units, split_units
+from generator.output.format import _batches, reshaped, unit_key
+from generator.output.manifest import proven_units
 from generator.pipeline import build_ir, versions
-from generator.render import render_package
 from tests.helpers import CACHE, ROOT, V2_SCHEMA
 
 GENERATED = ROOT / "generated" / "acp_v2"

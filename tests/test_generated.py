@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from generator.config import load_config
-from generator.ir import EnumType, ObjectType
+from generator.ir.model import EnumType, ObjectType
 from generator.pipeline import build_ir
 from tests.helpers import MYPY_CACHE, ROOT, V2_SCHEMA, generate_package, import_package
 

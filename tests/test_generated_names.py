@@ -15,7 +15,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from generator.errors import GenerationError
-from generator.output import write_package
+from generator.output.write import write_package
 from generator.pipeline import generate
 from tests.helpers import CACHE, FIXTURES, ROOT, generate_package, import_package
 

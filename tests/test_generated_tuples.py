@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from generator.ir import AnyValue, Checked, ListOf, Primitive, Ref, TupleOf
+from generator.ir.model import AnyValue, Checked, ListOf, Primitive, Ref, TupleOf
 from tests.helpers import FIXTURES, MYPY_CACHE, generate_package, import_package, ir_of
 
 

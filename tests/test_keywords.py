@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from generator import keywords
 from generator.errors import GenerationError
-from generator.load import Node
+from generator.schema import keywords
+from generator.schema.load import Node
 from tests.helpers import error_for
 
 

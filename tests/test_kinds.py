@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from generator import kinds
-from generator.load import Node
+from generator.schema import kinds
+from generator.schema.load import Node
 
 TAG_A = {"type": "object", "properties": {"kind": {"type": "string", "const": "a"}}, "required": ["kind"]}
 TAG_B = {"type": "object", "properties": {"kind": {"const": "b"}, "x": {}}, "required": ["kind", "x"]}

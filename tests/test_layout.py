@@ -1,4 +1,4 @@
-"""generator/layout.py and the macros that lay out its answers (macros/python.jinja; the
+"""generator/emit/layout.py and the macros that lay out its answers (macros/python.jinja; the
 encoders' expressions in macros/encode.jinja): what they write for short and long names is
 what black writes, so black finds it formatted."""
 
@@ -9,12 +9,12 @@ import textwrap
 import black
 import pytest
 
-from generator.format import _mode
-from generator.ir import Module
-from generator.layout import bracket_layout
-from generator.pytypes import Queries
-from generator.render import environment
-from generator.views import Encoding
+from generator.emit.layout import bracket_layout
+from generator.emit.pytypes import Queries
+from generator.emit.render import environment
+from generator.emit.views import Encoding
+from generator.ir.model import Module
+from generator.output.format import _mode
 
 MACROS = environment(Queries(Module("pkg", "schema.json", "0" * 64, (), ()))).get_template("macros/python.jinja").module
 

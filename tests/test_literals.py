@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from generator.literals import docstring, python_literal, string_block
+from generator.emit.literals import docstring, python_literal, string_block
 
 
 def test_string_literals_round_trip_through_the_python_parser():

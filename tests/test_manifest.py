@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from generator.format import join_units
-from generator.manifest import manifest_path, proven_units, render_manifest
+from generator.emit.units import join_units
+from generator.output.manifest import manifest_path, proven_units, render_manifest
 
 UNITS = {
     "a.py": [("k1", "import os\n"), ("k2", 'def f():\n    """Doc.\n\n\n    More."""\n'), ("k3", "X = 3\n")],

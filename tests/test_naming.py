@@ -8,7 +8,7 @@ import keyword
 
 import pytest
 
-from generator.naming import (
+from generator.ir.naming import (
     CONNECTION_NAMES,
     PACKAGE_NAMES,
     RPC_NAMES,

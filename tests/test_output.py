@@ -6,8 +6,8 @@ import stat
 import pytest
 
 from generator.errors import GenerationError
-from generator.manifest import manifest_path
-from generator.output import compare, ordinary_mode, write_beside, write_manifest, write_package
+from generator.output.manifest import manifest_path
+from generator.output.write import compare, ordinary_mode, write_beside, write_manifest, write_package
 
 
 def test_write_package_replaces_the_whole_directory(tmp_path):

@@ -19,7 +19,7 @@ import tomllib
 import yaml
 
 from generator import __version__
-from tests.helpers import FIXTURES, ROOT
+from tests.helpers import FIXTURES, ROOT, copy_tracked
 
 # Offline: no index, no build isolation (setuptools comes from this environment), no dependencies.
 PIP = (sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input")
@@ -59,15 +59,14 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The generator's wheel, built from a copy of the sources (no build/ leftovers)."""
     work = tmp_path_factory.mktemp("wheel")
     source = work / "source"
-    shutil.copytree(ROOT / "generator", source / "generator", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy2(ROOT / "pyproject.toml", source)
+    copy_tracked(("generator", "templates", "pyproject.toml"), source)
     run(*PIP, "wheel", *OFFLINE, "--wheel-dir", work / "dist", source, cwd=work)
     (built,) = (work / "dist").glob("acp_codegen-*.whl")
     return built
 
 
 def test_the_wheel_carries_every_template(wheel):
-    templates = ROOT / "generator" / "templates"
+    templates = ROOT / "templates"
     expected = {f"generator/templates/{path.relative_to(templates).as_posix()}" for path in templates.rglob("*.jinja")}
     assert len(expected) > 10
     assert expected <= set(zipfile.ZipFile(wheel).namelist())
@@ -78,7 +77,7 @@ def test_an_installed_generator_generates_in_another_directory(wheel, tmp_path):
     see_this_environment(python)
     install(python, wheel, cwd=tmp_path)
     templates = run(
-        python, "-c", "from generator.render import TEMPLATES; print(TEMPLATES)", cwd=tmp_path
+        python, "-c", "from generator.emit.render import TEMPLATES; print(TEMPLATES)", cwd=tmp_path
     ).stdout.strip()
     assert Path(templates).is_relative_to(tmp_path / "venv") and Path(templates, "models.py.jinja").is_file()
 
@@ -115,6 +114,6 @@ def test_the_pre_commit_hook_runs_the_drift_check_when_an_input_changes():
     assert script in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     assert (command, hook["language"], hook["pass_filenames"]) == ("check", "python", False)
     watched = re.compile(hook["files"])  # pre-commit searches each staged path
-    inputs = ("schema/schema.lock.json", "generator/templates/models.py.jinja", "generator/render.py", "pyproject.toml")
+    inputs = ("schema/schema.lock.json", "templates/models.py.jinja", "generator/emit/render.py", "pyproject.toml")
     assert all(watched.search(path) for path in (*inputs, "generated/acp_v2/models.py", "generated/pyproject.toml"))
     assert not any(watched.search(path) for path in ("README.md", "tests/test_cli.py", "examples/pyproject.toml"))

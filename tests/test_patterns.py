@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from generator.errors import GenerationError
-from generator.ir import Primitive
-from generator.patterns import python_pattern
+from generator.ir.model import Primitive
+from generator.schema.patterns import python_pattern
 from tests.helpers import error_for, ir_of
 
 

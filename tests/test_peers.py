@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from generator.emit.peers import peer
+from generator.emit.pytypes import Queries
 from generator.errors import GenerationError
-from generator.ir import Method, Module, ObjectType
-from generator.peers import peer
-from generator.pytypes import Queries
+from generator.ir.model import Method, Module, ObjectType
 
 
 def _with_methods(*methods: Method) -> Module:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from generator import cache, pipeline
+from generator import pipeline
+from generator.output import cache
 from tests.helpers import FIXTURES, ROOT
 
 RULES = FIXTURES / "rules.json"

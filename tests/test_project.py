@@ -12,11 +12,11 @@ import tomllib
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from generator import __version__, schema_source
+from generator import __version__
 from generator.cli import main
 from generator.config import load_config
 from generator.errors import GenerationError
-from generator.project import (
+from generator.output.project import (
     ORJSON_REQUIREMENT,
     distribution_name,
     distribution_version,
@@ -24,6 +24,7 @@ from generator.project import (
     render_pyproject,
     schema_release,
 )
+from generator.schema import vendor
 from tests.helpers import FIXTURES, ROOT, ir_of
 
 CONFIG = """\
@@ -149,13 +150,13 @@ def test_generate_into_a_project_root_leaves_its_own_pyproject_alone(project, cl
 def test_update_schema_versions_the_pyproject_from_the_new_lock(project, cli, monkeypatch):
     def fetch(config, version, destination):
         schema = (FIXTURES / "rules.json").read_bytes()
-        for relative, data in (("schema.json", schema), (schema_source.LICENSE_PATH, b"License.\n")):
+        for relative, data in (("schema.json", schema), (vendor.LICENSE_PATH, b"License.\n")):
             (destination / relative).parent.mkdir(parents=True, exist_ok=True)
             (destination / relative).write_bytes(data)
         entry = {"path": "schema.json", "sha256": hashlib.sha256(schema).hexdigest()}
         return {"package": config.npm_package, "version": version, "files": [entry]}
 
-    monkeypatch.setattr(schema_source, "fetch", fetch)
+    monkeypatch.setattr(vendor, "fetch", fetch)
     assert cli("update-schema", "2.0.0")[0] == 0
     pyproject = tomllib.loads((project / "generated" / "pyproject.toml").read_text())
     assert pyproject["project"]["version"] == f"2.0.0+codegen.{__version__}"

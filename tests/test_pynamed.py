@@ -1,11 +1,11 @@
-"""What the templates ask about named types (generator/pynamed.py)."""
+"""What the templates ask about named types (generator/emit/pynamed.py)."""
 
 from __future__ import annotations
 
-from generator.ir import Module, Ref
+from generator.emit.pynamed import NamedQueries
+from generator.emit.pytypes import Queries
+from generator.ir.model import Module, Ref
 from generator.pipeline import build_ir
-from generator.pynamed import NamedQueries
-from generator.pytypes import Queries
 from tests.helpers import ROOT, V2_SCHEMA
 
 MODULE: Module = build_ir(V2_SCHEMA, "acp_v2", ROOT)

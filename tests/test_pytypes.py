@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import re
 
-from generator import ir
-from generator.assertions import Checks
-from generator.exprs import describe, helper_name
-from generator.ir import (
+from generator.emit.exprs import describe, helper_name
+from generator.emit.pytypes import Queries
+from generator.emit.render import TEMPLATES
+from generator.emit.views import Call, Container, Conversion, Decoding, Encoding, IfInvalid, MemberRef
+from generator.ir import model
+from generator.ir.assertions import Checks
+from generator.ir.model import (
     Alias,
     AnyValue,
     Checked,
@@ -24,9 +27,6 @@ from generator.ir import (
     Ref,
     TupleOf,
 )
-from generator.pytypes import Queries
-from generator.render import TEMPLATES
-from generator.views import Call, Container, Conversion, Decoding, Encoding, IfInvalid, MemberRef
 
 STR, INT = Primitive("str"), Primitive("int")
 MODE = EnumType("Mode", "#/$defs/Mode", None, (EnumMember("FAST", "fast", None),), other=STR)
@@ -43,7 +43,7 @@ TYPES = (
 QUERIES = Queries(Module("pkg", "schema.json", "0" * 64, TYPES, (), path_types=("Path",)))
 
 
-def field(expr: ir.TypeExpr, required: bool = True, nullable: bool = False) -> Field:
+def field(expr: model.TypeExpr, required: bool = True, nullable: bool = False) -> Field:
     return Field("x", "x", expr, required, nullable, None)
 
 
@@ -163,7 +163,7 @@ def test_enum_members_are_found_through_aliases():
 
 
 def test_templates_never_dispatch_on_ir_kinds():
-    kinds = "|".join(cls.__name__ for cls in (*ir.TypeExpr.__args__, *ir.NamedType.__args__))
+    kinds = "|".join(cls.__name__ for cls in (*model.TypeExpr.__args__, *model.NamedType.__args__))
     dispatch = re.compile(rf"\bkind\(|[\"']({kinds})[\"']")
     for template in TEMPLATES.rglob("*.jinja"):
         assert not dispatch.search(template.read_text()), template.name

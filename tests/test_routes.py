@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from generator import routes
 from generator.errors import GenerationError
-from generator.ir import Method, Route
-from generator.load import Node
+from generator.ir import routes
+from generator.ir.model import Method, Route
+from generator.schema.load import Node
 from tests.helpers import error_for, ir_of
 
 OBJECT = {"type": "object", "properties": {"a": {"type": "string"}}}

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from generator import scalars
-from generator.ir import Alias, EnumType, Primitive
-from generator.load import Node
+from generator.ir import scalars
+from generator.ir.model import Alias, EnumType, Primitive
+from generator.schema.load import Node
 from tests.helpers import error_for, fields, ir_of
 
 

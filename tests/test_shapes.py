@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from generator.ir import AnyValue, JsonObject, ListOf, Primitive, Ref
+from generator.ir.model import AnyValue, JsonObject, ListOf, Primitive, Ref
 from tests.helpers import error_for, fields, ir_of
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from generator.ir import Primitive, Ref, UnionType, Variant
+from generator.ir.model import Primitive, Ref, UnionType, Variant
 from tests.helpers import error_for, fields, ir_of
 
 

@@ -7,10 +7,10 @@ from dataclasses import replace
 
 import pytest
 
-from generator import upserts
 from generator.config import SchemaOptions, UpsertRule, load_config
 from generator.errors import GenerationError
-from generator.ir import Upsert
+from generator.ir import upserts
+from generator.ir.model import Upsert
 from generator.pipeline import build_ir
 from tests.helpers import ROOT, V2_SCHEMA, ir_of
 

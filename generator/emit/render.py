@@ -1,0 +1,310 @@
+"""IR → Python source, through the Jinja2 templates in `templates/`.
+
+The templates lay out text; what they print about each type comes from `pytypes`
+(type expressions) and `pynamed` (named types), what the rpc, connection and upserts
+modules need from `contexts`, and literals and docstrings from `literals`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from generator.emit.contexts import (
+    PackageContext,
+    import_sort_key,
+    names_in_code,
+    rpc_context,
+    sort_key,
+    upsert_context,
+    variables,
+)
+from generator.emit.exprs import expressions, helper_name
+from generator.emit.layout import bracket_layout
+from generator.emit.literals import comment_safe, docstring, json_literal, python_literal, string_block
+from generator.emit.peers import connection_context, connection_names
+from generator.emit.pynamed import NamedQueries
+from generator.emit.pytypes import Queries
+from generator.emit.units import LINE_LENGTH, split_units
+from generator.errors import GenerationError
+from generator.ir import naming
+from generator.ir.model import Alias, EnumType, Module, ObjectType, Ref, TypeExpr, UnionType
+from generator.ir.naming import RPC_NAMES
+
+
+def _templates() -> Path:
+    """The templates: `generator/templates/` in an installed wheel (pyproject.toml maps the
+    top-level `templates/` there), else the source tree's top-level `templates/`."""
+    package = Path(__file__).resolve().parents[1]
+    installed = package / "templates"
+    return installed if installed.is_dir() else package.parent / "templates"
+
+
+TEMPLATES = _templates()
+
+
+def natural_sorted(names: list[str]) -> list[str]:
+    """`names` in ruff's natural order (code points, digit runs as numbers), as `__slots__` are kept."""
+    return sorted(names, key=lambda name: [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)])
+
+
+def block(text: str, width: int) -> str:
+    """A macro's statements placed at `width` spaces (the first line is placed by the caller)."""
+    return jinja2.filters.do_indent(str(text).strip("\n"), width)
+
+
+def containers(module: Module, queries: Queries) -> list[TypeExpr]:
+    """Every type expression with a decoder function of its own (lists, maps), once each, in order of first use."""
+    found: dict[str, TypeExpr] = {}
+    for named in module.types:
+        for expr in expressions(named):
+            if queries.container(expr) is not None:
+                name = helper_name(expr)
+                if found.setdefault(name, expr) != expr:
+                    raise GenerationError(named.pointer, f"two different container types are both named {name}")
+    return list(found.values())
+
+
+def definition_order(module: Module) -> list[Alias | UnionType]:
+    """Aliases and unions ordered so each is defined after those it names."""
+    types = module.by_name()
+    pending = [named for named in module.types if isinstance(named, (Alias, UnionType))]
+    ordered: list[Alias | UnionType] = []
+    placed: set[str] = set()
+    visiting: list[str] = []
+
+    def place(named: Alias | UnionType) -> None:
+        if named.name in placed:
+            return
+        if named.name in visiting:
+            cycle = " → ".join([*visiting[visiting.index(named.name) :], named.name])
+            raise GenerationError(named.pointer, f"aliases and unions that contain each other directly: {cycle}")
+        visiting.append(named.name)
+        for expr in expressions(named):
+            target = types.get(expr.name) if isinstance(expr, Ref) else None
+            if isinstance(target, (Alias, UnionType)):
+                place(target)
+        visiting.pop()
+        placed.add(named.name)
+        ordered.append(named)
+
+    for named in pending:
+        place(named)
+    return ordered
+
+
+def class_order(module: Module) -> list[ObjectType]:
+    """Object classes, each after its base."""
+    objects = [named for named in module.types if isinstance(named, ObjectType)]
+    position = {obj.name: index for index, obj in enumerate(objects)}
+    for obj in objects:
+        if obj.base is not None and position[obj.base] > position[obj.name]:
+            raise GenerationError(obj.pointer, f"{obj.name} is built before its base {obj.base}")
+    return objects
+
+
+class _CompiledTemplates(jinja2.BytecodeCache):
+    """Compiled templates kept in memory for the process (keyed by template source),
+    so rendering many schemas in one process compiles each template once."""
+
+    def __init__(self) -> None:
+        self.compiled: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if bucket.key in self.compiled:
+            bucket.bytecode_from_string(self.compiled[bucket.key])
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self.compiled[bucket.key] = bucket.bytecode_to_string()
+
+
+_COMPILED = _CompiledTemplates()
+
+
+def environment(queries: Queries) -> jinja2.Environment:
+    """The templates' environment: literals as filters, and the views of `pytypes` and
+    `pynamed` as filters (`t | decoding`) and functions (`is_recursive(u)`)."""
+    env = jinja2.Environment(
+        bytecode_cache=_COMPILED,
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    named = NamedQueries(queries)
+    env.filters.update(
+        py=python_literal,
+        json_literal=json_literal,
+        docstring=docstring,
+        string_block=string_block,
+        comment_safe=comment_safe,
+        block=block,
+        natural_sorted=natural_sorted,
+        py_type=queries.annotation,
+        field=queries.field,
+        decoding=queries.decoding,
+        encoding=queries.encoding,
+        container=queries.container,
+        is_named=queries.is_named,
+        enum_member=queries.enum_member,
+        enum_codec=named.enum_codec,
+    )
+    env.globals.update(
+        fits=lambda line: len(line) <= LINE_LENGTH,
+        bracket_layout=bracket_layout,
+        bases=named.bases,
+        shares_object=named.shares_object,
+        is_recursive=named.is_recursive,
+        variant_decoder=named.variant_decoder,
+        holds_models_only=named.holds_models_only,
+        wire_keys=named.wire_keys,
+        unproven_keys=named.unproven_keys,
+        untagged_descriptions=named.untagged_descriptions,
+        tag_expectation=named.tag_expectation,
+    )
+    return env
+
+
+def base_context(module: Module, queries: Queries, versions: dict[str, str]) -> PackageContext:
+    """What every template may use: the module, its types in definition order, the public names."""
+    objects = class_order(module)
+    aliases_and_unions = definition_order(module)
+    rpc = module.has_rpc
+    defs_names = {python: name for name, python in module.public_names}
+    connection = connection_names(module)
+    merge_functions = upsert_context(objects, queries).merge_functions
+    names = [named.name for named in module.types]
+    runtime_names = ["DecodeError", "MaybeUndefined", "Model", "Salvage", "UNDEFINED", "Undefined", "decode", "encode"]
+    return PackageContext(
+        module=module,
+        versions=versions,
+        objects=objects,
+        enums=[named for named in module.types if isinstance(named, EnumType)],
+        aliases_and_unions=aliases_and_unions,
+        # `decode` takes a `$defs` type by its `$defs` name, an inline one by its Python name.
+        decoder_keys=[(defs_names.get(name, name), name) for name in names],
+        exported=sorted(names, key=sort_key),
+        imported=sorted(names, key=import_sort_key),
+        public=sorted(
+            runtime_names
+            + names
+            + (["merge", *merge_functions] if merge_functions else [])
+            + (list(RPC_NAMES) if rpc else [])
+            + list(connection),
+            key=sort_key,
+        ),
+        builders=any(not obj.base for obj in objects),
+        rpc=rpc,
+        rpc_exported=sorted(RPC_NAMES, key=sort_key),
+        rpc_imported=sorted(RPC_NAMES, key=import_sort_key),
+        connection_exported=list(connection),
+        connection_imported=sorted(connection, key=import_sort_key),
+        uses={
+            "field": any(obj.keep_unknown == "keep" and not obj.base for obj in objects),
+            "ClassVar": any(obj.tag for obj in objects),
+            "Literal": any(obj.tag or any(queries.closed_enum(item.type) for item in obj.fields) for obj in objects),
+            "Final": True,
+            "TypeAlias": bool(aliases_and_unions),
+        },
+    )
+
+
+def _macros(env: jinja2.Environment, name: str) -> Any:
+    return env.get_template(f"macros/{name}.jinja").module  # macros are attributes made at run time
+
+
+def model_units(env: jinja2.Environment, context: PackageContext, base: dict[str, Any]) -> list[str]:
+    """models.py as top-level units: enums and classes in schema order, then aliases and
+    unions in definition order, then `decode` and `encode`."""
+    objects, enums, unions, aliases = (_macros(env, name) for name in ("object", "enum", "union", "alias"))
+    built = [o.name for o in context.objects if not o.base]
+    builder_imports = sorted(
+        [naming.builder_name(name) for name in built] + [naming.builder_typevar_name(name) for name in built],
+        key=import_sort_key,
+    )
+    models: Any = env.get_template("models.py.jinja").make_module({**base, "builder_imports": builder_imports})
+    units = [models.head()]
+    units += [
+        enums.enum_class(t) if isinstance(t, EnumType) else objects.object_class(t)
+        for t in context.module.types
+        if isinstance(t, (EnumType, ObjectType))
+    ]
+    units += [
+        aliases.alias_definition(t) if isinstance(t, Alias) else unions.union_alias(t)
+        for t in context.aliases_and_unions
+    ]
+    units.append(models.tail())
+    return [str(unit) for unit in units]
+
+
+def builder_units(env: jinja2.Environment, context: PackageContext, base: dict[str, Any]) -> list[str]:
+    """_builders.py as top-level units: the head with every TypeVar, then each class's builder."""
+    builders = _macros(env, "builder")
+    built = [o for o in context.objects if not o.base]
+    units = [str(builders.builder_class(o)) for o in built]
+    # Each TypeVar names its class in a string (`bound="ToolCallUpdate"`), which tokens do not show.
+    imports = sorted(set(names_in_code(units, context.imported)).union(o.name for o in built), key=import_sort_key)
+    builders_module: Any = env.get_template("builders.py.jinja").make_module(
+        {**base, "builders_module_imports": imports}
+    )
+    return [str(builders_module.head()), *units]
+
+
+def codec_units(env: jinja2.Environment, queries: Queries, context: PackageContext, base: dict[str, Any]) -> list[str]:
+    """_codec.py as top-level units: container decoders, then the codec of each enum,
+    class, alias and union, then the tables of `decode`."""
+    objects, enums, unions, aliases, decoders = (
+        _macros(env, name) for name in ("object", "enum", "union", "alias", "decode")
+    )
+    codec: Any = env.get_template("codec.py.jinja").make_module(base)
+    units = [decoders.container_decoder(t) for t in containers(context.module, queries)]
+    units += [enums.enum_codec(e) for e in context.enums]
+    units += [objects.object_codec(o) for o in context.objects]
+    units += [
+        aliases.alias_codec(t) if isinstance(t, Alias) else unions.union_codec(t) for t in context.aliases_and_unions
+    ]
+    units.append(codec.tail())
+    body = [str(unit) for unit in units]
+    imports = names_in_code(body, context.imported)
+    codec_module: Any = env.get_template("codec.py.jinja").make_module({**base, "codec_imports": imports})
+    return [str(codec_module.head()), *body]
+
+
+def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[str]]:
+    """File name → the file's unformatted source, as a list of top-level units
+    (formatted one by one, joined by two blank lines): the units the macros render
+    for models, codec and builders, and `units.split_units` of a template that
+    renders a whole file."""
+    queries = Queries(module)
+    env = environment(queries)
+    context = base_context(module, queries, versions)
+    upserts = upsert_context(context.objects, queries)
+    base = variables(context, upserts)
+    files = {
+        "_runtime.py": split_units(env.get_template("runtime.py.jinja").render(base)),
+        "models.py": model_units(env, context, base),
+        "_codec.py": codec_units(env, queries, context, base),
+        "py.typed": [],
+    }
+    if context.builders:
+        files["_builders.py"] = builder_units(env, context, base)
+    if upserts.upserts:
+        files["upserts.py"] = split_units(env.get_template("upserts.py.jinja").render(base))
+    if context.rpc:
+        template = env.get_template("rpc.py.jinja")
+        files["rpc.py"] = split_units(template.render(variables(context, upserts, rpc_context(module, queries))))
+    if context.connection_exported:
+        template = env.get_template("connection.py.jinja")
+        files["connection.py"] = split_units(
+            template.render(variables(context, upserts, connection_context(module, queries)))
+        )
+    # `import package` runs _runtime.py and models.py; the other modules wait for first use.
+    lazy_modules = [name.removesuffix(".py") for name in sorted(files) if name.endswith(".py")]
+    lazy_modules = [name for name in lazy_modules if name not in ("_runtime", "models")]
+    init = env.get_template("init.py.jinja").render({**base, "lazy_modules": lazy_modules})
+    return {"__init__.py": split_units(init), **files}

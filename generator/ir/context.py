@@ -1,0 +1,137 @@
+"""What the parts of `build` share: the schema, the named types built so far and the
+Python names they claim; and the calls the parts make back for nested schemas."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+from typing import Protocol
+
+from generator.errors import GenerationError
+from generator.ir import naming
+from generator.ir.assertions import Checks
+from generator.ir.model import Alias, NamedType, ObjectType, Ref, Route, TypeExpr
+from generator.schema.load import Node, Schema, unescape
+
+
+class Context:
+    """The named types of the module being built, by Python name, and who claimed each name."""
+
+    def __init__(self, schema: Schema) -> None:
+        self.schema = schema
+        self.definitions = schema.definitions
+        self.definition_at = {node.pointer: name for name, node in schema.definitions.items()}
+        self.types: dict[str, NamedType] = {}
+        self.claimed: dict[str, str] = {}  # Python name → JSON pointer of its owner
+        self.python_names = {name: naming.type_name(name) for name in self.definitions}
+        self.referenced: dict[str, str] = {}  # pointer of a `$ref` target outside `$defs` → its type
+        self.pending: list[tuple[str, Node]] = []  # `$ref` targets outside `$defs` still to build
+        for name, node in self.definitions.items():
+            self.claim(self.python_names[name], node.pointer)
+
+    def claim(self, name: str, pointer: str) -> None:
+        if name in self.claimed and self.claimed[name] != pointer:
+            raise GenerationError(
+                pointer, f"the Python name {name} is also produced by {self.claimed[name]}; rename one of them"
+            )
+        self.claimed[name] = pointer
+
+    def is_free(self, name: str) -> bool:
+        """Whether a made-up type may take `name` (builder classes included)."""
+        owner = name.removesuffix("Builder")
+        return not (
+            name in self.claimed
+            or name in naming.RESERVED_TYPE_NAMES
+            or naming.builder_name(name) in self.claimed
+            or (naming.builder_name(owner) == name and owner in self.claimed)
+        )
+
+    def invent(self, pointer: str, *candidates: str) -> str:
+        """The name of the inline type at `pointer`, made up by the generator: the first
+        candidate it already has or that is free, else the first one numbered."""
+        for candidate in candidates:
+            if self.claimed.get(candidate) == pointer:
+                return candidate
+        for candidate in itertools.chain(candidates, naming.numbered(candidates[0])):
+            if self.is_free(candidate):
+                self.claimed[candidate] = pointer
+                return candidate
+        raise AssertionError("naming.numbered never ends")
+
+    def register(self, named: NamedType) -> Ref:
+        self.claim(named.name, named.pointer)
+        self.types[named.name] = named
+        return Ref(named.name)
+
+    def resolve_ref(self, node: Node) -> str:
+        """The type a `$ref` names: a `$defs` entry, or any other schema of the document."""
+        target = self.target(node)
+        if target.pointer in self.definition_at:
+            return self.definition_at[target.pointer]
+        if target.pointer not in self.referenced:
+            tokens = [unescape(token) for token in target.pointer[2:].split("/") if token]
+            name = self.invent(target.pointer, naming.class_name("Ref", *tokens))
+            self.referenced[target.pointer] = name
+            self.pending.append((name, target))
+        return self.referenced[target.pointer]
+
+    def ref_name(self, node: Node) -> str:
+        """The Python name of the type a `$ref` names."""
+        name = self.resolve_ref(node)
+        return self.python_names[name] if name in self.definitions else name
+
+    def target(self, node: Node) -> Node:
+        """The schema a `$ref` names."""
+        return self.schema.resolve(f"{node.pointer}/$ref", node.ref or "")
+
+    def check_alias_cycles(self) -> None:
+        for named in self.types.values():
+            seen = [named.name]
+            target = named.target if isinstance(named, Alias) else None
+            while isinstance(target, Ref) and isinstance(self.types[target.name], Alias):
+                if target.name in seen:
+                    raise GenerationError(named.pointer, f"alias cycle: {' → '.join([*seen, target.name])}")
+                seen.append(target.name)
+                target = self.types[target.name].target  # type: ignore[union-attr]
+
+    def check_module_names(self) -> None:
+        """No two types define the same name in models.py (`Foo`'s builder and a `FooBuilder`...)."""
+        owners: dict[str, NamedType] = {}
+        for named in self.types.values():
+            has_builder = isinstance(named, ObjectType) and named.base is None
+            for name in naming.module_names(named.name, has_builder=has_builder):
+                other = owners.setdefault(name, named)
+                if other is not named:
+                    raise GenerationError(
+                        named.pointer, f"the Python name {name} is also produced by {other.pointer}; rename one of them"
+                    )
+
+
+class Nested(Protocol):
+    """The calls the parts of the builder make back for nested schemas (`shapes.Shapes`)."""
+
+    context: Context
+
+    def expr(self, node: Node, hint: str, *, allow_not: bool = False) -> TypeExpr:
+        """What a property, item or alias holds; `hint` names inline named types."""
+
+    def definition(self, name: str) -> NamedType:
+        """The named type of the `$defs` entry `name`, built on first use."""
+
+    def checks(
+        self, node: Node, used: Iterable[str], hint: str, *, also: Iterable[Node] = (), required: Iterable[str] = ()
+    ) -> Checks | None:
+        """The keywords of `node` its structural type did not take (`used`), as run-time checks."""
+
+    def union(
+        self,
+        name: str,
+        node: Node,
+        variants: list[Node],
+        route: Route | None,
+        pointer: str | None = None,
+        *,
+        exclusive: bool,
+        used: set[str] | None,
+    ) -> Ref:
+        """The union of `variants` (see `unions.Unions.union`)."""
