@@ -1,6 +1,6 @@
 """examples/echo_agent.py and examples/client.py as real processes over stdio: a turn with
 streamed updates and a permission request, a rejected one, cancellation by `session/cancel`
-and by `$/cancel_request`, held prompts. (tests/test_generated.py type-checks them.)"""
+and by `$/cancel_request`, held prompts. (tests/package/test_package.py type-checks them.)"""
 
 from __future__ import annotations
 

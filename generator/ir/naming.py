@@ -62,7 +62,7 @@ CONNECTION_NAMES = (
 )
 # Other names the generated modules that import the types (models.py, _codec.py,
 # _builders.py, rpc.py, upserts.py, __init__.py) bind at module level;
-# tests/test_naming.py checks this list against a generated package.
+# tests/ir/test_naming.py checks this list against a generated package.
 PACKAGE_NAMES = frozenset(
     {
         "Any",

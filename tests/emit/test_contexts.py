@@ -45,7 +45,9 @@ def test_a_module_imports_the_names_its_code_uses_but_not_those_in_strings_or_co
     assert names_in_code(units, candidates) == ["Bar", "Corge", "Foo"]
 
 
-@pytest.mark.parametrize("source", ["generated/acp_v2/_codec.py", "generator/emit/render.py", "tests/test_project.py"])
+@pytest.mark.parametrize(
+    "source", ["generated/acp_v2/_codec.py", "generator/emit/render.py", "tests/output/test_project.py"]
+)
 def test_the_names_in_code_are_the_name_tokens_of_the_python_tokenizer(source: str):
     text = (ROOT / source).read_text()
     tokens = tokenize.generate_tokens(io.StringIO(text).readline)

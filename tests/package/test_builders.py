@@ -12,7 +12,7 @@ import pytest
 from tests.helpers import MYPY_CACHE, ROOT, import_package
 
 acp = import_package(ROOT / "generated", "acp_v2")
-TYPING = pathlib.Path(__file__).parent / "typing"
+TYPING = ROOT / "tests" / "typing"
 
 
 def test_the_issue_example_builds_what_it_says():

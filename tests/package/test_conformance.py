@@ -26,9 +26,9 @@ from generator.emit.render import render_package
 from generator.errors import GenerationError
 from generator.ir.build import build_module
 from generator.schema.load import SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS, load_schema
-from tests.helpers import SUMMARY
+from tests.helpers import ROOT, SUMMARY
 
-SUITE = Path(__file__).resolve().parent / "json_schema_suite"
+SUITE = ROOT / "tests" / "json_schema_suite"
 CASES = SUITE / "draft2020-12"
 REFUSED = SUITE / "refused.txt"
 CASE_POINTER = "#/$defs/Case"

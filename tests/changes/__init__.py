@@ -1,0 +1,1 @@
+"""API changes between two schemas: the diff and the changelog."""

@@ -1,0 +1,1 @@
+"""The output stage: black and its units, the manifest, caches, writing and checking."""

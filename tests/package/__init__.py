@@ -1,0 +1,1 @@
+"""Behaviour of generated packages: codec, builders, upserts, routing, connection, JSON Schema suite."""
