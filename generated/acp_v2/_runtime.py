@@ -20,9 +20,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeAlias, Type
 if TYPE_CHECKING:
     import dataclasses
 
-    from .models import Error, RequestId
-    from .rpc import Response
-
 __all__ = [
     "UNDEFINED",
     "Builder",
@@ -33,7 +30,7 @@ __all__ = [
     "Undefined",
 ]
 
-LOGGER: Final = "acp_v2"
+LOGGER: Final = __name__.rpartition(".")[0]
 """The logger that lenient decoding reports salvages to (`logging` is imported on the first)."""
 
 
@@ -147,20 +144,15 @@ class DecodeError(ValueError):
         self.code = code
         super().__init__(f"{self.path}: expected {expected}, found {describe(found)}")
 
-    def error(self) -> Error:
-        """The JSON-RPC error object: `code`, a message saying where and what, and
-        `data` = `{"path": ..., "expected": ..., "found": ...}`."""
-        from .models import Error  # imported here: models imports this module
+    @property
+    def message(self) -> str:
+        """The message of the JSON-RPC error to answer with: the code's title, where and what."""
+        return f"{_ERROR_TITLES.get(self.code, 'Error')}: {self}"
 
-        data = {"path": self.path, "expected": self.expected, "found": describe(self.found)}
-        message = f"{_ERROR_TITLES.get(self.code, 'Error')}: {self}"
-        return Error(code=self.code, message=message, data=data)
-
-    def response(self, request_id: RequestId | None) -> Response:
-        """The error response to the request with `request_id` (None when it could not be read)."""
-        from .rpc import Response  # imported here: rpc imports this module
-
-        return Response(id=request_id, error=self.error())
+    @property
+    def data(self) -> dict[str, Any]:
+        """The `data` of the JSON-RPC error to answer with: `{"path": ..., "expected": ..., "found": ...}`."""
+        return {"path": self.path, "expected": self.expected, "found": describe(self.found)}
 
     def __reduce__(self) -> tuple[Any, ...]:
         return type(self), (self.path, self.expected, self.found), {"code": self.code}
@@ -423,9 +415,7 @@ def codec() -> Any:
     use: importing the types does not compile or run the codec."""
     global _codec_module
     if _codec_module is None:
-        from . import _codec
-
-        _codec_module = _codec
+        _codec_module = importlib.import_module("._codec", __package__)  # the generated sibling
     return _codec_module
 
 
@@ -594,6 +584,19 @@ def dump_json(data: Any) -> str:
             ):
                 return raw.decode()
     return _JSON_ENCODER.encode(data)
+
+
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def dump_json_bytes(data: Any) -> bytes:
+    """`dump_json` as UTF-8, always valid: a lone surrogate in a string (which `json.loads`
+    accepts as `"\\ud800"`) is written as its escape, as JavaScript's `JSON.stringify` does."""
+    text = dump_json(data)
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text).encode()
 
 
 # --- helpers the generated decoders call -----------------------------------

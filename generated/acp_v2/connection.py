@@ -131,6 +131,12 @@ class RequestError(Exception):
         """The exception of a received error object."""
         return cls(error.code, error.message, error.data)
 
+    @classmethod
+    def from_decode_error(cls, error: DecodeError) -> RequestError:
+        """The error to answer a message that did not decode with: its code (-32602 for a
+        value, -32600 for an envelope, -32601 for a method), where and what."""
+        return cls(error.code, error.message, error.data)
+
     def error(self) -> Error:
         """The JSON-RPC error object."""
         return Error(code=self.code, message=self.message, data=self.data)
@@ -267,7 +273,7 @@ _Conn = TypeVar("_Conn", bound="_Connection")
 
 
 def _encode(message: Message) -> bytes:
-    return _rt.dump_json(encode_message(message)).encode()
+    return _rt.dump_json_bytes(encode_message(message))
 
 
 def _readable_id(message: Any) -> RequestId | None:
@@ -434,7 +440,7 @@ class _Connection:
         if type(message) is dict and "id" not in message and error.code != _rt.INVALID_REQUEST:
             _log.warning("dropped notification %s: %s", message.get("method"), error)
             return
-        await self._answer(error.response(request_id))
+        await self._answer(RequestError.from_decode_error(error).response(request_id))
 
     async def _dispatch(self, request: Request) -> None:
         key = (type(request.id), request.id)

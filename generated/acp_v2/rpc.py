@@ -40,7 +40,6 @@ from .models import (
     DisableProviderRequest,
     DisableProviderResponse,
     Error,
-    ErrorCode,
     ForkSessionRequest,
     ForkSessionResponse,
     InitializeProxyRequest,
@@ -546,10 +545,13 @@ class MethodNotFound(DecodeError):
     def __reduce__(self) -> tuple[Any, ...]:
         return type(self), (self.path, self.method)
 
-    def error(self) -> Error:
-        """The JSON-RPC "method not found" error (-32601) to answer with."""
-        code = ErrorCode.METHOD_NOT_FOUND
-        return Error(code=code, message=f"Method not found: {self.method}", data={"method": self.method})
+    @property
+    def message(self) -> str:
+        return f"Method not found: {self.method}"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"method": self.method}
 
 
 def _route(lookup: Mapping[str | None, Mapping[str, Any]], method: str, side: str | None, path: _rt.Path) -> Any:

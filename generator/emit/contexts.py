@@ -109,8 +109,6 @@ class RpcContext:
     rpc_imports: list[str]
     request_id: str | None
     rpc_error: str | None
-    code_enum: str | None  # the error code enum, when it has a member for -32601 ...
-    not_found_member: str | None  # ... and that member
 
 
 def upsert_context(objects: list[ObjectType], queries: Queries) -> UpsertContext:
@@ -133,13 +131,10 @@ def upsert_context(objects: list[ObjectType], queries: Queries) -> UpsertContext
     )
 
 
-def rpc_context(module: Module, queries: Queries) -> RpcContext:
+def rpc_context(module: Module) -> RpcContext:
     """What rpc.py.jinja needs: routes grouped by side, method constants, imports."""
     methods = sorted(module.methods, key=lambda method: (method.side, method.name))
     sides = sorted({method.side for method in methods})
-    code_enum = rpc_code_enum(module, queries)
-    member = queries.enum_member(Ref(code_enum), -32601) if code_enum else None
-    not_found = member.member if member else None
     names = (
         {module.request_id, module.rpc_error} | {m.params for m in methods} | {m.result for m in methods if m.result}
     )
@@ -148,8 +143,6 @@ def rpc_context(module: Module, queries: Queries) -> RpcContext:
         """(side, its methods of `kind`), every side included."""
         return [(side, [m for m in methods if m.side == side and m.kind == kind]) for side in sides]
 
-    if code_enum and not_found:
-        names.add(code_enum)
     return RpcContext(
         requests_by_side=by_side("request"),
         shared_sides=[side for side in sides if side == SHARED_SIDE],
@@ -158,8 +151,6 @@ def rpc_context(module: Module, queries: Queries) -> RpcContext:
         rpc_imports=sorted({name for name in names if name}, key=import_sort_key),
         request_id=module.request_id,
         rpc_error=module.rpc_error,
-        code_enum=code_enum if not_found else None,
-        not_found_member=not_found,
     )
 
 

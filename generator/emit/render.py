@@ -13,6 +13,7 @@ from typing import Any
 
 import jinja2
 
+from generator import runtime
 from generator.emit.contexts import (
     PackageContext,
     import_sort_key,
@@ -275,6 +276,12 @@ def codec_units(env: jinja2.Environment, queries: Queries, context: PackageConte
     return [str(codec_module.head()), *body]
 
 
+def static_units(env: jinja2.Environment, name: str, base: dict[str, Any]) -> list[str]:
+    """The units of the static module `name` of `generator/runtime/`, copied in under the header."""
+    header = _macros(env, "header").header(base["module"], base["versions"])
+    return split_units(f"{header}\n{runtime.source(name)}")
+
+
 def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[str]]:
     """File name → the file's unformatted source, as a list of top-level units
     (formatted one by one, joined by two blank lines): the units the macros render
@@ -286,7 +293,7 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
     upserts = upsert_context(context.objects, queries)
     base = variables(context, upserts)
     files = {
-        "_runtime.py": split_units(env.get_template("runtime.py.jinja").render(base)),
+        "_runtime.py": static_units(env, "_runtime.py", base),
         "models.py": model_units(env, context, base),
         "_codec.py": codec_units(env, queries, context, base),
         "py.typed": [],
@@ -297,7 +304,7 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         files["upserts.py"] = split_units(env.get_template("upserts.py.jinja").render(base))
     if context.rpc:
         template = env.get_template("rpc.py.jinja")
-        files["rpc.py"] = split_units(template.render(variables(context, upserts, rpc_context(module, queries))))
+        files["rpc.py"] = split_units(template.render(variables(context, upserts, rpc_context(module))))
     if context.connection_exported:
         template = env.get_template("connection.py.jinja")
         files["connection.py"] = split_units(

@@ -137,7 +137,7 @@ def test_an_unknown_method_names_it_and_turns_into_method_not_found():
     assert isinstance(error, acp.DecodeError) and error.method == "session/teleport" and error.path == "$.method"
     assert "session/teleport" in str(error)
     assert error.code == -32601
-    assert acp.encode_message(error.response(9)) == {
+    assert acp.encode_message(acp.RequestError.from_decode_error(error).response(9)) == {
         "jsonrpc": "2.0",
         "id": 9,
         "error": {
@@ -159,7 +159,7 @@ def test_missing_or_null_params_are_checked_as_an_empty_object(params):
     with pytest.raises(acp.DecodeError) as caught:
         acp.decode_message({"jsonrpc": "2.0", "id": 1, "method": "session/prompt", **params})
     assert caught.value.code == -32602 and caught.value.path.startswith("$.params")
-    response = acp.encode_message(caught.value.response(1))
+    response = acp.encode_message(acp.RequestError.from_decode_error(caught.value).response(1))
     assert response["error"]["code"] == -32602 and response["error"]["data"]["path"] == caught.value.path
     assert acp.decode_message({"jsonrpc": "2.0", "id": 1, "method": "session/list", **params}).params == params.get(
         "params", acp.UNDEFINED
@@ -170,11 +170,11 @@ def test_decode_errors_carry_the_json_rpc_code_to_answer_with():
     with pytest.raises(acp.DecodeError) as envelope:
         acp.decode_message({"jsonrpc": "1.0", "id": 4, "method": "session/list"})
     assert envelope.value.code == -32600
-    assert acp.encode_message(envelope.value.response(None))["id"] is None
+    assert acp.encode_message(acp.RequestError.from_decode_error(envelope.value).response(None))["id"] is None
     with pytest.raises(acp.DecodeError) as params:
         acp.decode_message({"jsonrpc": "2.0", "id": 4, "method": "session/close", "params": {"sessionId": 7}})
     assert params.value.code == -32602
-    assert params.value.error().data == {
+    assert params.value.data == {
         "path": "$.params.sessionId",
         "expected": params.value.expected,
         "found": "integer 7",
@@ -207,7 +207,7 @@ def test_method_not_found_survives_pickle():
         caught.value.expected,
         str(caught.value),
     )
-    assert again.response(9) == caught.value.response(9)
+    assert (again.message, again.data) == (caught.value.message, caught.value.data)
 
 
 def test_the_side_restricts_the_lookup():
