@@ -121,6 +121,8 @@ PARSE_ERROR: Final = -32700
 INVALID_REQUEST: Final = -32600
 METHOD_NOT_FOUND: Final = -32601
 INVALID_PARAMS: Final = -32602
+INTERNAL_ERROR: Final = -32603
+REQUEST_CANCELLED: Final = -32800  # from the range LSP reserves, as ACP answers a cancelled request
 _ERROR_TITLES: Final = {
     PARSE_ERROR: "Parse error",
     INVALID_REQUEST: "Invalid request",

@@ -21,14 +21,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import os
-import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any, Final, Protocol, TypeVar
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, Final
 
-from . import _runtime as _rt
-from ._runtime import UNDEFINED, DecodeError, Undefined
+from . import _connection
+from ._connection import (
+    DEFAULT_LIMIT,
+    Connection,
+    ConnectionClosed,
+    Handlers,
+    MessageTooLarge,
+    StreamTransport,
+    Transport,
+    Wire,
+    spawn_process,
+    stdio_streams,
+)
+from ._runtime import UNDEFINED
 from .models import (
     ArchiveSessionRequest,
     ArchiveSessionResponse,
@@ -88,7 +98,7 @@ from .models import (
     UnarchiveSessionResponse,
     UpdateSessionNotification,
 )
-from .rpc import Message, Methods, Notification, PendingRequests, Request, Response, decode_message, encode_message
+from .rpc import Methods, Notification, PendingRequests, Request, Response, decode_message, encode_message
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -107,35 +117,13 @@ __all__ = [
     "spawn_agent_process",
 ]
 
-_log = logging.getLogger(__name__)
 
-DEFAULT_LIMIT: Final = 64 * 1024 * 1024
-"""The longest message, in bytes, the stream helpers read (asyncio's default of 64 KiB is too small for images)."""
-
-
-class RequestError(Exception):
+class RequestError(_connection.RequestError):
     """A JSON-RPC error as an exception: raise it from a handler to answer the request with it.
 
     One constructor per member of `ErrorCode` (`RequestError.invalid_params({"sessionId": "s9"})`,
     `data` and `message` optional), or `RequestError(code, message, data)` for any code.
     Awaiting a request that the peer answered with an error raises it too."""
-
-    def __init__(self, code: int, message: str, data: Any = UNDEFINED) -> None:
-        super().__init__(f"{message} ({code})")
-        self.code = code
-        self.message = message
-        self.data = data
-
-    @classmethod
-    def from_error(cls, error: Error) -> RequestError:
-        """The exception of a received error object."""
-        return cls(error.code, error.message, error.data)
-
-    @classmethod
-    def from_decode_error(cls, error: DecodeError) -> RequestError:
-        """The error to answer a message that did not decode with: its code (-32602 for a
-        value, -32600 for an envelope, -32601 for a method), where and what."""
-        return cls(error.code, error.message, error.data)
 
     def error(self) -> Error:
         """The JSON-RPC error object."""
@@ -196,349 +184,20 @@ class RequestError(Exception):
         return cls(ErrorCode.UNSUPPORTED_PROTOCOL_VERSION, message, data)
 
 
-class ConnectionClosed(ConnectionError):
-    """The connection ended: raised by requests that were pending and by any later call."""
-
-
-class MessageTooLarge(Exception):
-    """A transport read a message longer than its limit (and skipped it)."""
-
-
-class Transport(Protocol):
-    """How a connection moves messages; one JSON text per call. `StreamTransport` is
-    newline-delimited JSON over asyncio streams; a WebSocket or HTTP transport implements
-    the same three methods and leaves dispatch untouched."""
-
-    async def receive(self) -> bytes | None:
-        """The next message, None at the end of the stream; MessageTooLarge for one that is skipped."""
-        ...
-
-    async def send(self, message: bytes) -> None:
-        """Send one message, waiting while the peer is not reading (flow control)."""
-        ...
-
-    async def close(self) -> None:
-        """Close the outgoing direction; the peer sees the end of the stream."""
-        ...
-
-
-class StreamTransport:
-    """Newline-delimited JSON over an asyncio `StreamReader`/`StreamWriter` pair.
-
-    The reader's `limit` bounds a message: create it with `asyncio.StreamReader(limit=...)`,
-    `open_connection(..., limit=...)` or `create_subprocess_exec(..., limit=...)`."""
-
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self._reader = reader
-        self._writer = writer
-        self._lock = asyncio.Lock()
-
-    async def receive(self) -> bytes | None:
-        while True:
-            try:
-                line = await self._reader.readuntil(b"\n")
-            except asyncio.IncompleteReadError as end:
-                return end.partial if end.partial.strip() else None
-            except asyncio.LimitOverrunError as error:
-                await self._skip_line(error.consumed)
-                raise MessageTooLarge("a message longer than the stream's limit") from None
-            if line.strip():
-                return line
-
-    async def _skip_line(self, consumed: int) -> None:
-        """Drop the rest of an overlong line, whose first `consumed` bytes are buffered."""
-        with contextlib.suppress(asyncio.IncompleteReadError):
-            while True:
-                await self._reader.readexactly(consumed)
-                try:
-                    await self._reader.readuntil(b"\n")
-                    return
-                except asyncio.LimitOverrunError as error:
-                    consumed = error.consumed
-
-    async def send(self, message: bytes) -> None:
-        async with self._lock:
-            self._writer.writelines((message, b"\n"))
-            await self._writer.drain()
-
-    async def close(self) -> None:
-        if not self._writer.is_closing():
-            self._writer.close()
-        with contextlib.suppress(OSError):
-            await self._writer.wait_closed()
-
-
-_Handlers = Mapping[str, Callable[[Any, Any], Awaitable[Any]]]
-_Conn = TypeVar("_Conn", bound="_Connection")
-
-
-def _encode(message: Message) -> bytes:
-    return _rt.dump_json_bytes(encode_message(message))
-
-
-def _readable_id(message: Any) -> RequestId | None:
-    """The id of a message that did not decode, when it is a usable one."""
-    request_id = message.get("id") if type(message) is dict else None
-    return request_id if type(request_id) in (int, str) else None
-
-
-class _Connection:
-    """The JSON-RPC machinery of both connections: ids, pending requests, handler tasks, dispatch."""
-
-    def __init__(
-        self, handler: Any, transport: Transport, *, side: str, peer: str, requests: _Handlers, notifications: _Handlers
-    ) -> None:
-        self._handler = handler
-        self._transport = transport
-        self._side = side
-        self._requests = requests
-        self._notifications = notifications
-        self._pending = PendingRequests(side=peer)
-        self._waiting: dict[int, tuple[str, asyncio.Future[Any]]] = {}
-        self._abandoned: set[int] = set()  # cancelled requests whose response is dropped quietly
-        self._serving: dict[tuple[type, RequestId], asyncio.Task[None]] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._inbox: asyncio.Queue[Notification | None] = asyncio.Queue()  # None: the stream has ended
-        self._initialized = False
-        self._closed = False
-        self._worker = asyncio.create_task(self._notification_loop())
-        self._reader = asyncio.create_task(self._receive_loop())
-
-    async def ext_method(self, method: str, params: Any) -> Any:
-        """Send an extension request (`method` starts with `_`); params and result are raw JSON."""
-        if not method.startswith("_"):
-            raise ValueError(f"extension methods start with '_', not {method!r}")
-        return await self._request(method, params)
-
-    async def ext_notification(self, method: str, params: Any) -> None:
-        """Send an extension notification (`method` starts with `_`) with raw JSON params."""
-        if not method.startswith("_"):
-            raise ValueError(f"extension methods start with '_', not {method!r}")
-        await self._notify(method, params)
-
-    async def close(self) -> None:
-        """Stop reading, fail pending requests with ConnectionClosed, cancel the handlers, close the transport."""
-        self._reader.cancel()
-        await asyncio.wait([self._reader])
-
-    async def wait_closed(self) -> None:
-        """Wait until the connection has ended (the peer closed it, or `close`)."""
-        await asyncio.wait([self._reader])
-
-    async def __aenter__(self: _Conn) -> _Conn:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()
-
-    async def _request(self, method: str, params: Any) -> Any:
-        if self._closed:
-            raise ConnectionClosed(f"cannot send {method}: the connection is closed")
-        request = self._pending.request(method, params)
-        request_id = request.id
-        assert type(request_id) is int
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._waiting[request_id] = (method, future)
-        try:
-            await self._write(_encode(request))
-            return await future
-        except asyncio.CancelledError:
-            if not self._closed and request_id in self._waiting:
-                self._abandoned.add(request_id)
-                self._spawn(self._cancel(request_id))
-            raise
-        finally:
-            self._waiting.pop(request_id, None)
-            self._pending.discard(request_id)
-
-    async def _cancel(self, request_id: int) -> None:
-        with contextlib.suppress(ConnectionClosed):
-            await self._notify(Methods.CANCEL_REQUEST, CancelRequestNotification(request_id=request_id))
-
-    async def _notify(self, method: str, params: Any) -> None:
-        if self._closed:
-            raise ConnectionClosed(f"cannot send {method}: the connection is closed")
-        await self._write(_encode(Notification(method=method, params=params)))
-
-    async def _write(self, data: bytes) -> None:
-        try:
-            await self._transport.send(data)
-        except (OSError, RuntimeError) as error:
-            raise ConnectionClosed(f"the connection failed: {error}") from error
-
-    def _spawn(self, work: Awaitable[None]) -> None:
-        task = asyncio.ensure_future(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _receive_loop(self) -> None:
-        try:
-            while True:
-                try:
-                    data = await self._transport.receive()
-                except MessageTooLarge as error:
-                    message = f"Invalid request: {error}"
-                    await self._answer(RequestError.invalid_request(message=message).response(None))
-                    continue
-                if data is None:
-                    await self._finish()
-                    break
-                await self._receive(data)
-        except (OSError, RuntimeError) as error:
-            _log.warning("connection failed: %s", error)
-        finally:
-            await self._shutdown()
-
-    async def _finish(self) -> None:
-        """The peer has closed the stream: fail the requests no response can answer now, then
-        handle the notifications it sent before it closed (`close` does not wait for them)."""
-        self._closed = True
-        self._fail_waiting()
-        self._inbox.put_nowait(None)
-        await asyncio.wait([self._worker])
-
-    async def _receive(self, data: bytes) -> None:
-        try:
-            message = _rt.parse_json(data)
-        except DecodeError as error:
-            await self._answer(RequestError.parse_error({"error": str(error)}).response(None))
-            return
-        if type(message) is dict and "method" in message and message.get("params") is None:
-            method = message["method"]
-            if type(method) is str and not method.startswith("_"):
-                message["params"] = {}  # served as `{}`, as the TypeScript SDK does
-        try:
-            decoded = decode_message(message, side=self._side)
-        except DecodeError as error:
-            await self._refuse(message, error)
-            return
-        if isinstance(decoded, Response):
-            self._resolve(decoded)
-        elif isinstance(decoded, Request):
-            await self._dispatch(decoded)
-        elif decoded.method == Methods.CANCEL_REQUEST:
-            task = self._serving.get((type(decoded.params.request_id), decoded.params.request_id))
-            if task is not None:
-                # Once the handler task has taken its first step (scheduled before this): a task
-                # cancelled before it starts would never run `_serve` and never answer.
-                asyncio.get_running_loop().call_soon(task.cancel)
-        elif self._initialized:
-            self._inbox.put_nowait(decoded)
-        else:
-            _log.debug("ignored %s before initialization", decoded.method)
-
-    async def _refuse(self, message: Any, error: DecodeError) -> None:
-        """Answer a message that did not decode with its error. A malformed response fails
-        its pending request (or is logged); a notification's bad params are only logged."""
-        request_id = _readable_id(message)
-        if type(message) is dict and "method" not in message and ("result" in message or "error" in message):
-            if type(request_id) is int and request_id in self._waiting:
-                self._settle(request_id, error)
-            else:
-                _log.warning("dropped a malformed response: %s", error)
-            return
-        if type(message) is dict and "id" not in message and error.code != _rt.INVALID_REQUEST:
-            _log.warning("dropped notification %s: %s", message.get("method"), error)
-            return
-        await self._answer(RequestError.from_decode_error(error).response(request_id))
-
-    async def _dispatch(self, request: Request) -> None:
-        key = (type(request.id), request.id)
-        if key in self._serving:
-            message = f"Invalid request: request id {request.id!r} is in use"
-            await self._answer(RequestError.invalid_request(message=message).response(request.id))
-            return
-        if not self._initialized and request.method != Methods.INITIALIZE:
-            message = f"Invalid request: the connection must be initialized before {request.method!r}"
-            await self._answer(RequestError.invalid_request(message=message).response(request.id))
-            return
-        task = asyncio.create_task(self._serve(request))
-        self._serving[key] = task
-        task.add_done_callback(lambda _: self._serving.pop(key, None))
-
-    async def _serve(self, request: Request) -> None:
-        try:
-            if request.method.startswith("_"):
-                result = await self._handler.ext_method(request.method, request.params)
-            else:
-                result = await self._requests[request.method](self._handler, request.params)
-            data = _encode(Response(id=request.id, result=result))
-        except asyncio.CancelledError:
-            if self._closed:
-                raise
-            data = _encode(RequestError.request_cancelled({"requestId": request.id}).response(request.id))
-        except RequestError as error:
-            data = _encode(error.response(request.id))
-        except Exception:
-            _log.exception("the handler of %s (request %r) failed", request.method, request.id)
-            data = _encode(RequestError.internal_error().response(request.id))
-        else:
-            if request.method == Methods.INITIALIZE:
-                self._initialized = True
-        with contextlib.suppress(ConnectionClosed):
-            await self._write(data)
-
-    async def _answer(self, response: Response) -> None:
-        with contextlib.suppress(ConnectionClosed):
-            await self._write(_encode(response))
-
-    async def _notification_loop(self) -> None:
-        while (notification := await self._inbox.get()) is not None:
-            try:
-                if notification.method.startswith("_"):
-                    await self._handler.ext_notification(notification.method, notification.params)
-                elif notification.method in self._notifications:
-                    await self._notifications[notification.method](self._handler, notification.params)
-            except Exception:
-                _log.exception("the handler of notification %s failed", notification.method)
-
-    def _resolve(self, response: Response) -> None:
-        request_id = response.id
-        if type(request_id) is not int or request_id not in self._waiting:
-            if type(request_id) is int and request_id in self._abandoned:
-                self._abandoned.discard(request_id)
-            else:
-                _log.warning("dropped a response to unknown request id %r", request_id)
-            return
-        method = self._waiting[request_id][0]
-        try:
-            typed = self._pending.resolve(response)
-        except DecodeError as error:
-            self._settle(request_id, error)
-            return
-        if not isinstance(typed.error, Undefined):
-            self._settle(request_id, RequestError.from_error(typed.error))
-            return
-        if method == Methods.INITIALIZE:
-            self._initialized = True
-        self._settle(request_id, None, typed.result)
-
-    def _settle(self, request_id: int, error: BaseException | None, result: Any = None) -> None:
-        _, future = self._waiting.pop(request_id)
-        self._pending.discard(request_id)
-        if future.done():
-            return
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(result)
-
-    def _fail_waiting(self) -> None:
-        for method, future in self._waiting.values():
-            if not future.done():
-                future.set_exception(ConnectionClosed(f"the connection closed before the response to {method}"))
-        self._waiting.clear()
-        self._abandoned.clear()
-
-    async def _shutdown(self) -> None:
-        self._closed = True
-        self._fail_waiting()
-        tasks = [*self._serving.values(), *self._tasks, self._worker]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        with contextlib.suppress(OSError, RuntimeError):
-            await self._transport.close()
+_WIRE: Final = Wire(
+    decode=decode_message,
+    encode=encode_message,
+    request=Request,
+    notification=Notification,
+    response=Response,
+    pending=PendingRequests,
+    error=RequestError,
+    error_object=lambda code, message, data: Error(code=code, message=message, data=data),
+    cancel_method=Methods.CANCEL_REQUEST,
+    cancel_params=lambda request_id: CancelRequestNotification(request_id=request_id),
+    cancelled_id=lambda params: params.request_id,
+    initialize_method=Methods.INITIALIZE,
+)
 
 
 class Agent:
@@ -812,7 +471,7 @@ class Agent:
         raise RequestError.method_not_found({"method": Methods.TOOL_CALL_CANCEL})
 
 
-_AGENT_REQUESTS: Final[_Handlers] = {
+_AGENT_REQUESTS: Final[Handlers] = {
     Methods.AUTH_LOGIN: lambda handler, params: handler.auth_login(params),
     Methods.AUTH_LOGOUT: lambda handler, params: handler.auth_logout(params),
     Methods.AUTH_STATUS: lambda handler, params: handler.auth_status(params),
@@ -835,13 +494,13 @@ _AGENT_REQUESTS: Final[_Handlers] = {
     Methods.TERMINAL_CANCEL: lambda handler, params: handler.terminal_cancel(params),
     Methods.TOOL_CALL_CANCEL: lambda handler, params: handler.tool_call_cancel(params),
 }
-_AGENT_NOTIFICATIONS: Final[_Handlers] = {
+_AGENT_NOTIFICATIONS: Final[Handlers] = {
     Methods.MCP_MESSAGE: lambda handler, params: handler.mcp_message(params),
     Methods.SESSION_CANCEL: lambda handler, params: handler.session_cancel(params),
 }
 
 
-class AgentSideConnection(_Connection):
+class AgentSideConnection(Connection):
     """The agent's end of a connection: serves a `Agent` and calls the client through typed methods.
 
     Reading starts at once, in the running event loop; `wait_closed()` waits for the end,
@@ -851,6 +510,7 @@ class AgentSideConnection(_Connection):
         super().__init__(
             agent,
             transport,
+            wire=_WIRE,
             side="agent",
             peer="client",
             requests=_AGENT_REQUESTS,
@@ -1001,19 +661,19 @@ class Client:
         """
 
 
-_CLIENT_REQUESTS: Final[_Handlers] = {
+_CLIENT_REQUESTS: Final[Handlers] = {
     Methods.ELICITATION_CREATE: lambda handler, params: handler.elicitation_create(params),
     Methods.MCP_MESSAGE: lambda handler, params: handler.mcp_message(params),
     Methods.SESSION_REQUEST_PERMISSION: lambda handler, params: handler.session_request_permission(params),
 }
-_CLIENT_NOTIFICATIONS: Final[_Handlers] = {
+_CLIENT_NOTIFICATIONS: Final[Handlers] = {
     Methods.AUTH_STATUS_UPDATE: lambda handler, params: handler.auth_status_update(params),
     Methods.ELICITATION_COMPLETE: lambda handler, params: handler.elicitation_complete(params),
     Methods.SESSION_UPDATE: lambda handler, params: handler.session_update(params),
 }
 
 
-class ClientSideConnection(_Connection):
+class ClientSideConnection(Connection):
     """The client's end of a connection: serves a `Client` and calls the agent through typed methods.
 
     Reading starts at once, in the running event loop; `wait_closed()` waits for the end,
@@ -1023,6 +683,7 @@ class ClientSideConnection(_Connection):
         super().__init__(
             client,
             transport,
+            wire=_WIRE,
             side="client",
             peer="agent",
             requests=_CLIENT_REQUESTS,
@@ -1307,20 +968,10 @@ class ClientSideConnection(_Connection):
         return result
 
 
-async def _stdio(limit: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=limit)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    transport, protocol = await loop.connect_write_pipe(
-        lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()), sys.stdout
-    )
-    return reader, asyncio.StreamWriter(transport, protocol, None, loop)
-
-
 async def run_agent(agent: Agent, *, limit: int = DEFAULT_LIMIT) -> None:
     """Serve `agent` over stdin/stdout until stdin ends. stdout carries only protocol lines:
     log to stderr, never print."""
-    reader, writer = await _stdio(limit)
+    reader, writer = await stdio_streams(limit)
     await AgentSideConnection(agent, StreamTransport(reader, writer)).wait_closed()
 
 
@@ -1349,28 +1000,12 @@ async def spawn_agent_process(
     """Start the agent `command` and connect `client` to its stdin/stdout (stderr is inherited).
 
     On exit the connection is closed, which ends the agent's stdin; an agent that has not
-    exited after `timeout` seconds is terminated, and killed after another `timeout`."""
-    process = await asyncio.create_subprocess_exec(
-        command,
-        *args,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        env=None if env is None else dict(env),
-        cwd=cwd,
-        limit=limit,
-    )
-    assert process.stdin is not None and process.stdout is not None
-    conn = connect_to_agent(client, process.stdout, process.stdin)
-    try:
-        yield conn, process
-    finally:
-        await conn.close()
+    exited after `timeout` seconds is terminated, and killed after another `timeout`; a
+    cancellation kills it at once."""
+    async with spawn_process(command, *args, env=env, cwd=cwd, limit=limit, timeout=timeout) as process:
+        assert process.stdin is not None and process.stdout is not None
+        conn = connect_to_agent(client, process.stdout, process.stdin)
         try:
-            await asyncio.wait_for(process.wait(), timeout)
-        except asyncio.TimeoutError:
-            process.terminate()
-            try:
-                await asyncio.wait_for(process.wait(), timeout)
-            except asyncio.TimeoutError:
-                process.kill()
-                await process.wait()
+            yield conn, process
+        finally:
+            await conn.close()

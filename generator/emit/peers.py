@@ -16,12 +16,13 @@ INITIALIZE_METHOD = "initialize"  # served first: earlier requests are refused
 CANCEL_METHOD = "$/cancel_request"  # handled by the connection: cancels a request being served
 # What the interfaces and connections define themselves: no method may take these names.
 CONNECTION_ATTRIBUTES = frozenset({"on_connect", "ext_method", "ext_notification", "close", "wait_closed"})
-# The error-code enum members the connection answers with.
-USED_ERROR_CODES = frozenset(
-    {"PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR", "REQUEST_CANCELLED"}
-)
+# The error-code enum members the interfaces answer with (the engine in _connection.py
+# answers the JSON-RPC errors by their numbers).
+USED_ERROR_CODES = frozenset({"METHOD_NOT_FOUND"})
 # What RequestError defines itself: no error-code constructor may take these names.
-REQUEST_ERROR_ATTRIBUTES = frozenset({"code", "message", "data", "error", "response", "from_error"})
+REQUEST_ERROR_ATTRIBUTES = frozenset(
+    {"code", "message", "data", "error", "response", "from_error", "from_decode_error"}
+)
 
 
 @dataclass(frozen=True)

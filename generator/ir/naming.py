@@ -61,7 +61,7 @@ CONNECTION_NAMES = (
     "spawn_agent_process",
 )
 # Other names the generated modules that import the types (models.py, _codec.py,
-# _builders.py, rpc.py, upserts.py, __init__.py) bind at module level;
+# _builders.py, rpc.py, upserts.py, connection.py, __init__.py) bind at module level;
 # tests/ir/test_naming.py checks this list against a generated package.
 PACKAGE_NAMES = frozenset(
     {
@@ -70,9 +70,11 @@ PACKAGE_NAMES = frozenset(
         "Awaitable",
         "Callable",
         "ClassVar",
+        "Connection",
         "DecodeError",
         "Enum",
         "Final",
+        "Handlers",
         "Iterable",
         "JSONRPC_VERSION",
         "Literal",
@@ -88,6 +90,7 @@ PACKAGE_NAMES = frozenset(
         "TypeVar",
         "UNDEFINED",
         "Undefined",
+        "Wire",
         "annotations",
         "builtins",
         "cast",
@@ -101,6 +104,8 @@ PACKAGE_NAMES = frozenset(
         "os",
         "overload",
         "replace",
+        "spawn_process",
+        "stdio_streams",
         "asyncio",
         "contextlib",
         "json",

@@ -1,0 +1,510 @@
+"""The connection machinery every generated package shares: the transport of newline-delimited
+JSON over asyncio streams, and the JSON-RPC engine both typed connections are built on
+(ids, pending requests, handler tasks, cancellation, dispatch). What it needs of the
+schema (the message classes and their codec, the cancel and initialize methods) it is
+given as a `Wire` by the package's connection module."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Protocol, TypeVar
+
+from . import _runtime as _rt
+from ._runtime import UNDEFINED, DecodeError
+
+_log = logging.getLogger(f"{_rt.LOGGER}.connection")
+
+DEFAULT_LIMIT: Final = 64 * 1024 * 1024
+"""The longest message, in bytes, the stream helpers read (asyncio's default of 64 KiB is too small for images)."""
+
+_E = TypeVar("_E", bound="RequestError")
+
+
+class ErrorObject(Protocol):
+    """A JSON-RPC error object, as the schema's error type holds it."""
+
+    @property
+    def code(self) -> int: ...
+
+    @property
+    def message(self) -> str: ...
+
+    @property
+    def data(self) -> Any: ...
+
+
+class RequestError(Exception):
+    """A JSON-RPC error as an exception: raise it from a handler to answer the request with it.
+
+    `RequestError(code, message, data)` for any code; the package's subclass adds one
+    constructor per error code of the schema. Awaiting a request that the peer answered
+    with an error raises it too."""
+
+    def __init__(self, code: int, message: str, data: Any = UNDEFINED) -> None:
+        super().__init__(f"{message} ({code})")
+        self.code = code
+        self.message = message
+        self.data = data
+
+    @classmethod
+    def from_error(cls: type[_E], error: ErrorObject) -> _E:
+        """The exception of a received error object."""
+        return cls(error.code, error.message, error.data)
+
+    @classmethod
+    def from_decode_error(cls: type[_E], error: DecodeError) -> _E:
+        """The error to answer a message that did not decode with: its code (-32602 for a
+        value, -32600 for an envelope, -32601 for a method), where and what."""
+        return cls(error.code, error.message, error.data)
+
+
+class ConnectionClosed(ConnectionError):
+    """The connection ended: raised by requests that were pending and by any later call."""
+
+
+class MessageTooLarge(Exception):
+    """A transport read a message longer than its limit (and skipped it)."""
+
+
+class Transport(Protocol):
+    """How a connection moves messages; one JSON text per call. `StreamTransport` is
+    newline-delimited JSON over asyncio streams; a WebSocket or HTTP transport implements
+    the same three methods and leaves dispatch untouched."""
+
+    async def receive(self) -> bytes | None:
+        """The next message, None at the end of the stream; MessageTooLarge for one that is skipped."""
+        ...
+
+    async def send(self, message: bytes) -> None:
+        """Send one message, waiting while the peer is not reading (flow control)."""
+        ...
+
+    async def close(self) -> None:
+        """Close the outgoing direction; the peer sees the end of the stream."""
+        ...
+
+
+class StreamTransport:
+    """Newline-delimited JSON over an asyncio `StreamReader`/`StreamWriter` pair.
+
+    The reader's `limit` bounds a message: create it with `asyncio.StreamReader(limit=...)`,
+    `open_connection(..., limit=...)` or `create_subprocess_exec(..., limit=...)`."""
+
+    def __init__(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *, close_timeout: float = 5.0
+    ) -> None:
+        self._reader = reader
+        self._writer = writer
+        self._close_timeout = close_timeout
+        self._lock = asyncio.Lock()
+
+    async def receive(self) -> bytes | None:
+        while True:
+            try:
+                line = await self._reader.readuntil(b"\n")
+            except asyncio.IncompleteReadError as end:
+                return end.partial if end.partial.strip() else None
+            except asyncio.LimitOverrunError as error:
+                await self._skip_line(error.consumed)
+                raise MessageTooLarge("a message longer than the stream's limit") from None
+            if line.strip():
+                return line
+
+    async def _skip_line(self, consumed: int) -> None:
+        """Drop the rest of an overlong line, whose first `consumed` bytes are buffered."""
+        with contextlib.suppress(asyncio.IncompleteReadError):
+            while True:
+                await self._reader.readexactly(consumed)
+                try:
+                    await self._reader.readuntil(b"\n")
+                    return
+                except asyncio.LimitOverrunError as error:
+                    consumed = error.consumed
+
+    async def send(self, message: bytes) -> None:
+        async with self._lock:
+            self._writer.writelines((message, b"\n"))
+            await self._writer.drain()
+
+    async def close(self) -> None:
+        """Close the writing direction. A peer that has not read what is still queued after
+        `close_timeout` seconds is cut off (the transport is aborted): close always returns."""
+        if not self._writer.is_closing():
+            self._writer.close()
+        try:
+            await asyncio.wait_for(self._writer.wait_closed(), self._close_timeout)
+        except asyncio.TimeoutError:
+            self._writer.transport.abort()
+        except OSError:
+            pass
+
+
+Handlers = Mapping[str, Callable[[Any, Any], Awaitable[Any]]]
+"""Wire method → a call of the handler's method for it: `lambda handler, params: handler.m(params)`."""
+_Conn = TypeVar("_Conn", bound="Connection")
+
+
+@dataclass(frozen=True, slots=True)
+class Wire:
+    """What the engine needs of the schema, from the package's rpc and models modules."""
+
+    decode: Callable[..., Any]  # a parsed JSON-RPC object → Request | Notification | Response (`side=`)
+    encode: Callable[[Any], dict[str, Any]]  # a message → its JSON-RPC object
+    request: type
+    notification: type
+    response: type
+    pending: Callable[..., Any]  # `PendingRequests(side=...)`
+    error: type[RequestError]  # the package's RequestError, raised by requests answered with an error
+    error_object: Callable[[int, str, Any], Any]  # (code, message, data) → the schema's error object
+    cancel_method: str  # handled by the engine: cancels the request being served
+    cancel_params: Callable[[int], Any]  # a request id → the params of `cancel_method`
+    cancelled_id: Callable[[Any], Any]  # the params of `cancel_method` → the request id
+    initialize_method: str | None  # served first: earlier requests are refused
+
+
+def _readable_id(message: Any) -> Any:
+    """The id of a message that did not decode, when it is a usable one."""
+    request_id = message.get("id") if type(message) is dict else None
+    return request_id if type(request_id) in (int, str) else None
+
+
+class Connection:
+    """The JSON-RPC machinery of both typed connections: ids, pending requests, handler tasks,
+    dispatch. `wire` says what the package's messages are; `requests` and `notifications` call
+    the `handler`'s method for each method of its side."""
+
+    def __init__(
+        self,
+        handler: Any,
+        transport: Transport,
+        *,
+        wire: Wire,
+        side: str,
+        peer: str,
+        requests: Handlers,
+        notifications: Handlers,
+    ) -> None:
+        self._wire = wire
+        self._handler = handler
+        self._transport = transport
+        self._side = side
+        self._requests = requests
+        self._notifications = notifications
+        self._pending = wire.pending(side=peer)
+        self._waiting: dict[int, tuple[str, asyncio.Future[Any]]] = {}
+        self._abandoned: set[int] = set()  # cancelled requests whose response is dropped quietly
+        self._serving: dict[tuple[type, Any], asyncio.Task[None]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._inbox: asyncio.Queue[Any] = asyncio.Queue()  # None: the stream has ended
+        self._initialized = wire.initialize_method is None
+        self._closed = False
+        self._worker = asyncio.create_task(self._notification_loop())
+        self._reader = asyncio.create_task(self._receive_loop())
+
+    async def ext_method(self, method: str, params: Any) -> Any:
+        """Send an extension request (`method` starts with `_`); params and result are raw JSON."""
+        if not method.startswith("_"):
+            raise ValueError(f"extension methods start with '_', not {method!r}")
+        return await self._request(method, params)
+
+    async def ext_notification(self, method: str, params: Any) -> None:
+        """Send an extension notification (`method` starts with `_`) with raw JSON params."""
+        if not method.startswith("_"):
+            raise ValueError(f"extension methods start with '_', not {method!r}")
+        await self._notify(method, params)
+
+    async def close(self) -> None:
+        """Stop reading, fail pending requests with ConnectionClosed, cancel the handlers, close the transport."""
+        self._reader.cancel()
+        await asyncio.wait([self._reader])
+
+    async def wait_closed(self) -> None:
+        """Wait until the connection has ended (the peer closed it, or `close`)."""
+        await asyncio.wait([self._reader])
+
+    async def __aenter__(self: _Conn) -> _Conn:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    async def _request(self, method: str, params: Any) -> Any:
+        if self._closed:
+            raise ConnectionClosed(f"cannot send {method}: the connection is closed")
+        request = self._pending.request(method, params)
+        request_id = request.id
+        assert type(request_id) is int
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiting[request_id] = (method, future)
+        try:
+            await self._write(self._encode(request))
+            return await future
+        except asyncio.CancelledError:
+            if not self._closed and request_id in self._waiting:
+                self._abandoned.add(request_id)
+                self._spawn(self._cancel(request_id))
+            raise
+        finally:
+            self._waiting.pop(request_id, None)
+            self._pending.discard(request_id)
+
+    async def _cancel(self, request_id: int) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            await self._notify(self._wire.cancel_method, self._wire.cancel_params(request_id))
+
+    async def _notify(self, method: str, params: Any) -> None:
+        if self._closed:
+            raise ConnectionClosed(f"cannot send {method}: the connection is closed")
+        await self._write(self._encode(self._wire.notification(method=method, params=params)))
+
+    async def _write(self, data: bytes) -> None:
+        try:
+            await self._transport.send(data)
+        except (OSError, RuntimeError) as error:
+            raise ConnectionClosed(f"the connection failed: {error}") from error
+
+    def _spawn(self, work: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _receive_loop(self) -> None:
+        try:
+            while True:
+                try:
+                    data = await self._transport.receive()
+                except MessageTooLarge as error:
+                    message = f"Invalid request: {error}"
+                    await self._answer(self._error(None, _rt.INVALID_REQUEST, message))
+                    continue
+                if data is None:
+                    await self._finish()
+                    break
+                await self._receive(data)
+        except (OSError, RuntimeError) as error:
+            _log.warning("connection failed: %s", error)
+        finally:
+            await self._shutdown()
+
+    async def _finish(self) -> None:
+        """The peer has closed the stream: fail the requests no response can answer now, then
+        handle the notifications it sent before it closed (`close` does not wait for them)."""
+        self._closed = True
+        self._fail_waiting()
+        self._inbox.put_nowait(None)
+        await asyncio.wait([self._worker])
+
+    async def _receive(self, data: bytes) -> None:
+        try:
+            message = _rt.parse_json(data)
+        except DecodeError as error:
+            await self._answer(self._error(None, _rt.PARSE_ERROR, "Parse error", {"error": str(error)}))
+            return
+        if type(message) is dict and "method" in message and message.get("params") is None:
+            method = message["method"]
+            if type(method) is str and not method.startswith("_"):
+                message["params"] = {}  # served as `{}`, as the TypeScript SDK does
+        try:
+            decoded = self._wire.decode(message, side=self._side)
+        except DecodeError as error:
+            await self._refuse(message, error)
+            return
+        if isinstance(decoded, self._wire.response):
+            self._resolve(decoded)
+        elif isinstance(decoded, self._wire.request):
+            await self._dispatch(decoded)
+        elif decoded.method == self._wire.cancel_method:
+            cancelled = self._wire.cancelled_id(decoded.params)
+            task = self._serving.get((type(cancelled), cancelled))
+            if task is not None:
+                # Once the handler task has taken its first step (scheduled before this): a task
+                # cancelled before it starts would never run `_serve` and never answer.
+                asyncio.get_running_loop().call_soon(task.cancel)
+        elif self._initialized:
+            self._inbox.put_nowait(decoded)
+        else:
+            _log.debug("ignored %s before initialization", decoded.method)
+
+    async def _refuse(self, message: Any, error: DecodeError) -> None:
+        """Answer a message that did not decode with its error. A malformed response fails
+        its pending request (or is logged); a notification's bad params are only logged."""
+        request_id = _readable_id(message)
+        if type(message) is dict and "method" not in message and ("result" in message or "error" in message):
+            if type(request_id) is int and request_id in self._waiting:
+                self._settle(request_id, error)
+            else:
+                _log.warning("dropped a malformed response: %s", error)
+            return
+        if type(message) is dict and "id" not in message and error.code != _rt.INVALID_REQUEST:
+            _log.warning("dropped notification %s: %s", message.get("method"), error)
+            return
+        await self._answer(self._error(request_id, error.code, error.message, error.data))
+
+    async def _dispatch(self, request: Any) -> None:
+        key = (type(request.id), request.id)
+        if key in self._serving:
+            message = f"Invalid request: request id {request.id!r} is in use"
+            await self._answer(self._error(request.id, _rt.INVALID_REQUEST, message))
+            return
+        if not self._initialized and request.method != self._wire.initialize_method:
+            message = f"Invalid request: the connection must be initialized before {request.method!r}"
+            await self._answer(self._error(request.id, _rt.INVALID_REQUEST, message))
+            return
+        task = asyncio.create_task(self._serve(request))
+        self._serving[key] = task
+        task.add_done_callback(lambda _: self._serving.pop(key, None))
+
+    async def _serve(self, request: Any) -> None:
+        try:
+            if request.method.startswith("_"):
+                result = await self._handler.ext_method(request.method, request.params)
+            else:
+                result = await self._requests[request.method](self._handler, request.params)
+            data = self._encode(self._wire.response(id=request.id, result=result))
+        except asyncio.CancelledError:
+            if self._closed:
+                raise
+            data = self._error(request.id, _rt.REQUEST_CANCELLED, "Request cancelled", {"requestId": request.id})
+        except RequestError as error:
+            data = self._error(request.id, error.code, error.message, error.data)
+        except Exception:
+            _log.exception("the handler of %s (request %r) failed", request.method, request.id)
+            data = self._error(request.id, _rt.INTERNAL_ERROR, "Internal error")
+        else:
+            if request.method == self._wire.initialize_method:
+                self._initialized = True
+        with contextlib.suppress(ConnectionClosed):
+            await self._write(data)
+
+    def _encode(self, message: Any) -> bytes:
+        return _rt.dump_json_bytes(self._wire.encode(message))
+
+    def _error(self, request_id: Any, code: int, message: str, data: Any = UNDEFINED) -> bytes:
+        """The error response to `request_id` (None when it could not be read)."""
+        return self._encode(self._wire.response(id=request_id, error=self._wire.error_object(code, message, data)))
+
+    async def _answer(self, data: bytes) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            await self._write(data)
+
+    async def _notification_loop(self) -> None:
+        while (notification := await self._inbox.get()) is not None:
+            try:
+                if notification.method.startswith("_"):
+                    await self._handler.ext_notification(notification.method, notification.params)
+                elif notification.method in self._notifications:
+                    await self._notifications[notification.method](self._handler, notification.params)
+            except Exception:
+                _log.exception("the handler of notification %s failed", notification.method)
+
+    def _resolve(self, response: Any) -> None:
+        request_id = response.id
+        if type(request_id) is not int or request_id not in self._waiting:
+            if type(request_id) is int and request_id in self._abandoned:
+                self._abandoned.discard(request_id)
+            else:
+                _log.warning("dropped a response to unknown request id %r", request_id)
+            return
+        method = self._waiting[request_id][0]
+        try:
+            typed = self._pending.resolve(response)
+        except DecodeError as error:
+            self._settle(request_id, error)
+            return
+        if not isinstance(typed.error, _rt.Undefined):
+            self._settle(request_id, self._wire.error.from_error(typed.error))
+            return
+        if method == self._wire.initialize_method:
+            self._initialized = True
+        self._settle(request_id, None, typed.result)
+
+    def _settle(self, request_id: int, error: BaseException | None, result: Any = None) -> None:
+        _, future = self._waiting.pop(request_id)
+        self._pending.discard(request_id)
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    def _fail_waiting(self) -> None:
+        for method, future in self._waiting.values():
+            if not future.done():
+                future.set_exception(ConnectionClosed(f"the connection closed before the response to {method}"))
+        self._waiting.clear()
+        self._abandoned.clear()
+
+    async def _shutdown(self) -> None:
+        self._closed = True
+        self._fail_waiting()
+        tasks = [*self._serving.values(), *self._tasks, self._worker]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        with contextlib.suppress(OSError, RuntimeError):
+            await self._transport.close()
+
+
+async def stdio_streams(limit: int = DEFAULT_LIMIT) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """This process's stdin and stdout as an asyncio stream pair (stdout carries protocol lines only)."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=limit)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    transport, protocol = await loop.connect_write_pipe(
+        lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()), sys.stdout
+    )
+    return reader, asyncio.StreamWriter(transport, protocol, None, loop)
+
+
+@contextlib.asynccontextmanager
+async def spawn_process(
+    command: str | os.PathLike[str],
+    *args: str | os.PathLike[str],
+    env: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    limit: int = DEFAULT_LIMIT,
+    timeout: float = 5.0,
+) -> AsyncIterator[asyncio.subprocess.Process]:
+    """Start `command` with its stdin and stdout piped to this process (stderr is inherited).
+
+    On exit, a process that has not exited `timeout` seconds after its owner closed its
+    stdin is terminated, and killed after another `timeout`. A cancellation meanwhile kills
+    it at once: no process outlives the task that started it."""
+    process = await asyncio.create_subprocess_exec(
+        command,
+        *args,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        env=None if env is None else dict(env),
+        cwd=cwd,
+        limit=limit,
+    )
+    try:
+        yield process
+    finally:
+        await _stop(process, timeout)
+
+
+async def _stop(process: asyncio.subprocess.Process, timeout: float) -> None:
+    try:
+        try:
+            await asyncio.wait_for(process.wait(), timeout)
+        except asyncio.TimeoutError:
+            process.terminate()
+            try:
+                await asyncio.wait_for(process.wait(), timeout)
+            except asyncio.TimeoutError:
+                process.kill()
+                await process.wait()
+    except BaseException:  # cancelled (or interrupted) while waiting: do not leave it running
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+        raise

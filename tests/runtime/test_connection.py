@@ -1,0 +1,339 @@
+"""generator/runtime/_connection.py on its own: the engine over a minimal hand-written wire
+(two methods, no schema), the stream transport over real pipes and the process helper on
+a real child. The typed connections of a generated package are tested in
+tests/package/test_connection.py."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from generator.runtime import _connection as conn
+from generator.runtime import _runtime as rt
+
+# --- a wire without a schema: "echo" (request), "note" (notification), "$/cancel" ----------
+
+
+@dataclass
+class Request:
+    id: Any
+    method: str
+    params: Any = rt.UNDEFINED
+
+
+@dataclass
+class Notification:
+    method: str
+    params: Any = rt.UNDEFINED
+
+
+@dataclass
+class Response:
+    id: Any
+    result: Any = rt.UNDEFINED
+    error: Any = rt.UNDEFINED
+
+
+@dataclass
+class ErrorObject:
+    code: int
+    message: str
+    data: Any = rt.UNDEFINED
+
+
+def decode(data: Any, *, side: str) -> Any:
+    if type(data) is not dict or data.get("jsonrpc") != "2.0":
+        raise rt.DecodeError("$", "a JSON-RPC message", data, code=rt.INVALID_REQUEST)
+    if "method" not in data:
+        error = data.get("error")
+        return Response(data.get("id"), data.get("result", rt.UNDEFINED), error and ErrorObject(**error))
+    if data["method"] not in ("echo", "note", "$/cancel") and not data["method"].startswith("_"):
+        raise rt.DecodeError("$.method", "a known method", data["method"], code=rt.METHOD_NOT_FOUND)
+    if "id" in data:
+        return Request(data["id"], data["method"], data.get("params"))
+    return Notification(data["method"], data.get("params"))
+
+
+def encode(message: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {"jsonrpc": "2.0"}
+    if not isinstance(message, Notification):
+        data["id"] = message.id
+    if isinstance(message, Response):
+        if message.error is rt.UNDEFINED:
+            data["result"] = message.result
+        else:
+            error = {"code": message.error.code, "message": message.error.message}
+            data["error"] = error if message.error.data is rt.UNDEFINED else {**error, "data": message.error.data}
+    else:
+        data["method"] = message.method
+        data["params"] = message.params
+    return data
+
+
+class Pending:
+    def __init__(self, *, side: str) -> None:
+        self.next_id = 0
+
+    def request(self, method: str, params: Any) -> Request:
+        self.next_id += 1
+        return Request(self.next_id - 1, method, params)
+
+    def discard(self, request_id: Any) -> None:
+        pass
+
+    def resolve(self, response: Response) -> Response:
+        return response
+
+
+WIRE = conn.Wire(
+    decode=decode,
+    encode=encode,
+    request=Request,
+    notification=Notification,
+    response=Response,
+    pending=Pending,
+    error=conn.RequestError,
+    error_object=ErrorObject,
+    cancel_method="$/cancel",
+    cancel_params=lambda request_id: {"id": request_id},
+    cancelled_id=lambda params: params["id"],
+    initialize_method=None,
+)
+
+
+@dataclass
+class Handler:
+    notes: list[Any] = field(default_factory=list)
+    started: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def echo(self, params: Any) -> Any:
+        if params == "fail":
+            raise RuntimeError("handler bug")
+        if params == "refuse":
+            raise conn.RequestError(-32002, "Resource not found", {"id": 7})
+        if params == "hold":
+            self.started.set()
+            await asyncio.sleep(60)
+        return params
+
+    async def note(self, params: Any) -> None:
+        await asyncio.sleep(0)
+        self.notes.append(params)
+
+
+class MemoryTransport:
+    """Messages as queue items: what the engine sends, and what the test feeds it."""
+
+    def __init__(self) -> None:
+        self.incoming: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.sent: asyncio.Queue[Any] = asyncio.Queue()
+
+    async def receive(self) -> bytes | None:
+        return await self.incoming.get()
+
+    async def send(self, message: bytes) -> None:
+        self.sent.put_nowait(json.loads(message.decode("utf-8")))  # valid UTF-8 JSON, or this fails
+
+    async def close(self) -> None:
+        pass
+
+    def feed(self, *lines: Any) -> None:
+        """Lines as bytes, messages as JSON values; None ends the stream."""
+        for line in lines:
+            self.incoming.put_nowait(line if line is None or isinstance(line, bytes) else json.dumps(line).encode())
+
+    async def next(self) -> Any:
+        return await asyncio.wait_for(self.sent.get(), 5)
+
+
+def connect(handler: Handler, transport: Any) -> conn.Connection:
+    return conn.Connection(
+        handler,
+        transport,
+        wire=WIRE,
+        side="agent",
+        peer="client",
+        requests={"echo": lambda handler, params: handler.echo(params)},
+        notifications={"note": lambda handler, params: handler.note(params)},
+    )
+
+
+def request(request_id: Any, params: Any, method: str = "echo") -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+
+
+# --- serving -------------------------------------------------------------------------------
+
+
+async def test_a_request_is_answered_with_its_handlers_result():
+    transport = MemoryTransport()
+    async with connect(Handler(), transport):
+        transport.feed(request(1, {"x": [1, 2.5]}))
+        assert await transport.next() == {"jsonrpc": "2.0", "id": 1, "result": {"x": [1, 2.5]}}
+
+
+async def test_a_request_error_is_the_answer_and_any_other_exception_is_internal(caplog):
+    transport = MemoryTransport()
+    async with connect(Handler(), transport):
+        transport.feed(request(1, "refuse"))
+        assert (await transport.next())["error"] == {"code": -32002, "message": "Resource not found", "data": {"id": 7}}
+        transport.feed(request(2, "fail"))
+        assert (await transport.next())["error"] == {"code": -32603, "message": "Internal error"}
+    assert "handler bug" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [
+        (b"{", -32700),
+        (b"[" * 100_000 + b"]" * 100_000, -32700),
+        (b'{"jsonrpc": "1.0", "id": 1, "method": "echo"}', -32600),
+        (b'{"jsonrpc": "2.0", "id": 1, "method": "teleport"}', -32601),
+    ],
+    ids=["truncated", "deep", "version", "unknown-method"],
+)
+async def test_a_bad_line_gets_its_error_and_the_connection_goes_on(line, code):
+    transport = MemoryTransport()
+    async with connect(Handler(), transport):
+        transport.feed(line, request(2, "after"))
+        assert (await transport.next())["error"]["code"] == code
+        assert await transport.next() == {"jsonrpc": "2.0", "id": 2, "result": "after"}
+
+
+async def test_a_lone_surrogate_echoed_back_is_written_as_valid_utf8_json():
+    transport = MemoryTransport()
+    async with connect(Handler(), transport):
+        transport.feed(b'{"jsonrpc": "2.0", "id": 1, "method": "echo", "params": "a\\ud800b"}')
+        assert (await transport.next())["result"] == "a\ud800b"
+
+
+async def test_notifications_are_handled_one_at_a_time_in_arrival_order():
+    transport, handler = MemoryTransport(), Handler()
+    async with connect(handler, transport) as connection:
+        transport.feed(*({"jsonrpc": "2.0", "method": "note", "params": n} for n in range(50)), None)
+        await asyncio.wait_for(connection.wait_closed(), 5)
+    assert handler.notes == list(range(50))
+
+
+async def test_cancel_cancels_the_handler_and_answers_request_cancelled():
+    transport, handler = MemoryTransport(), Handler()
+    async with connect(handler, transport):
+        transport.feed(request("r", "hold"))
+        await asyncio.wait_for(handler.started.wait(), 5)
+        transport.feed({"jsonrpc": "2.0", "method": "$/cancel", "params": {"id": "r"}})
+        assert (await transport.next())["error"] == {
+            "code": -32800,
+            "message": "Request cancelled",
+            "data": {"requestId": "r"},
+        }
+
+
+async def test_a_request_answered_with_an_error_raises_the_wires_request_error():
+    transport = MemoryTransport()
+    async with connect(Handler(), transport) as connection:
+        call = asyncio.create_task(connection._request("echo", 1))
+        sent = await transport.next()
+        transport.feed({"jsonrpc": "2.0", "id": sent["id"], "error": {"code": -32002, "message": "gone"}})
+        with pytest.raises(conn.RequestError) as caught:
+            await call
+    assert (caught.value.code, caught.value.message) == (-32002, "gone")
+
+
+async def test_cancelling_a_request_sends_the_cancel_method_with_its_id():
+    transport = MemoryTransport()
+    async with connect(Handler(), transport) as connection:
+        call = asyncio.create_task(connection._request("echo", 1))
+        sent = await transport.next()
+        call.cancel()
+        assert await transport.next() == {"jsonrpc": "2.0", "method": "$/cancel", "params": {"id": sent["id"]}}
+
+
+async def test_pending_requests_fail_with_connection_closed_when_the_peer_leaves():
+    transport = MemoryTransport()
+    async with connect(Handler(), transport) as connection:
+        call = asyncio.create_task(connection._request("echo", 1))
+        await transport.next()
+        transport.feed(None)
+        with pytest.raises(conn.ConnectionClosed):
+            await asyncio.wait_for(call, 5)
+        with pytest.raises(conn.ConnectionClosed):
+            await connection._request("echo", 2)
+
+
+# --- the stream transport over real pipes ---------------------------------------------------
+
+
+async def pipe_pair() -> tuple[asyncio.StreamReader, asyncio.StreamWriter, int, int]:
+    """A reader of one pipe and a writer of another; the raw ends the test plays the peer with."""
+    loop = asyncio.get_running_loop()
+    inbound_read, inbound_write = os.pipe()
+    outbound_read, outbound_write = os.pipe()
+    reader = asyncio.StreamReader(limit=1024)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(inbound_read, "rb"))
+    write_transport, protocol = await loop.connect_write_pipe(
+        lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()), os.fdopen(outbound_write, "wb")
+    )
+    return reader, asyncio.StreamWriter(write_transport, protocol, None, loop), inbound_write, outbound_read
+
+
+async def test_a_line_over_the_limit_is_skipped_and_the_next_one_read():
+    reader, writer, peer_write, peer_read = await pipe_pair()
+    transport = conn.StreamTransport(reader, writer)
+    os.write(peer_write, b"x" * 5000 + b"\n" + b'{"ok": 1}\n')
+    with pytest.raises(conn.MessageTooLarge):
+        await transport.receive()
+    assert await transport.receive() == b'{"ok": 1}\n'
+    os.close(peer_write)
+    assert await transport.receive() is None
+    await transport.close()
+    os.close(peer_read)
+
+
+async def test_close_returns_when_the_peer_never_reads_what_is_queued():
+    reader, writer, peer_write, peer_read = await pipe_pair()
+    transport = conn.StreamTransport(reader, writer, close_timeout=0.2)
+    writer.write(b"x" * (4 * 1024 * 1024))  # far more than a pipe holds; the peer reads none of it
+    await asyncio.wait_for(transport.close(), 5)
+    assert writer.transport.is_closing()
+    os.close(peer_write)
+    os.close(peer_read)
+
+
+# --- the process helper ---------------------------------------------------------------------
+
+STUBBORN_CHILD = (
+    "import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print('up', flush=True); time.sleep(60)"
+)
+
+
+async def test_cancelling_the_owner_while_it_stops_the_child_kills_the_child():
+    started: asyncio.Queue[asyncio.subprocess.Process] = asyncio.Queue()
+
+    async def owner() -> None:
+        async with conn.spawn_process(sys.executable, "-c", STUBBORN_CHILD, timeout=30) as process:
+            assert process.stdout is not None
+            await process.stdout.readline()
+            started.put_nowait(process)
+        # leaving the block waits up to 30 s for the child, which ignores SIGTERM
+
+    task = asyncio.create_task(owner())
+    process = await asyncio.wait_for(started.get(), 10)
+    await asyncio.sleep(0.1)  # the owner is now waiting for the child to exit
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await asyncio.wait_for(process.wait(), 5) == -signal.SIGKILL
+
+
+async def test_a_child_that_ignores_sigterm_is_killed_after_the_timeouts():
+    async with conn.spawn_process(sys.executable, "-c", STUBBORN_CHILD, timeout=0.2) as process:
+        assert process.stdout is not None
+        await process.stdout.readline()
+    assert process.returncode == -signal.SIGKILL
