@@ -7,7 +7,7 @@ import pytest
 
 from generator.errors import GenerationError
 from generator.output.manifest import manifest_path
-from generator.output.write import compare, ordinary_mode, write_beside, write_manifest, write_package
+from generator.output.write import compare, ordinary_mode, write_package
 
 
 def test_write_package_replaces_the_whole_directory(tmp_path):
@@ -38,8 +38,7 @@ def test_compare_ignores_bytecode_caches(tmp_path):
 def test_written_files_get_the_permissions_the_umask_gives(tmp_path):
     previous = os.umask(0o027)
     try:
-        write_package(tmp_path / "pkg", {"a.py": "A = 1\n"})
-        write_manifest(tmp_path / "pkg", "{}\n")
+        write_package(tmp_path / "pkg", {"a.py": "A = 1\n"}, "{}\n")
     finally:
         os.umask(previous)
     ordinary_mode.cache_clear()
@@ -94,16 +93,15 @@ def test_the_format_manifest_is_compared_too(tmp_path):
     package = tmp_path / "pkg"
     write_package(package, {"a.py": "A = 1\n"})
     assert compare(package, {"a.py": "A = 1\n"}, "{}\n").missing == ["../pkg.format.json"]
-    write_manifest(package, "{}\n")
+    write_package(package, {"a.py": "A = 1\n"}, "{}\n")
     assert compare(package, {"a.py": "A = 1\n"}, "{}\n").clean
     assert compare(package, {"a.py": "A = 1\n"}, '{"files": {}}\n').changed == ["../pkg.format.json"]
 
 
 def test_files_beside_the_package_are_written_and_compared_as_dot_dot(tmp_path):
     package = tmp_path / "pkg"
-    write_package(package, {"a.py": "A = 1\n"})
-    write_beside(package, {"pyproject.toml": "old\n"})
-    write_beside(package, {"pyproject.toml": "new\n"})
+    write_package(package, {"a.py": "A = 1\n"}, beside={"pyproject.toml": "old\n"})
+    write_package(package, {"a.py": "A = 1\n"}, beside={"pyproject.toml": "new\n"})
     assert (tmp_path / "pyproject.toml").read_text() == "new\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pkg", "pyproject.toml"]  # no temporary files left
     (tmp_path / "README.md").write_text("not ours\n")  # other files beside the package are not looked at
