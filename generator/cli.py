@@ -17,8 +17,7 @@ from generator.config import Config, find_root, load_config
 from generator.errors import GenerationError
 from generator.ir import model
 from generator.output import cache, project
-from generator.output.manifest import manifest_path
-from generator.output.write import compare, write_beside, write_manifest, write_package
+from generator.output.write import compare, write_package
 from generator.pipeline import build_ir, emit, generate
 from generator.schema import vendor
 
@@ -128,7 +127,7 @@ def _update_schema(config: Config, version: str) -> int:
     pyproject = package_dir.parent / project.FILE
     project.ensure_generated(pyproject)
     tracked = [config.root / name for name in (*config.schema_files, vendor.LICENSE_PATH)]
-    tracked += [config.lock, changelog, manifest_path(package_dir), pyproject]
+    tracked += [config.lock, changelog]  # write_package puts back the package and the files beside it
     with tempfile.TemporaryDirectory() as work:
         fetched = Path(work) / "fetched"
         lock = vendor.fetch(config, version, fetched)
@@ -152,9 +151,8 @@ def _update_schema(config: Config, version: str) -> int:
                 printed, section = _changelog_section(*previous, resolved, result.module)
                 earlier = changelog.read_text() if changelog.exists() else ""
                 changelog.write_text(section + ("\n" + earlier if earlier else ""))
-            write_beside(package_dir, _pyproject(config, result.module))  # versioned from the new lock
-            write_manifest(package_dir, result.manifest)
-            write_package(package_dir, result.files)  # last: the swap that commits the update
+            # last: the swap that commits the update; the pyproject is versioned from the new lock
+            write_package(package_dir, result.files, result.manifest, _pyproject(config, result.module))
         except BaseException:
             for path in tracked:
                 if path in saved:
@@ -210,9 +208,7 @@ def run(argv: list[str]) -> int:
     result = emit(module, cache_dir, None if args.no_cache else package_dir, started)
     beside = {} if args.no_pyproject else _pyproject(config, module)
     if args.command == "generate":
-        write_beside(package_dir, beside)
-        write_manifest(package_dir, result.manifest)
-        write_package(package_dir, result.files)
+        write_package(package_dir, result.files, result.manifest, beside)
         print(result.summary(package_dir, "generated"))
         return 0
     drift = compare(package_dir, result.files, result.manifest, beside)

@@ -383,16 +383,40 @@ def test_an_edit_recorded_in_the_format_manifest_fools_only_the_fast_check(proje
     assert full.returncode == 1 and "-class ToolCallUpdate(Model):  # edited" in full.stderr
 
 
-def test_an_update_interrupted_before_the_swap_changes_nothing(project, tmp_path, monkeypatch):
+@pytest.mark.parametrize("command", [["generate"], ["update-schema", "2.5.0"]], ids=" ".join)
+@pytest.mark.parametrize(
+    ("rename", "when"),
+    [(0, "before"), (1, "before"), (1, "after")],
+    ids=["as the old package is renamed away", "as the new one is renamed in", "right after"],
+)
+def test_a_run_interrupted_during_the_swap_changes_nothing(project, tmp_path, monkeypatch, command, rename, when):
     tarball = release_tarball(project, "2.5.0")
     copy = f"shutil.copy({str(tarball)!r}, sys.argv[sys.argv.index('--pack-destination') + 1]); print('release.tgz')"
     monkeypatch.setenv("PATH", fake_npm(tmp_path, copy)["PATH"])
     monkeypatch.chdir(project)
+    models = project / "generated" / "acp_v2" / "models.py"
+    models.write_text(models.read_text() + "# edited, so that the old package is not the new one\n")
     before = tracked(project)
+    real_rename, renames = os.rename, []  # of the package, away or in
 
-    def interrupted(package_dir, files):
-        raise KeyboardInterrupt
+    def interrupted_rename(source, destination):
+        if "acp_v2" in (Path(source).name, Path(destination).name):
+            renames.append((source, destination))
+            if len(renames) == rename + 1:
+                if when == "after":
+                    real_rename(source, destination)
+                raise KeyboardInterrupt
+        return real_rename(source, destination)
 
-    monkeypatch.setattr(cli_module, "write_package", interrupted)
-    assert cli_module.main(["update-schema", "2.5.0"]) == cli_module.EXIT_INTERRUPTED
-    assert tracked(project) == before  # schema, lock, changelog, manifest and package as they were
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "rename", interrupted_rename)
+        assert cli_module.main(command) == cli_module.EXIT_INTERRUPTED
+    assert len(renames) > rename  # the interrupt came from the swap
+    assert tracked(project) == before  # schema, lock, changelog, pyproject, manifest and package as they were
+    assert cli_module.main(command) == 0
+    assert cli_module.main(["check"]) == 0
+    assert sorted(path.name for path in (project / "generated").iterdir()) == [
+        "acp_v2",
+        "acp_v2.format.json",
+        "pyproject.toml",
+    ]

@@ -1,12 +1,36 @@
-"""Write the generated package atomically, or compare it with what is on disk, byte for byte."""
+"""Write the generated package atomically, or compare it with what is on disk, byte for byte.
+
+A write first makes everything new beside what it replaces: the package in
+`.<package>.new-<hex>/`, each file beside the package (its format manifest, its
+pyproject.toml) in `.<name>.new-<hex>`. Then it commits, in this order:
+
+1. each file beside the package replaces its old version (`os.replace`, atomic);
+2. the old package is renamed to `.<package>.old-<hex>`;
+3. the new package is renamed to `<package>` (no rename puts a directory in
+   place of a non-empty one, hence two);
+4. the old package is deleted.
+
+An exception before 4 (an OSError, a KeyboardInterrupt) undoes what was done, in
+reverse order, and removes what the write made. A kill undoes nothing: between 2
+and 3 it leaves no package, only its `.old-` copy; between 1 and 3 the new files
+beside the old package. So every write and every check starts with `recover`,
+which renames a lone `.old-` copy back to the package (it is the package, renamed
+whole) and removes every other `.new-` and `.old-` leftover. After a kill and
+`recover` the package is whole, old or new, and the new package never has the
+old files beside it; the old one may have the new ones, which `check` then
+reports (the package's files differ from a fresh generation) until `generate`
+runs again. Two writes at once in one directory are not supported.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import secrets
 import shutil
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -16,7 +40,7 @@ from generator.output.manifest import manifest_path
 
 IGNORED = ("__pycache__",)
 MAX_DIFF_LINES = 200
-STAGING = (".new-", ".old-")  # name parts of the directories a write works in, beside the package
+NEW, OLD = "new", "old"  # the tags of the names a write uses beside what it replaces
 
 
 @cache
@@ -42,59 +66,118 @@ def _check_directory(path: Path) -> None:
         raise GenerationError(str(path), "exists and is not a directory; choose another --out")
 
 
-def _remove_stale_staging(package_dir: Path) -> None:
-    """Remove what an interrupted write left beside the package."""
-    for prefix in (f".{package_dir.name}{part}" for part in STAGING):
-        for leftover in package_dir.parent.glob(f"{prefix}*"):
-            if leftover.is_dir() and not leftover.is_symlink():
-                shutil.rmtree(leftover, ignore_errors=True)
+def _outside(package_dir: Path, manifest: str | None, beside: dict[str, str] | None) -> dict[Path, str]:
+    """The files written beside the package: its format manifest (if given) and `beside` (name → text)."""
+    files = {} if manifest is None else {manifest_path(package_dir): manifest}
+    return files | {package_dir.parent / name: text for name, text in (beside or {}).items()}
 
 
-def write_package(package_dir: Path, files: dict[str, str]) -> None:
-    """Replace `package_dir` with exactly `files`: built beside it, then swapped in,
-    so a failure at any point leaves the old package as it was. Files and
-    directories get the permissions the umask gives any new file."""
+def _fresh(target: Path, tag: str) -> Path:
+    """A new name beside `target` for a write to use: `.<name>.<tag>-<8 hex digits>`."""
+    return target.with_name(f".{target.name}.{tag}-{secrets.token_hex(4)}")
+
+
+def _leftovers(target: Path, tag: str) -> list[Path]:
+    """The names `_fresh(target, tag)` gave that exist."""
+    return sorted(target.parent.glob(f".{target.name}.{tag}-" + "[0-9a-f]" * 8))
+
+
+def _remove(*paths: Path) -> None:
+    """Remove each path that is there (a directory with all it holds), as far as the OS allows."""
+    for path in paths:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        elif os.path.lexists(path):
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+
+def recover(package_dir: Path, outside: Iterable[Path] = ()) -> None:
+    """Repair what a killed write left beside `package_dir` and the files `outside` it:
+    put the old package back if the kill came between its two renames, then remove
+    every staging copy and temporary file (see the module's docstring)."""
+    retired = _leftovers(package_dir, OLD)
+    if retired and not package_dir.exists():
+        retired.pop().rename(package_dir)
+    _remove(*retired, *_leftovers(package_dir, NEW), *(path for file in outside for path in _leftovers(file, NEW)))
+
+
+def _stage(staging: Path, files: dict[str, str], temporaries: dict[Path, str]) -> None:
+    staging.mkdir()
+    for name, text in files.items():
+        target = staging / name
+        if not target.parent.is_dir():
+            target.parent.mkdir(parents=True)
+        target.write_bytes(text.encode())
+    for temporary, text in temporaries.items():
+        temporary.write_bytes(text.encode())
+
+
+def _saved(path: Path) -> tuple[bytes, int] | None:
+    """The bytes and permissions of the file at `path`; None if there is none."""
+    return (path.read_bytes(), stat.S_IMODE(path.stat().st_mode)) if path.exists() else None
+
+
+def _restore(previous: dict[Path, tuple[bytes, int] | None]) -> None:
+    """Put back the files beside the package as `_saved` found them."""
+    for path, saved in previous.items():
+        if saved is None:
+            path.unlink(missing_ok=True)
+            continue
+        temporary = _fresh(path, NEW)
+        temporary.write_bytes(saved[0])
+        temporary.chmod(saved[1])
+        os.replace(temporary, path)
+
+
+def _swap_back(package_dir: Path, staging: Path, retired: Path, existed: bool) -> None:
+    """Undo the two renames of the package, whichever of them happened."""
+    if package_dir.exists() and not staging.exists():  # the new package is in
+        package_dir.rename(staging)
+    if existed and not package_dir.exists():
+        retired.rename(package_dir)
+
+
+def write_package(
+    package_dir: Path, files: dict[str, str], manifest: str | None = None, beside: dict[str, str] | None = None
+) -> None:
+    """Replace `package_dir` with exactly `files`, its format manifest with `manifest` (if
+    given) and each of `beside` (name → text) in the directory that holds it: all new when
+    it returns, all as they were when it raises (see the module's docstring for a kill).
+    Files and directories get the permissions the umask gives any new file."""
+    outside = _outside(package_dir, manifest, beside)
     _check_directory(package_dir.parent)
     _check_directory(package_dir)
     try:
-        package_dir.parent.mkdir(parents=True, exist_ok=True)
-        _remove_stale_staging(package_dir)
-        staging = package_dir.with_name(f".{package_dir.name}.new-{secrets.token_hex(4)}")
-        staging.mkdir()
+        if not package_dir.parent.is_dir():
+            package_dir.parent.mkdir(parents=True)
+        recover(package_dir, outside)
     except OSError as error:
         raise GenerationError(str(package_dir.parent), f"cannot write the package here: {error.strerror}") from None
+    staging, retired, existed = _fresh(package_dir, NEW), _fresh(package_dir, OLD), package_dir.exists()
+    temporaries = {path: _fresh(path, NEW) for path in outside}
     try:
-        for name, text in files.items():
-            target = staging / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(text.encode())
-        if package_dir.exists():
-            retired = package_dir.with_name(f".{package_dir.name}.old-{secrets.token_hex(4)}")
-            package_dir.rename(retired)
+        try:  # nothing replaced yet: undoing is removing what the write made
+            previous = {path: _saved(path) for path in outside}
+            _stage(staging, files, {temporaries[path]: text for path, text in outside.items()})
+        except BaseException:
+            _remove(staging, *temporaries.values())
+            raise
+        try:  # steps 1 to 3 of the module's docstring
+            for path, temporary in temporaries.items():
+                os.replace(temporary, path)
+            if existed:
+                package_dir.rename(retired)
             staging.rename(package_dir)
-            shutil.rmtree(retired, ignore_errors=True)  # done: a leftover is removed by the next write
-        else:
-            staging.rename(package_dir)
+        except BaseException:
+            _swap_back(package_dir, staging, retired, existed)
+            _restore(previous)
+            _remove(staging, *temporaries.values())
+            raise
     except OSError as error:
-        raise GenerationError(str(package_dir), f"cannot write the package: {error.strerror}") from None
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging)
-
-
-def write_manifest(package_dir: Path, text: str) -> None:
-    """Write the package's format manifest beside it, atomically."""
-    path = manifest_path(package_dir)
-    _check_directory(path.parent)
-    temporary = path.with_name(f".{path.name}.new-{secrets.token_hex(4)}")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary.write_bytes(text.encode())
-        os.replace(temporary, path)
-    except OSError as error:
-        raise GenerationError(str(path), f"cannot write the format manifest: {error.strerror}") from None
-    finally:
-        temporary.unlink(missing_ok=True)
+        where = str(error.filename or package_dir)
+        raise GenerationError(where, f"cannot write the package: {error.strerror}") from None
+    _remove(retired)  # step 4, once committed: what an interrupt leaves of it, the next `recover` removes
 
 
 @dataclass
@@ -146,26 +229,14 @@ class Drift:
             self.mode.append(f"{name} is {mode:#o}, expected {ordinary_mode():#o}")
 
 
-def write_beside(package_dir: Path, files: dict[str, str]) -> None:
-    """Write `files` into the directory that holds the package, each atomically
-    (written beside its target, then renamed over it)."""
-    _check_directory(package_dir.parent)
-    package_dir.parent.mkdir(parents=True, exist_ok=True)
-    for name, text in files.items():
-        target = package_dir.parent / name
-        temporary = target.with_name(f".{name}.new-{secrets.token_hex(4)}")
-        try:
-            temporary.write_text(text, encoding="utf-8")
-            os.replace(temporary, target)
-        finally:
-            temporary.unlink(missing_ok=True)
-
-
 def compare(
     package_dir: Path, files: dict[str, str], manifest: str | None = None, beside: dict[str, str] | None = None
 ) -> Drift:
     """How `package_dir` differs from `files`, its format manifest from `manifest` (if given),
-    and the directory that holds it from `beside` (reported as `../name`; nothing else there is looked at)."""
+    and the directory that holds it from `beside` (reported as `../name`; nothing else there is
+    looked at), once `recover` has repaired what a killed write left."""
+    outside = _outside(package_dir, manifest, beside)
+    recover(package_dir, outside)
     existing = _on_disk(package_dir)
     drift = Drift()
     for name in sorted(set(files) | set(existing)):
@@ -175,16 +246,9 @@ def compare(
             drift.extra.append(name)
         else:
             drift.compare_file(name, existing[name], files[name])
-    if manifest is not None:
-        path = manifest_path(package_dir)
+    for path, text in outside.items():
         if path.is_file():
-            drift.compare_file(f"../{path.name}", path, manifest)
+            drift.compare_file(f"../{path.name}", path, text)
         else:
             drift.missing.append(f"../{path.name}")
-    for name, text in (beside or {}).items():
-        path = package_dir.parent / name
-        if path.is_file():
-            drift.compare_file(f"../{name}", path, text)
-        else:
-            drift.missing.append(f"../{name}")
     return drift
