@@ -138,25 +138,61 @@ def test_equal_values_keep_equal_member_names():
     assert member_names(["a", "a"]) == ["a", "a"]
 
 
-def test_untagged_variants_are_named_by_what_sets_them_apart():
-    def candidates(**given):
-        return [given.get(rank) for rank in ("title", "const", "required", "keys", "json_type")] + [("variant",)]
+def candidates(**given):
+    """The candidates of one variant for `variant_names`, by rank (None where not given)."""
+    return [given.get(rank) for rank in ("title", "const", "required", "keys", "json_type")] + [("variant",)]
 
-    assert variant_names("Shape", [candidates(title=("Circle",)), candidates(title=("Square",))]) == [
+
+def positions(count):
+    return [("anyOf", str(index)) for index in range(count)]
+
+
+def test_untagged_variants_are_named_by_what_sets_them_apart():
+    assert variant_names("Shape", [candidates(title=("Circle",)), candidates(title=("Square",))], positions(2)) == [
         "ShapeCircle",
         "ShapeSquare",
     ]
     assert variant_names(
-        "Shape", [candidates(required=("with", "radius")), candidates(required=("with", "width", "height"))]
+        "Shape",
+        [candidates(required=("with", "radius")), candidates(required=("with", "width", "height"))],
+        positions(2),
     ) == ["ShapeWithRadius", "ShapeWithWidthHeight"]
     # A shared title is no name: the next rank decides.
     assert variant_names(
         "Shape",
         [candidates(title=("Box",), json_type=("object",)), candidates(title=("Box",), json_type=("string",))],
+        positions(2),
     ) == ["ShapeObject", "ShapeString"]
-    # Nothing sets them apart: the most telling candidate (the builder numbers the second).
-    assert variant_names("U", [candidates(keys=("with", "a")), candidates(keys=("with", "a"))]) == ["UWithA", "UWithA"]
-    assert variant_names("U", [candidates(), candidates()]) == ["UVariant", "UVariant"]
+
+
+def test_variants_that_nothing_sets_apart_are_named_by_their_position():
+    same = [candidates(keys=("with", "a")), candidates(keys=("with", "a"))]
+    assert variant_names("U", same, positions(2)) == ["UAnyOf0", "UAnyOf1"]
+    assert variant_names("U", [candidates(), candidates()], [("oneOf", "0"), ("oneOf", "1")]) == ["UOneOf0", "UOneOf1"]
+
+
+def test_a_variant_with_only_shared_candidates_keeps_its_first_unless_a_sibling_has_that_name():
+    # The second shares every candidate, but no sibling is named UWithA.
+    alone = [candidates(title=("Box",), keys=("with", "a")), candidates(keys=("with", "a"))]
+    assert variant_names("U", alone, positions(2)) == ["UBox", "UWithA"]
+    # The first earned UWithA (no sibling requires `a`); the second only shares it.
+    earned = [candidates(required=("with", "a"), keys=("with", "a")), candidates(keys=("with", "a"))]
+    assert variant_names("U", earned, positions(2)) == ["UWithA", "UAnyOf1"]
+
+
+def test_variants_whose_distinct_candidates_still_meet_are_named_by_their_position():
+    # A title "WithA" and the required key `a` are different candidates with one name.
+    assert variant_names("U", [candidates(title=("WithA",)), candidates(required=("with", "a"))], positions(2)) == [
+        "UAnyOf0",
+        "UAnyOf1",
+    ]
+
+
+def test_a_variant_never_takes_the_position_name_of_a_sibling():
+    assert variant_names("U", [candidates(title=("AnyOf1",)), candidates(title=("B",))], positions(2)) == [
+        "UAnyOf0",
+        "UB",
+    ]
 
 
 def test_merge_functions_are_named_after_their_type():
