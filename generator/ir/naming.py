@@ -9,7 +9,8 @@ NFKC-normalised too, so two names that differ only there are one name.
 Whoever owns a name decides what a collision means: two names the schema
 gives (`$defs` names, property names) that meet are an error naming both
 pointers; names the generator makes up (inline types) choose the next
-candidate drawn from their content instead.
+candidate drawn from their content, and last the name of their position in
+the schema (`position_name`), instead: never a number.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import builtins
 import keyword
 import re
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from enum import Enum
 
 _WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
@@ -212,14 +213,6 @@ def module_names(type_name: str, *, has_builder: bool) -> list[str]:
     return names + ([builder_name(type_name), builder_typevar_name(type_name)] if has_builder else [])
 
 
-def numbered(name: str) -> Iterator[str]:
-    """`Name2`, `Name3`, ...: the last resort for made-up names whose content is the same."""
-    number = 2
-    while True:
-        yield f"{name}{number}"
-        number += 1
-
-
 def variant_names(
     parent: str, candidates: Sequence[Sequence[Sequence[str] | None]], positions: Sequence[Sequence[str]]
 ) -> list[str]:
@@ -252,6 +245,14 @@ def _distinct_candidate(index: int, candidates: Sequence[Sequence[Sequence[str] 
         if choice is not None and all(other[rank] != choice for i, other in enumerate(candidates) if i != index):
             return choice
     return None
+
+
+def position_name(owner: str | None, tokens: Sequence[str]) -> str:
+    """The name of the schema at a JSON pointer, for a made-up name whose readable
+    candidates are taken: the Python name of the `$defs` entry it is in, then the
+    pointer's tokens below it (`#/$defs/A/anyOf/1/prefixItems/0` → `AAnyOf1PrefixItems0`);
+    `Root` and all the tokens for a schema outside `$defs`."""
+    return class_name(owner or "Root", *tokens)
 
 
 def member_name(value: str) -> str:

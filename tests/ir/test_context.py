@@ -59,7 +59,7 @@ def test_made_up_names_of_properties_that_meet_step_aside(tmp_path):
     }
     types = ir_of(schema, tmp_path).by_name()
     assert fields(types["A"])["bC"].type == Ref("ABC")
-    assert fields(types["AB"])["c"].type == Ref("ABC2")
+    assert fields(types["AB"])["c"].type == Ref("ABPropertiesC")  # the name of its place
 
 
 def test_an_alias_cycle_is_an_error(tmp_path):

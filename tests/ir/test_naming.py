@@ -20,6 +20,7 @@ from generator.ir.naming import (
     merge_function_name,
     method_name,
     module_names,
+    position_name,
     type_name,
     variant_names,
     words,
@@ -193,6 +194,12 @@ def test_a_variant_never_takes_the_position_name_of_a_sibling():
         "UAnyOf0",
         "UB",
     ]
+
+
+def test_position_names_are_the_defs_name_then_the_pointer_below_it():
+    assert position_name("A", ["anyOf", "1", "prefixItems", "0"]) == "AAnyOf1PrefixItems0"
+    assert position_name("AB", ["properties", "c"]) == "ABPropertiesC"
+    assert position_name(None, ["properties", "x"]) == "RootPropertiesX"
 
 
 def test_merge_functions_are_named_after_their_type():
