@@ -1,4 +1,5 @@
-"""Hypothesis strategies for schema-valid JSON values, built from the IR.
+"""Hypothesis strategies for schema-valid JSON values, built from the IR; and for
+schemas whose made-up names are likely to meet.
 
 Every value they produce is checked against the schema itself with jsonschema
 (see test_generated_roundtrip.py), so a misreading in the IR cannot hide here.
@@ -182,3 +183,52 @@ def _build(draw: st.DrawFn, cls: Any, fields: dict[str, Any]) -> Any:
         takes_iterables = str(inspect.signature(setter).parameters["value"].annotation).startswith("Iterable[")
         setter(iter(value) if takes_iterables and type(value) is list and draw(st.booleans()) else value)
     return builder.build()
+
+
+# --- schemas whose made-up names are likely to meet --------------------------
+
+# Property names whose words run together (`a` then `b` beside `aB`, `aItem` beside the
+# items of a list under `a`, `value` beside the values of a map) and, beside `A`, `$defs`
+# names that a name made up under `A` would take (`AB` for the property `b` of `A`).
+MEETING_PROPERTIES = st.sampled_from(["a", "b", "aB", "aItem", "item", "value"])
+MEETING_DEFS = st.sampled_from(["AA", "AB", "AItem", "AValue"])
+_LEAVES = st.sampled_from([{"type": "string"}, {"type": "integer"}])
+_NESTINGS = ["properties", "anyOf", "oneOf", "prefixItems", "items", "additionalProperties", "flattened"]
+
+
+@st.composite
+def nested_inline_schemas(draw: st.DrawFn, depth: int = 3) -> dict[str, Any]:
+    """An inline object, or a schema with inline subschemas up to `depth` deep: sibling
+    `anyOf`/`oneOf` variants, `prefixItems` (fixed length or not), list `items`,
+    `additionalProperties`, and objects with properties and a flattened `anyOf`."""
+    nesting = draw(st.sampled_from(_NESTINGS)) if depth else "properties"
+    if nesting == "properties":
+        return _inline_object(draw, depth)
+    if nesting == "flattened":
+        return {**_inline_object(draw, depth), "anyOf": [_inline_object(draw, depth - 1) for _ in range(2)]}
+    if nesting in ("items", "additionalProperties"):
+        return {"type": "array" if nesting == "items" else "object", nesting: draw(nested_inline_schemas(depth - 1))}
+    siblings = [draw(nested_inline_schemas(depth - 1)) for _ in range(draw(st.integers(2, 3)))]
+    if nesting == "prefixItems":
+        closed = {"minItems": len(siblings), "items": False} if draw(st.booleans()) else {}
+        return {"type": "array", "prefixItems": siblings, **closed}
+    return {nesting: siblings}
+
+
+def _inline_object(draw: st.DrawFn, depth: int) -> dict[str, Any]:
+    """An object whose properties are strings and integers, or (above depth 0) nested schemas."""
+    names = draw(st.lists(MEETING_PROPERTIES, min_size=1, max_size=3, unique=True))
+    nested = [depth > 0 and draw(st.booleans()) for _ in names]
+    properties = {
+        name: draw(nested_inline_schemas(depth - 1)) if inner else draw(_LEAVES)
+        for name, inner in zip(names, nested, strict=True)
+    }
+    return {"type": "object", "properties": properties}
+
+
+@st.composite
+def schemas_with_nested_inline_types(draw: st.DrawFn) -> dict[str, Any]:
+    """A document of `A` and up to two `MEETING_DEFS`, each a `nested_inline_schemas` of
+    random depth (1 to 3)."""
+    names = ["A", *draw(st.lists(MEETING_DEFS, max_size=2, unique=True))]
+    return {"$defs": {name: draw(nested_inline_schemas(draw(st.integers(1, 3)))) for name in names}}

@@ -3,7 +3,6 @@ Python names they claim; and the calls the parts make back for nested schemas.""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable
 from typing import Protocol
 
@@ -23,6 +22,7 @@ class Context:
         self.definition_at = {node.pointer: name for name, node in schema.definitions.items()}
         self.types: dict[str, NamedType] = {}
         self.claimed: dict[str, str] = {}  # Python name → JSON pointer of its owner
+        self.invented: dict[tuple[str, tuple[str, ...]], str] = {}  # `invent`'s answers
         self.python_names = {name: naming.type_name(name) for name in self.definitions}
         self.referenced: dict[str, str] = {}  # pointer of a `$ref` target outside `$defs` → its type
         self.pending: list[tuple[str, Node]] = []  # `$ref` targets outside `$defs` still to build
@@ -36,27 +36,56 @@ class Context:
             )
         self.claimed[name] = pointer
 
-    def is_free(self, name: str) -> bool:
-        """Whether a made-up type may take `name` (builder classes included)."""
+    def holder(self, name: str) -> str | None:
+        """Who holds `name`, which a made-up type may then not take: the type that claimed
+        it or its builder class's name, the type whose builder class it is, or the
+        generated package; None when it is free."""
+        if name in self.claimed:
+            return self.claimed[name]
+        if name in naming.RESERVED_TYPE_NAMES:
+            return "the generated package"
+        if naming.builder_name(name) in self.claimed:
+            return f"{self.claimed[naming.builder_name(name)]} (the name of its builder)"
         owner = name.removesuffix("Builder")
-        return not (
-            name in self.claimed
-            or name in naming.RESERVED_TYPE_NAMES
-            or naming.builder_name(name) in self.claimed
-            or (naming.builder_name(owner) == name and owner in self.claimed)
-        )
+        if naming.builder_name(owner) == name and owner in self.claimed:
+            return f"the builder of {self.claimed[owner]}"
+        return None
 
     def invent(self, pointer: str, *candidates: str) -> str:
         """The name of the inline type at `pointer`, made up by the generator: the first
-        candidate it already has or that is free, else the first one numbered."""
+        candidate it already has or that is free, else the name of its place in the schema
+        (`naming.position_name`), else an error saying who holds each. The same call gives
+        the same name (a schema may be built twice: an `allOf` part merged, then checked);
+        the name of a place goes to one call only, so two types at one pointer (`X` and the
+        `XAnyOf` its checks use) do not share it."""
+        key = (pointer, candidates)
+        if key not in self.invented:
+            self.invented[key] = self._free_name(pointer, candidates)
+        return self.invented[key]
+
+    def _free_name(self, pointer: str, candidates: tuple[str, ...]) -> str:
         for candidate in candidates:
             if self.claimed.get(candidate) == pointer:
                 return candidate
-        for candidate in itertools.chain(candidates, naming.numbered(candidates[0])):
-            if self.is_free(candidate):
-                self.claimed[candidate] = pointer
-                return candidate
-        raise AssertionError("naming.numbered never ends")
+        position = self.position_name(pointer)
+        names = list(dict.fromkeys((*candidates, position)))
+        for name in names:
+            if self.holder(name) is None:
+                self.claimed[name] = pointer
+                return name
+        taken = ", ".join(f"{name} by {self.holder(name)}" for name in names)
+        raise GenerationError(
+            pointer,
+            f"every Python name made up for this schema is taken ({taken}); "
+            f"rename what takes {position}, the name of its place in the schema",
+        )
+
+    def position_name(self, pointer: str) -> str:
+        """`naming.position_name` of `pointer`: after its `$defs` entry's Python name."""
+        tokens = [unescape(token) for token in pointer[2:].split("/") if token]
+        if tokens[:1] == ["$defs"] and len(tokens) > 1 and tokens[1] in self.python_names:
+            return naming.position_name(self.python_names[tokens[1]], tokens[2:])
+        return naming.position_name(None, tokens)
 
     def register(self, named: NamedType) -> Ref:
         self.claim(named.name, named.pointer)

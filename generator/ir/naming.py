@@ -9,7 +9,8 @@ NFKC-normalised too, so two names that differ only there are one name.
 Whoever owns a name decides what a collision means: two names the schema
 gives (`$defs` names, property names) that meet are an error naming both
 pointers; names the generator makes up (inline types) choose the next
-candidate drawn from their content instead.
+candidate drawn from their content, and last the name of their position in
+the schema (`position_name`), instead: never a number.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import builtins
 import keyword
 import re
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from enum import Enum
 
 _WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
@@ -217,28 +218,46 @@ def module_names(type_name: str, *, has_builder: bool) -> list[str]:
     return names + ([builder_name(type_name), builder_typevar_name(type_name)] if has_builder else [])
 
 
-def numbered(name: str) -> Iterator[str]:
-    """`Name2`, `Name3`, ...: the last resort for made-up names whose content is the same."""
-    number = 2
-    while True:
-        yield f"{name}{number}"
-        number += 1
-
-
-def variant_names(parent: str, candidates: Sequence[Sequence[Sequence[str] | None]]) -> list[str]:
+def variant_names(
+    parent: str, candidates: Sequence[Sequence[Sequence[str] | None]], positions: Sequence[Sequence[str]]
+) -> list[str]:
     """Names for the inline variants of `parent`, one list of candidates per variant,
     each candidate the words that follow the parent name (or None where the variant
-    has nothing to say, e.g. no title). Every variant takes its first candidate that
-    no sibling has at the same rank, or its first one when all are shared."""
-    names = []
-    for index, own in enumerate(candidates):
-        chosen = next(words for words in own if words is not None)
-        for rank, choice in enumerate(own):
-            if choice is not None and all(other[rank] != choice for i, other in enumerate(candidates) if i != index):
-                chosen = choice
-                break
-        names.append(class_name(parent, *chosen))
-    return names
+    has nothing to say, e.g. no title), and each variant's position (`anyOf`, `1`).
+    Every variant takes its first candidate that no sibling has at the same rank, or
+    its first one when all are shared. Where two names still meet, the one that took
+    a shared candidate is named by its position (`ShapeAnyOf1`), or both are when both
+    took shared ones or neither did; so is a variant whose name is another's position
+    name. Siblings never share a name."""
+    own = [_distinct_candidate(index, candidates) for index in range(len(candidates))]
+    first = [next(words for words in choices if words is not None) for choices in candidates]
+    names = [class_name(parent, *(first[index] if chosen is None else chosen)) for index, chosen in enumerate(own)]
+    by_position = [class_name(parent, *position) for position in positions]
+    distinct = [name for name, chosen in zip(names, own, strict=True) if chosen is not None]
+
+    def meets(index: int) -> bool:
+        name = names[index]
+        others = names[:index] + names[index + 1 :]
+        met = distinct.count(name) > 1 if own[index] is not None else name in others
+        return met or name in by_position[:index] + by_position[index + 1 :]
+
+    return [by_position[index] if meets(index) else name for index, name in enumerate(names)]
+
+
+def _distinct_candidate(index: int, candidates: Sequence[Sequence[Sequence[str] | None]]) -> Sequence[str] | None:
+    """The first candidate of variant `index` that no other variant has at the same rank."""
+    for rank, choice in enumerate(candidates[index]):
+        if choice is not None and all(other[rank] != choice for i, other in enumerate(candidates) if i != index):
+            return choice
+    return None
+
+
+def position_name(owner: str | None, tokens: Sequence[str]) -> str:
+    """The name of the schema at a JSON pointer, for a made-up name whose readable
+    candidates are taken: the Python name of the `$defs` entry it is in, then the
+    pointer's tokens below it (`#/$defs/A/anyOf/1/prefixItems/0` → `AAnyOf1PrefixItems0`);
+    `Root` and all the tokens for a schema outside `$defs`."""
+    return class_name(owner or "Root", *tokens)
 
 
 def member_name(value: str) -> str:

@@ -202,4 +202,5 @@ class Shapes:
         expr = self.expr(node, hint)
         if isinstance(expr, Ref):
             return expr.name
-        return self.context.register(Alias(hint, node.pointer, None, expr)).name
+        name = self.context.invent(node.pointer, hint)
+        return self.context.register(Alias(name, node.pointer, None, expr)).name

@@ -44,7 +44,9 @@ class Unions:
             for variant in variants
             if tag_key is None or not (tag_key in kinds.const_keys(variant) or kinds.is_fallback(variant, tag_key))
         ]
-        hints = naming.variant_names(name, [variant_words(variant) for variant in untagged])
+        hints = naming.variant_names(
+            name, [variant_words(variant) for variant in untagged], [position(variant) for variant in untagged]
+        )
         hint_of = {variant.pointer: hint for variant, hint in zip(untagged, hints, strict=True)}
         tags = {dict(v.properties())[tag_key].value("const") for v in variants if tag_key in kinds.const_keys(v)}
         choices: list[Variant] = []
@@ -138,3 +140,8 @@ def variant_words(variant: Node) -> list[tuple[str, ...] | None]:
         variant.types or None,
         ("variant",),
     ]
+
+
+def position(variant: Node) -> list[str]:
+    """Where a variant is in its union: its keyword and index (`anyOf`, `1`)."""
+    return variant.pointer.split("/")[-2:]

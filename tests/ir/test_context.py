@@ -43,10 +43,10 @@ def test_made_up_names_step_aside_for_defs_names(tmp_path):
     assert [variant.type for variant in types["Shape"].variants] == [Ref("ShapeCircleVariant")]
 
 
-def test_inline_types_whose_content_is_the_same_are_numbered(tmp_path):
+def test_inline_variants_whose_content_is_the_same_are_named_by_their_position(tmp_path):
     same = {"type": "object", "properties": {"a": {"type": "string"}}}
     variants = ir_of({"$defs": {"U": {"anyOf": [same, same]}}}, tmp_path).by_name()["U"].variants
-    assert [variant.type for variant in variants] == [Ref("UWithA"), Ref("UWithA2")]
+    assert [variant.type for variant in variants] == [Ref("UAnyOf0"), Ref("UAnyOf1")]
 
 
 def test_made_up_names_of_properties_that_meet_step_aside(tmp_path):
@@ -59,7 +59,7 @@ def test_made_up_names_of_properties_that_meet_step_aside(tmp_path):
     }
     types = ir_of(schema, tmp_path).by_name()
     assert fields(types["A"])["bC"].type == Ref("ABC")
-    assert fields(types["AB"])["c"].type == Ref("ABC2")
+    assert fields(types["AB"])["c"].type == Ref("ABPropertiesC")  # the name of its place
 
 
 def test_an_alias_cycle_is_an_error(tmp_path):

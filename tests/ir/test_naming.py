@@ -1,12 +1,16 @@
-"""The naming rules, one by one."""
+"""The naming rules, one by one; and names made up for inline types, which never meet."""
 
 from __future__ import annotations
 
 import ast
 import builtins
 import keyword
+import re
+import tempfile
+from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
 
 from generator.ir.naming import (
     CONNECTION_NAMES,
@@ -20,11 +24,13 @@ from generator.ir.naming import (
     merge_function_name,
     method_name,
     module_names,
+    position_name,
     type_name,
     variant_names,
     words,
 )
-from tests.helpers import FIXTURES, ROOT, generate_package, import_package
+from tests.helpers import FIXTURES, ROOT, error_for, fields, generate_package, import_package, ir_of
+from tests.strategies import schemas_with_nested_inline_types
 
 
 def test_attribute_names_are_snake_case_of_the_wire_name():
@@ -138,25 +144,67 @@ def test_equal_values_keep_equal_member_names():
     assert member_names(["a", "a"]) == ["a", "a"]
 
 
-def test_untagged_variants_are_named_by_what_sets_them_apart():
-    def candidates(**given):
-        return [given.get(rank) for rank in ("title", "const", "required", "keys", "json_type")] + [("variant",)]
+def candidates(**given):
+    """The candidates of one variant for `variant_names`, by rank (None where not given)."""
+    return [given.get(rank) for rank in ("title", "const", "required", "keys", "json_type")] + [("variant",)]
 
-    assert variant_names("Shape", [candidates(title=("Circle",)), candidates(title=("Square",))]) == [
+
+def positions(count):
+    return [("anyOf", str(index)) for index in range(count)]
+
+
+def test_untagged_variants_are_named_by_what_sets_them_apart():
+    assert variant_names("Shape", [candidates(title=("Circle",)), candidates(title=("Square",))], positions(2)) == [
         "ShapeCircle",
         "ShapeSquare",
     ]
     assert variant_names(
-        "Shape", [candidates(required=("with", "radius")), candidates(required=("with", "width", "height"))]
+        "Shape",
+        [candidates(required=("with", "radius")), candidates(required=("with", "width", "height"))],
+        positions(2),
     ) == ["ShapeWithRadius", "ShapeWithWidthHeight"]
     # A shared title is no name: the next rank decides.
     assert variant_names(
         "Shape",
         [candidates(title=("Box",), json_type=("object",)), candidates(title=("Box",), json_type=("string",))],
+        positions(2),
     ) == ["ShapeObject", "ShapeString"]
-    # Nothing sets them apart: the most telling candidate (the builder numbers the second).
-    assert variant_names("U", [candidates(keys=("with", "a")), candidates(keys=("with", "a"))]) == ["UWithA", "UWithA"]
-    assert variant_names("U", [candidates(), candidates()]) == ["UVariant", "UVariant"]
+
+
+def test_variants_that_nothing_sets_apart_are_named_by_their_position():
+    same = [candidates(keys=("with", "a")), candidates(keys=("with", "a"))]
+    assert variant_names("U", same, positions(2)) == ["UAnyOf0", "UAnyOf1"]
+    assert variant_names("U", [candidates(), candidates()], [("oneOf", "0"), ("oneOf", "1")]) == ["UOneOf0", "UOneOf1"]
+
+
+def test_a_variant_with_only_shared_candidates_keeps_its_first_unless_a_sibling_has_that_name():
+    # The second shares every candidate, but no sibling is named UWithA.
+    alone = [candidates(title=("Box",), keys=("with", "a")), candidates(keys=("with", "a"))]
+    assert variant_names("U", alone, positions(2)) == ["UBox", "UWithA"]
+    # The first earned UWithA (no sibling requires `a`); the second only shares it.
+    earned = [candidates(required=("with", "a"), keys=("with", "a")), candidates(keys=("with", "a"))]
+    assert variant_names("U", earned, positions(2)) == ["UWithA", "UAnyOf1"]
+
+
+def test_variants_whose_distinct_candidates_still_meet_are_named_by_their_position():
+    # A title "WithA" and the required key `a` are different candidates with one name.
+    assert variant_names("U", [candidates(title=("WithA",)), candidates(required=("with", "a"))], positions(2)) == [
+        "UAnyOf0",
+        "UAnyOf1",
+    ]
+
+
+def test_a_variant_never_takes_the_position_name_of_a_sibling():
+    assert variant_names("U", [candidates(title=("AnyOf1",)), candidates(title=("B",))], positions(2)) == [
+        "UAnyOf0",
+        "UB",
+    ]
+
+
+def test_position_names_are_the_defs_name_then_the_pointer_below_it():
+    assert position_name("A", ["anyOf", "1", "prefixItems", "0"]) == "AAnyOf1PrefixItems0"
+    assert position_name("AB", ["properties", "c"]) == "ABPropertiesC"
+    assert position_name(None, ["properties", "x"]) == "RootPropertiesX"
 
 
 def test_merge_functions_are_named_after_their_type():
@@ -205,3 +253,156 @@ def test_module_names_lists_every_name_a_type_defines(names_package):
     private = {name for name in bound if name.startswith("_")} - internal
     containers = {name for name in private if name.startswith(("_decode_list_of_", "_decode_map_of_"))}
     assert private - containers <= {name for python in types for name in module_names(python, has_builder=True)}
+
+
+# --- names the generator makes up never meet ---------------------------------
+
+STRING = {"type": "string"}
+
+
+def obj(**properties):
+    return {"type": "object", "properties": properties}
+
+
+def made_up(schema, tmp_path):
+    """The names the generator made up for `schema`, each with the pointer of its place."""
+    module = ir_of(schema, tmp_path)
+    given = {python for _, python in module.public_names}
+    return {named.name: named.pointer for named in module.types if named.name not in given}
+
+
+def test_prefix_items_of_sibling_variants_are_named_after_their_variant(tmp_path):
+    """Issue 19: both items were `AArrayItem0` (the second numbered, or refused with "rename one of them")."""
+    schema = {
+        "$defs": {
+            "A": {
+                "anyOf": [
+                    {"type": "array", "prefixItems": [obj(x=STRING)]},
+                    {"type": "array", "prefixItems": [obj(y={"type": "integer"})]},
+                ]
+            }
+        }
+    }
+    assert made_up(schema, tmp_path) == {
+        "AAnyOf0Item0": "#/$defs/A/anyOf/0/prefixItems/0",
+        "AAnyOf1Item0": "#/$defs/A/anyOf/1/prefixItems/0",
+    }
+    types = ir_of(schema, tmp_path).by_name()
+    assert list(fields(types["AAnyOf0Item0"])) == ["x"] and list(fields(types["AAnyOf1Item0"])) == ["y"]
+
+
+def test_checked_prefix_items_of_sibling_one_of_variants_are_named_after_their_variant(tmp_path):
+    schema = {
+        "$defs": {"A": {"oneOf": [{"prefixItems": [True, {"minimum": 1}]}, {"prefixItems": [True, {"maximum": 0}]}]}}
+    }
+    assert made_up(schema, tmp_path) == {
+        "AOneOf0Item0": "#/$defs/A/oneOf/0/prefixItems/0",
+        "AOneOf0Item1": "#/$defs/A/oneOf/0/prefixItems/1",
+        "AOneOf1Item0": "#/$defs/A/oneOf/1/prefixItems/0",
+        "AOneOf1Item1": "#/$defs/A/oneOf/1/prefixItems/1",
+    }
+
+
+def test_items_of_lists_in_sibling_variants_are_named_after_their_variant(tmp_path):
+    schema = {
+        "$defs": {
+            "L": {"anyOf": [{"type": "array", "items": obj(x=STRING)}, {"type": "array", "items": obj(y=STRING)}]}
+        }
+    }
+    assert made_up(schema, tmp_path) == {
+        "LAnyOf0Item": "#/$defs/L/anyOf/0/items",
+        "LAnyOf1Item": "#/$defs/L/anyOf/1/items",
+    }
+
+
+def test_properties_of_sibling_variants_are_named_after_their_variant(tmp_path):
+    schema = {"$defs": {"U": {"anyOf": [obj(p=obj(x=STRING)), obj(p=obj(y=STRING))]}}}
+    assert made_up(schema, tmp_path) == {
+        "UAnyOf0": "#/$defs/U/anyOf/0",
+        "UAnyOf0P": "#/$defs/U/anyOf/0/properties/p",
+        "UAnyOf1": "#/$defs/U/anyOf/1",
+        "UAnyOf1P": "#/$defs/U/anyOf/1/properties/p",
+    }
+
+
+def test_a_variant_named_by_what_sets_it_apart_keeps_its_name_beside_one_that_shares_it(tmp_path):
+    required = {**obj(p=obj(y=STRING)), "required": ["p"]}
+    schema = {"$defs": {"U": {"oneOf": [obj(p=obj(x=STRING)), required]}}}
+    assert made_up(schema, tmp_path) == {
+        "UOneOf0": "#/$defs/U/oneOf/0",
+        "UOneOf0P": "#/$defs/U/oneOf/0/properties/p",
+        "UWithP": "#/$defs/U/oneOf/1",
+        "UWithPP": "#/$defs/U/oneOf/1/properties/p",
+    }
+
+
+def test_additional_properties_of_sibling_variants_are_named_after_their_variant(tmp_path):
+    maps = [
+        {"type": "object", "additionalProperties": obj(x=STRING)},
+        {"type": "object", "additionalProperties": obj(y=STRING)},
+    ]
+    assert made_up({"$defs": {"M": {"anyOf": maps}}}, tmp_path) == {
+        "MAnyOf0Value": "#/$defs/M/anyOf/0/additionalProperties",
+        "MAnyOf1Value": "#/$defs/M/anyOf/1/additionalProperties",
+    }
+
+
+def test_combinators_nested_three_deep_name_every_level(tmp_path):
+    inner = {"oneOf": [obj(a=STRING), obj(b=STRING)]}
+    schema = {"$defs": {"N": {"anyOf": [{"anyOf": [inner, inner]}, {"anyOf": [inner, inner]}]}}}
+    assert sorted(made_up(schema, tmp_path)) == [
+        "NAnyOf0",
+        "NAnyOf0AnyOf0",
+        "NAnyOf0AnyOf0WithA",
+        "NAnyOf0AnyOf0WithB",
+        "NAnyOf0AnyOf1",
+        "NAnyOf0AnyOf1WithA",
+        "NAnyOf0AnyOf1WithB",
+        "NAnyOf1",
+        "NAnyOf1AnyOf0",
+        "NAnyOf1AnyOf0WithA",
+        "NAnyOf1AnyOf0WithB",
+        "NAnyOf1AnyOf1",
+        "NAnyOf1AnyOf1WithA",
+        "NAnyOf1AnyOf1WithB",
+    ]
+
+
+def test_a_made_up_name_that_another_took_becomes_the_name_of_its_place(tmp_path):
+    # The items of the list `a` and the property `aItem` are both XAItem by their content.
+    schema = {"$defs": {"X": obj(a={"type": "array", "items": obj(x=STRING)}, aItem=obj(y=STRING))}}
+    assert made_up(schema, tmp_path) == {
+        "XAItem": "#/$defs/X/properties/a/items",
+        "XPropertiesAItem": "#/$defs/X/properties/aItem",
+    }
+    # A `$defs` name comes first, whichever comes first in the schema.
+    for defs in ({"AB": STRING, "A": obj(b=obj(a=STRING))}, {"A": obj(b=obj(a=STRING)), "AB": STRING}):
+        assert made_up({"$defs": defs}, tmp_path) == {"APropertiesB": "#/$defs/A/properties/b"}
+
+
+def test_names_the_schema_gives_that_meet_are_an_error_that_asks_to_rename_one(tmp_path):
+    error = error_for({"$defs": {"Foo": STRING, "foo": STRING}}, tmp_path)
+    assert error.pointer == "#/$defs/foo"
+    assert error.message == "the Python name Foo is also produced by #/$defs/Foo; rename one of them"
+
+
+def test_a_defs_name_that_takes_even_the_name_of_a_place_is_the_one_to_rename(tmp_path):
+    schema = {"$defs": {"A": {"anyOf": [obj(x=STRING), obj(x=STRING)]}, "AAnyOf0": STRING}}
+    error = error_for(schema, tmp_path)
+    assert error.pointer == "#/$defs/A/anyOf/0"
+    assert error.message == (
+        "every Python name made up for this schema is taken (AAnyOf0 by #/$defs/AAnyOf0); "
+        "rename what takes AAnyOf0, the name of its place in the schema"
+    )
+
+
+@settings(max_examples=100, deadline=None, database=None)
+@given(schemas_with_nested_inline_types())
+def test_nested_inline_types_in_sibling_branches_always_get_names(schema):
+    """Every such schema builds, and every name starts with the name of its `$defs` entry
+    and carries no number but a position (`AnyOf1`, `OneOf0`, `Item0`: under 10 here)."""
+    with tempfile.TemporaryDirectory() as directory:
+        module = ir_of(schema, Path(directory))
+    for named in module.types:
+        assert named.name.startswith(named.pointer.split("/")[2])
+        assert not re.search(r"\d", re.sub(r"(AnyOf|OneOf|Item)\d", "", named.name)), named.name

@@ -18,6 +18,7 @@ from generator.errors import GenerationError
 from generator.output.write import write_package
 from generator.pipeline import generate
 from tests.helpers import CACHE, FIXTURES, ROOT, generate_package, import_package
+from tests.strategies import schemas_with_nested_inline_types
 
 NAMES = json.loads((FIXTURES / "names.json").read_text())
 
@@ -288,6 +289,25 @@ def test_hostile_names_generate_a_working_package_or_one_clear_error(schema):
             for defs_name, definition in schema["$defs"].items():
                 for value in examples(definition, schema["$defs"]):
                     round_trips(module, defs_name, value)
+        finally:
+            for name in [name for name in sys.modules if name == package or name.startswith(package + ".")]:
+                del sys.modules[name]
+
+
+@settings(max_examples=10, deadline=None, database=None)
+@given(schemas_with_nested_inline_types())
+def test_nested_inline_types_in_sibling_branches_generate_a_package_that_imports(schema):
+    """tests/ir/test_naming.py builds the IR of many such schemas; a few become packages that
+    import and export every name."""
+    package = next(PACKAGES)
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "schema.json"
+        path.write_text(json.dumps(schema))
+        result = generate(path, package, ROOT, CACHE)
+        write_package(Path(directory) / package, result.files)
+        try:
+            module = import_package(Path(directory), package)
+            assert {named.name for named in result.module.types} <= set(module.models.__all__)
         finally:
             for name in [name for name in sys.modules if name == package or name.startswith(package + ".")]:
                 del sys.modules[name]
