@@ -15,7 +15,7 @@ import re
 import reprlib
 from collections.abc import Callable
 from enum import Enum, EnumMeta
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeAlias, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, Literal, TypeAlias, TypeVar, cast
 
 if TYPE_CHECKING:
     import dataclasses
@@ -52,7 +52,7 @@ class Undefined(Enum, metaclass=_UndefinedType):
     def __repr__(self) -> str:
         return "UNDEFINED"
 
-    def __bool__(self) -> bool:
+    def __bool__(self) -> Literal[False]:  # so that `value or default` drops Undefined in mypy
         return False
 
 

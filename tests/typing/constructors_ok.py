@@ -13,3 +13,4 @@ notification = acp.UpdateSessionNotification(session_id=session.session_id, upda
 ids: list[acp.ToolCallId] = ["t1", "t2"]
 same: str = update.tool_call_id
 form = acp.ElicitationSchema(type="object", properties={})  # a closed enum: its plain value too
+capabilities: acp.ClientCapabilities = init.capabilities or acp.ClientCapabilities()  # Undefined is falsy
