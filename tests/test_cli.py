@@ -92,6 +92,19 @@ def test_check_fails_after_a_template_change(project):
     assert "changed: models.py" in result.stderr
 
 
+def test_check_fails_after_a_change_to_a_static_module_and_generate_copies_it_in(project):
+    static = project / "generator" / "runtime" / "_connection.py"
+    static.write_text(
+        static.read_text().replace("DEFAULT_LIMIT: Final = 64 * 1024 * 1024", "DEFAULT_LIMIT: Final = 1024")
+    )
+    result = cli(project, "check")
+    assert result.returncode == 1
+    assert "changed: _connection.py" in result.stderr and "DEFAULT_LIMIT: Final = 1024" in result.stderr
+    assert cli(project, "generate").returncode == 0
+    assert "DEFAULT_LIMIT: Final = 1024\n" in (project / "generated" / "acp_v2" / "_connection.py").read_text()
+    assert cli(project, "check").returncode == 0
+
+
 def test_check_reports_missing_and_extra_files(project):
     (project / "generated" / "acp_v2" / "py.typed").unlink()
     (project / "generated" / "acp_v2" / "stray.py").write_text("")
