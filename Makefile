@@ -7,7 +7,7 @@ LINT_STEPS := lint-ruff lint-format lint-mypy lint-mypy-generated
 # Parallel steps print their output whole when they end (GNU make 4+; 3.81 interleaves lines).
 PARALLEL := -j $(if $(filter 3.%,$(MAKE_VERSION)),,--output-sync=target)
 
-.PHONY: generate check lint $(LINT_STEPS) test interop update-schema bench bench-gen bench-rpc bench-import clean
+.PHONY: generate check lint $(LINT_STEPS) docs test interop update-schema bench bench-gen bench-rpc bench-import clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,9 +38,15 @@ lint-mypy: $(STAMP)
 lint-mypy-generated: $(STAMP)
 	cd generated && ../$(PY) -m mypy --strict --cache-dir ../.cache/mypy-generated acp_v2
 
-# The drift check and the lint steps in parallel, then the whole suite (pytest-xdist, a worker per core).
+# The documentation site (mkdocs.yml): the README and the generated package's API reference;
+# --strict turns a broken link or a missing include into a failure.
+docs: $(STAMP)
+	$(PY) -m mkdocs build --strict --quiet
+
+# The drift check, the lint steps and the docs build in parallel, then the whole suite
+# (pytest-xdist, a worker per core).
 test: $(STAMP)
-	@$(MAKE) --no-print-directory $(PARALLEL) check $(LINT_STEPS)
+	@$(MAKE) --no-print-directory $(PARALLEL) check $(LINT_STEPS) docs
 	$(PY) -m pytest -n auto
 
 # acp_v2 against the official TypeScript SDK (node + npm; the SDK goes to interop/node_modules).
