@@ -36,7 +36,7 @@ from tests.helpers import ROOT, SUMMARY
 SUITE = ROOT / "tests" / "json_schema_suite"
 CASES = SUITE / "draft2020-12"
 REFUSED = SUITE / "refused.txt"
-REMOTES: tuple[tuple[str, Path], ...] = ()
+REMOTES = (("http://localhost:1234/", SUITE / "remotes"),)
 CASE_POINTER = "#/$defs/Case"
 
 
