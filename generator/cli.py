@@ -9,11 +9,12 @@ import shutil
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from generator.changes.changelog import FORMATS, format_markdown, format_text
 from generator.changes.diff import diff_modules
-from generator.config import Config, find_root, load_config
+from generator.config import Config, SchemaOptions, find_root, load_config, schema_dir_problem
 from generator.errors import GenerationError
 from generator.ir import model
 from generator.output import cache, project
@@ -41,6 +42,7 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--schema", type=Path, help="schema file (default: the vendored, locked one)")
         command.add_argument("--out", type=Path, help="output directory (default: [tool.acp-codegen] out)")
         command.add_argument("--package", help="package name (default: [tool.acp-codegen] package)")
+        _schema_dir_argument(command)
         command.add_argument(
             "--no-cache",
             "--full",
@@ -60,7 +62,29 @@ def _parser() -> argparse.ArgumentParser:
     changes.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format (default: text)")
     changes.add_argument("--package", help="package name (default: [tool.acp-codegen] package)")
     changes.add_argument("--fail-on-breaking", action="store_true", help=f"exit {EXIT_BREAKING} on a breaking change")
+    _schema_dir_argument(changes)
     return parser
+
+
+def _schema_dir_argument(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--schema-dir",
+        dest="schema_dirs",
+        action="append",
+        type=_schema_dir,
+        default=[],
+        metavar="PREFIX=DIR",
+        help="read the documents whose URIs start with PREFIX from DIR (repeatable; beside [tool.acp-codegen] "
+        "schema-dirs); a $ref to a document no prefix maps is an error, nothing is fetched from the network",
+    )
+
+
+def _schema_dir(text: str) -> tuple[str, Path]:
+    prefix, equals, directory = text.partition("=")
+    problem = schema_dir_problem(prefix) if equals and directory else "expected PREFIX=DIR"
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return prefix, Path(directory).absolute()
 
 
 def _schema(config: Config, explicit: Path | None) -> Path:
@@ -89,7 +113,8 @@ def _cache(config: Config, disabled: bool) -> Path | None:
 
 
 def _diff(config: Config, old: Path, new: Path, package: str, output: str, fail_on_breaking: bool) -> int:
-    changes = diff_modules(build_ir(old, package, config.root), build_ir(new, package, config.root))
+    options = SchemaOptions(schema_dirs=config.options.schema_dirs)  # the documents, not the rules
+    changes = diff_modules(build_ir(old, package, config.root, options), build_ir(new, package, config.root, options))
     print(FORMATS[output](changes))
     return EXIT_BREAKING if fail_on_breaking and any(change.breaking for change in changes) else 0
 
@@ -185,6 +210,8 @@ def _out(config: Config, explicit: Path | None) -> Path:
 def run(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     config = load_config(find_root(Path.cwd()))
+    if getattr(args, "schema_dirs", None):
+        config = replace(config, options=config.options.with_schema_dirs(args.schema_dirs))
     if args.command == "update-schema":
         return _update_schema(config, args.version)
     if args.command == "diff":

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import tomllib
@@ -51,6 +52,8 @@ class SchemaOptions:
     upserts: dict[str, UpsertRule] = field(default_factory=dict)
     not_upserts: tuple[str, ...] = ()
     path_types: tuple[str, ...] = ()
+    # (URI prefix, local directory): where the documents other `$ref`s name are read from
+    schema_dirs: tuple[tuple[str, Path], ...] = ()
 
     def restricted_to(self, names: Collection[str]) -> tuple[SchemaOptions, list[str]]:
         """These options without the rows that name types absent from a schema
@@ -60,12 +63,31 @@ class SchemaOptions:
         warnings = [f"{CONFIG} upserts.{name}: {absent}" for name in self.upserts if name not in names]
         for key, rows in (("not-upserts", self.not_upserts), ("path-types", self.path_types)):
             warnings += [f"{CONFIG} {key}: {name}: {absent}" for name in rows if name not in names]
-        kept = SchemaOptions(
+        kept = replace(
+            self,
             upserts={name: rule for name, rule in self.upserts.items() if name in names},
             not_upserts=tuple(name for name in self.not_upserts if name in names),
             path_types=tuple(name for name in self.path_types if name in names),
         )
         return kept, warnings
+
+    def with_schema_dirs(self, schema_dirs: Collection[tuple[str, Path]]) -> SchemaOptions:
+        """These options with `schema_dirs` (from the command line) before the configured
+        ones: a prefix given both ways maps to the directory given last."""
+        given = dict(schema_dirs)
+        kept = tuple(row for row in self.schema_dirs if row[0] not in given)
+        return replace(self, schema_dirs=(*given.items(), *kept))
+
+
+_URI_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:\S*[/:]")
+
+
+def schema_dir_problem(prefix: str) -> str | None:
+    """Why `prefix` cannot be a schema-dir URI prefix, or None: it must be an absolute
+    URI ending in `/` or `:` (so that `http://host/a` does not also catch `http://host/ab.json`)."""
+    if _URI_PREFIX.fullmatch(prefix):
+        return None
+    return f"{prefix!r} is not an absolute URI prefix ending in `/` or `:` (e.g. http://example.com/schemas/)"
 
 
 @dataclass(frozen=True)
@@ -140,10 +162,18 @@ def load_config(root: Path) -> Config:
         contradiction = upserts[name].contradiction()
         if contradiction:
             raise GenerationError(f"{path}: [tool.acp-codegen] {where}", contradiction)
+    schema_dirs = table.get("schema-dirs", {})
+    if not isinstance(schema_dirs, dict) or not all(isinstance(d, str) and d for d in schema_dirs.values()):
+        raise GenerationError(f"{path}: [tool.acp-codegen] schema-dirs", "expected a table of URI prefix = directory")
+    for prefix in schema_dirs:
+        problem = schema_dir_problem(prefix)
+        if problem:
+            raise GenerationError(f"{path}: [tool.acp-codegen] schema-dirs", problem)
     options = SchemaOptions(
         upserts=upserts,
         not_upserts=strings("not-upserts", table.get("not-upserts", [])),
         path_types=strings("path-types", table.get("path-types", [])),
+        schema_dirs=tuple((prefix, root / directory) for prefix, directory in schema_dirs.items()),
     )
     both = sorted(set(upserts) & set(options.not_upserts))
     if both:

@@ -74,7 +74,8 @@ def build_ir(
     schema: Path, package: str, root: Path, options: SchemaOptions | None = None, cache_dir: Path | None = None
 ) -> Module:
     """The IR of `schema`; with `cache_dir`, reused while the schema bytes, the
-    options and the generator are unchanged (the key hashes all of them)."""
+    options and the generator are unchanged (the key hashes all of them), and the
+    other documents its `$ref`s read (the cached IR lists them with their sha256)."""
     path = display_path(schema, root)
     cached = None
     if cache_dir is not None:
@@ -86,21 +87,38 @@ def build_ir(
             key = hashlib.sha256(repr((data, package, path, options, _generator_fingerprint())).encode()).hexdigest()
             cached = cache_dir / f"ir-{key}.json"
             stored = cache.read(cached)
-            if stored is not None:
+            if isinstance(stored, dict) and _unchanged(stored.get("documents")):
                 try:
-                    module = cache.ir_from_data(stored)
+                    module = cache.ir_from_data(stored.get("module"))
                 except ValueError:
                     module = None
                 if isinstance(module, Module):
                     return module
-    loaded = load_schema(schema)
+    loaded = load_schema(schema, options.schema_dirs if options else ())
     options, config_warnings = (options or SchemaOptions()).restricted_to(loaded.definitions)
     module = build_module(loaded, package, path, options)
     module = replace(module, warnings=(*config_warnings, *module.warnings))
     if cached is not None:
-        cache.write(cached, cache.ir_to_data(module))
+        documents = [[str(document.path), document.sha256] for document in loaded.documents]
+        cache.write(cached, {"documents": documents, "module": cache.ir_to_data(module)})
         cache.keep_newest(cached.parent, "ir-*.json", cache.MAX_IR_FILES)
     return module
+
+
+def _unchanged(documents: object) -> bool:
+    """Whether the other documents a cached IR was built from (`[path, sha256]` rows) still
+    hold the same bytes: the cache key hashes only the schema file itself."""
+    if not isinstance(documents, list):
+        return False
+    for row in documents:
+        if not (isinstance(row, list) and len(row) == 2 and all(isinstance(item, str) for item in row)):
+            return False
+        try:
+            if hashlib.sha256(Path(row[0]).read_bytes()).hexdigest() != row[1]:
+                return False
+        except OSError:
+            return False
+    return True
 
 
 def generate(

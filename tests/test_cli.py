@@ -184,6 +184,22 @@ def test_generate_and_check_in_a_directory_without_pyproject(tmp_path):
     assert "update-schema needs a [tool.acp-codegen] table" in one_line_error(cli(tmp_path, "update-schema", "1.0.0"))
 
 
+def test_schema_dir_maps_the_documents_refs_name_and_an_unmapped_one_is_one_line(tmp_path):
+    (tmp_path / "remote").mkdir()
+    (tmp_path / "remote" / "id.json").write_text(json.dumps({"type": "string", "minLength": 1}))
+    (tmp_path / "api.json").write_text(json.dumps({"$defs": {"Id": {"$ref": "http://example.com/s/id.json"}}}))
+    args = ("--schema", "api.json", "--out", "out", "--package", "api_pkg")
+    generated = cli(tmp_path, "generate", *args, "--schema-dir", "http://example.com/s/=remote")
+    assert generated.returncode == 0, generated.stderr
+    assert cli(tmp_path, "check", *args, "--schema-dir", "http://example.com/s/=remote").returncode == 0
+    assert one_line_error(cli(tmp_path, "check", *args)) == (
+        "error: #/$defs/Id/$ref: $ref 'http://example.com/s/id.json' names the document http://example.com/s/id.json, "
+        "which no schema-dir maps to a local directory (--schema-dir PREFIX=DIR); nothing is fetched from the network\n"
+    )
+    bad = cli(tmp_path, "generate", *args, "--schema-dir", "remote")
+    assert bad.returncode == 2 and "--schema-dir: expected PREFIX=DIR" in bad.stderr
+
+
 def test_black_runs_only_on_what_neither_the_committed_output_nor_the_cache_holds(tmp_path):
     shutil.copy(FIXTURES / "rules.json", tmp_path / "rules.json")
     args = ("--schema", "rules.json", "--package", "rules_pkg")

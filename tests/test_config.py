@@ -93,3 +93,26 @@ def test_rows_for_types_a_schema_lacks_are_dropped_with_a_warning():
         "pyproject.toml [tool.acp-codegen] not-upserts: Old: no $defs of that name in this schema; the row is ignored",
         "pyproject.toml [tool.acp-codegen] path-types: P2: no $defs of that name in this schema; the row is ignored",
     ]
+
+
+def test_schema_dirs_map_uri_prefixes_to_directories_below_the_root(tmp_path):
+    config = write(tmp_path, TABLE + '[tool.acp-codegen.schema-dirs]\n"http://example.com/s/" = "remote"\n')
+    assert config.options.schema_dirs == (("http://example.com/s/", tmp_path / "remote"),)
+    given = config.options.with_schema_dirs([("urn:example:", tmp_path / "u"), ("http://example.com/s/", tmp_path)])
+    assert given.schema_dirs == (("urn:example:", tmp_path / "u"), ("http://example.com/s/", tmp_path))
+    kept, _ = config.options.restricted_to(())
+    assert kept.schema_dirs == config.options.schema_dirs
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ('"http://example.com/s" = "remote"', "not an absolute URI prefix ending in `/` or `:`"),
+        ('"remote/" = "remote"', "not an absolute URI prefix"),
+        ('"http://example.com/" = 3', "expected a table of URI prefix = directory"),
+    ],
+)
+def test_a_schema_dir_prefix_must_be_an_absolute_uri_ending_in_a_separator(tmp_path, rows, message):
+    with pytest.raises(GenerationError, match=message) as caught:
+        write(tmp_path, TABLE + f"[tool.acp-codegen.schema-dirs]\n{rows}\n")
+    assert caught.value.pointer.endswith("[tool.acp-codegen] schema-dirs")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from generator import pipeline
+from generator.config import SchemaOptions
 from generator.output import cache
 from tests.helpers import FIXTURES, ROOT
 
@@ -48,3 +49,23 @@ def test_rendered_units_of_the_wrong_shape_are_rendered_again(tmp_path, stored):
     cache.write(path, stored)
     assert generate(tmp_path) == first
     assert cache.read(path) != stored
+
+
+def test_the_cached_ir_is_rebuilt_when_a_document_its_refs_read_changes(tmp_path, monkeypatch):
+    remotes = tmp_path / "remotes"
+    remotes.mkdir()
+    (remotes / "id.json").write_text('{"type": "string"}')
+    schema = tmp_path / "schema.json"
+    schema.write_text('{"$defs": {"Id": {"$ref": "http://example.com/id.json"}}}')
+    options = SchemaOptions(schema_dirs=(("http://example.com/", remotes),))
+
+    def build():
+        return pipeline.build_ir(schema, "pkg", ROOT, options, tmp_path / "cache")
+
+    first = build()
+    load = pipeline.load_schema
+    monkeypatch.setattr(pipeline, "load_schema", lambda *args: pytest.fail("loaded again"))
+    assert build() == first  # from the cache
+    monkeypatch.setattr(pipeline, "load_schema", load)
+    (remotes / "id.json").write_text('{"type": "integer"}')
+    assert build() != first

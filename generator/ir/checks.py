@@ -10,7 +10,7 @@ from generator.errors import GenerationError
 from generator.ir import naming
 from generator.ir.assertions import Checks, Evaluates, EvaluatesWhen
 from generator.schema.keywords import ANNOTATIONS, JSON_TYPES, count, json_text, number
-from generator.schema.load import Node, unescape
+from generator.schema.load import Node, pointer_tokens
 from generator.schema.patterns import python_pattern
 
 
@@ -172,8 +172,7 @@ def evaluates(
 
     def condition(child: Node) -> str:
         """The type a value is tested against, named after the subschema's pointer."""
-        tokens = [unescape(token) for token in child.pointer[2:].split("/") if token]
-        return named(child, naming.class_name("Valid", *tokens))
+        return named(child, naming.class_name("Valid", *pointer_tokens(child.pointer)))
 
     parts = [EvaluatesWhen(sub(part)) for part in node.children("allOf")]
     for keyword in ("anyOf", "oneOf"):

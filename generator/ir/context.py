@@ -10,7 +10,7 @@ from generator.errors import GenerationError
 from generator.ir import naming
 from generator.ir.assertions import Checks
 from generator.ir.model import Alias, NamedType, ObjectType, Ref, Route, TypeExpr
-from generator.schema.load import Node, Schema, unescape
+from generator.schema.load import Node, Schema, pointer_tokens
 
 
 class Context:
@@ -82,8 +82,8 @@ class Context:
 
     def position_name(self, pointer: str) -> str:
         """`naming.position_name` of `pointer`: after its `$defs` entry's Python name."""
-        tokens = [unescape(token) for token in pointer[2:].split("/") if token]
-        if tokens[:1] == ["$defs"] and len(tokens) > 1 and tokens[1] in self.python_names:
+        tokens = pointer_tokens(pointer)
+        if pointer.startswith("#") and tokens[:1] == ["$defs"] and len(tokens) > 1 and tokens[1] in self.python_names:
             return naming.position_name(self.python_names[tokens[1]], tokens[2:])
         return naming.position_name(None, tokens)
 
@@ -98,8 +98,7 @@ class Context:
         if target.pointer in self.definition_at:
             return self.definition_at[target.pointer]
         if target.pointer not in self.referenced:
-            tokens = [unescape(token) for token in target.pointer[2:].split("/") if token]
-            name = self.invent(target.pointer, naming.class_name("Ref", *tokens))
+            name = self.invent(target.pointer, naming.class_name("Ref", *pointer_tokens(target.pointer)))
             self.referenced[target.pointer] = name
             self.pending.append((name, target))
         return self.referenced[target.pointer]

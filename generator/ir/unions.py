@@ -123,7 +123,7 @@ class Unions:
     def wrapped_doc(self, variant: Node) -> str | None:
         for part in variant.children("allOf"):
             if part.ref:
-                return self.context.schema.resolve(part.pointer, part.ref).description
+                return self.context.schema.resolve(f"{part.pointer}/$ref", part.ref).description
         return None
 
 

@@ -33,6 +33,7 @@ ANNOTATIONS = frozenset(
         "discriminator",
         "format",
         "$anchor",
+        "$id",  # a schema resource's URI: `load.Resources` resolves `$ref`s with it
         "$defs",
         "definitions",
     }
@@ -86,7 +87,6 @@ REFUSED = {
     "$dynamicAnchor": "$dynamicAnchor is not implemented",
     "$recursiveRef": "$recursiveRef is not part of draft 2020-12",
     "$vocabulary": "custom vocabularies ($vocabulary) are not implemented",
-    "$id": "embedded schema resources ($id below the document root) are not implemented",
 }
 META_SCHEMA = "https://json-schema.org/draft/2020-12/schema"
 JSON_TYPES = ("null", "boolean", "object", "array", "number", "string", "integer")
@@ -110,8 +110,6 @@ def check_supported(node: Node, *, allow_not: bool = False) -> None:
     if {"anyOf", "oneOf"} <= node.keywords and node.properties():
         raise GenerationError(f"{node.pointer}/oneOf", "anyOf and oneOf beside properties are not supported")
     for keyword in sorted(node.keywords):
-        if keyword == "$id" and node.pointer == "#":
-            continue
         reason = None if keyword == "not" and allow_not else refusal(node, keyword)
         if reason is not None:
             raise GenerationError(f"{node.pointer}/{escape(keyword)}", reason)

@@ -3,12 +3,17 @@
 Every case either generates a package that answers each of its tests as the
 suite says (valid: strict decode, then encode gives the same JSON back;
 invalid: DecodeError), or is refused with a GenerationError whose pointer lies
-inside the case. The refused cases are listed in json_schema_suite/refused.txt:
+inside the case or inside one of the suite's remote documents it references. The
+refused cases are listed, pointer and message, in json_schema_suite/refused.txt:
 a change in coverage shows up in review as a change of that file.
 
-Each case schema becomes `$defs/Case` of a document of its own, its `#`
-references rebased there (and its `$id`, if any, the document's). Packages are rendered but not formatted (black is
-not what is under test) and imported from a temporary directory.
+Each case schema becomes `$defs/Case` of a document of its own. A case with an
+`$id` is an embedded schema resource there, so its references resolve against its
+own URI as they would at a document root; in a case without one, the `#`
+references of its own resource are rebased to `#/$defs/Case`. The suite's remote
+documents (`json_schema_suite/remotes/`) are what `http://localhost:1234/` maps to,
+as the suite prescribes. Packages are rendered but not formatted (black is not what
+is under test) and imported from a temporary directory.
 """
 
 from __future__ import annotations
@@ -31,12 +36,14 @@ from tests.helpers import ROOT, SUMMARY
 SUITE = ROOT / "tests" / "json_schema_suite"
 CASES = SUITE / "draft2020-12"
 REFUSED = SUITE / "refused.txt"
+REMOTES = (("http://localhost:1234/", SUITE / "remotes"),)
 CASE_POINTER = "#/$defs/Case"
 
 
-def rebase(schema: object) -> object:
-    """`schema` with every `#…` JSON-pointer `$ref` moved under `CASE_POINTER`."""
-    if not isinstance(schema, dict):
+def rebase(schema: object, *, top: bool = True) -> object:
+    """`schema` with every `#…` JSON-pointer `$ref` of its resource moved under
+    `CASE_POINTER` (not those of embedded resources: they have an `$id` of their own)."""
+    if not isinstance(schema, dict) or (not top and "$id" in schema):
         return schema
     result = dict(schema)
     ref = result.get("$ref")
@@ -44,14 +51,20 @@ def rebase(schema: object) -> object:
         result["$ref"] = CASE_POINTER + ref[1:]
     for key in sorted(SCHEMA_KEYWORDS):
         if key in result:
-            result[key] = rebase(result[key])
+            result[key] = rebase(result[key], top=False)
     for key in sorted(SCHEMA_LIST_KEYWORDS):
         if isinstance(result.get(key), list):
-            result[key] = [rebase(item) for item in result[key]]
+            result[key] = [rebase(item, top=False) for item in result[key]]
     for key in sorted(SCHEMA_MAP_KEYWORDS):
         if isinstance(result.get(key), dict):
-            result[key] = {name: rebase(item) for name, item in result[key].items()}
+            result[key] = {name: rebase(item, top=False) for name, item in result[key].items()}
     return result
+
+
+def inside_case(pointer: str) -> bool:
+    """Whether a refusal's pointer lies in the case, or in a remote document it references."""
+    in_remote = any(pointer.startswith(prefix) for prefix, _ in REMOTES)
+    return in_remote or pointer == CASE_POINTER or pointer.startswith(CASE_POINTER + "/")
 
 
 def json_equal(a: object, b: object) -> bool:
@@ -82,12 +95,10 @@ class Outcome:
 def generate_case(schema: object, package: str, out: Path):
     """The imported package of one case schema; GenerationError when refused."""
     path = out / f"{package}.json"
-    document: dict[str, object] = {"$defs": {"Case": rebase(schema)}}
-    if isinstance(schema, dict) and "$id" in schema:  # the case's base URI stays the document's
-        document["$id"] = schema["$id"]
-        document["$defs"] = {"Case": {key: value for key, value in rebase(schema).items() if key != "$id"}}
+    embedded = isinstance(schema, dict) and "$id" in schema  # a resource of its own: nothing to rebase
+    document = {"$defs": {"Case": schema if embedded else rebase(schema)}}
     path.write_text(json.dumps(document))
-    module = build_module(load_schema(path), package, path.name)
+    module = build_module(load_schema(path, REMOTES), package, path.name)
     files = render_package(module, {"generator": "test", "black": "none"})
     directory = out / package
     directory.mkdir()
@@ -127,8 +138,8 @@ def run_suite(out: Path) -> Outcome:
             try:
                 generated = generate_case(case["schema"], package, out)
             except GenerationError as error:
-                if error.pointer == CASE_POINTER or error.pointer.startswith(CASE_POINTER + "/"):
-                    outcome.refused[case_id] = error.message
+                if inside_case(error.pointer):
+                    outcome.refused[case_id] = str(error)
                 else:
                     outcome.wrong[case_id] = f"refused outside the case: {error}"
                 continue

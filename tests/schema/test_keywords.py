@@ -16,10 +16,10 @@ def test_an_unimplemented_keyword_is_refused_at_its_pointer(tmp_path):
         assert error.pointer == f"#/$defs/A/{keyword}"
 
 
-def test_an_embedded_id_is_refused_under_its_own_name(tmp_path):
-    error = error_for({"$defs": {"A": {"$id": "http://example.com/a", "type": "string"}}}, tmp_path)
-    assert error.pointer == "#/$defs/A/$id"
-    assert "embedded schema resources" in error.message
+def test_an_embedded_id_is_not_refused_but_an_id_that_is_not_a_uri_reference_is(tmp_path):
+    assert keywords.refusal(Node("#/$defs/A", {"$id": "http://example.com/a"}), "$id") is None
+    error = error_for({"$defs": {"A": {"$id": 1, "type": "string"}}}, tmp_path)
+    assert error.pointer == "#/$defs/A/$id" and "expected a string" in error.message
 
 
 def test_a_meta_schema_other_than_2020_12_is_refused(tmp_path):
