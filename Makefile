@@ -36,7 +36,7 @@ lint-mypy: $(STAMP)
 	$(PY) -m mypy --strict generator
 
 lint-mypy-generated: $(STAMP)
-	cd generated && ../$(PY) -m mypy --strict --cache-dir ../.cache/mypy-generated acp_v2
+	cd generated && ../$(PY) -m mypy --strict --cache-dir ../.cache/mypy-generated acp_v2 acp_v1
 
 # The drift check and the lint steps in parallel, then the whole suite (pytest-xdist, a worker per core).
 test: $(STAMP)
