@@ -262,18 +262,22 @@ from .models import (
 if TYPE_CHECKING:
     from .connection import (
         DEFAULT_LIMIT,
+        PROTOCOL_VERSION,
         Agent,
         AgentSideConnection,
         Client,
         ClientSideConnection,
         ConnectionClosed,
         MessageTooLarge,
+        ProtocolVersionMismatch,
         RequestError,
         StreamTransport,
         Transport,
+        connect_negotiated,
         connect_to_agent,
         connect_to_client,
         run_agent,
+        serve_agent,
         spawn_agent_process,
     )
     from .rpc import (
@@ -303,6 +307,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_LIMIT",
     "NOTIFICATIONS",
+    "PROTOCOL_VERSION",
     "REQUESTS",
     "UNDEFINED",
     "Agent",
@@ -469,6 +474,7 @@ __all__ = [
     "PromptRequest",
     "PromptResponse",
     "ProtocolVersion",
+    "ProtocolVersionMismatch",
     "ReadTextFileRequest",
     "ReadTextFileResponse",
     "ReleaseTerminalRequest",
@@ -570,6 +576,7 @@ __all__ = [
     "WaitForTerminalExitResponse",
     "WriteTextFileRequest",
     "WriteTextFileResponse",
+    "connect_negotiated",
     "connect_to_agent",
     "connect_to_client",
     "decode",
@@ -583,6 +590,7 @@ __all__ = [
     "merge_tool_call_update",
     "merge_usage_update",
     "run_agent",
+    "serve_agent",
     "spawn_agent_process",
 ]
 
@@ -590,18 +598,22 @@ __all__ = [
 _LAZY_MODULES: frozenset[str] = frozenset(["_builders", "_codec", "connection", "rpc", "upserts"])
 _DEFINED_IN: dict[str, str] = {
     "DEFAULT_LIMIT": "connection",
+    "PROTOCOL_VERSION": "connection",
     "Agent": "connection",
     "AgentSideConnection": "connection",
     "Client": "connection",
     "ClientSideConnection": "connection",
     "ConnectionClosed": "connection",
     "MessageTooLarge": "connection",
+    "ProtocolVersionMismatch": "connection",
     "RequestError": "connection",
     "StreamTransport": "connection",
     "Transport": "connection",
+    "connect_negotiated": "connection",
     "connect_to_agent": "connection",
     "connect_to_client": "connection",
     "run_agent": "connection",
+    "serve_agent": "connection",
     "spawn_agent_process": "connection",
     "NOTIFICATIONS": "rpc",
     "REQUESTS": "rpc",
