@@ -36,7 +36,7 @@ lint-mypy: $(STAMP)
 	$(PY) -m mypy --strict generator
 
 lint-mypy-generated: $(STAMP)
-	cd generated && ../$(PY) -m mypy --strict --cache-dir ../.cache/mypy-generated acp_v2
+	cd generated && ../$(PY) -m mypy --strict --cache-dir ../.cache/mypy-generated acp_v2 acp_v1
 
 # The documentation site (mkdocs.yml): the README and the generated package's API reference;
 # --strict turns a broken link or a missing include into a failure.
@@ -49,10 +49,12 @@ test: $(STAMP)
 	@$(MAKE) --no-print-directory $(PARALLEL) check $(LINT_STEPS) docs
 	$(PY) -m pytest -n auto
 
-# acp_v2 against the official TypeScript SDK (node + npm; the SDK goes to interop/node_modules).
+# acp_v2 against the official TypeScript SDK (node + npm; the SDK goes to interop/node_modules) and the
+# example agent's v1 route against the Python SDK's v1 client (pip --target .cache/peers).
 interop: $(STAMP)
 	@command -v node >/dev/null || { echo "make interop: skipped, node is not installed"; exit 0; }
 	cd interop && npm install --silent --no-audit --no-fund
+	test -d .cache/peers/acp || $(PY) -m pip install --quiet --disable-pip-version-check --target .cache/peers 'agent-client-protocol==0.12.1'
 	$(PY) -m pytest tests/test_interop.py -v
 
 update-schema: $(STAMP)

@@ -1,4 +1,6 @@
-"""An ACP v2 agent over stdin/stdout that echoes each prompt, word by word, once the client allows it.
+"""An ACP agent over stdin/stdout that echoes each prompt, word by word, once the client allows it:
+v2 clients get `EchoAgent`, v1 clients (every editor today) `EchoAgentV1`, on the same stdio, as
+the `protocolVersion` of the client's `initialize` selects (`acp.run_agent(EchoAgent(), EchoAgentV1())`).
 
 A turn: the agent inserts the prompt (echoes it as a `user_message` and answers `session/prompt`
 with its id), reports `running`, opens an "echo" tool call, asks the client's permission, streams
@@ -8,7 +10,11 @@ A prompt sent while a turn runs is held until the turn ends. `session/cancel` ca
 a pending permission request is withdrawn (`$/cancel_request`), the tool call ends `cancelled`,
 the idle update says `cancelled`, and held prompts are answered -32800.
 
-Run it with `generated/` on PYTHONPATH (or `acp_v2` copied next to it)."""
+A v1 turn is the same echo in v1 terms: `session/prompt` opens an "echo" tool call, asks
+permission with an "allow" option, streams the words as `agent_message_chunk`s and is answered
+`stopReason: end_turn` (`cancelled` after `session/cancel`).
+
+Run it with `generated/` on PYTHONPATH (or `acp_v2` and `acp_v1` copied next to it)."""
 
 from __future__ import annotations
 
@@ -17,7 +23,9 @@ import itertools
 import logging
 import re
 from collections import Counter
+from typing import Any
 
+import acp_v1
 import acp_v2 as acp
 
 ALLOW = "allow"
@@ -94,6 +102,58 @@ class EchoAgent(acp.Agent):
         await self.client.session_update(acp.UpdateSessionNotification(session_id=session_id, update=update))
 
 
+class EchoAgentV1(acp_v1.Agent):
+    """The echo turn for v1 clients: `session/prompt` is answered when the turn ends."""
+
+    def __init__(self) -> None:
+        self.ids = itertools.count(1)
+        self.turns: dict[str, asyncio.Task[Any]] = {}  # the prompt handler running in each session
+
+    def on_connect(self, conn: acp_v1.AgentSideConnection) -> None:
+        self.client = conn
+
+    async def initialize(self, params: acp_v1.InitializeRequest) -> acp_v1.InitializeResponse:
+        info = acp_v1.Implementation(name="echo-agent", version="1.0")
+        return acp_v1.InitializeResponse(protocol_version=1, agent_info=info)
+
+    async def session_new(self, params: acp_v1.NewSessionRequest) -> acp_v1.NewSessionResponse:
+        return acp_v1.NewSessionResponse(session_id=f"session-{next(self.ids)}")
+
+    async def session_cancel(self, params: acp_v1.CancelNotification) -> None:
+        if turn := self.turns.get(params.session_id):
+            turn.cancel()
+
+    async def session_prompt(self, params: acp_v1.PromptRequest) -> acp_v1.PromptResponse:
+        session_id, tool = params.session_id, f"echo-{next(self.ids)}"
+        turn = asyncio.current_task()
+        assert turn is not None
+        self.turns[session_id] = turn
+        text = " ".join(block.text for block in params.prompt if isinstance(block, acp_v1.ContentBlockText))
+        try:
+            await self.update(session_id, acp_v1.SessionUpdateToolCall(tool_call_id=tool, title="Echo", kind="other"))
+            options = [
+                acp_v1.PermissionOption(option_id=ALLOW, name="Echo", kind="allow_once"),
+                acp_v1.PermissionOption(option_id="reject", name="Don't", kind="reject_once"),
+            ]
+            call = acp_v1.ToolCallUpdate(tool_call_id=tool)
+            question = acp_v1.RequestPermissionRequest(session_id=session_id, tool_call=call, options=options)
+            answer = await self.client.session_request_permission(question)
+            allowed = answer.outcome == acp_v1.RequestPermissionOutcomeSelected(option_id=ALLOW)
+            for word in re.findall(r"\s*\S+", text) if allowed else []:
+                chunk = acp_v1.ContentBlockText(text=word)
+                await self.update(session_id, acp_v1.SessionUpdateAgentMessageChunk(content=chunk))
+            status = acp_v1.ToolCallStatus.COMPLETED if allowed else acp_v1.ToolCallStatus.FAILED
+            await self.update(session_id, acp_v1.SessionUpdateToolCallUpdate(tool_call_id=tool, status=status))
+            return acp_v1.PromptResponse(stop_reason="end_turn")
+        except asyncio.CancelledError:  # session/cancel: the turn ends `cancelled`
+            return acp_v1.PromptResponse(stop_reason="cancelled")
+        finally:
+            self.turns.pop(session_id, None)
+
+    async def update(self, session_id: str, update: acp_v1.SessionUpdate) -> None:
+        await self.client.session_update(acp_v1.SessionNotification(session_id=session_id, update=update))
+
+
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO)  # stderr: stdout carries only protocol lines
-    asyncio.run(acp.run_agent(EchoAgent()))
+    asyncio.run(acp.run_agent(EchoAgent(), EchoAgentV1()))

@@ -14,7 +14,16 @@ from pathlib import Path
 
 from generator.changes.changelog import FORMATS, format_markdown, format_text
 from generator.changes.diff import diff_modules
-from generator.config import Config, SchemaOptions, find_root, load_config, schema_dir_problem
+from generator.config import (
+    ABSENT_ROW,
+    CONFIG,
+    Config,
+    PackageConfig,
+    SchemaOptions,
+    find_root,
+    load_config,
+    schema_dir_problem,
+)
 from generator.errors import GenerationError
 from generator.ir import model
 from generator.output import cache, project
@@ -133,24 +142,25 @@ def _changelog_section(old_version: str, old: model.Module, version: str, new: m
     return format_text(changes), f"{heading}\n\n{format_markdown(changes, level=3)}\n"
 
 
-def _pyproject(config: Config, module: model.Module) -> dict[str, str]:
-    """The pyproject.toml that makes the directory holding the package pip-installable."""
-    return {project.FILE: project.render_pyproject(module, project.schema_release(config, module.schema_sha256))}
+def _pyproject(config: Config, modules: list[model.Module]) -> dict[str, str]:
+    """The pyproject.toml that makes the directory holding the packages pip-installable: one
+    distribution, named and versioned after the first (primary) package."""
+    release = project.schema_release(config, modules[0].schema_sha256)
+    return {project.FILE: project.render_pyproject(modules, release)}
 
 
 def _update_schema(config: Config, version: str) -> int:
-    """Vendor `version` (as npm resolves it), regenerate and prepend the API
-    changelog: schema files, lock, changelog and generated package change
-    together, or, on any failure or interruption, not at all."""
+    """Vendor `version` (as npm resolves it), regenerate every configured package and prepend
+    the API changelog: schema files, lock, changelog and generated packages change together, or,
+    on any failure or interruption before the packages are written, not at all."""
     if config.npm_package is None or config.lock is None or config.schema is None:
         where = str(config.root / "pyproject.toml")
         raise GenerationError(where, "update-schema needs a [tool.acp-codegen] table naming the schema and npm package")
-    package, out = _package(config, None), _out(config, None)
-    previous = _vendored(config, config.schema, config.lock, package)
+    out = _out(config, None)
+    targets = config.packages
+    previous = [_vendored(config, package.schema, config.lock, package.package) for package in targets]
     changelog = config.root / CHANGELOG_PATH
-    package_dir = out / package
-    pyproject = package_dir.parent / project.FILE
-    project.ensure_generated(pyproject)
+    project.ensure_generated(out / project.FILE)
     tracked = [config.root / name for name in (*config.schema_files, vendor.LICENSE_PATH)]
     tracked += [config.lock, changelog]  # write_package puts back the package and the files beside it
     with tempfile.TemporaryDirectory() as work:
@@ -168,16 +178,36 @@ def _update_schema(config: Config, version: str) -> int:
                 (config.root / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(fetched / name, config.root / name)
             config.lock.write_text(json.dumps(lock, indent=2) + "\n")
-            result = generate(
-                config.schema, package, config.root, _cache(config, False), config.options, committed=package_dir
-            )
-            printed = None
-            if previous is not None:
-                printed, section = _changelog_section(*previous, resolved, result.module)
+            cache_dir = _cache(config, False)
+            results = [
+                generate(
+                    package.schema,
+                    package.package,
+                    config.root,
+                    cache_dir,
+                    config.options,
+                    committed=out / package.package,
+                    protocol_version=package.protocol_version,
+                )
+                for package in targets
+            ]
+            printed, sections = [], []
+            for old, result in zip(previous, results, strict=True):
+                if old is not None:
+                    text, section = _changelog_section(*old, resolved, result.module)
+                    if len(targets) > 1:  # one section per package, headed with its name
+                        text = f"{result.module.package}:\n{text}"
+                        section = section.replace("## ", f"## {result.module.package}: ", 1)
+                    printed.append(text)
+                    sections.append(section)
+            if sections:
                 earlier = changelog.read_text() if changelog.exists() else ""
-                changelog.write_text(section + ("\n" + earlier if earlier else ""))
-            # last: the swap that commits the update; the pyproject is versioned from the new lock
-            write_package(package_dir, result.files, result.manifest, _pyproject(config, result.module))
+                changelog.write_text("\n".join(sections) + ("\n" + earlier if earlier else ""))
+            # last: the swaps that commit the update; the pyproject is versioned from the new lock
+            beside = _pyproject(config, [result.module for result in results])
+            for index, result in enumerate(results):
+                package_dir = out / result.module.package
+                write_package(package_dir, result.files, result.manifest, beside if index == len(results) - 1 else {})
         except BaseException:
             for path in tracked:
                 if path in saved:
@@ -186,9 +216,11 @@ def _update_schema(config: Config, version: str) -> int:
                     path.unlink(missing_ok=True)  # the update brought it; take it away again
             raise
     print(f"vendored {config.npm_package}@{resolved}")
-    print(result.summary(package_dir, "generated"))
-    if printed is not None:
-        print(printed)
+    for result in results:
+        print(result.summary(out / result.module.package, "generated"))
+    for text in printed:
+        print(text)
+    if printed:
         print(f"changelog prepended to {CHANGELOG_PATH}")
     return 0
 
@@ -207,6 +239,32 @@ def _out(config: Config, explicit: Path | None) -> Path:
     return out
 
 
+def _targets(config: Config, args: argparse.Namespace) -> list[PackageConfig]:
+    """The packages a generate/check/ir run writes: the one --schema or --package names (the
+    schema as given, or the vendored one after checking its lock), else every configured one."""
+    if args.schema is not None or args.package is not None or len(config.packages) <= 1:
+        version = config.packages[0].protocol_version if config.packages and args.schema is None else None
+        return [PackageConfig(_schema(config, args.schema), _package(config, args.package), version)]
+    for target in config.packages:
+        vendor.verify_locked(config, target.schema)
+    return list(config.packages)
+
+
+def _warnings(modules: list[model.Module]) -> list[str]:
+    """Every module's warnings, once each. With several packages a config row that names a type
+    only some of their schemas have is what one config serving several schemas means: it is a
+    warning only when no schema has the type."""
+    seen: dict[str, int] = {}
+    for module in modules:
+        for warning in dict.fromkeys(module.warnings):
+            seen[warning] = seen.get(warning, 0) + 1
+    return [
+        warning
+        for warning, count in seen.items()
+        if count == len(modules) or not (warning.startswith(CONFIG) and warning.endswith(ABSENT_ROW))
+    ]
+
+
 def run(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     config = load_config(find_root(Path.cwd()))
@@ -216,34 +274,46 @@ def run(argv: list[str]) -> int:
         return _update_schema(config, args.version)
     if args.command == "diff":
         return _diff(config, args.old, args.new, _package(config, args.package), args.format, args.fail_on_breaking)
-    schema = _schema(config, args.schema)
-    package = _package(config, args.package)
+    targets = _targets(config, args)
     if args.command == "ir":
-        print(json.dumps(model.to_json(build_ir(schema, package, config.root, config.options)), indent=2))
+        target = targets[0]
+        ir = build_ir(target.schema, target.package, config.root, config.options, None, target.protocol_version)
+        print(json.dumps(model.to_json(ir), indent=2))
         return 0
-    package_dir = _out(config, args.out) / package
+    out = _out(config, args.out)
     if not args.no_pyproject:
-        project.ensure_generated(package_dir.parent / project.FILE)
+        project.ensure_generated(out / project.FILE)
     started = time.perf_counter()
     cache_dir = _cache(config, args.no_cache)
-    module = build_ir(schema, package, config.root, config.options, cache_dir)
-    for warning in module.warnings:
+    modules = [
+        build_ir(target.schema, target.package, config.root, config.options, cache_dir, target.protocol_version)
+        for target in targets
+    ]
+    warnings = _warnings(modules)
+    for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    if args.strict and module.warnings:
+    if args.strict and warnings:
         print("error: --strict and the warnings above; nothing was written", file=sys.stderr)
         return EXIT_ERROR
-    result = emit(module, cache_dir, None if args.no_cache else package_dir, started)
-    beside = {} if args.no_pyproject else _pyproject(config, module)
+    results = [emit(module, cache_dir, None if args.no_cache else out / module.package, started) for module in modules]
+    beside = {} if args.no_pyproject else _pyproject(config, modules)
     if args.command == "generate":
-        write_package(package_dir, result.files, result.manifest, beside)
-        print(result.summary(package_dir, "generated"))
+        # one package after the other, the files beside them with the last: each write is atomic
+        for index, result in enumerate(results):
+            package_dir = out / result.module.package
+            write_package(package_dir, result.files, result.manifest, beside if index == len(results) - 1 else {})
+            print(result.summary(package_dir, "generated"))
         return 0
-    drift = compare(package_dir, result.files, result.manifest, beside)
-    if not drift.clean:
-        print(drift.report(package_dir), file=sys.stderr)
-        return EXIT_DRIFT
-    print(result.summary(package_dir, "up to date:"))
-    return 0
+    drifted = False
+    for index, result in enumerate(results):
+        package_dir = out / result.module.package
+        drift = compare(package_dir, result.files, result.manifest, beside if index == len(results) - 1 else {})
+        if not drift.clean:
+            print(drift.report(package_dir), file=sys.stderr)
+            drifted = True
+        else:
+            print(result.summary(package_dir, "up to date:"))
+    return EXIT_DRIFT if drifted else 0
 
 
 def main(argv: list[str] | None = None) -> int:

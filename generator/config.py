@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -12,6 +12,7 @@ import tomllib
 from generator.errors import GenerationError
 
 CONFIG = "pyproject.toml [tool.acp-codegen]"
+ABSENT_ROW = "no $defs of that name in this schema; the row is ignored"  # how a row's warning ends
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ class SchemaOptions:
         """These options without the rows that name types absent from a schema
         with the `$defs` `names`, and a warning for each row dropped (one config
         can serve several schemas; a typo shows up as a warning, `--strict` fails)."""
-        absent = "no $defs of that name in this schema; the row is ignored"
+        absent = ABSENT_ROW
         warnings = [f"{CONFIG} upserts.{name}: {absent}" for name in self.upserts if name not in names]
         for key, rows in (("not-upserts", self.not_upserts), ("path-types", self.path_types)):
             warnings += [f"{CONFIG} {key}: {name}: {absent}" for name in rows if name not in names]
@@ -91,6 +92,16 @@ def schema_dir_problem(prefix: str) -> str | None:
 
 
 @dataclass(frozen=True)
+class PackageConfig:
+    """One package `generate` writes: a schema, the import name, and the ACP protocol
+    version it speaks (what the package's router and negotiation use; None when unknown)."""
+
+    schema: Path
+    package: str
+    protocol_version: int | None = None
+
+
+@dataclass(frozen=True)
 class Config:
     """The project's settings; without a `[tool.acp-codegen]` table only `root`
     and empty options, and the command line must name schema, out and package."""
@@ -103,6 +114,9 @@ class Config:
     npm_package: str | None = None
     schema_files: tuple[str, ...] = ()
     options: SchemaOptions = field(default_factory=SchemaOptions)
+    # every package `generate` and `check` write into `out`, the first being `schema`/`package`:
+    # one for a table with `schema` and `package`, several for a `[[tool.acp-codegen.packages]]` list
+    packages: tuple[PackageConfig, ...] = ()
 
 
 def find_root(start: Path) -> Path:
@@ -178,13 +192,62 @@ def load_config(root: Path) -> Config:
     both = sorted(set(upserts) & set(options.not_upserts))
     if both:
         raise GenerationError(f"{path}: [tool.acp-codegen] not-upserts", f"{both} also have upsert rules")
+    packages = _packages(path, root, table, setting)
     return Config(
         root=root,
-        schema=root / setting("schema"),
+        schema=packages[0].schema,
         lock=root / setting("lock"),
         out=root / setting("out"),
-        package=setting("package"),
+        package=packages[0].package,
+        packages=packages,
         npm_package=setting("npm-package"),
         schema_files=strings("schema-files", table.get("schema-files", [])),
         options=options,
     )
+
+
+def _protocol_version(where: str, value: object) -> int | None:
+    if value is None:
+        return None
+    if type(value) is not int or not 0 <= value <= 0xFFFF:
+        raise GenerationError(where, "expected an integer from 0 to 65535")
+    return value
+
+
+def _packages(
+    path: Path, root: Path, table: dict[str, object], setting: Callable[[str], str]
+) -> tuple[PackageConfig, ...]:
+    """`schema` and `package` (one package), or `[[tool.acp-codegen.packages]]` (several, the first
+    one primary: the generated pyproject is named after it), never both."""
+    rows = table.get("packages")
+    if rows is None:
+        where = f"{path}: [tool.acp-codegen] protocol-version"
+        return (
+            PackageConfig(
+                root / setting("schema"), setting("package"), _protocol_version(where, table.get("protocol-version"))
+            ),
+        )
+    where = f"{path}: [tool.acp-codegen] packages"
+    both = sorted({"schema", "package", "protocol-version"} & set(table))
+    if both:
+        raise GenerationError(where, f"takes the place of {both}: give one or the other")
+    if not isinstance(rows, list) or not rows or not all(isinstance(row, dict) for row in rows):
+        raise GenerationError(where, "expected a non-empty array of tables")
+    packages = []
+    for index, row in enumerate(rows):
+        here = f"{where}[{index}]"
+        unknown = set(row) - {"schema", "package", "protocol-version"}
+        if unknown:
+            raise GenerationError(here, f"unknown keys {sorted(unknown)}")
+        for key in ("schema", "package"):
+            if not isinstance(row.get(key), str) or not row[key]:
+                raise GenerationError(f"{here}.{key}", "expected a non-empty string")
+        version = _protocol_version(f"{here}.protocol-version", row.get("protocol-version"))
+        packages.append(PackageConfig(root / row["schema"], row["package"], version))
+    names = [package.package for package in packages]
+    if len(set(names)) != len(names):
+        raise GenerationError(where, f"a package is listed twice: {names}")
+    versions = [package.protocol_version for package in packages if package.protocol_version is not None]
+    if len(set(versions)) != len(versions):
+        raise GenerationError(where, f"two packages speak one protocol version: {versions}")
+    return tuple(packages)

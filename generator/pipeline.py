@@ -71,11 +71,16 @@ def _generator_fingerprint() -> str:
 
 
 def build_ir(
-    schema: Path, package: str, root: Path, options: SchemaOptions | None = None, cache_dir: Path | None = None
+    schema: Path,
+    package: str,
+    root: Path,
+    options: SchemaOptions | None = None,
+    cache_dir: Path | None = None,
+    protocol_version: int | None = None,
 ) -> Module:
     """The IR of `schema`; with `cache_dir`, reused while the schema bytes, the
-    options and the generator are unchanged (the key hashes all of them), and the
-    other documents its `$ref`s read (the cached IR lists them with their sha256)."""
+    options, the protocol version and the generator are unchanged (the key hashes all of
+    them), and the other documents its `$ref`s read (the cached IR lists them with their sha256)."""
     path = display_path(schema, root)
     cached = None
     if cache_dir is not None:
@@ -84,7 +89,9 @@ def build_ir(
         except OSError:
             data = None  # load_schema reports it
         if data is not None:
-            key = hashlib.sha256(repr((data, package, path, options, _generator_fingerprint())).encode()).hexdigest()
+            key = hashlib.sha256(
+                repr((data, package, path, options, protocol_version, _generator_fingerprint())).encode()
+            ).hexdigest()
             cached = cache_dir / f"ir-{key}.json"
             stored = cache.read(cached)
             if isinstance(stored, dict) and _unchanged(stored.get("documents")):
@@ -97,7 +104,7 @@ def build_ir(
     loaded = load_schema(schema, options.schema_dirs if options else ())
     options, config_warnings = (options or SchemaOptions()).restricted_to(loaded.definitions)
     module = build_module(loaded, package, path, options)
-    module = replace(module, warnings=(*config_warnings, *module.warnings))
+    module = replace(module, warnings=(*config_warnings, *module.warnings), protocol_version=protocol_version)
     if cached is not None:
         documents = [[str(document.path), document.sha256] for document in loaded.documents]
         cache.write(cached, {"documents": documents, "module": cache.ir_to_data(module)})
@@ -128,10 +135,12 @@ def generate(
     cache_dir: Path | None,
     options: SchemaOptions | None = None,
     committed: Path | None = None,
+    protocol_version: int | None = None,
 ) -> Generated:
     """Generate the package in memory: `build_ir`, then `emit`."""
     started = time.perf_counter()
-    return emit(build_ir(schema, package, root, options, cache_dir), cache_dir, committed, started)
+    module = build_ir(schema, package, root, options, cache_dir, protocol_version)
+    return emit(module, cache_dir, committed, started)
 
 
 @functools.cache

@@ -30,8 +30,9 @@ def committed_black_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     them: what `make generate` leaves once black has run, built without running black."""
     directory = tmp_path_factory.mktemp("black-cache")
     black_cache = cache.BlackCache(directory)
-    for key, text in proven_units(ROOT / "generated" / "acp_v2").items():
-        black_cache.put(key, text)
+    for package in ("acp_v2", "acp_v1"):
+        for key, text in proven_units(ROOT / "generated" / package).items():
+            black_cache.put(key, text)
     black_cache.save()
     return directory / cache.BLACK_FILE
 
@@ -82,6 +83,38 @@ def test_check_fails_after_a_hand_edit_with_a_diff_and_the_fix(project):
     assert "changed: models.py" in result.stderr
     assert "-class ToolCallUpdate(Model):  # edited" in result.stderr
     assert "make generate" in result.stderr
+
+
+def test_check_and_generate_cover_every_configured_package(project):
+    models = project / "generated" / "acp_v1" / "models.py"
+    models.write_text(models.read_text().replace("class ToolCallUpdate(Model):", "class ToolCallUpdate(Model):  # x"))
+    result = cli(project, "check")
+    assert result.returncode == 1
+    assert "generated/acp_v1 differs from a fresh generation" in result.stderr
+    assert "up to date: " in result.stdout and "generated/acp_v2:" in result.stdout  # each package its own report
+    assert cli(project, "generate").returncode == 0
+    assert cli(project, "check").returncode == 0
+    (project / "generated" / "acp_v1.format.json").unlink()
+    assert "missing: ../acp_v1.format.json" in cli(project, "check").stderr
+
+
+def test_an_explicit_package_generates_that_one_alone(project):
+    result = cli(project, "generate", "--out", "one", "--package", "mine")
+    assert result.returncode == 0, result.stderr
+    assert sorted(path.name for path in (project / "one").iterdir()) == ["mine", "mine.format.json", "pyproject.toml"]
+    assert 'include = ["mine", "mine.*"]' in (project / "one" / "pyproject.toml").read_text()
+
+
+def test_with_several_packages_a_row_is_a_warning_only_when_no_schema_has_its_type(project):
+    pyproject = project / "pyproject.toml"
+    text = pyproject.read_text().replace(
+        'not-upserts = ["SessionMessageChunk"]', 'not-upserts = ["SessionMessageChunk", "Gone"]'
+    )
+    pyproject.write_text(text)
+    result = cli(project, "check")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("warning:") == 1  # SessionMessageChunk is in v2 only: no warning
+    assert "not-upserts: Gone: no $defs of that name" in result.stderr
 
 
 def test_check_fails_after_a_template_change(project):
@@ -321,6 +354,8 @@ def test_update_schema_locks_the_version_npm_resolved(project, tmp_path):
     assert "vendored @agentclientprotocol/sdk@2.4.0" in result.stdout
     assert json.loads((project / "schema" / "schema.lock.json").read_text())["version"] == "2.4.0"
     assert cli(project, "check").returncode == 0
+    changelog = (project / "schema" / "CHANGELOG.md").read_text()
+    assert "## acp_v2: 2.4.0 → 2.4.0" in changelog and "## acp_v1: 2.4.0 → 2.4.0" in changelog
 
 
 def test_generated_files_get_ordinary_permissions(project):
@@ -358,6 +393,8 @@ def test_what_an_interrupted_run_left_does_not_break_the_next(project):
     assert cli(project, "check").returncode == 0
     assert cli(project, "generate").returncode == 0
     assert sorted(path.name for path in (project / "generated").iterdir()) == [
+        "acp_v1",
+        "acp_v1.format.json",
         "acp_v2",
         "acp_v2.format.json",
         "pyproject.toml",
@@ -445,6 +482,8 @@ def test_a_run_interrupted_during_the_swap_changes_nothing(project, tmp_path, mo
     assert cli_module.main(command) == 0
     assert cli_module.main(["check"]) == 0
     assert sorted(path.name for path in (project / "generated").iterdir()) == [
+        "acp_v1",
+        "acp_v1.format.json",
         "acp_v2",
         "acp_v2.format.json",
         "pyproject.toml",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator.config import Config, SchemaOptions, UpsertRule, find_root, load_config
+from generator.config import Config, PackageConfig, SchemaOptions, UpsertRule, find_root, load_config
 from generator.errors import GenerationError
 from tests.helpers import ROOT
 
@@ -116,3 +116,60 @@ def test_a_schema_dir_prefix_must_be_an_absolute_uri_ending_in_a_separator(tmp_p
     with pytest.raises(GenerationError, match=message) as caught:
         write(tmp_path, TABLE + f"[tool.acp-codegen.schema-dirs]\n{rows}\n")
     assert caught.value.pointer.endswith("[tool.acp-codegen] schema-dirs")
+
+
+PACKAGES = """\
+[tool.acp-codegen]
+lock = "lock.json"
+out = "out"
+npm-package = "@example/api"
+packages = [
+    { package = "api_v2", schema = "v2.json", protocol-version = 2 },
+    { package = "api_v1", schema = "v1.json" },
+]
+"""
+
+
+def test_a_single_package_table_is_one_package(tmp_path):
+    config = write(tmp_path, TABLE + "protocol-version = 3\n")
+    assert config.packages == (PackageConfig(tmp_path / "s.json", "pkg", 3),)
+    assert (config.schema, config.package) == (tmp_path / "s.json", "pkg")
+    assert write(tmp_path, TABLE).packages == (PackageConfig(tmp_path / "s.json", "pkg", None),)
+
+
+def test_a_list_of_packages_the_first_of_them_primary(tmp_path):
+    config = write(tmp_path, PACKAGES)
+    assert config.packages == (
+        PackageConfig(tmp_path / "v2.json", "api_v2", 2),
+        PackageConfig(tmp_path / "v1.json", "api_v1", None),
+    )
+    assert (config.schema, config.package) == (tmp_path / "v2.json", "api_v2")
+
+
+def test_the_projects_config_lists_v2_then_v1():
+    config = load_config(ROOT)
+    assert [(p.package, p.protocol_version) for p in config.packages] == [("acp_v2", 2), ("acp_v1", 1)]
+    assert [p.schema.relative_to(ROOT).as_posix() for p in config.packages] == [
+        "schema/v2/schema.unstable.json",
+        "schema/v1/schema.json",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (("npm-package", 'schema = "s.json"\nnpm-package'), r"packages: takes the place of \['schema'\]"),
+        (("packages = [", 'packages = "x"\nunused = ['), r"packages: expected a non-empty array of tables"),
+        (('package = "api_v1"', 'package = "api_v2"'), r"packages: a package is listed twice"),
+        (('schema = "v1.json" }', 'schema = "v1.json", protocol-version = 2 }'), r"two packages speak one protocol"),
+        (
+            ('schema = "v1.json" }', 'schema = "v1.json", protocol-version = 1.5 }'),
+            r"packages\[1\].protocol-version: expected an integer",
+        ),
+        (('schema = "v1.json" }', 'schema = "v1.json", version = 1 }'), r"packages\[1\]: unknown keys \['version'\]"),
+        (('schema = "v1.json" }', 'schema = "" }'), r"packages\[1\].schema: expected a non-empty string"),
+    ],
+)
+def test_a_bad_list_of_packages_is_one_clear_error(tmp_path, edit, message):
+    with pytest.raises(GenerationError, match=message):
+        write(tmp_path, PACKAGES.replace(*edit, 1))

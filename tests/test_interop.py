@@ -152,3 +152,25 @@ def test_a_typescript_agent_answers_errors_a_python_client_reads():
             assert caught.value.code == -32601
 
     run(test)
+
+
+PEERS = ROOT / ".cache" / "peers"  # `make interop` installs agent-client-protocol 0.12.1 here
+
+
+@pytest.mark.skipif(not (PEERS / "acp").is_dir(), reason="needs the Python SDK in .cache/peers: run `make interop`")
+def test_the_example_agent_routes_a_python_sdk_v1_client_to_its_v1_agent():
+    command = [sys.executable, str(INTEROP / "py_client_v1.py"), sys.executable, str(EXAMPLES / "echo_agent.py")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PEERS), str(ROOT / "generated")])}
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["init"]["protocolVersion"] == 1
+    assert report["init"]["agentInfo"] == {"name": "echo-agent", "version": "1.0"}
+    assert report["firstStop"] == "end_turn"
+    opened, *chunks, completed = report["firstUpdates"]
+    assert (opened["sessionUpdate"], opened["title"]) == ("tool_call", "Echo")
+    assert [chunk["sessionUpdate"] for chunk in chunks] == ["agent_message_chunk"] * 3
+    assert [chunk["content"]["text"] for chunk in chunks] == ["hello", " from", " python"]
+    assert (completed["toolCallId"], completed["status"]) == (opened["toolCallId"], "completed")
+    assert report["asked"] == [["allow", "reject"], ["allow", "reject"]]
+    assert report["secondStop"] == "cancelled"  # session/cancel during the permission request

@@ -105,7 +105,10 @@ def test_pip_install_of_the_generated_directory_gives_a_typed_stdlib_only_depend
     release = json.loads((ROOT / "schema" / "schema.lock.json").read_text())["version"]
     assert version == f"{release}+codegen.{__version__}"
     assert typed == "True"
-    assert foreign == "[]"
+    assert foreign == "[]"  # `import acp_v2` imports no acp_v1 either
+    both = "import acp_v1, acp_v2, importlib.resources as r; print(acp_v1.__file__, r.files('acp_v1').joinpath('py.typed').is_file())"
+    location, typed = run(python, "-I", "-c", both, cwd=tmp_path).stdout.split()
+    assert Path(location).is_relative_to(tmp_path / "venv") and typed == "True"  # one distribution, both packages
 
 
 def test_the_pre_commit_hook_runs_the_drift_check_when_an_input_changes():

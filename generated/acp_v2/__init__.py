@@ -412,18 +412,22 @@ from .models import (
 if TYPE_CHECKING:
     from .connection import (
         DEFAULT_LIMIT,
+        PROTOCOL_VERSION,
         Agent,
         AgentSideConnection,
         Client,
         ClientSideConnection,
         ConnectionClosed,
         MessageTooLarge,
+        ProtocolVersionMismatch,
         RequestError,
         StreamTransport,
         Transport,
+        connect_negotiated,
         connect_to_agent,
         connect_to_client,
         run_agent,
+        serve_agent,
         spawn_agent_process,
     )
     from .rpc import (
@@ -459,6 +463,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_LIMIT",
     "NOTIFICATIONS",
+    "PROTOCOL_VERSION",
     "REQUESTS",
     "UNDEFINED",
     "AbsolutePath",
@@ -710,6 +715,7 @@ __all__ = [
     "PromptRequest",
     "PromptResponse",
     "ProtocolVersion",
+    "ProtocolVersionMismatch",
     "ProviderCurrentConfig",
     "ProviderId",
     "ProviderInfo",
@@ -876,6 +882,7 @@ __all__ = [
     "Usage",
     "UsageUpdate",
     "UserMessage",
+    "connect_negotiated",
     "connect_to_agent",
     "connect_to_client",
     "decode",
@@ -895,6 +902,7 @@ __all__ = [
     "merge_usage_update",
     "merge_user_message",
     "run_agent",
+    "serve_agent",
     "spawn_agent_process",
 ]
 
@@ -902,18 +910,22 @@ __all__ = [
 _LAZY_MODULES: frozenset[str] = frozenset(["_builders", "_codec", "connection", "rpc", "upserts"])
 _DEFINED_IN: dict[str, str] = {
     "DEFAULT_LIMIT": "connection",
+    "PROTOCOL_VERSION": "connection",
     "Agent": "connection",
     "AgentSideConnection": "connection",
     "Client": "connection",
     "ClientSideConnection": "connection",
     "ConnectionClosed": "connection",
     "MessageTooLarge": "connection",
+    "ProtocolVersionMismatch": "connection",
     "RequestError": "connection",
     "StreamTransport": "connection",
     "Transport": "connection",
+    "connect_negotiated": "connection",
     "connect_to_agent": "connection",
     "connect_to_client": "connection",
     "run_agent": "connection",
+    "serve_agent": "connection",
     "spawn_agent_process": "connection",
     "NOTIFICATIONS": "rpc",
     "REQUESTS": "rpc",

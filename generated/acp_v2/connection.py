@@ -25,7 +25,7 @@ import os
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Final
 
-from . import _connection
+from . import _connection, _router
 from ._connection import (
     DEFAULT_LIMIT,
     Connection,
@@ -38,6 +38,7 @@ from ._connection import (
     spawn_process,
     stdio_streams,
 )
+from ._router import ProtocolVersionMismatch, Routable
 from ._runtime import UNDEFINED
 from .models import (
     ArchiveSessionRequest,
@@ -102,18 +103,22 @@ from .rpc import Methods, Notification, PendingRequests, Request, Response, deco
 
 __all__ = [
     "DEFAULT_LIMIT",
+    "PROTOCOL_VERSION",
     "Agent",
     "AgentSideConnection",
     "Client",
     "ClientSideConnection",
     "ConnectionClosed",
     "MessageTooLarge",
+    "ProtocolVersionMismatch",
     "RequestError",
     "StreamTransport",
     "Transport",
+    "connect_negotiated",
     "connect_to_agent",
     "connect_to_client",
     "run_agent",
+    "serve_agent",
     "spawn_agent_process",
 ]
 
@@ -184,6 +189,9 @@ class RequestError(_connection.RequestError):
         return cls(ErrorCode.UNSUPPORTED_PROTOCOL_VERSION, message, data)
 
 
+PROTOCOL_VERSION: Final[int | None] = 2
+"""The ACP protocol version this package speaks (`protocol-version` in acp-codegen's config)."""
+
 _WIRE: Final = Wire(
     decode=decode_message,
     encode=encode_message,
@@ -216,6 +224,10 @@ class Agent:
 
     async def ext_notification(self, method: str, params: Any) -> None:
         """An extension notification (`method` starts with `_`), params raw JSON."""
+
+    def _acp_route(self) -> _router.Route:
+        """This agent as the router and negotiation see it: version, wire and typed connection."""
+        return _router.Route(PROTOCOL_VERSION, _WIRE, lambda transport: AgentSideConnection(self, transport))
 
     async def auth_login(self, params: LoginAuthRequest) -> LoginAuthResponse:
         """auth/login: Request parameters for the `auth/login` method.
@@ -601,6 +613,10 @@ class Client:
     async def ext_notification(self, method: str, params: Any) -> None:
         """An extension notification (`method` starts with `_`), params raw JSON."""
 
+    def _acp_route(self) -> _router.Route:
+        """This client as the router and negotiation see it: version, wire and typed connection."""
+        return _router.Route(PROTOCOL_VERSION, _WIRE, lambda transport: ClientSideConnection(self, transport))
+
     async def auth_status_update(self, params: AuthStatusUpdateNotification) -> None:
         """auth/status_update: **UNSTABLE**
 
@@ -968,11 +984,44 @@ class ClientSideConnection(Connection):
         return result
 
 
-async def run_agent(agent: Agent, *, limit: int = DEFAULT_LIMIT) -> None:
+async def run_agent(agent: Agent, *others: Routable, limit: int = DEFAULT_LIMIT) -> None:
     """Serve `agent` over stdin/stdout until stdin ends. stdout carries only protocol lines:
-    log to stderr, never print."""
+    log to stderr, never print.
+
+    `others` are agents of other protocol versions (`run_agent(agent, acp_v1_agent)`): then the
+    connection is routed by the `protocolVersion` of the client's `initialize`, as `serve_agent`
+    says; without them `agent` serves whatever the client asks for."""
     reader, writer = await stdio_streams(limit)
-    await AgentSideConnection(agent, StreamTransport(reader, writer)).wait_closed()
+    transport = StreamTransport(reader, writer)
+    if others:
+        await serve_agent(transport, agent, *others)
+    else:
+        await AgentSideConnection(agent, transport).wait_closed()
+
+
+async def serve_agent(transport: Transport, *agents: Agent | Routable) -> None:
+    """Serve one connection with the agent, of those given (one per protocol version, of any
+    generated package), whose version the client's `initialize` selects: the highest at or
+    below the requested `protocolVersion` (a v1 agent alone serves any). Until a valid
+    `initialize` arrives, notifications and responses are ignored, other requests answered
+    -32600, a batch -32600 with `id: null`, a failing `initialize` answered with its error
+    (-32602, or -32022 for a version none serves) and the connection stays open; from it on the
+    selected agent's typed connection serves everything, that `initialize` first, and the
+    connection is never routed again. Returns when the connection ends."""
+    await _router.serve(transport, [agent._acp_route() for agent in agents])
+
+
+async def connect_negotiated(
+    client: Client, transport: Transport, params: Any, *fallbacks: Routable
+) -> tuple[Any, Any]:
+    """Initialize a connection with `params` (this package's `InitializeRequest`, the newest version) and return the
+    typed connection and `InitializeResponse` of the version the agent answers: this package's
+    `ClientSideConnection`, or, when the agent answers a version one of `fallbacks` (clients of
+    other generated packages) speaks, that package's, its `initialize` params downgraded from
+    `params`. An answer of a version none speaks raises `ProtocolVersionMismatch`, an error
+    answer `RequestError`; neither closes the transport."""
+    routes = [fallback._acp_route() for fallback in fallbacks]
+    return await _router.negotiate(transport, params, client._acp_route(), routes)
 
 
 def connect_to_agent(

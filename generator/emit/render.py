@@ -307,12 +307,13 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         files["rpc.py"] = split_units(template.render(variables(context, upserts, rpc_context(module))))
     if context.connection_exported:
         files["_connection.py"] = static_units(env, "_connection.py", base)
+        files["_router.py"] = static_units(env, "_router.py", base)
         template = env.get_template("connection.py.jinja")
         files["connection.py"] = split_units(
             template.render(variables(context, upserts, connection_context(module, queries)))
         )
     # `import package` runs _runtime.py and models.py; the other modules wait for first use.
     lazy_modules = [name.removesuffix(".py") for name in sorted(files) if name.endswith(".py")]
-    lazy_modules = [name for name in lazy_modules if name not in ("_runtime", "_connection", "models")]
+    lazy_modules = [name for name in lazy_modules if name not in ("_runtime", "_connection", "_router", "models")]
     init = env.get_template("init.py.jinja").render({**base, "lazy_modules": lazy_modules})
     return {"__init__.py": split_units(init), **files}

@@ -252,6 +252,7 @@ class Module:
     request_id: str | None = None  # the type of JSON-RPC ids (from the envelopes)
     rpc_error: str | None = None  # the type of JSON-RPC error objects
     batches: bool = False  # whether the document admits a JSON array of messages
+    protocol_version: int | None = None  # the ACP version the package speaks (config), for routing
 
     def by_name(self) -> dict[str, NamedType]:
         return {named.name: named for named in self.types}

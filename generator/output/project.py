@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import jinja2
@@ -62,19 +63,25 @@ def toml_string(value: str) -> str:
 ORJSON_REQUIREMENT = "orjson>=3.13,<4"
 
 
-def render_pyproject(module: Module, release: str | None) -> str:
-    """The pyproject.toml of the package generated from `module`."""
+def render_pyproject(module: Module | Sequence[Module], release: str | None) -> str:
+    """The pyproject.toml of the package generated from `module`, or of the packages generated
+    from several modules into one directory: one distribution named after the first of them (the
+    primary package, so that a requirement naming it keeps working when packages are added)."""
+    modules = [module] if isinstance(module, Module) else list(module)
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
         keep_trailing_newline=True,
         autoescape=False,
     )
     env.filters.update(toml=toml_string, comment_safe=comment_safe)
     return env.get_template(TEMPLATE).render(
-        module=module,
+        module=modules[0],
+        modules=modules,
         generator=__version__,
-        name=distribution_name(module.package),
+        name=distribution_name(modules[0].package),
         version=distribution_version(release),
         orjson=ORJSON_REQUIREMENT,
     )

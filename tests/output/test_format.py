@@ -80,7 +80,8 @@ def test_a_unit_is_reshaped_when_black_s_text_differs_from_it():
 def test_black_finds_every_unit_of_the_vendored_schema_formatted():
     """The committed format manifest holds black's text of each unit: each is the unit
     itself, so black formats it once (`black.format_str` runs twice on what it changes)."""
-    module = build_ir(V2_SCHEMA, "acp_v2", ROOT, load_config(ROOT).options, CACHE)
+    config = load_config(ROOT)
+    module = build_ir(V2_SCHEMA, "acp_v2", ROOT, config.options, CACHE, config.packages[0].protocol_version)
     black_texts = proven_units(GENERATED)
     for name, units in render_package(module, versions()).items():
         if name.endswith(".py"):

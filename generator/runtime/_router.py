@@ -1,0 +1,349 @@
+"""One connection, several protocol versions: the agent side's router and the client side's
+negotiation, as the TypeScript SDK's `AgentProtocolRouter` (2.4.0) has them.
+
+A package's `Agent` and `Client` describe themselves as a `Route` (the protocol version the
+package speaks, its `Wire`, and how to make its typed connection over a transport). The
+router reads raw messages until a valid `initialize`, picks the route, and hands it the
+transport with that `initialize` put back in front (`Replay`); the route's typed connection
+serves everything from there, and the connection is never routed again. Negotiation sends
+the newest version's `initialize`, reads the agent's answer and starts the typed connection
+of the version the agent answered, giving it the answer as its own `initialize`'s (`Primed`).
+Nothing here imports another package: a route of another package is passed in by the user,
+who imported that package to write the agent or client it describes."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Protocol
+
+from . import _runtime as _rt
+from ._connection import ConnectionClosed, MessageTooLarge, Transport, Wire
+from ._runtime import DecodeError
+
+_log = logging.getLogger(f"{_rt.LOGGER}.router")
+
+INITIALIZE: Final = "initialize"
+MAX_PROTOCOL_VERSION: Final = 0xFFFF
+UNSUPPORTED_PROTOCOL_VERSION: Final = -32022
+UNKNOWN_IMPLEMENTATION: Final = {"name": "unknown", "version": "unknown"}
+"""Put in the place of a missing or malformed v2 `info` written for a newer version than the one selected."""
+
+
+class Connected(Protocol):
+    """What the router needs of a typed connection: a way to wait for its end."""
+
+    async def wait_closed(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """One package's side of a connection: the protocol version it speaks, its wire, and its
+    typed connection for a handler over a transport (`AgentSideConnection(agent, transport)`)."""
+
+    version: int | None
+    wire: Wire
+    connect: Callable[[Transport], Any]
+
+
+class RouteLike(Protocol):
+    """A `Route` of any package (each package has its own copy of this module)."""
+
+    @property
+    def version(self) -> int | None: ...
+    @property
+    def wire(self) -> Any: ...
+    @property
+    def connect(self) -> Callable[[Any], Any]: ...
+
+
+class Routable(Protocol):
+    """An `Agent` or `Client` of any generated package: it describes itself as a route."""
+
+    def _acp_route(self) -> RouteLike: ...
+
+
+class ProtocolVersionMismatch(ConnectionError):
+    """The agent answered `initialize` with a protocol version no client given speaks."""
+
+    def __init__(self, answered: object, spoken: Sequence[int]) -> None:
+        self.answered = answered
+        self.spoken = list(spoken)
+        hint = f"; pass a client of protocol version {answered} to fall back to it" if type(answered) is int else ""
+        super().__init__(
+            f"the agent answered initialize with protocolVersion {answered!r}, this client speaks {self.spoken}{hint}"
+        )
+
+
+def _versions(routes: Sequence[RouteLike]) -> dict[int, RouteLike]:
+    by_version: dict[int, RouteLike] = {}
+    for route in routes:
+        version = route.version
+        if version is None:
+            raise ValueError("a package without a protocol version cannot be routed: set its protocol-version")
+        if version in by_version:
+            raise ValueError(f"two agents or clients of protocol version {version}")
+        by_version[version] = route
+    return by_version
+
+
+class Replay:
+    """A transport that receives `first` (raw messages) before what `transport` receives."""
+
+    def __init__(self, transport: Transport, first: Sequence[bytes]) -> None:
+        self._transport = transport
+        self._first = list(first)
+
+    async def receive(self) -> bytes | None:
+        if self._first:
+            return self._first.pop(0)
+        return await self._transport.receive()
+
+    async def send(self, message: bytes) -> None:
+        await self._transport.send(message)
+
+    async def close(self) -> None:
+        await self._transport.close()
+
+
+def _error(request_id: Any, code: int, message: str, data: Any = _rt.UNDEFINED) -> bytes:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not _rt.UNDEFINED:
+        error["data"] = data
+    return _rt.dump_json_bytes({"jsonrpc": "2.0", "id": request_id, "error": error})
+
+
+def _invalid_request(request_id: Any, detail: str) -> bytes:
+    return _error(request_id, _rt.INVALID_REQUEST, f"Invalid request: {detail}")
+
+
+def _is_id(value: Any) -> bool:
+    return value is None or type(value) in (str, int, float)
+
+
+def _is_protocol_version(value: Any) -> bool:
+    return type(value) is int and 0 <= value <= MAX_PROTOCOL_VERSION
+
+
+def select(requested: int, versions: Sequence[int]) -> int | None:
+    """The version that serves a client asking for `requested`: the highest configured one at
+    or below it; an endpoint that serves v1 alone keeps the legacy fallback to v1 (any request)."""
+    if list(versions) == [1]:
+        return 1
+    return max((version for version in versions if version <= requested), default=None)
+
+
+def _is_implementation(value: Any) -> bool:
+    return type(value) is dict and type(value.get("name")) is str and type(value.get("version")) is str
+
+
+def v2_initialize_as_v1(params: dict[str, Any]) -> dict[str, Any]:
+    """A v2 `initialize`'s params as v1 ones, as the TypeScript SDK's router downgrades them:
+    v1 client capabilities (no file system, no terminal; terminal auth when v2 offers it), the
+    v2 `info` as `clientInfo` when it is valid, `_meta` kept."""
+    capabilities = params.get("capabilities")
+    capabilities = capabilities if type(capabilities) is dict else {}
+    auth = capabilities.get("auth")
+    auth = auth if type(auth) is dict else {}
+    v1_auth: dict[str, Any] = {"terminal": auth.get("terminal") is not None}
+    if auth.get("_meta") is not None:
+        v1_auth["_meta"] = auth["_meta"]
+    client: dict[str, Any] = {
+        "fs": {"readTextFile": False, "writeTextFile": False},
+        "terminal": False,
+        "session": {"configOptions": {"boolean": {}}},
+        "plan": {},
+        "auth": v1_auth,
+    }
+    for key in ("elicitation", "_meta"):
+        if capabilities.get(key) is not None:
+            client[key] = capabilities[key]
+    result: dict[str, Any] = {"protocolVersion": 1, "clientCapabilities": client}
+    if _is_implementation(params.get("info")):
+        result["clientInfo"] = params["info"]
+    if params.get("_meta") is not None:
+        result["_meta"] = params["_meta"]
+    return result
+
+
+def _initialize_params(params: dict[str, Any], requested: int, selected: int) -> dict[str, Any]:
+    """`initialize` params asking for `requested`, as the `selected` version reads them: exactly
+    as sent when the two are equal, else downgraded (v2 → v1) or with the selected version."""
+    if requested == selected:
+        return params
+    if selected == 1 and requested >= 2:
+        return v2_initialize_as_v1(params)
+    rewritten = {**params, "protocolVersion": selected}
+    if selected == 2 and not _is_implementation(params.get("info")):
+        rewritten["info"] = dict(UNKNOWN_IMPLEMENTATION)
+    return rewritten
+
+
+@dataclass(frozen=True, slots=True)
+class Routed:
+    """A valid `initialize`: the route that serves it and the message as that route reads it."""
+
+    route: RouteLike
+    message: bytes
+
+
+def route_initialize(data: bytes, routes: dict[int, RouteLike]) -> Routed | bytes | None:
+    """What to do with a message received before the connection is routed: route it (a valid
+    `initialize`), ignore it (None: a notification or a response), or answer it (bytes)."""
+    try:
+        message = _rt.parse_json(data)
+    except DecodeError as error:
+        return _error(None, _rt.PARSE_ERROR, "Parse error", {"error": str(error)})
+    if type(message) is list:
+        return _invalid_request(None, "JSON-RPC batches are not supported")
+    notification = type(message) is dict and message.get("jsonrpc") == "2.0" and "id" not in message
+    if notification and type(message.get("method")) is str:
+        return None  # a notification before initialization
+    if type(message) is dict and "method" not in message and ({"id", "result", "error"} & set(message)):
+        return None  # response-shaped: nothing awaits a response yet
+    if not (
+        type(message) is dict
+        and message.get("jsonrpc") == "2.0"
+        and type(message.get("method")) is str
+        and "id" in message
+        and _is_id(message["id"])
+    ):
+        return _invalid_request(None, "first ACP message must be an initialize request")
+    request_id = message["id"]
+    if message["method"] != INITIALIZE:
+        return _invalid_request(request_id, "first ACP request must be initialize")
+    params = message.get("params")
+    requested: Any = params.get("protocolVersion") if type(params) is dict else None
+    if type(params) is not dict or not _is_protocol_version(requested):
+        detail = "Invalid params: initialize.protocolVersion must be a valid ACP protocol version"
+        return _error(request_id, _rt.INVALID_PARAMS, detail)
+    selected = select(requested, sorted(routes))
+    if selected is None:
+        data_ = {"requested": requested, "supported": sorted(routes)}
+        return _error(request_id, UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", data_)
+    if selected >= 2 and type(request_id) not in (str, int):
+        return _invalid_request(None, f"ACP v{selected} request IDs must be strings or integers")
+    route = routes[selected]
+    rewritten = _initialize_params(params, requested, selected)
+    normalized = message if rewritten is params else {**message, "params": rewritten}
+    try:
+        route.wire.decode(normalized, side="agent")  # the selected version reads it strictly
+    except DecodeError as error:
+        return _error(request_id, error.code, error.message, error.data)
+    return Routed(route, data if normalized is message else _rt.dump_json_bytes(normalized))
+
+
+async def serve(transport: Transport, routes: Sequence[RouteLike]) -> None:
+    """Route the connection on `transport` to the route of the version its `initialize` selects,
+    then serve it with that route's typed connection until it ends. Before a valid
+    `initialize`: notifications and responses are ignored, other requests answered -32600, a
+    batch -32600 with `id: null`, a failing `initialize` answered with its error (-32602 for its
+    params, -32022 for an unsupported version); none of them closes the connection. The stream
+    ending before `initialize` closes the transport."""
+    by_version = _versions(routes)
+    while True:
+        try:
+            data = await transport.receive()
+        except MessageTooLarge as error:
+            await transport.send(_invalid_request(None, str(error)))
+            continue
+        except (OSError, RuntimeError) as error:
+            _log.warning("connection failed before initialize: %s", error)
+            data = None
+        if data is None:
+            with contextlib.suppress(OSError, RuntimeError):
+                await transport.close()
+            return
+        outcome = route_initialize(data, by_version)
+        if isinstance(outcome, Routed):
+            break
+        if outcome is not None:
+            try:
+                await transport.send(outcome)
+            except (OSError, RuntimeError) as error:
+                _log.warning("connection failed before initialize: %s", error)
+    connection: Connected = outcome.route.connect(Replay(transport, [outcome.message]))
+    await connection.wait_closed()
+
+
+class Primed:
+    """A client transport whose first outgoing message (the typed connection's `initialize`) is
+    not sent: it is answered with `result`, the answer the agent already gave to negotiation,
+    followed by the messages the agent sent meanwhile (`received`); then `transport` as it is."""
+
+    def __init__(self, transport: Transport, result: Any, received: Sequence[bytes]) -> None:
+        self._transport = transport
+        self._result = result
+        self._queue = list(received)
+        self._primed = asyncio.Event()
+
+    async def receive(self) -> bytes | None:
+        await self._primed.wait()
+        if self._queue:
+            return self._queue.pop(0)
+        return await self._transport.receive()
+
+    async def send(self, message: bytes) -> None:
+        if self._primed.is_set():
+            await self._transport.send(message)
+            return
+        request = _rt.parse_json(message)
+        answer = {"jsonrpc": "2.0", "id": request["id"], "result": self._result}
+        self._queue.insert(0, _rt.dump_json_bytes(answer))
+        self._primed.set()
+
+    async def close(self) -> None:
+        await self._transport.close()
+
+
+NEGOTIATION_ID: Final = "acp-negotiate"
+"""The id of negotiation's `initialize`: a string, so that it meets none of the connection's."""
+
+
+async def negotiate(
+    transport: Transport, params: Any, newest: RouteLike, others: Sequence[RouteLike]
+) -> tuple[Any, Any]:
+    """Send `initialize` with `params` (of the `newest` route's version), read the agent's answer
+    and return the typed connection and `InitializeResponse` of the version it answered: the
+    newest's, or one of `others` (a fallback, given its version's params, downgraded from
+    `params`). An error answer raises the newest package's `RequestError`; an answer of a version
+    no route speaks raises `ProtocolVersionMismatch`; neither closes the transport."""
+    by_version = _versions([newest, *others])
+    wire = newest.wire
+    request = wire.encode(wire.request(id=NEGOTIATION_ID, method=INITIALIZE, params=params))
+    await transport.send(_rt.dump_json_bytes(request))
+    received: list[bytes] = []
+    while True:
+        data = await transport.receive()
+        if data is None:
+            raise ConnectionClosed("the connection closed before the answer to initialize")
+        try:
+            message = _rt.parse_json(data)
+        except DecodeError:
+            received.append(data)  # the typed connection answers it
+            continue
+        if type(message) is dict and "method" not in message and message.get("id") == NEGOTIATION_ID:
+            break
+        received.append(data)
+    error = message.get("error")
+    if "result" not in message:
+        error = error if type(error) is dict else {}
+        code, text = error.get("code"), error.get("message")
+        raise wire.error(code if type(code) is int else _rt.INTERNAL_ERROR, str(text), error.get("data", _rt.UNDEFINED))
+    result = message["result"]
+    answered: Any = result.get("protocolVersion") if type(result) is dict else None
+    route = by_version.get(answered) if type(answered) is int else None
+    if route is None:
+        raise ProtocolVersionMismatch(answered, sorted(by_version))
+    typed = params
+    if route is not newest:
+        sent = request["params"]
+        own = _initialize_params(sent, sent.get("protocolVersion", answered), answered)
+        envelope = {"jsonrpc": "2.0", "id": 0, "method": INITIALIZE, "params": own}
+        typed = route.wire.decode(envelope, side="agent").params
+    connection = route.connect(Primed(transport, result, received))
+    response = await connection._request(INITIALIZE, typed)
+    return connection, response

@@ -1,0 +1,391 @@
+"""The protocol router (`serve_agent`, `run_agent(agent, *others)`) rule by rule, with raw lines
+from a fake client, and the client side's negotiation (`connect_negotiated`) against v1 and v2
+agents. (tests/test_examples.py runs the example agent against the official SDKs' clients.)"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from tests.helpers import ROOT, import_package
+
+acp = import_package(ROOT / "generated", "acp_v2")
+acp_v1 = import_package(ROOT / "generated", "acp_v1")
+V2_INIT = {"protocolVersion": 2, "info": {"name": "raw", "version": "1"}}
+V1_INIT = {"protocolVersion": 1, "clientCapabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}
+
+
+def run(test: Callable[[], Awaitable[None]]) -> None:
+    async def checked() -> None:
+        await asyncio.wait_for(test(), 10)
+        leaked = asyncio.all_tasks() - {asyncio.current_task()}
+        assert not leaked, leaked
+
+    asyncio.run(checked())
+
+
+class Pipe:
+    """A transport fed raw lines by the test, which reads what the router and agents send."""
+
+    def __init__(self) -> None:
+        self.inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.outbox: asyncio.Queue[Any] = asyncio.Queue()
+        self.closed = False
+
+    def feed(self, *messages: Any) -> None:
+        for message in messages:
+            raw = message if message is None or isinstance(message, bytes) else json.dumps(message).encode()
+            self.inbox.put_nowait(raw)  # None: the stream ends
+
+    async def receive(self) -> bytes | None:
+        return await self.inbox.get()
+
+    async def send(self, message: bytes) -> None:
+        self.outbox.put_nowait(json.loads(message))
+
+    async def close(self) -> None:
+        self.closed = True
+
+    async def next(self) -> Any:
+        return await asyncio.wait_for(self.outbox.get(), 5)
+
+
+class V2Agent(acp.Agent):
+    def __init__(self) -> None:
+        self.seen: list[Any] = []
+
+    async def initialize(self, params: Any) -> Any:
+        self.seen.append(params)
+        return acp.InitializeResponse(protocol_version=2, info=acp.Implementation(name="v2", version="1"))
+
+
+class V1Agent(acp_v1.Agent):
+    def __init__(self) -> None:
+        self.seen: list[Any] = []
+
+    async def initialize(self, params: Any) -> Any:
+        self.seen.append(params)
+        return acp_v1.InitializeResponse(protocol_version=1, agent_info=acp_v1.Implementation(name="v1", version="1"))
+
+    async def session_new(self, params: Any) -> Any:
+        return acp_v1.NewSessionResponse(session_id="v1-session")
+
+
+def request(request_id: Any, params: Any, method: str = "initialize") -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+
+
+async def routed(pipe: Pipe, *agents: Any) -> asyncio.Task[None]:
+    return asyncio.create_task(acp.serve_agent(pipe, *agents))
+
+
+async def finish(pipe: Pipe, task: asyncio.Task[None]) -> None:
+    pipe.feed(None)
+    await asyncio.wait_for(task, 5)
+    assert pipe.closed
+
+
+def test_notifications_and_responses_before_initialize_are_ignored():
+    async def test() -> None:
+        pipe, v2 = Pipe(), V2Agent()
+        task = await routed(pipe, v2, V1Agent())
+        pipe.feed(
+            {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "s"}},
+            {"jsonrpc": "2.0", "id": 9, "result": {}},
+            {"jsonrpc": "2.0", "id": 8, "error": {"code": 1, "message": "x"}},
+            request(1, V2_INIT),
+        )
+        assert await pipe.next() == {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "result": {"protocolVersion": 2, "info": {"name": "v2", "version": "1"}},
+        }
+        await finish(pipe, task)
+
+    run(test)
+
+
+@pytest.mark.parametrize(
+    ("message", "answer_id", "text"),
+    [
+        (request(3, {}, "session/new"), 3, "Invalid request: first ACP request must be initialize"),
+        ([request(3, V2_INIT)], None, "Invalid request: JSON-RPC batches are not supported"),
+        ([], None, "Invalid request: JSON-RPC batches are not supported"),
+        (5, None, "Invalid request: first ACP message must be an initialize request"),
+        (
+            {"jsonrpc": "1.0", "id": 4, "method": "initialize", "params": V2_INIT},
+            None,
+            "Invalid request: first ACP message",
+        ),
+        (
+            {"jsonrpc": "2.0", "id": 2.5, "method": "initialize", "params": V2_INIT},
+            None,
+            "Invalid request: ACP v2 request IDs",
+        ),
+    ],
+    ids=[
+        "another request",
+        "a batch",
+        "an empty batch",
+        "not an object",
+        "not JSON-RPC 2.0",
+        "a v2 id that is no integer",
+    ],
+)
+def test_what_cannot_start_the_connection_is_answered_minus_32600_and_it_stays_open(message, answer_id, text):
+    async def test() -> None:
+        pipe, v2 = Pipe(), V2Agent()
+        task = await routed(pipe, v2, V1Agent())
+        pipe.feed(message)
+        answer = await pipe.next()
+        assert answer["id"] == answer_id and answer["error"]["code"] == -32600
+        assert answer["error"]["message"].startswith(text)
+        pipe.feed(request(1, V2_INIT))  # the client may initialize now
+        assert (await pipe.next())["result"]["protocolVersion"] == 2
+        await finish(pipe, task)
+
+    run(test)
+
+
+def test_unparsable_json_is_answered_minus_32700_and_it_stays_open():
+    async def test() -> None:
+        pipe = Pipe()
+        task = await routed(pipe, V2Agent(), V1Agent())
+        pipe.feed(b"{not json")
+        answer = await pipe.next()
+        assert (answer["id"], answer["error"]["code"]) == (None, -32700)
+        pipe.feed(request(1, V1_INIT))
+        assert (await pipe.next())["result"]["protocolVersion"] == 1
+        await finish(pipe, task)
+
+    run(test)
+
+
+@pytest.mark.parametrize(
+    ("params", "code", "text"),
+    [
+        (None, -32602, "initialize.protocolVersion must be a valid ACP protocol version"),
+        ({"info": V2_INIT["info"]}, -32602, "initialize.protocolVersion must be a valid"),
+        ({**V2_INIT, "protocolVersion": "2"}, -32602, "initialize.protocolVersion must be a valid"),
+        ({**V2_INIT, "protocolVersion": 70000}, -32602, "initialize.protocolVersion must be a valid"),
+        ({**V2_INIT, "protocolVersion": True}, -32602, "initialize.protocolVersion must be a valid"),
+        ({"protocolVersion": 2}, -32602, "$.params.info"),  # the selected version reads it strictly
+        ({**V2_INIT, "protocolVersion": 0}, -32022, "Unsupported protocol version"),
+    ],
+    ids=[
+        "no params",
+        "no version",
+        "a string",
+        "too large",
+        "a boolean",
+        "v2 without info",
+        "too old",
+    ],
+)
+def test_a_failing_initialize_is_answered_and_does_not_close(params, code, text):
+    async def test() -> None:
+        pipe, v2, v1 = Pipe(), V2Agent(), V1Agent()
+        task = await routed(pipe, v2, v1)
+        pipe.feed(request("a", params))
+        answer = await pipe.next()
+        assert answer["id"] == "a" and answer["error"]["code"] == code
+        assert text in json.dumps(answer["error"])
+        if code == -32022:
+            assert answer["error"]["data"] == {"requested": 0, "supported": [1, 2]}
+        assert v2.seen == v1.seen == []  # no agent saw it
+        pipe.feed(request("b", V2_INIT))
+        assert (await pipe.next())["id"] == "b"
+        await finish(pipe, task)
+
+    run(test)
+
+
+@pytest.mark.parametrize(
+    ("requested", "configured", "selected"),
+    [
+        (1, "v1 v2", 1),
+        (2, "v1 v2", 2),
+        (7, "v1 v2", 2),
+        (2, "v2", 2),
+        (9, "v2", 2),
+        (1, "v1", 1),
+        (5, "v1", 1),
+        (0, "v1", 1),
+    ],
+)
+def test_the_highest_configured_version_at_or_below_the_request_serves_it(requested, configured, selected):
+    async def test() -> None:
+        pipe, v2, v1 = Pipe(), V2Agent(), V1Agent()
+        agents = {"v1 v2": (v2, v1), "v2": (v2,), "v1": (v1,)}[configured]
+        task = await routed(pipe, *agents)
+        params = V2_INIT if requested >= 2 else V1_INIT
+        pipe.feed(request(1, {**params, "protocolVersion": requested}))
+        assert (await pipe.next())["result"]["protocolVersion"] == selected
+        chosen, other = (v2, v1) if selected == 2 else (v1, v2)
+        assert len(chosen.seen) == 1 and other.seen == []
+        assert chosen.seen[0].protocol_version == selected  # the selected version's params
+        await finish(pipe, task)
+
+    run(test)
+
+
+def test_a_v2_only_endpoint_refuses_a_v1_client_with_minus_32022():
+    async def test() -> None:
+        pipe = Pipe()
+        task = await routed(pipe, V2Agent())
+        pipe.feed(request(1, V1_INIT))
+        answer = await pipe.next()
+        assert answer["error"]["code"] == -32022
+        assert answer["error"]["data"] == {"requested": 1, "supported": [2]}
+        await finish(pipe, task)
+
+    run(test)
+
+
+def test_a_newer_request_downgraded_to_v1_becomes_v1_params():
+    async def test() -> None:
+        pipe, v1 = Pipe(), V1Agent()
+        task = await routed(pipe, v1)
+        v2_params = {**V2_INIT, "capabilities": {"auth": {"terminal": {}}}, "_meta": {"k": 1}}
+        pipe.feed(request(1, v2_params))
+        assert (await pipe.next())["result"]["protocolVersion"] == 1
+        (params,) = v1.seen
+        assert params.to_dict() == {
+            "protocolVersion": 1,
+            "clientCapabilities": {
+                "fs": {"readTextFile": False, "writeTextFile": False},
+                "terminal": False,
+                "session": {"configOptions": {"boolean": {}}},
+                "plan": {},
+                "auth": {"terminal": True},
+            },
+            "clientInfo": {"name": "raw", "version": "1"},
+            "_meta": {"k": 1},
+        }
+        await finish(pipe, task)
+
+    run(test)
+
+
+def test_a_newer_request_served_by_v2_gets_an_unknown_info_in_place_of_a_bad_one():
+    async def test() -> None:
+        pipe, v2 = Pipe(), V2Agent()
+        task = await routed(pipe, v2, V1Agent())
+        pipe.feed(request(1, {"protocolVersion": 3, "info": "nobody"}))
+        assert (await pipe.next())["result"]["protocolVersion"] == 2
+        assert v2.seen[0].info == acp.Implementation(name="unknown", version="unknown")
+        await finish(pipe, task)
+
+    run(test)
+
+
+def test_a_routed_connection_is_never_routed_again():
+    async def test() -> None:
+        pipe, v2, v1 = Pipe(), V2Agent(), V1Agent()
+        task = await routed(pipe, v2, v1)
+        pipe.feed(request(1, V1_INIT))
+        assert (await pipe.next())["result"]["protocolVersion"] == 1
+        pipe.feed(request(2, V2_INIT), request(3, {"cwd": "/", "mcpServers": []}, "session/new"))
+        answers = {answer["id"]: answer for answer in (await pipe.next(), await pipe.next())}
+        assert answers[3]["result"] == {"sessionId": "v1-session"}  # the v1 agent serves the rest
+        assert len(v1.seen) == 2 and v2.seen == []  # the repeated initialize went to v1 too
+        await finish(pipe, task)
+
+    run(test)
+
+
+def test_the_stream_ending_before_initialize_closes_the_transport():
+    async def test() -> None:
+        pipe = Pipe()
+        task = await routed(pipe, V2Agent(), V1Agent())
+        pipe.feed({"jsonrpc": "2.0", "method": "x"})
+        await finish(pipe, task)
+        assert pipe.outbox.empty()
+
+    run(test)
+
+
+def test_two_agents_of_one_version_are_refused():
+    async def test() -> None:
+        with pytest.raises(ValueError, match="two agents or clients of protocol version 2"):
+            await acp.serve_agent(Pipe(), V2Agent(), V2Agent())
+
+    run(test)
+
+
+async def socket_transports() -> tuple[Any, Any]:
+    left, right = socket.socketpair()
+    agent_end = acp.StreamTransport(*await asyncio.open_connection(sock=left))
+    client_end = acp.StreamTransport(*await asyncio.open_connection(sock=right))
+    return agent_end, client_end
+
+
+V2_PARAMS = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="client", version="1"))
+
+
+@pytest.mark.parametrize("agents", ["v2", "v1 v2"])
+def test_negotiation_with_a_v2_agent_gives_the_v2_connection(agents):
+    async def test() -> None:
+        agent_end, client_end = await socket_transports()
+        serving = asyncio.create_task(acp.serve_agent(agent_end, V2Agent(), *([V1Agent()] if " " in agents else [])))
+        conn, response = await acp.connect_negotiated(acp.Client(), client_end, V2_PARAMS, acp_v1.Client())
+        assert isinstance(conn, acp.ClientSideConnection)
+        assert response == acp.InitializeResponse(protocol_version=2, info=acp.Implementation(name="v2", version="1"))
+        with pytest.raises(acp.RequestError) as error:  # the connection goes on: V2Agent has no session/new
+            await conn.session_new(acp.NewSessionRequest(cwd="/"))
+        assert error.value.code == -32601
+        await conn.close()
+        await serving
+
+    run(test)
+
+
+def test_negotiation_falls_back_to_the_v1_client_a_v1_agent_answers():
+    async def test() -> None:
+        agent_end, client_end = await socket_transports()
+        v1 = V1Agent()
+        serving = asyncio.create_task(acp_v1.AgentSideConnection(v1, agent_end).wait_closed())
+        conn, response = await acp.connect_negotiated(acp.Client(), client_end, V2_PARAMS, acp_v1.Client())
+        assert isinstance(conn, acp_v1.ClientSideConnection)
+        assert response.protocol_version == 1 and response.agent_info.name == "v1"
+        session = await conn.session_new(acp_v1.NewSessionRequest(cwd="/", mcp_servers=[]))
+        assert session.session_id == "v1-session"
+        assert [params.protocol_version for params in v1.seen] == [2]  # it saw the v2 request once
+        await conn.close()
+        await serving
+
+    run(test)
+
+
+def test_negotiation_without_a_client_of_the_answered_version_is_a_clear_error():
+    async def test() -> None:
+        agent_end, client_end = await socket_transports()
+        serving = asyncio.create_task(acp_v1.AgentSideConnection(V1Agent(), agent_end).wait_closed())
+        with pytest.raises(
+            acp.ProtocolVersionMismatch,
+            match=r"protocolVersion 1, this client speaks \[2\]; pass a client of protocol version 1",
+        ):
+            await acp.connect_negotiated(acp.Client(), client_end, V2_PARAMS)
+        await client_end.close()
+        await serving
+
+    run(test)
+
+
+def test_negotiation_answered_with_an_error_raises_it():
+    async def test() -> None:
+        agent_end, client_end = await socket_transports()
+        serving = asyncio.create_task(acp.serve_agent(agent_end, V2Agent()))
+        params = acp.InitializeRequest(protocol_version=0, info=acp.Implementation(name="client", version="1"))
+        with pytest.raises(acp.RequestError) as error:
+            await acp.connect_negotiated(acp.Client(), client_end, params)
+        assert error.value.code == -32022
+        await client_end.close()
+        await serving
+
+    run(test)
