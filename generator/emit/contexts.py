@@ -95,6 +95,7 @@ class PackageContext:
     rpc_imported: list[str]
     connection_exported: list[str]
     connection_imported: list[str]
+    session_exported: list[str]  # session.py's public names (none without it)
     uses: dict[str, bool]  # which names of `typing` and `dataclasses` models.py uses
 
 

@@ -29,11 +29,12 @@ from generator.emit.literals import comment_safe, docstring, json_literal, pytho
 from generator.emit.peers import connection_context, connection_names
 from generator.emit.pynamed import NamedQueries
 from generator.emit.pytypes import Queries
+from generator.emit.session import session_context
 from generator.emit.units import LINE_LENGTH, split_units
 from generator.errors import GenerationError
 from generator.ir import naming
 from generator.ir.model import Alias, EnumType, Module, ObjectType, Ref, TypeExpr, UnionType
-from generator.ir.naming import RPC_NAMES
+from generator.ir.naming import RPC_NAMES, SESSION_NAMES
 
 
 def _templates() -> Path:
@@ -179,6 +180,7 @@ def base_context(module: Module, queries: Queries, versions: dict[str, str]) -> 
     defs_names = {python: name for name, python in module.public_names}
     connection = connection_names(module)
     merge_functions = upsert_context(objects, queries).merge_functions
+    session = merge_functions and session_context(module, objects) is not None
     names = [named.name for named in module.types]
     runtime_names = ["DecodeError", "MaybeUndefined", "Model", "Salvage", "UNDEFINED", "Undefined", "decode", "encode"]
     return PackageContext(
@@ -196,7 +198,8 @@ def base_context(module: Module, queries: Queries, versions: dict[str, str]) -> 
             + names
             + (["merge", *merge_functions] if merge_functions else [])
             + (list(RPC_NAMES) if rpc else [])
-            + list(connection),
+            + list(connection)
+            + (list(SESSION_NAMES) if session else []),
             key=sort_key,
         ),
         builders=any(not obj.base for obj in objects),
@@ -205,6 +208,7 @@ def base_context(module: Module, queries: Queries, versions: dict[str, str]) -> 
         rpc_imported=sorted(RPC_NAMES, key=import_sort_key),
         connection_exported=list(connection),
         connection_imported=sorted(connection, key=import_sort_key),
+        session_exported=list(SESSION_NAMES) if session else [],
         uses={
             "field": any(obj.keep_unknown == "keep" and not obj.base for obj in objects),
             "ClassVar": any(obj.tag for obj in objects),
@@ -302,6 +306,12 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         files["_builders.py"] = builder_units(env, context, base)
     if upserts.upserts:
         files["upserts.py"] = split_units(env.get_template("upserts.py.jinja").render(base))
+    session = session_context(module, context.objects) if upserts.upserts else None
+    if session is not None:
+        files["_session.py"] = static_units(env, "_session.py", base)
+        files["session.py"] = split_units(
+            env.get_template("session.py.jinja").render(variables(context, upserts, session))
+        )
     if context.rpc:
         template = env.get_template("rpc.py.jinja")
         files["rpc.py"] = split_units(template.render(variables(context, upserts, rpc_context(module))))
@@ -314,6 +324,7 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         )
     # `import package` runs _runtime.py and models.py; the other modules wait for first use.
     lazy_modules = [name.removesuffix(".py") for name in sorted(files) if name.endswith(".py")]
-    lazy_modules = [name for name in lazy_modules if name not in ("_runtime", "_connection", "_router", "models")]
+    imported_by_others = ("_runtime", "_connection", "_router", "_session", "models")
+    lazy_modules = [name for name in lazy_modules if name not in imported_by_others]
     init = env.get_template("init.py.jinja").render({**base, "lazy_modules": lazy_modules})
     return {"__init__.py": split_units(init), **files}

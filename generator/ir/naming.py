@@ -65,6 +65,8 @@ CONNECTION_NAMES = (
     "serve_agent",
     "spawn_agent_process",
 )
+# The session state API (session.py), re-exported by __init__.py.
+SESSION_NAMES = ("SessionChange", "SessionRequest", "SessionState")
 # Other names the generated modules that import the types (models.py, _codec.py,
 # _builders.py, rpc.py, upserts.py, connection.py, __init__.py) bind at module level;
 # tests/ir/test_naming.py checks this list against a generated package.
@@ -82,6 +84,9 @@ PACKAGE_NAMES = frozenset(
         "Final",
         "Handlers",
         "Iterable",
+        "Iterator",
+        "LinkPath",
+        "Rule",
         "JSONRPC_VERSION",
         "Literal",
         "Mapping",
@@ -121,7 +126,15 @@ PACKAGE_NAMES = frozenset(
 )
 # A type must not shadow what the generated code calls or annotates with.
 RESERVED_TYPE_NAMES = frozenset(
-    {*keyword.kwlist, *keyword.softkwlist, *dir(builtins), *PACKAGE_NAMES, *RPC_NAMES, *CONNECTION_NAMES}
+    {
+        *keyword.kwlist,
+        *keyword.softkwlist,
+        *dir(builtins),
+        *PACKAGE_NAMES,
+        *RPC_NAMES,
+        *CONNECTION_NAMES,
+        *SESSION_NAMES,
+    }
 )
 # Attributes are class-body names and parameters of `builder()`: they must not
 # hide the methods every class has, nor what class bodies and builders evaluate

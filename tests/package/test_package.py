@@ -41,9 +41,11 @@ def test_imports_in_a_clean_interpreter_with_no_third_party_packages():
         "acp_v2._connection",
         "acp_v2._router",
         "acp_v2._runtime",
+        "acp_v2._session",
         "acp_v2.connection",
         "acp_v2.models",
         "acp_v2.rpc",
+        "acp_v2.session",
         "acp_v2.upserts",
     }
 
@@ -58,6 +60,7 @@ def test_importing_the_package_imports_the_types_only():
     }
     assert "acp_v2._codec" in imported_modules("import acp_v2; acp_v2.decode('SessionId', 's')")
     assert "acp_v2.connection" in imported_modules("from acp_v2 import Agent")
+    assert {"acp_v2.session", "acp_v2._session"} <= imported_modules("from acp_v2 import SessionState")
     assert "acp_v2.rpc" in imported_modules("import acp_v2; acp_v2.rpc.Request")  # a module as an attribute
     assert "acp_v2._codec" not in imported_modules("import acp_v2; dir(acp_v2)")
 

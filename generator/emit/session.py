@@ -1,0 +1,407 @@
+"""What session.py folds, read off the IR: which `session/update` variants are entities,
+chunks, values, events, removals, and what the agent's requests ask about.
+
+Derived from the IR (so a schema update keeps `SessionState` current):
+- an **upsert** variant (the IR carries its `merge` rule) with an identity is an entity of
+  the timeline, keyed by its identity; one without is a value, merged into the previous one;
+- a **chunk** is a variant without a rule whose required properties are an entity's identity
+  and one payload: it appends the payload to that entity's list of the payload's type (several
+  entities with that identity: the one whose tag the chunk's tag extends with `_chunk`);
+- any other variant tagged `..._update` is a **value**: the latest replaces the one before;
+- a request of the agent is tied to the entity whose identity it names (a property of that
+  name anywhere in its params, through unions), and an entity's upsert type in its params is
+  applied as that entity's update (a permission request's tool call).
+What cannot be derived is `EXPLICIT`, below; a variant neither derives nor names lands in the
+state's `other` list at run time, as unknown tags do."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from generator.emit.contexts import import_sort_key
+from generator.emit.literals import python_literal
+from generator.errors import GenerationError
+from generator.ir.model import EnumType, Field, ListOf, Module, NamedType, ObjectType, Ref, TypeExpr, UnionType
+from generator.ir.naming import words
+
+SESSION_UPDATE_METHOD = "session/update"
+"""The notification whose params carry one update of a session."""
+
+CHUNK_SUFFIX = "_chunk"
+UPDATE_SUFFIX = "_update"
+
+
+@dataclass(frozen=True)
+class Keyed:
+    """A variant that names an entity by a property of a property (`path`, attribute names)."""
+
+    slot: str
+    path: tuple[str, ...]
+    wire_name: str  # the last property's wire name, read from undeclared properties when absent
+
+
+@dataclass(frozen=True)
+class Removes(Keyed):
+    """A variant that removes the entity it names."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """A variant kept in order in `slot`'s list: not state, so not folded."""
+
+    slot: str
+
+
+@dataclass(frozen=True)
+class AppendsBase64:
+    """A chunk whose payload (base64 text) is appended to `attribute` of the entity's
+    `target` object (made of `target_type` when there is none yet)."""
+
+    payload: str
+    target: str
+    target_type: str
+    attribute: str
+
+
+@dataclass(frozen=True)
+class Explicit:
+    """What the schema does not say in a form the generator can read."""
+
+    variants: dict[str, Keyed | Event | AppendsBase64]  # by the variant's tag
+    chunk_starts: dict[str, dict[str, str]]  # tag → required property → start value (JSON)
+    requests: dict[str, str]  # the request kinds the state ties to entities, by method
+
+
+EXPLICIT = Explicit(
+    variants={
+        # "A content update for a plan identified by ID": the ID is inside the content.
+        "plan_update": Keyed("plans", ("plan", "plan_id"), "planId"),
+        "plan_removed": Removes("plans", ("plan_id",), "planId"),
+        # "Notices are live events rather than session history."
+        "notice": Event("notices"),
+        # "A chunk of bytes appended to an agent-owned terminal's output" (base64 each).
+        "terminal_output_chunk": AppendsBase64("data", "output", "TerminalOutput", "data"),
+    },
+    # "A first-seen ID creates an in-progress compaction."
+    chunk_starts={"compaction_summary_chunk": {"status": "in_progress"}},
+    requests={"permission": "session/request_permission", "elicitation": "elicitation/create"},
+)
+
+
+@dataclass(frozen=True)
+class RuleView:
+    """One `Rule` of `SessionState.RULES`: the update class, its kind, slot, key and fold."""
+
+    cls: str
+    kind: str  # ENTITY | VALUE | EVENT | REMOVE
+    slot: str
+    key: str | None  # the expression of the key function
+    fold: str  # "merge", "replace" or a generated function
+
+
+@dataclass(frozen=True)
+class ChunkView:
+    """A generated fold function: a chunk appended to its entity's list (or base64 text)."""
+
+    function: str
+    chunk: str
+    target: str  # the entity's variant class
+    identity: str  # attribute
+    payload: str  # the chunk's attribute
+    list_attribute: str | None  # the entity's list the payload is appended to
+    base64: AppendsBase64 | None
+    required: tuple[tuple[str, str], ...]  # the entity's other required attributes → start expression
+
+
+@dataclass(frozen=True)
+class BaseView:
+    """An entity's upsert base type (`ToolCallUpdate`) applied as its variant would be."""
+
+    function: str
+    base: str
+    variant: str
+    required: tuple[str, ...]  # the variant's arguments from the patch: `tool_call_id=patch.tool_call_id`
+
+
+@dataclass(frozen=True)
+class SlotView:
+    name: str
+    kind: str
+    annotation: str  # of the property
+    doc: str
+
+
+@dataclass(frozen=True)
+class LinkView:
+    """Where a request names an entity: a path of attribute names and classes to test."""
+
+    steps: tuple[tuple[str, str], ...]  # ("attr", name) | ("type", class)
+    slot: str
+    carried: str | None  # the entity's upsert type found there (its update), else the path ends at its key
+
+
+@dataclass(frozen=True)
+class RequestView:
+    kind: str
+    params: str
+    python_name: str  # of the apply method
+    links: tuple[LinkView, ...]
+
+
+@dataclass(frozen=True)
+class SessionContext:
+    """What session.py.jinja needs."""
+
+    notification: str
+    notification_session: str
+    notification_update: str
+    union: str
+    rules: list[RuleView]
+    chunks: list[ChunkView]
+    base_folds: list[BaseView]
+    slots: list[SlotView]
+    requests: list[RequestView]
+    other: list[str]  # variants of the union that get no rule (kept in `other`)
+    session_imports: list[str]
+
+
+def _plural(word: str) -> str:
+    return word if word.endswith("s") else f"{word}s"
+
+
+def _slot_name(tag: str) -> str:
+    return tag.removesuffix(UPDATE_SUFFIX)
+
+
+def _payload_item(expr: TypeExpr) -> TypeExpr | None:
+    return expr.item if isinstance(expr, ListOf) else None
+
+
+def session_context(module: Module, objects: list[ObjectType]) -> SessionContext | None:
+    """The context of session.py, or None when the schema has no `session/update` with a tagged union."""
+    types = module.by_name()
+    method = next((m for m in module.methods if m.name == SESSION_UPDATE_METHOD), None)
+    params = types.get(method.params) if method else None
+    if not isinstance(params, ObjectType):
+        return None
+    update_field = next(
+        (f for f in params.fields if isinstance(f.type, Ref) and isinstance(types.get(f.type.name), UnionType)), None
+    )
+    session_field = next((f for f in params.fields if f.wire_name == "sessionId"), None)
+    if update_field is None or session_field is None:
+        return None
+    assert isinstance(update_field.type, Ref)
+    union = types[update_field.type.name]
+    assert isinstance(union, UnionType)
+    if union.tag_key is None:
+        return None
+    variants: list[tuple[str, ObjectType]] = []
+    for variant in union.variants:
+        obj = types.get(variant.type.name) if isinstance(variant.type, Ref) else None
+        if isinstance(obj, ObjectType) and variant.tag is not None and obj.name != union.fallback:
+            variants.append((variant.tag, obj))
+
+    def base_of(obj: ObjectType) -> ObjectType:
+        base = types.get(obj.base or "")
+        return base if isinstance(base, ObjectType) else obj
+
+    # Entities: upsert variants with an identity, keyed by it.
+    entities: dict[str, tuple[str, ObjectType, Field]] = {}  # variant → (slot, base, identity field)
+    rules: list[RuleView] = []
+    chunks: list[ChunkView] = []
+    slots: list[SlotView] = []
+    base_folds: list[BaseView] = []
+    other: list[str] = []
+    key_types: set[str] = set()
+    for tag, obj in variants:
+        base = base_of(obj)
+        if tag in EXPLICIT.variants or base.upsert is None or len(base.upsert.identity) != 1:
+            continue
+        identity = next(f for f in base.fields if f.name == base.upsert.identity[0])
+        slot = _plural(_slot_name(tag))
+        entities[obj.name] = (slot, base, identity)
+    identities = {identity.wire_name for _, _, identity in entities.values()}
+
+    def typed(expr: TypeExpr) -> str:
+        return expr.name if isinstance(expr, Ref) else "object"
+
+    for tag, obj in variants:
+        base = base_of(obj)
+        explicit = EXPLICIT.variants.get(tag)
+        if obj.name in entities:
+            slot, _, identity = entities[obj.name]
+            rules.append(RuleView(obj.name, "ENTITY", slot, _key((identity.name,), identity.wire_name), "merge"))
+            key_type = typed(identity.type)
+            slots.append(SlotView(slot, "entity", f"dict[{key_type}, {obj.name}]", f"The {tag} entities by id."))
+            key_types.add(key_type)
+            continue
+        if isinstance(explicit, Event):
+            rules.append(RuleView(obj.name, "EVENT", explicit.slot, None, "replace"))
+            slots.append(SlotView(explicit.slot, "event", f"list[{obj.name}]", f"The {tag} updates, in order."))
+            continue
+        if isinstance(explicit, Keyed):
+            kind = "REMOVE" if isinstance(explicit, Removes) else "ENTITY"
+            rules.append(RuleView(obj.name, kind, explicit.slot, _key(explicit.path, explicit.wire_name), "replace"))
+            if kind == "ENTITY":
+                slots.append(SlotView(explicit.slot, "entity", f"dict[str, {obj.name}]", f"The {tag} entities by id."))
+            continue
+        required = [f for f in base.fields if f.required]
+        chunk_target = _chunk_target(tag, required, entities, variants)
+        if chunk_target is not None:
+            target, identity_wire = chunk_target
+            slot, target_base, identity = entities[target]
+            payload = next(f for f in required if f.wire_name != identity_wire)
+            own_identity = next(f for f in required if f.wire_name == identity_wire)
+            appends = explicit if isinstance(explicit, AppendsBase64) else None
+            list_attribute = next(
+                (f.name for f in target_base.fields if _payload_item(f.type) == payload.type and appends is None),
+                None,
+            )
+            if list_attribute is None and appends is None:
+                other.append(obj.name)
+                continue
+            starts = EXPLICIT.chunk_starts.get(tag, {})
+            extra: list[tuple[str, str]] = []
+            for f in target_base.fields:
+                if f.required and f.name != identity.name:
+                    if f.wire_name not in starts:
+                        raise GenerationError(obj.pointer, f"no start value of {f.wire_name} for a first {tag}")
+                    extra.append((f.name, _start_expression(types, f, starts[f.wire_name])))
+            function = f"_fold_{tag}"
+            chunks.append(
+                ChunkView(
+                    function, obj.name, target, own_identity.name, payload.name, list_attribute, appends, tuple(extra)
+                )
+            )
+            rules.append(RuleView(obj.name, "ENTITY", slot, _key((own_identity.name,), identity_wire), function))
+            continue
+        if base.upsert is not None and not base.upsert.identity:
+            slot = _slot_name(tag)
+            rules.append(RuleView(obj.name, "VALUE", slot, None, "merge"))
+            slots.append(SlotView(slot, "value", f"{obj.name} | None", f"The current {tag}, merged."))
+            continue
+        if tag.endswith(UPDATE_SUFFIX) and not any(f.wire_name in identities for f in required):
+            slot = _slot_name(tag)
+            rules.append(RuleView(obj.name, "VALUE", slot, None, "replace"))
+            slots.append(SlotView(slot, "value", f"{obj.name} | None", f"The latest {tag}."))
+            continue
+        other.append(obj.name)
+
+    requests = _requests(module, types, entities, session_field.wire_name)
+    # An entity's upsert base type that a request carries is applied as its variant would be.
+    carried = {link.carried for request in requests for link in request.links if link.carried}
+    for variant_name, (_, base, _) in entities.items():
+        if base.name in carried and base.name != variant_name:
+            arguments = tuple(f"{f.name}=patch.{f.name}" for f in base.fields if f.required)
+            base_folds.append(BaseView(f"_fold_{naming_snake(base.name)}", base.name, variant_name, arguments))
+    names = {params.name, union.name, "TerminalOutput"} if any(c.base64 for c in chunks) else {params.name, union.name}
+    names |= {rule.cls for rule in rules} | {c.target for c in chunks} | {b.base for b in base_folds}
+    names |= {b.variant for b in base_folds} | {r.params for r in requests}
+    names |= {step for r in requests for link in r.links for kind, step in link.steps if kind == "type"}
+    names |= {expr.split(".")[0] for c in chunks for _, expr in c.required if "." in expr} | key_types
+    return SessionContext(
+        notification=params.name,
+        notification_session=session_field.name,
+        notification_update=update_field.name,
+        union=union.name,
+        rules=rules,
+        chunks=chunks,
+        base_folds=base_folds,
+        slots=slots,
+        requests=requests,
+        other=other,
+        session_imports=sorted(names, key=import_sort_key),
+    )
+
+
+def _key(path: tuple[str, ...], wire_name: str) -> str:
+    """The expression of the key function of an update at the attribute `path`."""
+    return f"_session.key_at({_tuple(path)}, {python_literal(wire_name)})"
+
+
+def _tuple(items: tuple[str, ...]) -> str:
+    """A tuple of strings as black writes it on one line."""
+    inner = ", ".join(python_literal(item) for item in items)
+    return f"({inner},)" if len(items) == 1 else f"({inner})"
+
+
+def naming_snake(name: str) -> str:
+    return "_".join(word.lower() for word in words(name))
+
+
+def _start_expression(types: Mapping[str, NamedType], item: Field, value: str) -> str:
+    """The Python expression of `value` for `item`: its enum member, or the literal."""
+    target = types.get(item.type.name) if isinstance(item.type, Ref) else None
+    if isinstance(target, EnumType) and any(m.value == value for m in target.members):
+        member = next(m for m in target.members if m.value == value)
+        return f"{target.name}.{member.name}"
+    return repr(value)
+
+
+def _chunk_target(
+    tag: str,
+    required: list[Field],
+    entities: dict[str, tuple[str, ObjectType, Field]],
+    variants: list[tuple[str, ObjectType]],
+) -> tuple[str, str] | None:
+    """(the entity variant a chunk appends to, the identity's wire name), or None."""
+    if len(required) != 2 or not tag.endswith(CHUNK_SUFFIX):
+        return None
+    tags = {obj.name: variant_tag for variant_tag, obj in variants}
+    for item in required:
+        candidates = [name for name, (_, _, identity) in entities.items() if identity.wire_name == item.wire_name]
+        if len(candidates) > 1:
+            candidates = [name for name in candidates if tags[name] + CHUNK_SUFFIX == tag]
+        if len(candidates) == 1:
+            return candidates[0], item.wire_name
+    return None
+
+
+def _requests(
+    module: Module,
+    types: Mapping[str, NamedType],
+    entities: dict[str, tuple[str, ObjectType, Field]],
+    session_wire: str,
+) -> list[RequestView]:
+    """The requests the state ties to entities, each with the paths to what it names. A
+    session id names the session (or a subagent's): never a link."""
+    by_identity = {i.wire_name: slot for slot, _, i in entities.values() if i.wire_name != session_wire}
+    by_base = {base.name: slot for slot, base, _ in entities.values()}
+    views: list[RequestView] = []
+    for kind, method_name in EXPLICIT.requests.items():
+        method = next((m for m in module.methods if m.name == method_name), None)
+        params = types.get(method.params) if method else None
+        if not isinstance(params, ObjectType):
+            continue
+        links = _links(types, params, by_identity, by_base)
+        if links:
+            views.append(RequestView(kind, params.name, f"apply_{kind}_request", tuple(links)))
+    return views
+
+
+def _links(
+    types: Mapping[str, NamedType], params: ObjectType, by_identity: dict[str, str], by_base: dict[str, str]
+) -> list[LinkView]:
+    """Where in `params` (through objects and union variants, four levels deep) an entity's
+    upsert type or identity property is: the paths a request names entities by."""
+    links: list[LinkView] = []
+
+    def walk(obj: ObjectType, steps: tuple[tuple[str, str], ...], depth: int) -> None:
+        for item in obj.fields:
+            here = (*steps, ("attr", item.name))
+            target = types.get(item.type.name) if isinstance(item.type, Ref) else None
+            if isinstance(target, ObjectType) and target.name in by_base:
+                links.append(LinkView(here, by_base[target.name], target.name))
+            elif item.wire_name in by_identity:
+                links.append(LinkView(here, by_identity[item.wire_name], None))
+            elif depth < 4 and isinstance(target, ObjectType):
+                walk(target, here, depth + 1)
+            elif depth < 4 and isinstance(target, UnionType):
+                for variant in target.variants:
+                    inner = types.get(variant.type.name) if isinstance(variant.type, Ref) else None
+                    if isinstance(inner, ObjectType) and inner.name != target.fallback:
+                        walk(inner, (*here, ("type", inner.name)), depth + 1)
+
+    walk(params, (), 0)
+    return links

@@ -1,0 +1,382 @@
+"""Folding a session's stream of updates into its current state, without the schema.
+
+`SessionFold` keeps what a client shows of one session: a timeline of entities (messages,
+tool calls, plans, ...) in first-seen order, each folded from the updates that name it; the
+current value of each value slot (state, usage, ...); events kept in order (notices); the
+updates it has no rule for, in order (`other`); and the requests that ask about its
+entities (a permission request and the tool call it names). What each update type does is a
+`Rule`: the generated `session.py` subclasses `SessionFold` with one rule per update type of
+the schema, typed accessors per slot, and the functions that fold chunks and find what a
+request is about. Standard library only."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable, Hashable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Final, Literal, TypeVar
+
+from ._runtime import UNDEFINED
+
+__all__ = ["LinkPath", "Rule", "SessionChange", "SessionFold", "SessionRequest"]
+
+ENTITY: Final = "entity"
+"""An update that names an entity by its key: folded into the stored one (or replaces it)."""
+VALUE: Final = "value"
+"""An update that is the session's current value of its slot (folded into the previous one)."""
+EVENT: Final = "event"
+"""An update kept in order in its slot's list, folding nothing."""
+REMOVE: Final = "remove"
+"""An update that removes the entity its key names from the slot."""
+OTHER: Final = "other"
+"""The slot of updates without a rule: kept in order, as they came."""
+
+RuleKind = Literal["entity", "value", "event", "remove"]
+Fold = Callable[[Any, Any], Any]
+"""(stored or None, update) → the new stored value."""
+
+_S = TypeVar("_S", bound="SessionFold")
+
+
+def replace(stored: Any, update: Any) -> Any:
+    """The fold of a snapshot: the update is the new value."""
+    return update
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """What one update type does to the session: its `kind`, the `slot` it lands in, the
+    `key` of the entity it names (ENTITY, REMOVE), and how it `fold`s into the stored
+    value (ENTITY, VALUE)."""
+
+    kind: RuleKind
+    slot: str
+    key: Callable[[Any], Hashable] | None = None
+    fold: Fold = replace
+
+
+@dataclass(frozen=True, slots=True)
+class SessionChange:
+    """What one applied update or request changed: the `slot`, the entity's `key` (None for
+    values, events and `other`), the stored value `before` and `after` (None: there was none
+    / it was removed). A subscriber gets one per call of `apply` or `apply_*_request`."""
+
+    update: Any
+    slot: str
+    key: Hashable | None
+    before: Any
+    after: Any
+
+    @property
+    def created(self) -> bool:
+        """Whether the update added an entity, a value, an event or an `other` entry."""
+        return self.before is None and self.after is not None
+
+    @property
+    def removed(self) -> bool:
+        return self.before is not None and self.after is None
+
+
+@dataclass(slots=True)
+class SessionRequest:
+    """A request of the agent (`kind`: "permission", "elicitation") and the entity it asks
+    about (`slot` and `key`, None when it names none)."""
+
+    kind: str
+    request: Any
+    slot: str | None = None
+    key: Hashable | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """What a request is about, as the generated `session.py` finds it: the entity (`slot`,
+    `key`) and the update of that entity it carries, if any (a permission request's tool call,
+    applied as that slot's update would be)."""
+
+    slot: str
+    key: Hashable
+    update: Any = None
+
+
+def key_at(path: tuple[str, ...], wire_name: str) -> Callable[[Any], Hashable]:
+    """The key of an update at the attribute `path`; where the last object lacks the attribute
+    (an open union's fallback variant), its undeclared property `wire_name`."""
+
+    def key(update: Any) -> Hashable:
+        value = update
+        for name in path[:-1]:
+            value = getattr(value, name, None)
+        unknown = getattr(value, "unknown_properties", None)
+        fallback = unknown.get(wire_name) if isinstance(unknown, dict) else None
+        found: Hashable = getattr(value, path[-1], fallback)
+        return found
+
+    return key
+
+
+@dataclass(frozen=True, slots=True)
+class LinkPath:
+    """Where a request names an entity of `slot`: attribute names to follow and classes the
+    value must be an instance of, in order. `carries`: the value found is an update of the
+    entity (applied, its key read by the entity's rule), else the entity's key."""
+
+    steps: tuple[str | type, ...]
+    slot: str
+    carries: bool = False
+
+    def find(self, request: Any) -> Any:
+        """The value at the end of the path in `request`, or None."""
+        value = request
+        for step in self.steps:
+            if isinstance(step, str):
+                value = getattr(value, step, None)
+                if value is None or value is UNDEFINED:
+                    return None
+            elif not isinstance(value, step):
+                return None
+        return value
+
+
+def append_base64(stored: str | None, chunk: str) -> str:
+    """Two independently base64-encoded byte strings as one: the bytes of `stored` then `chunk`."""
+    if not stored:
+        return chunk
+    return base64.b64encode(base64.b64decode(stored) + base64.b64decode(chunk)).decode("ascii")
+
+
+@dataclass(slots=True)
+class _Entities:
+    """The entities of the timeline: per slot, key → stored value; the timeline as (slot, key)."""
+
+    by_slot: dict[str, dict[Any, Any]] = field(default_factory=dict)
+    order: dict[tuple[str, Hashable], None] = field(default_factory=dict)  # insertion order: first seen
+
+
+class SessionFold:
+    """The folded state of one session (see the module docstring). Subclasses set `RULES`
+    (update type → `Rule`), `SLOTS` (every slot name, by kind), `encode_update` and
+    `decode_update` (the codec of one update), `link_request` and `session_id_of`."""
+
+    RULES: ClassVar[Mapping[type, Rule]] = {}
+    LINKS: ClassVar[Mapping[str, tuple[LinkPath, ...]]] = {}  # request kind → where it names entities
+    ENTITY_SLOTS: ClassVar[tuple[str, ...]] = ()
+    VALUE_SLOTS: ClassVar[tuple[str, ...]] = ()
+    EVENT_SLOTS: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, session_id: str | None = None) -> None:
+        self.session_id = session_id
+        self._entities = _Entities({slot: {} for slot in self.ENTITY_SLOTS})
+        self._values: dict[str, Any] = {}
+        self._events: dict[str, list[Any]] = {slot: [] for slot in self.EVENT_SLOTS}
+        self._other: list[Any] = []
+        self._requests: list[SessionRequest] = []
+        self._subscribers: list[Callable[[SessionChange], None]] = []
+
+    # --- what the subclass provides ----------------------------------------------------
+
+    @staticmethod
+    def encode_update(update: Any) -> Any:
+        raise NotImplementedError
+
+    @staticmethod
+    def decode_update(data: Any) -> Any:
+        raise NotImplementedError
+
+    @staticmethod
+    def encode_request(kind: str, request: Any) -> Any:
+        raise NotImplementedError
+
+    @staticmethod
+    def decode_request(kind: str, data: Any) -> Any:
+        raise NotImplementedError
+
+    @classmethod
+    def link_request(cls, kind: str, request: Any) -> Link | None:
+        """The entity `request` asks about (the first of `LINKS[kind]` found), and the update
+        of it that it carries."""
+        for path in cls.LINKS.get(kind, ()):
+            found = path.find(request)
+            if found is None:
+                continue
+            if not path.carries:
+                return Link(path.slot, found)
+            rule = cls.RULES.get(type(found))
+            if rule is not None and rule.key is not None:
+                return Link(rule.slot, rule.key(found), found)
+        return None
+
+    @staticmethod
+    def unwrap(update: Any) -> tuple[str | None, Any]:
+        """(the session id, the update) of a notification; (None, update) of an update."""
+        return None, update
+
+    # --- applying ----------------------------------------------------------------------
+
+    def apply(self, update: Any) -> SessionChange:
+        """Fold one update (or the notification carrying it) into the state and tell the
+        subscribers. An update type without a rule is kept in `other`, in order."""
+        session_id, update = self.unwrap(update)
+        self._check_session(session_id)
+        change = self._fold(update, update)
+        self._notify(change)
+        return change
+
+    def _check_session(self, session_id: str | None) -> None:
+        if session_id is None:
+            return
+        if self.session_id is None:
+            self.session_id = session_id
+        elif session_id != self.session_id:
+            raise ValueError(f"an update of session {session_id!r} applied to session {self.session_id!r}")
+
+    def _fold(self, update: Any, cause: Any) -> SessionChange:
+        rule = self.RULES.get(type(update))
+        if rule is None:
+            self._other.append(update)
+            return SessionChange(cause, OTHER, None, None, update)
+        if rule.kind == VALUE:
+            before = self._values.get(rule.slot)
+            after = self._values[rule.slot] = rule.fold(before, update)
+            return SessionChange(cause, rule.slot, None, before, after)
+        if rule.kind == EVENT:
+            self._events[rule.slot].append(update)
+            return SessionChange(cause, rule.slot, None, None, update)
+        assert rule.key is not None, rule
+        key = rule.key(update)
+        slot = self._entities.by_slot[rule.slot]
+        before = slot.get(key)
+        if rule.kind == REMOVE:
+            if before is not None:
+                del slot[key]
+                del self._entities.order[(rule.slot, key)]
+            return SessionChange(cause, rule.slot, key, before, None)
+        after = slot[key] = rule.fold(before, update)
+        self._entities.order.setdefault((rule.slot, key), None)
+        return SessionChange(cause, rule.slot, key, before, after)
+
+    def _apply_request(self, kind: str, request: Any) -> SessionChange:
+        """Keep `request`, tied to the entity it asks about; an update of that entity it
+        carries is applied first, as the slot's own update would be."""
+        link = self.link_request(kind, request)
+        if link is None:
+            entry = SessionRequest(kind, request)
+            change = SessionChange(request, kind, None, None, entry)
+        elif link.update is not None:
+            change = self._fold(link.update, request)
+            entry = SessionRequest(kind, request, change.slot, change.key)
+        else:
+            entry = SessionRequest(kind, request, link.slot, link.key)
+            current = self._entities.by_slot.get(link.slot, {}).get(link.key)
+            change = SessionChange(request, link.slot, link.key, current, current)
+        self._requests.append(entry)
+        self._notify(change)
+        return change
+
+    def resolve_request(self, request: Any) -> bool:
+        """Forget `request` (answered or withdrawn); whether it was kept."""
+        for index, entry in enumerate(self._requests):
+            if entry.request is request:
+                del self._requests[index]
+                return True
+        return False
+
+    # --- reading -------------------------------------------------------------------------
+
+    def __iter__(self) -> Iterator[Any]:
+        """The timeline: every entity in first-seen order, each as its folded update."""
+        by_slot = self._entities.by_slot
+        return (by_slot[slot][key] for slot, key in self._entities.order)
+
+    def __len__(self) -> int:
+        return len(self._entities.order)
+
+    def timeline(self) -> list[tuple[str, Hashable, Any]]:
+        """The timeline as (slot, key, folded update), in first-seen order."""
+        by_slot = self._entities.by_slot
+        return [(slot, key, by_slot[slot][key]) for slot, key in self._entities.order]
+
+    def entity(self, slot: str, key: Hashable) -> Any:
+        """The folded entity `key` of `slot`, or None."""
+        return self._entities.by_slot[slot].get(key)
+
+    @property
+    def other(self) -> list[Any]:
+        """The updates without a rule (unknown or new kinds), in order, as they came."""
+        return self._other
+
+    @property
+    def requests(self) -> list[SessionRequest]:
+        """The requests applied and not resolved, in order, each with what it asks about."""
+        return self._requests
+
+    def requests_for(self, slot: str, key: Hashable) -> list[Any]:
+        """The requests kept that ask about the entity `key` of `slot`."""
+        return [entry.request for entry in self._requests if entry.slot == slot and entry.key == key]
+
+    # --- subscribers ---------------------------------------------------------------------
+
+    def subscribe(self, callback: Callable[[SessionChange], None]) -> Callable[[], None]:
+        """Call `callback(change)` after each applied update or request; returns the unsubscribe."""
+        self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            if callback in self._subscribers:
+                self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    def _notify(self, change: SessionChange) -> None:
+        for callback in list(self._subscribers):
+            callback(change)
+
+    # --- snapshots -----------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The state as JSON data: `updates`, the folded entities in timeline order, then the
+        values, events and `other` as the updates that, applied to a new state, give this one;
+        `requests` with the entity each is tied to."""
+        updates = [self.encode_update(value) for value in self]
+        updates += [self.encode_update(self._values[slot]) for slot in self.VALUE_SLOTS if slot in self._values]
+        updates += [self.encode_update(event) for slot in self.EVENT_SLOTS for event in self._events[slot]]
+        updates += [self.encode_update(update) for update in self._other]
+        requests = [
+            {"kind": entry.kind, "request": self.encode_request(entry.kind, entry.request)}
+            | ({} if entry.slot is None else {"slot": entry.slot, "key": entry.key})
+            for entry in self._requests
+        ]
+        data: dict[str, Any] = {} if self.session_id is None else {"sessionId": self.session_id}
+        return data | {"updates": updates, "requests": requests}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_dict(cls: type[_S], data: Mapping[str, Any]) -> _S:
+        """The state `to_dict` wrote: its updates applied in order, its requests kept as they
+        were tied (not applied again)."""
+        state = cls(data.get("sessionId"))
+        for update in data["updates"]:
+            state._fold(cls.decode_update(update), None)
+        for entry in data.get("requests", ()):
+            kind = entry["kind"]
+            state._requests.append(
+                SessionRequest(kind, cls.decode_request(kind, entry["request"]), entry.get("slot"), entry.get("key"))
+            )
+        return state
+
+    @classmethod
+    def from_json(cls: type[_S], text: str | bytes) -> _S:
+        return cls.from_dict(json.loads(text))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SessionFold):
+            return NotImplemented
+        return type(self) is type(other) and self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{slot}={len(values)}" for slot, values in self._entities.by_slot.items() if values)
+        return f"<{type(self).__name__} {self.session_id!r} {counts or 'empty'}>"
