@@ -169,6 +169,16 @@ def test_json_numbers_keep_their_python_type():
     assert round_trip("Cost", {"amount": 2, "currency": "USD"}).amount == 2
 
 
+def test_integral_floats_of_integer_enums_are_members_or_stay_floats():
+    """JSON Schema's -32700.0 is the integer -32700: the member, whose value is an int (the one
+    number a member cannot keep); an unknown code stays the float it came as, like plain integers."""
+    assert acp.decode("ErrorCode", -32700.0, strict=True) is acp.ErrorCode.PARSE_ERROR
+    assert round_trip("Error", {"code": 7.0, "message": "m"}, strict=True).code == 7
+    assert type(acp.decode("ErrorCode", 7.0, strict=True)) is float
+    assert rejection("ErrorCode", 7.5).path == "$"
+    assert rejection("ErrorCode", 2.0**31).expected == f"integer <= {2**31 - 1}"
+
+
 def test_from_dict_and_decode_build_a_subclass_they_are_given():
     class MyUpdate(acp.ToolCallUpdate):
         pass
