@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -77,3 +78,48 @@ def import_package(out: Path, package: str):
 
 def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "generator", *args], cwd=cwd, capture_output=True, text=True, env=None)
+
+
+def json_difference(actual: object, expected: object, *, ordered: bool = False, path: str = "$") -> str | None:
+    """Where two JSON values differ, compared type-exactly; None when they are identical.
+
+    `==` says `1 == 1.0 == True` and `0.0 == -0.0`, so a codec that writes an integer for a
+    float, `1` for `true` or a `str` subclass for a string passes it. Here every value must
+    have exactly the type of its counterpart (bool, int and float apart; no subclasses),
+    floats keep their sign, and objects have the same keys; their order counts only when
+    `ordered` (the codec promises the schema's property order, not the input's)."""
+    if type(actual) is not type(expected):
+        return f"{path}: {type(actual).__name__} {actual!r} where {type(expected).__name__} {expected!r} was expected"
+    if type(actual) is dict:
+        assert isinstance(expected, dict)
+        if actual.keys() != expected.keys():
+            missing, extra = expected.keys() - actual.keys(), actual.keys() - expected.keys()
+            return f"{path}: keys {sorted(map(repr, extra))} too many, {sorted(map(repr, missing))} missing"
+        if ordered and list(actual) != list(expected):
+            return f"{path}: keys in the order {list(actual)!r} where {list(expected)!r} was expected"
+        for key, item in expected.items():
+            step = f".{key}" if isinstance(key, str) and key.isidentifier() else f"[{key!r}]"
+            found = json_difference(actual[key], item, ordered=ordered, path=path + step)
+            if found:
+                return found
+        return None
+    if type(actual) is list:
+        assert isinstance(expected, list)
+        if len(actual) != len(expected):
+            return f"{path}: {len(actual)} items where {len(expected)} were expected"
+        for index, (left, right) in enumerate(zip(actual, expected, strict=True)):
+            found = json_difference(left, right, ordered=ordered, path=f"{path}[{index}]")
+            if found:
+                return found
+        return None
+    if type(actual) is float:
+        assert isinstance(expected, float)
+        same = actual == expected and math.copysign(1, actual) == math.copysign(1, expected)
+        return None if same or (math.isnan(actual) and math.isnan(expected)) else f"{path}: {actual!r} != {expected!r}"
+    return None if actual == expected else f"{path}: {actual!r} != {expected!r}"
+
+
+def assert_json_identical(actual: object, expected: object, *, ordered: bool = False) -> None:
+    """`actual` is the JSON value `expected`, type for type (see `json_difference`)."""
+    found = json_difference(actual, expected, ordered=ordered)
+    assert found is None, found

@@ -174,15 +174,19 @@ _SUBCLASSES: dict[type, type] = {str: Text, int: Integer, float: Number}
 
 def _build(draw: st.DrawFn, cls: Any, fields: dict[str, Any]) -> Any:
     """Through `cls.builder(required...)`, then one setter per optional field
-    (undeclared properties have no setter: the built value has none)."""
-    fields.pop("unknown_properties", None)
+    (undeclared properties have no setter: they are added to the built value's
+    `unknown_properties`, as a user would, so that it encodes to the JSON it came from)."""
+    unknown = fields.pop("unknown_properties", None)
     parameters = inspect.signature(cls.builder).parameters.values()
     builder = cls.builder(**{item.name: fields.pop(item.name) for item in parameters if item.kind == item.KEYWORD_ONLY})
     for name, value in fields.items():
         setter = getattr(builder, name)
         takes_iterables = str(inspect.signature(setter).parameters["value"].annotation).startswith("Iterable[")
         setter(iter(value) if takes_iterables and type(value) is list and draw(st.booleans()) else value)
-    return builder.build()
+    built = builder.build()
+    if unknown is not None:  # a class that keeps them (flattened unions do not)
+        built.unknown_properties.update(unknown)
+    return built
 
 
 # --- schemas whose made-up names are likely to meet --------------------------

@@ -694,9 +694,7 @@ _MEMBERS_ErrorCode: Final = _rt.members(ErrorCode)
 
 
 def _decode_ErrorCode(data: Any, ctx: _rt.Context, path: _rt.Path) -> ErrorCode | int:
-    if type(data) is float and data.is_integer():
-        data = int(data)
-    if type(data) is int:
+    if type(data) is int or (type(data) is float and data.is_integer()):
         member = _MEMBERS_ErrorCode.get(data)
         if member is not None:
             return member

@@ -129,7 +129,8 @@ class MemberRef:
 @dataclass(frozen=True)
 class EnumCodec:
     """The decoder of an enum: values of `value_type` that are members, else (an open enum)
-    values that decode as `other`; `integral`: a float such as 1.0 is the integer 1."""
+    values that decode as `other`; `integral`: a float such as 1.0 is the integer 1 too (the
+    member 1, or as an `other` value a float that encodes as it came, like plain integers)."""
 
     annotation: str
     value_type: str

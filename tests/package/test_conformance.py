@@ -31,7 +31,7 @@ from generator.emit.render import render_package
 from generator.errors import GenerationError
 from generator.ir.build import build_module
 from generator.schema.load import SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS, load_schema
-from tests.helpers import ROOT, SUMMARY
+from tests.helpers import ROOT, SUMMARY, json_difference
 
 SUITE = ROOT / "tests" / "json_schema_suite"
 CASES = SUITE / "draft2020-12"
@@ -65,19 +65,6 @@ def inside_case(pointer: str) -> bool:
     """Whether a refusal's pointer lies in the case, or in a remote document it references."""
     in_remote = any(pointer.startswith(prefix) for prefix, _ in REMOTES)
     return in_remote or pointer == CASE_POINTER or pointer.startswith(CASE_POINTER + "/")
-
-
-def json_equal(a: object, b: object) -> bool:
-    """JSON equality: 1 == 1.0, true is not 1, objects compare without order."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(json_equal(a[key], b[key]) for key in a)
-    return type(a) is type(b) and a == b
 
 
 def refusal_line(case_id: str, reason: str) -> str:
@@ -124,8 +111,9 @@ def check_case(package, tests: list[dict]) -> str | None:
         if not test["valid"]:
             return f"{test['description']!r}: accepted an invalid value"
         encoded = json.loads(json.dumps(package.encode(value)))
-        if not json_equal(encoded, data):
-            return f"{test['description']!r}: round trip gave {encoded!r}"
+        difference = json_difference(encoded, data)  # type-exact: 1.0 stays 1.0, true stays true
+        if difference:
+            return f"{test['description']!r}: round trip gave {encoded!r} ({difference})"
     return None
 
 

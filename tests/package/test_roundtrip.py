@@ -11,22 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator.pipeline import build_ir
-from tests.helpers import FIXTURES, ROOT, V2_SCHEMA, import_package
+from tests.helpers import FIXTURES, ROOT, V2_SCHEMA, assert_json_identical, import_package
 from tests.strategies import Strategies, built_in_python
 
 acp = import_package(ROOT / "generated", "acp_v2")
 DEFS = json.loads(V2_SCHEMA.read_text())["$defs"]
 STRATEGIES = Strategies(build_ir(V2_SCHEMA, "acp_v2", ROOT))
 SETTINGS = settings(max_examples=25, deadline=None, database=None)
-
-
-def same_keys(left: object, right: object) -> bool:
-    """The same property names everywhere (`==` alone ignores 1 vs 1.0, not keys)."""
-    if isinstance(left, dict) and isinstance(right, dict):
-        return left.keys() == right.keys() and all(same_keys(left[key], right[key]) for key in left)
-    if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(map(same_keys, left, right))
-    return True
 
 
 def validator(name: str) -> jsonschema.Draft202012Validator:
@@ -40,7 +31,7 @@ def test_json_text_round_trips_through_from_json_and_to_json(name, data):
     if not isinstance(cls, type) or not issubclass(cls, acp.Model):
         return
     value = data.draw(STRATEGIES.named(name))
-    assert json.loads(cls.from_json(json.dumps(value)).to_json()) == value
+    assert_json_identical(json.loads(cls.from_json(json.dumps(value)).to_json()), value)
 
 
 JSON_TYPES = (dict, list, str, int, float, bool, type(None))
@@ -58,13 +49,21 @@ def not_plain(value: object, path: str = "$") -> list[str]:
     return []
 
 
-def assert_built_value_round_trips(package, name: str, value: object, check: jsonschema.Draft202012Validator) -> None:
+def assert_built_value_round_trips(
+    package, name: str, value: object, check: jsonschema.Draft202012Validator, source: object
+) -> None:
+    """`value`, built in Python from the decoded JSON value `source`, encodes to `source` again,
+    type for type, and decodes back equal."""
     encoded = package.encode(value)
     assert not_plain(encoded) == []
-    assert package.decode(name, encoded, strict=True) == value
+    assert_json_identical(encoded, source)
+    decoded = package.decode(name, encoded, strict=True)
+    assert decoded == value
+    assert_json_identical(package.encode(decoded), encoded)
     if isinstance(value, package.Model):
-        assert value.to_dict() == encoded
+        assert_json_identical(value.to_dict(), encoded, ordered=True)
         assert type(value).from_json(value.to_json(), strict=True) == value
+        assert_json_identical(json.loads(value.to_json()), encoded, ordered=True)
     check.validate(encoded)
 
 
@@ -83,11 +82,10 @@ def test_every_value_round_trips_from_json_and_built_in_python(name):
         assert errors == [], f"the strategy made an invalid {name}: {value!r}"
         for strict in (False, True):
             encoded = acp.encode(acp.decode(name, value, strict=strict))
-            assert encoded == value
-            assert same_keys(encoded, value)
+            assert_json_identical(encoded, value)
         check.validate(encoded)
         built = data.draw(built_in_python(acp.decode(name, value, strict=True)), label="built in Python")
-        assert_built_value_round_trips(acp, name, built, check)
+        assert_built_value_round_trips(acp, name, built, check, value)
 
     round_trip()
 
@@ -99,15 +97,11 @@ RULES_STRATEGIES = Strategies(build_ir(FIXTURES / "rules.json", "rules_pkg", ROO
 @pytest.mark.parametrize("name", sorted(RULES_SCHEMA["$defs"]))
 def test_rules_values_built_in_python_encode_to_plain_json_and_decode_back(rules_pkg, name):
     check = jsonschema.Draft202012Validator({**RULES_SCHEMA, "$ref": f"#/$defs/{name}"})
-    values = (
-        RULES_STRATEGIES.named(name)
-        .map(lambda value: rules_pkg.decode(name, value, strict=True))
-        .flatmap(built_in_python)
-    )
 
     @SETTINGS
-    @given(values)
-    def round_trip(value):
-        assert_built_value_round_trips(rules_pkg, name, value, check)
+    @given(RULES_STRATEGIES.named(name), st.data())
+    def round_trip(source, data):
+        value = data.draw(built_in_python(rules_pkg.decode(name, source, strict=True)), label="built in Python")
+        assert_built_value_round_trips(rules_pkg, name, value, check, source)
 
     round_trip()
