@@ -11,13 +11,14 @@ are extensions: their params are kept as raw JSON."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final, TypeAlias
 
-from . import _codec
+from . import _codec, _jsonrpc
 from . import _runtime as _rt
-from ._runtime import UNDEFINED, DecodeError, Undefined
+from ._jsonrpc import MethodNotFound, NotificationRoute, RequestRoute
+from ._runtime import UNDEFINED, Undefined
 from .models import (
     ArchiveSessionRequest,
     ArchiveSessionResponse,
@@ -99,10 +100,8 @@ __all__ = [
     "encode_message",
 ]
 
-JSONRPC_VERSION: Final = "2.0"
 SHARED_SIDES: Final = ("protocol",)
 """Sides whose methods either peer handles (`$/cancel_request`): `side=` lookups include them."""
-_ENVELOPE_KEYS: Final = frozenset(["jsonrpc", "id", "method", "params", "result", "error"])
 
 
 class Methods:
@@ -169,28 +168,6 @@ class Methods:
     TERMINAL_CANCEL: Final = "terminal/cancel"
 
     TOOL_CALL_CANCEL: Final = "tool_call/cancel"
-
-
-@dataclass(frozen=True)
-class RequestRoute:
-    """A request method: the side that handles it, its params and result types."""
-
-    method: str
-    side: str
-    params: Any
-    result: Any
-    decode_params: _rt.Decoder[Any] = field(repr=False)
-    decode_result: _rt.Decoder[Any] = field(repr=False)
-
-
-@dataclass(frozen=True)
-class NotificationRoute:
-    """A notification method: the side that handles it and its params type."""
-
-    method: str
-    side: str
-    params: Any
-    decode_params: _rt.Decoder[Any] = field(repr=False)
 
 
 REQUESTS: Final[Mapping[str, Mapping[str, RequestRoute]]] = MappingProxyType(
@@ -534,99 +511,16 @@ class Response:
 Message: TypeAlias = Request | Notification | Response
 
 
-class MethodNotFound(DecodeError):
-    """A method that is neither in the schema nor an extension (`_...`)."""
-
-    def __init__(self, path: _rt.Path | str, method: str) -> None:
-        expected = "a method of the schema or an extension method starting with '_'"
-        super().__init__(path, expected, method, code=_rt.METHOD_NOT_FOUND)
-        self.method = method
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return type(self), (self.path, self.method)
-
-    @property
-    def message(self) -> str:
-        return f"Method not found: {self.method}"
-
-    @property
-    def data(self) -> dict[str, Any]:
-        return {"method": self.method}
-
-
-def _route(lookup: Mapping[str | None, Mapping[str, Any]], method: str, side: str | None, path: _rt.Path) -> Any:
-    routes = lookup.get(side)
-    if routes is None:
-        raise ValueError(f"unknown side {side!r}: one of {sorted(name for name in lookup if name is not None)}")
-    route = routes.get(method)
-    if route is None:
-        raise MethodNotFound(path, method)
-    return route
-
-
-def _request_id(data: dict[str, Any], ctx: _rt.Context, nullable: bool = False) -> Any:
-    value = data.get("id", _rt.MISSING)
-    if value is None and nullable:
-        return None
-    if value is _rt.MISSING or value is None:
-        raise _invalid((_rt.ROOT, "id"), "a request id (a string or an integer, not null)", value)
-    try:
-        return _codec._decode_RequestId(value, ctx, (_rt.ROOT, "id"))
-    except DecodeError as error:
-        raise _invalid((_rt.ROOT, "id"), error.expected, value) from None
-
-
-def _invalid(path: _rt.Path, expected: str, found: object) -> DecodeError:
-    """A malformed envelope: answered with -32600 (invalid request)."""
-    return DecodeError(path, expected, found, code=_rt.INVALID_REQUEST)
-
-
-def _params(route: Any, method: str, data: dict[str, Any], ctx: _rt.Context) -> Any:
-    """Typed params; missing or null params are checked as `{}` (so required properties
-    are reported) and kept as they came."""
-    params = data.get("params", UNDEFINED)
-    if method.startswith("_"):
-        return params
-    if params is UNDEFINED or params is None:
-        route.decode_params({}, ctx, (_rt.ROOT, "params"))
-        return params
-    return route.decode_params(params, ctx, (_rt.ROOT, "params"))
-
-
-def _decode_one(data: Any, side: str | None, ctx: _rt.Context) -> Message:
-    if type(data) is not dict:
-        raise _invalid(_rt.ROOT, "a JSON-RPC message (an object)", data)
-    version = data.get("jsonrpc", _rt.MISSING)
-    if version != JSONRPC_VERSION:
-        raise _invalid((_rt.ROOT, "jsonrpc"), repr(JSONRPC_VERSION), version)
-    unknown = (
-        {}
-        if _ENVELOPE_KEYS.issuperset(data)
-        else {key: value for key, value in data.items() if key not in _ENVELOPE_KEYS}
-    )
-    if "method" in data:
-        method = data["method"]
-        if type(method) is not str:
-            raise _invalid((_rt.ROOT, "method"), "string", method)
-        if "result" in data or "error" in data:
-            raise _invalid(_rt.ROOT, "a request or notification without result or error", data)
-        if "id" in data:
-            route = None if method.startswith("_") else _route(_REQUEST_LOOKUP, method, side, (_rt.ROOT, "method"))
-            request_id = _request_id(data, ctx)
-            return Request(
-                id=request_id, method=method, params=_params(route, method, data, ctx), unknown_properties=unknown
-            )
-        route = None if method.startswith("_") else _route(_NOTIFICATION_LOOKUP, method, side, (_rt.ROOT, "method"))
-        return Notification(method=method, params=_params(route, method, data, ctx), unknown_properties=unknown)
-    if "result" in data and "error" in data:
-        raise _invalid(_rt.ROOT, "a response with either result or error, not both", data)
-    request_id = _request_id(data, ctx, nullable="error" in data)
-    if "error" in data:
-        error = _codec._decode_Error(data["error"], ctx, (_rt.ROOT, "error"))
-        return Response(id=request_id, error=error, unknown_properties=unknown)
-    if "result" not in data:
-        raise _invalid(_rt.ROOT, "a method (request or notification), or a result or error (response)", data)
-    return Response(id=request_id, result=data["result"], unknown_properties=unknown)
+_ENVELOPES: Final = _jsonrpc.Envelopes(
+    request=Request,
+    notification=Notification,
+    response=Response,
+    request_lookup=_REQUEST_LOOKUP,
+    notification_lookup=_NOTIFICATION_LOOKUP,
+    decode_id=_codec._decode_RequestId,
+    decode_error=_codec._decode_Error,
+    batches=False,
+)
 
 
 def decode_message(
@@ -637,9 +531,7 @@ def decode_message(
     `side` restricts the lookup to the methods one side handles ("agent", "client",
     ...); by default every side's table is searched. Malformed envelopes and unknown
     methods raise DecodeError (`MethodNotFound` for the latter)."""
-    if type(data) is list:
-        raise _invalid(_rt.ROOT, "a single JSON-RPC message (this schema defines no batches)", data)
-    return _rt.run_decoder(lambda value, ctx, path: _decode_one(value, side, ctx), data, strict, on_salvage)
+    return _ENVELOPES.decode_message(data, side, strict, on_salvage)  # type: ignore[no-any-return]
 
 
 def decode_result(
@@ -651,39 +543,16 @@ def decode_result(
     on_salvage: _rt.SalvageCallback | None = None,
 ) -> Any:
     """The typed result of a response to a `method` request (raw JSON for extensions)."""
-    return _typed_result(method, result, side, strict, on_salvage, _rt.ROOT)
-
-
-def _typed_result(
-    method: str, result: Any, side: str | None, strict: bool, on_salvage: _rt.SalvageCallback | None, path: _rt.Path
-) -> Any:
-    if method.startswith("_"):
-        return result
-    route: RequestRoute = _route(_REQUEST_LOOKUP, method, side, _rt.ROOT)
-    return _rt.run_decoder(lambda value, ctx, _: route.decode_result(value, ctx, path), result, strict, on_salvage)
+    return _ENVELOPES.typed_result(method, result, side, strict, on_salvage, _rt.ROOT)
 
 
 def encode_message(message: Message) -> dict[str, Any]:
     """The JSON-RPC object of `message`, `"jsonrpc": "2.0"` included, in plain JSON types
     (an id, method or undeclared property of a str or int subclass becomes a plain one)."""
-    data: dict[str, Any] = {"jsonrpc": JSONRPC_VERSION}
-    if isinstance(message, Request):
-        data["id"] = _rt.encode_value(message.id)
-    if isinstance(message, (Request, Notification)):
-        data["method"] = _rt.encode_value(message.method)
-        if not isinstance(message.params, Undefined):
-            data["params"] = _rt.encode_value(message.params)
-    else:
-        data["id"] = _rt.encode_value(message.id)
-        if not isinstance(message.error, Undefined):
-            data["error"] = message.error.to_dict()
-        else:
-            data["result"] = _rt.encode_value(message.result)
-    data.update(_rt.encode_value(message.unknown_properties))
-    return data
+    return _ENVELOPES.encode_message(message)
 
 
-class PendingRequests:
+class PendingRequests(_jsonrpc.PendingRequests[Request, Response]):
     """The requests sent and not yet answered: allocates their ids and types their results.
 
     `request(method, params)` makes a request with the next integer id (or `track` one
@@ -692,47 +561,4 @@ class PendingRequests:
     `side` is the side that handles the requests (the peer's)."""
 
     def __init__(self, *, side: str | None = None) -> None:
-        self.side = side
-        self._methods: dict[tuple[type, RequestId | None], str] = {}
-        self._next_id = 0
-
-    def request(self, method: str, params: Any = UNDEFINED) -> Request:
-        """A new tracked request with a fresh integer id."""
-        while (int, self._next_id) in self._methods:
-            self._next_id += 1
-        request = Request(id=self._next_id, method=method, params=params)
-        self._next_id += 1
-        return self.track(request)
-
-    def track(self, request: Request) -> Request:
-        """Note an outgoing request (ids keep their JSON type: 1 and "1" differ)."""
-        key = (type(request.id), request.id)
-        if key in self._methods:
-            raise ValueError(f"request id {request.id!r} is still pending ({self._methods[key]})")
-        self._methods[key] = request.method
-        return request
-
-    def discard(self, request_id: RequestId) -> None:
-        """Forget a request (cancelled, or its connection closed); unknown ids are ignored."""
-        self._methods.pop((type(request_id), request_id), None)
-
-    def __len__(self) -> int:
-        return len(self._methods)
-
-    def __contains__(self, request_id: object) -> bool:
-        return (type(request_id), request_id) in self._methods
-
-    def resolve(self, message: Any, *, strict: bool = False, on_salvage: _rt.SalvageCallback | None = None) -> Response:
-        """Decode a response (a parsed object or a `Response`) to a tracked request, typing its result.
-
-        The request is forgotten even when its result does not decode (DecodeError)."""
-        response = message if isinstance(message, Response) else decode_message(message, strict=strict)
-        if not isinstance(response, Response):
-            raise _invalid(_rt.ROOT, "a response", encode_message(response))
-        method = self._methods.pop((type(response.id), response.id), None)
-        if method is None:
-            raise _invalid((_rt.ROOT, "id"), "the id of a pending request", response.id)
-        if isinstance(response.error, Undefined):
-            typed = _typed_result(method, response.result, self.side, strict, on_salvage, (_rt.ROOT, "result"))
-            response = replace(response, result=typed)
-        return response
+        super().__init__(_ENVELOPES, side=side)

@@ -313,6 +313,7 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
             env.get_template("session.py.jinja").render(variables(context, upserts, session))
         )
     if context.rpc:
+        files["_jsonrpc.py"] = static_units(env, "_jsonrpc.py", base)
         template = env.get_template("rpc.py.jinja")
         files["rpc.py"] = split_units(template.render(variables(context, upserts, rpc_context(module))))
     if context.connection_exported:
@@ -324,7 +325,7 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         )
     # `import package` runs _runtime.py and models.py; the other modules wait for first use.
     lazy_modules = [name.removesuffix(".py") for name in sorted(files) if name.endswith(".py")]
-    imported_by_others = ("_runtime", "_connection", "_router", "_session", "models")
+    imported_by_others = ("_runtime", "_jsonrpc", "_connection", "_router", "_session", "models")
     lazy_modules = [name for name in lazy_modules if name not in imported_by_others]
     init = env.get_template("init.py.jinja").render({**base, "lazy_modules": lazy_modules})
     return {"__init__.py": split_units(init), **files}

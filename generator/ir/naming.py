@@ -87,7 +87,6 @@ PACKAGE_NAMES = frozenset(
         "Iterator",
         "LinkPath",
         "Rule",
-        "JSONRPC_VERSION",
         "Literal",
         "Mapping",
         "MappingProxyType",

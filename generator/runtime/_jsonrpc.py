@@ -1,0 +1,258 @@
+"""JSON-RPC 2.0 machinery every package with methods shares: routes, reading an envelope into
+the package's typed `Request`, `Notification` or `Response`, writing one back, and the table
+of requests sent and not yet answered. What depends on the schema (the message classes, the
+route tables, the decoders of the request id and of the error object) the package's rpc
+module gives as `Envelopes`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Final, Generic, TypeVar
+
+from . import _runtime as _rt
+from ._runtime import UNDEFINED, DecodeError, Undefined
+
+JSONRPC_VERSION: Final = "2.0"
+_ENVELOPE_KEYS: Final = frozenset(["jsonrpc", "id", "method", "params", "result", "error"])
+
+
+@dataclass(frozen=True)
+class RequestRoute:
+    """A request method: the side that handles it, its params and result types."""
+
+    method: str
+    side: str
+    params: Any
+    result: Any
+    decode_params: _rt.Decoder[Any] = field(repr=False)
+    decode_result: _rt.Decoder[Any] = field(repr=False)
+
+
+@dataclass(frozen=True)
+class NotificationRoute:
+    """A notification method: the side that handles it and its params type."""
+
+    method: str
+    side: str
+    params: Any
+    decode_params: _rt.Decoder[Any] = field(repr=False)
+
+
+class MethodNotFound(DecodeError):
+    """A method that is neither in the schema nor an extension (`_...`)."""
+
+    def __init__(self, path: _rt.Path | str, method: str) -> None:
+        expected = "a method of the schema or an extension method starting with '_'"
+        super().__init__(path, expected, method, code=_rt.METHOD_NOT_FOUND)
+        self.method = method
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (self.path, self.method)
+
+    @property
+    def message(self) -> str:
+        return f"Method not found: {self.method}"
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return {"method": self.method}
+
+
+def _route(lookup: Mapping[str | None, Mapping[str, Any]], method: str, side: str | None, path: _rt.Path) -> Any:
+    routes = lookup.get(side)
+    if routes is None:
+        raise ValueError(f"unknown side {side!r}: one of {sorted(name for name in lookup if name is not None)}")
+    route = routes.get(method)
+    if route is None:
+        raise MethodNotFound(path, method)
+    return route
+
+
+def _invalid(path: _rt.Path, expected: str, found: object) -> DecodeError:
+    """A malformed envelope: answered with -32600 (invalid request)."""
+    return DecodeError(path, expected, found, code=_rt.INVALID_REQUEST)
+
+
+def _params(route: Any, method: str, data: dict[str, Any], ctx: _rt.Context) -> Any:
+    """Typed params; missing or null params are checked as `{}` (so required properties
+    are reported) and kept as they came."""
+    params = data.get("params", UNDEFINED)
+    if method.startswith("_"):
+        return params
+    if params is UNDEFINED or params is None:
+        route.decode_params({}, ctx, (_rt.ROOT, "params"))
+        return params
+    return route.decode_params(params, ctx, (_rt.ROOT, "params"))
+
+
+@dataclass(frozen=True, slots=True)
+class Envelopes:
+    """A package's JSON-RPC messages: its message classes, its routes by side (`None`: any
+    side) and the decoders of the schema's request id and error object."""
+
+    request: type[Any]
+    notification: type[Any]
+    response: type[Any]
+    request_lookup: Mapping[str | None, Mapping[str, RequestRoute]]
+    notification_lookup: Mapping[str | None, Mapping[str, NotificationRoute]]
+    decode_id: _rt.Decoder[Any]
+    decode_error: _rt.Decoder[Any]
+    batches: bool  # whether the schema defines batches (arrays of messages)
+
+    def decode_message(self, data: Any, side: str | None, strict: bool, on_salvage: _rt.SalvageCallback | None) -> Any:
+        """One parsed JSON-RPC object (or, with batches, an array of them) as typed messages."""
+        if type(data) is list:
+            if not self.batches:
+                raise _invalid(_rt.ROOT, "a single JSON-RPC message (this schema defines no batches)", data)
+            return [self.decode_message(item, side, strict, on_salvage) for item in data]
+        return _rt.run_decoder(lambda value, ctx, path: self._decode_one(value, side, ctx), data, strict, on_salvage)
+
+    def _request_id(self, data: dict[str, Any], ctx: _rt.Context, nullable: bool = False) -> Any:
+        value = data.get("id", _rt.MISSING)
+        if value is None and nullable:
+            return None
+        if value is _rt.MISSING or value is None:
+            raise _invalid((_rt.ROOT, "id"), "a request id (a string or an integer, not null)", value)
+        try:
+            return self.decode_id(value, ctx, (_rt.ROOT, "id"))
+        except DecodeError as error:
+            raise _invalid((_rt.ROOT, "id"), error.expected, value) from None
+
+    def _decode_one(self, data: Any, side: str | None, ctx: _rt.Context) -> Any:
+        if type(data) is not dict:
+            raise _invalid(_rt.ROOT, "a JSON-RPC message (an object)", data)
+        version = data.get("jsonrpc", _rt.MISSING)
+        if version != JSONRPC_VERSION:
+            raise _invalid((_rt.ROOT, "jsonrpc"), repr(JSONRPC_VERSION), version)
+        unknown = (
+            {}
+            if _ENVELOPE_KEYS.issuperset(data)
+            else {key: value for key, value in data.items() if key not in _ENVELOPE_KEYS}
+        )
+        if "method" in data:
+            method = data["method"]
+            if type(method) is not str:
+                raise _invalid((_rt.ROOT, "method"), "string", method)
+            if "result" in data or "error" in data:
+                raise _invalid(_rt.ROOT, "a request or notification without result or error", data)
+            extension = method.startswith("_")
+            if "id" in data:
+                route = None if extension else _route(self.request_lookup, method, side, (_rt.ROOT, "method"))
+                request_id = self._request_id(data, ctx)
+                params = _params(route, method, data, ctx)
+                return self.request(id=request_id, method=method, params=params, unknown_properties=unknown)
+            route = None if extension else _route(self.notification_lookup, method, side, (_rt.ROOT, "method"))
+            params = _params(route, method, data, ctx)
+            return self.notification(method=method, params=params, unknown_properties=unknown)
+        if "result" in data and "error" in data:
+            raise _invalid(_rt.ROOT, "a response with either result or error, not both", data)
+        request_id = self._request_id(data, ctx, nullable="error" in data)
+        if "error" in data:
+            error = self.decode_error(data["error"], ctx, (_rt.ROOT, "error"))
+            return self.response(id=request_id, error=error, unknown_properties=unknown)
+        if "result" not in data:
+            raise _invalid(_rt.ROOT, "a method (request or notification), or a result or error (response)", data)
+        return self.response(id=request_id, result=data["result"], unknown_properties=unknown)
+
+    def typed_result(
+        self,
+        method: str,
+        result: Any,
+        side: str | None,
+        strict: bool,
+        on_salvage: _rt.SalvageCallback | None,
+        path: _rt.Path,
+    ) -> Any:
+        """The typed result of a response to a `method` request (raw JSON for extensions)."""
+        if method.startswith("_"):
+            return result
+        route: RequestRoute = _route(self.request_lookup, method, side, _rt.ROOT)
+        return _rt.run_decoder(lambda value, ctx, _: route.decode_result(value, ctx, path), result, strict, on_salvage)
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        """The JSON-RPC object of `message`, `"jsonrpc": "2.0"` included, in plain JSON types."""
+        data: dict[str, Any] = {"jsonrpc": JSONRPC_VERSION}
+        if isinstance(message, self.request):
+            data["id"] = _rt.encode_value(message.id)
+        if isinstance(message, (self.request, self.notification)):
+            data["method"] = _rt.encode_value(message.method)
+            if not isinstance(message.params, Undefined):
+                data["params"] = _rt.encode_value(message.params)
+        else:
+            data["id"] = _rt.encode_value(message.id)
+            if not isinstance(message.error, Undefined):
+                data["error"] = message.error.to_dict()
+            else:
+                data["result"] = _rt.encode_value(message.result)
+        data.update(_rt.encode_value(message.unknown_properties))
+        return data
+
+
+RequestT = TypeVar("RequestT")
+ResponseT = TypeVar("ResponseT")
+
+
+class PendingRequests(Generic[RequestT, ResponseT]):
+    """The requests sent and not yet answered: allocates their ids and types their results.
+
+    `request(method, params)` makes a request with the next integer id (or `track` one
+    made elsewhere: an id still pending is refused); `resolve(response)` forgets it and
+    types the result; `discard(id)` forgets a request whose response is no longer wanted.
+    `side` is the side that handles the requests (the peer's)."""
+
+    def __init__(self, envelopes: Envelopes, *, side: str | None = None) -> None:
+        self.side = side
+        self._envelopes = envelopes
+        self._methods: dict[tuple[type, Any], str] = {}
+        self._next_id = 0
+
+    def request(self, method: str, params: Any = UNDEFINED) -> RequestT:
+        """A new tracked request with a fresh integer id."""
+        while (int, self._next_id) in self._methods:
+            self._next_id += 1
+        request: RequestT = self._envelopes.request(id=self._next_id, method=method, params=params)
+        self._next_id += 1
+        return self.track(request)
+
+    def track(self, request: RequestT) -> RequestT:
+        """Note an outgoing request (ids keep their JSON type: 1 and "1" differ)."""
+        request_id, method = request.id, request.method  # type: ignore[attr-defined]
+        key = (type(request_id), request_id)
+        if key in self._methods:
+            raise ValueError(f"request id {request_id!r} is still pending ({self._methods[key]})")
+        self._methods[key] = method
+        return request
+
+    def discard(self, request_id: Any) -> None:
+        """Forget a request (cancelled, or its connection closed); unknown ids are ignored."""
+        self._methods.pop((type(request_id), request_id), None)
+
+    def __len__(self) -> int:
+        return len(self._methods)
+
+    def __contains__(self, request_id: object) -> bool:
+        return (type(request_id), request_id) in self._methods
+
+    def resolve(
+        self, message: Any, *, strict: bool = False, on_salvage: _rt.SalvageCallback | None = None
+    ) -> ResponseT:
+        """Decode a response (a parsed object or a `Response`) to a tracked request, typing its result.
+
+        The request is forgotten even when its result does not decode (DecodeError)."""
+        envelopes = self._envelopes
+        response = (
+            message
+            if isinstance(message, envelopes.response)
+            else envelopes.decode_message(message, None, strict, None)
+        )
+        if not isinstance(response, envelopes.response):
+            raise _invalid(_rt.ROOT, "a response", envelopes.encode_message(response))
+        method = self._methods.pop((type(response.id), response.id), None)
+        if method is None:
+            raise _invalid((_rt.ROOT, "id"), "the id of a pending request", response.id)
+        if isinstance(response.error, Undefined):
+            path = (_rt.ROOT, "result")
+            typed = envelopes.typed_result(method, response.result, self.side, strict, on_salvage, path)
+            response = replace(response, result=typed)
+        return response  # type: ignore[no-any-return]
