@@ -174,7 +174,32 @@ class Wire:
 def _readable_id(message: Any) -> Any:
     """The id of a message that did not decode, when it is a usable one."""
     request_id = message.get("id") if type(message) is dict else None
+    if type(request_id) is float and request_id.is_integer():
+        return request_id  # `2.0`, an integer to JSON Schema (and to JavaScript)
     return request_id if type(request_id) in (int, str) else None
+
+
+def _response_shaped(message: Any) -> bool:
+    """Whether a message that did not decode reads as a response (no method; an id, a result
+    or an error), which is never answered, as the TypeScript SDK has it."""
+    return (
+        type(message) is dict
+        and "method" not in message
+        and ("id" in message or "result" in message or "error" in message)
+    )
+
+
+def _parse(data: bytes) -> Any:
+    """The JSON value of one line. Bytes that are not UTF-8 read as U+FFFD and a leading byte
+    order mark is skipped, as the TypeScript SDK's `TextDecoder` reads them."""
+    try:
+        return _rt.parse_json(data)
+    except DecodeError:
+        text = data.decode("utf-8", "replace")
+        text = text[1:] if text.startswith("\ufeff") else text
+        if text.encode() == data:
+            raise
+    return _rt.parse_json(text)
 
 
 class Connection:
@@ -289,7 +314,12 @@ class Connection:
                 if data is None:
                     await self._finish()
                     break
-                await self._receive(data)
+                try:
+                    await self._receive(data)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as error:  # RecursionError, MemoryError, ...: this message's error
+                    await self._failed(data, error)
         except (OSError, RuntimeError) as error:
             _log.warning("connection failed: %s", error)
         finally:
@@ -303,9 +333,24 @@ class Connection:
         self._inbox.put_nowait(None)
         await asyncio.wait([self._worker])
 
+    async def _failed(self, data: bytes, error: Exception) -> None:
+        """A message whose handling raised: answer a request -32603 (with its id when it can
+        be read) and go on; the connection itself is unharmed."""
+        _log.error("failed to handle a message of %d bytes: %r", len(data), error)
+        with contextlib.suppress(Exception):
+            message = _parse(data)
+            if type(message) is dict and "method" in message and "id" not in message:
+                return  # a notification: never answered
+            if _response_shaped(message):
+                return
+            await self._answer(self._error(_readable_id(message), _rt.INTERNAL_ERROR, "Internal error"))
+            return
+        with contextlib.suppress(Exception):
+            await self._answer(self._error(None, _rt.INTERNAL_ERROR, "Internal error"))
+
     async def _receive(self, data: bytes) -> None:
         try:
-            message = _rt.parse_json(data)
+            message = _parse(data)
         except DecodeError as error:
             await self._answer(self._error(None, _rt.PARSE_ERROR, "Parse error", {"error": str(error)}))
             return
@@ -338,7 +383,7 @@ class Connection:
         """Answer a message that did not decode with its error. A malformed response fails
         its pending request (or is logged); a notification's bad params are only logged."""
         request_id = _readable_id(message)
-        if type(message) is dict and "method" not in message and ("result" in message or "error" in message):
+        if _response_shaped(message):
             if type(request_id) is int and request_id in self._waiting:
                 self._settle(request_id, error)
             else:
@@ -347,6 +392,8 @@ class Connection:
         if type(message) is dict and "id" not in message and error.code != _rt.INVALID_REQUEST:
             _log.warning("dropped notification %s: %s", message.get("method"), error)
             return
+        if error.code == _rt.INVALID_REQUEST:
+            request_id = None  # not a JSON-RPC request: answered with `id: null`, as the TypeScript SDK does
         await self._answer(self._error(request_id, error.code, error.message, error.data))
 
     async def _dispatch(self, request: Any) -> None:
@@ -375,7 +422,11 @@ class Connection:
                 raise
             data = self._error(request.id, _rt.REQUEST_CANCELLED, "Request cancelled", {"requestId": request.id})
         except RequestError as error:
-            data = self._error(request.id, error.code, error.message, error.data)
+            try:
+                data = self._error(request.id, error.code, error.message, error.data)
+            except Exception:
+                _log.exception("the error of %s (request %r) does not encode", request.method, request.id)
+                data = self._error(request.id, _rt.INTERNAL_ERROR, "Internal error")
         except Exception:
             _log.exception("the handler of %s (request %r) failed", request.method, request.id)
             data = self._error(request.id, _rt.INTERNAL_ERROR, "Internal error")

@@ -184,6 +184,11 @@ class RequestError(_connection.RequestError):
         return cls(ErrorCode.UNSUPPORTED_PROTOCOL_VERSION, message, data)
 
 
+def _method_not_found(method: str) -> RequestError:
+    """The answer to a method this side does not serve, worded as the TypeScript SDK words it."""
+    return RequestError.method_not_found({"method": method}, f'"Method not found": {method}')
+
+
 _WIRE: Final = Wire(
     decode=decode_message,
     encode=encode_message,
@@ -212,7 +217,7 @@ class Agent:
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """An extension request (`method` starts with `_`), params and result raw JSON."""
-        raise RequestError.method_not_found({"method": method})
+        raise _method_not_found(method)
 
     async def ext_notification(self, method: str, params: Any) -> None:
         """An extension notification (`method` starts with `_`), params raw JSON."""
@@ -225,7 +230,7 @@ class Agent:
         Agents MUST support this method when their `initialize` response included
         a non-empty `authMethods` list. Clients MUST NOT call this method
         when `authMethods` was omitted or empty."""
-        raise RequestError.method_not_found({"method": Methods.AUTH_LOGIN})
+        raise _method_not_found(Methods.AUTH_LOGIN)
 
     async def auth_logout(self, params: LogoutAuthRequest) -> LogoutAuthResponse:
         """auth/logout: Request parameters for the `auth/logout` method.
@@ -235,7 +240,7 @@ class Agent:
         Agents MUST support this method when their `initialize` response included
         a non-empty `authMethods` list. Clients MUST NOT call this method
         when `authMethods` was omitted or empty."""
-        raise RequestError.method_not_found({"method": Methods.AUTH_LOGOUT})
+        raise _method_not_found(Methods.AUTH_LOGOUT)
 
     async def auth_status(self, params: AuthStatusRequest) -> AuthStatusResponse:
         """auth/status: **UNSTABLE**
@@ -248,7 +253,7 @@ class Agent:
 
         Agents MUST NOT reject it with `auth_required` (`-32000`), since Clients call it to learn
         whether authentication is required."""
-        raise RequestError.method_not_found({"method": Methods.AUTH_STATUS})
+        raise _method_not_found(Methods.AUTH_STATUS)
 
     async def initialize(self, params: InitializeRequest) -> InitializeResponse:
         """initialize: Request parameters for the initialize method.
@@ -256,7 +261,7 @@ class Agent:
         Sent by the client to establish connection and negotiate capabilities.
 
         See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v2/draft/initialization)"""
-        raise RequestError.method_not_found({"method": Methods.INITIALIZE})
+        raise _method_not_found(Methods.INITIALIZE)
 
     async def mcp_message(self, params: MessageMcpNotification) -> None:
         """mcp/message: **UNSTABLE**
@@ -270,7 +275,7 @@ class Agent:
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
         Request parameters for `providers/disable`."""
-        raise RequestError.method_not_found({"method": Methods.PROVIDERS_DISABLE})
+        raise _method_not_found(Methods.PROVIDERS_DISABLE)
 
     async def providers_list(self, params: ListProvidersRequest) -> ListProvidersResponse:
         """providers/list: **UNSTABLE**
@@ -278,7 +283,7 @@ class Agent:
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
         Request parameters for `providers/list`."""
-        raise RequestError.method_not_found({"method": Methods.PROVIDERS_LIST})
+        raise _method_not_found(Methods.PROVIDERS_LIST)
 
     async def providers_set(self, params: SetProviderRequest) -> SetProviderResponse:
         """providers/set: **UNSTABLE**
@@ -288,7 +293,7 @@ class Agent:
         Request parameters for `providers/set`.
 
         Replaces the full configuration for one provider ID."""
-        raise RequestError.method_not_found({"method": Methods.PROVIDERS_SET})
+        raise _method_not_found(Methods.PROVIDERS_SET)
 
     async def session_archive(self, params: ArchiveSessionRequest) -> ArchiveSessionResponse:
         """session/archive: **UNSTABLE**
@@ -303,7 +308,7 @@ class Agent:
         and saved history. If the session is active, the Agent MUST cancel any ongoing work and
         free the session's resources as if `session/close` had been called, then archive it.
         Archiving an archived session succeeds. A session that does not exist gets `-32002`."""
-        raise RequestError.method_not_found({"method": Methods.SESSION_ARCHIVE})
+        raise _method_not_found(Methods.SESSION_ARCHIVE)
 
     async def session_cancel(self, params: CancelSessionNotification) -> None:
         """session/cancel: Notification to cancel a session's foreground work and its prompts not yet inserted.
@@ -332,13 +337,13 @@ class Agent:
         Agent MUST answer that request with `-32800` (Request Cancelled). If the message
         has already been inserted, the Agent MUST respond successfully with its
         `messageId`. Prompt responses need not precede the close response."""
-        raise RequestError.method_not_found({"method": Methods.SESSION_CLOSE})
+        raise _method_not_found(Methods.SESSION_CLOSE)
 
     async def session_delete(self, params: DeleteSessionRequest) -> DeleteSessionResponse:
         """session/delete: Request parameters for deleting an existing session from `session/list`.
 
         Only available if the Agent supports the `session.delete` capability."""
-        raise RequestError.method_not_found({"method": Methods.SESSION_DELETE})
+        raise _method_not_found(Methods.SESSION_DELETE)
 
     async def session_fork(self, params: ForkSessionRequest) -> ForkSessionResponse:
         """session/fork: **UNSTABLE**
@@ -351,18 +356,18 @@ class Agent:
         operations like generating summaries without affecting the original session's history.
 
         Only available if the Agent supports the `session.fork` capability."""
-        raise RequestError.method_not_found({"method": Methods.SESSION_FORK})
+        raise _method_not_found(Methods.SESSION_FORK)
 
     async def session_list(self, params: ListSessionsRequest) -> ListSessionsResponse:
         """session/list: Request parameters for listing existing sessions."""
-        raise RequestError.method_not_found({"method": Methods.SESSION_LIST})
+        raise _method_not_found(Methods.SESSION_LIST)
 
     async def session_new(self, params: NewSessionRequest) -> NewSessionResponse:
         """session/new: Request parameters for creating a new session.
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/draft/session-setup#creating-a-session)
         """
-        raise RequestError.method_not_found({"method": Methods.SESSION_NEW})
+        raise _method_not_found(Methods.SESSION_NEW)
 
     async def session_prompt(self, params: PromptRequest) -> PromptResponse:
         """session/prompt: Request parameters for sending a user prompt to the agent.
@@ -371,14 +376,14 @@ class Agent:
 
         See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#1-user-message)
         """
-        raise RequestError.method_not_found({"method": Methods.SESSION_PROMPT})
+        raise _method_not_found(Methods.SESSION_PROMPT)
 
     async def session_resume(self, params: ResumeSessionRequest) -> ResumeSessionResponse:
         """session/resume: Request parameters for resuming an existing session.
 
         Resumes an existing session and optionally replays retained conversation
         history according to `replayFrom`."""
-        raise RequestError.method_not_found({"method": Methods.SESSION_RESUME})
+        raise _method_not_found(Methods.SESSION_RESUME)
 
     async def session_set_config_option(self, params: SetSessionConfigOptionRequest) -> SetSessionConfigOptionResponse:
         """session/set_config_option: Request parameters for setting a session configuration option.
@@ -389,7 +394,7 @@ class Agent:
 
         See protocol docs: [Session Config Options](https://agentclientprotocol.com/protocol/v2/draft/session-config-options#setting-a-config-option)
         """
-        raise RequestError.method_not_found({"method": Methods.SESSION_SET_CONFIG_OPTION})
+        raise _method_not_found(Methods.SESSION_SET_CONFIG_OPTION)
 
     async def session_set_title(self, params: SetSessionTitleRequest) -> SetSessionTitleResponse:
         """session/set_title: **UNSTABLE**
@@ -405,7 +410,7 @@ class Agent:
 
         The Agent responds only after it has stored the title. After a successful response, the
         Agent SHOULD NOT replace the title with one it generates automatically."""
-        raise RequestError.method_not_found({"method": Methods.SESSION_SET_TITLE})
+        raise _method_not_found(Methods.SESSION_SET_TITLE)
 
     async def session_status(self, params: SessionStatusRequest) -> SessionStatusResponse:
         """session/status: **UNSTABLE**
@@ -419,7 +424,7 @@ class Agent:
         `session/status` MUST NOT have side effects. The Agent does not load, resume, create,
         close, or change the session, and does not attach the requesting connection to it.
         A session the Agent does not know gets `-32002` with the requested `sessionId` in `data`."""
-        raise RequestError.method_not_found({"method": Methods.SESSION_STATUS})
+        raise _method_not_found(Methods.SESSION_STATUS)
 
     async def session_unarchive(self, params: UnarchiveSessionRequest) -> UnarchiveSessionResponse:
         """session/unarchive: **UNSTABLE**
@@ -435,7 +440,7 @@ class Agent:
         archived session SHOULD unarchive it before calling `session/resume`.
         Unarchiving a session that is not archived succeeds. A session that does not exist
         gets `-32002`."""
-        raise RequestError.method_not_found({"method": Methods.SESSION_UNARCHIVE})
+        raise _method_not_found(Methods.SESSION_UNARCHIVE)
 
     async def terminal_cancel(self, params: CancelTerminalRequest) -> CancelTerminalResponse:
         """terminal/cancel: Request parameters for cancelling one terminal.
@@ -452,7 +457,7 @@ class Agent:
 
         See protocol docs: [Cancelling Terminals](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#cancelling-terminals)
         """
-        raise RequestError.method_not_found({"method": Methods.TERMINAL_CANCEL})
+        raise _method_not_found(Methods.TERMINAL_CANCEL)
 
     async def tool_call_cancel(self, params: CancelToolCallRequest) -> CancelToolCallResponse:
         """tool_call/cancel: Request parameters for cancelling one tool call.
@@ -468,7 +473,7 @@ class Agent:
 
         See protocol docs: [Cancelling Tool Calls](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#cancelling-tool-calls)
         """
-        raise RequestError.method_not_found({"method": Methods.TOOL_CALL_CANCEL})
+        raise _method_not_found(Methods.TOOL_CALL_CANCEL)
 
 
 _AGENT_REQUESTS: Final[Handlers] = {
@@ -596,7 +601,7 @@ class Client:
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """An extension request (`method` starts with `_`), params and result raw JSON."""
-        raise RequestError.method_not_found({"method": method})
+        raise _method_not_found(method)
 
     async def ext_notification(self, method: str, params: Any) -> None:
         """An extension notification (`method` starts with `_`), params raw JSON."""
@@ -635,13 +640,13 @@ class Client:
         The request's scope alone does not establish that dependency.
 
         See protocol docs: [Elicitation](https://agentclientprotocol.com/protocol/v2/draft/elicitation)"""
-        raise RequestError.method_not_found({"method": Methods.ELICITATION_CREATE})
+        raise _method_not_found(Methods.ELICITATION_CREATE)
 
     async def mcp_message(self, params: MessageMcpRequest) -> MessageMcpResponse:
         """mcp/message: **UNSTABLE**
 
         Request parameters for `mcp/message`, sent from consumer to provider."""
-        raise RequestError.method_not_found({"method": Methods.MCP_MESSAGE})
+        raise _method_not_found(Methods.MCP_MESSAGE)
 
     async def session_request_permission(self, params: RequestPermissionRequest) -> RequestPermissionResponse:
         """session/request_permission: Request for user permission to proceed with an operation.
@@ -650,7 +655,7 @@ class Client:
 
         See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#requesting-permission)
         """
-        raise RequestError.method_not_found({"method": Methods.SESSION_REQUEST_PERMISSION})
+        raise _method_not_found(Methods.SESSION_REQUEST_PERMISSION)
 
     async def session_update(self, params: UpdateSessionNotification) -> None:
         """session/update: Notification containing a session update from the agent.

@@ -547,7 +547,7 @@ class MethodNotFound(DecodeError):
 
     @property
     def message(self) -> str:
-        return f"Method not found: {self.method}"
+        return f'"Method not found": {self.method}'  # the TypeScript SDK's wording
 
     @property
     def data(self) -> dict[str, Any]:
@@ -611,8 +611,8 @@ def _decode_one(data: Any, side: str | None, ctx: _rt.Context) -> Message:
         if "result" in data or "error" in data:
             raise _invalid(_rt.ROOT, "a request or notification without result or error", data)
         if "id" in data:
+            request_id = _request_id(data, ctx)  # before the method: a bad id is an invalid request
             route = None if method.startswith("_") else _route(_REQUEST_LOOKUP, method, side, (_rt.ROOT, "method"))
-            request_id = _request_id(data, ctx)
             return Request(
                 id=request_id, method=method, params=_params(route, method, data, ctx), unknown_properties=unknown
             )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import logging
 import socket
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import ROOT, import_package
+from tests.hostile_lines import LINES
 
 acp = import_package(ROOT / "generated", "acp_v2")
 INIT = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="test-client", version="1"))
@@ -457,7 +459,7 @@ def test_requests_before_initialize_are_refused_and_notifications_ignored():
         (request(5, "session/new"), -32602, 5),
         (request(5, "session/new", None) | {"params": None}, -32602, 5),
         (request(5, "session/new", {"cwd": 3}), -32602, 5),
-        ({"jsonrpc": "1.0", "id": 5, "method": "session/new", "params": {"cwd": "/w"}}, -32600, 5),
+        ({"jsonrpc": "1.0", "id": 5, "method": "session/new", "params": {"cwd": "/w"}}, -32600, None),
         ({"jsonrpc": "2.0", "id": None, "method": "session/new", "params": {"cwd": "/w"}}, -32600, None),
         ({"jsonrpc": "2.0", "id": [5], "method": "session/new", "params": {"cwd": "/w"}}, -32600, None),
         ([request(5, "session/new", {"cwd": "/w"})], -32600, None),
@@ -669,5 +671,41 @@ def test_a_base_value_where_a_tagged_variant_is_expected_is_refused_before_sendi
             untagged = acp.UpdateSessionNotification(session_id="s1", update=acp.ToolCallUpdate(tool_call_id="t1"))
             with pytest.raises(TypeError, match="wrap it in SessionUpdateToolCallUpdate"):
                 await agent_conn.session_update(untagged)
+
+    run(test)
+
+
+# --- hostile lines -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("use_orjson", [True, False], ids=["orjson", "json"])
+@pytest.mark.parametrize("hostile", LINES, ids=[line.name for line in LINES])
+def test_no_line_ends_the_connection(hostile, use_orjson, monkeypatch):
+    """Each hostile line gets the answer JSON-RPC gives it (tests/hostile_lines.py), in valid
+    UTF-8 JSON, and the connection serves the next request; nothing escapes to asyncio."""
+    if not use_orjson:
+        monkeypatch.setattr(acp._runtime, "ORJSON", None)
+
+    async def test() -> None:
+        unhandled: list[dict[str, Any]] = []
+        asyncio.get_running_loop().set_exception_handler(lambda _, context: unhandled.append(context))
+        async with raw_client() as peer:
+            await peer.initialize()
+            await peer.send(hostile.line + b"\n")
+            await peer.send(request("next", "session/new", {"cwd": "/w"}))
+            answers = []
+            while True:
+                line = await asyncio.wait_for(peer.reader.readline(), 10)
+                assert line, f"the connection ended after {hostile.name}"
+                answer = json.loads(line.decode("utf-8"))  # strict UTF-8: no lone surrogate written raw
+                if answer.get("id") == "next":
+                    assert answer["result"] == {"sessionId": "s1"}
+                    break
+                answers.append((answer["id"], answer["error"]["code"] if "error" in answer else None))
+            expected = hostile.answers if use_orjson or hostile.without_orjson is None else hostile.without_orjson
+            assert answers == expected
+        gc.collect()  # a task whose exception nobody retrieved is reported when it is collected
+        await asyncio.sleep(0)
+        assert not unhandled
 
     run(test)
