@@ -176,7 +176,14 @@ LINES = [
     Line("response-to-unknown-id", _request(b'"id":77,"result":{}'), []),
     Line("id-without-method", _request(b'"id":1'), []),
     Line("duplicate-keys", _request(b'"id":1,"id":2,"method":"nope"'), [(2, -32601)]),
-    Line("long-id", _request(b'"id":"' + b"x" * 2000 + b'","method":"nope"'), [("x" * 2000, -32601)]),
+    Line(
+        "long-id",
+        _request(b'"id":"' + b"x" * 2000 + b'","method":"nope"'),
+        INVALID,
+        [("x" * 2000, -32601)],
+        "ConnectionLimits.max_id_length (1024): the TypeScript SDK bounds ids on its HTTP and WebSocket server only",
+    ),
+    Line("id-of-1024-characters", _request(b'"id":"' + b"x" * 1024 + b'","method":"nope"'), [("x" * 1024, -32601)]),
     Line("bad-cancel", _request(b'"method":"$/cancel_request","params":{"requestId":[1]}'), []),
     Line("cancel-as-request", _request(b'"id":1,"method":"$/cancel_request","params":{"requestId":5}'), NOT_FOUND),
 ]

@@ -412,11 +412,13 @@ from .models import (
 if TYPE_CHECKING:
     from .connection import (
         DEFAULT_LIMIT,
+        DEFAULT_LIMITS,
         Agent,
         AgentSideConnection,
         Client,
         ClientSideConnection,
         ConnectionClosed,
+        ConnectionLimits,
         MessageTooLarge,
         RequestError,
         StreamTransport,
@@ -458,6 +460,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_LIMIT",
+    "DEFAULT_LIMITS",
     "NOTIFICATIONS",
     "REQUESTS",
     "UNDEFINED",
@@ -542,6 +545,7 @@ __all__ = [
     "CompleteElicitationNotification",
     "ConfigOptionUpdate",
     "ConnectionClosed",
+    "ConnectionLimits",
     "Content",
     "ContentBlock",
     "ContentBlockAudio",
@@ -902,11 +906,13 @@ __all__ = [
 _LAZY_MODULES: frozenset[str] = frozenset(["_builders", "_codec", "connection", "rpc", "upserts"])
 _DEFINED_IN: dict[str, str] = {
     "DEFAULT_LIMIT": "connection",
+    "DEFAULT_LIMITS": "connection",
     "Agent": "connection",
     "AgentSideConnection": "connection",
     "Client": "connection",
     "ClientSideConnection": "connection",
     "ConnectionClosed": "connection",
+    "ConnectionLimits": "connection",
     "MessageTooLarge": "connection",
     "RequestError": "connection",
     "StreamTransport": "connection",

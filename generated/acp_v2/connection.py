@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Final
@@ -28,8 +29,10 @@ from typing import Any, Final
 from . import _connection
 from ._connection import (
     DEFAULT_LIMIT,
+    DEFAULT_LIMITS,
     Connection,
     ConnectionClosed,
+    ConnectionLimits,
     Handlers,
     MessageTooLarge,
     StreamTransport,
@@ -102,11 +105,13 @@ from .rpc import Methods, Notification, PendingRequests, Request, Response, deco
 
 __all__ = [
     "DEFAULT_LIMIT",
+    "DEFAULT_LIMITS",
     "Agent",
     "AgentSideConnection",
     "Client",
     "ClientSideConnection",
     "ConnectionClosed",
+    "ConnectionLimits",
     "MessageTooLarge",
     "RequestError",
     "StreamTransport",
@@ -511,7 +516,7 @@ class AgentSideConnection(Connection):
     Reading starts at once, in the running event loop; `wait_closed()` waits for the end,
     `close()` ends it (also `async with`)."""
 
-    def __init__(self, agent: Agent, transport: Transport) -> None:
+    def __init__(self, agent: Agent, transport: Transport, *, limits: ConnectionLimits = DEFAULT_LIMITS) -> None:
         super().__init__(
             agent,
             transport,
@@ -520,6 +525,7 @@ class AgentSideConnection(Connection):
             peer="client",
             requests=_AGENT_REQUESTS,
             notifications=_AGENT_NOTIFICATIONS,
+            limits=limits,
         )
         agent.on_connect(self)
 
@@ -684,7 +690,7 @@ class ClientSideConnection(Connection):
     Reading starts at once, in the running event loop; `wait_closed()` waits for the end,
     `close()` ends it (also `async with`)."""
 
-    def __init__(self, client: Client, transport: Transport) -> None:
+    def __init__(self, client: Client, transport: Transport, *, limits: ConnectionLimits = DEFAULT_LIMITS) -> None:
         super().__init__(
             client,
             transport,
@@ -693,6 +699,7 @@ class ClientSideConnection(Connection):
             peer="agent",
             requests=_CLIENT_REQUESTS,
             notifications=_CLIENT_NOTIFICATIONS,
+            limits=limits,
         )
         client.on_connect(self)
 
@@ -973,23 +980,40 @@ class ClientSideConnection(Connection):
         return result
 
 
-async def run_agent(agent: Agent, *, limit: int = DEFAULT_LIMIT) -> None:
+def _limits(limits: ConnectionLimits, limit: int | None) -> ConnectionLimits:
+    """`limits`, with `limit` (the older spelling of `max_message_bytes`) when it is given."""
+    return limits if limit is None else dataclasses.replace(limits, max_message_bytes=limit)
+
+
+async def run_agent(agent: Agent, *, limits: ConnectionLimits = DEFAULT_LIMITS, limit: int | None = None) -> None:
     """Serve `agent` over stdin/stdout until stdin ends. stdout carries only protocol lines:
-    log to stderr, never print."""
-    reader, writer = await stdio_streams(limit)
-    await AgentSideConnection(agent, StreamTransport(reader, writer)).wait_closed()
+    log to stderr, never print. `limits` bounds what the connection holds (`ConnectionLimits`)."""
+    limits = _limits(limits, limit)
+    reader, writer = await stdio_streams(limits.max_message_bytes + 1)
+    transport = StreamTransport(reader, writer, limits=limits)
+    await AgentSideConnection(agent, transport, limits=limits).wait_closed()
 
 
 def connect_to_agent(
-    client: Client, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    client: Client,
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    *,
+    limits: ConnectionLimits = DEFAULT_LIMITS,
 ) -> ClientSideConnection:
     """A client connection over the agent's output (`reader`) and input (`writer`)."""
-    return ClientSideConnection(client, StreamTransport(reader, writer))
+    return ClientSideConnection(client, StreamTransport(reader, writer, limits=limits), limits=limits)
 
 
-def connect_to_client(agent: Agent, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> AgentSideConnection:
+def connect_to_client(
+    agent: Agent,
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    *,
+    limits: ConnectionLimits = DEFAULT_LIMITS,
+) -> AgentSideConnection:
     """An agent connection over the client's output (`reader`) and input (`writer`)."""
-    return AgentSideConnection(agent, StreamTransport(reader, writer))
+    return AgentSideConnection(agent, StreamTransport(reader, writer, limits=limits), limits=limits)
 
 
 @contextlib.asynccontextmanager
@@ -999,17 +1023,21 @@ async def spawn_agent_process(
     *args: str | os.PathLike[str],
     env: Mapping[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
-    limit: int = DEFAULT_LIMIT,
+    limits: ConnectionLimits = DEFAULT_LIMITS,
+    limit: int | None = None,
     timeout: float = 5.0,
 ) -> AsyncIterator[tuple[ClientSideConnection, asyncio.subprocess.Process]]:
     """Start the agent `command` and connect `client` to its stdin/stdout (stderr is inherited).
 
     On exit the connection is closed, which ends the agent's stdin; an agent that has not
     exited after `timeout` seconds is terminated, and killed after another `timeout`; a
-    cancellation kills it at once."""
-    async with spawn_process(command, *args, env=env, cwd=cwd, limit=limit, timeout=timeout) as process:
+    cancellation kills it at once. `limits` bounds what the connection holds."""
+    limits = _limits(limits, limit)
+    async with spawn_process(
+        command, *args, env=env, cwd=cwd, limit=limits.max_message_bytes + 1, timeout=timeout
+    ) as process:
         assert process.stdin is not None and process.stdout is not None
-        conn = connect_to_agent(client, process.stdout, process.stdin)
+        conn = connect_to_agent(client, process.stdout, process.stdin, limits=limits)
         try:
             yield conn, process
         finally:

@@ -9,6 +9,7 @@ import gc
 import json
 import logging
 import socket
+import tracemalloc
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -591,8 +592,8 @@ def test_a_duplicate_id_in_flight_is_refused():
 
 
 @contextlib.asynccontextmanager
-async def raw_agent(client: Any = None) -> AsyncIterator[tuple[RawPeer, Any]]:
-    (client_reader, client_writer), (peer_reader, peer_writer) = await stream_pair()
+async def raw_agent(client: Any = None, *, limit: int = acp.DEFAULT_LIMIT) -> AsyncIterator[tuple[RawPeer, Any]]:
+    (client_reader, client_writer), (peer_reader, peer_writer) = await stream_pair(limit)
     conn = acp.connect_to_agent(client or RecordingClient(), client_reader, client_writer)
     try:
         yield RawPeer(peer_reader, peer_writer), conn
@@ -709,3 +710,134 @@ def test_no_line_ends_the_connection(hostile, use_orjson, monkeypatch):
         assert not unhandled
 
     run(test)
+
+
+# --- limits and backpressure ---------------------------------------------------------
+
+
+async def flood(writer: asyncio.StreamWriter, lines: Any) -> None:
+    """Write `lines` as a peer would, waiting whenever the socket pushes back."""
+    batch = []
+    for line in lines:
+        batch.append(line)
+        if len(batch) == 100:
+            writer.writelines(batch)
+            batch.clear()
+            await writer.drain()
+    writer.writelines(batch)
+    await writer.drain()
+
+
+def test_a_flood_of_notifications_to_a_slow_handler_keeps_memory_flat():
+    """100,000 notifications while the handler is stuck: the reader stops at
+    max_queued_notifications, the socket pushes back on the peer, memory stays bounded."""
+
+    class SlowClient(acp.Client):
+        def __init__(self) -> None:
+            self.release = asyncio.Event()
+            self.count = 0
+
+        async def session_update(self, params: Any) -> None:
+            await self.release.wait()
+            self.count += 1
+
+    async def test() -> None:
+        client = SlowClient()
+        update = {
+            "sessionUpdate": "agent_message_chunk",
+            "messageId": "m",
+            "content": {"type": "text", "text": "x" * 300},
+        }
+        line = json.dumps(
+            {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": update}}
+        )
+        tracemalloc.start()
+        try:
+            # A reader limit of 64 KiB (asyncio's default): a StreamReader buffers up to twice its
+            # limit before it pauses the socket.
+            async with raw_agent(client, limit=2**16) as (peer, conn):
+                initializing = asyncio.create_task(conn.initialize(INIT))
+                asked = await peer.receive()
+                info = {"name": "raw", "version": "1"}
+                await peer.send({"jsonrpc": "2.0", "id": asked["id"], "result": {"protocolVersion": 2, "info": info}})
+                await initializing
+                sending = asyncio.create_task(flood(peer.writer, (line.encode() + b"\n" for _ in range(100_000))))  # noqa: RUF006
+                await asyncio.wait([sending], timeout=4.0)
+                assert not sending.done()  # pushed back: the connection stopped reading
+                _, held = tracemalloc.get_traced_memory()
+                assert held < 30 * 2**20, f"{held / 2**20:.1f} MiB while the handler is stuck"
+                client.release.set()
+                await asyncio.wait_for(sending, 60)
+                while client.count < 100_000:
+                    await asyncio.sleep(0.05)
+                _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert peak < 30 * 2**20, f"peak {peak / 2**20:.1f} MiB"
+
+    run(test)
+
+
+def test_a_peer_that_sends_requests_without_reading_answers_cannot_grow_memory():
+    """20,000 requests written without reading one answer: at most max_concurrent_requests are
+    served at once, answers wait in bounded buffers, and every one arrives once the peer reads."""
+
+    class SlowAgent(EchoAgent):
+        async def session_new(self, params: Any) -> Any:
+            await asyncio.sleep(0.01)
+            return acp.NewSessionResponse(session_id="s1")
+
+    async def test() -> None:
+        tracemalloc.start()
+        try:
+            async with raw_client(SlowAgent(), limit=2**16) as peer:
+                await peer.initialize()
+                lines = (
+                    json.dumps(request(n, "session/new", {"cwd": "/w"})).encode() + b"\n" for n in range(1, 20_001)
+                )
+                sending = asyncio.create_task(flood(peer.writer, lines))
+                await asyncio.wait([sending], timeout=3.0)
+                _, held = tracemalloc.get_traced_memory()
+                assert held < 30 * 2**20, f"{held / 2**20:.1f} MiB while the peer reads nothing"
+                answered = set()
+                while len(answered) < 20_000:
+                    answer = json.loads(await asyncio.wait_for(peer.reader.readline(), 10))
+                    answered.add(answer["id"])
+                await sending
+                _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert answered == set(range(1, 20_001))
+        assert peak < 30 * 2**20, f"peak {peak / 2**20:.1f} MiB"
+
+    run(test)
+
+
+def test_a_peer_that_stops_reading_fails_the_connection_after_the_output_stall():
+    async def test() -> None:
+        limits = acp.ConnectionLimits(max_buffered_bytes=64 * 1024, max_output_stall=0.5)
+        (client_reader, client_writer), (_peer_reader, peer_writer) = await stream_pair()
+        conn = acp.connect_to_agent(RecordingClient(), client_reader, client_writer, limits=limits)
+        started = asyncio.get_running_loop().time()
+        with pytest.raises(acp.ConnectionClosed, match=r"read none of the output for 0\.5 s"):
+            for _ in range(1000):  # the peer reads nothing: far more than any socket buffer holds
+                await asyncio.wait_for(conn.ext_notification("_test/big", {"data": "x" * 100_000}), 10)
+        await asyncio.wait_for(conn.wait_closed(), 5)
+        assert asyncio.get_running_loop().time() - started < 5
+        with pytest.raises(acp.ConnectionClosed):
+            await conn.ext_notification("_test/after", {})
+        peer_writer.close()
+
+    run(test)
+
+
+def test_connection_limits_have_the_typescript_sdks_defaults_and_refuse_nonsense():
+    limits = acp.ConnectionLimits()
+    assert (limits.max_message_bytes, limits.max_buffered_bytes, limits.max_output_stall, limits.max_id_length) == (
+        32 * 2**20,
+        64 * 2**20,
+        60.0,
+        1024,
+    )
+    with pytest.raises(ValueError, match="max_concurrent_requests"):
+        acp.ConnectionLimits(max_concurrent_requests=0)
