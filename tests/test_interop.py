@@ -174,3 +174,64 @@ def test_the_example_agent_routes_a_python_sdk_v1_client_to_its_v1_agent():
     assert (completed["toolCallId"], completed["status"]) == (opened["toolCallId"], "completed")
     assert report["asked"] == [["allow", "reject"], ["allow", "reject"]]
     assert report["secondStop"] == "cancelled"  # session/cancel during the permission request
+
+
+def loads_deep(raw: bytes) -> Any:
+    """json.loads of a line the TypeScript SDK wrote, which may echo a value nested ~1000 deep."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 5000))
+    try:
+        return json.loads(raw)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def test_the_typescript_sdk_answers_each_hostile_line_as_tests_hostile_lines_says():
+    """tests/hostile_lines.py's answers, checked against the TypeScript agent live: the same
+    `(id, code)` on every line, except the differences the table lists (and explains)."""
+    from tests.hostile_lines import LINES, TS_EXITS
+
+    async def exchange(process: Any, line: bytes) -> list[tuple[Any, Any]]:
+        # The TypeScript SDK serves messages concurrently: a sentinel request after the line, and
+        # once it is answered a second one (an I/O round trip runs every pending handler to its
+        # end); every answer that is not a sentinel's until the second one comes back.
+        answers = []
+        for sentinel in ("s1", "s2"):
+            ask = {"jsonrpc": "2.0", "id": sentinel, "method": "session/new", "params": {"cwd": "/w"}}
+            process.stdin.write((line + b"\n" if sentinel == "s1" else b"") + json.dumps(ask).encode() + b"\n")
+            await process.stdin.drain()
+            while True:
+                raw = await asyncio.wait_for(process.stdout.readline(), 10)
+                assert raw, "the TypeScript agent exited"
+                answer = loads_deep(raw)
+                if answer.get("id") == sentinel:
+                    break
+                if "method" not in answer:
+                    answers.append((answer["id"], answer["error"]["code"] if "error" in answer else None))
+        return answers
+
+    async def test() -> None:
+        process = await asyncio.create_subprocess_exec(
+            NODE, str(INTEROP / "ts_agent.mjs"), stdin=subprocess.PIPE, stdout=subprocess.PIPE, limit=1 << 26
+        )
+        try:
+            init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": acp.encode(INIT)}
+            process.stdin.write(json.dumps(init).encode() + b"\n")
+            assert "result" in json.loads(await asyncio.wait_for(process.stdout.readline(), 30))
+            mismatches = {}
+            for hostile in LINES:
+                if hostile.ts == TS_EXITS:
+                    continue
+                answers = await exchange(process, hostile.line)
+                if answers != (hostile.answers if hostile.ts is None else hostile.ts):
+                    mismatches[hostile.name] = answers
+            assert not mismatches
+        finally:
+            process.stdin.close()
+            try:
+                await asyncio.wait_for(process.wait(), 5)
+            except asyncio.TimeoutError:
+                process.kill()
+                await process.wait()
+
+    asyncio.run(asyncio.wait_for(test(), 120))

@@ -262,12 +262,14 @@ from .models import (
 if TYPE_CHECKING:
     from .connection import (
         DEFAULT_LIMIT,
+        DEFAULT_LIMITS,
         PROTOCOL_VERSION,
         Agent,
         AgentSideConnection,
         Client,
         ClientSideConnection,
         ConnectionClosed,
+        ConnectionLimits,
         MessageTooLarge,
         ProtocolVersionMismatch,
         RequestError,
@@ -311,6 +313,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_LIMIT",
+    "DEFAULT_LIMITS",
     "NOTIFICATIONS",
     "PROTOCOL_VERSION",
     "REQUESTS",
@@ -367,6 +370,7 @@ __all__ = [
     "CompleteElicitationNotification",
     "ConfigOptionUpdate",
     "ConnectionClosed",
+    "ConnectionLimits",
     "Content",
     "ContentBlock",
     "ContentBlockAudio",
@@ -606,12 +610,14 @@ __all__ = [
 _LAZY_MODULES: frozenset[str] = frozenset(["_builders", "_codec", "connection", "rpc", "session", "upserts"])
 _DEFINED_IN: dict[str, str] = {
     "DEFAULT_LIMIT": "connection",
+    "DEFAULT_LIMITS": "connection",
     "PROTOCOL_VERSION": "connection",
     "Agent": "connection",
     "AgentSideConnection": "connection",
     "Client": "connection",
     "ClientSideConnection": "connection",
     "ConnectionClosed": "connection",
+    "ConnectionLimits": "connection",
     "MessageTooLarge": "connection",
     "ProtocolVersionMismatch": "connection",
     "RequestError": "connection",

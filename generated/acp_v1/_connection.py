@@ -23,8 +23,43 @@ from ._runtime import UNDEFINED, DecodeError
 
 _log = logging.getLogger(f"{_rt.LOGGER}.connection")
 
-DEFAULT_LIMIT: Final = 64 * 1024 * 1024
-"""The longest message, in bytes, the stream helpers read (asyncio's default of 64 KiB is too small for images)."""
+DEFAULT_LIMIT: Final = 32 * 1024 * 1024
+"""The longest message, in bytes, the stream helpers read by default (asyncio's default of 64 KiB
+is too small for images): `ConnectionLimits.max_message_bytes`, the TypeScript SDK's default."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionLimits:
+    """What one connection holds for its peer at most, whatever the peer sends or fails to read.
+    The defaults follow the TypeScript SDK's `ConnectionLimits` and `DEFAULT_MAX_MESSAGE_BYTES`
+    where it has the limit; it has no bound on requests served at once or notifications queued.
+
+    A limit that is reached makes the reader wait (it stops reading, so the pipe pushes back on
+    the peer) or, for output the peer does not read, fails the connection."""
+
+    max_message_bytes: int = DEFAULT_LIMIT
+    """The longest message read, newline excluded; a longer one is answered -32600 and skipped."""
+    max_concurrent_requests: int = 1024
+    """Requests served at once; the reader waits for one to finish before it reads on."""
+    max_queued_notifications: int = 1024
+    """Notifications waiting for their handler; the reader waits for room before it reads on."""
+    max_buffered_bytes: int = 64 * 1024 * 1024
+    """Output the transport holds for a peer that has not read it; writers wait above it."""
+    max_output_stall: float = 60.0
+    """Seconds a writer waits for a peer that reads none of the buffered output; then the
+    connection fails with `ConnectionClosed`."""
+    max_id_length: int = 1024
+    """The longest string request id, in characters; a longer one is answered -32600."""
+
+    def __post_init__(self) -> None:
+        for name in ("max_message_bytes", "max_concurrent_requests", "max_queued_notifications", "max_buffered_bytes"):
+            if not (type(getattr(self, name)) is int and getattr(self, name) > 0):
+                raise ValueError(f"{name} must be a positive integer, not {getattr(self, name)!r}")
+        if not self.max_output_stall > 0:
+            raise ValueError(f"max_output_stall must be positive, not {self.max_output_stall!r}")
+
+
+DEFAULT_LIMITS: Final = ConnectionLimits()
 
 _E = TypeVar("_E", bound="RequestError")
 
@@ -96,16 +131,28 @@ class Transport(Protocol):
 class StreamTransport:
     """Newline-delimited JSON over an asyncio `StreamReader`/`StreamWriter` pair.
 
-    The reader's `limit` bounds a message: create it with `asyncio.StreamReader(limit=...)`,
-    `open_connection(..., limit=...)` or `create_subprocess_exec(..., limit=...)`."""
+    `limits.max_message_bytes` bounds a message; the reader's own `limit` bounds what it
+    buffers, so create it with a limit above that (`asyncio.StreamReader(limit=...)`,
+    `open_connection(..., limit=...)` or `create_subprocess_exec(..., limit=...)`), as the
+    package's helpers do. `send` waits while the peer holds `limits.max_buffered_bytes` unread,
+    and fails the transport (`ConnectionClosed`) when it reads none of it for
+    `limits.max_output_stall` seconds."""
 
     def __init__(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *, close_timeout: float = 5.0
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        *,
+        close_timeout: float = 5.0,
+        limits: ConnectionLimits = DEFAULT_LIMITS,
     ) -> None:
         self._reader = reader
         self._writer = writer
         self._close_timeout = close_timeout
+        self._limits = limits
         self._lock = asyncio.Lock()
+        with contextlib.suppress(AttributeError, NotImplementedError, ValueError):
+            writer.transport.set_write_buffer_limits(high=limits.max_buffered_bytes)
 
     async def receive(self) -> bytes | None:
         while True:
@@ -116,6 +163,8 @@ class StreamTransport:
             except asyncio.LimitOverrunError as error:
                 await self._skip_line(error.consumed)
                 raise MessageTooLarge("a message longer than the stream's limit") from None
+            if len(line) > self._limits.max_message_bytes + 1:
+                raise MessageTooLarge(f"a message longer than {self._limits.max_message_bytes} bytes")
             if line.strip():
                 return line
 
@@ -133,7 +182,23 @@ class StreamTransport:
     async def send(self, message: bytes) -> None:
         async with self._lock:
             self._writer.writelines((message, b"\n"))
-            await self._writer.drain()
+            transport = self._writer.transport
+            if transport.get_write_buffer_size() <= self._limits.max_buffered_bytes:
+                # At or below the high-water mark: `drain` returns at once (it raises a
+                # connection error, and yields to the loop so that a writer cannot starve it).
+                await self._writer.drain()
+                return
+            while True:
+                before = transport.get_write_buffer_size()
+                try:
+                    await asyncio.wait_for(self._writer.drain(), self._limits.max_output_stall)
+                    return
+                except asyncio.TimeoutError:
+                    if transport.get_write_buffer_size() < before:
+                        continue  # a slow reader, but a reader
+                transport.abort()
+                stall = self._limits.max_output_stall
+                raise ConnectionClosed(f"the peer read none of the output for {stall} s: the connection is closed")
 
     async def close(self) -> None:
         """Close the writing direction. A peer that has not read what is still queued after
@@ -174,7 +239,32 @@ class Wire:
 def _readable_id(message: Any) -> Any:
     """The id of a message that did not decode, when it is a usable one."""
     request_id = message.get("id") if type(message) is dict else None
+    if type(request_id) is float and request_id.is_integer():
+        return request_id  # `2.0`, an integer to JSON Schema (and to JavaScript)
     return request_id if type(request_id) in (int, str) else None
+
+
+def _response_shaped(message: Any) -> bool:
+    """Whether a message that did not decode reads as a response (no method; an id, a result
+    or an error), which is never answered, as the TypeScript SDK has it."""
+    return (
+        type(message) is dict
+        and "method" not in message
+        and ("id" in message or "result" in message or "error" in message)
+    )
+
+
+def _parse(data: bytes) -> Any:
+    """The JSON value of one line. Bytes that are not UTF-8 read as U+FFFD and a leading byte
+    order mark is skipped, as the TypeScript SDK's `TextDecoder` reads them."""
+    try:
+        return _rt.parse_json(data)
+    except DecodeError:
+        text = data.decode("utf-8", "replace")
+        text = text[1:] if text.startswith("\ufeff") else text
+        if text.encode() == data:
+            raise
+    return _rt.parse_json(text)
 
 
 class Connection:
@@ -192,8 +282,11 @@ class Connection:
         peer: str,
         requests: Handlers,
         notifications: Handlers,
+        limits: ConnectionLimits = DEFAULT_LIMITS,
     ) -> None:
         self._wire = wire
+        self._limits = limits
+        self._slot_free = asyncio.Event()  # set when a request finishes while the reader waits
         self._handler = handler
         self._transport = transport
         self._side = side
@@ -204,7 +297,8 @@ class Connection:
         self._abandoned: set[int] = set()  # cancelled requests whose response is dropped quietly
         self._serving: dict[tuple[type, Any], asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
-        self._inbox: asyncio.Queue[Any] = asyncio.Queue()  # None: the stream has ended
+        # None: the stream has ended. Bounded: the reader awaits room (backpressure).
+        self._inbox: asyncio.Queue[Any] = asyncio.Queue(limits.max_queued_notifications)
         self._initialized = wire.initialize_method is None
         self._closed = False
         self._worker = asyncio.create_task(self._notification_loop())
@@ -269,8 +363,17 @@ class Connection:
     async def _write(self, data: bytes) -> None:
         try:
             await self._transport.send(data)
+        except ConnectionClosed as error:
+            self._fail(error)
+            raise
         except (OSError, RuntimeError) as error:
             raise ConnectionClosed(f"the connection failed: {error}") from error
+
+    def _fail(self, error: ConnectionClosed) -> None:
+        """The transport has failed for good (a peer that stopped reading): end the connection."""
+        if not self._reader.done():
+            _log.warning("%s", error)
+            self._reader.cancel()
 
     def _spawn(self, work: Awaitable[None]) -> None:
         task = asyncio.ensure_future(work)
@@ -289,7 +392,12 @@ class Connection:
                 if data is None:
                     await self._finish()
                     break
-                await self._receive(data)
+                try:
+                    await self._receive(data)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as error:  # RecursionError, MemoryError, ...: this message's error
+                    await self._failed(data, error)
         except (OSError, RuntimeError) as error:
             _log.warning("connection failed: %s", error)
         finally:
@@ -300,15 +408,35 @@ class Connection:
         handle the notifications it sent before it closed (`close` does not wait for them)."""
         self._closed = True
         self._fail_waiting()
-        self._inbox.put_nowait(None)
+        await self._inbox.put(None)
         await asyncio.wait([self._worker])
+
+    async def _failed(self, data: bytes, error: Exception) -> None:
+        """A message whose handling raised: answer a request -32603 (with its id when it can
+        be read) and go on; the connection itself is unharmed."""
+        _log.error("failed to handle a message of %d bytes: %r", len(data), error)
+        with contextlib.suppress(Exception):
+            message = _parse(data)
+            if type(message) is dict and "method" in message and "id" not in message:
+                return  # a notification: never answered
+            if _response_shaped(message):
+                return
+            await self._answer(self._error(_readable_id(message), _rt.INTERNAL_ERROR, "Internal error"))
+            return
+        with contextlib.suppress(Exception):
+            await self._answer(self._error(None, _rt.INTERNAL_ERROR, "Internal error"))
 
     async def _receive(self, data: bytes) -> None:
         try:
-            message = _rt.parse_json(data)
+            message = _parse(data)
         except DecodeError as error:
             await self._answer(self._error(None, _rt.PARSE_ERROR, "Parse error", {"error": str(error)}))
             return
+        if type(message) is dict and type(message.get("id")) is str and len(message["id"]) > self._limits.max_id_length:
+            text = f"Invalid request: a request id longer than {self._limits.max_id_length} characters"
+            if "method" in message:
+                await self._answer(self._error(None, _rt.INVALID_REQUEST, text))
+            return  # a response to no request of ours
         if type(message) is dict and "method" in message and message.get("params") is None:
             method = message["method"]
             if type(method) is str and not method.startswith("_"):
@@ -330,7 +458,7 @@ class Connection:
                 # cancelled before it starts would never run `_serve` and never answer.
                 asyncio.get_running_loop().call_soon(task.cancel)
         elif self._initialized:
-            self._inbox.put_nowait(decoded)
+            await self._inbox.put(decoded)
         else:
             _log.debug("ignored %s before initialization", decoded.method)
 
@@ -338,7 +466,7 @@ class Connection:
         """Answer a message that did not decode with its error. A malformed response fails
         its pending request (or is logged); a notification's bad params are only logged."""
         request_id = _readable_id(message)
-        if type(message) is dict and "method" not in message and ("result" in message or "error" in message):
+        if _response_shaped(message):
             if type(request_id) is int and request_id in self._waiting:
                 self._settle(request_id, error)
             else:
@@ -347,6 +475,8 @@ class Connection:
         if type(message) is dict and "id" not in message and error.code != _rt.INVALID_REQUEST:
             _log.warning("dropped notification %s: %s", message.get("method"), error)
             return
+        if error.code == _rt.INVALID_REQUEST:
+            request_id = None  # not a JSON-RPC request: answered with `id: null`, as the TypeScript SDK does
         await self._answer(self._error(request_id, error.code, error.message, error.data))
 
     async def _dispatch(self, request: Any) -> None:
@@ -359,9 +489,16 @@ class Connection:
             message = f"Invalid request: the connection must be initialized before {request.method!r}"
             await self._answer(self._error(request.id, _rt.INVALID_REQUEST, message))
             return
+        while len(self._serving) >= self._limits.max_concurrent_requests:
+            self._slot_free.clear()  # the reader stops reading until a request finishes
+            await self._slot_free.wait()
         task = asyncio.create_task(self._serve(request))
         self._serving[key] = task
-        task.add_done_callback(lambda _: self._serving.pop(key, None))
+        task.add_done_callback(lambda _: self._served(key))
+
+    def _served(self, key: tuple[type, Any]) -> None:
+        self._serving.pop(key, None)
+        self._slot_free.set()
 
     async def _serve(self, request: Any) -> None:
         try:
@@ -375,7 +512,11 @@ class Connection:
                 raise
             data = self._error(request.id, _rt.REQUEST_CANCELLED, "Request cancelled", {"requestId": request.id})
         except RequestError as error:
-            data = self._error(request.id, error.code, error.message, error.data)
+            try:
+                data = self._error(request.id, error.code, error.message, error.data)
+            except Exception:
+                _log.exception("the error of %s (request %r) does not encode", request.method, request.id)
+                data = self._error(request.id, _rt.INTERNAL_ERROR, "Internal error")
         except Exception:
             _log.exception("the handler of %s (request %r) failed", request.method, request.id)
             data = self._error(request.id, _rt.INTERNAL_ERROR, "Internal error")

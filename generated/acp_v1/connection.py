@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Final
@@ -28,8 +29,10 @@ from typing import Any, Final
 from . import _connection, _router
 from ._connection import (
     DEFAULT_LIMIT,
+    DEFAULT_LIMITS,
     Connection,
     ConnectionClosed,
+    ConnectionLimits,
     Handlers,
     MessageTooLarge,
     StreamTransport,
@@ -95,12 +98,14 @@ from .rpc import Methods, Notification, PendingRequests, Request, Response, deco
 
 __all__ = [
     "DEFAULT_LIMIT",
+    "DEFAULT_LIMITS",
     "PROTOCOL_VERSION",
     "Agent",
     "AgentSideConnection",
     "Client",
     "ClientSideConnection",
     "ConnectionClosed",
+    "ConnectionLimits",
     "MessageTooLarge",
     "ProtocolVersionMismatch",
     "RequestError",
@@ -176,6 +181,12 @@ class RequestError(_connection.RequestError):
 PROTOCOL_VERSION: Final[int | None] = 1
 """The ACP protocol version this package speaks (`protocol-version` in acp-codegen's config)."""
 
+
+def _method_not_found(method: str) -> RequestError:
+    """The answer to a method this side does not serve, worded as the TypeScript SDK words it."""
+    return RequestError.method_not_found({"method": method}, f'"Method not found": {method}')
+
+
 _WIRE: Final = Wire(
     decode=decode_message,
     encode=encode_message,
@@ -204,7 +215,7 @@ class Agent:
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """An extension request (`method` starts with `_`), params and result raw JSON."""
-        raise RequestError.method_not_found({"method": method})
+        raise _method_not_found(method)
 
     async def ext_notification(self, method: str, params: Any) -> None:
         """An extension notification (`method` starts with `_`), params raw JSON."""
@@ -217,7 +228,7 @@ class Agent:
         """authenticate: Request parameters for the authenticate method.
 
         Specifies which authentication method to use."""
-        raise RequestError.method_not_found({"method": Methods.AUTHENTICATE})
+        raise _method_not_found(Methods.AUTHENTICATE)
 
     async def initialize(self, params: InitializeRequest) -> InitializeResponse:
         """initialize: Request parameters for the initialize method.
@@ -225,13 +236,13 @@ class Agent:
         Sent by the client to establish connection and negotiate capabilities.
 
         See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)"""
-        raise RequestError.method_not_found({"method": Methods.INITIALIZE})
+        raise _method_not_found(Methods.INITIALIZE)
 
     async def logout(self, params: LogoutRequest) -> LogoutResponse:
         """logout: Request parameters for the logout method.
 
         Terminates the current authenticated session."""
-        raise RequestError.method_not_found({"method": Methods.LOGOUT})
+        raise _method_not_found(Methods.LOGOUT)
 
     async def session_cancel(self, params: CancelNotification) -> None:
         """session/cancel: Notification to cancel ongoing operations for a session.
@@ -246,19 +257,19 @@ class Agent:
         associated with the session.
 
         Only available if the Agent supports the `sessionCapabilities.close` capability."""
-        raise RequestError.method_not_found({"method": Methods.SESSION_CLOSE})
+        raise _method_not_found(Methods.SESSION_CLOSE)
 
     async def session_delete(self, params: DeleteSessionRequest) -> DeleteSessionResponse:
         """session/delete: Request parameters for deleting an existing session from `session/list`.
 
         Only available if the Agent supports the `sessionCapabilities.delete` capability."""
-        raise RequestError.method_not_found({"method": Methods.SESSION_DELETE})
+        raise _method_not_found(Methods.SESSION_DELETE)
 
     async def session_list(self, params: ListSessionsRequest) -> ListSessionsResponse:
         """session/list: Request parameters for listing existing sessions.
 
         Only available if the Agent supports the `sessionCapabilities.list` capability."""
-        raise RequestError.method_not_found({"method": Methods.SESSION_LIST})
+        raise _method_not_found(Methods.SESSION_LIST)
 
     async def session_load(self, params: LoadSessionRequest) -> LoadSessionResponse:
         """session/load: Request parameters for loading an existing session.
@@ -267,14 +278,14 @@ class Agent:
 
         See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/session-setup#loading-sessions)
         """
-        raise RequestError.method_not_found({"method": Methods.SESSION_LOAD})
+        raise _method_not_found(Methods.SESSION_LOAD)
 
     async def session_new(self, params: NewSessionRequest) -> NewSessionResponse:
         """session/new: Request parameters for creating a new session.
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session)
         """
-        raise RequestError.method_not_found({"method": Methods.SESSION_NEW})
+        raise _method_not_found(Methods.SESSION_NEW)
 
     async def session_prompt(self, params: PromptRequest) -> PromptResponse:
         """session/prompt: Request parameters for sending a user prompt to the agent.
@@ -282,7 +293,7 @@ class Agent:
         Contains the user's message and any additional context.
 
         See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v1/prompt-turn#1-user-message)"""
-        raise RequestError.method_not_found({"method": Methods.SESSION_PROMPT})
+        raise _method_not_found(Methods.SESSION_PROMPT)
 
     async def session_resume(self, params: ResumeSessionRequest) -> ResumeSessionResponse:
         """session/resume: Request parameters for resuming an existing session.
@@ -291,15 +302,15 @@ class Agent:
         This is useful for agents that can resume sessions but don't implement full session loading.
 
         Only available if the Agent supports the `sessionCapabilities.resume` capability."""
-        raise RequestError.method_not_found({"method": Methods.SESSION_RESUME})
+        raise _method_not_found(Methods.SESSION_RESUME)
 
     async def session_set_config_option(self, params: SetSessionConfigOptionRequest) -> SetSessionConfigOptionResponse:
         """session/set_config_option: Request parameters for setting a session configuration option."""
-        raise RequestError.method_not_found({"method": Methods.SESSION_SET_CONFIG_OPTION})
+        raise _method_not_found(Methods.SESSION_SET_CONFIG_OPTION)
 
     async def session_set_mode(self, params: SetSessionModeRequest) -> SetSessionModeResponse:
         """session/set_mode: Request parameters for setting a session mode."""
-        raise RequestError.method_not_found({"method": Methods.SESSION_SET_MODE})
+        raise _method_not_found(Methods.SESSION_SET_MODE)
 
 
 _AGENT_REQUESTS: Final[Handlers] = {
@@ -327,7 +338,7 @@ class AgentSideConnection(Connection):
     Reading starts at once, in the running event loop; `wait_closed()` waits for the end,
     `close()` ends it (also `async with`)."""
 
-    def __init__(self, agent: Agent, transport: Transport) -> None:
+    def __init__(self, agent: Agent, transport: Transport, *, limits: ConnectionLimits = DEFAULT_LIMITS) -> None:
         super().__init__(
             agent,
             transport,
@@ -336,6 +347,7 @@ class AgentSideConnection(Connection):
             peer="client",
             requests=_AGENT_REQUESTS,
             notifications=_AGENT_NOTIFICATIONS,
+            limits=limits,
         )
         agent.on_connect(self)
 
@@ -423,7 +435,7 @@ class Client:
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """An extension request (`method` starts with `_`), params and result raw JSON."""
-        raise RequestError.method_not_found({"method": method})
+        raise _method_not_found(method)
 
     async def ext_notification(self, method: str, params: Any) -> None:
         """An extension notification (`method` starts with `_`), params raw JSON."""
@@ -441,19 +453,19 @@ class Client:
         The agent sends this to the client to request information from the user,
         either via a form or by directing them to a URL.
         Elicitations are tied to a session (optionally a tool call) or a request."""
-        raise RequestError.method_not_found({"method": Methods.ELICITATION_CREATE})
+        raise _method_not_found(Methods.ELICITATION_CREATE)
 
     async def fs_read_text_file(self, params: ReadTextFileRequest) -> ReadTextFileResponse:
         """fs/read_text_file: Request to read content from a text file.
 
         Only available if the client supports the `fs.readTextFile` capability."""
-        raise RequestError.method_not_found({"method": Methods.FS_READ_TEXT_FILE})
+        raise _method_not_found(Methods.FS_READ_TEXT_FILE)
 
     async def fs_write_text_file(self, params: WriteTextFileRequest) -> WriteTextFileResponse:
         """fs/write_text_file: Request to write content to a text file.
 
         Only available if the client supports the `fs.writeTextFile` capability."""
-        raise RequestError.method_not_found({"method": Methods.FS_WRITE_TEXT_FILE})
+        raise _method_not_found(Methods.FS_WRITE_TEXT_FILE)
 
     async def session_request_permission(self, params: RequestPermissionRequest) -> RequestPermissionResponse:
         """session/request_permission: Request for user permission to execute a tool call.
@@ -462,7 +474,7 @@ class Client:
 
         See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v1/tool-calls#requesting-permission)
         """
-        raise RequestError.method_not_found({"method": Methods.SESSION_REQUEST_PERMISSION})
+        raise _method_not_found(Methods.SESSION_REQUEST_PERMISSION)
 
     async def session_update(self, params: SessionNotification) -> None:
         """session/update: Notification containing a session update from the agent.
@@ -474,23 +486,23 @@ class Client:
 
     async def terminal_create(self, params: CreateTerminalRequest) -> CreateTerminalResponse:
         """terminal/create: Request to create a new terminal and execute a command."""
-        raise RequestError.method_not_found({"method": Methods.TERMINAL_CREATE})
+        raise _method_not_found(Methods.TERMINAL_CREATE)
 
     async def terminal_kill(self, params: KillTerminalRequest) -> KillTerminalResponse:
         """terminal/kill: Request to kill a terminal without releasing it."""
-        raise RequestError.method_not_found({"method": Methods.TERMINAL_KILL})
+        raise _method_not_found(Methods.TERMINAL_KILL)
 
     async def terminal_output(self, params: TerminalOutputRequest) -> TerminalOutputResponse:
         """terminal/output: Request to get the current output and status of a terminal."""
-        raise RequestError.method_not_found({"method": Methods.TERMINAL_OUTPUT})
+        raise _method_not_found(Methods.TERMINAL_OUTPUT)
 
     async def terminal_release(self, params: ReleaseTerminalRequest) -> ReleaseTerminalResponse:
         """terminal/release: Request to release a terminal and free its resources."""
-        raise RequestError.method_not_found({"method": Methods.TERMINAL_RELEASE})
+        raise _method_not_found(Methods.TERMINAL_RELEASE)
 
     async def terminal_wait_for_exit(self, params: WaitForTerminalExitRequest) -> WaitForTerminalExitResponse:
         """terminal/wait_for_exit: Request to wait for a terminal command to exit."""
-        raise RequestError.method_not_found({"method": Methods.TERMINAL_WAIT_FOR_EXIT})
+        raise _method_not_found(Methods.TERMINAL_WAIT_FOR_EXIT)
 
 
 _CLIENT_REQUESTS: Final[Handlers] = {
@@ -516,7 +528,7 @@ class ClientSideConnection(Connection):
     Reading starts at once, in the running event loop; `wait_closed()` waits for the end,
     `close()` ends it (also `async with`)."""
 
-    def __init__(self, client: Client, transport: Transport) -> None:
+    def __init__(self, client: Client, transport: Transport, *, limits: ConnectionLimits = DEFAULT_LIMITS) -> None:
         super().__init__(
             client,
             transport,
@@ -525,6 +537,7 @@ class ClientSideConnection(Connection):
             peer="agent",
             requests=_CLIENT_REQUESTS,
             notifications=_CLIENT_NOTIFICATIONS,
+            limits=limits,
         )
         client.on_connect(self)
 
@@ -630,19 +643,28 @@ class ClientSideConnection(Connection):
         return result
 
 
-async def run_agent(agent: Agent, *others: Routable, limit: int = DEFAULT_LIMIT) -> None:
+def _limits(limits: ConnectionLimits, limit: int | None) -> ConnectionLimits:
+    """`limits`, with `limit` (the older spelling of `max_message_bytes`) when it is given."""
+    return limits if limit is None else dataclasses.replace(limits, max_message_bytes=limit)
+
+
+async def run_agent(
+    agent: Agent, *others: Routable, limits: ConnectionLimits = DEFAULT_LIMITS, limit: int | None = None
+) -> None:
     """Serve `agent` over stdin/stdout until stdin ends. stdout carries only protocol lines:
-    log to stderr, never print.
+    log to stderr, never print. `limits` bounds what the connection holds (`ConnectionLimits`).
 
     `others` are agents of other protocol versions (`run_agent(agent, acp_v1_agent)`): then the
     connection is routed by the `protocolVersion` of the client's `initialize`, as `serve_agent`
-    says; without them `agent` serves whatever the client asks for."""
-    reader, writer = await stdio_streams(limit)
-    transport = StreamTransport(reader, writer)
+    says (the routed connection takes its package's default limits; `limits` bounds the stream);
+    without them `agent` serves whatever the client asks for."""
+    limits = _limits(limits, limit)
+    reader, writer = await stdio_streams(limits.max_message_bytes + 1)
+    transport = StreamTransport(reader, writer, limits=limits)
     if others:
         await serve_agent(transport, agent, *others)
     else:
-        await AgentSideConnection(agent, transport).wait_closed()
+        await AgentSideConnection(agent, transport, limits=limits).wait_closed()
 
 
 async def serve_agent(transport: Transport, *agents: Agent | Routable) -> None:
@@ -671,15 +693,25 @@ async def connect_negotiated(
 
 
 def connect_to_agent(
-    client: Client, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    client: Client,
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    *,
+    limits: ConnectionLimits = DEFAULT_LIMITS,
 ) -> ClientSideConnection:
     """A client connection over the agent's output (`reader`) and input (`writer`)."""
-    return ClientSideConnection(client, StreamTransport(reader, writer))
+    return ClientSideConnection(client, StreamTransport(reader, writer, limits=limits), limits=limits)
 
 
-def connect_to_client(agent: Agent, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> AgentSideConnection:
+def connect_to_client(
+    agent: Agent,
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    *,
+    limits: ConnectionLimits = DEFAULT_LIMITS,
+) -> AgentSideConnection:
     """An agent connection over the client's output (`reader`) and input (`writer`)."""
-    return AgentSideConnection(agent, StreamTransport(reader, writer))
+    return AgentSideConnection(agent, StreamTransport(reader, writer, limits=limits), limits=limits)
 
 
 @contextlib.asynccontextmanager
@@ -689,17 +721,21 @@ async def spawn_agent_process(
     *args: str | os.PathLike[str],
     env: Mapping[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
-    limit: int = DEFAULT_LIMIT,
+    limits: ConnectionLimits = DEFAULT_LIMITS,
+    limit: int | None = None,
     timeout: float = 5.0,
 ) -> AsyncIterator[tuple[ClientSideConnection, asyncio.subprocess.Process]]:
     """Start the agent `command` and connect `client` to its stdin/stdout (stderr is inherited).
 
     On exit the connection is closed, which ends the agent's stdin; an agent that has not
     exited after `timeout` seconds is terminated, and killed after another `timeout`; a
-    cancellation kills it at once."""
-    async with spawn_process(command, *args, env=env, cwd=cwd, limit=limit, timeout=timeout) as process:
+    cancellation kills it at once. `limits` bounds what the connection holds."""
+    limits = _limits(limits, limit)
+    async with spawn_process(
+        command, *args, env=env, cwd=cwd, limit=limits.max_message_bytes + 1, timeout=timeout
+    ) as process:
         assert process.stdin is not None and process.stdout is not None
-        conn = connect_to_agent(client, process.stdout, process.stdin)
+        conn = connect_to_agent(client, process.stdout, process.stdin, limits=limits)
         try:
             yield conn, process
         finally:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Final
@@ -28,8 +29,10 @@ from typing import Any, Final
 from . import _connection, _router
 from ._connection import (
     DEFAULT_LIMIT,
+    DEFAULT_LIMITS,
     Connection,
     ConnectionClosed,
+    ConnectionLimits,
     Handlers,
     MessageTooLarge,
     StreamTransport,
@@ -103,12 +106,14 @@ from .rpc import Methods, Notification, PendingRequests, Request, Response, deco
 
 __all__ = [
     "DEFAULT_LIMIT",
+    "DEFAULT_LIMITS",
     "PROTOCOL_VERSION",
     "Agent",
     "AgentSideConnection",
     "Client",
     "ClientSideConnection",
     "ConnectionClosed",
+    "ConnectionLimits",
     "MessageTooLarge",
     "ProtocolVersionMismatch",
     "RequestError",
@@ -192,6 +197,12 @@ class RequestError(_connection.RequestError):
 PROTOCOL_VERSION: Final[int | None] = 2
 """The ACP protocol version this package speaks (`protocol-version` in acp-codegen's config)."""
 
+
+def _method_not_found(method: str) -> RequestError:
+    """The answer to a method this side does not serve, worded as the TypeScript SDK words it."""
+    return RequestError.method_not_found({"method": method}, f'"Method not found": {method}')
+
+
 _WIRE: Final = Wire(
     decode=decode_message,
     encode=encode_message,
@@ -220,7 +231,7 @@ class Agent:
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """An extension request (`method` starts with `_`), params and result raw JSON."""
-        raise RequestError.method_not_found({"method": method})
+        raise _method_not_found(method)
 
     async def ext_notification(self, method: str, params: Any) -> None:
         """An extension notification (`method` starts with `_`), params raw JSON."""
@@ -237,7 +248,7 @@ class Agent:
         Agents MUST support this method when their `initialize` response included
         a non-empty `authMethods` list. Clients MUST NOT call this method
         when `authMethods` was omitted or empty."""
-        raise RequestError.method_not_found({"method": Methods.AUTH_LOGIN})
+        raise _method_not_found(Methods.AUTH_LOGIN)
 
     async def auth_logout(self, params: LogoutAuthRequest) -> LogoutAuthResponse:
         """auth/logout: Request parameters for the `auth/logout` method.
@@ -247,7 +258,7 @@ class Agent:
         Agents MUST support this method when their `initialize` response included
         a non-empty `authMethods` list. Clients MUST NOT call this method
         when `authMethods` was omitted or empty."""
-        raise RequestError.method_not_found({"method": Methods.AUTH_LOGOUT})
+        raise _method_not_found(Methods.AUTH_LOGOUT)
 
     async def auth_status(self, params: AuthStatusRequest) -> AuthStatusResponse:
         """auth/status: **UNSTABLE**
@@ -260,7 +271,7 @@ class Agent:
 
         Agents MUST NOT reject it with `auth_required` (`-32000`), since Clients call it to learn
         whether authentication is required."""
-        raise RequestError.method_not_found({"method": Methods.AUTH_STATUS})
+        raise _method_not_found(Methods.AUTH_STATUS)
 
     async def initialize(self, params: InitializeRequest) -> InitializeResponse:
         """initialize: Request parameters for the initialize method.
@@ -268,7 +279,7 @@ class Agent:
         Sent by the client to establish connection and negotiate capabilities.
 
         See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v2/draft/initialization)"""
-        raise RequestError.method_not_found({"method": Methods.INITIALIZE})
+        raise _method_not_found(Methods.INITIALIZE)
 
     async def mcp_message(self, params: MessageMcpNotification) -> None:
         """mcp/message: **UNSTABLE**
@@ -282,7 +293,7 @@ class Agent:
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
         Request parameters for `providers/disable`."""
-        raise RequestError.method_not_found({"method": Methods.PROVIDERS_DISABLE})
+        raise _method_not_found(Methods.PROVIDERS_DISABLE)
 
     async def providers_list(self, params: ListProvidersRequest) -> ListProvidersResponse:
         """providers/list: **UNSTABLE**
@@ -290,7 +301,7 @@ class Agent:
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
         Request parameters for `providers/list`."""
-        raise RequestError.method_not_found({"method": Methods.PROVIDERS_LIST})
+        raise _method_not_found(Methods.PROVIDERS_LIST)
 
     async def providers_set(self, params: SetProviderRequest) -> SetProviderResponse:
         """providers/set: **UNSTABLE**
@@ -300,7 +311,7 @@ class Agent:
         Request parameters for `providers/set`.
 
         Replaces the full configuration for one provider ID."""
-        raise RequestError.method_not_found({"method": Methods.PROVIDERS_SET})
+        raise _method_not_found(Methods.PROVIDERS_SET)
 
     async def session_archive(self, params: ArchiveSessionRequest) -> ArchiveSessionResponse:
         """session/archive: **UNSTABLE**
@@ -315,7 +326,7 @@ class Agent:
         and saved history. If the session is active, the Agent MUST cancel any ongoing work and
         free the session's resources as if `session/close` had been called, then archive it.
         Archiving an archived session succeeds. A session that does not exist gets `-32002`."""
-        raise RequestError.method_not_found({"method": Methods.SESSION_ARCHIVE})
+        raise _method_not_found(Methods.SESSION_ARCHIVE)
 
     async def session_cancel(self, params: CancelSessionNotification) -> None:
         """session/cancel: Notification to cancel a session's foreground work and its prompts not yet inserted.
@@ -344,13 +355,13 @@ class Agent:
         Agent MUST answer that request with `-32800` (Request Cancelled). If the message
         has already been inserted, the Agent MUST respond successfully with its
         `messageId`. Prompt responses need not precede the close response."""
-        raise RequestError.method_not_found({"method": Methods.SESSION_CLOSE})
+        raise _method_not_found(Methods.SESSION_CLOSE)
 
     async def session_delete(self, params: DeleteSessionRequest) -> DeleteSessionResponse:
         """session/delete: Request parameters for deleting an existing session from `session/list`.
 
         Only available if the Agent supports the `session.delete` capability."""
-        raise RequestError.method_not_found({"method": Methods.SESSION_DELETE})
+        raise _method_not_found(Methods.SESSION_DELETE)
 
     async def session_fork(self, params: ForkSessionRequest) -> ForkSessionResponse:
         """session/fork: **UNSTABLE**
@@ -363,18 +374,18 @@ class Agent:
         operations like generating summaries without affecting the original session's history.
 
         Only available if the Agent supports the `session.fork` capability."""
-        raise RequestError.method_not_found({"method": Methods.SESSION_FORK})
+        raise _method_not_found(Methods.SESSION_FORK)
 
     async def session_list(self, params: ListSessionsRequest) -> ListSessionsResponse:
         """session/list: Request parameters for listing existing sessions."""
-        raise RequestError.method_not_found({"method": Methods.SESSION_LIST})
+        raise _method_not_found(Methods.SESSION_LIST)
 
     async def session_new(self, params: NewSessionRequest) -> NewSessionResponse:
         """session/new: Request parameters for creating a new session.
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/draft/session-setup#creating-a-session)
         """
-        raise RequestError.method_not_found({"method": Methods.SESSION_NEW})
+        raise _method_not_found(Methods.SESSION_NEW)
 
     async def session_prompt(self, params: PromptRequest) -> PromptResponse:
         """session/prompt: Request parameters for sending a user prompt to the agent.
@@ -383,14 +394,14 @@ class Agent:
 
         See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#1-user-message)
         """
-        raise RequestError.method_not_found({"method": Methods.SESSION_PROMPT})
+        raise _method_not_found(Methods.SESSION_PROMPT)
 
     async def session_resume(self, params: ResumeSessionRequest) -> ResumeSessionResponse:
         """session/resume: Request parameters for resuming an existing session.
 
         Resumes an existing session and optionally replays retained conversation
         history according to `replayFrom`."""
-        raise RequestError.method_not_found({"method": Methods.SESSION_RESUME})
+        raise _method_not_found(Methods.SESSION_RESUME)
 
     async def session_set_config_option(self, params: SetSessionConfigOptionRequest) -> SetSessionConfigOptionResponse:
         """session/set_config_option: Request parameters for setting a session configuration option.
@@ -401,7 +412,7 @@ class Agent:
 
         See protocol docs: [Session Config Options](https://agentclientprotocol.com/protocol/v2/draft/session-config-options#setting-a-config-option)
         """
-        raise RequestError.method_not_found({"method": Methods.SESSION_SET_CONFIG_OPTION})
+        raise _method_not_found(Methods.SESSION_SET_CONFIG_OPTION)
 
     async def session_set_title(self, params: SetSessionTitleRequest) -> SetSessionTitleResponse:
         """session/set_title: **UNSTABLE**
@@ -417,7 +428,7 @@ class Agent:
 
         The Agent responds only after it has stored the title. After a successful response, the
         Agent SHOULD NOT replace the title with one it generates automatically."""
-        raise RequestError.method_not_found({"method": Methods.SESSION_SET_TITLE})
+        raise _method_not_found(Methods.SESSION_SET_TITLE)
 
     async def session_status(self, params: SessionStatusRequest) -> SessionStatusResponse:
         """session/status: **UNSTABLE**
@@ -431,7 +442,7 @@ class Agent:
         `session/status` MUST NOT have side effects. The Agent does not load, resume, create,
         close, or change the session, and does not attach the requesting connection to it.
         A session the Agent does not know gets `-32002` with the requested `sessionId` in `data`."""
-        raise RequestError.method_not_found({"method": Methods.SESSION_STATUS})
+        raise _method_not_found(Methods.SESSION_STATUS)
 
     async def session_unarchive(self, params: UnarchiveSessionRequest) -> UnarchiveSessionResponse:
         """session/unarchive: **UNSTABLE**
@@ -447,7 +458,7 @@ class Agent:
         archived session SHOULD unarchive it before calling `session/resume`.
         Unarchiving a session that is not archived succeeds. A session that does not exist
         gets `-32002`."""
-        raise RequestError.method_not_found({"method": Methods.SESSION_UNARCHIVE})
+        raise _method_not_found(Methods.SESSION_UNARCHIVE)
 
     async def terminal_cancel(self, params: CancelTerminalRequest) -> CancelTerminalResponse:
         """terminal/cancel: Request parameters for cancelling one terminal.
@@ -464,7 +475,7 @@ class Agent:
 
         See protocol docs: [Cancelling Terminals](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#cancelling-terminals)
         """
-        raise RequestError.method_not_found({"method": Methods.TERMINAL_CANCEL})
+        raise _method_not_found(Methods.TERMINAL_CANCEL)
 
     async def tool_call_cancel(self, params: CancelToolCallRequest) -> CancelToolCallResponse:
         """tool_call/cancel: Request parameters for cancelling one tool call.
@@ -480,7 +491,7 @@ class Agent:
 
         See protocol docs: [Cancelling Tool Calls](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#cancelling-tool-calls)
         """
-        raise RequestError.method_not_found({"method": Methods.TOOL_CALL_CANCEL})
+        raise _method_not_found(Methods.TOOL_CALL_CANCEL)
 
 
 _AGENT_REQUESTS: Final[Handlers] = {
@@ -518,7 +529,7 @@ class AgentSideConnection(Connection):
     Reading starts at once, in the running event loop; `wait_closed()` waits for the end,
     `close()` ends it (also `async with`)."""
 
-    def __init__(self, agent: Agent, transport: Transport) -> None:
+    def __init__(self, agent: Agent, transport: Transport, *, limits: ConnectionLimits = DEFAULT_LIMITS) -> None:
         super().__init__(
             agent,
             transport,
@@ -527,6 +538,7 @@ class AgentSideConnection(Connection):
             peer="client",
             requests=_AGENT_REQUESTS,
             notifications=_AGENT_NOTIFICATIONS,
+            limits=limits,
         )
         agent.on_connect(self)
 
@@ -608,7 +620,7 @@ class Client:
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """An extension request (`method` starts with `_`), params and result raw JSON."""
-        raise RequestError.method_not_found({"method": method})
+        raise _method_not_found(method)
 
     async def ext_notification(self, method: str, params: Any) -> None:
         """An extension notification (`method` starts with `_`), params raw JSON."""
@@ -651,13 +663,13 @@ class Client:
         The request's scope alone does not establish that dependency.
 
         See protocol docs: [Elicitation](https://agentclientprotocol.com/protocol/v2/draft/elicitation)"""
-        raise RequestError.method_not_found({"method": Methods.ELICITATION_CREATE})
+        raise _method_not_found(Methods.ELICITATION_CREATE)
 
     async def mcp_message(self, params: MessageMcpRequest) -> MessageMcpResponse:
         """mcp/message: **UNSTABLE**
 
         Request parameters for `mcp/message`, sent from consumer to provider."""
-        raise RequestError.method_not_found({"method": Methods.MCP_MESSAGE})
+        raise _method_not_found(Methods.MCP_MESSAGE)
 
     async def session_request_permission(self, params: RequestPermissionRequest) -> RequestPermissionResponse:
         """session/request_permission: Request for user permission to proceed with an operation.
@@ -666,7 +678,7 @@ class Client:
 
         See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#requesting-permission)
         """
-        raise RequestError.method_not_found({"method": Methods.SESSION_REQUEST_PERMISSION})
+        raise _method_not_found(Methods.SESSION_REQUEST_PERMISSION)
 
     async def session_update(self, params: UpdateSessionNotification) -> None:
         """session/update: Notification containing a session update from the agent.
@@ -695,7 +707,7 @@ class ClientSideConnection(Connection):
     Reading starts at once, in the running event loop; `wait_closed()` waits for the end,
     `close()` ends it (also `async with`)."""
 
-    def __init__(self, client: Client, transport: Transport) -> None:
+    def __init__(self, client: Client, transport: Transport, *, limits: ConnectionLimits = DEFAULT_LIMITS) -> None:
         super().__init__(
             client,
             transport,
@@ -704,6 +716,7 @@ class ClientSideConnection(Connection):
             peer="agent",
             requests=_CLIENT_REQUESTS,
             notifications=_CLIENT_NOTIFICATIONS,
+            limits=limits,
         )
         client.on_connect(self)
 
@@ -984,19 +997,28 @@ class ClientSideConnection(Connection):
         return result
 
 
-async def run_agent(agent: Agent, *others: Routable, limit: int = DEFAULT_LIMIT) -> None:
+def _limits(limits: ConnectionLimits, limit: int | None) -> ConnectionLimits:
+    """`limits`, with `limit` (the older spelling of `max_message_bytes`) when it is given."""
+    return limits if limit is None else dataclasses.replace(limits, max_message_bytes=limit)
+
+
+async def run_agent(
+    agent: Agent, *others: Routable, limits: ConnectionLimits = DEFAULT_LIMITS, limit: int | None = None
+) -> None:
     """Serve `agent` over stdin/stdout until stdin ends. stdout carries only protocol lines:
-    log to stderr, never print.
+    log to stderr, never print. `limits` bounds what the connection holds (`ConnectionLimits`).
 
     `others` are agents of other protocol versions (`run_agent(agent, acp_v1_agent)`): then the
     connection is routed by the `protocolVersion` of the client's `initialize`, as `serve_agent`
-    says; without them `agent` serves whatever the client asks for."""
-    reader, writer = await stdio_streams(limit)
-    transport = StreamTransport(reader, writer)
+    says (the routed connection takes its package's default limits; `limits` bounds the stream);
+    without them `agent` serves whatever the client asks for."""
+    limits = _limits(limits, limit)
+    reader, writer = await stdio_streams(limits.max_message_bytes + 1)
+    transport = StreamTransport(reader, writer, limits=limits)
     if others:
         await serve_agent(transport, agent, *others)
     else:
-        await AgentSideConnection(agent, transport).wait_closed()
+        await AgentSideConnection(agent, transport, limits=limits).wait_closed()
 
 
 async def serve_agent(transport: Transport, *agents: Agent | Routable) -> None:
@@ -1025,15 +1047,25 @@ async def connect_negotiated(
 
 
 def connect_to_agent(
-    client: Client, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    client: Client,
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    *,
+    limits: ConnectionLimits = DEFAULT_LIMITS,
 ) -> ClientSideConnection:
     """A client connection over the agent's output (`reader`) and input (`writer`)."""
-    return ClientSideConnection(client, StreamTransport(reader, writer))
+    return ClientSideConnection(client, StreamTransport(reader, writer, limits=limits), limits=limits)
 
 
-def connect_to_client(agent: Agent, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> AgentSideConnection:
+def connect_to_client(
+    agent: Agent,
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    *,
+    limits: ConnectionLimits = DEFAULT_LIMITS,
+) -> AgentSideConnection:
     """An agent connection over the client's output (`reader`) and input (`writer`)."""
-    return AgentSideConnection(agent, StreamTransport(reader, writer))
+    return AgentSideConnection(agent, StreamTransport(reader, writer, limits=limits), limits=limits)
 
 
 @contextlib.asynccontextmanager
@@ -1043,17 +1075,21 @@ async def spawn_agent_process(
     *args: str | os.PathLike[str],
     env: Mapping[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
-    limit: int = DEFAULT_LIMIT,
+    limits: ConnectionLimits = DEFAULT_LIMITS,
+    limit: int | None = None,
     timeout: float = 5.0,
 ) -> AsyncIterator[tuple[ClientSideConnection, asyncio.subprocess.Process]]:
     """Start the agent `command` and connect `client` to its stdin/stdout (stderr is inherited).
 
     On exit the connection is closed, which ends the agent's stdin; an agent that has not
     exited after `timeout` seconds is terminated, and killed after another `timeout`; a
-    cancellation kills it at once."""
-    async with spawn_process(command, *args, env=env, cwd=cwd, limit=limit, timeout=timeout) as process:
+    cancellation kills it at once. `limits` bounds what the connection holds."""
+    limits = _limits(limits, limit)
+    async with spawn_process(
+        command, *args, env=env, cwd=cwd, limit=limits.max_message_bytes + 1, timeout=timeout
+    ) as process:
         assert process.stdin is not None and process.stdout is not None
-        conn = connect_to_agent(client, process.stdout, process.stdin)
+        conn = connect_to_agent(client, process.stdout, process.stdin, limits=limits)
         try:
             yield conn, process
         finally:

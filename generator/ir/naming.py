@@ -47,11 +47,13 @@ RPC_NAMES = (
 # interfaces and connections of the two peers, and the helpers.
 CONNECTION_NAMES = (
     "DEFAULT_LIMIT",
+    "DEFAULT_LIMITS",
     "Agent",
     "AgentSideConnection",
     "Client",
     "ClientSideConnection",
     "ConnectionClosed",
+    "ConnectionLimits",
     "MessageTooLarge",
     "PROTOCOL_VERSION",
     "ProtocolVersionMismatch",
@@ -118,6 +120,7 @@ PACKAGE_NAMES = frozenset(
         "stdio_streams",
         "asyncio",
         "contextlib",
+        "dataclasses",
         "json",
         "logging",
         "sys",

@@ -52,7 +52,7 @@ class MethodNotFound(DecodeError):
 
     @property
     def message(self) -> str:
-        return f"Method not found: {self.method}"
+        return f'"Method not found": {self.method}'  # the TypeScript SDK's wording
 
     @property
     def data(self) -> dict[str, Any]:
@@ -138,8 +138,8 @@ class Envelopes:
                 raise _invalid(_rt.ROOT, "a request or notification without result or error", data)
             extension = method.startswith("_")
             if "id" in data:
+                request_id = self._request_id(data, ctx)  # before the method: a bad id is an invalid request
                 route = None if extension else _route(self.request_lookup, method, side, (_rt.ROOT, "method"))
-                request_id = self._request_id(data, ctx)
                 params = _params(route, method, data, ctx)
                 return self.request(id=request_id, method=method, params=params, unknown_properties=unknown)
             route = None if extension else _route(self.notification_lookup, method, side, (_rt.ROOT, "method"))

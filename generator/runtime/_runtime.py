@@ -111,6 +111,8 @@ def describe(value: object) -> str:
         text = repr(value)
     except ValueError:  # an integer past Python's limit on digits converted to text
         return f"{kind} too large to print"
+    except RecursionError:  # nested past the recursion limit (repr recurses)
+        return f"{kind} nested too deeply to print"
     return f"{kind} {text[:60] + '...' if len(text) > 60 else text}"
 
 

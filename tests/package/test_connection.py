@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import logging
 import socket
+import tracemalloc
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
 
 from tests.helpers import ROOT, import_package
+from tests.hostile_lines import LINES
 
 acp = import_package(ROOT / "generated", "acp_v2")
 INIT = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="test-client", version="1"))
@@ -457,7 +460,7 @@ def test_requests_before_initialize_are_refused_and_notifications_ignored():
         (request(5, "session/new"), -32602, 5),
         (request(5, "session/new", None) | {"params": None}, -32602, 5),
         (request(5, "session/new", {"cwd": 3}), -32602, 5),
-        ({"jsonrpc": "1.0", "id": 5, "method": "session/new", "params": {"cwd": "/w"}}, -32600, 5),
+        ({"jsonrpc": "1.0", "id": 5, "method": "session/new", "params": {"cwd": "/w"}}, -32600, None),
         ({"jsonrpc": "2.0", "id": None, "method": "session/new", "params": {"cwd": "/w"}}, -32600, None),
         ({"jsonrpc": "2.0", "id": [5], "method": "session/new", "params": {"cwd": "/w"}}, -32600, None),
         ([request(5, "session/new", {"cwd": "/w"})], -32600, None),
@@ -589,8 +592,8 @@ def test_a_duplicate_id_in_flight_is_refused():
 
 
 @contextlib.asynccontextmanager
-async def raw_agent(client: Any = None) -> AsyncIterator[tuple[RawPeer, Any]]:
-    (client_reader, client_writer), (peer_reader, peer_writer) = await stream_pair()
+async def raw_agent(client: Any = None, *, limit: int = acp.DEFAULT_LIMIT) -> AsyncIterator[tuple[RawPeer, Any]]:
+    (client_reader, client_writer), (peer_reader, peer_writer) = await stream_pair(limit)
     conn = acp.connect_to_agent(client or RecordingClient(), client_reader, client_writer)
     try:
         yield RawPeer(peer_reader, peer_writer), conn
@@ -671,3 +674,170 @@ def test_a_base_value_where_a_tagged_variant_is_expected_is_refused_before_sendi
                 await agent_conn.session_update(untagged)
 
     run(test)
+
+
+# --- hostile lines -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("use_orjson", [True, False], ids=["orjson", "json"])
+@pytest.mark.parametrize("hostile", LINES, ids=[line.name for line in LINES])
+def test_no_line_ends_the_connection(hostile, use_orjson, monkeypatch):
+    """Each hostile line gets the answer JSON-RPC gives it (tests/hostile_lines.py), in valid
+    UTF-8 JSON, and the connection serves the next request; nothing escapes to asyncio."""
+    if not use_orjson:
+        monkeypatch.setattr(acp._runtime, "ORJSON", None)
+
+    async def test() -> None:
+        unhandled: list[dict[str, Any]] = []
+        asyncio.get_running_loop().set_exception_handler(lambda _, context: unhandled.append(context))
+        async with raw_client() as peer:
+            await peer.initialize()
+            await peer.send(hostile.line + b"\n")
+            await peer.send(request("next", "session/new", {"cwd": "/w"}))
+            answers = []
+            while True:
+                line = await asyncio.wait_for(peer.reader.readline(), 10)
+                assert line, f"the connection ended after {hostile.name}"
+                answer = json.loads(line.decode("utf-8"))  # strict UTF-8: no lone surrogate written raw
+                if answer.get("id") == "next":
+                    assert answer["result"] == {"sessionId": "s1"}
+                    break
+                answers.append((answer["id"], answer["error"]["code"] if "error" in answer else None))
+            expected = hostile.answers if use_orjson or hostile.without_orjson is None else hostile.without_orjson
+            assert answers == expected
+        gc.collect()  # a task whose exception nobody retrieved is reported when it is collected
+        await asyncio.sleep(0)
+        assert not unhandled
+
+    run(test)
+
+
+# --- limits and backpressure ---------------------------------------------------------
+
+
+async def flood(writer: asyncio.StreamWriter, lines: Any) -> None:
+    """Write `lines` as a peer would, waiting whenever the socket pushes back."""
+    batch = []
+    for line in lines:
+        batch.append(line)
+        if len(batch) == 100:
+            writer.writelines(batch)
+            batch.clear()
+            await writer.drain()
+    writer.writelines(batch)
+    await writer.drain()
+
+
+def test_a_flood_of_notifications_to_a_slow_handler_keeps_memory_flat():
+    """100,000 notifications while the handler is stuck: the reader stops at
+    max_queued_notifications, the socket pushes back on the peer, memory stays bounded."""
+
+    class SlowClient(acp.Client):
+        def __init__(self) -> None:
+            self.release = asyncio.Event()
+            self.count = 0
+
+        async def session_update(self, params: Any) -> None:
+            await self.release.wait()
+            self.count += 1
+
+    async def test() -> None:
+        client = SlowClient()
+        update = {
+            "sessionUpdate": "agent_message_chunk",
+            "messageId": "m",
+            "content": {"type": "text", "text": "x" * 300},
+        }
+        line = json.dumps(
+            {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": update}}
+        )
+        tracemalloc.start()
+        try:
+            # A reader limit of 64 KiB (asyncio's default): a StreamReader buffers up to twice its
+            # limit before it pauses the socket.
+            async with raw_agent(client, limit=2**16) as (peer, conn):
+                initializing = asyncio.create_task(conn.initialize(INIT))
+                asked = await peer.receive()
+                info = {"name": "raw", "version": "1"}
+                await peer.send({"jsonrpc": "2.0", "id": asked["id"], "result": {"protocolVersion": 2, "info": info}})
+                await initializing
+                sending = asyncio.create_task(flood(peer.writer, (line.encode() + b"\n" for _ in range(100_000))))  # noqa: RUF006
+                await asyncio.wait([sending], timeout=4.0)
+                assert not sending.done()  # pushed back: the connection stopped reading
+                _, held = tracemalloc.get_traced_memory()
+                assert held < 30 * 2**20, f"{held / 2**20:.1f} MiB while the handler is stuck"
+                client.release.set()
+                await asyncio.wait_for(sending, 60)
+                while client.count < 100_000:
+                    await asyncio.sleep(0.05)
+                _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert peak < 30 * 2**20, f"peak {peak / 2**20:.1f} MiB"
+
+    run(test)
+
+
+def test_a_peer_that_sends_requests_without_reading_answers_cannot_grow_memory():
+    """20,000 requests written without reading one answer: at most max_concurrent_requests are
+    served at once, answers wait in bounded buffers, and every one arrives once the peer reads."""
+
+    class SlowAgent(EchoAgent):
+        async def session_new(self, params: Any) -> Any:
+            await asyncio.sleep(0.01)
+            return acp.NewSessionResponse(session_id="s1")
+
+    async def test() -> None:
+        tracemalloc.start()
+        try:
+            async with raw_client(SlowAgent(), limit=2**16) as peer:
+                await peer.initialize()
+                lines = (
+                    json.dumps(request(n, "session/new", {"cwd": "/w"})).encode() + b"\n" for n in range(1, 20_001)
+                )
+                sending = asyncio.create_task(flood(peer.writer, lines))
+                await asyncio.wait([sending], timeout=3.0)
+                _, held = tracemalloc.get_traced_memory()
+                assert held < 30 * 2**20, f"{held / 2**20:.1f} MiB while the peer reads nothing"
+                answered = set()
+                while len(answered) < 20_000:
+                    answer = json.loads(await asyncio.wait_for(peer.reader.readline(), 10))
+                    answered.add(answer["id"])
+                await sending
+                _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert answered == set(range(1, 20_001))
+        assert peak < 30 * 2**20, f"peak {peak / 2**20:.1f} MiB"
+
+    run(test)
+
+
+def test_a_peer_that_stops_reading_fails_the_connection_after_the_output_stall():
+    async def test() -> None:
+        limits = acp.ConnectionLimits(max_buffered_bytes=64 * 1024, max_output_stall=0.5)
+        (client_reader, client_writer), (_peer_reader, peer_writer) = await stream_pair()
+        conn = acp.connect_to_agent(RecordingClient(), client_reader, client_writer, limits=limits)
+        started = asyncio.get_running_loop().time()
+        with pytest.raises(acp.ConnectionClosed, match=r"read none of the output for 0\.5 s"):
+            for _ in range(1000):  # the peer reads nothing: far more than any socket buffer holds
+                await asyncio.wait_for(conn.ext_notification("_test/big", {"data": "x" * 100_000}), 10)
+        await asyncio.wait_for(conn.wait_closed(), 5)
+        assert asyncio.get_running_loop().time() - started < 5
+        with pytest.raises(acp.ConnectionClosed):
+            await conn.ext_notification("_test/after", {})
+        peer_writer.close()
+
+    run(test)
+
+
+def test_connection_limits_have_the_typescript_sdks_defaults_and_refuse_nonsense():
+    limits = acp.ConnectionLimits()
+    assert (limits.max_message_bytes, limits.max_buffered_bytes, limits.max_output_stall, limits.max_id_length) == (
+        32 * 2**20,
+        64 * 2**20,
+        60.0,
+        1024,
+    )
+    with pytest.raises(ValueError, match="max_concurrent_requests"):
+        acp.ConnectionLimits(max_concurrent_requests=0)

@@ -143,7 +143,7 @@ def test_an_unknown_method_names_it_and_turns_into_method_not_found():
         "id": 9,
         "error": {
             "code": -32601,
-            "message": "Method not found: session/teleport",
+            "message": '"Method not found": session/teleport',
             "data": {"method": "session/teleport"},
         },
     }

@@ -6,6 +6,7 @@ tests/package/test_connection.py."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import signal
@@ -205,6 +206,74 @@ async def test_a_bad_line_gets_its_error_and_the_connection_goes_on(line, code):
         transport.feed(line, request(2, "after"))
         assert (await transport.next())["error"]["code"] == code
         assert await transport.next() == {"jsonrpc": "2.0", "id": 2, "result": "after"}
+
+
+class Exploding:
+    """A decoder that raises `error` on the message whose params are "explode"."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+    def __call__(self, data: Any, *, side: str) -> Any:
+        if type(data) is dict and data.get("params") == "explode":
+            raise self.error
+        return decode(data, side=side)
+
+
+@pytest.mark.parametrize(
+    "error", [RecursionError("deep"), MemoryError(), UnicodeEncodeError("utf-8", "\ud800", 0, 1, "surrogate")]
+)
+async def test_an_exception_while_handling_one_message_is_that_messages_error(error, monkeypatch, caplog):
+    monkeypatch.setattr(sys.modules[__name__], "WIRE", dataclasses.replace(WIRE, decode=Exploding(error)))
+    unhandled: list[Any] = []
+    asyncio.get_running_loop().set_exception_handler(lambda _, context: unhandled.append(context))
+    transport = MemoryTransport()
+    async with connect(Handler(), transport):
+        transport.feed(request(1, "explode"), {"jsonrpc": "2.0", "method": "note", "params": "explode"})
+        transport.feed(request(2, "after"))
+        assert await transport.next() == {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "error": {"code": -32603, "message": "Internal error"},
+        }
+        assert await transport.next() == {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "result": "after",
+        }  # the notification: not answered
+    assert "failed to handle a message" in caplog.text and not unhandled
+
+
+async def test_an_error_whose_data_does_not_encode_answers_internal_error(caplog):
+    class Refusing(Handler):
+        async def echo(self, params: Any) -> Any:
+            raise conn.RequestError(-32002, "Resource not found", {"nan": float("nan"), "deep": nested(5000)})
+
+    transport = MemoryTransport()
+    async with connect(Refusing(), transport):
+        transport.feed(request(1, "x"))
+        assert (await transport.next())["error"] == {"code": -32603, "message": "Internal error"}
+    assert "does not encode" in caplog.text
+
+
+def nested(depth: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+async def test_invalid_utf8_reads_as_replacement_characters_and_a_byte_order_mark_is_skipped():
+    transport = MemoryTransport()
+    async with connect(Handler(), transport):
+        transport.feed(b'{"jsonrpc": "2.0", "id": 1, "method": "echo", "params": "a\xffb"}')
+        assert (await transport.next())["result"] == "a\ufffdb"
+        transport.feed(b'\xef\xbb\xbf{"jsonrpc": "2.0", "id": 2, "method": "echo", "params": "c"}')
+        assert (await transport.next())["result"] == "c"
+
+
+def test_describe_never_raises_on_deep_values():
+    assert rt.describe(nested(100_000)) == "array nested too deeply to print"
 
 
 async def test_a_lone_surrogate_echoed_back_is_written_as_valid_utf8_json():

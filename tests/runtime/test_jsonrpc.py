@@ -133,7 +133,7 @@ def test_a_bad_envelope_is_a_decode_error_with_the_code_to_answer_with(data, cod
 def test_an_unknown_method_is_method_not_found_naming_it():
     with pytest.raises(rpc.MethodNotFound) as caught:
         decode({"jsonrpc": "2.0", "method": "teleport"})
-    assert (caught.value.message, caught.value.data) == ("Method not found: teleport", {"method": "teleport"})
+    assert (caught.value.message, caught.value.data) == ('"Method not found": teleport', {"method": "teleport"})
 
 
 def test_the_side_restricts_the_lookup_and_extensions_keep_raw_params():
