@@ -22,8 +22,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Mapping
-from typing import Any, Final
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
 
 from . import _connection, _router
 from ._connection import (
@@ -93,6 +93,9 @@ from .models import (
 )
 from .rpc import Methods, Notification, PendingRequests, Request, Response, decode_message, encode_message
 
+if TYPE_CHECKING:
+    from ._websocket import Authorize, WebSocketServer
+
 __all__ = [
     "DEFAULT_LIMIT",
     "PROTOCOL_VERSION",
@@ -109,8 +112,10 @@ __all__ = [
     "connect_negotiated",
     "connect_to_agent",
     "connect_to_client",
+    "connect_websocket",
     "run_agent",
     "serve_agent",
+    "serve_websocket",
     "spawn_agent_process",
 ]
 
@@ -680,6 +685,63 @@ def connect_to_agent(
 def connect_to_client(agent: Agent, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> AgentSideConnection:
     """An agent connection over the client's output (`reader`) and input (`writer`)."""
     return AgentSideConnection(agent, StreamTransport(reader, writer))
+
+
+@contextlib.asynccontextmanager
+async def connect_websocket(
+    client: Client,
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    max_message_bytes: int = DEFAULT_LIMIT,
+    open_timeout: float = 10.0,
+) -> AsyncIterator[ClientSideConnection]:
+    """Connect `client` to the agent at `url` over WebSocket (`ws://host:port/acp`, `wss://`;
+    one JSON-RPC message per text frame), `headers` on the upgrade request; the connection is
+    closed on exit. Needs the `websocket` extra (the `websockets` library)."""
+    from . import _websocket
+
+    async with _websocket.open_websocket(
+        url, headers=headers, max_message_bytes=max_message_bytes, open_timeout=open_timeout
+    ) as transport:
+        conn = ClientSideConnection(client, transport)
+        try:
+            yield conn
+        finally:
+            await conn.close()
+
+
+@contextlib.asynccontextmanager
+async def serve_websocket(
+    *agents: Callable[[], Agent | Routable],
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    path: str = "/acp",
+    allowed_origins: Sequence[str] = (),
+    authorize: Authorize | None = None,
+    max_message_bytes: int = DEFAULT_LIMIT,
+) -> AsyncIterator[WebSocketServer]:
+    """Serve agents over WebSocket at `ws://host:port/acp` while the context is open (port 0:
+    any free port, `server.port`). `agents` make the agents of one connection, one per protocol
+    version (a class is such a callable: `serve_websocket(EchoAgent, EchoAgentV1)`); each
+    WebSocket gets its own, routed as `serve_agent` says. A request with an `Origin` header not
+    in `allowed_origins` is refused (403), one `authorize(headers)` refuses 401; the `101`
+    response carries `Acp-Connection-Id`. Needs the `websocket` extra (the `websockets` library)."""
+    from . import _websocket
+
+    async def handle(transport: Transport) -> None:
+        await serve_agent(transport, *(make() for make in agents))
+
+    async with _websocket.serve_transports(
+        handle,
+        host=host,
+        port=port,
+        path=path,
+        allowed_origins=allowed_origins,
+        authorize=authorize,
+        max_message_bytes=max_message_bytes,
+    ) as server:
+        yield server
 
 
 @contextlib.asynccontextmanager

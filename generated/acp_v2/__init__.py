@@ -426,8 +426,10 @@ if TYPE_CHECKING:
         connect_negotiated,
         connect_to_agent,
         connect_to_client,
+        connect_websocket,
         run_agent,
         serve_agent,
+        serve_websocket,
         spawn_agent_process,
     )
     from .rpc import (
@@ -893,6 +895,7 @@ __all__ = [
     "connect_negotiated",
     "connect_to_agent",
     "connect_to_client",
+    "connect_websocket",
     "decode",
     "decode_message",
     "decode_result",
@@ -911,6 +914,7 @@ __all__ = [
     "merge_user_message",
     "run_agent",
     "serve_agent",
+    "serve_websocket",
     "spawn_agent_process",
 ]
 
@@ -932,8 +936,10 @@ _DEFINED_IN: dict[str, str] = {
     "connect_negotiated": "connection",
     "connect_to_agent": "connection",
     "connect_to_client": "connection",
+    "connect_websocket": "connection",
     "run_agent": "connection",
     "serve_agent": "connection",
+    "serve_websocket": "connection",
     "spawn_agent_process": "connection",
     "NOTIFICATIONS": "rpc",
     "REQUESTS": "rpc",

@@ -61,8 +61,10 @@ CONNECTION_NAMES = (
     "connect_to_agent",
     "connect_to_client",
     "connect_negotiated",
+    "connect_websocket",
     "run_agent",
     "serve_agent",
+    "serve_websocket",
     "spawn_agent_process",
 )
 # The session state API (session.py), re-exported by __init__.py.
@@ -74,6 +76,7 @@ PACKAGE_NAMES = frozenset(
     {
         "Any",
         "AsyncIterator",
+        "Authorize",
         "Routable",
         "Awaitable",
         "Callable",
@@ -95,6 +98,7 @@ PACKAGE_NAMES = frozenset(
         "Model",
         "Protocol",
         "SHARED_SIDES",
+        "Sequence",
         "Salvage",
         "TYPE_CHECKING",
         "TypeAlias",
@@ -102,6 +106,7 @@ PACKAGE_NAMES = frozenset(
         "UNDEFINED",
         "Undefined",
         "Wire",
+        "WebSocketServer",
         "annotations",
         "builtins",
         "cast",
