@@ -102,6 +102,7 @@ from .models import (
 from .rpc import Methods, Notification, PendingRequests, Request, Response, decode_message, encode_message
 
 if TYPE_CHECKING:
+    from ._http_server import AcpHttpApp
     from ._websocket import Authorize, WebSocketServer
 
 __all__ = [
@@ -117,10 +118,12 @@ __all__ = [
     "RequestError",
     "StreamTransport",
     "Transport",
+    "connect_http",
     "connect_negotiated",
     "connect_to_agent",
     "connect_to_client",
     "connect_websocket",
+    "http_app",
     "run_agent",
     "serve_agent",
     "serve_websocket",
@@ -1096,6 +1099,57 @@ async def serve_websocket(
         max_message_bytes=max_message_bytes,
     ) as server:
         yield server
+
+
+@contextlib.asynccontextmanager
+async def connect_http(
+    client: Client, url: str, *, headers: Mapping[str, str] | None = None, max_message_bytes: int = DEFAULT_LIMIT
+) -> AsyncIterator[ClientSideConnection]:
+    """Connect `client` to the agent at `url` over Streamable HTTP (`http://host:port/acp`,
+    `https://`: POST per message, server-sent events per connection and per session), with
+    `headers` on every request; on exit the connection is closed and ended with `DELETE`. HTTP
+    errors as the TypeScript SDK's `createHttpStream` maps them (`_http_client`'s docstring).
+    Needs the `http` extra (the `httpx` library)."""
+    from . import _http_client
+
+    async with _http_client.open_http(url, headers=headers, max_message_bytes=max_message_bytes) as transport:
+        conn = ClientSideConnection(client, transport)
+        try:
+            yield conn
+        finally:
+            await conn.close()
+
+
+def http_app(
+    *agents: Callable[[], Agent | Routable],
+    path: str = "/acp",
+    allowed_origins: Sequence[str] = (),
+    authorize: Authorize | None = None,
+    max_message_bytes: int = DEFAULT_LIMIT,
+    max_buffered_bytes: int = DEFAULT_LIMIT,
+    max_output_stall: float = 60.0,
+) -> AcpHttpApp:
+    """An ASGI application serving agents over Streamable HTTP and WebSocket at `path`, wire-
+    compatible with the TypeScript SDK's `AcpServer`: run it with any ASGI server
+    (`uvicorn.run(app, host="127.0.0.1", port=8765)`). `agents` make the agents of one connection,
+    one per protocol version, as for `serve_websocket`; `allowed_origins` and `authorize` too
+    (refusals are 403 and 401). The agent's output that its client has not read is held up to
+    `max_buffered_bytes`, beyond which the agent waits, at most `max_output_stall` seconds.
+    Needs nothing beyond the standard library (the ASGI server aside)."""
+    from . import _http_server
+
+    async def handle(transport: Transport) -> None:
+        await serve_agent(transport, *(make() for make in agents))
+
+    return _http_server.AcpHttpApp(
+        handle,
+        path=path,
+        allowed_origins=allowed_origins,
+        authorize=authorize,
+        max_message_bytes=max_message_bytes,
+        max_buffered_bytes=max_buffered_bytes,
+        max_output_stall=max_output_stall,
+    )
 
 
 @contextlib.asynccontextmanager

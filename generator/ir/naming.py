@@ -60,8 +60,10 @@ CONNECTION_NAMES = (
     "Transport",
     "connect_to_agent",
     "connect_to_client",
+    "connect_http",
     "connect_negotiated",
     "connect_websocket",
+    "http_app",
     "run_agent",
     "serve_agent",
     "serve_websocket",
@@ -74,6 +76,7 @@ SESSION_NAMES = ("SessionChange", "SessionRequest", "SessionState")
 # tests/ir/test_naming.py checks this list against a generated package.
 PACKAGE_NAMES = frozenset(
     {
+        "AcpHttpApp",
         "Any",
         "AsyncIterator",
         "Authorize",

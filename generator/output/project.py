@@ -63,6 +63,8 @@ def toml_string(value: str) -> str:
 ORJSON_REQUIREMENT = "orjson>=3.13,<4"
 # The `websocket` extra: the websockets series the transport's tests run against.
 WEBSOCKETS_REQUIREMENT = "websockets>=17,<18"
+# The `http` extra (connect_http): the httpx series the HTTP client's tests run against.
+HTTPX_REQUIREMENT = "httpx>=0.29,<0.30"
 
 
 def render_pyproject(module: Module | Sequence[Module], release: str | None) -> str:
@@ -87,6 +89,7 @@ def render_pyproject(module: Module | Sequence[Module], release: str | None) -> 
         version=distribution_version(release),
         orjson=ORJSON_REQUIREMENT,
         websockets=WEBSOCKETS_REQUIREMENT,
+        httpx=HTTPX_REQUIREMENT,
     )
 
 
