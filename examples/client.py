@@ -6,10 +6,11 @@ allows the first permission request, and at the second it cancels the turn with 
 and answers the request `cancelled`.
 
     PYTHONPATH=generated python examples/client.py [agent command ...]
-    PYTHONPATH=generated python examples/client.py --url ws://127.0.0.1:8765/acp
+    PYTHONPATH=generated python examples/client.py --url http://127.0.0.1:8765/acp
 
 The agent command defaults to examples/echo_agent.py; `--url` connects to a running agent over
-WebSocket instead (the `websocket` extra: `pip install websockets`)."""
+Streamable HTTP (`http://`, `https://`: the `http` extra, httpx) or WebSocket (`ws://`, `wss://`:
+the `websocket` extra, websockets) instead."""
 
 from __future__ import annotations
 
@@ -78,8 +79,11 @@ def blocks(message: acp.AgentMessage | None) -> list[acp.ContentBlock]:
 @contextlib.asynccontextmanager
 async def connected(client: acp.Client, agent: list[str]) -> AsyncIterator[acp.ClientSideConnection]:
     """A connection to the agent at `--url URL`, or to the agent command started here."""
-    if agent[:1] == ["--url"]:
+    if agent[:1] == ["--url"] and agent[1].startswith(("ws://", "wss://")):
         async with acp.connect_websocket(client, agent[1]) as conn:
+            yield conn
+    elif agent[:1] == ["--url"]:
+        async with acp.connect_http(client, agent[1]) as conn:
             yield conn
     else:
         async with acp.spawn_agent_process(client, *agent) as (conn, _process):

@@ -5,9 +5,9 @@
 // aborts the turn (withdrawing the permission request with `$/cancel_request`) and answers held
 // prompts -32800; `$/cancel_request` withdraws a held prompt. `_interop/seen` returns what the
 // agent saw of cancellations.
-// `ts_agent.mjs --listen` serves it over WebSocket instead, with the SDK's `AcpServer` and its Node
-// adapter on a free port of 127.0.0.1 (one connection at a time): it prints `ws://127.0.0.1:PORT/acp`
-// and serves until stdin ends.
+// `ts_agent.mjs --listen` serves it over Streamable HTTP and WebSocket instead, with the SDK's
+// `AcpServer` and its Node adapter on a free port of 127.0.0.1 (one connection at a time): it prints
+// `http://127.0.0.1:PORT/acp` (`ws://` the same) and serves until stdin ends.
 import { Readable, Writable } from "node:stream";
 import { RequestError, agent, ndJsonStream } from "@agentclientprotocol/sdk/experimental/v2/unstable";
 
@@ -106,7 +106,7 @@ if (!listen) {
   const httpServer = createServer(createNodeHttpHandler(acpServer));
   httpServer.on("upgrade", createNodeWebSocketUpgradeHandler(acpServer, new WebSocketServer({ noServer: true })));
   await new Promise((resolve) => httpServer.listen(0, "127.0.0.1", resolve));
-  console.log(`ws://127.0.0.1:${httpServer.address().port}/acp`);
+  console.log(`http://127.0.0.1:${httpServer.address().port}/acp`);
   process.stdin.resume();
   process.stdin.on("end", async () => {
     await acpServer.close();

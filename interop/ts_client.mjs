@@ -89,6 +89,7 @@ if (child) {
   await new Promise((resolve) => child.on("exit", resolve));
   console.log(JSON.stringify({ ...report, exitCode: child.exitCode }));
 } else {
-  await stream.writable.close();
+  // connectWith closed the stream (over HTTP: DELETE); keep-alive sockets would hold the process
   console.log(JSON.stringify({ ...report, exitCode: 0 }));
+  process.exit(0);
 }

@@ -47,13 +47,13 @@ def test_the_example_agent_serves_a_typescript_client():
 
 @contextmanager
 def listening(command: list[str]) -> Iterator[str]:
-    """A server process that prints its `ws://127.0.0.1:PORT/acp` and serves until its stdin ends: that URL."""
+    """A server process that prints its `ws://` or `http://127.0.0.1:PORT/acp` and serves until its stdin ends: that URL."""
     env = {**os.environ, **ENV}
     with subprocess.Popen(command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as server:
         assert server.stdin is not None and server.stdout is not None
         try:
             url = server.stdout.readline().strip()
-            assert url.startswith("ws://127.0.0.1:") and url.endswith("/acp"), url
+            assert url.startswith(("ws://127.0.0.1:", "http://127.0.0.1:")) and url.endswith("/acp"), url
             yield url
         finally:
             server.stdin.close()
@@ -67,6 +67,18 @@ def listening(command: list[str]) -> Iterator[str]:
 def test_the_example_agent_serves_a_typescript_client_over_websocket():
     with listening([sys.executable, str(INTEROP / "ws_echo_agent.py")]) as url:
         command = [NODE, str(INTEROP / "ts_client.mjs"), "--url", url]
+        result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    check_typescript_client_report(json.loads(result.stdout))
+
+
+@needs_ws
+@pytest.mark.parametrize("scheme", ["http", "ws"])
+def test_the_example_agent_serves_a_typescript_client_over_http_and_websocket_from_its_asgi_app(scheme):
+    """interop/http_echo_agent.py: `http_app` under uvicorn, HTTP and WebSocket on one path;
+    the SDK's `createHttpStream` and `createWebSocketStream`."""
+    with listening([sys.executable, str(INTEROP / "http_echo_agent.py")]) as url:
+        command = [NODE, str(INTEROP / "ts_client.mjs"), "--url", url.replace("http", scheme, 1)]
         result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     check_typescript_client_report(json.loads(result.stdout))
@@ -115,10 +127,11 @@ def test_the_example_client_drives_a_typescript_agent():
 
 
 @needs_ws
-def test_the_example_client_drives_a_typescript_agent_over_websocket():
+@pytest.mark.parametrize("scheme", ["http", "ws"])
+def test_the_example_client_drives_a_typescript_agent_over_http_and_websocket(scheme):
     """interop/ts_agent.mjs --listen: the SDK's AcpServer with its Node adapter and `ws`."""
     with listening([NODE, str(INTEROP / "ts_agent.mjs"), "--listen"]) as url:
-        command = [sys.executable, str(EXAMPLES / "client.py"), "--url", url]
+        command = [sys.executable, str(EXAMPLES / "client.py"), "--url", url.replace("http", scheme, 1)]
         result = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == EXAMPLE_CLIENT_OUTPUT
