@@ -104,6 +104,7 @@ class HttpClientTransport:
         self._inbox: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=256)
         self._lock = asyncio.Lock()
         self._closed = False
+        self._ended = False
         self._tasks: set[asyncio.Task[None]] = set()
         self._sessions: dict[str, asyncio.Future[None]] = {}
         """Session → its stream's opening (done once it is open; failed with its HTTP error)."""
@@ -116,9 +117,11 @@ class HttpClientTransport:
     # --- Transport --------------------------------------------------------------------------
 
     async def receive(self) -> bytes | None:
-        if self._closed and self._inbox.empty():
+        if self._ended:
             return None
-        return await self._inbox.get()
+        message = await self._inbox.get()
+        self._ended = message is None
+        return message
 
     async def send(self, message: bytes) -> None:
         async with self._lock:  # messages are posted in order, as the TypeScript SDK does
@@ -346,8 +349,9 @@ class HttpClientTransport:
                 await self._http.delete(self.url, headers={CONNECTION_ID_HEADER: self.connection_id})
         if self._owns_client:
             await self._http.aclose()
-        with contextlib.suppress(asyncio.QueueFull):
-            self._inbox.put_nowait(None)
+        while self._inbox.full():  # the end must get through: a reader this far behind loses the oldest
+            self._inbox.get_nowait()
+        self._inbox.put_nowait(None)
 
     def _spawn(self, work: Any, name: str | None = None) -> None:
         task: asyncio.Task[None] = asyncio.get_running_loop().create_task(work, name=name)

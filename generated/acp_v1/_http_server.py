@@ -129,15 +129,18 @@ class HttpConnection:
         self.initialize_id: tuple[str, Any] | None = None
         self.initialized: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         self.closed = False
+        self.ended = False
         self.drained = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
 
     # --- the handler's side: a Transport ------------------------------------------------
 
     async def receive(self) -> bytes | None:
-        if self.closed and self.inbound.empty():
+        if self.ended:
             return None
-        return await self.inbound.get()
+        message = await self.inbound.get()
+        self.ended = message is None
+        return message
 
     async def send(self, message: bytes) -> None:
         if self.closed:
@@ -195,8 +198,9 @@ class HttpConnection:
                 raise ConnectionResetError("the client stopped reading its output") from None
 
     async def deliver(self, message: bytes) -> None:
-        """A message the client posted, for the handler."""
-        await self.inbound.put(message)
+        """A message the client posted, for the handler (dropped once the connection has ended)."""
+        if not self.closed:
+            await self.inbound.put(message)
 
     def end(self) -> None:
         """End the connection: the handler's stream ends, every SSE stream ends."""
@@ -204,8 +208,9 @@ class HttpConnection:
             return
         self.closed = True
         self.server.connections.pop(self.id, None)
-        with contextlib.suppress(asyncio.QueueFull):
-            self.inbound.put_nowait(None)
+        while self.inbound.full():  # the end must get through: a reader this far behind loses the oldest
+            self.inbound.get_nowait()
+        self.inbound.put_nowait(None)
         for outbox in self.streams.values():
             outbox.close()
         if not self.initialized.done():
