@@ -226,7 +226,24 @@ def test_the_example_agent_routes_a_python_sdk_v1_client_to_its_v1_agent():
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PEERS), str(ROOT / "generated")])}
     result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    report = json.loads(result.stdout)
+    check_python_v1_client_report(json.loads(result.stdout))
+
+
+@pytest.mark.skipif(not (PEERS / "acp").is_dir(), reason="needs the Python SDK in .cache/peers: run `make interop`")
+@pytest.mark.parametrize("scheme", ["http", "ws"])
+def test_the_example_agents_asgi_app_routes_a_python_sdk_v1_client_over_http_and_websocket(scheme):
+    """The Python SDK 0.12.1's `acp.http` and `acp.ws` clients against `http_app` under uvicorn; its
+    HTTP client answers the session's permission request without `Acp-Session-Id`."""
+    with listening([sys.executable, str(INTEROP / "http_echo_agent.py")]) as url:
+        command = [sys.executable, str(INTEROP / "py_client_v1.py"), "--url", url.replace("http", scheme, 1)]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PEERS), str(ROOT / "generated")])}
+        result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    check_python_v1_client_report(json.loads(result.stdout))
+
+
+def check_python_v1_client_report(report: dict[str, Any]) -> None:
+    """What interop/py_client_v1.py saw of the example agent's v1 route, over any transport."""
     assert report["init"]["protocolVersion"] == 1
     assert report["init"]["agentInfo"] == {"name": "echo-agent", "version": "1.0"}
     assert report["firstStop"] == "end_turn"
