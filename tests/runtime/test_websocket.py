@@ -1,6 +1,6 @@
 """generator/runtime/_websocket.py on its own, over 127.0.0.1: frames, the upgrade's checks
 and header, the ends of the stream. Each test runs one server on a free port and is bounded
-in time; the typed connections over it are tested in tests/package/test_websocket.py."""
+in time; the typed connections over it are tested in tests/package/test_transports.py."""
 
 from __future__ import annotations
 

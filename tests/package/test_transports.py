@@ -1,14 +1,17 @@
-"""The typed connections over WebSocket (`serve_websocket`, `connect_websocket`) on 127.0.0.1: v2
-and v1 clients on one server, each connection with its own agents, and the extra's absence.
+"""The typed connections over WebSocket (`serve_websocket`, `connect_websocket`) and Streamable
+HTTP (`http_app` under uvicorn, `connect_http`) on 127.0.0.1: v2 and v1 clients on one server,
+each connection with its own agents, and the extras' absence.
 (tests/runtime/test_websocket.py tests the transport itself; tests/test_interop.py runs the
 TypeScript SDK's WebSocket client against the example agent.)"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import socket
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -121,3 +124,59 @@ def test_without_websockets_the_transport_names_the_extra_and_the_package_still_
     )
     assert result.returncode == 0, result.stderr
     assert "websocket` extra" in result.stdout and "pip install" in result.stdout
+
+
+@contextlib.asynccontextmanager
+async def uvicorn_serving(app: Any) -> AsyncIterator[str]:
+    """An ASGI `app` under uvicorn on a free port of 127.0.0.1: its `http://127.0.0.1:PORT/acp`."""
+    import uvicorn
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    task = asyncio.ensure_future(server.serve(sockets=[listener]))
+    try:
+        while not server.started:
+            await asyncio.sleep(0.01)
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/acp"
+    finally:
+        server.should_exit = True
+        await task
+        listener.close()
+
+
+@pytest.mark.parametrize("scheme", ["http", "ws"])
+def test_http_app_serves_v2_and_v1_clients_over_http_and_websocket(scheme):
+    async def test() -> None:
+        async with uvicorn_serving(acp.http_app(V2Agent, V1Agent)) as url:
+            url = url.replace("http", scheme, 1)
+            connect = acp.connect_http if scheme == "http" else acp.connect_websocket
+            client = Recorder()
+            async with connect(client, url) as conn:
+                init = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
+                assert (await conn.initialize(init)).info.name == "v2"
+                session = await conn.session_new(acp.NewSessionRequest(cwd="/"))
+                prompt = [acp.ContentBlockText(text="over " + scheme)]
+                await conn.session_prompt(acp.PromptRequest(session_id=session.session_id, prompt=prompt))
+                with pytest.raises(acp.RequestError) as error:
+                    await conn.session_list(acp.ListSessionsRequest())
+                assert error.value.code == acp.ErrorCode.METHOD_NOT_FOUND
+            assert [update["content"]["text"] for update in client.updates] == ["over " + scheme]
+            v1_connect = acp_v1.connect_http if scheme == "http" else acp_v1.connect_websocket
+            async with v1_connect(acp_v1.Client(), url) as conn:
+                assert (await conn.initialize(acp_v1.InitializeRequest(protocol_version=1))).protocol_version == 1
+
+    run(test)
+
+
+def test_without_httpx_the_http_client_names_the_extra_and_the_server_needs_nothing():
+    program = (
+        "import sys; sys.modules['httpx'] = None; sys.modules['websockets'] = None; sys.path.insert(0, sys.argv[1])\n"
+        "import acp_v2; app = acp_v2.http_app(acp_v2.Agent)\n"
+        "try:\n    import acp_v2._http_client\nexcept ImportError as error:\n    print(error)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", program, str(ROOT / "generated")], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert "`http` extra" in result.stdout and "pip install" in result.stdout
