@@ -41,6 +41,8 @@ CONNECTION_ID_HEADER: Final = "Acp-Connection-Id"
 DEFAULT_MAX_MESSAGE_BYTES: Final = 64 * 1024 * 1024
 """A frame longer than this closes the connection with 1009 (message too big)."""
 CLOSE_TIMEOUT: Final = 5.0
+DEFAULT_MAX_OUTPUT_STALL: Final = 60.0
+"""How long a send may wait for a peer that does not read before the connection is dropped."""
 
 Authorize = Callable[[Mapping[str, str]], "bool | Awaitable[bool]"]
 """Decides from a request's headers whether it may open a connection (False: 401)."""
@@ -52,10 +54,17 @@ class WebSocketTransport:
     A binary frame is ignored (with a warning), as the TypeScript SDK does; the end of the
     WebSocket, clean or not, is the end of the stream."""
 
-    def __init__(self, websocket: ClientConnection | ServerConnection, connection_id: str | None = None) -> None:
+    def __init__(
+        self,
+        websocket: ClientConnection | ServerConnection,
+        connection_id: str | None = None,
+        *,
+        max_output_stall: float = DEFAULT_MAX_OUTPUT_STALL,
+    ) -> None:
         self.websocket = websocket
         self.connection_id = connection_id
         """The `Acp-Connection-Id` of this connection (None when the server sent none)."""
+        self.max_output_stall = max_output_stall
 
     async def receive(self) -> bytes | None:
         while True:
@@ -68,10 +77,16 @@ class WebSocketTransport:
             _log.warning("ignoring a binary WebSocket frame of %d bytes", len(frame))
 
     async def send(self, message: bytes) -> None:
+        """Send one text frame, waiting while the socket's buffer is full (websockets' write
+        limit); a peer that reads nothing for `max_output_stall` seconds is dropped."""
         try:
-            await self.websocket.send(message, text=True)
+            await asyncio.wait_for(self.websocket.send(message, text=True), self.max_output_stall)
         except _WebSocketClosed as error:
             raise ConnectionResetError(f"the WebSocket is closed: {error}") from None
+        except asyncio.TimeoutError:
+            _log.warning("dropping a WebSocket whose peer stopped reading")
+            self.websocket.transport.abort()
+            raise ConnectionResetError("the peer stopped reading") from None
 
     async def close(self) -> None:
         """Close the WebSocket (1000), waiting at most the connection's `close_timeout`."""
@@ -147,9 +162,12 @@ async def serve_transports(
     allowed_origins: Sequence[str] = (),
     authorize: Authorize | None = None,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    max_output_stall: float = DEFAULT_MAX_OUTPUT_STALL,
 ) -> AsyncIterator[WebSocketServer]:
     """Listen on `host:port` and run `handler` with a transport for each WebSocket opened at
-    `path`; the socket is closed when it returns.
+    `path`; the socket is closed when it returns. A frame over `max_message_bytes` closes the
+    socket with 1009; a client that reads nothing for `max_output_stall` seconds while the agent
+    writes is dropped.
 
     Before the upgrade: another path is answered 404; a request with an `Origin` header not in
     `allowed_origins` (exact `scheme://host:port` strings) 403, so that no web page can reach a
@@ -181,7 +199,7 @@ async def serve_transports(
         return response
 
     async def serve_connection(connection: ServerConnection) -> None:
-        transport = WebSocketTransport(connection, connection_ids.get(connection))
+        transport = WebSocketTransport(connection, connection_ids.get(connection), max_output_stall=max_output_stall)
         try:
             await handler(transport)
         except Exception:

@@ -723,13 +723,16 @@ async def serve_websocket(
     allowed_origins: Sequence[str] = (),
     authorize: Authorize | None = None,
     max_message_bytes: int = DEFAULT_LIMIT,
+    max_output_stall: float = 60.0,
 ) -> AsyncIterator[WebSocketServer]:
     """Serve agents over WebSocket at `ws://host:port/acp` while the context is open (port 0:
     any free port, `server.port`). `agents` make the agents of one connection, one per protocol
     version (a class is such a callable: `serve_websocket(EchoAgent, EchoAgentV1)`); each
     WebSocket gets its own, routed as `serve_agent` says. A request with an `Origin` header not
     in `allowed_origins` is refused (403), one `authorize(headers)` refuses 401; the `101`
-    response carries `Acp-Connection-Id`. Needs the `websocket` extra (the `websockets` library)."""
+    response carries `Acp-Connection-Id`. A frame over `max_message_bytes` closes the socket
+    (1009); a client that reads nothing for `max_output_stall` seconds while its agent writes is
+    dropped. Needs the `websocket` extra (the `websockets` library)."""
     from . import _websocket
 
     async def handle(transport: Transport) -> None:
@@ -743,6 +746,7 @@ async def serve_websocket(
         allowed_origins=allowed_origins,
         authorize=authorize,
         max_message_bytes=max_message_bytes,
+        max_output_stall=max_output_stall,
     ) as server:
         yield server
 

@@ -145,3 +145,22 @@ async def test_a_failing_handler_closes_its_socket_and_the_server_serves_on():
             await transport.send(b"first")
             await transport.send(b"second")
             assert await transport.receive() == b"second"
+
+
+async def test_a_client_that_stops_reading_is_dropped_after_the_output_stall():
+    failed = asyncio.Event()
+
+    async def flood(transport: ws.WebSocketTransport) -> None:
+        try:
+            while True:
+                await transport.send(b'"' + b"x" * (1 << 20) + b'"')
+        except ConnectionError:
+            failed.set()
+
+    async with (
+        asyncio.timeout(TIMEOUT),
+        ws.serve_transports(flood, port=0, max_output_stall=0.5) as server,
+        connect(server.url, max_queue=1, max_size=None, close_timeout=1) as raw,
+    ):
+        await failed.wait()  # the client never reads past its first frames: the flood ends
+        assert raw.response is not None
