@@ -213,3 +213,49 @@ async def test_origin_and_authorization_are_checked_before_any_message():
         assert allowed.status_code == 200
         await http.delete(url, headers={**good, "Acp-Connection-Id": allowed.headers["Acp-Connection-Id"]})
     assert agent.received == [INIT]
+
+
+async def test_an_agent_whose_client_reads_nothing_waits_then_loses_the_connection():
+    outcome: list[str] = []
+
+    async def flood(transport: Transport) -> None:
+        message = json.loads(await transport.receive() or b"{}")
+        await send(transport, {"id": message["id"], "result": {}})
+        try:
+            for _ in range(100):  # nobody reads the connection's stream
+                await send(transport, {"method": "note", "params": {"text": "x" * 100}})
+        except ConnectionError as error:
+            outcome.append(str(error))
+
+    app = hs.AcpHttpApp(flood, max_buffered_bytes=1000, max_output_stall=0.3)
+    async with asyncio.timeout(TIMEOUT), serving(app) as url, httpx.AsyncClient() as http:
+        response = await http.post(url, json=INIT)
+        connection = {"Acp-Connection-Id": response.headers["Acp-Connection-Id"]}
+        while not outcome:
+            await asyncio.sleep(0.05)
+        assert outcome == ["the client stopped reading its output"]
+        assert (await http.post(url, json={"jsonrpc": "2.0", "method": "n"}, headers=connection)).status_code == 404
+
+
+async def test_the_websocket_of_the_app_shares_its_path_and_its_checks():
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import InvalidStatus
+
+    agent = Agent()
+    app = hs.AcpHttpApp(agent, allowed_origins=["https://editor.example"], max_message_bytes=1000)
+    async with asyncio.timeout(TIMEOUT), serving(app) as url:
+        ws_url = url.replace("http", "ws", 1)
+        for bad, status in ((ws_url.replace("/acp", "/x"), 404), (ws_url, 403)):
+            try:
+                async with connect(bad, origin="https://evil.example"):  # type: ignore[arg-type]
+                    raise AssertionError("upgraded")
+            except InvalidStatus as error:
+                assert error.response.status_code == status
+        async with connect(ws_url, close_timeout=1) as socket_:
+            assert socket_.response is not None and len(socket_.response.headers["Acp-Connection-Id"]) == 32
+            await socket_.send(json.dumps(INIT))
+            assert json.loads(await socket_.recv())["result"] == {"echo": {"protocolVersion": 2}}
+            await socket_.send("x" * 1001)
+            await socket_.wait_closed()
+            assert socket_.close_code == 1009
+    assert agent.received == [INIT]
