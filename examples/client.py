@@ -6,13 +6,18 @@ allows the first permission request, and at the second it cancels the turn with 
 and answers the request `cancelled`.
 
     PYTHONPATH=generated python examples/client.py [agent command ...]
+    PYTHONPATH=generated python examples/client.py --url http://127.0.0.1:8765/acp
 
-The agent command defaults to examples/echo_agent.py."""
+The agent command defaults to examples/echo_agent.py; `--url` connects to a running agent over
+Streamable HTTP (`http://`, `https://`: the `http` extra, httpx) or WebSocket (`ws://`, `wss://`:
+the `websocket` extra, websockets) instead."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import acp_v2 as acp
@@ -71,9 +76,23 @@ def blocks(message: acp.AgentMessage | None) -> list[acp.ContentBlock]:
     return message.content if message is not None and isinstance(message.content, list) else []
 
 
+@contextlib.asynccontextmanager
+async def connected(client: acp.Client, agent: list[str]) -> AsyncIterator[acp.ClientSideConnection]:
+    """A connection to the agent at `--url URL`, or to the agent command started here."""
+    if agent[:1] == ["--url"] and agent[1].startswith(("ws://", "wss://")):
+        async with acp.connect_websocket(client, agent[1]) as conn:
+            yield conn
+    elif agent[:1] == ["--url"]:
+        async with acp.connect_http(client, agent[1]) as conn:
+            yield conn
+    else:
+        async with acp.spawn_agent_process(client, *agent) as (conn, _process):
+            yield conn
+
+
 async def main(agent: list[str]) -> None:
     client = ConsoleClient()
-    async with acp.spawn_agent_process(client, *agent) as (conn, _process):
+    async with connected(client, agent) as conn:
         info = acp.Implementation(name="console-client", version="1.0")
         init = await conn.initialize(acp.InitializeRequest(protocol_version=2, info=info))
         print(f"connected to {init.info.name} {init.info.version}")

@@ -1,17 +1,22 @@
 """A v1 client written with the official Python SDK (`agent-client-protocol` 0.12.1, v1 only):
 starts the agent given on the command line, runs a turn whose permission request it allows, then a
 turn it cancels with `session/cancel` while the permission request is pending, and prints what it
-saw as one JSON line. Run with the SDK on PYTHONPATH (`make interop` installs it into .cache/peers)."""
+saw as one JSON line. Run with the SDK on PYTHONPATH (`make interop` installs it into .cache/peers).
+`py_client_v1.py --url http://HOST:PORT/acp` (or `ws://`) connects to a running agent with the SDK's
+`acp.http.create_http_stream` (given an HTTP/1.1 httpx client: its default asks for HTTP/2, which needs
+`h2`) or `acp.ws.create_websocket_stream` instead."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import sys
+from collections.abc import AsyncIterator
 from typing import Any
 
-from acp import spawn_agent_process, text_block
+from acp import connect_to_agent, spawn_agent_process, text_block
 from acp.schema import AllowedOutcome, ClientCapabilities, DeniedOutcome, Implementation, RequestPermissionResponse
 
 
@@ -37,9 +42,31 @@ class Client:
         self.updates.append(update.model_dump(by_alias=True, exclude_none=True))
 
 
+@contextlib.asynccontextmanager
+async def connected(client: Client, argv: list[str]) -> AsyncIterator[Any]:
+    if argv[:1] != ["--url"]:
+        async with spawn_agent_process(client, *argv, env=dict(os.environ)) as (conn, _process):
+            yield conn
+        return
+    if argv[1].startswith("ws"):
+        from acp.ws import create_websocket_stream
+
+        transport = await create_websocket_stream(argv[1])
+    else:
+        import httpx
+        from acp.http import create_http_stream
+
+        transport = create_http_stream(argv[1], client=httpx.AsyncClient(timeout=httpx.Timeout(None)))
+    conn = connect_to_agent(client, transport)
+    try:
+        yield conn
+    finally:
+        await conn.close()
+
+
 async def main() -> None:
     client = Client()
-    async with spawn_agent_process(client, *sys.argv[1:], env=dict(os.environ)) as (conn, _process):
+    async with connected(client, sys.argv[1:]) as conn:
         init = await conn.initialize(
             protocol_version=1, client_capabilities=ClientCapabilities(), client_info=Implementation(name="py", version="1")
         )

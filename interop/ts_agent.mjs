@@ -5,10 +5,13 @@
 // aborts the turn (withdrawing the permission request with `$/cancel_request`) and answers held
 // prompts -32800; `$/cancel_request` withdraws a held prompt. `_interop/seen` returns what the
 // agent saw of cancellations.
+// `ts_agent.mjs --listen` serves it over Streamable HTTP and WebSocket instead, with the SDK's
+// `AcpServer` and its Node adapter on a free port of 127.0.0.1 (one connection at a time): it prints
+// `http://127.0.0.1:PORT/acp` (`ws://` the same) and serves until stdin ends.
 import { Readable, Writable } from "node:stream";
 import { RequestError, agent, ndJsonStream } from "@agentclientprotocol/sdk/experimental/v2/unstable";
 
-const stream = ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
+const listen = process.argv[2] === "--listen";
 const options = [
   { optionId: "allow", name: "Echo", kind: "allow_once" },
   { optionId: "reject", name: "Don't", kind: "reject_once" },
@@ -52,7 +55,7 @@ async function turn(sessionId, text, signal) {
   await update(sessionId, { sessionUpdate: "state_update", state: "idle", stopReason });
 }
 
-agent()
+const app = agent()
   .onConnect((connection) => {
     client = connection.client;
   })
@@ -90,5 +93,24 @@ agent()
     session.cancels += 1;
     session.controller?.abort();
   })
-  .onRequest("_interop/seen", (params) => params, async () => ({ seen }))
-  .connect(stream);
+  .onRequest("_interop/seen", (params) => params, async () => ({ seen }));
+
+if (!listen) {
+  app.connect(ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
+} else {
+  const { createServer } = await import("node:http");
+  const { WebSocketServer } = await import("ws");
+  const { AcpServer } = await import("@agentclientprotocol/sdk/experimental/server");
+  const { createNodeHttpHandler, createNodeWebSocketUpgradeHandler } = await import("@agentclientprotocol/sdk/experimental/node");
+  const acpServer = new AcpServer({ agent: app });
+  const httpServer = createServer(createNodeHttpHandler(acpServer));
+  httpServer.on("upgrade", createNodeWebSocketUpgradeHandler(acpServer, new WebSocketServer({ noServer: true })));
+  await new Promise((resolve) => httpServer.listen(0, "127.0.0.1", resolve));
+  console.log(`http://127.0.0.1:${httpServer.address().port}/acp`);
+  process.stdin.resume();
+  process.stdin.on("end", async () => {
+    await acpServer.close();
+    httpServer.close();
+    process.exit(0);
+  });
+}

@@ -4,13 +4,23 @@
 // prompts that the agent holds, withdraws one (`$/cancel_request`), and cancels the turn with
 // `session/cancel` (the agent withdraws its permission request and answers the other held prompt
 // -32800); then provokes error answers.
+// `ts_client.mjs --url ws://HOST:PORT/acp` connects to a running agent over WebSocket instead
+// (the SDK's `createWebSocketStream`, with the `ws` package: Node 20 has no global WebSocket),
+// `--url http://HOST:PORT/acp` over Streamable HTTP (`createHttpStream`).
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import { client, ndJsonStream } from "@agentclientprotocol/sdk/experimental/v2/unstable";
+import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
+import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
 
 const [command, ...args] = process.argv.slice(2);
-const child = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
-const stream = ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
+const url = command === "--url" ? args[0] : undefined;
+const child = url ? undefined : spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
+const stream = url?.startsWith("http")
+  ? createHttpStream(url)
+  : url
+  ? createWebSocketStream(url, { WebSocket: (await import("ws")).WebSocket })
+  : ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
 const questions = []; // resolvers of the next permission requests
 const nextQuestion = () => new Promise((resolve) => questions.push(resolve));
 const asked = [];
@@ -74,6 +84,12 @@ const report = await client()
     session.dispose();
     return { init, firstTurn, secondTurn, held, errors, asked: asked.map((params) => params.title), withdrawn };
   });
-child.stdin.end();
-await new Promise((resolve) => child.on("exit", resolve));
-console.log(JSON.stringify({ ...report, exitCode: child.exitCode }));
+if (child) {
+  child.stdin.end();
+  await new Promise((resolve) => child.on("exit", resolve));
+  console.log(JSON.stringify({ ...report, exitCode: child.exitCode }));
+} else {
+  // connectWith closed the stream (over HTTP: DELETE); keep-alive sockets would hold the process
+  console.log(JSON.stringify({ ...report, exitCode: 0 }));
+  process.exit(0);
+}

@@ -1,7 +1,9 @@
-"""acp_v2 against the official TypeScript SDK 2.4.0 (experimental v2), both over stdio: the example
-agent serves a TypeScript client (interop/ts_client.mjs) and the example client drives a TypeScript
-agent (interop/ts_agent.mjs, the example agent's counterpart), on every path: a turn with streamed
-updates and a permission request, cancellation both ways, error codes.
+"""acp_v2 against the official TypeScript SDK 2.4.0 (experimental v2), over stdio and WebSocket: the
+example agent serves a TypeScript client (interop/ts_client.mjs; over WebSocket its
+`createWebSocketStream` against interop/ws_echo_agent.py) and the example client drives a
+TypeScript agent (interop/ts_agent.mjs, the example agent's counterpart; over WebSocket behind the
+SDK's `AcpServer`), on every path: a turn with streamed updates and a permission request,
+cancellation both ways, error codes.
 
 Needs `node` and the SDK in interop/node_modules (`make interop` installs it); skipped otherwise."""
 
@@ -13,8 +15,8 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 import pytest
@@ -29,6 +31,10 @@ pytestmark = pytest.mark.skipif(
     NODE is None or not (INTEROP / "node_modules" / "@agentclientprotocol" / "sdk").is_dir(),
     reason="interop needs node and the TypeScript SDK: run `make interop`",
 )
+needs_ws = pytest.mark.skipif(
+    not (INTEROP / "node_modules" / "ws").is_dir(),
+    reason="the TypeScript SDK's WebSocket transports need the `ws` package in node: run `make interop`",
+)
 
 
 def test_the_example_agent_serves_a_typescript_client():
@@ -36,7 +42,50 @@ def test_the_example_agent_serves_a_typescript_client():
     env = {**os.environ, **ENV}
     result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    report = json.loads(result.stdout)
+    check_typescript_client_report(json.loads(result.stdout))
+
+
+@contextmanager
+def listening(command: list[str]) -> Iterator[str]:
+    """A server process that prints its `ws://` or `http://127.0.0.1:PORT/acp` and serves until its stdin ends: that URL."""
+    env = {**os.environ, **ENV}
+    with subprocess.Popen(command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as server:
+        assert server.stdin is not None and server.stdout is not None
+        try:
+            url = server.stdout.readline().strip()
+            assert url.startswith(("ws://127.0.0.1:", "http://127.0.0.1:")) and url.endswith("/acp"), url
+            yield url
+        finally:
+            server.stdin.close()
+            try:
+                server.wait(10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
+@needs_ws
+def test_the_example_agent_serves_a_typescript_client_over_websocket():
+    with listening([sys.executable, str(INTEROP / "ws_echo_agent.py")]) as url:
+        command = [NODE, str(INTEROP / "ts_client.mjs"), "--url", url]
+        result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    check_typescript_client_report(json.loads(result.stdout))
+
+
+@needs_ws
+@pytest.mark.parametrize("scheme", ["http", "ws"])
+def test_the_example_agent_serves_a_typescript_client_over_http_and_websocket_from_its_asgi_app(scheme):
+    """interop/http_echo_agent.py: `http_app` under uvicorn, HTTP and WebSocket on one path;
+    the SDK's `createHttpStream` and `createWebSocketStream`."""
+    with listening([sys.executable, str(INTEROP / "http_echo_agent.py")]) as url:
+        command = [NODE, str(INTEROP / "ts_client.mjs"), "--url", url.replace("http", scheme, 1)]
+        result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    check_typescript_client_report(json.loads(result.stdout))
+
+
+def check_typescript_client_report(report: dict[str, Any]) -> None:
+    """What interop/ts_client.mjs saw of the example agent, over any transport."""
     assert report["init"]["info"]["name"] == "echo-agent"
     assert report["exitCode"] == 0
 
@@ -74,18 +123,32 @@ def test_the_example_client_drives_a_typescript_agent():
     command = [sys.executable, str(EXAMPLES / "client.py"), NODE, str(INTEROP / "ts_agent.mjs")]
     result = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == [
-        "connected to ts-echo-agent 1.0",
-        "permission asked: Echo? -> Echo",
-        "prompt inserted as user-2",
-        "message reply-4: hello world, echo me",
-        "tool call echo-3 'Echo': completed",
-        "turn ended: end_turn",
-        "permission asked: Echo? -> cancel the turn",
-        "prompt inserted as user-5",
-        "tool call echo-6 'Echo': cancelled",
-        "turn ended: cancelled",
-    ]
+    assert result.stdout.splitlines() == EXAMPLE_CLIENT_OUTPUT
+
+
+@needs_ws
+@pytest.mark.parametrize("scheme", ["http", "ws"])
+def test_the_example_client_drives_a_typescript_agent_over_http_and_websocket(scheme):
+    """interop/ts_agent.mjs --listen: the SDK's AcpServer with its Node adapter and `ws`."""
+    with listening([NODE, str(INTEROP / "ts_agent.mjs"), "--listen"]) as url:
+        command = [sys.executable, str(EXAMPLES / "client.py"), "--url", url.replace("http", scheme, 1)]
+        result = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == EXAMPLE_CLIENT_OUTPUT
+
+
+EXAMPLE_CLIENT_OUTPUT = [
+    "connected to ts-echo-agent 1.0",
+    "permission asked: Echo? -> Echo",
+    "prompt inserted as user-2",
+    "message reply-4: hello world, echo me",
+    "tool call echo-3 'Echo': completed",
+    "turn ended: end_turn",
+    "permission asked: Echo? -> cancel the turn",
+    "prompt inserted as user-5",
+    "tool call echo-6 'Echo': cancelled",
+    "turn ended: cancelled",
+]
 
 
 @asynccontextmanager
@@ -163,7 +226,24 @@ def test_the_example_agent_routes_a_python_sdk_v1_client_to_its_v1_agent():
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PEERS), str(ROOT / "generated")])}
     result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    report = json.loads(result.stdout)
+    check_python_v1_client_report(json.loads(result.stdout))
+
+
+@pytest.mark.skipif(not (PEERS / "acp").is_dir(), reason="needs the Python SDK in .cache/peers: run `make interop`")
+@pytest.mark.parametrize("scheme", ["http", "ws"])
+def test_the_example_agents_asgi_app_routes_a_python_sdk_v1_client_over_http_and_websocket(scheme):
+    """The Python SDK 0.12.1's `acp.http` and `acp.ws` clients against `http_app` under uvicorn; its
+    HTTP client answers the session's permission request without `Acp-Session-Id`."""
+    with listening([sys.executable, str(INTEROP / "http_echo_agent.py")]) as url:
+        command = [sys.executable, str(INTEROP / "py_client_v1.py"), "--url", url.replace("http", scheme, 1)]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PEERS), str(ROOT / "generated")])}
+        result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    check_python_v1_client_report(json.loads(result.stdout))
+
+
+def check_python_v1_client_report(report: dict[str, Any]) -> None:
+    """What interop/py_client_v1.py saw of the example agent's v1 route, over any transport."""
     assert report["init"]["protocolVersion"] == 1
     assert report["init"]["agentInfo"] == {"name": "echo-agent", "version": "1.0"}
     assert report["firstStop"] == "end_turn"

@@ -23,8 +23,8 @@ import asyncio
 import contextlib
 import dataclasses
 import os
-from collections.abc import AsyncIterator, Mapping
-from typing import Any, Final
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
 
 from . import _connection, _router
 from ._connection import (
@@ -104,6 +104,10 @@ from .models import (
 )
 from .rpc import Methods, Notification, PendingRequests, Request, Response, decode_message, encode_message
 
+if TYPE_CHECKING:
+    from ._http_server import AcpHttpApp
+    from ._websocket import Authorize, WebSocketServer
+
 __all__ = [
     "DEFAULT_LIMIT",
     "DEFAULT_LIMITS",
@@ -119,11 +123,15 @@ __all__ = [
     "RequestError",
     "StreamTransport",
     "Transport",
+    "connect_http",
     "connect_negotiated",
     "connect_to_agent",
     "connect_to_client",
+    "connect_websocket",
+    "http_app",
     "run_agent",
     "serve_agent",
+    "serve_websocket",
     "spawn_agent_process",
 ]
 
@@ -1066,6 +1074,118 @@ def connect_to_client(
 ) -> AgentSideConnection:
     """An agent connection over the client's output (`reader`) and input (`writer`)."""
     return AgentSideConnection(agent, StreamTransport(reader, writer, limits=limits), limits=limits)
+
+
+@contextlib.asynccontextmanager
+async def connect_websocket(
+    client: Client,
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    max_message_bytes: int = DEFAULT_LIMIT,
+    open_timeout: float = 10.0,
+) -> AsyncIterator[ClientSideConnection]:
+    """Connect `client` to the agent at `url` over WebSocket (`ws://host:port/acp`, `wss://`;
+    one JSON-RPC message per text frame), `headers` on the upgrade request; the connection is
+    closed on exit. Needs the `websocket` extra (the `websockets` library)."""
+    from . import _websocket
+
+    async with _websocket.open_websocket(
+        url, headers=headers, max_message_bytes=max_message_bytes, open_timeout=open_timeout
+    ) as transport:
+        conn = ClientSideConnection(client, transport)
+        try:
+            yield conn
+        finally:
+            await conn.close()
+
+
+@contextlib.asynccontextmanager
+async def serve_websocket(
+    *agents: Callable[[], Agent | Routable],
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    path: str = "/acp",
+    allowed_origins: Sequence[str] = (),
+    authorize: Authorize | None = None,
+    max_message_bytes: int = DEFAULT_LIMIT,
+    max_output_stall: float = 60.0,
+) -> AsyncIterator[WebSocketServer]:
+    """Serve agents over WebSocket at `ws://host:port/acp` while the context is open (port 0:
+    any free port, `server.port`). `agents` make the agents of one connection, one per protocol
+    version (a class is such a callable: `serve_websocket(EchoAgent, EchoAgentV1)`); each
+    WebSocket gets its own, routed as `serve_agent` says. A request with an `Origin` header not
+    in `allowed_origins` is refused (403), one `authorize(headers)` refuses 401; the `101`
+    response carries `Acp-Connection-Id`. A frame over `max_message_bytes` closes the socket
+    (1009); a client that reads nothing for `max_output_stall` seconds while its agent writes is
+    dropped. Needs the `websocket` extra (the `websockets` library)."""
+    from . import _websocket
+
+    async def handle(transport: Transport) -> None:
+        await serve_agent(transport, *(make() for make in agents))
+
+    async with _websocket.serve_transports(
+        handle,
+        host=host,
+        port=port,
+        path=path,
+        allowed_origins=allowed_origins,
+        authorize=authorize,
+        max_message_bytes=max_message_bytes,
+        max_output_stall=max_output_stall,
+    ) as server:
+        yield server
+
+
+@contextlib.asynccontextmanager
+async def connect_http(
+    client: Client, url: str, *, headers: Mapping[str, str] | None = None, max_message_bytes: int = DEFAULT_LIMIT
+) -> AsyncIterator[ClientSideConnection]:
+    """Connect `client` to the agent at `url` over Streamable HTTP (`http://host:port/acp`,
+    `https://`: POST per message, server-sent events per connection and per session), with
+    `headers` on every request; on exit the connection is closed and ended with `DELETE`. HTTP
+    errors as the TypeScript SDK's `createHttpStream` maps them (`_http_client`'s docstring).
+    Needs the `http` extra (the `httpx` library)."""
+    from . import _http_client
+
+    async with _http_client.open_http(url, headers=headers, max_message_bytes=max_message_bytes) as transport:
+        conn = ClientSideConnection(client, transport)
+        try:
+            yield conn
+        finally:
+            await conn.close()
+
+
+def http_app(
+    *agents: Callable[[], Agent | Routable],
+    path: str = "/acp",
+    allowed_origins: Sequence[str] = (),
+    authorize: Authorize | None = None,
+    max_message_bytes: int = DEFAULT_LIMIT,
+    max_buffered_bytes: int = DEFAULT_LIMIT,
+    max_output_stall: float = 60.0,
+) -> AcpHttpApp:
+    """An ASGI application serving agents over Streamable HTTP and WebSocket at `path`, wire-
+    compatible with the TypeScript SDK's `AcpServer`: run it with any ASGI server
+    (`uvicorn.run(app, host="127.0.0.1", port=8765)`). `agents` make the agents of one connection,
+    one per protocol version, as for `serve_websocket`; `allowed_origins` and `authorize` too
+    (refusals are 403 and 401). The agent's output that its client has not read is held up to
+    `max_buffered_bytes`, beyond which the agent waits, at most `max_output_stall` seconds.
+    Needs nothing beyond the standard library (the ASGI server aside)."""
+    from . import _http_server
+
+    async def handle(transport: Transport) -> None:
+        await serve_agent(transport, *(make() for make in agents))
+
+    return _http_server.AcpHttpApp(
+        handle,
+        path=path,
+        allowed_origins=allowed_origins,
+        authorize=authorize,
+        max_message_bytes=max_message_bytes,
+        max_buffered_bytes=max_buffered_bytes,
+        max_output_stall=max_output_stall,
+    )
 
 
 @contextlib.asynccontextmanager

@@ -319,13 +319,26 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
     if context.connection_exported:
         files["_connection.py"] = static_units(env, "_connection.py", base)
         files["_router.py"] = static_units(env, "_router.py", base)
+        files["_websocket.py"] = static_units(env, "_websocket.py", base)
+        files["_http_server.py"] = static_units(env, "_http_server.py", base)
+        files["_http_client.py"] = static_units(env, "_http_client.py", base)
         template = env.get_template("connection.py.jinja")
         files["connection.py"] = split_units(
             template.render(variables(context, upserts, connection_context(module, queries)))
         )
     # `import package` runs _runtime.py and models.py; the other modules wait for first use.
     lazy_modules = [name.removesuffix(".py") for name in sorted(files) if name.endswith(".py")]
-    imported_by_others = ("_runtime", "_jsonrpc", "_connection", "_router", "_session", "models")
+    imported_by_others = (
+        "_runtime",
+        "_jsonrpc",
+        "_connection",
+        "_router",
+        "_session",
+        "_websocket",
+        "_http_server",
+        "_http_client",
+        "models",
+    )
     lazy_modules = [name for name in lazy_modules if name not in imported_by_others]
     init = env.get_template("init.py.jinja").render({**base, "lazy_modules": lazy_modules})
     return {"__init__.py": split_units(init), **files}

@@ -62,9 +62,13 @@ CONNECTION_NAMES = (
     "Transport",
     "connect_to_agent",
     "connect_to_client",
+    "connect_http",
     "connect_negotiated",
+    "connect_websocket",
+    "http_app",
     "run_agent",
     "serve_agent",
+    "serve_websocket",
     "spawn_agent_process",
 )
 # The session state API (session.py), re-exported by __init__.py.
@@ -74,8 +78,10 @@ SESSION_NAMES = ("SessionChange", "SessionRequest", "SessionState")
 # tests/ir/test_naming.py checks this list against a generated package.
 PACKAGE_NAMES = frozenset(
     {
+        "AcpHttpApp",
         "Any",
         "AsyncIterator",
+        "Authorize",
         "Routable",
         "Awaitable",
         "Callable",
@@ -96,6 +102,7 @@ PACKAGE_NAMES = frozenset(
         "Model",
         "Protocol",
         "SHARED_SIDES",
+        "Sequence",
         "Salvage",
         "TYPE_CHECKING",
         "TypeAlias",
@@ -103,6 +110,7 @@ PACKAGE_NAMES = frozenset(
         "UNDEFINED",
         "Undefined",
         "Wire",
+        "WebSocketServer",
         "annotations",
         "builtins",
         "cast",

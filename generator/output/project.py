@@ -61,6 +61,10 @@ def toml_string(value: str) -> str:
 # The `orjson` extra of the generated package: the orjson series its byte-for-byte tests
 # run against (the `test` extra pins the exact version).
 ORJSON_REQUIREMENT = "orjson>=3.13,<4"
+# The `websocket` extra: the websockets series the transport's tests run against.
+WEBSOCKETS_REQUIREMENT = "websockets>=17,<18"
+# The `http` extra (connect_http): the httpx series the HTTP client's tests run against.
+HTTPX_REQUIREMENT = "httpx>=0.29,<0.30"
 
 
 def render_pyproject(module: Module | Sequence[Module], release: str | None) -> str:
@@ -84,6 +88,8 @@ def render_pyproject(module: Module | Sequence[Module], release: str | None) -> 
         name=distribution_name(modules[0].package),
         version=distribution_version(release),
         orjson=ORJSON_REQUIREMENT,
+        websockets=WEBSOCKETS_REQUIREMENT,
+        httpx=HTTPX_REQUIREMENT,
     )
 
 

@@ -17,7 +17,9 @@ from generator.cli import main
 from generator.config import load_config
 from generator.errors import GenerationError
 from generator.output.project import (
+    HTTPX_REQUIREMENT,
     ORJSON_REQUIREMENT,
+    WEBSOCKETS_REQUIREMENT,
     distribution_name,
     distribution_version,
     ensure_generated,
@@ -93,15 +95,23 @@ def test_the_pyproject_installs_the_package_and_its_py_typed(tmp_path):
     assert data["project"]["name"] == "pkg"
     assert data["project"]["version"] == f"1.2.3+codegen.{__version__}"
     assert data["project"]["dependencies"] == []
-    assert data["project"]["optional-dependencies"] == {"orjson": [ORJSON_REQUIREMENT]}
+    assert data["project"]["optional-dependencies"] == {
+        "orjson": [ORJSON_REQUIREMENT],
+        "websocket": [WEBSOCKETS_REQUIREMENT],
+        "http": [HTTPX_REQUIREMENT],
+    }
     assert data["tool"]["setuptools"]["packages"]["find"]["include"] == ["pkg", "pkg.*"]
     assert data["tool"]["setuptools"]["package-data"] == {"pkg": ["py.typed"]}
 
 
-def test_the_orjson_extra_admits_the_orjson_the_tests_run_against():
+@pytest.mark.parametrize("extra", [ORJSON_REQUIREMENT, WEBSOCKETS_REQUIREMENT, HTTPX_REQUIREMENT])
+def test_each_extra_admits_the_version_the_tests_run_against(extra):
+    name = extra.split(">", 1)[0]
     test_extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
-    (pinned,) = (requirement.removeprefix("orjson==") for requirement in test_extra if requirement.startswith("orjson"))
-    assert Version(pinned) in SpecifierSet(ORJSON_REQUIREMENT.removeprefix("orjson"))
+    (pinned,) = (
+        requirement.removeprefix(f"{name}==") for requirement in test_extra if requirement.startswith(f"{name}==")
+    )
+    assert Version(pinned) in SpecifierSet(extra.removeprefix(name))
 
 
 def test_a_pyproject_acp_codegen_did_not_write_is_refused(tmp_path):

@@ -1,0 +1,579 @@
+"""ACP over Streamable HTTP and WebSocket, server side: an ASGI application, wire-compatible with
+the TypeScript SDK 2.4.0's `AcpServer` (`experimental/server`).
+
+One endpoint, `/acp`. Over HTTP a client POSTs each of its messages: `initialize` (without
+`Acp-Connection-Id`) opens a connection and is answered `200` with the agent's response and
+the new `Acp-Connection-Id`; every later POST carries that header and is answered `202` (its
+answer comes over SSE). The agent's messages go out on `GET` streams of server-sent events
+(`data: <json>\\n\\n`, a `:` comment as keep-alive every 15 s): one per connection, and one per
+session (`Acp-Session-Id`) for the messages whose params name that session, for the answers to
+requests posted for it, and for the agent's requests about it. `DELETE` ends the connection.
+A WebSocket at the same path is one connection, one message per text frame, `Acp-Connection-Id`
+on the `101`.
+
+Errors as `AcpServer` answers them: 415 for a POST that is not `application/json`, 400 for
+invalid JSON, a batch (with a -32600 body), a non-object, `initialize` on an existing connection,
+a missing `Acp-Connection-Id`, a missing or mismatched `Acp-Session-Id` on a session-scoped
+message; 404 for an unknown connection or another path, 406 for a GET that does not accept
+`text/event-stream`, 409 for a second receiver of one stream, 405 for other methods. Differing
+from `AcpServer`: the client's answer to a session-scoped request of the agent is accepted without
+`Acp-Session-Id` (the Python SDK 0.12.1's client sends none; it is matched to its request by id),
+a mismatched one is still refused; 413 for a body over `max_body_bytes`; 403 for a request with
+an `Origin` not allowed, 401 for one `authorize` refuses. No module outside the standard library
+is imported here: any ASGI server runs the app (uvicorn, hypercorn)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping, Sequence
+from typing import Any, Final
+
+from . import _runtime as _rt
+from ._connection import MessageTooLarge, Transport
+from ._runtime import DecodeError
+
+_log = logging.getLogger(f"{_rt.LOGGER}.http")
+
+PATH: Final = "/acp"
+CONNECTION_ID_HEADER: Final = "acp-connection-id"
+SESSION_ID_HEADER: Final = "acp-session-id"
+KEEP_ALIVE_SECONDS: Final = 15.0
+DEFAULT_MAX_MESSAGE_BYTES: Final = 64 * 1024 * 1024
+DEFAULT_MAX_BUFFERED_BYTES: Final = 64 * 1024 * 1024
+DEFAULT_MAX_OUTPUT_STALL: Final = 60.0
+SESSION_SCOPED_METHODS: Final = frozenset(
+    {
+        "session/cancel",
+        "session/close",
+        "session/delete",
+        "session/fork",
+        "session/load",
+        "session/prompt",
+        "session/resume",
+        "session/set_config_option",
+        "session/set_mode",
+        "session/set_model",
+    }
+)
+"""Methods whose POST must carry `Acp-Session-Id` (as `AcpServer` has them)."""
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+Handler = Callable[[Transport], Awaitable[None]]
+Authorize = Callable[[Mapping[str, str]], "bool | Awaitable[bool]"]
+Route = str | None
+"""Where a message goes out: a session's stream, or None for the connection's."""
+
+
+def _key(value: Any) -> tuple[str, Any] | None:
+    """A JSON-RPC id as a dict key (`1` and `"1"` differ, `true` is none)."""
+    if type(value) is str or type(value) is int:
+        return (type(value).__name__, value)
+    return None
+
+
+def _session_of(message: Any) -> str | None:
+    params = message.get("params") if type(message) is dict else None
+    session = params.get("sessionId") if type(params) is dict else None
+    return session if type(session) is str else None
+
+
+class _Outbox:
+    """The messages waiting for one SSE stream, and whether a receiver holds it."""
+
+    def __init__(self) -> None:
+        self.messages: deque[bytes] = deque()
+        self.bytes = 0
+        self.changed = asyncio.Event()
+        self.receiver = False
+        self.closed = False
+
+    def put(self, message: bytes) -> None:
+        self.messages.append(message)
+        self.bytes += len(message)
+        self.changed.set()
+
+    def take(self) -> bytes | None:
+        if not self.messages:
+            return None
+        message = self.messages.popleft()
+        self.bytes -= len(message)
+        return message
+
+    def close(self) -> None:
+        self.closed = True
+        self.changed.set()
+
+
+class HttpConnection:
+    """One ACP connection over HTTP: the handler's transport, the streams of its output."""
+
+    def __init__(self, server: AcpHttpApp, connection_id: str) -> None:
+        self.server = server
+        self.id = connection_id
+        self.inbound: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=256)
+        self.streams: dict[Route, _Outbox] = {None: _Outbox()}
+        self.pending_routes: dict[tuple[str, Any], Route] = {}
+        """The client's requests → the stream their answer goes out on."""
+        self.client_response_routes: dict[tuple[str, Any], Route] = {}
+        """The agent's requests → the session they are about."""
+        self.initialize_id: tuple[str, Any] | None = None
+        self.initialized: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self.closed = False
+        self.ended = False
+        self.drained = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+
+    # --- the handler's side: a Transport ------------------------------------------------
+
+    async def receive(self) -> bytes | None:
+        if self.ended:
+            return None
+        message = await self.inbound.get()
+        self.ended = message is None
+        return message
+
+    async def send(self, message: bytes) -> None:
+        if self.closed:
+            raise ConnectionResetError("the HTTP connection is closed")
+        try:
+            parsed = _rt.parse_json(message)
+        except DecodeError:
+            parsed = None
+        if type(parsed) is not dict:
+            self._push(None, message)
+            return
+        key = _key(parsed.get("id"))
+        if "method" not in parsed:
+            if key is not None and key == self.initialize_id and not self.initialized.done():
+                self.initialized.set_result(message)
+                return
+            route = self.pending_routes.pop(key, None) if key is not None else None
+            self._push(route, message)
+        else:
+            session = _session_of(parsed)
+            if key is not None:
+                self.client_response_routes[key] = session
+            self._push(session, message)
+        await self._wait_for_capacity()
+
+    async def close(self) -> None:
+        self.end()
+
+    # --- the app's side -------------------------------------------------------------------
+
+    def _push(self, route: Route, message: bytes) -> None:
+        outbox = self.streams.get(route)
+        if outbox is None:
+            outbox = self.streams[route] = _Outbox()
+        outbox.put(message)
+
+    def buffered(self) -> int:
+        return sum(outbox.bytes for outbox in self.streams.values())
+
+    async def _wait_for_capacity(self) -> None:
+        """Backpressure: the agent waits while its output not yet read exceeds the limit; a
+        client that reads nothing for `max_output_stall` seconds loses the connection."""
+        limit = self.server.max_buffered_bytes
+        if self.buffered() <= limit:
+            return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.server.max_output_stall
+        while self.buffered() > limit and not self.closed:
+            self.drained.clear()
+            try:
+                await asyncio.wait_for(self.drained.wait(), max(0.0, deadline - loop.time()))
+            except asyncio.TimeoutError:
+                _log.warning("closing HTTP connection %s: its client stopped reading", self.id)
+                self.end()
+                raise ConnectionResetError("the client stopped reading its output") from None
+
+    async def deliver(self, message: bytes) -> None:
+        """A message the client posted, for the handler (dropped once the connection has ended)."""
+        if not self.closed:
+            await self.inbound.put(message)
+
+    def end(self) -> None:
+        """End the connection: the handler's stream ends, every SSE stream ends."""
+        if self.closed:
+            return
+        self.closed = True
+        self.server.connections.pop(self.id, None)
+        while self.inbound.full():  # the end must get through: a reader this far behind loses the oldest
+            self.inbound.get_nowait()
+        self.inbound.put_nowait(None)
+        for outbox in self.streams.values():
+            outbox.close()
+        if not self.initialized.done():
+            self.initialized.set_exception(ConnectionResetError("the connection ended before initialize was answered"))
+        self.drained.set()
+
+
+class AcpHttpApp:
+    """The ASGI application: `handler(transport)` serves each connection (HTTP or WebSocket).
+
+    `allowed_origins`: the `Origin`s (`scheme://host:port`) a browser page may connect from; a
+    request with any other `Origin` is refused 403 (clients that are not browsers send none).
+    `authorize(headers)` (names lowercased) is asked before any message is handled; False: 401.
+    `max_message_bytes` bounds a POST body and a WebSocket frame (413, close 1009);
+    `max_buffered_bytes` the agent's output of one connection not yet read by its client, beyond
+    which the agent waits, for at most `max_output_stall` seconds before the connection ends."""
+
+    def __init__(
+        self,
+        handler: Handler,
+        *,
+        path: str = PATH,
+        allowed_origins: Sequence[str] = (),
+        authorize: Authorize | None = None,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+        max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
+        max_output_stall: float = DEFAULT_MAX_OUTPUT_STALL,
+        keep_alive: float = KEEP_ALIVE_SECONDS,
+    ) -> None:
+        self.handler = handler
+        self.path = path
+        self.allowed_origins = frozenset(allowed_origins)
+        self.authorize = authorize
+        self.max_message_bytes = max_message_bytes
+        self.max_buffered_bytes = max_buffered_bytes
+        self.max_output_stall = max_output_stall
+        self.keep_alive = keep_alive
+        self.connections: dict[str, HttpConnection] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if kind not in ("http", "websocket"):
+            return
+        headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
+        if scope["path"] != self.path:
+            await self._refuse(kind, send, 404, "Not Found")
+            return
+        origin = headers.get("origin")
+        if origin is not None and origin not in self.allowed_origins:
+            await self._refuse(kind, send, 403, "Origin not allowed")
+            return
+        if self.authorize is not None:
+            allowed = self.authorize(headers)
+            if not isinstance(allowed, bool):
+                allowed = await allowed
+            if not allowed:
+                await self._refuse(kind, send, 401, "Unauthorized")
+                return
+        if kind == "websocket":
+            await self._websocket(receive, send)
+            return
+        method = scope["method"]
+        if method == "POST":
+            await self._post(headers, receive, send)
+        elif method == "GET":
+            await self._get(headers, receive, send)
+        elif method == "DELETE":
+            await self._delete(headers, send)
+        else:
+            await _text(send, 405, "Method Not Allowed")
+
+    async def close(self) -> None:
+        """End every connection and wait for their handlers."""
+        for connection in list(self.connections.values()):
+            connection.end()
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.close()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _refuse(self, kind: str, send: Send, status: int, text: str) -> None:
+        if kind == "websocket":
+            await send({"type": "websocket.http.response.start", "status": status, "headers": _TEXT_HEADERS})
+            await send({"type": "websocket.http.response.body", "body": text.encode()})
+        else:
+            await _text(send, status, text)
+
+    def _start(self, transport: Transport) -> asyncio.Task[None]:
+        task = asyncio.ensure_future(self._run(transport))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _run(self, transport: Transport) -> None:
+        try:
+            await self.handler(transport)
+        except Exception:
+            _log.exception("an ACP connection's handler failed")
+        finally:
+            with contextlib.suppress(Exception):
+                await transport.close()
+
+    # --- HTTP -------------------------------------------------------------------------------
+
+    async def _post(self, headers: Mapping[str, str], receive: Receive, send: Send) -> None:
+        if headers.get("content-type", "").split(";", 1)[0].strip().lower() != "application/json":
+            await _text(send, 415, "Unsupported Media Type")
+            return
+        body = await _read_body(receive, self.max_message_bytes)
+        if body is None:
+            await _text(send, 413, "Request body too large")
+            return
+        try:
+            message = _rt.parse_json(body)
+        except DecodeError:
+            await _text(send, 400, "Invalid JSON")
+            return
+        if type(message) is list:
+            error = {"code": _rt.INVALID_REQUEST, "message": "Invalid request: JSON-RPC batches are not supported"}
+            await _json(send, 400, _rt.dump_json_bytes({"jsonrpc": "2.0", "id": None, "error": error}))
+            return
+        if type(message) is not dict:
+            await _text(send, 400, "Invalid JSON-RPC message")
+            return
+        connection_id = headers.get(CONNECTION_ID_HEADER)
+        if message.get("method") == "initialize" and "id" in message and message.get("jsonrpc") == "2.0":
+            if connection_id:
+                await _text(send, 400, "Initialize not allowed on existing connection")
+            else:
+                await self._initialize(message, body, send)
+            return
+        if not connection_id:
+            await _text(send, 400, "Missing Acp-Connection-Id")
+            return
+        connection = self.connections.get(connection_id)
+        if connection is None:
+            await _text(send, 404, "Unknown Acp-Connection-Id")
+            return
+        refusal = self._route_inbound(connection, message, headers.get(SESSION_ID_HEADER))
+        if refusal is not None:
+            await _text(send, 400, refusal)
+            return
+        await connection.deliver(body)
+        await _empty(send, 202)
+
+    def _route_inbound(self, connection: HttpConnection, message: dict[str, Any], header: str | None) -> str | None:
+        """Why a posted message is refused (400), or None; records where its answer goes."""
+        key = _key(message.get("id"))
+        if "method" not in message:
+            route = connection.client_response_routes.pop(key, None) if key is not None else None
+            if header is not None and route is not None and header != route:
+                return "Mismatched Acp-Session-Id"
+            return None  # matched to its request by id, with or without the header
+        session = _session_of(message)
+        if header is None and (session is not None or message.get("method") in SESSION_SCOPED_METHODS):
+            return "Missing Acp-Session-Id"
+        if header is not None and session is not None and header != session:
+            return "Mismatched Acp-Session-Id"
+        if key is not None:
+            connection.pending_routes[key] = None if message.get("method") == "session/load" else header or session
+        return None
+
+    async def _initialize(self, message: dict[str, Any], body: bytes, send: Send) -> None:
+        if message.get("id") is None:
+            await _text(send, 400, "Initialize request must include an ID")
+            return
+        connection = HttpConnection(self, secrets.token_hex(16))
+        connection.initialize_id = _key(message["id"])
+        self.connections[connection.id] = connection
+        connection.task = self._start(connection)
+        await connection.deliver(body)
+        try:
+            answer = await connection.initialized
+        except ConnectionResetError as error:
+            connection.end()
+            failure = {"code": _rt.INTERNAL_ERROR, "message": "Initialize failed", "data": str(error)}
+            await _json(send, 500, _rt.dump_json_bytes({"jsonrpc": "2.0", "id": message["id"], "error": failure}))
+            return
+        await _json(send, 200, answer, [(CONNECTION_ID_HEADER.encode(), connection.id.encode())])
+
+    async def _get(self, headers: Mapping[str, str], receive: Receive, send: Send) -> None:
+        if "text/event-stream" not in headers.get("accept", "").lower():
+            await _text(send, 406, "Not Acceptable")
+            return
+        connection_id = headers.get(CONNECTION_ID_HEADER)
+        if not connection_id:
+            await _text(send, 400, "Missing Acp-Connection-Id")
+            return
+        connection = self.connections.get(connection_id)
+        if connection is None:
+            await _text(send, 404, "Unknown Acp-Connection-Id")
+            return
+        route = headers.get(SESSION_ID_HEADER) or None
+        outbox = connection.streams.get(route)
+        if outbox is None:
+            outbox = connection.streams[route] = _Outbox()
+        if outbox.receiver:
+            await _text(send, 409, "Outbound stream already has an active receiver")
+            return
+        outbox.receiver = True
+        try:
+            await self._stream(connection, outbox, receive, send)
+        finally:
+            outbox.receiver = False
+            if route is not None and not outbox.messages and connection.streams.get(route) is outbox:
+                del connection.streams[route]
+
+    async def _stream(self, connection: HttpConnection, outbox: _Outbox, receive: Receive, send: Send) -> None:
+        """Send `outbox` as server-sent events until the connection ends or the client leaves."""
+        await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
+        gone = asyncio.ensure_future(_disconnected(receive))
+        try:
+            while True:
+                message = outbox.take()
+                if message is not None:
+                    connection.drained.set()
+                    await send({"type": "http.response.body", "body": b"data: " + message + b"\n\n", "more_body": True})
+                    continue
+                if outbox.closed or gone.done():
+                    break
+                outbox.changed.clear()
+                changed = asyncio.ensure_future(outbox.changed.wait())
+                done, _ = await asyncio.wait({changed, gone}, timeout=self.keep_alive, return_when="FIRST_COMPLETED")
+                changed.cancel()
+                if gone in done:
+                    break
+                if not done:
+                    await send({"type": "http.response.body", "body": b":\n\n", "more_body": True})
+            if not gone.done():
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except OSError:
+            pass
+        finally:
+            gone.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await gone
+
+    async def _delete(self, headers: Mapping[str, str], send: Send) -> None:
+        connection_id = headers.get(CONNECTION_ID_HEADER)
+        if not connection_id:
+            await _text(send, 400, "Missing Acp-Connection-Id")
+            return
+        connection = self.connections.get(connection_id)
+        if connection is None:
+            await _text(send, 404, "Unknown Acp-Connection-Id")
+            return
+        connection.end()
+        await _empty(send, 202)
+
+    # --- WebSocket ----------------------------------------------------------------------------
+
+    async def _websocket(self, receive: Receive, send: Send) -> None:
+        if (await receive())["type"] != "websocket.connect":
+            return
+        transport = AsgiWebSocketTransport(receive, send, self.max_message_bytes)
+        connection_id = secrets.token_hex(16)
+        await send({"type": "websocket.accept", "headers": [(CONNECTION_ID_HEADER.encode(), connection_id.encode())]})
+        await self._start(transport)
+
+
+class AsgiWebSocketTransport:
+    """A `Transport` over an ASGI WebSocket: one message per text frame; a binary frame is
+    ignored, a frame over `max_message_bytes` closes the socket with 1009."""
+
+    def __init__(self, receive: Receive, send: Send, max_message_bytes: int) -> None:
+        self._receive = receive
+        self._send = send
+        self._limit = max_message_bytes
+        self._closed = False
+
+    async def receive(self) -> bytes | None:
+        while not self._closed:
+            event = await self._receive()
+            if event["type"] == "websocket.disconnect":
+                self._closed = True
+                return None
+            text = event.get("text")
+            if text is None:
+                _log.warning("ignoring a binary WebSocket frame")
+                continue
+            data: bytes = text.encode("utf-8", "surrogatepass")
+            if len(data) > self._limit:
+                await self._close(1009)
+                raise MessageTooLarge("a WebSocket frame longer than the limit")
+            return data
+        return None
+
+    async def send(self, message: bytes) -> None:
+        if self._closed:
+            raise ConnectionResetError("the WebSocket is closed")
+        try:
+            await self._send({"type": "websocket.send", "text": message.decode("utf-8", "surrogatepass")})
+        except OSError as error:
+            self._closed = True
+            raise ConnectionResetError(f"the WebSocket is closed: {error}") from None
+
+    async def close(self) -> None:
+        await self._close(1000)
+
+    async def _close(self, code: int) -> None:
+        if not self._closed:
+            self._closed = True
+            with contextlib.suppress(Exception):
+                await self._send({"type": "websocket.close", "code": code})
+
+
+_TEXT_HEADERS: Final = [(b"content-type", b"text/plain; charset=utf-8")]
+_SSE_HEADERS: Final = [
+    (b"content-type", b"text/event-stream"),
+    (b"cache-control", b"no-cache"),
+    (b"connection", b"keep-alive"),
+]
+
+
+async def _read_body(receive: Receive, limit: int) -> bytes | None:
+    """The request body, None when it is longer than `limit`."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        event = await receive()
+        if event["type"] == "http.disconnect":
+            return b"".join(chunks)
+        chunk: bytes = event.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not event.get("more_body", False):
+            return b"".join(chunks)
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+async def _text(send: Send, status: int, text: str) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": _TEXT_HEADERS})
+    await send({"type": "http.response.body", "body": text.encode()})
+
+
+async def _json(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), *(headers or [])],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _empty(send: Send, status: int) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": []})
+    await send({"type": "http.response.body", "body": b""})

@@ -1,0 +1,228 @@
+"""ACP over WebSocket, as the TypeScript SDK 2.4.0 (`experimental/ws-client`, `AcpServer`) and the
+Python SDK 0.12.1 (`acp.ws`) speak it: one JSON-RPC message per text frame, on the endpoint
+`/acp`, the server naming the connection with `Acp-Connection-Id` on its `101` response.
+
+Needs the `websockets` library (the package's `websocket` extra); importing this module
+without it raises an `ImportError` that says so. `import package` never imports it: the
+connection module's `connect_websocket` and `serve_websocket` import it on first call."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import http
+import logging
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from typing import Final
+
+from . import _runtime as _rt
+from ._connection import Transport
+
+try:
+    from websockets.asyncio.client import ClientConnection, connect
+    from websockets.asyncio.server import Server, ServerConnection, serve
+    from websockets.exceptions import ConnectionClosed as _WebSocketClosed
+    from websockets.http11 import Request, Response
+except ImportError as error:  # pragma: no cover - exercised in a clean interpreter by the tests
+    raise ImportError(
+        f"{__package__}'s WebSocket transport needs the websockets library: "
+        f"install the package's `websocket` extra (pip install 'DIR[websocket]') or `pip install websockets`"
+    ) from error
+
+_log = logging.getLogger(f"{_rt.LOGGER}.websocket")
+
+PATH: Final = "/acp"
+"""The endpoint both official SDKs serve and connect to."""
+CONNECTION_ID_HEADER: Final = "Acp-Connection-Id"
+DEFAULT_MAX_MESSAGE_BYTES: Final = 64 * 1024 * 1024
+"""A frame longer than this closes the connection with 1009 (message too big)."""
+CLOSE_TIMEOUT: Final = 5.0
+DEFAULT_MAX_OUTPUT_STALL: Final = 60.0
+"""How long a send may wait for a peer that does not read before the connection is dropped."""
+
+Authorize = Callable[[Mapping[str, str]], "bool | Awaitable[bool]"]
+"""Decides from a request's headers whether it may open a connection (False: 401)."""
+
+
+class WebSocketTransport:
+    """A `Transport` over an open `websockets` connection: each message is one text frame.
+
+    A binary frame is ignored (with a warning), as the TypeScript SDK does; the end of the
+    WebSocket, clean or not, is the end of the stream."""
+
+    def __init__(
+        self,
+        websocket: ClientConnection | ServerConnection,
+        connection_id: str | None = None,
+        *,
+        max_output_stall: float = DEFAULT_MAX_OUTPUT_STALL,
+    ) -> None:
+        self.websocket = websocket
+        self.connection_id = connection_id
+        """The `Acp-Connection-Id` of this connection (None when the server sent none)."""
+        self.max_output_stall = max_output_stall
+
+    async def receive(self) -> bytes | None:
+        while True:
+            try:
+                frame = await self.websocket.recv()
+            except _WebSocketClosed:
+                return None
+            if isinstance(frame, str):
+                return frame.encode("utf-8", "surrogatepass")
+            _log.warning("ignoring a binary WebSocket frame of %d bytes", len(frame))
+
+    async def send(self, message: bytes) -> None:
+        """Send one text frame, waiting while the socket's buffer is full (websockets' write
+        limit); a peer that reads nothing for `max_output_stall` seconds is dropped."""
+        try:
+            await asyncio.wait_for(self.websocket.send(message, text=True), self.max_output_stall)
+        except _WebSocketClosed as error:
+            raise ConnectionResetError(f"the WebSocket is closed: {error}") from None
+        except asyncio.TimeoutError:
+            _log.warning("dropping a WebSocket whose peer stopped reading")
+            self.websocket.transport.abort()
+            raise ConnectionResetError("the peer stopped reading") from None
+
+    async def close(self) -> None:
+        """Close the WebSocket (1000), waiting at most the connection's `close_timeout`."""
+        await self.websocket.close()
+
+
+@contextlib.asynccontextmanager
+async def open_websocket(
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    open_timeout: float = 10.0,
+) -> AsyncIterator[WebSocketTransport]:
+    """Connect to the agent at `url` (`ws://` or `wss://`, the server's `/acp`) and yield the
+    transport; `headers` go on the upgrade request (`Authorization`, say). The WebSocket is
+    closed on exit."""
+    websocket = await connect(
+        url,
+        additional_headers=dict(headers or {}),
+        max_size=max_message_bytes,
+        open_timeout=open_timeout,
+        close_timeout=CLOSE_TIMEOUT,
+        compression=None,
+    )
+    response = websocket.response
+    connection_id = response.headers.get(CONNECTION_ID_HEADER) if response is not None else None
+    try:
+        yield WebSocketTransport(websocket, connection_id)
+    finally:
+        await websocket.close()
+
+
+class WebSocketServer:
+    """A running WebSocket server (`serve_websocket`): its address and its end."""
+
+    def __init__(self, server: Server, path: str) -> None:
+        self.server = server
+        self.path = path
+
+    @property
+    def port(self) -> int:
+        """The port it listens on (the one chosen when asked for port 0)."""
+        port: int = self.server.sockets[0].getsockname()[1]
+        return port
+
+    @property
+    def url(self) -> str:
+        """`ws://host:port/acp` of its first socket."""
+        host = self.server.sockets[0].getsockname()[0]
+        host = f"[{host}]" if ":" in host else host
+        return f"ws://{host}:{self.port}{self.path}"
+
+    async def serve_forever(self) -> None:
+        """Serve until cancelled."""
+        await self.server.serve_forever()
+
+    def close(self) -> None:
+        """Stop accepting connections and close the open ones."""
+        self.server.close()
+
+    async def wait_closed(self) -> None:
+        await self.server.wait_closed()
+
+
+@contextlib.asynccontextmanager
+async def serve_transports(
+    handler: Callable[[WebSocketTransport], Awaitable[None]],
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    path: str = PATH,
+    allowed_origins: Sequence[str] = (),
+    authorize: Authorize | None = None,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    max_output_stall: float = DEFAULT_MAX_OUTPUT_STALL,
+) -> AsyncIterator[WebSocketServer]:
+    """Listen on `host:port` and run `handler` with a transport for each WebSocket opened at
+    `path`; the socket is closed when it returns. A frame over `max_message_bytes` closes the
+    socket with 1009; a client that reads nothing for `max_output_stall` seconds while the agent
+    writes is dropped.
+
+    Before the upgrade: another path is answered 404; a request with an `Origin` header not in
+    `allowed_origins` (exact `scheme://host:port` strings) 403, so that no web page can reach a
+    local agent unless allowed (clients that are not browsers send no `Origin`); `authorize`,
+    given the request's headers (names lowercased), returning False 401. The `101` response
+    carries a fresh `Acp-Connection-Id`."""
+    origins = frozenset(allowed_origins)
+    connection_ids: dict[ServerConnection, str] = {}
+
+    async def process_request(connection: ServerConnection, request: Request) -> Response | None:
+        if request.path.partition("?")[0] != path:
+            return connection.respond(http.HTTPStatus.NOT_FOUND, "Not Found\n")
+        origin = request.headers.get("Origin")
+        if origin is not None and origin not in origins:
+            return connection.respond(http.HTTPStatus.FORBIDDEN, "Origin not allowed\n")
+        if authorize is not None:
+            allowed = authorize({name.lower(): value for name, value in request.headers.raw_items()})
+            if not isinstance(allowed, bool):
+                allowed = await allowed
+            if not allowed:
+                return connection.respond(http.HTTPStatus.UNAUTHORIZED, "Unauthorized\n")
+        connection_ids[connection] = secrets.token_hex(16)
+        return None
+
+    def process_response(connection: ServerConnection, request: Request, response: Response) -> Response:
+        connection_id = connection_ids.get(connection)
+        if connection_id is not None and response.status_code == http.HTTPStatus.SWITCHING_PROTOCOLS:
+            response.headers[CONNECTION_ID_HEADER] = connection_id
+        return response
+
+    async def serve_connection(connection: ServerConnection) -> None:
+        transport = WebSocketTransport(connection, connection_ids.get(connection), max_output_stall=max_output_stall)
+        try:
+            await handler(transport)
+        except Exception:
+            _log.exception("a WebSocket connection's handler failed")
+        finally:
+            connection_ids.pop(connection, None)
+            await connection.close()
+
+    server = await serve(
+        serve_connection,
+        host,
+        port,
+        process_request=process_request,
+        process_response=process_response,
+        max_size=max_message_bytes,
+        close_timeout=CLOSE_TIMEOUT,
+        compression=None,
+    )
+    wrapped = WebSocketServer(server, path)
+    try:
+        yield wrapped
+    finally:
+        server.close()
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(server.wait_closed(), CLOSE_TIMEOUT * 2)
+
+
+def _check(transport: WebSocketTransport) -> Transport:
+    return transport  # WebSocketTransport is a Transport (checked by mypy)

@@ -1,0 +1,182 @@
+"""The typed connections over WebSocket (`serve_websocket`, `connect_websocket`) and Streamable
+HTTP (`http_app` under uvicorn, `connect_http`) on 127.0.0.1: v2 and v1 clients on one server,
+each connection with its own agents, and the extras' absence.
+(tests/runtime/test_websocket.py tests the transport itself; tests/test_interop.py runs the
+TypeScript SDK's WebSocket client against the example agent.)"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from tests.helpers import ROOT, import_package
+
+acp = import_package(ROOT / "generated", "acp_v2")
+acp_v1 = import_package(ROOT / "generated", "acp_v1")
+TIMEOUT = 20
+
+
+def run(test: Callable[[], Awaitable[None]]) -> None:
+    async def checked() -> None:
+        async with asyncio.timeout(TIMEOUT):
+            await test()
+        leaked = asyncio.all_tasks() - {asyncio.current_task()}
+        assert not leaked, leaked
+
+    asyncio.run(checked())
+
+
+class V2Agent(acp.Agent):
+    made = 0
+
+    def __init__(self) -> None:
+        V2Agent.made += 1
+        self.number = V2Agent.made
+
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+
+    async def initialize(self, params: Any) -> Any:
+        info = acp.Implementation(name="v2", version=str(self.number))
+        return acp.InitializeResponse(protocol_version=params.protocol_version, info=info)
+
+    async def session_new(self, params: Any) -> Any:
+        return acp.NewSessionResponse(session_id=f"s{self.number}")
+
+    async def session_prompt(self, params: Any) -> Any:
+        chunk = acp.SessionUpdateAgentMessageChunk(message_id="m", content=params.prompt[0])
+        await self.conn.session_update(acp.UpdateSessionNotification(session_id=params.session_id, update=chunk))
+        return acp.PromptResponse(message_id="p")
+
+
+class V1Agent(acp_v1.Agent):
+    async def initialize(self, params: Any) -> Any:
+        return acp_v1.InitializeResponse(protocol_version=1)
+
+
+class Recorder(acp.Client):
+    def __init__(self) -> None:
+        self.updates: list[Any] = []
+
+    async def session_update(self, params: Any) -> None:
+        self.updates.append(params.update.to_dict())
+
+
+def test_v2_and_v1_clients_on_one_server_each_connection_with_its_own_agent():
+    async def test() -> None:
+        async with acp.serve_websocket(V2Agent, V1Agent, port=0) as server:
+            names = []
+            for _ in range(2):
+                client = Recorder()
+                async with acp.connect_websocket(client, server.url) as conn:
+                    init = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
+                    names.append((await conn.initialize(init)).info.version)
+                    session = await conn.session_new(acp.NewSessionRequest(cwd="/"))
+                    prompt = [acp.ContentBlockText(text="hi")]
+                    await conn.session_prompt(acp.PromptRequest(session_id=session.session_id, prompt=prompt))
+                assert client.updates == [
+                    {
+                        "sessionUpdate": "agent_message_chunk",
+                        "messageId": "m",
+                        "content": {"type": "text", "text": "hi"},
+                    }
+                ]
+            assert len(set(names)) == 2  # one agent per connection
+
+            async with acp_v1.connect_websocket(acp_v1.Client(), server.url) as conn:
+                answer = await conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
+                assert answer.protocol_version == 1
+
+    run(test)
+
+
+def test_authorization_refuses_the_upgrade():
+    async def test() -> None:
+        def authorize(headers: Any) -> bool:
+            return bool(headers.get("authorization") == "Bearer t")
+
+        async with acp.serve_websocket(V2Agent, port=0, authorize=authorize) as server:
+            with pytest.raises(Exception, match="401"):
+                async with acp.connect_websocket(Recorder(), server.url):
+                    pass
+            async with acp.connect_websocket(Recorder(), server.url, headers={"Authorization": "Bearer t"}) as conn:
+                init = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
+                assert (await conn.initialize(init)).info.name == "v2"
+
+    run(test)
+
+
+def test_without_websockets_the_transport_names_the_extra_and_the_package_still_imports():
+    program = (
+        "import sys; sys.modules['websockets'] = None; sys.path.insert(0, sys.argv[1])\n"
+        "import acp_v2; [getattr(acp_v2, name) for name in acp_v2.__all__]\n"
+        "try:\n    import acp_v2._websocket\nexcept ImportError as error:\n    print(error)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", program, str(ROOT / "generated")], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert "websocket` extra" in result.stdout and "pip install" in result.stdout
+
+
+@contextlib.asynccontextmanager
+async def uvicorn_serving(app: Any) -> AsyncIterator[str]:
+    """An ASGI `app` under uvicorn on a free port of 127.0.0.1: its `http://127.0.0.1:PORT/acp`."""
+    import uvicorn
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    task = asyncio.ensure_future(server.serve(sockets=[listener]))
+    try:
+        while not server.started:
+            await asyncio.sleep(0.01)
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/acp"
+    finally:
+        server.should_exit = True
+        await task
+        listener.close()
+
+
+@pytest.mark.parametrize("scheme", ["http", "ws"])
+def test_http_app_serves_v2_and_v1_clients_over_http_and_websocket(scheme):
+    async def test() -> None:
+        async with uvicorn_serving(acp.http_app(V2Agent, V1Agent)) as url:
+            url = url.replace("http", scheme, 1)
+            connect = acp.connect_http if scheme == "http" else acp.connect_websocket
+            client = Recorder()
+            async with connect(client, url) as conn:
+                init = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
+                assert (await conn.initialize(init)).info.name == "v2"
+                session = await conn.session_new(acp.NewSessionRequest(cwd="/"))
+                prompt = [acp.ContentBlockText(text="over " + scheme)]
+                await conn.session_prompt(acp.PromptRequest(session_id=session.session_id, prompt=prompt))
+                with pytest.raises(acp.RequestError) as error:
+                    await conn.session_list(acp.ListSessionsRequest())
+                assert error.value.code == acp.ErrorCode.METHOD_NOT_FOUND
+            assert [update["content"]["text"] for update in client.updates] == ["over " + scheme]
+            v1_connect = acp_v1.connect_http if scheme == "http" else acp_v1.connect_websocket
+            async with v1_connect(acp_v1.Client(), url) as conn:
+                assert (await conn.initialize(acp_v1.InitializeRequest(protocol_version=1))).protocol_version == 1
+
+    run(test)
+
+
+def test_without_httpx_the_http_client_names_the_extra_and_the_server_needs_nothing():
+    program = (
+        "import sys; sys.modules['httpx'] = None; sys.modules['websockets'] = None; sys.path.insert(0, sys.argv[1])\n"
+        "import acp_v2; app = acp_v2.http_app(acp_v2.Agent)\n"
+        "try:\n    import acp_v2._http_client\nexcept ImportError as error:\n    print(error)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", program, str(ROOT / "generated")], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert "`http` extra" in result.stdout and "pip install" in result.stdout

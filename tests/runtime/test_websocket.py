@@ -1,0 +1,166 @@
+"""generator/runtime/_websocket.py on its own, over 127.0.0.1: frames, the upgrade's checks
+and header, the ends of the stream. Each test runs one server on a free port and is bounded
+in time; the typed connections over it are tested in tests/package/test_transports.py."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping
+
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+
+from generator.runtime import _websocket as ws
+
+TIMEOUT = 10
+
+
+async def echo(transport: ws.WebSocketTransport) -> None:
+    """Sends every message back until the client's stream ends."""
+    while (message := await transport.receive()) is not None:
+        await transport.send(message)
+
+
+async def test_a_message_is_one_text_frame_both_ways_and_the_101_names_the_connection():
+    seen: list[str | None] = []
+
+    async def handler(transport: ws.WebSocketTransport) -> None:
+        seen.append(transport.connection_id)
+        await echo(transport)
+
+    async with asyncio.timeout(TIMEOUT), ws.serve_transports(handler, port=0) as server:
+        assert server.url == f"ws://127.0.0.1:{server.port}/acp"
+        async with connect(server.url) as raw:
+            assert raw.response is not None
+            connection_id = raw.response.headers["Acp-Connection-Id"]
+            await raw.send('{"jsonrpc":"2.0","method":"n","params":{"text":"é"}}')
+            frame = await raw.recv()
+            assert isinstance(frame, str) and json.loads(frame)["params"] == {"text": "é"}
+        async with ws.open_websocket(server.url) as transport:
+            assert transport.connection_id is not None and transport.connection_id != connection_id
+            await transport.send(b'{"a":1}')
+            assert await transport.receive() == b'{"a":1}'
+    assert seen == [connection_id, transport.connection_id]
+    assert len(connection_id) == 32
+
+
+async def test_binary_frames_are_ignored():
+    async with asyncio.timeout(TIMEOUT), ws.serve_transports(echo, port=0) as server, connect(server.url) as raw:
+        await raw.send(b'{"binary":true}')
+        await raw.send('{"text":true}')
+        assert await raw.recv() == '{"text":true}'
+
+
+async def test_the_end_of_either_side_ends_the_other_stream():
+    ended = asyncio.Event()
+
+    async def handler(transport: ws.WebSocketTransport) -> None:
+        assert await transport.receive() is None
+        ended.set()
+
+    async with (
+        asyncio.timeout(TIMEOUT),
+        ws.serve_transports(handler, port=0) as server,
+        ws.open_websocket(server.url) as transport,
+    ):
+        await transport.close()
+        await ended.wait()
+        with pytest.raises(ConnectionError):
+            await transport.send(b"{}")
+
+    async def closes(transport: ws.WebSocketTransport) -> None:
+        await transport.close()
+
+    async with (
+        asyncio.timeout(TIMEOUT),
+        ws.serve_transports(closes, port=0) as server,
+        ws.open_websocket(server.url) as transport,
+    ):
+        assert await transport.receive() is None
+
+
+async def test_a_frame_over_the_limit_closes_the_connection_with_1009():
+    async with (
+        asyncio.timeout(TIMEOUT),
+        ws.serve_transports(echo, port=0, max_message_bytes=100) as server,
+        connect(server.url) as raw,
+    ):
+        await raw.send("x" * 50)
+        assert await raw.recv() == "x" * 50
+        await raw.send("x" * 101)
+        await raw.wait_closed()
+        assert raw.close_code == 1009
+
+
+async def status(url: str, headers: Mapping[str, str] | None = None, origin: str | None = None) -> int:
+    """The status of the upgrade: 101 when accepted."""
+    try:
+        async with connect(url, additional_headers=dict(headers or {}), origin=origin):  # type: ignore[arg-type]
+            return 101
+    except InvalidStatus as error:
+        return error.response.status_code
+
+
+async def test_the_path_the_origin_and_the_authorization_are_checked_before_the_upgrade():
+    def authorize(headers: Mapping[str, str]) -> bool:
+        return headers.get("authorization") == "Bearer good"
+
+    async def authorize_async(headers: Mapping[str, str]) -> bool:
+        await asyncio.sleep(0)
+        return authorize(headers)
+
+    good = {"Authorization": "Bearer good"}
+    for check in (authorize, authorize_async):
+        options = {"allowed_origins": ["https://editor.example"], "authorize": check}
+        async with asyncio.timeout(TIMEOUT), ws.serve_transports(echo, port=0, **options) as server:  # type: ignore[arg-type]
+            base = f"ws://127.0.0.1:{server.port}"
+            assert await status(f"{base}/acp", good) == 101
+            assert await status(f"{base}/acp?x=1", good) == 101
+            assert await status(f"{base}/other", good) == 404
+            assert await status(f"{base}/acp/x", good) == 404
+            assert await status(f"{base}/acp") == 401
+            assert await status(f"{base}/acp", {"Authorization": "Bearer bad"}) == 401
+            assert await status(f"{base}/acp", good, origin="https://evil.example") == 403
+            assert await status(f"{base}/acp", good, origin="https://editor.example") == 101
+
+    async with asyncio.timeout(TIMEOUT), ws.serve_transports(echo, port=0) as server:
+        assert await status(server.url, origin="http://127.0.0.1:1234") == 403  # no origin is allowed by default
+        assert await status(server.url) == 101
+
+
+async def test_a_failing_handler_closes_its_socket_and_the_server_serves_on():
+    async def handler(transport: ws.WebSocketTransport) -> None:
+        message = await transport.receive()
+        if message == b"fail":
+            raise ValueError("handler failed")
+        await echo(transport)
+
+    async with asyncio.timeout(TIMEOUT), ws.serve_transports(handler, port=0) as server:
+        async with ws.open_websocket(server.url) as transport:
+            await transport.send(b"fail")
+            assert await transport.receive() is None
+        async with ws.open_websocket(server.url) as transport:
+            await transport.send(b"first")
+            await transport.send(b"second")
+            assert await transport.receive() == b"second"
+
+
+async def test_a_client_that_stops_reading_is_dropped_after_the_output_stall():
+    failed = asyncio.Event()
+
+    async def flood(transport: ws.WebSocketTransport) -> None:
+        try:
+            while True:
+                await transport.send(b'"' + b"x" * (1 << 20) + b'"')
+        except ConnectionError:
+            failed.set()
+
+    async with (
+        asyncio.timeout(TIMEOUT),
+        ws.serve_transports(flood, port=0, max_output_stall=0.5) as server,
+        connect(server.url, max_queue=1, max_size=None, close_timeout=1) as raw,
+    ):
+        await failed.wait()  # the client never reads past its first frames: the flood ends
+        assert raw.response is not None
