@@ -772,6 +772,18 @@ def _decode_AgentRequest(
     if type(data) is not dict:
         raise DecodeError(path, "AgentRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("id", UNDEFINED)
+        r1 = data.get("method", UNDEFINED)
+        if not (r0 is UNDEFINED or type(r1) is not str):
+            if r0 is not None:
+                r0 = _decode_RequestIdValue(r0, ctx, (path, "id"))
+            obj.id = r0
+            obj.method = r1
+            obj.params = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AgentRequest = obj
+            return fast
     v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
@@ -782,7 +794,7 @@ def _decode_AgentRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data.get("params", UNDEFINED)
+    v = data["params"] if "params" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_AgentRequestParams(v, ctx, (path, "params"))
     obj.params = v
@@ -821,6 +833,18 @@ def _decode_WriteTextFileRequest(
     if type(data) is not dict:
         raise DecodeError(path, "WriteTextFileRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("path", UNDEFINED)
+        r2 = data.get("content", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str or type(r2) is not str):
+            obj.session_id = r0
+            obj.path = r1
+            obj.content = r2
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: WriteTextFileRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -833,7 +857,7 @@ def _decode_WriteTextFileRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "content"), "string")
     obj.content = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -877,6 +901,18 @@ def _decode_ReadTextFileRequest(
     if type(data) is not dict:
         raise DecodeError(path, "ReadTextFileRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 3:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("path", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.path = r1
+            obj.line = UNDEFINED
+            obj.limit = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ReadTextFileRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -885,15 +921,15 @@ def _decode_ReadTextFileRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "path"), "string")
     obj.path = v
-    v = data.get("line", UNDEFINED)
+    v = data["line"] if "line" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 4294967295):
         v = _rt.decode_int(v, (path, "line"), 0, 4294967295)
     obj.line = v
-    v = data.get("limit", UNDEFINED)
+    v = data["limit"] if "limit" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 4294967295):
         v = _rt.decode_int(v, (path, "limit"), 0, 4294967295)
     obj.limit = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -941,6 +977,20 @@ def _decode_RequestPermissionRequest(
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("toolCall", UNDEFINED)
+        r2 = data.get("options", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED or r2 is UNDEFINED):
+            obj.session_id = r0
+            r1 = _decode_ToolCallUpdate(r1, ctx, (path, "toolCall"))
+            obj.tool_call = r1
+            r2 = _decode_list_of_PermissionOption(r2, ctx, (path, "options"))
+            obj.options = r2
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: RequestPermissionRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -955,7 +1005,7 @@ def _decode_RequestPermissionRequest(
         raise DecodeError((path, "options"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_PermissionOption(v, ctx, (path, "options"))
     obj.options = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1012,55 +1062,71 @@ def _decode_ToolCallUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 9:
+        r0 = data.get("toolCallId", UNDEFINED)
+        if type(r0) is str:
+            obj.tool_call_id = r0
+            obj.kind = UNDEFINED
+            obj.status = UNDEFINED
+            obj.title = UNDEFINED
+            obj.name = UNDEFINED
+            obj.content = UNDEFINED
+            obj.locations = UNDEFINED
+            obj.raw_input = UNDEFINED
+            obj.raw_output = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ToolCallUpdate = obj
+            return fast
     v = data.get("toolCallId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "toolCallId"), "string")
     obj.tool_call_id = v
-    v = data.get("kind", UNDEFINED)
+    v = data["kind"] if "kind" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ToolKind(v, ctx, (path, "kind"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.kind = v
-    v = data.get("status", UNDEFINED)
+    v = data["status"] if "status" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ToolCallStatus(v, ctx, (path, "status"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.status = v
-    v = data.get("title", UNDEFINED)
+    v = data["title"] if "title" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data.get("name", UNDEFINED)
+    v = data["name"] if "name" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "name"), "string", v), UNDEFINED)
     obj.name = v
-    v = data.get("content", UNDEFINED)
+    v = data["content"] if "content" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ToolCallContent_skip_invalid(v, ctx, (path, "content"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.content = v
-    v = data.get("locations", UNDEFINED)
+    v = data["locations"] if "locations" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ToolCallLocation_skip_invalid(v, ctx, (path, "locations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.locations = v
-    v = data.get("rawInput", UNDEFINED)
+    v = data["rawInput"] if "rawInput" in data else UNDEFINED
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "rawInput"))
     obj.raw_input = v
-    v = data.get("rawOutput", UNDEFINED)
+    v = data["rawOutput"] if "rawOutput" in data else UNDEFINED
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "rawOutput"))
     obj.raw_output = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1125,12 +1191,21 @@ def _decode_Content(
     if type(data) is not dict:
         raise DecodeError(path, "Content (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("content", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_ContentBlock(r0, ctx, (path, "content"))
+            obj.content = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Content = obj
+            return fast
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_ContentBlock(v, ctx, (path, "content"))
     obj.content = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1192,11 +1267,22 @@ def _decode_Diff(
     if type(data) is not dict:
         raise DecodeError(path, "Diff (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("path", UNDEFINED)
+        r1 = data.get("newText", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.path = r0
+            obj.old_text = UNDEFINED
+            obj.new_text = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Diff = obj
+            return fast
     v = data.get("path", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "path"), "string")
     obj.path = v
-    v = data.get("oldText", UNDEFINED)
+    v = data["oldText"] if "oldText" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "oldText"), "string", v), UNDEFINED)
     obj.old_text = v
@@ -1204,7 +1290,7 @@ def _decode_Diff(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "newText"), "string")
     obj.new_text = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1271,11 +1357,19 @@ def _decode_Terminal(
     if type(data) is not dict:
         raise DecodeError(path, "Terminal (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("terminalId", UNDEFINED)
+        if type(r0) is str:
+            obj.terminal_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Terminal = obj
+            return fast
     v = data.get("terminalId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
     obj.terminal_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1337,7 +1431,16 @@ def _decode_TextContent(
     if type(data) is not dict:
         raise DecodeError(path, "TextContent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("annotations", UNDEFINED)
+    if len(data) == len(known) - 2:
+        r0 = data.get("text", UNDEFINED)
+        if type(r0) is str:
+            obj.annotations = UNDEFINED
+            obj.text = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: TextContent = obj
+            return fast
+    v = data["annotations"] if "annotations" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
@@ -1348,7 +1451,7 @@ def _decode_TextContent(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "text"), "string")
     obj.text = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1413,7 +1516,19 @@ def _decode_ImageContent(
     if type(data) is not dict:
         raise DecodeError(path, "ImageContent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("annotations", UNDEFINED)
+    if len(data) == len(known) - 3:
+        r0 = data.get("data", UNDEFINED)
+        r1 = data.get("mimeType", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.annotations = UNDEFINED
+            obj.data = r0
+            obj.mime_type = r1
+            obj.uri = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ImageContent = obj
+            return fast
+    v = data["annotations"] if "annotations" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
@@ -1428,11 +1543,11 @@ def _decode_ImageContent(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "mimeType"), "string")
     obj.mime_type = v
-    v = data.get("uri", UNDEFINED)
+    v = data["uri"] if "uri" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "uri"), "string", v), UNDEFINED)
     obj.uri = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1502,7 +1617,18 @@ def _decode_AudioContent(
     if type(data) is not dict:
         raise DecodeError(path, "AudioContent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("annotations", UNDEFINED)
+    if len(data) == len(known) - 2:
+        r0 = data.get("data", UNDEFINED)
+        r1 = data.get("mimeType", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.annotations = UNDEFINED
+            obj.data = r0
+            obj.mime_type = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AudioContent = obj
+            return fast
+    v = data["annotations"] if "annotations" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
@@ -1517,7 +1643,7 @@ def _decode_AudioContent(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "mimeType"), "string")
     obj.mime_type = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1595,18 +1721,33 @@ def _decode_ResourceLink(
     if type(data) is not dict:
         raise DecodeError(path, "ResourceLink (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("annotations", UNDEFINED)
+    if len(data) == len(known) - 6:
+        r0 = data.get("name", UNDEFINED)
+        r1 = data.get("uri", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.annotations = UNDEFINED
+            obj.description = UNDEFINED
+            obj.mime_type = UNDEFINED
+            obj.name = r0
+            obj.size = UNDEFINED
+            obj.title = UNDEFINED
+            obj.uri = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ResourceLink = obj
+            return fast
+    v = data["annotations"] if "annotations" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.annotations = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("mimeType", UNDEFINED)
+    v = data["mimeType"] if "mimeType" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "mimeType"), "string", v), UNDEFINED)
     obj.mime_type = v
@@ -1614,7 +1755,7 @@ def _decode_ResourceLink(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
     obj.name = v
-    v = data.get("size", UNDEFINED)
+    v = data["size"] if "size" in data else UNDEFINED
     if (
         v is not UNDEFINED
         and v is not None
@@ -1625,7 +1766,7 @@ def _decode_ResourceLink(
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.size = v
-    v = data.get("title", UNDEFINED)
+    v = data["title"] if "title" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
@@ -1633,7 +1774,7 @@ def _decode_ResourceLink(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "uri"), "string")
     obj.uri = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1724,7 +1865,17 @@ def _decode_EmbeddedResource(
     if type(data) is not dict:
         raise DecodeError(path, "EmbeddedResource (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("annotations", UNDEFINED)
+    if len(data) == len(known) - 2:
+        r0 = data.get("resource", UNDEFINED)
+        if r0 is not UNDEFINED:
+            obj.annotations = UNDEFINED
+            r0 = _decode_EmbeddedResourceResource(r0, ctx, (path, "resource"))
+            obj.resource = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: EmbeddedResource = obj
+            return fast
+    v = data["annotations"] if "annotations" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
@@ -1736,7 +1887,7 @@ def _decode_EmbeddedResource(
         raise DecodeError((path, "resource"), "a value (required)", _rt.MISSING)
     v = _decode_EmbeddedResourceResource(v, ctx, (path, "resource"))
     obj.resource = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1801,25 +1952,25 @@ def _decode_Annotations(
     if type(data) is not dict:
         raise DecodeError(path, "Annotations (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("audience", UNDEFINED)
+    v = data["audience"] if "audience" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_Role_skip_invalid(v, ctx, (path, "audience"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.audience = v
-    v = data.get("lastModified", UNDEFINED)
+    v = data["lastModified"] if "lastModified" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "lastModified"), "string", v), UNDEFINED)
     obj.last_modified = v
-    v = data.get("priority", UNDEFINED)
+    v = data["priority"] if "priority" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _rt.decode_number(v, (path, "priority"), None, None)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.priority = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1868,7 +2019,18 @@ def _decode_TextResourceContents(
     if type(data) is not dict:
         raise DecodeError(path, "TextResourceContents (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("mimeType", UNDEFINED)
+    if len(data) == len(known) - 2:
+        r0 = data.get("text", UNDEFINED)
+        r1 = data.get("uri", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.mime_type = UNDEFINED
+            obj.text = r0
+            obj.uri = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: TextResourceContents = obj
+            return fast
+    v = data["mimeType"] if "mimeType" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "mimeType"), "string", v), UNDEFINED)
     obj.mime_type = v
@@ -1880,7 +2042,7 @@ def _decode_TextResourceContents(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "uri"), "string")
     obj.uri = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1925,11 +2087,22 @@ def _decode_BlobResourceContents(
     if type(data) is not dict:
         raise DecodeError(path, "BlobResourceContents (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("blob", UNDEFINED)
+        r1 = data.get("uri", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.blob = r0
+            obj.mime_type = UNDEFINED
+            obj.uri = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: BlobResourceContents = obj
+            return fast
     v = data.get("blob", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "blob"), "string")
     obj.blob = v
-    v = data.get("mimeType", UNDEFINED)
+    v = data["mimeType"] if "mimeType" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "mimeType"), "string", v), UNDEFINED)
     obj.mime_type = v
@@ -1937,7 +2110,7 @@ def _decode_BlobResourceContents(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "uri"), "string")
     obj.uri = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1982,18 +2155,27 @@ def _decode_ToolCallLocation(
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallLocation (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("path", UNDEFINED)
+        if type(r0) is str:
+            obj.path = r0
+            obj.line = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ToolCallLocation = obj
+            return fast
     v = data.get("path", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "path"), "string")
     obj.path = v
-    v = data.get("line", UNDEFINED)
+    v = data["line"] if "line" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 4294967295):
         try:
             v = _rt.decode_int(v, (path, "line"), 0, 4294967295)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.line = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2036,6 +2218,19 @@ def _decode_PermissionOption(
     if type(data) is not dict:
         raise DecodeError(path, "PermissionOption (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("optionId", UNDEFINED)
+        r1 = data.get("name", UNDEFINED)
+        r2 = data.get("kind", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str or r2 is UNDEFINED):
+            obj.option_id = r0
+            obj.name = r1
+            r2 = _decode_PermissionOptionKind(r2, ctx, (path, "kind"))
+            obj.kind = r2
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: PermissionOption = obj
+            return fast
     v = data.get("optionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "optionId"), "string")
@@ -2049,7 +2244,7 @@ def _decode_PermissionOption(
         raise DecodeError((path, "kind"), "a value (required)", _rt.MISSING)
     v = _decode_PermissionOptionKind(v, ctx, (path, "kind"))
     obj.kind = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2103,6 +2298,20 @@ def _decode_CreateTerminalRequest(
     if type(data) is not dict:
         raise DecodeError(path, "CreateTerminalRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 5:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("command", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.command = r1
+            obj.args = UNDEFINED
+            obj.env = UNDEFINED
+            obj.cwd = UNDEFINED
+            obj.output_byte_limit = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CreateTerminalRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -2111,27 +2320,27 @@ def _decode_CreateTerminalRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "command"), "string")
     obj.command = v
-    v = data.get("args", UNDEFINED)
+    v = data["args"] if "args" in data else UNDEFINED
     if v is None:
         v = ctx.salvage(DecodeError((path, "args"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_str(v, ctx, (path, "args"))
     obj.args = v
-    v = data.get("env", UNDEFINED)
+    v = data["env"] if "env" in data else UNDEFINED
     if v is None:
         v = ctx.salvage(DecodeError((path, "env"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_EnvVariable(v, ctx, (path, "env"))
     obj.env = v
-    v = data.get("cwd", UNDEFINED)
+    v = data["cwd"] if "cwd" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "cwd"), "string", v)
     obj.cwd = v
-    v = data.get("outputByteLimit", UNDEFINED)
+    v = data["outputByteLimit"] if "outputByteLimit" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         v = _rt.decode_int(v, (path, "outputByteLimit"), 0, 18446744073709551615)
     obj.output_byte_limit = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2185,6 +2394,16 @@ def _decode_EnvVariable(
     if type(data) is not dict:
         raise DecodeError(path, "EnvVariable (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("name", UNDEFINED)
+        r1 = data.get("value", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.name = r0
+            obj.value = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: EnvVariable = obj
+            return fast
     v = data.get("name", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
@@ -2193,7 +2412,7 @@ def _decode_EnvVariable(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "value"), "string")
     obj.value = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2235,6 +2454,16 @@ def _decode_TerminalOutputRequest(
     if type(data) is not dict:
         raise DecodeError(path, "TerminalOutputRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("terminalId", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.terminal_id = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: TerminalOutputRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -2243,7 +2472,7 @@ def _decode_TerminalOutputRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
     obj.terminal_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2285,6 +2514,16 @@ def _decode_ReleaseTerminalRequest(
     if type(data) is not dict:
         raise DecodeError(path, "ReleaseTerminalRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("terminalId", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.terminal_id = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ReleaseTerminalRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -2293,7 +2532,7 @@ def _decode_ReleaseTerminalRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
     obj.terminal_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2335,6 +2574,16 @@ def _decode_WaitForTerminalExitRequest(
     if type(data) is not dict:
         raise DecodeError(path, "WaitForTerminalExitRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("terminalId", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.terminal_id = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: WaitForTerminalExitRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -2343,7 +2592,7 @@ def _decode_WaitForTerminalExitRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
     obj.terminal_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2385,6 +2634,16 @@ def _decode_KillTerminalRequest(
     if type(data) is not dict:
         raise DecodeError(path, "KillTerminalRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("terminalId", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.terminal_id = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: KillTerminalRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -2393,7 +2652,7 @@ def _decode_KillTerminalRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
     obj.terminal_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2586,7 +2845,7 @@ def _decode_CreateElicitationRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "message"), "string")
     obj.message = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2624,11 +2883,19 @@ def _decode_ElicitationSessionScope(
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationSessionScope (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.tool_call_id = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ElicitationSessionScope = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data.get("toolCallId", UNDEFINED)
+    v = data["toolCallId"] if "toolCallId" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "toolCallId"), "string", v), UNDEFINED)
     obj.tool_call_id = v
@@ -2701,30 +2968,30 @@ def _decode_ElicitationSchema(
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationSchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("type", UNDEFINED)
+    v = data["type"] if "type" in data else UNDEFINED
     if v is not UNDEFINED:
         try:
             v = _decode_ElicitationSchemaType(v, ctx, (path, "type"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.type = v
-    v = data.get("title", UNDEFINED)
+    v = data["title"] if "title" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data.get("properties", UNDEFINED)
+    v = data["properties"] if "properties" in data else UNDEFINED
     if v is not UNDEFINED:
         v = _decode_map_of_ElicitationPropertySchema(v, ctx, (path, "properties"))
     obj.properties = v
-    v = data.get("required", UNDEFINED)
+    v = data["required"] if "required" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_str(v, ctx, (path, "required"))
     obj.required = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2795,43 +3062,43 @@ def _decode_StringPropertySchema(
     if type(data) is not dict:
         raise DecodeError(path, "StringPropertySchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("title", UNDEFINED)
+    v = data["title"] if "title" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("minLength", UNDEFINED)
+    v = data["minLength"] if "minLength" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 4294967295):
         v = _rt.decode_int(v, (path, "minLength"), 0, 4294967295)
     obj.min_length = v
-    v = data.get("maxLength", UNDEFINED)
+    v = data["maxLength"] if "maxLength" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 4294967295):
         v = _rt.decode_int(v, (path, "maxLength"), 0, 4294967295)
     obj.max_length = v
-    v = data.get("pattern", UNDEFINED)
+    v = data["pattern"] if "pattern" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "pattern"), "string", v)
     obj.pattern = v
-    v = data.get("format", UNDEFINED)
+    v = data["format"] if "format" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_StringFormat(v, ctx, (path, "format"))
     obj.format = v
-    v = data.get("default", UNDEFINED)
+    v = data["default"] if "default" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "default"), "string", v), UNDEFINED)
     obj.default = v
-    v = data.get("enum", UNDEFINED)
+    v = data["enum"] if "enum" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_str(v, ctx, (path, "enum"))
     obj.enum = v
-    v = data.get("oneOf", UNDEFINED)
+    v = data["oneOf"] if "oneOf" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_EnumOption(v, ctx, (path, "oneOf"))
     obj.one_of = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2932,30 +3199,30 @@ def _decode_NumberPropertySchema(
     if type(data) is not dict:
         raise DecodeError(path, "NumberPropertySchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("title", UNDEFINED)
+    v = data["title"] if "title" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("minimum", UNDEFINED)
+    v = data["minimum"] if "minimum" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _rt.decode_number(v, (path, "minimum"), None, None)
     obj.minimum = v
-    v = data.get("maximum", UNDEFINED)
+    v = data["maximum"] if "maximum" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _rt.decode_number(v, (path, "maximum"), None, None)
     obj.maximum = v
-    v = data.get("default", UNDEFINED)
+    v = data["default"] if "default" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _rt.decode_number(v, (path, "default"), None, None)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.default = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3040,15 +3307,15 @@ def _decode_IntegerPropertySchema(
     if type(data) is not dict:
         raise DecodeError(path, "IntegerPropertySchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("title", UNDEFINED)
+    v = data["title"] if "title" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("minimum", UNDEFINED)
+    v = data["minimum"] if "minimum" in data else UNDEFINED
     if (
         v is not UNDEFINED
         and v is not None
@@ -3056,7 +3323,7 @@ def _decode_IntegerPropertySchema(
     ):
         v = _rt.decode_int(v, (path, "minimum"), -9223372036854775808, 9223372036854775807)
     obj.minimum = v
-    v = data.get("maximum", UNDEFINED)
+    v = data["maximum"] if "maximum" in data else UNDEFINED
     if (
         v is not UNDEFINED
         and v is not None
@@ -3064,7 +3331,7 @@ def _decode_IntegerPropertySchema(
     ):
         v = _rt.decode_int(v, (path, "maximum"), -9223372036854775808, 9223372036854775807)
     obj.maximum = v
-    v = data.get("default", UNDEFINED)
+    v = data["default"] if "default" in data else UNDEFINED
     if (
         v is not UNDEFINED
         and v is not None
@@ -3075,7 +3342,7 @@ def _decode_IntegerPropertySchema(
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.default = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3160,19 +3427,19 @@ def _decode_BooleanPropertySchema(
     if type(data) is not dict:
         raise DecodeError(path, "BooleanPropertySchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("title", UNDEFINED)
+    v = data["title"] if "title" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("default", UNDEFINED)
+    v = data["default"] if "default" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "default"), "boolean", v), UNDEFINED)
     obj.default = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3251,19 +3518,33 @@ def _decode_MultiSelectPropertySchema(
     if type(data) is not dict:
         raise DecodeError(path, "MultiSelectPropertySchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("title", UNDEFINED)
+    if len(data) == len(known) - 6:
+        r0 = data.get("items", UNDEFINED)
+        if r0 is not UNDEFINED:
+            obj.title = UNDEFINED
+            obj.description = UNDEFINED
+            obj.min_items = UNDEFINED
+            obj.max_items = UNDEFINED
+            r0 = _decode_MultiSelectItems(r0, ctx, (path, "items"))
+            obj.items = r0
+            obj.default = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: MultiSelectPropertySchema = obj
+            return fast
+    v = data["title"] if "title" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("minItems", UNDEFINED)
+    v = data["minItems"] if "minItems" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         v = _rt.decode_int(v, (path, "minItems"), 0, 18446744073709551615)
     obj.min_items = v
-    v = data.get("maxItems", UNDEFINED)
+    v = data["maxItems"] if "maxItems" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         v = _rt.decode_int(v, (path, "maxItems"), 0, 18446744073709551615)
     obj.max_items = v
@@ -3272,14 +3553,14 @@ def _decode_MultiSelectPropertySchema(
         raise DecodeError((path, "items"), "a value (required)", _rt.MISSING)
     v = _decode_MultiSelectItems(v, ctx, (path, "items"))
     obj.items = v
-    v = data.get("default", UNDEFINED)
+    v = data["default"] if "default" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_str_skip_invalid(v, ctx, (path, "default"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.default = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3405,6 +3686,17 @@ def _decode_EnumOption(
     if type(data) is not dict:
         raise DecodeError(path, "EnumOption (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("const", UNDEFINED)
+        r1 = data.get("title", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.const = r0
+            obj.title = r1
+            obj.description = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: EnumOption = obj
+            return fast
     v = data.get("const", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "const"), "string")
@@ -3413,11 +3705,11 @@ def _decode_EnumOption(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "title"), "string")
     obj.title = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3462,12 +3754,21 @@ def _decode_StringMultiSelectItems(
     if type(data) is not dict:
         raise DecodeError(path, "StringMultiSelectItems (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("enum", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_list_of_str(r0, ctx, (path, "enum"))
+            obj.enum = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: StringMultiSelectItems = obj
+            return fast
     v = data.get("enum", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "enum"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_str(v, ctx, (path, "enum"))
     obj.enum = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3563,12 +3864,21 @@ def _decode_TitledMultiSelectItems(
     if type(data) is not dict:
         raise DecodeError(path, "TitledMultiSelectItems (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("anyOf", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_list_of_EnumOption(r0, ctx, (path, "anyOf"))
+            obj.any_of = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: TitledMultiSelectItems = obj
+            return fast
     v = data.get("anyOf", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "anyOf"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_EnumOption(v, ctx, (path, "anyOf"))
     obj.any_of = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3702,34 +4012,47 @@ def _decode_InitializeResponse(
     if type(data) is not dict:
         raise DecodeError(path, "InitializeResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 4:
+        r0 = data.get("protocolVersion", UNDEFINED)
+        if r0 is not UNDEFINED:
+            if type(r0) is not int or r0 < 0 or r0 > 65535:
+                r0 = _rt.decode_int(r0, (path, "protocolVersion"), 0, 65535)
+            obj.protocol_version = r0
+            obj.agent_capabilities = UNDEFINED
+            obj.auth_methods = UNDEFINED
+            obj.agent_info = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: InitializeResponse = obj
+            return fast
     v = data.get("protocolVersion", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "protocolVersion"), "a value (required)", _rt.MISSING)
     if type(v) is not int or v < 0 or v > 65535:
         v = _rt.decode_int(v, (path, "protocolVersion"), 0, 65535)
     obj.protocol_version = v
-    v = data.get("agentCapabilities", UNDEFINED)
+    v = data["agentCapabilities"] if "agentCapabilities" in data else UNDEFINED
     if v is not UNDEFINED:
         try:
             v = _decode_AgentCapabilities(v, ctx, (path, "agentCapabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.agent_capabilities = v
-    v = data.get("authMethods", UNDEFINED)
+    v = data["authMethods"] if "authMethods" in data else UNDEFINED
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_AuthMethod_skip_invalid(v, ctx, (path, "authMethods"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.auth_methods = v
-    v = data.get("agentInfo", UNDEFINED)
+    v = data["agentInfo"] if "agentInfo" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Implementation(v, ctx, (path, "agentInfo"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.agent_info = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3787,39 +4110,39 @@ def _decode_AgentCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "AgentCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("loadSession", UNDEFINED)
+    v = data["loadSession"] if "loadSession" in data else UNDEFINED
     if v is not UNDEFINED and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "loadSession"), "boolean", v), UNDEFINED)
     obj.load_session = v
-    v = data.get("promptCapabilities", UNDEFINED)
+    v = data["promptCapabilities"] if "promptCapabilities" in data else UNDEFINED
     if v is not UNDEFINED:
         try:
             v = _decode_PromptCapabilities(v, ctx, (path, "promptCapabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.prompt_capabilities = v
-    v = data.get("mcpCapabilities", UNDEFINED)
+    v = data["mcpCapabilities"] if "mcpCapabilities" in data else UNDEFINED
     if v is not UNDEFINED:
         try:
             v = _decode_McpCapabilities(v, ctx, (path, "mcpCapabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.mcp_capabilities = v
-    v = data.get("sessionCapabilities", UNDEFINED)
+    v = data["sessionCapabilities"] if "sessionCapabilities" in data else UNDEFINED
     if v is not UNDEFINED:
         try:
             v = _decode_SessionCapabilities(v, ctx, (path, "sessionCapabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.session_capabilities = v
-    v = data.get("auth", UNDEFINED)
+    v = data["auth"] if "auth" in data else UNDEFINED
     if v is not UNDEFINED:
         try:
             v = _decode_AgentAuthCapabilities(v, ctx, (path, "auth"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.auth = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3872,19 +4195,19 @@ def _decode_PromptCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "PromptCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("image", UNDEFINED)
+    v = data["image"] if "image" in data else UNDEFINED
     if v is not UNDEFINED and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "image"), "boolean", v), UNDEFINED)
     obj.image = v
-    v = data.get("audio", UNDEFINED)
+    v = data["audio"] if "audio" in data else UNDEFINED
     if v is not UNDEFINED and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "audio"), "boolean", v), UNDEFINED)
     obj.audio = v
-    v = data.get("embeddedContext", UNDEFINED)
+    v = data["embeddedContext"] if "embeddedContext" in data else UNDEFINED
     if v is not UNDEFINED and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "embeddedContext"), "boolean", v), UNDEFINED)
     obj.embedded_context = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3931,15 +4254,15 @@ def _decode_McpCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "McpCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("http", UNDEFINED)
+    v = data["http"] if "http" in data else UNDEFINED
     if v is not UNDEFINED and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "http"), "boolean", v), UNDEFINED)
     obj.http = v
-    v = data.get("sse", UNDEFINED)
+    v = data["sse"] if "sse" in data else UNDEFINED
     if v is not UNDEFINED and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "sse"), "boolean", v), UNDEFINED)
     obj.sse = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3983,42 +4306,42 @@ def _decode_SessionCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("list", UNDEFINED)
+    v = data["list"] if "list" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionListCapabilities(v, ctx, (path, "list"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.list_ = v
-    v = data.get("delete", UNDEFINED)
+    v = data["delete"] if "delete" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionDeleteCapabilities(v, ctx, (path, "delete"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.delete = v
-    v = data.get("additionalDirectories", UNDEFINED)
+    v = data["additionalDirectories"] if "additionalDirectories" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionAdditionalDirectoriesCapabilities(v, ctx, (path, "additionalDirectories"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.additional_directories = v
-    v = data.get("resume", UNDEFINED)
+    v = data["resume"] if "resume" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionResumeCapabilities(v, ctx, (path, "resume"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.resume = v
-    v = data.get("close", UNDEFINED)
+    v = data["close"] if "close" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionCloseCapabilities(v, ctx, (path, "close"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.close = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4071,7 +4394,7 @@ def _decode_SessionListCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionListCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4109,7 +4432,7 @@ def _decode_SessionDeleteCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionDeleteCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4147,7 +4470,7 @@ def _decode_SessionAdditionalDirectoriesCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionAdditionalDirectoriesCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4185,7 +4508,7 @@ def _decode_SessionResumeCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionResumeCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4223,7 +4546,7 @@ def _decode_SessionCloseCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionCloseCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4261,14 +4584,14 @@ def _decode_AgentAuthCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "AgentAuthCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("logout", UNDEFINED)
+    v = data["logout"] if "logout" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_LogoutCapabilities(v, ctx, (path, "logout"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.logout = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4309,7 +4632,7 @@ def _decode_LogoutCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "LogoutCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4347,6 +4670,19 @@ def _decode_AuthMethodTerminal(
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodTerminal (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 4:
+        r0 = data.get("id", UNDEFINED)
+        r1 = data.get("name", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.id = r0
+            obj.name = r1
+            obj.description = UNDEFINED
+            obj.args = UNDEFINED
+            obj.env = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AuthMethodTerminal = obj
+            return fast
     v = data.get("id", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "id"), "string")
@@ -4355,23 +4691,23 @@ def _decode_AuthMethodTerminal(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
     obj.name = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("args", UNDEFINED)
+    v = data["args"] if "args" in data else UNDEFINED
     if v is None:
         v = ctx.salvage(DecodeError((path, "args"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_str(v, ctx, (path, "args"))
     obj.args = v
-    v = data.get("env", UNDEFINED)
+    v = data["env"] if "env" in data else UNDEFINED
     if v is None:
         v = ctx.salvage(DecodeError((path, "env"), "object", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_map_of_str(v, ctx, (path, "env"))
     obj.env = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4449,6 +4785,17 @@ def _decode_AuthMethodAgent(
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodAgent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("id", UNDEFINED)
+        r1 = data.get("name", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.id = r0
+            obj.name = r1
+            obj.description = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AuthMethodAgent = obj
+            return fast
     v = data.get("id", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "id"), "string")
@@ -4457,11 +4804,11 @@ def _decode_AuthMethodAgent(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
     obj.name = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4506,11 +4853,22 @@ def _decode_Implementation(
     if type(data) is not dict:
         raise DecodeError(path, "Implementation (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("name", UNDEFINED)
+        r1 = data.get("version", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.name = r0
+            obj.title = UNDEFINED
+            obj.version = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Implementation = obj
+            return fast
     v = data.get("name", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
     obj.name = v
-    v = data.get("title", UNDEFINED)
+    v = data["title"] if "title" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
@@ -4518,7 +4876,7 @@ def _decode_Implementation(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "version"), "string")
     obj.version = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4563,7 +4921,7 @@ def _decode_AuthenticateResponse(
     if type(data) is not dict:
         raise DecodeError(path, "AuthenticateResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4601,7 +4959,7 @@ def _decode_LogoutResponse(
     if type(data) is not dict:
         raise DecodeError(path, "LogoutResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4639,25 +4997,35 @@ def _decode_NewSessionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "NewSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 3:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.modes = UNDEFINED
+            obj.config_options = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: NewSessionResponse = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data.get("modes", UNDEFINED)
+    v = data["modes"] if "modes" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionModeState(v, ctx, (path, "modes"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.modes = v
-    v = data.get("configOptions", UNDEFINED)
+    v = data["configOptions"] if "configOptions" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_SessionConfigOption_skip_invalid(v, ctx, (path, "configOptions"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.config_options = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4715,7 +5083,7 @@ def _decode_SessionModeState(
     except DecodeError as error:
         v = ctx.salvage(error, [])
     obj.available_modes = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4757,6 +5125,17 @@ def _decode_SessionMode(
     if type(data) is not dict:
         raise DecodeError(path, "SessionMode (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("id", UNDEFINED)
+        r1 = data.get("name", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.id = r0
+            obj.name = r1
+            obj.description = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SessionMode = obj
+            return fast
     v = data.get("id", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "id"), "string")
@@ -4765,11 +5144,11 @@ def _decode_SessionMode(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
     obj.name = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4941,18 +5320,18 @@ def _decode_SessionConfigOption(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
     obj.name = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("category", UNDEFINED)
+    v = data["category"] if "category" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionConfigOptionCategory(v, ctx, (path, "category"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.category = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5000,6 +5379,17 @@ def _decode_SessionConfigSelectOption(
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigSelectOption (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("value", UNDEFINED)
+        r1 = data.get("name", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.value = r0
+            obj.name = r1
+            obj.description = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SessionConfigSelectOption = obj
+            return fast
     v = data.get("value", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "value"), "string")
@@ -5008,11 +5398,11 @@ def _decode_SessionConfigSelectOption(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
     obj.name = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5073,7 +5463,7 @@ def _decode_SessionConfigSelectGroup(
     except DecodeError as error:
         v = ctx.salvage(error, [])
     obj.options = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5117,21 +5507,21 @@ def _decode_LoadSessionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "LoadSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("modes", UNDEFINED)
+    v = data["modes"] if "modes" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionModeState(v, ctx, (path, "modes"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.modes = v
-    v = data.get("configOptions", UNDEFINED)
+    v = data["configOptions"] if "configOptions" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_SessionConfigOption_skip_invalid(v, ctx, (path, "configOptions"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.config_options = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5183,11 +5573,11 @@ def _decode_ListSessionsResponse(
     except DecodeError as error:
         v = ctx.salvage(error, [])
     obj.sessions = v
-    v = data.get("nextCursor", UNDEFINED)
+    v = data["nextCursor"] if "nextCursor" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "nextCursor"), "string", v), UNDEFINED)
     obj.next_cursor = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5230,6 +5620,19 @@ def _decode_SessionInfo(
     if type(data) is not dict:
         raise DecodeError(path, "SessionInfo (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 4:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("cwd", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.cwd = r1
+            obj.additional_directories = UNDEFINED
+            obj.title = UNDEFINED
+            obj.updated_at = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SessionInfo = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -5238,22 +5641,22 @@ def _decode_SessionInfo(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "cwd"), "string")
     obj.cwd = v
-    v = data.get("additionalDirectories", UNDEFINED)
+    v = data["additionalDirectories"] if "additionalDirectories" in data else UNDEFINED
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_str_skip_invalid(v, ctx, (path, "additionalDirectories"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.additional_directories = v
-    v = data.get("title", UNDEFINED)
+    v = data["title"] if "title" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data.get("updatedAt", UNDEFINED)
+    v = data["updatedAt"] if "updatedAt" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "updatedAt"), "string", v), UNDEFINED)
     obj.updated_at = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5304,7 +5707,7 @@ def _decode_DeleteSessionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "DeleteSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5342,21 +5745,21 @@ def _decode_ResumeSessionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "ResumeSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("modes", UNDEFINED)
+    v = data["modes"] if "modes" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionModeState(v, ctx, (path, "modes"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.modes = v
-    v = data.get("configOptions", UNDEFINED)
+    v = data["configOptions"] if "configOptions" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_SessionConfigOption_skip_invalid(v, ctx, (path, "configOptions"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.config_options = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5400,7 +5803,7 @@ def _decode_CloseSessionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "CloseSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5438,7 +5841,7 @@ def _decode_SetSessionModeResponse(
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionModeResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5484,7 +5887,7 @@ def _decode_SetSessionConfigOptionResponse(
     except DecodeError as error:
         v = ctx.salvage(error, [])
     obj.config_options = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5524,12 +5927,21 @@ def _decode_PromptResponse(
     if type(data) is not dict:
         raise DecodeError(path, "PromptResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("stopReason", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_StopReason(r0, ctx, (path, "stopReason"))
+            obj.stop_reason = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: PromptResponse = obj
+            return fast
     v = data.get("stopReason", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "stopReason"), "a value (required)", _rt.MISSING)
     v = _decode_StopReason(v, ctx, (path, "stopReason"))
     obj.stop_reason = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5569,6 +5981,17 @@ def _decode_Error(
     if type(data) is not dict:
         raise DecodeError(path, "Error (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("code", UNDEFINED)
+        r1 = data.get("message", UNDEFINED)
+        if not (r0 is UNDEFINED or type(r1) is not str):
+            r0 = _decode_ErrorCode(r0, ctx, (path, "code"))
+            obj.code = r0
+            obj.message = r1
+            obj.data = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Error = obj
+            return fast
     v = data.get("code", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "code"), "a value (required)", _rt.MISSING)
@@ -5578,7 +6001,7 @@ def _decode_Error(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "message"), "string")
     obj.message = v
-    v = data.get("data", UNDEFINED)
+    v = data["data"] if "data" in data else UNDEFINED
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "data"))
     obj.data = v
@@ -5617,11 +6040,19 @@ def _decode_AgentNotification(
     if type(data) is not dict:
         raise DecodeError(path, "AgentNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("method", UNDEFINED)
+        if type(r0) is str:
+            obj.method = r0
+            obj.params = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AgentNotification = obj
+            return fast
     v = data.get("method", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data.get("params", UNDEFINED)
+    v = data["params"] if "params" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_AgentNotificationParams(v, ctx, (path, "params"))
     obj.params = v
@@ -5658,6 +6089,17 @@ def _decode_SessionNotification(
     if type(data) is not dict:
         raise DecodeError(path, "SessionNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("update", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED):
+            obj.session_id = r0
+            r1 = _decode_SessionUpdate(r1, ctx, (path, "update"))
+            obj.update = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SessionNotification = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -5667,7 +6109,7 @@ def _decode_SessionNotification(
         raise DecodeError((path, "update"), "a value (required)", _rt.MISSING)
     v = _decode_SessionUpdate(v, ctx, (path, "update"))
     obj.update = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5709,16 +6151,26 @@ def _decode_ContentChunk(
     if type(data) is not dict:
         raise DecodeError(path, "ContentChunk (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("content", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_ContentBlock(r0, ctx, (path, "content"))
+            obj.content = r0
+            obj.message_id = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ContentChunk = obj
+            return fast
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_ContentBlock(v, ctx, (path, "content"))
     obj.content = v
-    v = data.get("messageId", UNDEFINED)
+    v = data["messageId"] if "messageId" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "messageId"), "string", v), UNDEFINED)
     obj.message_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5838,6 +6290,23 @@ def _decode_ToolCall(
     if type(data) is not dict:
         raise DecodeError(path, "ToolCall (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 8:
+        r0 = data.get("toolCallId", UNDEFINED)
+        r1 = data.get("title", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.tool_call_id = r0
+            obj.title = r1
+            obj.name = UNDEFINED
+            obj.kind = UNDEFINED
+            obj.status = UNDEFINED
+            obj.content = UNDEFINED
+            obj.locations = UNDEFINED
+            obj.raw_input = UNDEFINED
+            obj.raw_output = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ToolCall = obj
+            return fast
     v = data.get("toolCallId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "toolCallId"), "string")
@@ -5846,47 +6315,47 @@ def _decode_ToolCall(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "title"), "string")
     obj.title = v
-    v = data.get("name", UNDEFINED)
+    v = data["name"] if "name" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "name"), "string", v), UNDEFINED)
     obj.name = v
-    v = data.get("kind", UNDEFINED)
+    v = data["kind"] if "kind" in data else UNDEFINED
     if v is not UNDEFINED:
         try:
             v = _decode_ToolKind(v, ctx, (path, "kind"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.kind = v
-    v = data.get("status", UNDEFINED)
+    v = data["status"] if "status" in data else UNDEFINED
     if v is not UNDEFINED:
         try:
             v = _decode_ToolCallStatus(v, ctx, (path, "status"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.status = v
-    v = data.get("content", UNDEFINED)
+    v = data["content"] if "content" in data else UNDEFINED
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_ToolCallContent_skip_invalid(v, ctx, (path, "content"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.content = v
-    v = data.get("locations", UNDEFINED)
+    v = data["locations"] if "locations" in data else UNDEFINED
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_ToolCallLocation_skip_invalid(v, ctx, (path, "locations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.locations = v
-    v = data.get("rawInput", UNDEFINED)
+    v = data["rawInput"] if "rawInput" in data else UNDEFINED
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "rawInput"))
     obj.raw_input = v
-    v = data.get("rawOutput", UNDEFINED)
+    v = data["rawOutput"] if "rawOutput" in data else UNDEFINED
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "rawOutput"))
     obj.raw_output = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6028,7 +6497,7 @@ def _decode_Plan(
     except DecodeError as error:
         v = ctx.salvage(error, [])
     obj.entries = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6098,7 +6567,7 @@ def _decode_AvailableCommandsUpdate(
     except DecodeError as error:
         v = ctx.salvage(error, [])
     obj.available_commands = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6162,11 +6631,19 @@ def _decode_CurrentModeUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "CurrentModeUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("currentModeId", UNDEFINED)
+        if type(r0) is str:
+            obj.current_mode_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CurrentModeUpdate = obj
+            return fast
     v = data.get("currentModeId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "currentModeId"), "string")
     obj.current_mode_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6236,7 +6713,7 @@ def _decode_ConfigOptionUpdate(
     except DecodeError as error:
         v = ctx.salvage(error, [])
     obj.config_options = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6298,15 +6775,15 @@ def _decode_SessionInfoUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "SessionInfoUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("title", UNDEFINED)
+    v = data["title"] if "title" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data.get("updatedAt", UNDEFINED)
+    v = data["updatedAt"] if "updatedAt" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "updatedAt"), "string", v), UNDEFINED)
     obj.updated_at = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6372,6 +6849,21 @@ def _decode_UsageUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "UsageUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("used", UNDEFINED)
+        r1 = data.get("size", UNDEFINED)
+        if not (r0 is UNDEFINED or r1 is UNDEFINED):
+            if type(r0) is not int or r0 < 0 or r0 > 18446744073709551615:
+                r0 = _rt.decode_int(r0, (path, "used"), 0, 18446744073709551615)
+            obj.used = r0
+            if type(r1) is not int or r1 < 0 or r1 > 18446744073709551615:
+                r1 = _rt.decode_int(r1, (path, "size"), 0, 18446744073709551615)
+            obj.size = r1
+            obj.cost = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: UsageUpdate = obj
+            return fast
     v = data.get("used", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "used"), "a value (required)", _rt.MISSING)
@@ -6384,14 +6876,14 @@ def _decode_UsageUpdate(
     if type(v) is not int or v < 0 or v > 18446744073709551615:
         v = _rt.decode_int(v, (path, "size"), 0, 18446744073709551615)
     obj.size = v
-    v = data.get("cost", UNDEFINED)
+    v = data["cost"] if "cost" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Cost(v, ctx, (path, "cost"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.cost = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6458,6 +6950,18 @@ def _decode_Notice(
     if type(data) is not dict:
         raise DecodeError(path, "Notice (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("severity", UNDEFINED)
+        r1 = data.get("title", UNDEFINED)
+        if not (r0 is UNDEFINED or (type(r1) is not str or len(r1) < 1)):
+            r0 = _decode_NoticeSeverity(r0, ctx, (path, "severity"))
+            obj.severity = r0
+            obj.title = r1
+            obj.description = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Notice = obj
+            return fast
     v = data.get("severity", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "severity"), "a value (required)", _rt.MISSING)
@@ -6467,11 +6971,11 @@ def _decode_Notice(
     if type(v) is not str or len(v) < 1:
         raise _rt.missing_or_invalid(v, (path, "title"), "string at least 1 characters")
     obj.title = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6538,6 +7042,19 @@ def _decode_CompactionUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "CompactionUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 3:
+        r0 = data.get("compactionId", UNDEFINED)
+        r1 = data.get("status", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED):
+            obj.compaction_id = r0
+            r1 = _decode_CompactionStatus(r1, ctx, (path, "status"))
+            obj.status = r1
+            obj.summary = UNDEFINED
+            obj.error = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CompactionUpdate = obj
+            return fast
     v = data.get("compactionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "compactionId"), "string")
@@ -6547,18 +7064,18 @@ def _decode_CompactionUpdate(
         raise DecodeError((path, "status"), "a value (required)", _rt.MISSING)
     v = _decode_CompactionStatus(v, ctx, (path, "status"))
     obj.status = v
-    v = data.get("summary", UNDEFINED)
+    v = data["summary"] if "summary" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ContentBlock_skip_invalid(v, ctx, (path, "summary"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.summary = v
-    v = data.get("error", UNDEFINED)
+    v = data["error"] if "error" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "error"), "string", v), UNDEFINED)
     obj.error = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6637,6 +7154,17 @@ def _decode_CompactionSummaryChunk(
     if type(data) is not dict:
         raise DecodeError(path, "CompactionSummaryChunk (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("compactionId", UNDEFINED)
+        r1 = data.get("content", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED):
+            obj.compaction_id = r0
+            r1 = _decode_ContentBlock(r1, ctx, (path, "content"))
+            obj.content = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CompactionSummaryChunk = obj
+            return fast
     v = data.get("compactionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "compactionId"), "string")
@@ -6646,7 +7174,7 @@ def _decode_CompactionSummaryChunk(
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_ContentBlock(v, ctx, (path, "content"))
     obj.content = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6710,6 +7238,20 @@ def _decode_PlanEntry(
     if type(data) is not dict:
         raise DecodeError(path, "PlanEntry (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("content", UNDEFINED)
+        r1 = data.get("priority", UNDEFINED)
+        r2 = data.get("status", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED or r2 is UNDEFINED):
+            obj.content = r0
+            r1 = _decode_PlanEntryPriority(r1, ctx, (path, "priority"))
+            obj.priority = r1
+            r2 = _decode_PlanEntryStatus(r2, ctx, (path, "status"))
+            obj.status = r2
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: PlanEntry = obj
+            return fast
     v = data.get("content", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "content"), "string")
@@ -6724,7 +7266,7 @@ def _decode_PlanEntry(
         raise DecodeError((path, "status"), "a value (required)", _rt.MISSING)
     v = _decode_PlanEntryStatus(v, ctx, (path, "status"))
     obj.status = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6768,6 +7310,17 @@ def _decode_AvailableCommand(
     if type(data) is not dict:
         raise DecodeError(path, "AvailableCommand (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("name", UNDEFINED)
+        r1 = data.get("description", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.name = r0
+            obj.description = r1
+            obj.input = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AvailableCommand = obj
+            return fast
     v = data.get("name", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
@@ -6776,14 +7329,14 @@ def _decode_AvailableCommand(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "description"), "string")
     obj.description = v
-    v = data.get("input", UNDEFINED)
+    v = data["input"] if "input" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_AvailableCommandInput(v, ctx, (path, "input"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.input = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6828,11 +7381,19 @@ def _decode_UnstructuredCommandInput(
     if type(data) is not dict:
         raise DecodeError(path, "UnstructuredCommandInput (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("hint", UNDEFINED)
+        if type(r0) is str:
+            obj.hint = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: UnstructuredCommandInput = obj
+            return fast
     v = data.get("hint", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "hint"), "string")
     obj.hint = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6872,6 +7433,17 @@ def _decode_Cost(
     if type(data) is not dict:
         raise DecodeError(path, "Cost (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("amount", UNDEFINED)
+        r1 = data.get("currency", UNDEFINED)
+        if not (r0 is UNDEFINED or type(r1) is not str):
+            r0 = _rt.decode_number(r0, (path, "amount"), None, None)
+            obj.amount = r0
+            obj.currency = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Cost = obj
+            return fast
     v = data.get("amount", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "amount"), "a value (required)", _rt.MISSING)
@@ -6881,7 +7453,7 @@ def _decode_Cost(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "currency"), "string")
     obj.currency = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6923,11 +7495,19 @@ def _decode_CompleteElicitationNotification(
     if type(data) is not dict:
         raise DecodeError(path, "CompleteElicitationNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("elicitationId", UNDEFINED)
+        if type(r0) is str:
+            obj.elicitation_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CompleteElicitationNotification = obj
+            return fast
     v = data.get("elicitationId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "elicitationId"), "string")
     obj.elicitation_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6967,6 +7547,18 @@ def _decode_ClientRequest(
     if type(data) is not dict:
         raise DecodeError(path, "ClientRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("id", UNDEFINED)
+        r1 = data.get("method", UNDEFINED)
+        if not (r0 is UNDEFINED or type(r1) is not str):
+            if r0 is not None:
+                r0 = _decode_RequestIdValue(r0, ctx, (path, "id"))
+            obj.id = r0
+            obj.method = r1
+            obj.params = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ClientRequest = obj
+            return fast
     v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
@@ -6977,7 +7569,7 @@ def _decode_ClientRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data.get("params", UNDEFINED)
+    v = data["params"] if "params" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_ClientRequestParams(v, ctx, (path, "params"))
     obj.params = v
@@ -7016,27 +7608,39 @@ def _decode_InitializeRequest(
     if type(data) is not dict:
         raise DecodeError(path, "InitializeRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 3:
+        r0 = data.get("protocolVersion", UNDEFINED)
+        if r0 is not UNDEFINED:
+            if type(r0) is not int or r0 < 0 or r0 > 65535:
+                r0 = _rt.decode_int(r0, (path, "protocolVersion"), 0, 65535)
+            obj.protocol_version = r0
+            obj.client_capabilities = UNDEFINED
+            obj.client_info = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: InitializeRequest = obj
+            return fast
     v = data.get("protocolVersion", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "protocolVersion"), "a value (required)", _rt.MISSING)
     if type(v) is not int or v < 0 or v > 65535:
         v = _rt.decode_int(v, (path, "protocolVersion"), 0, 65535)
     obj.protocol_version = v
-    v = data.get("clientCapabilities", UNDEFINED)
+    v = data["clientCapabilities"] if "clientCapabilities" in data else UNDEFINED
     if v is not UNDEFINED:
         try:
             v = _decode_ClientCapabilities(v, ctx, (path, "clientCapabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.client_capabilities = v
-    v = data.get("clientInfo", UNDEFINED)
+    v = data["clientInfo"] if "clientInfo" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Implementation(v, ctx, (path, "clientInfo"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.client_info = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7082,39 +7686,39 @@ def _decode_ClientCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "ClientCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("fs", UNDEFINED)
+    v = data["fs"] if "fs" in data else UNDEFINED
     if v is not UNDEFINED:
         try:
             v = _decode_FileSystemCapabilities(v, ctx, (path, "fs"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.fs = v
-    v = data.get("terminal", UNDEFINED)
+    v = data["terminal"] if "terminal" in data else UNDEFINED
     if v is not UNDEFINED and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "terminal"), "boolean", v), UNDEFINED)
     obj.terminal = v
-    v = data.get("session", UNDEFINED)
+    v = data["session"] if "session" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ClientSessionCapabilities(v, ctx, (path, "session"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.session = v
-    v = data.get("auth", UNDEFINED)
+    v = data["auth"] if "auth" in data else UNDEFINED
     if v is not UNDEFINED:
         try:
             v = _decode_AuthCapabilities(v, ctx, (path, "auth"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.auth = v
-    v = data.get("elicitation", UNDEFINED)
+    v = data["elicitation"] if "elicitation" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ElicitationCapabilities(v, ctx, (path, "elicitation"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.elicitation = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7167,15 +7771,15 @@ def _decode_FileSystemCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "FileSystemCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("readTextFile", UNDEFINED)
+    v = data["readTextFile"] if "readTextFile" in data else UNDEFINED
     if v is not UNDEFINED and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "readTextFile"), "boolean", v), UNDEFINED)
     obj.read_text_file = v
-    v = data.get("writeTextFile", UNDEFINED)
+    v = data["writeTextFile"] if "writeTextFile" in data else UNDEFINED
     if v is not UNDEFINED and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "writeTextFile"), "boolean", v), UNDEFINED)
     obj.write_text_file = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7219,28 +7823,28 @@ def _decode_ClientSessionCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "ClientSessionCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("compaction", UNDEFINED)
+    v = data["compaction"] if "compaction" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "compaction"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "compaction"))
     obj.compaction = v
-    v = data.get("configOptions", UNDEFINED)
+    v = data["configOptions"] if "configOptions" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionConfigOptionsCapabilities(v, ctx, (path, "configOptions"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.config_options = v
-    v = data.get("notices", UNDEFINED)
+    v = data["notices"] if "notices" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "notices"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "notices"))
     obj.notices = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7287,14 +7891,14 @@ def _decode_SessionConfigOptionsCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigOptionsCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("boolean", UNDEFINED)
+    v = data["boolean"] if "boolean" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_BooleanConfigOptionCapabilities(v, ctx, (path, "boolean"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.boolean = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7335,7 +7939,7 @@ def _decode_BooleanConfigOptionCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "BooleanConfigOptionCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7373,11 +7977,11 @@ def _decode_AuthCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "AuthCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("terminal", UNDEFINED)
+    v = data["terminal"] if "terminal" in data else UNDEFINED
     if v is not UNDEFINED and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "terminal"), "boolean", v), UNDEFINED)
     obj.terminal = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7418,21 +8022,21 @@ def _decode_ElicitationCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("form", UNDEFINED)
+    v = data["form"] if "form" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ElicitationFormCapabilities(v, ctx, (path, "form"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.form = v
-    v = data.get("url", UNDEFINED)
+    v = data["url"] if "url" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ElicitationUrlCapabilities(v, ctx, (path, "url"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.url = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7476,7 +8080,7 @@ def _decode_ElicitationFormCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationFormCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7514,7 +8118,7 @@ def _decode_ElicitationUrlCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationUrlCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7552,11 +8156,19 @@ def _decode_AuthenticateRequest(
     if type(data) is not dict:
         raise DecodeError(path, "AuthenticateRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("methodId", UNDEFINED)
+        if type(r0) is str:
+            obj.method_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AuthenticateRequest = obj
+            return fast
     v = data.get("methodId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "methodId"), "string")
     obj.method_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7596,7 +8208,7 @@ def _decode_LogoutRequest(
     if type(data) is not dict:
         raise DecodeError(path, "LogoutRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7638,7 +8250,7 @@ def _decode_NewSessionRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "cwd"), "string")
     obj.cwd = v
-    v = data.get("additionalDirectories", UNDEFINED)
+    v = data["additionalDirectories"] if "additionalDirectories" in data else UNDEFINED
     if v is None:
         v = ctx.salvage(DecodeError((path, "additionalDirectories"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -7652,7 +8264,7 @@ def _decode_NewSessionRequest(
     if v is not None:
         v = _decode_list_of_McpServer(v, ctx, (path, "mcpServers"))
     obj.mcp_servers = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7713,7 +8325,7 @@ def _decode_McpServerHttp(
     if v is not None:
         v = _decode_list_of_HttpHeader(v, ctx, (path, "headers"))
     obj.headers = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7795,7 +8407,7 @@ def _decode_McpServerSse(
     if v is not None:
         v = _decode_list_of_HttpHeader(v, ctx, (path, "headers"))
     obj.headers = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7861,6 +8473,16 @@ def _decode_HttpHeader(
     if type(data) is not dict:
         raise DecodeError(path, "HttpHeader (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("name", UNDEFINED)
+        r1 = data.get("value", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.name = r0
+            obj.value = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: HttpHeader = obj
+            return fast
     v = data.get("name", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
@@ -7869,7 +8491,7 @@ def _decode_HttpHeader(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "value"), "string")
     obj.value = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7935,7 +8557,7 @@ def _decode_McpServerStdio(
     if v is not None:
         v = _decode_list_of_EnvVariable(v, ctx, (path, "env"))
     obj.env = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7993,7 +8615,7 @@ def _decode_LoadSessionRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "cwd"), "string")
     obj.cwd = v
-    v = data.get("additionalDirectories", UNDEFINED)
+    v = data["additionalDirectories"] if "additionalDirectories" in data else UNDEFINED
     if v is None:
         v = ctx.salvage(DecodeError((path, "additionalDirectories"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -8003,7 +8625,7 @@ def _decode_LoadSessionRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8050,15 +8672,15 @@ def _decode_ListSessionsRequest(
     if type(data) is not dict:
         raise DecodeError(path, "ListSessionsRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("cwd", UNDEFINED)
+    v = data["cwd"] if "cwd" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "cwd"), "string", v)
     obj.cwd = v
-    v = data.get("cursor", UNDEFINED)
+    v = data["cursor"] if "cursor" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "cursor"), "string", v)
     obj.cursor = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8102,11 +8724,19 @@ def _decode_DeleteSessionRequest(
     if type(data) is not dict:
         raise DecodeError(path, "DeleteSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: DeleteSessionRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8146,6 +8776,18 @@ def _decode_ResumeSessionRequest(
     if type(data) is not dict:
         raise DecodeError(path, "ResumeSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 3:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("cwd", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.cwd = r1
+            obj.additional_directories = UNDEFINED
+            obj.mcp_servers = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ResumeSessionRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -8154,19 +8796,19 @@ def _decode_ResumeSessionRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "cwd"), "string")
     obj.cwd = v
-    v = data.get("additionalDirectories", UNDEFINED)
+    v = data["additionalDirectories"] if "additionalDirectories" in data else UNDEFINED
     if v is None:
         v = ctx.salvage(DecodeError((path, "additionalDirectories"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_str(v, ctx, (path, "additionalDirectories"))
     obj.additional_directories = v
-    v = data.get("mcpServers", UNDEFINED)
+    v = data["mcpServers"] if "mcpServers" in data else UNDEFINED
     if v is None:
         v = ctx.salvage(DecodeError((path, "mcpServers"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_McpServer(v, ctx, (path, "mcpServers"))
     obj.mcp_servers = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8214,11 +8856,19 @@ def _decode_CloseSessionRequest(
     if type(data) is not dict:
         raise DecodeError(path, "CloseSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CloseSessionRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8258,6 +8908,16 @@ def _decode_SetSessionModeRequest(
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionModeRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("modeId", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.mode_id = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SetSessionModeRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -8266,7 +8926,7 @@ def _decode_SetSessionModeRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "modeId"), "string")
     obj.mode_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8386,7 +9046,7 @@ def _decode_SetSessionConfigOptionRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "configId"), "string")
     obj.config_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8426,6 +9086,17 @@ def _decode_PromptRequest(
     if type(data) is not dict:
         raise DecodeError(path, "PromptRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("prompt", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED):
+            obj.session_id = r0
+            r1 = _decode_list_of_ContentBlock(r1, ctx, (path, "prompt"))
+            obj.prompt = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: PromptRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -8435,7 +9106,7 @@ def _decode_PromptRequest(
         raise DecodeError((path, "prompt"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_ContentBlock(v, ctx, (path, "prompt"))
     obj.prompt = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8563,7 +9234,7 @@ def _decode_WriteTextFileResponse(
     if type(data) is not dict:
         raise DecodeError(path, "WriteTextFileResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8601,11 +9272,19 @@ def _decode_ReadTextFileResponse(
     if type(data) is not dict:
         raise DecodeError(path, "ReadTextFileResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("content", UNDEFINED)
+        if type(r0) is str:
+            obj.content = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ReadTextFileResponse = obj
+            return fast
     v = data.get("content", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "content"), "string")
     obj.content = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8645,12 +9324,21 @@ def _decode_RequestPermissionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("outcome", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_RequestPermissionOutcome(r0, ctx, (path, "outcome"))
+            obj.outcome = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: RequestPermissionResponse = obj
+            return fast
     v = data.get("outcome", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "outcome"), "a value (required)", _rt.MISSING)
     v = _decode_RequestPermissionOutcome(v, ctx, (path, "outcome"))
     obj.outcome = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8719,11 +9407,19 @@ def _decode_SelectedPermissionOutcome(
     if type(data) is not dict:
         raise DecodeError(path, "SelectedPermissionOutcome (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("optionId", UNDEFINED)
+        if type(r0) is str:
+            obj.option_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SelectedPermissionOutcome = obj
+            return fast
     v = data.get("optionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "optionId"), "string")
     obj.option_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8787,11 +9483,19 @@ def _decode_CreateTerminalResponse(
     if type(data) is not dict:
         raise DecodeError(path, "CreateTerminalResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("terminalId", UNDEFINED)
+        if type(r0) is str:
+            obj.terminal_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CreateTerminalResponse = obj
+            return fast
     v = data.get("terminalId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
     obj.terminal_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8831,6 +9535,17 @@ def _decode_TerminalOutputResponse(
     if type(data) is not dict:
         raise DecodeError(path, "TerminalOutputResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("output", UNDEFINED)
+        r1 = data.get("truncated", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not bool):
+            obj.output = r0
+            obj.truncated = r1
+            obj.exit_status = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: TerminalOutputResponse = obj
+            return fast
     v = data.get("output", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "output"), "string")
@@ -8839,14 +9554,14 @@ def _decode_TerminalOutputResponse(
     if type(v) is not bool:
         raise _rt.missing_or_invalid(v, (path, "truncated"), "boolean")
     obj.truncated = v
-    v = data.get("exitStatus", UNDEFINED)
+    v = data["exitStatus"] if "exitStatus" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_TerminalExitStatus(v, ctx, (path, "exitStatus"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.exit_status = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8891,18 +9606,18 @@ def _decode_TerminalExitStatus(
     if type(data) is not dict:
         raise DecodeError(path, "TerminalExitStatus (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("exitCode", UNDEFINED)
+    v = data["exitCode"] if "exitCode" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 4294967295):
         try:
             v = _rt.decode_int(v, (path, "exitCode"), 0, 4294967295)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.exit_code = v
-    v = data.get("signal", UNDEFINED)
+    v = data["signal"] if "signal" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "signal"), "string", v), UNDEFINED)
     obj.signal = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8946,7 +9661,7 @@ def _decode_ReleaseTerminalResponse(
     if type(data) is not dict:
         raise DecodeError(path, "ReleaseTerminalResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8984,18 +9699,18 @@ def _decode_WaitForTerminalExitResponse(
     if type(data) is not dict:
         raise DecodeError(path, "WaitForTerminalExitResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("exitCode", UNDEFINED)
+    v = data["exitCode"] if "exitCode" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 4294967295):
         try:
             v = _rt.decode_int(v, (path, "exitCode"), 0, 4294967295)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.exit_code = v
-    v = data.get("signal", UNDEFINED)
+    v = data["signal"] if "signal" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "signal"), "string", v), UNDEFINED)
     obj.signal = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9039,7 +9754,7 @@ def _decode_KillTerminalResponse(
     if type(data) is not dict:
         raise DecodeError(path, "KillTerminalResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9077,7 +9792,7 @@ def _decode_ElicitationAcceptAction(
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationAcceptAction (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("content", UNDEFINED)
+    v = data["content"] if "content" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_map_of_ElicitationContentValue(v, ctx, (path, "content"))
     obj.content = v
@@ -9233,7 +9948,7 @@ def _decode_CreateElicitationResponse(
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9269,11 +9984,19 @@ def _decode_ClientNotification(
     if type(data) is not dict:
         raise DecodeError(path, "ClientNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("method", UNDEFINED)
+        if type(r0) is str:
+            obj.method = r0
+            obj.params = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ClientNotification = obj
+            return fast
     v = data.get("method", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data.get("params", UNDEFINED)
+    v = data["params"] if "params" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_ClientNotificationParams(v, ctx, (path, "params"))
     obj.params = v
@@ -9310,11 +10033,19 @@ def _decode_CancelNotification(
     if type(data) is not dict:
         raise DecodeError(path, "CancelNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CancelNotification = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9354,13 +10085,23 @@ def _decode_CancelRequestNotification(
     if type(data) is not dict:
         raise DecodeError(path, "CancelRequestNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("requestId", UNDEFINED)
+        if r0 is not UNDEFINED:
+            if r0 is not None:
+                r0 = _decode_RequestIdValue(r0, ctx, (path, "requestId"))
+            obj.request_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CancelRequestNotification = obj
+            return fast
     v = data.get("requestId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "requestId"), "a value (required)", _rt.MISSING)
     if v is not None:
         v = _decode_RequestIdValue(v, ctx, (path, "requestId"))
     obj.request_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)

@@ -1183,6 +1183,17 @@ def _decode_AgentRequest(
     if type(data) is not dict:
         raise DecodeError(path, "AgentRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("id", UNDEFINED)
+        r1 = data.get("method", UNDEFINED)
+        if not (r0 is UNDEFINED or type(r1) is not str):
+            r0 = _decode_RequestId(r0, ctx, (path, "id"))
+            obj.id = r0
+            obj.method = r1
+            obj.params = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AgentRequest = obj
+            return fast
     v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
@@ -1192,7 +1203,7 @@ def _decode_AgentRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data.get("params", UNDEFINED)
+    v = data["params"] if "params" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_AgentRequestParams(v, ctx, (path, "params"))
     obj.params = v
@@ -1231,6 +1242,21 @@ def _decode_RequestPermissionRequest(
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 3:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("title", UNDEFINED)
+        r2 = data.get("options", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str or r2 is UNDEFINED):
+            obj.session_id = r0
+            obj.title = r1
+            obj.description = UNDEFINED
+            obj.subject = UNDEFINED
+            r2 = _decode_list_of_PermissionOption_min1(r2, ctx, (path, "options"))
+            obj.options = r2
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: RequestPermissionRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -1239,11 +1265,11 @@ def _decode_RequestPermissionRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "title"), "string")
     obj.title = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("subject", UNDEFINED)
+    v = data["subject"] if "subject" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_RequestPermissionSubject(v, ctx, (path, "subject"))
     obj.subject = v
@@ -1252,7 +1278,7 @@ def _decode_RequestPermissionRequest(
         raise DecodeError((path, "options"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_PermissionOption_min1(v, ctx, (path, "options"))
     obj.options = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1302,12 +1328,21 @@ def _decode_ToolCallPermissionSubject(
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallPermissionSubject (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("toolCall", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_ToolCallUpdate(r0, ctx, (path, "toolCall"))
+            obj.tool_call = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ToolCallPermissionSubject = obj
+            return fast
     v = data.get("toolCall", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "toolCall"), "a value (required)", _rt.MISSING)
     v = _decode_ToolCallUpdate(v, ctx, (path, "toolCall"))
     obj.tool_call = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1371,6 +1406,18 @@ def _decode_CommandPermissionSubject(
     if type(data) is not dict:
         raise DecodeError(path, "CommandPermissionSubject (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 3:
+        r0 = data.get("command", UNDEFINED)
+        r1 = data.get("cwd", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.command = r0
+            obj.cwd = r1
+            obj.tool_call_id = UNDEFINED
+            obj.terminal_id = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CommandPermissionSubject = obj
+            return fast
     v = data.get("command", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "command"), "string")
@@ -1379,15 +1426,15 @@ def _decode_CommandPermissionSubject(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "cwd"), "string")
     obj.cwd = v
-    v = data.get("toolCallId", UNDEFINED)
+    v = data["toolCallId"] if "toolCallId" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "toolCallId"), "string", v), UNDEFINED)
     obj.tool_call_id = v
-    v = data.get("terminalId", UNDEFINED)
+    v = data["terminalId"] if "terminalId" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "terminalId"), "string", v), UNDEFINED)
     obj.terminal_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1516,62 +1563,79 @@ def _decode_ToolCallUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 10:
+        r0 = data.get("toolCallId", UNDEFINED)
+        if type(r0) is str:
+            obj.tool_call_id = r0
+            obj.name = UNDEFINED
+            obj.title = UNDEFINED
+            obj.kind = UNDEFINED
+            obj.status = UNDEFINED
+            obj.content = UNDEFINED
+            obj.locations = UNDEFINED
+            obj.raw_input = UNDEFINED
+            obj.raw_output = UNDEFINED
+            obj.capabilities = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ToolCallUpdate = obj
+            return fast
     v = data.get("toolCallId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "toolCallId"), "string")
     obj.tool_call_id = v
-    v = data.get("name", UNDEFINED)
+    v = data["name"] if "name" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "name"), "string", v), UNDEFINED)
     obj.name = v
-    v = data.get("title", UNDEFINED)
+    v = data["title"] if "title" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data.get("kind", UNDEFINED)
+    v = data["kind"] if "kind" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ToolKind(v, ctx, (path, "kind"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.kind = v
-    v = data.get("status", UNDEFINED)
+    v = data["status"] if "status" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ToolCallStatus(v, ctx, (path, "status"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.status = v
-    v = data.get("content", UNDEFINED)
+    v = data["content"] if "content" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ToolCallContent_skip_invalid(v, ctx, (path, "content"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.content = v
-    v = data.get("locations", UNDEFINED)
+    v = data["locations"] if "locations" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ToolCallLocation_skip_invalid(v, ctx, (path, "locations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.locations = v
-    v = data.get("rawInput", UNDEFINED)
+    v = data["rawInput"] if "rawInput" in data else UNDEFINED
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "rawInput"))
     obj.raw_input = v
-    v = data.get("rawOutput", UNDEFINED)
+    v = data["rawOutput"] if "rawOutput" in data else UNDEFINED
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "rawOutput"))
     obj.raw_output = v
-    v = data.get("capabilities", UNDEFINED)
+    v = data["capabilities"] if "capabilities" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ToolCallCapabilities(v, ctx, (path, "capabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.capabilities = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1639,12 +1703,21 @@ def _decode_Content(
     if type(data) is not dict:
         raise DecodeError(path, "Content (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("content", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_ContentBlock(r0, ctx, (path, "content"))
+            obj.content = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Content = obj
+            return fast
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_ContentBlock(v, ctx, (path, "content"))
     obj.content = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1706,19 +1779,29 @@ def _decode_Diff(
     if type(data) is not dict:
         raise DecodeError(path, "Diff (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("changes", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_list_of_DiffChange_skip_invalid(r0, ctx, (path, "changes"))
+            obj.changes = r0
+            obj.patch = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Diff = obj
+            return fast
     v = data.get("changes", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "changes"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_DiffChange_skip_invalid(v, ctx, (path, "changes"))
     obj.changes = v
-    v = data.get("patch", UNDEFINED)
+    v = data["patch"] if "patch" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_DiffPatch(v, ctx, (path, "patch"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.patch = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1783,11 +1866,19 @@ def _decode_Terminal(
     if type(data) is not dict:
         raise DecodeError(path, "Terminal (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("terminalId", UNDEFINED)
+        if type(r0) is str:
+            obj.terminal_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Terminal = obj
+            return fast
     v = data.get("terminalId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
     obj.terminal_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1883,18 +1974,27 @@ def _decode_TextContent(
     if type(data) is not dict:
         raise DecodeError(path, "TextContent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("text", UNDEFINED)
+        if type(r0) is str:
+            obj.text = r0
+            obj.annotations = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: TextContent = obj
+            return fast
     v = data.get("text", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "text"), "string")
     obj.text = v
-    v = data.get("annotations", UNDEFINED)
+    v = data["annotations"] if "annotations" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.annotations = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1959,6 +2059,18 @@ def _decode_ImageContent(
     if type(data) is not dict:
         raise DecodeError(path, "ImageContent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 3:
+        r0 = data.get("data", UNDEFINED)
+        r1 = data.get("mimeType", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.data = r0
+            obj.mime_type = r1
+            obj.uri = UNDEFINED
+            obj.annotations = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ImageContent = obj
+            return fast
     v = data.get("data", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "data"), "string")
@@ -1967,18 +2079,18 @@ def _decode_ImageContent(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "mimeType"), "string")
     obj.mime_type = v
-    v = data.get("uri", UNDEFINED)
+    v = data["uri"] if "uri" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "uri"), "string", v), UNDEFINED)
     obj.uri = v
-    v = data.get("annotations", UNDEFINED)
+    v = data["annotations"] if "annotations" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.annotations = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2048,6 +2160,17 @@ def _decode_AudioContent(
     if type(data) is not dict:
         raise DecodeError(path, "AudioContent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("data", UNDEFINED)
+        r1 = data.get("mimeType", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.data = r0
+            obj.mime_type = r1
+            obj.annotations = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AudioContent = obj
+            return fast
     v = data.get("data", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "data"), "string")
@@ -2056,14 +2179,14 @@ def _decode_AudioContent(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "mimeType"), "string")
     obj.mime_type = v
-    v = data.get("annotations", UNDEFINED)
+    v = data["annotations"] if "annotations" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.annotations = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2142,6 +2265,22 @@ def _decode_ResourceLink(
     if type(data) is not dict:
         raise DecodeError(path, "ResourceLink (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 7:
+        r0 = data.get("name", UNDEFINED)
+        r1 = data.get("uri", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.name = r0
+            obj.uri = r1
+            obj.title = UNDEFINED
+            obj.description = UNDEFINED
+            obj.icons = UNDEFINED
+            obj.mime_type = UNDEFINED
+            obj.size = UNDEFINED
+            obj.annotations = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ResourceLink = obj
+            return fast
     v = data.get("name", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
@@ -2150,40 +2289,40 @@ def _decode_ResourceLink(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "uri"), "string")
     obj.uri = v
-    v = data.get("title", UNDEFINED)
+    v = data["title"] if "title" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("icons", UNDEFINED)
+    v = data["icons"] if "icons" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_Icon_skip_invalid(v, ctx, (path, "icons"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.icons = v
-    v = data.get("mimeType", UNDEFINED)
+    v = data["mimeType"] if "mimeType" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "mimeType"), "string", v), UNDEFINED)
     obj.mime_type = v
-    v = data.get("size", UNDEFINED)
+    v = data["size"] if "size" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         try:
             v = _rt.decode_int(v, (path, "size"), 0, 18446744073709551615)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.size = v
-    v = data.get("annotations", UNDEFINED)
+    v = data["annotations"] if "annotations" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.annotations = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2278,19 +2417,29 @@ def _decode_EmbeddedResource(
     if type(data) is not dict:
         raise DecodeError(path, "EmbeddedResource (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("resource", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_EmbeddedResourceResource(r0, ctx, (path, "resource"))
+            obj.resource = r0
+            obj.annotations = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: EmbeddedResource = obj
+            return fast
     v = data.get("resource", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "resource"), "a value (required)", _rt.MISSING)
     v = _decode_EmbeddedResourceResource(v, ctx, (path, "resource"))
     obj.resource = v
-    v = data.get("annotations", UNDEFINED)
+    v = data["annotations"] if "annotations" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.annotations = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2389,25 +2538,25 @@ def _decode_Annotations(
     if type(data) is not dict:
         raise DecodeError(path, "Annotations (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("audience", UNDEFINED)
+    v = data["audience"] if "audience" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_Role_skip_invalid(v, ctx, (path, "audience"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.audience = v
-    v = data.get("lastModified", UNDEFINED)
+    v = data["lastModified"] if "lastModified" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "lastModified"), "string", v), UNDEFINED)
     obj.last_modified = v
-    v = data.get("priority", UNDEFINED)
+    v = data["priority"] if "priority" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _rt.decode_number(v, (path, "priority"), 0, 1)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.priority = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2456,29 +2605,40 @@ def _decode_Icon(
     if type(data) is not dict:
         raise DecodeError(path, "Icon (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 4:
+        r0 = data.get("src", UNDEFINED)
+        if type(r0) is str:
+            obj.src = r0
+            obj.mime_type = UNDEFINED
+            obj.sizes = UNDEFINED
+            obj.theme = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Icon = obj
+            return fast
     v = data.get("src", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "src"), "string")
     obj.src = v
-    v = data.get("mimeType", UNDEFINED)
+    v = data["mimeType"] if "mimeType" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "mimeType"), "string", v), UNDEFINED)
     obj.mime_type = v
-    v = data.get("sizes", UNDEFINED)
+    v = data["sizes"] if "sizes" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_str_skip_invalid(v, ctx, (path, "sizes"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.sizes = v
-    v = data.get("theme", UNDEFINED)
+    v = data["theme"] if "theme" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_IconTheme(v, ctx, (path, "theme"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.theme = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2527,6 +2687,17 @@ def _decode_TextResourceContents(
     if type(data) is not dict:
         raise DecodeError(path, "TextResourceContents (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("text", UNDEFINED)
+        r1 = data.get("uri", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.text = r0
+            obj.uri = r1
+            obj.mime_type = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: TextResourceContents = obj
+            return fast
     v = data.get("text", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "text"), "string")
@@ -2535,11 +2706,11 @@ def _decode_TextResourceContents(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "uri"), "string")
     obj.uri = v
-    v = data.get("mimeType", UNDEFINED)
+    v = data["mimeType"] if "mimeType" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "mimeType"), "string", v), UNDEFINED)
     obj.mime_type = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2584,6 +2755,17 @@ def _decode_BlobResourceContents(
     if type(data) is not dict:
         raise DecodeError(path, "BlobResourceContents (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("blob", UNDEFINED)
+        r1 = data.get("uri", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.blob = r0
+            obj.uri = r1
+            obj.mime_type = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: BlobResourceContents = obj
+            return fast
     v = data.get("blob", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "blob"), "string")
@@ -2592,11 +2774,11 @@ def _decode_BlobResourceContents(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "uri"), "string")
     obj.uri = v
-    v = data.get("mimeType", UNDEFINED)
+    v = data["mimeType"] if "mimeType" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "mimeType"), "string", v), UNDEFINED)
     obj.mime_type = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2856,18 +3038,18 @@ def _decode_DiffChange(
     if type(data) is not dict:
         raise DecodeError(path, "DiffChange (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("fileType", UNDEFINED)
+    v = data["fileType"] if "fileType" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_DiffFileType(v, ctx, (path, "fileType"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.file_type = v
-    v = data.get("mimeType", UNDEFINED)
+    v = data["mimeType"] if "mimeType" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "mimeType"), "string", v), UNDEFINED)
     obj.mime_type = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2909,6 +3091,17 @@ def _decode_DiffPatch(
     if type(data) is not dict:
         raise DecodeError(path, "DiffPatch (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("format", UNDEFINED)
+        r1 = data.get("text", UNDEFINED)
+        if not (r0 is UNDEFINED or type(r1) is not str):
+            r0 = _decode_DiffPatchFormat(r0, ctx, (path, "format"))
+            obj.format = r0
+            obj.text = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: DiffPatch = obj
+            return fast
     v = data.get("format", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "format"), "a value (required)", _rt.MISSING)
@@ -2918,7 +3111,7 @@ def _decode_DiffPatch(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "text"), "string")
     obj.text = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2960,18 +3153,27 @@ def _decode_ToolCallLocation(
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallLocation (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("path", UNDEFINED)
+        if type(r0) is str:
+            obj.path = r0
+            obj.line = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ToolCallLocation = obj
+            return fast
     v = data.get("path", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "path"), "string")
     obj.path = v
-    v = data.get("line", UNDEFINED)
+    v = data["line"] if "line" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 1 or v > 4294967295):
         try:
             v = _rt.decode_int(v, (path, "line"), 1, 4294967295)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.line = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3014,14 +3216,14 @@ def _decode_ToolCallCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("cancel", UNDEFINED)
+    v = data["cancel"] if "cancel" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ToolCallCancelCapabilities(v, ctx, (path, "cancel"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.cancel = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3062,7 +3264,7 @@ def _decode_ToolCallCancelCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallCancelCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3100,6 +3302,19 @@ def _decode_PermissionOption(
     if type(data) is not dict:
         raise DecodeError(path, "PermissionOption (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("optionId", UNDEFINED)
+        r1 = data.get("name", UNDEFINED)
+        r2 = data.get("kind", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str or r2 is UNDEFINED):
+            obj.option_id = r0
+            obj.name = r1
+            r2 = _decode_PermissionOptionKind(r2, ctx, (path, "kind"))
+            obj.kind = r2
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: PermissionOption = obj
+            return fast
     v = data.get("optionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "optionId"), "string")
@@ -3113,7 +3328,7 @@ def _decode_PermissionOption(
         raise DecodeError((path, "kind"), "a value (required)", _rt.MISSING)
     v = _decode_PermissionOptionKind(v, ctx, (path, "kind"))
     obj.kind = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3308,7 +3523,7 @@ def _decode_CreateElicitationRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "message"), "string")
     obj.message = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3346,11 +3561,19 @@ def _decode_ElicitationSessionScope(
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationSessionScope (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.tool_call_id = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ElicitationSessionScope = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data.get("toolCallId", UNDEFINED)
+    v = data["toolCallId"] if "toolCallId" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "toolCallId"), "string", v), UNDEFINED)
     obj.tool_call_id = v
@@ -3422,12 +3645,27 @@ def _decode_ElicitationSchema(
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationSchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 4:
+        r0 = data.get("type", UNDEFINED)
+        r1 = data.get("properties", UNDEFINED)
+        if not (r0 is UNDEFINED or r1 is UNDEFINED):
+            r0 = _decode_ElicitationSchemaType(r0, ctx, (path, "type"))
+            obj.type = r0
+            obj.title = UNDEFINED
+            r1 = _decode_map_of_ElicitationPropertySchema(r1, ctx, (path, "properties"))
+            obj.properties = r1
+            obj.required = UNDEFINED
+            obj.description = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ElicitationSchema = obj
+            return fast
     v = data.get("type", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
     v = _decode_ElicitationSchemaType(v, ctx, (path, "type"))
     obj.type = v
-    v = data.get("title", UNDEFINED)
+    v = data["title"] if "title" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
@@ -3436,15 +3674,15 @@ def _decode_ElicitationSchema(
         raise DecodeError((path, "properties"), "a value (required)", _rt.MISSING)
     v = _decode_map_of_ElicitationPropertySchema(v, ctx, (path, "properties"))
     obj.properties = v
-    v = data.get("required", UNDEFINED)
+    v = data["required"] if "required" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_str(v, ctx, (path, "required"))
     obj.required = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3513,43 +3751,43 @@ def _decode_StringPropertySchema(
     if type(data) is not dict:
         raise DecodeError(path, "StringPropertySchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("title", UNDEFINED)
+    v = data["title"] if "title" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("minLength", UNDEFINED)
+    v = data["minLength"] if "minLength" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 4294967295):
         v = _rt.decode_int(v, (path, "minLength"), 0, 4294967295)
     obj.min_length = v
-    v = data.get("maxLength", UNDEFINED)
+    v = data["maxLength"] if "maxLength" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 4294967295):
         v = _rt.decode_int(v, (path, "maxLength"), 0, 4294967295)
     obj.max_length = v
-    v = data.get("pattern", UNDEFINED)
+    v = data["pattern"] if "pattern" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "pattern"), "string", v)
     obj.pattern = v
-    v = data.get("format", UNDEFINED)
+    v = data["format"] if "format" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_StringFormat(v, ctx, (path, "format"))
     obj.format = v
-    v = data.get("default", UNDEFINED)
+    v = data["default"] if "default" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "default"), "string", v), UNDEFINED)
     obj.default = v
-    v = data.get("enum", UNDEFINED)
+    v = data["enum"] if "enum" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_str_min1(v, ctx, (path, "enum"))
     obj.enum = v
-    v = data.get("oneOf", UNDEFINED)
+    v = data["oneOf"] if "oneOf" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_EnumOption_min1(v, ctx, (path, "oneOf"))
     obj.one_of = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3650,30 +3888,30 @@ def _decode_NumberPropertySchema(
     if type(data) is not dict:
         raise DecodeError(path, "NumberPropertySchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("title", UNDEFINED)
+    v = data["title"] if "title" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("minimum", UNDEFINED)
+    v = data["minimum"] if "minimum" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _rt.decode_number(v, (path, "minimum"), None, None)
     obj.minimum = v
-    v = data.get("maximum", UNDEFINED)
+    v = data["maximum"] if "maximum" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _rt.decode_number(v, (path, "maximum"), None, None)
     obj.maximum = v
-    v = data.get("default", UNDEFINED)
+    v = data["default"] if "default" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _rt.decode_number(v, (path, "default"), None, None)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.default = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3758,15 +3996,15 @@ def _decode_IntegerPropertySchema(
     if type(data) is not dict:
         raise DecodeError(path, "IntegerPropertySchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("title", UNDEFINED)
+    v = data["title"] if "title" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("minimum", UNDEFINED)
+    v = data["minimum"] if "minimum" in data else UNDEFINED
     if (
         v is not UNDEFINED
         and v is not None
@@ -3774,7 +4012,7 @@ def _decode_IntegerPropertySchema(
     ):
         v = _rt.decode_int(v, (path, "minimum"), -9223372036854775808, 9223372036854775807)
     obj.minimum = v
-    v = data.get("maximum", UNDEFINED)
+    v = data["maximum"] if "maximum" in data else UNDEFINED
     if (
         v is not UNDEFINED
         and v is not None
@@ -3782,7 +4020,7 @@ def _decode_IntegerPropertySchema(
     ):
         v = _rt.decode_int(v, (path, "maximum"), -9223372036854775808, 9223372036854775807)
     obj.maximum = v
-    v = data.get("default", UNDEFINED)
+    v = data["default"] if "default" in data else UNDEFINED
     if (
         v is not UNDEFINED
         and v is not None
@@ -3793,7 +4031,7 @@ def _decode_IntegerPropertySchema(
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.default = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3878,19 +4116,19 @@ def _decode_BooleanPropertySchema(
     if type(data) is not dict:
         raise DecodeError(path, "BooleanPropertySchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("title", UNDEFINED)
+    v = data["title"] if "title" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("default", UNDEFINED)
+    v = data["default"] if "default" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "default"), "boolean", v), UNDEFINED)
     obj.default = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3969,19 +4207,33 @@ def _decode_MultiSelectPropertySchema(
     if type(data) is not dict:
         raise DecodeError(path, "MultiSelectPropertySchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("title", UNDEFINED)
+    if len(data) == len(known) - 6:
+        r0 = data.get("items", UNDEFINED)
+        if r0 is not UNDEFINED:
+            obj.title = UNDEFINED
+            obj.description = UNDEFINED
+            obj.min_items = UNDEFINED
+            obj.max_items = UNDEFINED
+            r0 = _decode_MultiSelectItems(r0, ctx, (path, "items"))
+            obj.items = r0
+            obj.default = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: MultiSelectPropertySchema = obj
+            return fast
+    v = data["title"] if "title" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("minItems", UNDEFINED)
+    v = data["minItems"] if "minItems" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         v = _rt.decode_int(v, (path, "minItems"), 0, 18446744073709551615)
     obj.min_items = v
-    v = data.get("maxItems", UNDEFINED)
+    v = data["maxItems"] if "maxItems" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         v = _rt.decode_int(v, (path, "maxItems"), 0, 18446744073709551615)
     obj.max_items = v
@@ -3990,14 +4242,14 @@ def _decode_MultiSelectPropertySchema(
         raise DecodeError((path, "items"), "a value (required)", _rt.MISSING)
     v = _decode_MultiSelectItems(v, ctx, (path, "items"))
     obj.items = v
-    v = data.get("default", UNDEFINED)
+    v = data["default"] if "default" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_str_skip_invalid(v, ctx, (path, "default"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.default = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4123,6 +4375,17 @@ def _decode_EnumOption(
     if type(data) is not dict:
         raise DecodeError(path, "EnumOption (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("const", UNDEFINED)
+        r1 = data.get("title", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.const = r0
+            obj.title = r1
+            obj.description = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: EnumOption = obj
+            return fast
     v = data.get("const", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "const"), "string")
@@ -4131,11 +4394,11 @@ def _decode_EnumOption(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "title"), "string")
     obj.title = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4180,12 +4443,21 @@ def _decode_StringMultiSelectItems(
     if type(data) is not dict:
         raise DecodeError(path, "StringMultiSelectItems (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("enum", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_list_of_str_min1(r0, ctx, (path, "enum"))
+            obj.enum = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: StringMultiSelectItems = obj
+            return fast
     v = data.get("enum", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "enum"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_str_min1(v, ctx, (path, "enum"))
     obj.enum = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4281,12 +4553,21 @@ def _decode_TitledMultiSelectItems(
     if type(data) is not dict:
         raise DecodeError(path, "TitledMultiSelectItems (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("anyOf", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_list_of_EnumOption_min1(r0, ctx, (path, "anyOf"))
+            obj.any_of = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: TitledMultiSelectItems = obj
+            return fast
     v = data.get("anyOf", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "anyOf"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_EnumOption_min1(v, ctx, (path, "anyOf"))
     obj.any_of = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4326,6 +4607,19 @@ def _decode_MessageMcpRequest(
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("serverId", UNDEFINED)
+        r1 = data.get("requestId", UNDEFINED)
+        r2 = data.get("method", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str or type(r2) is not str):
+            obj.server_id = r0
+            obj.request_id = r1
+            obj.method = r2
+            obj.params = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: MessageMcpRequest = obj
+            return fast
     v = data.get("serverId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "serverId"), "string")
@@ -4338,14 +4632,14 @@ def _decode_MessageMcpRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data.get("params", UNDEFINED)
+    v = data["params"] if "params" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             raise DecodeError((path, "params"), "object", v)
         elif ctx.strict:
             _rt.check_json(v, (path, "params"))
     obj.params = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4477,6 +4771,21 @@ def _decode_InitializeResponse(
     if type(data) is not dict:
         raise DecodeError(path, "InitializeResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 3:
+        r0 = data.get("protocolVersion", UNDEFINED)
+        r1 = data.get("info", UNDEFINED)
+        if not (r0 is UNDEFINED or r1 is UNDEFINED):
+            if type(r0) is not int or r0 < 0 or r0 > 65535:
+                r0 = _rt.decode_int(r0, (path, "protocolVersion"), 0, 65535)
+            obj.protocol_version = r0
+            r1 = _decode_Implementation(r1, ctx, (path, "info"))
+            obj.info = r1
+            obj.capabilities = UNDEFINED
+            obj.auth_methods = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: InitializeResponse = obj
+            return fast
     v = data.get("protocolVersion", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "protocolVersion"), "a value (required)", _rt.MISSING)
@@ -4488,21 +4797,21 @@ def _decode_InitializeResponse(
         raise DecodeError((path, "info"), "a value (required)", _rt.MISSING)
     v = _decode_Implementation(v, ctx, (path, "info"))
     obj.info = v
-    v = data.get("capabilities", UNDEFINED)
+    v = data["capabilities"] if "capabilities" in data else UNDEFINED
     if v is not UNDEFINED:
         try:
             v = _decode_AgentCapabilities(v, ctx, (path, "capabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.capabilities = v
-    v = data.get("authMethods", UNDEFINED)
+    v = data["authMethods"] if "authMethods" in data else UNDEFINED
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_AuthMethod_skip_invalid(v, ctx, (path, "authMethods"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.auth_methods = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4550,11 +4859,22 @@ def _decode_Implementation(
     if type(data) is not dict:
         raise DecodeError(path, "Implementation (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("name", UNDEFINED)
+        r1 = data.get("version", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.name = r0
+            obj.title = UNDEFINED
+            obj.version = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Implementation = obj
+            return fast
     v = data.get("name", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
     obj.name = v
-    v = data.get("title", UNDEFINED)
+    v = data["title"] if "title" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
@@ -4562,7 +4882,7 @@ def _decode_Implementation(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "version"), "string")
     obj.version = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4607,28 +4927,28 @@ def _decode_AgentCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "AgentCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("session", UNDEFINED)
+    v = data["session"] if "session" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionCapabilities(v, ctx, (path, "session"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.session = v
-    v = data.get("auth", UNDEFINED)
+    v = data["auth"] if "auth" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_AgentAuthCapabilities(v, ctx, (path, "auth"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.auth = v
-    v = data.get("providers", UNDEFINED)
+    v = data["providers"] if "providers" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ProvidersCapabilities(v, ctx, (path, "providers"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.providers = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4688,70 +5008,70 @@ def _decode_SessionCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("prompt", UNDEFINED)
+    v = data["prompt"] if "prompt" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_PromptCapabilities(v, ctx, (path, "prompt"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.prompt = v
-    v = data.get("mcp", UNDEFINED)
+    v = data["mcp"] if "mcp" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_McpCapabilities(v, ctx, (path, "mcp"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.mcp = v
-    v = data.get("delete", UNDEFINED)
+    v = data["delete"] if "delete" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionDeleteCapabilities(v, ctx, (path, "delete"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.delete = v
-    v = data.get("additionalDirectories", UNDEFINED)
+    v = data["additionalDirectories"] if "additionalDirectories" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionAdditionalDirectoriesCapabilities(v, ctx, (path, "additionalDirectories"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.additional_directories = v
-    v = data.get("systemPrompt", UNDEFINED)
+    v = data["systemPrompt"] if "systemPrompt" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionSystemPromptCapabilities(v, ctx, (path, "systemPrompt"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.system_prompt = v
-    v = data.get("fork", UNDEFINED)
+    v = data["fork"] if "fork" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionForkCapabilities(v, ctx, (path, "fork"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.fork = v
-    v = data.get("archive", UNDEFINED)
+    v = data["archive"] if "archive" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionArchiveCapabilities(v, ctx, (path, "archive"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.archive = v
-    v = data.get("status", UNDEFINED)
+    v = data["status"] if "status" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionStatusCapabilities(v, ctx, (path, "status"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.status = v
-    v = data.get("title", UNDEFINED)
+    v = data["title"] if "title" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionTitleCapabilities(v, ctx, (path, "title"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.title = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4816,28 +5136,28 @@ def _decode_PromptCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "PromptCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("image", UNDEFINED)
+    v = data["image"] if "image" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_PromptImageCapabilities(v, ctx, (path, "image"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.image = v
-    v = data.get("audio", UNDEFINED)
+    v = data["audio"] if "audio" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_PromptAudioCapabilities(v, ctx, (path, "audio"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.audio = v
-    v = data.get("embeddedContext", UNDEFINED)
+    v = data["embeddedContext"] if "embeddedContext" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_PromptEmbeddedContextCapabilities(v, ctx, (path, "embeddedContext"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.embedded_context = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4884,7 +5204,7 @@ def _decode_PromptImageCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "PromptImageCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4922,7 +5242,7 @@ def _decode_PromptAudioCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "PromptAudioCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4960,7 +5280,7 @@ def _decode_PromptEmbeddedContextCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "PromptEmbeddedContextCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4998,28 +5318,28 @@ def _decode_McpCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "McpCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("stdio", UNDEFINED)
+    v = data["stdio"] if "stdio" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_McpStdioCapabilities(v, ctx, (path, "stdio"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.stdio = v
-    v = data.get("http", UNDEFINED)
+    v = data["http"] if "http" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_McpHttpCapabilities(v, ctx, (path, "http"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.http = v
-    v = data.get("acp", UNDEFINED)
+    v = data["acp"] if "acp" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_McpAcpCapabilities(v, ctx, (path, "acp"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.acp = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5066,7 +5386,7 @@ def _decode_McpStdioCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "McpStdioCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5104,7 +5424,7 @@ def _decode_McpHttpCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "McpHttpCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5142,7 +5462,7 @@ def _decode_McpAcpCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "McpAcpCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5180,7 +5500,7 @@ def _decode_SessionDeleteCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionDeleteCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5218,7 +5538,7 @@ def _decode_SessionAdditionalDirectoriesCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionAdditionalDirectoriesCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5256,14 +5576,14 @@ def _decode_SessionSystemPromptCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionSystemPromptCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("mode", UNDEFINED)
+    v = data["mode"] if "mode" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionSystemPromptModeCapabilities(v, ctx, (path, "mode"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.mode = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5304,14 +5624,14 @@ def _decode_SessionSystemPromptModeCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionSystemPromptModeCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("override", UNDEFINED)
+    v = data["override"] if "override" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionSystemPromptOverrideCapabilities(v, ctx, (path, "override"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.override = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5352,7 +5672,7 @@ def _decode_SessionSystemPromptOverrideCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionSystemPromptOverrideCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5390,7 +5710,7 @@ def _decode_SessionForkCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionForkCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5428,7 +5748,7 @@ def _decode_SessionArchiveCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionArchiveCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5466,7 +5786,7 @@ def _decode_SessionStatusCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionStatusCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5504,7 +5824,7 @@ def _decode_SessionTitleCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionTitleCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5542,14 +5862,14 @@ def _decode_AgentAuthCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "AgentAuthCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("status", UNDEFINED)
+    v = data["status"] if "status" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_AuthStatusCapabilities(v, ctx, (path, "status"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.status = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5590,7 +5910,7 @@ def _decode_AuthStatusCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5628,7 +5948,7 @@ def _decode_ProvidersCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "ProvidersCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5666,6 +5986,19 @@ def _decode_AuthMethodTerminal(
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodTerminal (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 4:
+        r0 = data.get("methodId", UNDEFINED)
+        r1 = data.get("name", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.method_id = r0
+            obj.name = r1
+            obj.description = UNDEFINED
+            obj.args = UNDEFINED
+            obj.env = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AuthMethodTerminal = obj
+            return fast
     v = data.get("methodId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "methodId"), "string")
@@ -5674,23 +6007,23 @@ def _decode_AuthMethodTerminal(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
     obj.name = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("args", UNDEFINED)
+    v = data["args"] if "args" in data else UNDEFINED
     if v is None:
         v = ctx.salvage(DecodeError((path, "args"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_str(v, ctx, (path, "args"))
     obj.args = v
-    v = data.get("env", UNDEFINED)
+    v = data["env"] if "env" in data else UNDEFINED
     if v is None:
         v = ctx.salvage(DecodeError((path, "env"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_EnvVariable(v, ctx, (path, "env"))
     obj.env = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5763,6 +6096,17 @@ def _decode_AuthMethodAgent(
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodAgent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("methodId", UNDEFINED)
+        r1 = data.get("name", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.method_id = r0
+            obj.name = r1
+            obj.description = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AuthMethodAgent = obj
+            return fast
     v = data.get("methodId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "methodId"), "string")
@@ -5771,11 +6115,11 @@ def _decode_AuthMethodAgent(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
     obj.name = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5888,6 +6232,16 @@ def _decode_EnvVariable(
     if type(data) is not dict:
         raise DecodeError(path, "EnvVariable (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("name", UNDEFINED)
+        r1 = data.get("value", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.name = r0
+            obj.value = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: EnvVariable = obj
+            return fast
     v = data.get("name", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
@@ -5896,7 +6250,7 @@ def _decode_EnvVariable(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "value"), "string")
     obj.value = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5938,7 +6292,7 @@ def _decode_LoginAuthResponse(
     if type(data) is not dict:
         raise DecodeError(path, "LoginAuthResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5976,12 +6330,21 @@ def _decode_ListProvidersResponse(
     if type(data) is not dict:
         raise DecodeError(path, "ListProvidersResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("providers", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_list_of_ProviderInfo(r0, ctx, (path, "providers"))
+            obj.providers = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ListProvidersResponse = obj
+            return fast
     v = data.get("providers", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "providers"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_ProviderInfo(v, ctx, (path, "providers"))
     obj.providers = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6037,11 +6400,11 @@ def _decode_ProviderInfo(
     if type(v) is not bool:
         raise _rt.missing_or_invalid(v, (path, "required"), "boolean")
     obj.required = v
-    v = data.get("current", UNDEFINED)
+    v = data["current"] if "current" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_ProviderCurrentConfig(v, ctx, (path, "current"))
     obj.current = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6088,6 +6451,17 @@ def _decode_ProviderCurrentConfig(
     if type(data) is not dict:
         raise DecodeError(path, "ProviderCurrentConfig (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("apiType", UNDEFINED)
+        r1 = data.get("baseUrl", UNDEFINED)
+        if not (r0 is UNDEFINED or type(r1) is not str):
+            r0 = _decode_LlmProtocol(r0, ctx, (path, "apiType"))
+            obj.api_type = r0
+            obj.base_url = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ProviderCurrentConfig = obj
+            return fast
     v = data.get("apiType", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "apiType"), "a value (required)", _rt.MISSING)
@@ -6097,7 +6471,7 @@ def _decode_ProviderCurrentConfig(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "baseUrl"), "string")
     obj.base_url = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6139,7 +6513,7 @@ def _decode_SetProviderResponse(
     if type(data) is not dict:
         raise DecodeError(path, "SetProviderResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6177,7 +6551,7 @@ def _decode_DisableProviderResponse(
     if type(data) is not dict:
         raise DecodeError(path, "DisableProviderResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6215,7 +6589,7 @@ def _decode_LogoutAuthResponse(
     if type(data) is not dict:
         raise DecodeError(path, "LogoutAuthResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6253,19 +6627,29 @@ def _decode_AuthStatusResponse(
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("state", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_AuthState(r0, ctx, (path, "state"))
+            obj.state = r0
+            obj.accounts = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AuthStatusResponse = obj
+            return fast
     v = data.get("state", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "state"), "a value (required)", _rt.MISSING)
     v = _decode_AuthState(v, ctx, (path, "state"))
     obj.state = v
-    v = data.get("accounts", UNDEFINED)
+    v = data["accounts"] if "accounts" in data else UNDEFINED
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_AuthAccount_skip_invalid(v, ctx, (path, "accounts"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.accounts = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6308,27 +6692,39 @@ def _decode_AuthAccount(
     if type(data) is not dict:
         raise DecodeError(path, "AuthAccount (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 5:
+        r0 = data.get("label", UNDEFINED)
+        if type(r0) is str:
+            obj.label = r0
+            obj.active = UNDEFINED
+            obj.name = UNDEFINED
+            obj.email = UNDEFINED
+            obj.organization = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AuthAccount = obj
+            return fast
     v = data.get("label", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "label"), "string")
     obj.label = v
-    v = data.get("active", UNDEFINED)
+    v = data["active"] if "active" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "active"), "boolean", v), UNDEFINED)
     obj.active = v
-    v = data.get("name", UNDEFINED)
+    v = data["name"] if "name" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "name"), "string", v), UNDEFINED)
     obj.name = v
-    v = data.get("email", UNDEFINED)
+    v = data["email"] if "email" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "email"), "string", v), UNDEFINED)
     obj.email = v
-    v = data.get("organization", UNDEFINED)
+    v = data["organization"] if "organization" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "organization"), "string", v), UNDEFINED)
     obj.organization = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6380,25 +6776,35 @@ def _decode_NewSessionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "NewSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 3:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.config_options = UNDEFINED
+            obj.available_commands = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: NewSessionResponse = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data.get("configOptions", UNDEFINED)
+    v = data["configOptions"] if "configOptions" in data else UNDEFINED
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_SessionConfigOption_skip_invalid(v, ctx, (path, "configOptions"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.config_options = v
-    v = data.get("availableCommands", UNDEFINED)
+    v = data["availableCommands"] if "availableCommands" in data else UNDEFINED
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_AvailableCommand_skip_invalid(v, ctx, (path, "availableCommands"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.available_commands = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6605,18 +7011,18 @@ def _decode_SessionConfigOption(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
     obj.name = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("category", UNDEFINED)
+    v = data["category"] if "category" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionConfigOptionCategory(v, ctx, (path, "category"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.category = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6664,6 +7070,17 @@ def _decode_SessionConfigSelectOption(
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigSelectOption (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("value", UNDEFINED)
+        r1 = data.get("name", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.value = r0
+            obj.name = r1
+            obj.description = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SessionConfigSelectOption = obj
+            return fast
     v = data.get("value", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "value"), "string")
@@ -6672,11 +7089,11 @@ def _decode_SessionConfigSelectOption(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
     obj.name = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6737,7 +7154,7 @@ def _decode_SessionConfigSelectGroup(
     except DecodeError as error:
         v = ctx.salvage(error, [])
     obj.options = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6781,6 +7198,17 @@ def _decode_Command(
     if type(data) is not dict:
         raise DecodeError(path, "Command (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("name", UNDEFINED)
+        r1 = data.get("description", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.name = r0
+            obj.description = r1
+            obj.input = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Command = obj
+            return fast
     v = data.get("name", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
@@ -6789,14 +7217,14 @@ def _decode_Command(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "description"), "string")
     obj.description = v
-    v = data.get("input", UNDEFINED)
+    v = data["input"] if "input" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_AvailableCommandInput(v, ctx, (path, "input"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.input = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6909,11 +7337,19 @@ def _decode_TextCommandInput(
     if type(data) is not dict:
         raise DecodeError(path, "TextCommandInput (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("hint", UNDEFINED)
+        if type(r0) is str:
+            obj.hint = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: TextCommandInput = obj
+            return fast
     v = data.get("hint", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "hint"), "string")
     obj.hint = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7017,11 +7453,11 @@ def _decode_ListSessionsResponse(
     except DecodeError as error:
         v = ctx.salvage(error, [])
     obj.sessions = v
-    v = data.get("nextCursor", UNDEFINED)
+    v = data["nextCursor"] if "nextCursor" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "nextCursor"), "string", v)
     obj.next_cursor = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7074,6 +7510,20 @@ def _decode_SessionInfo(
     if type(data) is not dict:
         raise DecodeError(path, "SessionInfo (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 5:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("cwd", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.cwd = r1
+            obj.additional_directories = UNDEFINED
+            obj.title = UNDEFINED
+            obj.updated_at = UNDEFINED
+            obj.archived = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SessionInfo = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -7082,25 +7532,25 @@ def _decode_SessionInfo(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "cwd"), "string")
     obj.cwd = v
-    v = data.get("additionalDirectories", UNDEFINED)
+    v = data["additionalDirectories"] if "additionalDirectories" in data else UNDEFINED
     if v is None:
         v = ctx.salvage(DecodeError((path, "additionalDirectories"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_AbsolutePath(v, ctx, (path, "additionalDirectories"))
     obj.additional_directories = v
-    v = data.get("title", UNDEFINED)
+    v = data["title"] if "title" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data.get("updatedAt", UNDEFINED)
+    v = data["updatedAt"] if "updatedAt" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "updatedAt"), "string", v), UNDEFINED)
     obj.updated_at = v
-    v = data.get("archived", UNDEFINED)
+    v = data["archived"] if "archived" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "archived"), "boolean", v), UNDEFINED)
     obj.archived = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7154,7 +7604,7 @@ def _decode_DeleteSessionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "DeleteSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7192,25 +7642,35 @@ def _decode_ForkSessionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "ForkSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 3:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.config_options = UNDEFINED
+            obj.available_commands = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ForkSessionResponse = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data.get("configOptions", UNDEFINED)
+    v = data["configOptions"] if "configOptions" in data else UNDEFINED
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_SessionConfigOption_skip_invalid(v, ctx, (path, "configOptions"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.config_options = v
-    v = data.get("availableCommands", UNDEFINED)
+    v = data["availableCommands"] if "availableCommands" in data else UNDEFINED
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_AvailableCommand_skip_invalid(v, ctx, (path, "availableCommands"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.available_commands = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7256,7 +7716,7 @@ def _decode_ArchiveSessionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "ArchiveSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7294,7 +7754,7 @@ def _decode_UnarchiveSessionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "UnarchiveSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7332,19 +7792,29 @@ def _decode_SessionStatusResponse(
     if type(data) is not dict:
         raise DecodeError(path, "SessionStatusResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("status", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_SessionStatus(r0, ctx, (path, "status"))
+            obj.status = r0
+            obj.state = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SessionStatusResponse = obj
+            return fast
     v = data.get("status", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "status"), "a value (required)", _rt.MISSING)
     v = _decode_SessionStatus(v, ctx, (path, "status"))
     obj.status = v
-    v = data.get("state", UNDEFINED)
+    v = data["state"] if "state" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_StateUpdate(v, ctx, (path, "state"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.state = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7387,14 +7857,14 @@ def _decode_RunningStateUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "RunningStateUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("background", UNDEFINED)
+    v = data["background"] if "background" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_BackgroundWork(v, ctx, (path, "background"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.background = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7602,7 +8072,7 @@ def _decode_ErrorStopReason(
     if type(data) is not dict:
         raise DecodeError(path, "ErrorStopReason (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("error", UNDEFINED)
+    v = data["error"] if "error" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Error(v, ctx, (path, "error"))
@@ -7696,7 +8166,7 @@ def _decode_IdleStateUpdateStopReasonNone(
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonNone (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("stopReason", UNDEFINED)
+    v = data["stopReason"] if "stopReason" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         raise DecodeError((path, "stopReason"), "null", v)
     obj.stop_reason = v
@@ -7731,21 +8201,21 @@ def _decode_IdleStateUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("usage", UNDEFINED)
+    v = data["usage"] if "usage" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Usage(v, ctx, (path, "usage"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.usage = v
-    v = data.get("background", UNDEFINED)
+    v = data["background"] if "background" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_BackgroundWork(v, ctx, (path, "background"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.background = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7809,14 +8279,14 @@ def _decode_RequiresActionStateUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "RequiresActionStateUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("background", UNDEFINED)
+    v = data["background"] if "background" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_BackgroundWork(v, ctx, (path, "background"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.background = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7881,14 +8351,14 @@ def _decode_UnknownStateUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "UnknownStateUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("background", UNDEFINED)
+    v = data["background"] if "background" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_BackgroundWork(v, ctx, (path, "background"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.background = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7985,11 +8455,19 @@ def _decode_BackgroundTerminal(
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundTerminal (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("terminalId", UNDEFINED)
+        if type(r0) is str:
+            obj.terminal_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: BackgroundTerminal = obj
+            return fast
     v = data.get("terminalId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
     obj.terminal_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8051,11 +8529,19 @@ def _decode_BackgroundToolCall(
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundToolCall (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("toolCallId", UNDEFINED)
+        if type(r0) is str:
+            obj.tool_call_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: BackgroundToolCall = obj
+            return fast
     v = data.get("toolCallId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "toolCallId"), "string")
     obj.tool_call_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8117,11 +8603,19 @@ def _decode_BackgroundSubagent(
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundSubagent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: BackgroundSubagent = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8217,6 +8711,17 @@ def _decode_Error(
     if type(data) is not dict:
         raise DecodeError(path, "Error (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("code", UNDEFINED)
+        r1 = data.get("message", UNDEFINED)
+        if not (r0 is UNDEFINED or type(r1) is not str):
+            r0 = _decode_ErrorCode(r0, ctx, (path, "code"))
+            obj.code = r0
+            obj.message = r1
+            obj.data = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Error = obj
+            return fast
     v = data.get("code", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "code"), "a value (required)", _rt.MISSING)
@@ -8226,7 +8731,7 @@ def _decode_Error(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "message"), "string")
     obj.message = v
-    v = data.get("data", UNDEFINED)
+    v = data["data"] if "data" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ErrorData(v, ctx, (path, "data"))
@@ -8268,6 +8773,19 @@ def _decode_UnsupportedProtocolVersionErrorData(
     if type(data) is not dict:
         raise DecodeError(path, "UnsupportedProtocolVersionErrorData (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("requested", UNDEFINED)
+        r1 = data.get("supported", UNDEFINED)
+        if not (r0 is UNDEFINED or r1 is UNDEFINED):
+            if type(r0) is not int or r0 < 0 or r0 > 65535:
+                r0 = _rt.decode_int(r0, (path, "requested"), 0, 65535)
+            obj.requested = r0
+            r1 = _decode_list_of_ProtocolVersion(r1, ctx, (path, "supported"))
+            obj.supported = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: UnsupportedProtocolVersionErrorData = obj
+            return fast
     v = data.get("requested", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "requested"), "a value (required)", _rt.MISSING)
@@ -8279,7 +8797,7 @@ def _decode_UnsupportedProtocolVersionErrorData(
         raise DecodeError((path, "supported"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_ProtocolVersion(v, ctx, (path, "supported"))
     obj.supported = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8321,11 +8839,19 @@ def _decode_SessionNotFoundErrorData(
     if type(data) is not dict:
         raise DecodeError(path, "SessionNotFoundErrorData (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SessionNotFoundErrorData = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8375,6 +8901,27 @@ def _decode_Usage(
     if type(data) is not dict:
         raise DecodeError(path, "Usage (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 4:
+        r0 = data.get("totalTokens", UNDEFINED)
+        r1 = data.get("inputTokens", UNDEFINED)
+        r2 = data.get("outputTokens", UNDEFINED)
+        if not (r0 is UNDEFINED or r1 is UNDEFINED or r2 is UNDEFINED):
+            if type(r0) is not int or r0 < 0 or r0 > 18446744073709551615:
+                r0 = _rt.decode_int(r0, (path, "totalTokens"), 0, 18446744073709551615)
+            obj.total_tokens = r0
+            if type(r1) is not int or r1 < 0 or r1 > 18446744073709551615:
+                r1 = _rt.decode_int(r1, (path, "inputTokens"), 0, 18446744073709551615)
+            obj.input_tokens = r1
+            if type(r2) is not int or r2 < 0 or r2 > 18446744073709551615:
+                r2 = _rt.decode_int(r2, (path, "outputTokens"), 0, 18446744073709551615)
+            obj.output_tokens = r2
+            obj.thought_tokens = UNDEFINED
+            obj.cached_read_tokens = UNDEFINED
+            obj.cached_write_tokens = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Usage = obj
+            return fast
     v = data.get("totalTokens", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "totalTokens"), "a value (required)", _rt.MISSING)
@@ -8393,28 +8940,28 @@ def _decode_Usage(
     if type(v) is not int or v < 0 or v > 18446744073709551615:
         v = _rt.decode_int(v, (path, "outputTokens"), 0, 18446744073709551615)
     obj.output_tokens = v
-    v = data.get("thoughtTokens", UNDEFINED)
+    v = data["thoughtTokens"] if "thoughtTokens" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         try:
             v = _rt.decode_int(v, (path, "thoughtTokens"), 0, 18446744073709551615)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.thought_tokens = v
-    v = data.get("cachedReadTokens", UNDEFINED)
+    v = data["cachedReadTokens"] if "cachedReadTokens" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         try:
             v = _rt.decode_int(v, (path, "cachedReadTokens"), 0, 18446744073709551615)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.cached_read_tokens = v
-    v = data.get("cachedWriteTokens", UNDEFINED)
+    v = data["cachedWriteTokens"] if "cachedWriteTokens" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         try:
             v = _rt.decode_int(v, (path, "cachedWriteTokens"), 0, 18446744073709551615)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.cached_write_tokens = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8467,11 +9014,19 @@ def _decode_SetSessionTitleResponse(
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionTitleResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("title", UNDEFINED)
+        if type(r0) is str:
+            obj.title = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SetSessionTitleResponse = obj
+            return fast
     v = data.get("title", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "title"), "string")
     obj.title = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8511,21 +9066,21 @@ def _decode_ResumeSessionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "ResumeSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("configOptions", UNDEFINED)
+    v = data["configOptions"] if "configOptions" in data else UNDEFINED
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_SessionConfigOption_skip_invalid(v, ctx, (path, "configOptions"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.config_options = v
-    v = data.get("availableCommands", UNDEFINED)
+    v = data["availableCommands"] if "availableCommands" in data else UNDEFINED
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_AvailableCommand_skip_invalid(v, ctx, (path, "availableCommands"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.available_commands = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8569,7 +9124,7 @@ def _decode_CloseSessionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "CloseSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8607,7 +9162,7 @@ def _decode_CancelToolCallResponse(
     if type(data) is not dict:
         raise DecodeError(path, "CancelToolCallResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8645,7 +9200,7 @@ def _decode_CancelTerminalResponse(
     if type(data) is not dict:
         raise DecodeError(path, "CancelTerminalResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8683,12 +9238,21 @@ def _decode_SetSessionConfigOptionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionConfigOptionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("configOptions", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_list_of_SessionConfigOption_skip_invalid(r0, ctx, (path, "configOptions"))
+            obj.config_options = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SetSessionConfigOptionResponse = obj
+            return fast
     v = data.get("configOptions", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "configOptions"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_SessionConfigOption_skip_invalid(v, ctx, (path, "configOptions"))
     obj.config_options = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8728,11 +9292,19 @@ def _decode_PromptResponse(
     if type(data) is not dict:
         raise DecodeError(path, "PromptResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("messageId", UNDEFINED)
+        if type(r0) is str:
+            obj.message_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: PromptResponse = obj
+            return fast
     v = data.get("messageId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "messageId"), "string")
     obj.message_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8772,11 +9344,19 @@ def _decode_AgentNotification(
     if type(data) is not dict:
         raise DecodeError(path, "AgentNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("method", UNDEFINED)
+        if type(r0) is str:
+            obj.method = r0
+            obj.params = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AgentNotification = obj
+            return fast
     v = data.get("method", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data.get("params", UNDEFINED)
+    v = data["params"] if "params" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_AgentNotificationParams(v, ctx, (path, "params"))
     obj.params = v
@@ -8813,6 +9393,17 @@ def _decode_UpdateSessionNotification(
     if type(data) is not dict:
         raise DecodeError(path, "UpdateSessionNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("update", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED):
+            obj.session_id = r0
+            r1 = _decode_SessionUpdate(r1, ctx, (path, "update"))
+            obj.update = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: UpdateSessionNotification = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -8822,7 +9413,7 @@ def _decode_UpdateSessionNotification(
         raise DecodeError((path, "update"), "a value (required)", _rt.MISSING)
     v = _decode_SessionUpdate(v, ctx, (path, "update"))
     obj.update = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8864,6 +9455,17 @@ def _decode_ContentChunk(
     if type(data) is not dict:
         raise DecodeError(path, "ContentChunk (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("messageId", UNDEFINED)
+        r1 = data.get("content", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED):
+            obj.message_id = r0
+            r1 = _decode_ContentBlock(r1, ctx, (path, "content"))
+            obj.content = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ContentChunk = obj
+            return fast
     v = data.get("messageId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "messageId"), "string")
@@ -8873,7 +9475,7 @@ def _decode_ContentChunk(
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_ContentBlock(v, ctx, (path, "content"))
     obj.content = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8937,18 +9539,27 @@ def _decode_UserMessage(
     if type(data) is not dict:
         raise DecodeError(path, "UserMessage (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("messageId", UNDEFINED)
+        if type(r0) is str:
+            obj.message_id = r0
+            obj.content = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: UserMessage = obj
+            return fast
     v = data.get("messageId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "messageId"), "string")
     obj.message_id = v
-    v = data.get("content", UNDEFINED)
+    v = data["content"] if "content" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ContentBlock_skip_invalid(v, ctx, (path, "content"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.content = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9034,18 +9645,27 @@ def _decode_AgentMessage(
     if type(data) is not dict:
         raise DecodeError(path, "AgentMessage (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("messageId", UNDEFINED)
+        if type(r0) is str:
+            obj.message_id = r0
+            obj.content = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AgentMessage = obj
+            return fast
     v = data.get("messageId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "messageId"), "string")
     obj.message_id = v
-    v = data.get("content", UNDEFINED)
+    v = data["content"] if "content" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ContentBlock_skip_invalid(v, ctx, (path, "content"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.content = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9131,18 +9751,27 @@ def _decode_AgentThought(
     if type(data) is not dict:
         raise DecodeError(path, "AgentThought (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("messageId", UNDEFINED)
+        if type(r0) is str:
+            obj.message_id = r0
+            obj.content = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AgentThought = obj
+            return fast
     v = data.get("messageId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "messageId"), "string")
     obj.message_id = v
-    v = data.get("content", UNDEFINED)
+    v = data["content"] if "content" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ContentBlock_skip_invalid(v, ctx, (path, "content"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.content = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9234,6 +9863,17 @@ def _decode_ToolCallContentChunk(
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallContentChunk (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("toolCallId", UNDEFINED)
+        r1 = data.get("content", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED):
+            obj.tool_call_id = r0
+            r1 = _decode_ToolCallContent(r1, ctx, (path, "content"))
+            obj.content = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ToolCallContentChunk = obj
+            return fast
     v = data.get("toolCallId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "toolCallId"), "string")
@@ -9243,7 +9883,7 @@ def _decode_ToolCallContentChunk(
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_ToolCallContent(v, ctx, (path, "content"))
     obj.content = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9354,47 +9994,61 @@ def _decode_TerminalUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "TerminalUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 7:
+        r0 = data.get("terminalId", UNDEFINED)
+        if type(r0) is str:
+            obj.terminal_id = r0
+            obj.command = UNDEFINED
+            obj.cwd = UNDEFINED
+            obj.output = UNDEFINED
+            obj.exit_status = UNDEFINED
+            obj.size = UNDEFINED
+            obj.capabilities = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: TerminalUpdate = obj
+            return fast
     v = data.get("terminalId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
     obj.terminal_id = v
-    v = data.get("command", UNDEFINED)
+    v = data["command"] if "command" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "command"), "string", v), UNDEFINED)
     obj.command = v
-    v = data.get("cwd", UNDEFINED)
+    v = data["cwd"] if "cwd" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "cwd"), "string", v), UNDEFINED)
     obj.cwd = v
-    v = data.get("output", UNDEFINED)
+    v = data["output"] if "output" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_TerminalOutput(v, ctx, (path, "output"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.output = v
-    v = data.get("exitStatus", UNDEFINED)
+    v = data["exitStatus"] if "exitStatus" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_TerminalExitStatus(v, ctx, (path, "exitStatus"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.exit_status = v
-    v = data.get("size", UNDEFINED)
+    v = data["size"] if "size" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_TerminalSize(v, ctx, (path, "size"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.size = v
-    v = data.get("capabilities", UNDEFINED)
+    v = data["capabilities"] if "capabilities" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_TerminalCapabilities(v, ctx, (path, "capabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.capabilities = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9486,6 +10140,16 @@ def _decode_TerminalOutputChunk(
     if type(data) is not dict:
         raise DecodeError(path, "TerminalOutputChunk (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("terminalId", UNDEFINED)
+        r1 = data.get("data", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.terminal_id = r0
+            obj.data = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: TerminalOutputChunk = obj
+            return fast
     v = data.get("terminalId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
@@ -9494,7 +10158,7 @@ def _decode_TerminalOutputChunk(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "data"), "string")
     obj.data = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9558,12 +10222,21 @@ def _decode_PlanUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "PlanUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("plan", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_PlanUpdateContent(r0, ctx, (path, "plan"))
+            obj.plan = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: PlanUpdate = obj
+            return fast
     v = data.get("plan", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "plan"), "a value (required)", _rt.MISSING)
     v = _decode_PlanUpdateContent(v, ctx, (path, "plan"))
     obj.plan = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9625,11 +10298,19 @@ def _decode_PlanRemoved(
     if type(data) is not dict:
         raise DecodeError(path, "PlanRemoved (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("planId", UNDEFINED)
+        if type(r0) is str:
+            obj.plan_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: PlanRemoved = obj
+            return fast
     v = data.get("planId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "planId"), "string")
     obj.plan_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9691,12 +10372,21 @@ def _decode_AvailableCommandsUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "AvailableCommandsUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("availableCommands", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_list_of_AvailableCommand_skip_invalid(r0, ctx, (path, "availableCommands"))
+            obj.available_commands = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AvailableCommandsUpdate = obj
+            return fast
     v = data.get("availableCommands", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "availableCommands"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_AvailableCommand_skip_invalid(v, ctx, (path, "availableCommands"))
     obj.available_commands = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9760,12 +10450,21 @@ def _decode_ConfigOptionUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "ConfigOptionUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("configOptions", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_list_of_SessionConfigOption_skip_invalid(r0, ctx, (path, "configOptions"))
+            obj.config_options = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ConfigOptionUpdate = obj
+            return fast
     v = data.get("configOptions", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "configOptions"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_SessionConfigOption_skip_invalid(v, ctx, (path, "configOptions"))
     obj.config_options = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9827,15 +10526,15 @@ def _decode_SessionInfoUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "SessionInfoUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("title", UNDEFINED)
+    v = data["title"] if "title" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data.get("updatedAt", UNDEFINED)
+    v = data["updatedAt"] if "updatedAt" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "updatedAt"), "string", v), UNDEFINED)
     obj.updated_at = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9901,6 +10600,21 @@ def _decode_UsageUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "UsageUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("used", UNDEFINED)
+        r1 = data.get("size", UNDEFINED)
+        if not (r0 is UNDEFINED or r1 is UNDEFINED):
+            if type(r0) is not int or r0 < 0 or r0 > 18446744073709551615:
+                r0 = _rt.decode_int(r0, (path, "used"), 0, 18446744073709551615)
+            obj.used = r0
+            if type(r1) is not int or r1 < 0 or r1 > 18446744073709551615:
+                r1 = _rt.decode_int(r1, (path, "size"), 0, 18446744073709551615)
+            obj.size = r1
+            obj.cost = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: UsageUpdate = obj
+            return fast
     v = data.get("used", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "used"), "a value (required)", _rt.MISSING)
@@ -9913,14 +10627,14 @@ def _decode_UsageUpdate(
     if type(v) is not int or v < 0 or v > 18446744073709551615:
         v = _rt.decode_int(v, (path, "size"), 0, 18446744073709551615)
     obj.size = v
-    v = data.get("cost", UNDEFINED)
+    v = data["cost"] if "cost" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Cost(v, ctx, (path, "cost"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.cost = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9987,6 +10701,18 @@ def _decode_Notice(
     if type(data) is not dict:
         raise DecodeError(path, "Notice (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("severity", UNDEFINED)
+        r1 = data.get("title", UNDEFINED)
+        if not (r0 is UNDEFINED or (type(r1) is not str or len(r1) < 1)):
+            r0 = _decode_NoticeSeverity(r0, ctx, (path, "severity"))
+            obj.severity = r0
+            obj.title = r1
+            obj.description = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Notice = obj
+            return fast
     v = data.get("severity", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "severity"), "a value (required)", _rt.MISSING)
@@ -9996,11 +10722,11 @@ def _decode_Notice(
     if type(v) is not str or len(v) < 1:
         raise _rt.missing_or_invalid(v, (path, "title"), "string at least 1 characters")
     obj.title = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -10067,6 +10793,19 @@ def _decode_CompactionUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "CompactionUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 3:
+        r0 = data.get("compactionId", UNDEFINED)
+        r1 = data.get("status", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED):
+            obj.compaction_id = r0
+            r1 = _decode_CompactionStatus(r1, ctx, (path, "status"))
+            obj.status = r1
+            obj.summary = UNDEFINED
+            obj.error = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CompactionUpdate = obj
+            return fast
     v = data.get("compactionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "compactionId"), "string")
@@ -10076,18 +10815,18 @@ def _decode_CompactionUpdate(
         raise DecodeError((path, "status"), "a value (required)", _rt.MISSING)
     v = _decode_CompactionStatus(v, ctx, (path, "status"))
     obj.status = v
-    v = data.get("summary", UNDEFINED)
+    v = data["summary"] if "summary" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ContentBlock_skip_invalid(v, ctx, (path, "summary"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.summary = v
-    v = data.get("error", UNDEFINED)
+    v = data["error"] if "error" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "error"), "string", v), UNDEFINED)
     obj.error = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -10166,6 +10905,17 @@ def _decode_CompactionSummaryChunk(
     if type(data) is not dict:
         raise DecodeError(path, "CompactionSummaryChunk (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("compactionId", UNDEFINED)
+        r1 = data.get("content", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED):
+            obj.compaction_id = r0
+            r1 = _decode_ContentBlock(r1, ctx, (path, "content"))
+            obj.content = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CompactionSummaryChunk = obj
+            return fast
     v = data.get("compactionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "compactionId"), "string")
@@ -10175,7 +10925,7 @@ def _decode_CompactionSummaryChunk(
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_ContentBlock(v, ctx, (path, "content"))
     obj.content = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -10250,41 +11000,55 @@ def _decode_SubagentUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "SubagentUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 7:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.title = UNDEFINED
+            obj.description = UNDEFINED
+            obj.capabilities = UNDEFINED
+            obj.state = UNDEFINED
+            obj.cwd = UNDEFINED
+            obj.additional_directories = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SubagentUpdate = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data.get("title", UNDEFINED)
+    v = data["title"] if "title" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data.get("description", UNDEFINED)
+    v = data["description"] if "description" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data.get("capabilities", UNDEFINED)
+    v = data["capabilities"] if "capabilities" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SubagentSessionCapabilities(v, ctx, (path, "capabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.capabilities = v
-    v = data.get("state", UNDEFINED)
+    v = data["state"] if "state" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_StateUpdate(v, ctx, (path, "state"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.state = v
-    v = data.get("cwd", UNDEFINED)
+    v = data["cwd"] if "cwd" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "cwd"), "string", v)
     obj.cwd = v
-    v = data.get("additionalDirectories", UNDEFINED)
+    v = data["additionalDirectories"] if "additionalDirectories" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_AbsolutePath(v, ctx, (path, "additionalDirectories"))
     obj.additional_directories = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -10388,34 +11152,47 @@ def _decode_SessionMessage(
     if type(data) is not dict:
         raise DecodeError(path, "SessionMessage (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 6:
+        r0 = data.get("messageId", UNDEFINED)
+        if type(r0) is str:
+            obj.message_id = r0
+            obj.sender_session_id = UNDEFINED
+            obj.recipient_session_id = UNDEFINED
+            obj.sender_message_id = UNDEFINED
+            obj.recipient_message_id = UNDEFINED
+            obj.content = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SessionMessage = obj
+            return fast
     v = data.get("messageId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "messageId"), "string")
     obj.message_id = v
-    v = data.get("senderSessionId", UNDEFINED)
+    v = data["senderSessionId"] if "senderSessionId" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "senderSessionId"), "string", v), UNDEFINED)
     obj.sender_session_id = v
-    v = data.get("recipientSessionId", UNDEFINED)
+    v = data["recipientSessionId"] if "recipientSessionId" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "recipientSessionId"), "string", v), UNDEFINED)
     obj.recipient_session_id = v
-    v = data.get("senderMessageId", UNDEFINED)
+    v = data["senderMessageId"] if "senderMessageId" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "senderMessageId"), "string", v), UNDEFINED)
     obj.sender_message_id = v
-    v = data.get("recipientMessageId", UNDEFINED)
+    v = data["recipientMessageId"] if "recipientMessageId" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "recipientMessageId"), "string", v), UNDEFINED)
     obj.recipient_message_id = v
-    v = data.get("content", UNDEFINED)
+    v = data["content"] if "content" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ContentBlock_skip_invalid(v, ctx, (path, "content"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.content = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -10503,6 +11280,17 @@ def _decode_SessionMessageChunk(
     if type(data) is not dict:
         raise DecodeError(path, "SessionMessageChunk (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("messageId", UNDEFINED)
+        r1 = data.get("content", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED):
+            obj.message_id = r0
+            r1 = _decode_ContentBlock(r1, ctx, (path, "content"))
+            obj.content = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SessionMessageChunk = obj
+            return fast
     v = data.get("messageId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "messageId"), "string")
@@ -10512,7 +11300,7 @@ def _decode_SessionMessageChunk(
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_ContentBlock(v, ctx, (path, "content"))
     obj.content = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -10610,11 +11398,19 @@ def _decode_TerminalOutput(
     if type(data) is not dict:
         raise DecodeError(path, "TerminalOutput (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("data", UNDEFINED)
+        if type(r0) is str:
+            obj.data = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: TerminalOutput = obj
+            return fast
     v = data.get("data", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "data"), "string")
     obj.data = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -10654,7 +11450,7 @@ def _decode_TerminalExitStatus(
     if type(data) is not dict:
         raise DecodeError(path, "TerminalExitStatus (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("exitCode", UNDEFINED)
+    v = data["exitCode"] if "exitCode" in data else UNDEFINED
     if (
         v is not UNDEFINED
         and v is not None
@@ -10665,11 +11461,11 @@ def _decode_TerminalExitStatus(
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.exit_code = v
-    v = data.get("signal", UNDEFINED)
+    v = data["signal"] if "signal" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "signal"), "string", v), UNDEFINED)
     obj.signal = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -10713,6 +11509,20 @@ def _decode_TerminalSize(
     if type(data) is not dict:
         raise DecodeError(path, "TerminalSize (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("cols", UNDEFINED)
+        r1 = data.get("rows", UNDEFINED)
+        if not (r0 is UNDEFINED or r1 is UNDEFINED):
+            if type(r0) is not int or r0 < 1 or r0 > 65535:
+                r0 = _rt.decode_int(r0, (path, "cols"), 1, 65535)
+            obj.cols = r0
+            if type(r1) is not int or r1 < 1 or r1 > 65535:
+                r1 = _rt.decode_int(r1, (path, "rows"), 1, 65535)
+            obj.rows = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: TerminalSize = obj
+            return fast
     v = data.get("cols", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "cols"), "a value (required)", _rt.MISSING)
@@ -10725,7 +11535,7 @@ def _decode_TerminalSize(
     if type(v) is not int or v < 1 or v > 65535:
         v = _rt.decode_int(v, (path, "rows"), 1, 65535)
     obj.rows = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -10767,14 +11577,14 @@ def _decode_TerminalCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "TerminalCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("cancel", UNDEFINED)
+    v = data["cancel"] if "cancel" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_TerminalCancelCapabilities(v, ctx, (path, "cancel"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.cancel = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -10815,7 +11625,7 @@ def _decode_TerminalCancelCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "TerminalCancelCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -10853,6 +11663,17 @@ def _decode_PlanItems(
     if type(data) is not dict:
         raise DecodeError(path, "PlanItems (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("planId", UNDEFINED)
+        r1 = data.get("entries", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED):
+            obj.plan_id = r0
+            r1 = _decode_list_of_PlanEntry_skip_invalid(r1, ctx, (path, "entries"))
+            obj.entries = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: PlanItems = obj
+            return fast
     v = data.get("planId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "planId"), "string")
@@ -10862,7 +11683,7 @@ def _decode_PlanItems(
         raise DecodeError((path, "entries"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_PlanEntry_skip_invalid(v, ctx, (path, "entries"))
     obj.entries = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -10926,6 +11747,16 @@ def _decode_PlanFile(
     if type(data) is not dict:
         raise DecodeError(path, "PlanFile (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("planId", UNDEFINED)
+        r1 = data.get("uri", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.plan_id = r0
+            obj.uri = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: PlanFile = obj
+            return fast
     v = data.get("planId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "planId"), "string")
@@ -10934,7 +11765,7 @@ def _decode_PlanFile(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "uri"), "string")
     obj.uri = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -10998,6 +11829,16 @@ def _decode_PlanMarkdown(
     if type(data) is not dict:
         raise DecodeError(path, "PlanMarkdown (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("planId", UNDEFINED)
+        r1 = data.get("content", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.plan_id = r0
+            obj.content = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: PlanMarkdown = obj
+            return fast
     v = data.get("planId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "planId"), "string")
@@ -11006,7 +11847,7 @@ def _decode_PlanMarkdown(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "content"), "string")
     obj.content = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11110,6 +11951,20 @@ def _decode_PlanEntry(
     if type(data) is not dict:
         raise DecodeError(path, "PlanEntry (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("content", UNDEFINED)
+        r1 = data.get("priority", UNDEFINED)
+        r2 = data.get("status", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED or r2 is UNDEFINED):
+            obj.content = r0
+            r1 = _decode_PlanEntryPriority(r1, ctx, (path, "priority"))
+            obj.priority = r1
+            r2 = _decode_PlanEntryStatus(r2, ctx, (path, "status"))
+            obj.status = r2
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: PlanEntry = obj
+            return fast
     v = data.get("content", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "content"), "string")
@@ -11124,7 +11979,7 @@ def _decode_PlanEntry(
         raise DecodeError((path, "status"), "a value (required)", _rt.MISSING)
     v = _decode_PlanEntryStatus(v, ctx, (path, "status"))
     obj.status = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11168,6 +12023,17 @@ def _decode_Cost(
     if type(data) is not dict:
         raise DecodeError(path, "Cost (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("amount", UNDEFINED)
+        r1 = data.get("currency", UNDEFINED)
+        if not (r0 is UNDEFINED or type(r1) is not str):
+            r0 = _rt.decode_number(r0, (path, "amount"), None, None)
+            obj.amount = r0
+            obj.currency = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Cost = obj
+            return fast
     v = data.get("amount", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "amount"), "a value (required)", _rt.MISSING)
@@ -11177,7 +12043,7 @@ def _decode_Cost(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "currency"), "string")
     obj.currency = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11219,14 +12085,14 @@ def _decode_SubagentSessionCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SubagentSessionCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("cancel", UNDEFINED)
+    v = data["cancel"] if "cancel" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionCancelCapabilities(v, ctx, (path, "cancel"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.cancel = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11267,7 +12133,7 @@ def _decode_SessionCancelCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionCancelCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11305,11 +12171,19 @@ def _decode_CompleteElicitationNotification(
     if type(data) is not dict:
         raise DecodeError(path, "CompleteElicitationNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("elicitationId", UNDEFINED)
+        if type(r0) is str:
+            obj.elicitation_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CompleteElicitationNotification = obj
+            return fast
     v = data.get("elicitationId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "elicitationId"), "string")
     obj.elicitation_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11349,19 +12223,29 @@ def _decode_AuthStatusUpdateNotification(
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusUpdateNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("state", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_AuthState(r0, ctx, (path, "state"))
+            obj.state = r0
+            obj.accounts = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AuthStatusUpdateNotification = obj
+            return fast
     v = data.get("state", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "state"), "a value (required)", _rt.MISSING)
     v = _decode_AuthState(v, ctx, (path, "state"))
     obj.state = v
-    v = data.get("accounts", UNDEFINED)
+    v = data["accounts"] if "accounts" in data else UNDEFINED
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_AuthAccount_skip_invalid(v, ctx, (path, "accounts"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.accounts = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11404,6 +12288,17 @@ def _decode_ClientRequest(
     if type(data) is not dict:
         raise DecodeError(path, "ClientRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("id", UNDEFINED)
+        r1 = data.get("method", UNDEFINED)
+        if not (r0 is UNDEFINED or type(r1) is not str):
+            r0 = _decode_RequestId(r0, ctx, (path, "id"))
+            obj.id = r0
+            obj.method = r1
+            obj.params = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ClientRequest = obj
+            return fast
     v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
@@ -11413,7 +12308,7 @@ def _decode_ClientRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data.get("params", UNDEFINED)
+    v = data["params"] if "params" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_ClientRequestParams(v, ctx, (path, "params"))
     obj.params = v
@@ -11452,6 +12347,20 @@ def _decode_InitializeRequest(
     if type(data) is not dict:
         raise DecodeError(path, "InitializeRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("protocolVersion", UNDEFINED)
+        r1 = data.get("info", UNDEFINED)
+        if not (r0 is UNDEFINED or r1 is UNDEFINED):
+            if type(r0) is not int or r0 < 0 or r0 > 65535:
+                r0 = _rt.decode_int(r0, (path, "protocolVersion"), 0, 65535)
+            obj.protocol_version = r0
+            r1 = _decode_Implementation(r1, ctx, (path, "info"))
+            obj.info = r1
+            obj.capabilities = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: InitializeRequest = obj
+            return fast
     v = data.get("protocolVersion", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "protocolVersion"), "a value (required)", _rt.MISSING)
@@ -11463,14 +12372,14 @@ def _decode_InitializeRequest(
         raise DecodeError((path, "info"), "a value (required)", _rt.MISSING)
     v = _decode_Implementation(v, ctx, (path, "info"))
     obj.info = v
-    v = data.get("capabilities", UNDEFINED)
+    v = data["capabilities"] if "capabilities" in data else UNDEFINED
     if v is not UNDEFINED:
         try:
             v = _decode_ClientCapabilities(v, ctx, (path, "capabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.capabilities = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11515,21 +12424,21 @@ def _decode_ClientCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "ClientCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("auth", UNDEFINED)
+    v = data["auth"] if "auth" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ClientAuthCapabilities(v, ctx, (path, "auth"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.auth = v
-    v = data.get("elicitation", UNDEFINED)
+    v = data["elicitation"] if "elicitation" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ElicitationCapabilities(v, ctx, (path, "elicitation"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.elicitation = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11573,14 +12482,14 @@ def _decode_ClientAuthCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "ClientAuthCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("terminal", UNDEFINED)
+    v = data["terminal"] if "terminal" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_TerminalAuthCapabilities(v, ctx, (path, "terminal"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.terminal = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11621,7 +12530,7 @@ def _decode_TerminalAuthCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "TerminalAuthCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11659,21 +12568,21 @@ def _decode_ElicitationCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("form", UNDEFINED)
+    v = data["form"] if "form" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ElicitationFormCapabilities(v, ctx, (path, "form"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.form = v
-    v = data.get("url", UNDEFINED)
+    v = data["url"] if "url" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ElicitationUrlCapabilities(v, ctx, (path, "url"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.url = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11717,7 +12626,7 @@ def _decode_ElicitationFormCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationFormCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11755,7 +12664,7 @@ def _decode_ElicitationUrlCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationUrlCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11793,11 +12702,19 @@ def _decode_LoginAuthRequest(
     if type(data) is not dict:
         raise DecodeError(path, "LoginAuthRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("methodId", UNDEFINED)
+        if type(r0) is str:
+            obj.method_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: LoginAuthRequest = obj
+            return fast
     v = data.get("methodId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "methodId"), "string")
     obj.method_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11837,7 +12754,7 @@ def _decode_ListProvidersRequest(
     if type(data) is not dict:
         raise DecodeError(path, "ListProvidersRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11875,6 +12792,20 @@ def _decode_SetProviderRequest(
     if type(data) is not dict:
         raise DecodeError(path, "SetProviderRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("providerId", UNDEFINED)
+        r1 = data.get("apiType", UNDEFINED)
+        r2 = data.get("baseUrl", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED or type(r2) is not str):
+            obj.provider_id = r0
+            r1 = _decode_LlmProtocol(r1, ctx, (path, "apiType"))
+            obj.api_type = r1
+            obj.base_url = r2
+            obj.headers = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SetProviderRequest = obj
+            return fast
     v = data.get("providerId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "providerId"), "string")
@@ -11888,11 +12819,11 @@ def _decode_SetProviderRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "baseUrl"), "string")
     obj.base_url = v
-    v = data.get("headers", UNDEFINED)
+    v = data["headers"] if "headers" in data else UNDEFINED
     if v is not UNDEFINED:
         v = _decode_map_of_str(v, ctx, (path, "headers"))
     obj.headers = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11944,11 +12875,19 @@ def _decode_DisableProviderRequest(
     if type(data) is not dict:
         raise DecodeError(path, "DisableProviderRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("providerId", UNDEFINED)
+        if type(r0) is str:
+            obj.provider_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: DisableProviderRequest = obj
+            return fast
     v = data.get("providerId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "providerId"), "string")
     obj.provider_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11988,7 +12927,7 @@ def _decode_LogoutAuthRequest(
     if type(data) is not dict:
         raise DecodeError(path, "LogoutAuthRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12026,7 +12965,7 @@ def _decode_AuthStatusRequest(
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12064,27 +13003,38 @@ def _decode_NewSessionRequest(
     if type(data) is not dict:
         raise DecodeError(path, "NewSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 4:
+        r0 = data.get("cwd", UNDEFINED)
+        if type(r0) is str:
+            obj.cwd = r0
+            obj.additional_directories = UNDEFINED
+            obj.mcp_servers = UNDEFINED
+            obj.system_prompt = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: NewSessionRequest = obj
+            return fast
     v = data.get("cwd", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "cwd"), "string")
     obj.cwd = v
-    v = data.get("additionalDirectories", UNDEFINED)
+    v = data["additionalDirectories"] if "additionalDirectories" in data else UNDEFINED
     if v is None:
         v = ctx.salvage(DecodeError((path, "additionalDirectories"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_AbsolutePath(v, ctx, (path, "additionalDirectories"))
     obj.additional_directories = v
-    v = data.get("mcpServers", UNDEFINED)
+    v = data["mcpServers"] if "mcpServers" in data else UNDEFINED
     if v is None:
         v = ctx.salvage(DecodeError((path, "mcpServers"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_McpServer(v, ctx, (path, "mcpServers"))
     obj.mcp_servers = v
-    v = data.get("systemPrompt", UNDEFINED)
+    v = data["systemPrompt"] if "systemPrompt" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_SystemPrompt(v, ctx, (path, "systemPrompt"))
     obj.system_prompt = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12133,6 +13083,17 @@ def _decode_McpServerHttp(
     if type(data) is not dict:
         raise DecodeError(path, "McpServerHttp (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("name", UNDEFINED)
+        r1 = data.get("url", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.name = r0
+            obj.url = r1
+            obj.headers = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: McpServerHttp = obj
+            return fast
     v = data.get("name", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
@@ -12141,13 +13102,13 @@ def _decode_McpServerHttp(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "url"), "string")
     obj.url = v
-    v = data.get("headers", UNDEFINED)
+    v = data["headers"] if "headers" in data else UNDEFINED
     if v is None:
         v = ctx.salvage(DecodeError((path, "headers"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_HttpHeader(v, ctx, (path, "headers"))
     obj.headers = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12214,6 +13175,16 @@ def _decode_McpServerAcp(
     if type(data) is not dict:
         raise DecodeError(path, "McpServerAcp (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("name", UNDEFINED)
+        r1 = data.get("serverId", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.name = r0
+            obj.server_id = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: McpServerAcp = obj
+            return fast
     v = data.get("name", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
@@ -12222,7 +13193,7 @@ def _decode_McpServerAcp(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "serverId"), "string")
     obj.server_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12286,6 +13257,18 @@ def _decode_McpServerStdio(
     if type(data) is not dict:
         raise DecodeError(path, "McpServerStdio (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 3:
+        r0 = data.get("name", UNDEFINED)
+        r1 = data.get("command", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.name = r0
+            obj.command = r1
+            obj.args = UNDEFINED
+            obj.env = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: McpServerStdio = obj
+            return fast
     v = data.get("name", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
@@ -12294,19 +13277,19 @@ def _decode_McpServerStdio(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "command"), "string")
     obj.command = v
-    v = data.get("args", UNDEFINED)
+    v = data["args"] if "args" in data else UNDEFINED
     if v is None:
         v = ctx.salvage(DecodeError((path, "args"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_str(v, ctx, (path, "args"))
     obj.args = v
-    v = data.get("env", UNDEFINED)
+    v = data["env"] if "env" in data else UNDEFINED
     if v is None:
         v = ctx.salvage(DecodeError((path, "env"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_EnvVariable(v, ctx, (path, "env"))
     obj.env = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12410,6 +13393,16 @@ def _decode_HttpHeader(
     if type(data) is not dict:
         raise DecodeError(path, "HttpHeader (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("name", UNDEFINED)
+        r1 = data.get("value", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.name = r0
+            obj.value = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: HttpHeader = obj
+            return fast
     v = data.get("name", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
@@ -12418,7 +13411,7 @@ def _decode_HttpHeader(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "value"), "string")
     obj.value = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12460,6 +13453,18 @@ def _decode_SystemPrompt(
     if type(data) is not dict:
         raise DecodeError(path, "SystemPrompt (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("mode", UNDEFINED)
+        r1 = data.get("content", UNDEFINED)
+        if not (r0 is UNDEFINED or r1 is UNDEFINED):
+            r0 = _decode_SystemPromptMode(r0, ctx, (path, "mode"))
+            obj.mode = r0
+            r1 = _decode_list_of_ContentBlock(r1, ctx, (path, "content"))
+            obj.content = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SystemPrompt = obj
+            return fast
     v = data.get("mode", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "mode"), "a value (required)", _rt.MISSING)
@@ -12470,7 +13475,7 @@ def _decode_SystemPrompt(
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_ContentBlock(v, ctx, (path, "content"))
     obj.content = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12512,19 +13517,19 @@ def _decode_ListSessionsRequest(
     if type(data) is not dict:
         raise DecodeError(path, "ListSessionsRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("cwd", UNDEFINED)
+    v = data["cwd"] if "cwd" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "cwd"), "string", v)
     obj.cwd = v
-    v = data.get("cursor", UNDEFINED)
+    v = data["cursor"] if "cursor" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "cursor"), "string", v)
     obj.cursor = v
-    v = data.get("archived", UNDEFINED)
+    v = data["archived"] if "archived" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_SessionArchiveFilter(v, ctx, (path, "archived"))
     obj.archived = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12571,11 +13576,19 @@ def _decode_DeleteSessionRequest(
     if type(data) is not dict:
         raise DecodeError(path, "DeleteSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: DeleteSessionRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12624,6 +13637,19 @@ def _decode_ForkSessionRequest(
     if type(data) is not dict:
         raise DecodeError(path, "ForkSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 4:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("cwd", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.cwd = r1
+            obj.additional_directories = UNDEFINED
+            obj.mcp_servers = UNDEFINED
+            obj.system_prompt = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ForkSessionRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -12632,23 +13658,23 @@ def _decode_ForkSessionRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "cwd"), "string")
     obj.cwd = v
-    v = data.get("additionalDirectories", UNDEFINED)
+    v = data["additionalDirectories"] if "additionalDirectories" in data else UNDEFINED
     if v is None:
         v = ctx.salvage(DecodeError((path, "additionalDirectories"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_AbsolutePath(v, ctx, (path, "additionalDirectories"))
     obj.additional_directories = v
-    v = data.get("mcpServers", UNDEFINED)
+    v = data["mcpServers"] if "mcpServers" in data else UNDEFINED
     if v is None:
         v = ctx.salvage(DecodeError((path, "mcpServers"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_McpServer(v, ctx, (path, "mcpServers"))
     obj.mcp_servers = v
-    v = data.get("systemPrompt", UNDEFINED)
+    v = data["systemPrompt"] if "systemPrompt" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_SystemPrompt(v, ctx, (path, "systemPrompt"))
     obj.system_prompt = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12699,11 +13725,19 @@ def _decode_ArchiveSessionRequest(
     if type(data) is not dict:
         raise DecodeError(path, "ArchiveSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ArchiveSessionRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12743,11 +13777,19 @@ def _decode_UnarchiveSessionRequest(
     if type(data) is not dict:
         raise DecodeError(path, "UnarchiveSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: UnarchiveSessionRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12787,11 +13829,19 @@ def _decode_SessionStatusRequest(
     if type(data) is not dict:
         raise DecodeError(path, "SessionStatusRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SessionStatusRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12831,6 +13881,16 @@ def _decode_SetSessionTitleRequest(
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionTitleRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("title", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.title = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SetSessionTitleRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -12839,7 +13899,7 @@ def _decode_SetSessionTitleRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "title"), "string")
     obj.title = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12891,6 +13951,20 @@ def _decode_ResumeSessionRequest(
     if type(data) is not dict:
         raise DecodeError(path, "ResumeSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 5:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("cwd", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.cwd = r1
+            obj.additional_directories = UNDEFINED
+            obj.mcp_servers = UNDEFINED
+            obj.replay_from = UNDEFINED
+            obj.system_prompt = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ResumeSessionRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -12899,27 +13973,27 @@ def _decode_ResumeSessionRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "cwd"), "string")
     obj.cwd = v
-    v = data.get("additionalDirectories", UNDEFINED)
+    v = data["additionalDirectories"] if "additionalDirectories" in data else UNDEFINED
     if v is None:
         v = ctx.salvage(DecodeError((path, "additionalDirectories"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_AbsolutePath(v, ctx, (path, "additionalDirectories"))
     obj.additional_directories = v
-    v = data.get("mcpServers", UNDEFINED)
+    v = data["mcpServers"] if "mcpServers" in data else UNDEFINED
     if v is None:
         v = ctx.salvage(DecodeError((path, "mcpServers"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_McpServer(v, ctx, (path, "mcpServers"))
     obj.mcp_servers = v
-    v = data.get("replayFrom", UNDEFINED)
+    v = data["replayFrom"] if "replayFrom" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_ReplayFrom(v, ctx, (path, "replayFrom"))
     obj.replay_from = v
-    v = data.get("systemPrompt", UNDEFINED)
+    v = data["systemPrompt"] if "systemPrompt" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_SystemPrompt(v, ctx, (path, "systemPrompt"))
     obj.system_prompt = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12973,7 +14047,7 @@ def _decode_ReplayFromStart(
     if type(data) is not dict:
         raise DecodeError(path, "ReplayFromStart (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -13067,11 +14141,19 @@ def _decode_CloseSessionRequest(
     if type(data) is not dict:
         raise DecodeError(path, "CloseSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CloseSessionRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -13111,6 +14193,16 @@ def _decode_CancelToolCallRequest(
     if type(data) is not dict:
         raise DecodeError(path, "CancelToolCallRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("toolCallId", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.tool_call_id = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CancelToolCallRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -13119,7 +14211,7 @@ def _decode_CancelToolCallRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "toolCallId"), "string")
     obj.tool_call_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -13161,6 +14253,16 @@ def _decode_CancelTerminalRequest(
     if type(data) is not dict:
         raise DecodeError(path, "CancelTerminalRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("terminalId", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.terminal_id = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CancelTerminalRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -13169,7 +14271,7 @@ def _decode_CancelTerminalRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
     obj.terminal_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -13333,7 +14435,7 @@ def _decode_SetSessionConfigOptionRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "configId"), "string")
     obj.config_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -13373,6 +14475,17 @@ def _decode_PromptRequest(
     if type(data) is not dict:
         raise DecodeError(path, "PromptRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("prompt", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED):
+            obj.session_id = r0
+            r1 = _decode_list_of_ContentBlock_min1(r1, ctx, (path, "prompt"))
+            obj.prompt = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: PromptRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -13382,7 +14495,7 @@ def _decode_PromptRequest(
         raise DecodeError((path, "prompt"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_ContentBlock_min1(v, ctx, (path, "prompt"))
     obj.prompt = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -13509,12 +14622,21 @@ def _decode_RequestPermissionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("outcome", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_RequestPermissionOutcome(r0, ctx, (path, "outcome"))
+            obj.outcome = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: RequestPermissionResponse = obj
+            return fast
     v = data.get("outcome", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "outcome"), "a value (required)", _rt.MISSING)
     v = _decode_RequestPermissionOutcome(v, ctx, (path, "outcome"))
     obj.outcome = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -13554,7 +14676,7 @@ def _decode_CancelledPermissionOutcome(
     if type(data) is not dict:
         raise DecodeError(path, "CancelledPermissionOutcome (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -13616,11 +14738,19 @@ def _decode_SelectedPermissionOutcome(
     if type(data) is not dict:
         raise DecodeError(path, "SelectedPermissionOutcome (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("optionId", UNDEFINED)
+        if type(r0) is str:
+            obj.option_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SelectedPermissionOutcome = obj
+            return fast
     v = data.get("optionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "optionId"), "string")
     obj.option_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -13718,7 +14848,7 @@ def _decode_ElicitationAcceptAction(
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationAcceptAction (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("content", UNDEFINED)
+    v = data["content"] if "content" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_map_of_ElicitationContentValue(v, ctx, (path, "content"))
     obj.content = v
@@ -13874,7 +15004,7 @@ def _decode_CreateElicitationResponse(
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -13910,13 +15040,23 @@ def _decode_MessageMcpResponseResult(
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpResponseResult (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("result", UNDEFINED)
+        if r0 is not UNDEFINED:
+            if ctx.strict:
+                _rt.check_json(r0, (path, "result"))
+            obj.result = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: MessageMcpResponseResult = obj
+            return fast
     v = data.get("result", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "result"), "a value (required)", _rt.MISSING)
     if ctx.strict:
         _rt.check_json(v, (path, "result"))
     obj.result = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -13956,12 +15096,21 @@ def _decode_MessageMcpResponseError(
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpResponseError (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("error", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_McpError(r0, ctx, (path, "error"))
+            obj.error = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: MessageMcpResponseError = obj
+            return fast
     v = data.get("error", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "error"), "a value (required)", _rt.MISSING)
     v = _decode_McpError(v, ctx, (path, "error"))
     obj.error = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -14001,6 +15150,18 @@ def _decode_McpError(
     if type(data) is not dict:
         raise DecodeError(path, "McpError (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("code", UNDEFINED)
+        r1 = data.get("message", UNDEFINED)
+        if not (r0 is UNDEFINED or type(r1) is not str):
+            if type(r0) is not int or r0 < -2147483648 or r0 > 2147483647:
+                r0 = _rt.decode_int(r0, (path, "code"), -2147483648, 2147483647)
+            obj.code = r0
+            obj.message = r1
+            obj.data = UNDEFINED
+            obj.unknown_properties = {}
+            fast: McpError = obj
+            return fast
     v = data.get("code", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "code"), "a value (required)", _rt.MISSING)
@@ -14011,7 +15172,7 @@ def _decode_McpError(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "message"), "string")
     obj.message = v
-    v = data.get("data", UNDEFINED)
+    v = data["data"] if "data" in data else UNDEFINED
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "data"))
     obj.data = v
@@ -14050,11 +15211,19 @@ def _decode_ClientNotification(
     if type(data) is not dict:
         raise DecodeError(path, "ClientNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("method", UNDEFINED)
+        if type(r0) is str:
+            obj.method = r0
+            obj.params = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ClientNotification = obj
+            return fast
     v = data.get("method", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data.get("params", UNDEFINED)
+    v = data["params"] if "params" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_ClientNotificationParams(v, ctx, (path, "params"))
     obj.params = v
@@ -14091,11 +15260,19 @@ def _decode_CancelSessionNotification(
     if type(data) is not dict:
         raise DecodeError(path, "CancelSessionNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CancelSessionNotification = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -14135,6 +15312,19 @@ def _decode_MessageMcpNotification(
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("serverId", UNDEFINED)
+        r1 = data.get("requestId", UNDEFINED)
+        r2 = data.get("method", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str or type(r2) is not str):
+            obj.server_id = r0
+            obj.request_id = r1
+            obj.method = r2
+            obj.params = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: MessageMcpNotification = obj
+            return fast
     v = data.get("serverId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "serverId"), "string")
@@ -14147,14 +15337,14 @@ def _decode_MessageMcpNotification(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data.get("params", UNDEFINED)
+    v = data["params"] if "params" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             raise DecodeError((path, "params"), "object", v)
         elif ctx.strict:
             _rt.check_json(v, (path, "params"))
     obj.params = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -14201,12 +15391,21 @@ def _decode_CancelRequestNotification(
     if type(data) is not dict:
         raise DecodeError(path, "CancelRequestNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("requestId", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_RequestId(r0, ctx, (path, "requestId"))
+            obj.request_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CancelRequestNotification = obj
+            return fast
     v = data.get("requestId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "requestId"), "a value (required)", _rt.MISSING)
     v = _decode_RequestId(v, ctx, (path, "requestId"))
     obj.request_id = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -14246,6 +15445,17 @@ def _decode_ProxyRequest(
     if type(data) is not dict:
         raise DecodeError(path, "ProxyRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("id", UNDEFINED)
+        r1 = data.get("method", UNDEFINED)
+        if not (r0 is UNDEFINED or type(r1) is not str):
+            r0 = _decode_RequestId(r0, ctx, (path, "id"))
+            obj.id = r0
+            obj.method = r1
+            obj.params = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ProxyRequest = obj
+            return fast
     v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
@@ -14255,7 +15465,7 @@ def _decode_ProxyRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data.get("params", UNDEFINED)
+    v = data["params"] if "params" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_ProxyRequestParams(v, ctx, (path, "params"))
     obj.params = v
@@ -14294,15 +15504,24 @@ def _decode_ProxySuccessorRequest(
     if type(data) is not dict:
         raise DecodeError(path, "ProxySuccessorRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("method", UNDEFINED)
+        if type(r0) is str:
+            obj.method = r0
+            obj.params = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ProxySuccessorRequest = obj
+            return fast
     v = data.get("method", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data.get("params", UNDEFINED)
+    v = data["params"] if "params" in data else UNDEFINED
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "params"))
     obj.params = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -14430,11 +15649,19 @@ def _decode_ProxyNotification(
     if type(data) is not dict:
         raise DecodeError(path, "ProxyNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("method", UNDEFINED)
+        if type(r0) is str:
+            obj.method = r0
+            obj.params = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ProxyNotification = obj
+            return fast
     v = data.get("method", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data.get("params", UNDEFINED)
+    v = data["params"] if "params" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         v = _decode_ProxyNotificationParams(v, ctx, (path, "params"))
     obj.params = v
@@ -14471,15 +15698,24 @@ def _decode_ProxySuccessorNotification(
     if type(data) is not dict:
         raise DecodeError(path, "ProxySuccessorNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("method", UNDEFINED)
+        if type(r0) is str:
+            obj.method = r0
+            obj.params = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ProxySuccessorNotification = obj
+            return fast
     v = data.get("method", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data.get("params", UNDEFINED)
+    v = data["params"] if "params" in data else UNDEFINED
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "params"))
     obj.params = v
-    v = data.get("_meta", UNDEFINED)
+    v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
