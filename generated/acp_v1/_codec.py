@@ -308,7 +308,10 @@ def _decode_list_of_Role_skip_invalid(data: Any, ctx: _rt.Context, path: _rt.Pat
     append = result.append
     for index, item in enumerate(data):
         try:
-            item = _decode_Role(item, ctx, (path, index))
+            if type(item) is str and item in _MEMBERS_Role:
+                item = _MEMBERS_Role[item]
+            else:
+                item = _decode_Role(item, ctx, (path, index))
         except DecodeError as error:
             ctx.skip(error)
             continue
@@ -1084,17 +1087,23 @@ def _decode_ToolCallUpdate(
     obj.tool_call_id = v
     v = data["kind"] if "kind" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
-        try:
-            v = _decode_ToolKind(v, ctx, (path, "kind"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        if type(v) is str and v in _MEMBERS_ToolKind:
+            v = _MEMBERS_ToolKind[v]
+        else:
+            try:
+                v = _decode_ToolKind(v, ctx, (path, "kind"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.kind = v
     v = data["status"] if "status" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
-        try:
-            v = _decode_ToolCallStatus(v, ctx, (path, "status"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        if type(v) is str and v in _MEMBERS_ToolCallStatus:
+            v = _MEMBERS_ToolCallStatus[v]
+        else:
+            try:
+                v = _decode_ToolCallStatus(v, ctx, (path, "status"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.status = v
     v = data["title"] if "title" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
@@ -2225,7 +2234,10 @@ def _decode_PermissionOption(
         if not (type(r0) is not str or type(r1) is not str or r2 is UNDEFINED):
             obj.option_id = r0
             obj.name = r1
-            r2 = _decode_PermissionOptionKind(r2, ctx, (path, "kind"))
+            if type(r2) is str and r2 in _MEMBERS_PermissionOptionKind:
+                r2 = _MEMBERS_PermissionOptionKind[r2]
+            else:
+                r2 = _decode_PermissionOptionKind(r2, ctx, (path, "kind"))
             obj.kind = r2
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -2242,7 +2254,10 @@ def _decode_PermissionOption(
     v = data.get("kind", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "kind"), "a value (required)", _rt.MISSING)
-    v = _decode_PermissionOptionKind(v, ctx, (path, "kind"))
+    if type(v) is str and v in _MEMBERS_PermissionOptionKind:
+        v = _MEMBERS_PermissionOptionKind[v]
+    else:
+        v = _decode_PermissionOptionKind(v, ctx, (path, "kind"))
     obj.kind = v
     v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
@@ -2970,10 +2985,13 @@ def _decode_ElicitationSchema(
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data["type"] if "type" in data else UNDEFINED
     if v is not UNDEFINED:
-        try:
-            v = _decode_ElicitationSchemaType(v, ctx, (path, "type"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        if type(v) is str and v in _MEMBERS_ElicitationSchemaType:
+            v = _MEMBERS_ElicitationSchemaType[v]
+        else:
+            try:
+                v = _decode_ElicitationSchemaType(v, ctx, (path, "type"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.type = v
     v = data["title"] if "title" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
@@ -3084,7 +3102,10 @@ def _decode_StringPropertySchema(
     obj.pattern = v
     v = data["format"] if "format" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
-        v = _decode_StringFormat(v, ctx, (path, "format"))
+        if type(v) is str and v in _MEMBERS_StringFormat:
+            v = _MEMBERS_StringFormat[v]
+        else:
+            v = _decode_StringFormat(v, ctx, (path, "format"))
     obj.format = v
     v = data["default"] if "default" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
@@ -5326,10 +5347,13 @@ def _decode_SessionConfigOption(
     obj.description = v
     v = data["category"] if "category" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
-        try:
-            v = _decode_SessionConfigOptionCategory(v, ctx, (path, "category"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        if type(v) is str and v in _MEMBERS_SessionConfigOptionCategory:
+            v = _MEMBERS_SessionConfigOptionCategory[v]
+        else:
+            try:
+                v = _decode_SessionConfigOptionCategory(v, ctx, (path, "category"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.category = v
     v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
@@ -5930,7 +5954,10 @@ def _decode_PromptResponse(
     if len(data) == len(known) - 1:
         r0 = data.get("stopReason", UNDEFINED)
         if r0 is not UNDEFINED:
-            r0 = _decode_StopReason(r0, ctx, (path, "stopReason"))
+            if type(r0) is str and r0 in _MEMBERS_StopReason:
+                r0 = _MEMBERS_StopReason[r0]
+            else:
+                r0 = _decode_StopReason(r0, ctx, (path, "stopReason"))
             obj.stop_reason = r0
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -5939,7 +5966,10 @@ def _decode_PromptResponse(
     v = data.get("stopReason", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "stopReason"), "a value (required)", _rt.MISSING)
-    v = _decode_StopReason(v, ctx, (path, "stopReason"))
+    if type(v) is str and v in _MEMBERS_StopReason:
+        v = _MEMBERS_StopReason[v]
+    else:
+        v = _decode_StopReason(v, ctx, (path, "stopReason"))
     obj.stop_reason = v
     v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
@@ -6321,17 +6351,23 @@ def _decode_ToolCall(
     obj.name = v
     v = data["kind"] if "kind" in data else UNDEFINED
     if v is not UNDEFINED:
-        try:
-            v = _decode_ToolKind(v, ctx, (path, "kind"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        if type(v) is str and v in _MEMBERS_ToolKind:
+            v = _MEMBERS_ToolKind[v]
+        else:
+            try:
+                v = _decode_ToolKind(v, ctx, (path, "kind"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.kind = v
     v = data["status"] if "status" in data else UNDEFINED
     if v is not UNDEFINED:
-        try:
-            v = _decode_ToolCallStatus(v, ctx, (path, "status"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        if type(v) is str and v in _MEMBERS_ToolCallStatus:
+            v = _MEMBERS_ToolCallStatus[v]
+        else:
+            try:
+                v = _decode_ToolCallStatus(v, ctx, (path, "status"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.status = v
     v = data["content"] if "content" in data else UNDEFINED
     if v is not UNDEFINED:
@@ -6954,7 +6990,10 @@ def _decode_Notice(
         r0 = data.get("severity", UNDEFINED)
         r1 = data.get("title", UNDEFINED)
         if not (r0 is UNDEFINED or (type(r1) is not str or len(r1) < 1)):
-            r0 = _decode_NoticeSeverity(r0, ctx, (path, "severity"))
+            if type(r0) is str and r0 in _MEMBERS_NoticeSeverity:
+                r0 = _MEMBERS_NoticeSeverity[r0]
+            else:
+                r0 = _decode_NoticeSeverity(r0, ctx, (path, "severity"))
             obj.severity = r0
             obj.title = r1
             obj.description = UNDEFINED
@@ -6965,7 +7004,10 @@ def _decode_Notice(
     v = data.get("severity", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "severity"), "a value (required)", _rt.MISSING)
-    v = _decode_NoticeSeverity(v, ctx, (path, "severity"))
+    if type(v) is str and v in _MEMBERS_NoticeSeverity:
+        v = _MEMBERS_NoticeSeverity[v]
+    else:
+        v = _decode_NoticeSeverity(v, ctx, (path, "severity"))
     obj.severity = v
     v = data.get("title", UNDEFINED)
     if type(v) is not str or len(v) < 1:
@@ -7047,7 +7089,10 @@ def _decode_CompactionUpdate(
         r1 = data.get("status", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED):
             obj.compaction_id = r0
-            r1 = _decode_CompactionStatus(r1, ctx, (path, "status"))
+            if type(r1) is str and r1 in _MEMBERS_CompactionStatus:
+                r1 = _MEMBERS_CompactionStatus[r1]
+            else:
+                r1 = _decode_CompactionStatus(r1, ctx, (path, "status"))
             obj.status = r1
             obj.summary = UNDEFINED
             obj.error = UNDEFINED
@@ -7062,7 +7107,10 @@ def _decode_CompactionUpdate(
     v = data.get("status", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "status"), "a value (required)", _rt.MISSING)
-    v = _decode_CompactionStatus(v, ctx, (path, "status"))
+    if type(v) is str and v in _MEMBERS_CompactionStatus:
+        v = _MEMBERS_CompactionStatus[v]
+    else:
+        v = _decode_CompactionStatus(v, ctx, (path, "status"))
     obj.status = v
     v = data["summary"] if "summary" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
@@ -7244,9 +7292,15 @@ def _decode_PlanEntry(
         r2 = data.get("status", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED or r2 is UNDEFINED):
             obj.content = r0
-            r1 = _decode_PlanEntryPriority(r1, ctx, (path, "priority"))
+            if type(r1) is str and r1 in _MEMBERS_PlanEntryPriority:
+                r1 = _MEMBERS_PlanEntryPriority[r1]
+            else:
+                r1 = _decode_PlanEntryPriority(r1, ctx, (path, "priority"))
             obj.priority = r1
-            r2 = _decode_PlanEntryStatus(r2, ctx, (path, "status"))
+            if type(r2) is str and r2 in _MEMBERS_PlanEntryStatus:
+                r2 = _MEMBERS_PlanEntryStatus[r2]
+            else:
+                r2 = _decode_PlanEntryStatus(r2, ctx, (path, "status"))
             obj.status = r2
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -7259,12 +7313,18 @@ def _decode_PlanEntry(
     v = data.get("priority", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "priority"), "a value (required)", _rt.MISSING)
-    v = _decode_PlanEntryPriority(v, ctx, (path, "priority"))
+    if type(v) is str and v in _MEMBERS_PlanEntryPriority:
+        v = _MEMBERS_PlanEntryPriority[v]
+    else:
+        v = _decode_PlanEntryPriority(v, ctx, (path, "priority"))
     obj.priority = v
     v = data.get("status", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "status"), "a value (required)", _rt.MISSING)
-    v = _decode_PlanEntryStatus(v, ctx, (path, "status"))
+    if type(v) is str and v in _MEMBERS_PlanEntryStatus:
+        v = _MEMBERS_PlanEntryStatus[v]
+    else:
+        v = _decode_PlanEntryStatus(v, ctx, (path, "status"))
     obj.status = v
     v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:

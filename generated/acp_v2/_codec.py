@@ -490,7 +490,10 @@ def _decode_list_of_Role_skip_invalid(data: Any, ctx: _rt.Context, path: _rt.Pat
     append = result.append
     for index, item in enumerate(data):
         try:
-            item = _decode_Role(item, ctx, (path, index))
+            if type(item) is str and item in _MEMBERS_Role:
+                item = _MEMBERS_Role[item]
+            else:
+                item = _decode_Role(item, ctx, (path, index))
         except DecodeError as error:
             ctx.skip(error)
             continue
@@ -611,7 +614,10 @@ def _decode_list_of_LlmProtocol_skip_invalid(data: Any, ctx: _rt.Context, path: 
     append = result.append
     for index, item in enumerate(data):
         try:
-            item = _decode_LlmProtocol(item, ctx, (path, index))
+            if type(item) is str and item in _MEMBERS_LlmProtocol:
+                item = _MEMBERS_LlmProtocol[item]
+            else:
+                item = _decode_LlmProtocol(item, ctx, (path, index))
         except DecodeError as error:
             ctx.skip(error)
             continue
@@ -1594,17 +1600,23 @@ def _decode_ToolCallUpdate(
     obj.title = v
     v = data["kind"] if "kind" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
-        try:
-            v = _decode_ToolKind(v, ctx, (path, "kind"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        if type(v) is str and v in _MEMBERS_ToolKind:
+            v = _MEMBERS_ToolKind[v]
+        else:
+            try:
+                v = _decode_ToolKind(v, ctx, (path, "kind"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.kind = v
     v = data["status"] if "status" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
-        try:
-            v = _decode_ToolCallStatus(v, ctx, (path, "status"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        if type(v) is str and v in _MEMBERS_ToolCallStatus:
+            v = _MEMBERS_ToolCallStatus[v]
+        else:
+            try:
+                v = _decode_ToolCallStatus(v, ctx, (path, "status"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.status = v
     v = data["content"] if "content" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
@@ -2633,10 +2645,13 @@ def _decode_Icon(
     obj.sizes = v
     v = data["theme"] if "theme" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
-        try:
-            v = _decode_IconTheme(v, ctx, (path, "theme"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        if type(v) is str and v in _MEMBERS_IconTheme:
+            v = _MEMBERS_IconTheme[v]
+        else:
+            try:
+                v = _decode_IconTheme(v, ctx, (path, "theme"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.theme = v
     v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
@@ -3040,10 +3055,13 @@ def _decode_DiffChange(
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data["fileType"] if "fileType" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
-        try:
-            v = _decode_DiffFileType(v, ctx, (path, "fileType"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        if type(v) is str and v in _MEMBERS_DiffFileType:
+            v = _MEMBERS_DiffFileType[v]
+        else:
+            try:
+                v = _decode_DiffFileType(v, ctx, (path, "fileType"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.file_type = v
     v = data["mimeType"] if "mimeType" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
@@ -3095,7 +3113,10 @@ def _decode_DiffPatch(
         r0 = data.get("format", UNDEFINED)
         r1 = data.get("text", UNDEFINED)
         if not (r0 is UNDEFINED or type(r1) is not str):
-            r0 = _decode_DiffPatchFormat(r0, ctx, (path, "format"))
+            if type(r0) is str and r0 in _MEMBERS_DiffPatchFormat:
+                r0 = _MEMBERS_DiffPatchFormat[r0]
+            else:
+                r0 = _decode_DiffPatchFormat(r0, ctx, (path, "format"))
             obj.format = r0
             obj.text = r1
             obj.meta = UNDEFINED
@@ -3105,7 +3126,10 @@ def _decode_DiffPatch(
     v = data.get("format", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "format"), "a value (required)", _rt.MISSING)
-    v = _decode_DiffPatchFormat(v, ctx, (path, "format"))
+    if type(v) is str and v in _MEMBERS_DiffPatchFormat:
+        v = _MEMBERS_DiffPatchFormat[v]
+    else:
+        v = _decode_DiffPatchFormat(v, ctx, (path, "format"))
     obj.format = v
     v = data.get("text", UNDEFINED)
     if type(v) is not str:
@@ -3309,7 +3333,10 @@ def _decode_PermissionOption(
         if not (type(r0) is not str or type(r1) is not str or r2 is UNDEFINED):
             obj.option_id = r0
             obj.name = r1
-            r2 = _decode_PermissionOptionKind(r2, ctx, (path, "kind"))
+            if type(r2) is str and r2 in _MEMBERS_PermissionOptionKind:
+                r2 = _MEMBERS_PermissionOptionKind[r2]
+            else:
+                r2 = _decode_PermissionOptionKind(r2, ctx, (path, "kind"))
             obj.kind = r2
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -3326,7 +3353,10 @@ def _decode_PermissionOption(
     v = data.get("kind", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "kind"), "a value (required)", _rt.MISSING)
-    v = _decode_PermissionOptionKind(v, ctx, (path, "kind"))
+    if type(v) is str and v in _MEMBERS_PermissionOptionKind:
+        v = _MEMBERS_PermissionOptionKind[v]
+    else:
+        v = _decode_PermissionOptionKind(v, ctx, (path, "kind"))
     obj.kind = v
     v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
@@ -3649,7 +3679,10 @@ def _decode_ElicitationSchema(
         r0 = data.get("type", UNDEFINED)
         r1 = data.get("properties", UNDEFINED)
         if not (r0 is UNDEFINED or r1 is UNDEFINED):
-            r0 = _decode_ElicitationSchemaType(r0, ctx, (path, "type"))
+            if type(r0) is str and r0 in _MEMBERS_ElicitationSchemaType:
+                r0 = _MEMBERS_ElicitationSchemaType[r0]
+            else:
+                r0 = _decode_ElicitationSchemaType(r0, ctx, (path, "type"))
             obj.type = r0
             obj.title = UNDEFINED
             r1 = _decode_map_of_ElicitationPropertySchema(r1, ctx, (path, "properties"))
@@ -3663,7 +3696,10 @@ def _decode_ElicitationSchema(
     v = data.get("type", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
-    v = _decode_ElicitationSchemaType(v, ctx, (path, "type"))
+    if type(v) is str and v in _MEMBERS_ElicitationSchemaType:
+        v = _MEMBERS_ElicitationSchemaType[v]
+    else:
+        v = _decode_ElicitationSchemaType(v, ctx, (path, "type"))
     obj.type = v
     v = data["title"] if "title" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
@@ -3773,7 +3809,10 @@ def _decode_StringPropertySchema(
     obj.pattern = v
     v = data["format"] if "format" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
-        v = _decode_StringFormat(v, ctx, (path, "format"))
+        if type(v) is str and v in _MEMBERS_StringFormat:
+            v = _MEMBERS_StringFormat[v]
+        else:
+            v = _decode_StringFormat(v, ctx, (path, "format"))
     obj.format = v
     v = data["default"] if "default" in data else UNDEFINED
     if v is not UNDEFINED and v is not None and type(v) is not str:
@@ -6455,7 +6494,10 @@ def _decode_ProviderCurrentConfig(
         r0 = data.get("apiType", UNDEFINED)
         r1 = data.get("baseUrl", UNDEFINED)
         if not (r0 is UNDEFINED or type(r1) is not str):
-            r0 = _decode_LlmProtocol(r0, ctx, (path, "apiType"))
+            if type(r0) is str and r0 in _MEMBERS_LlmProtocol:
+                r0 = _MEMBERS_LlmProtocol[r0]
+            else:
+                r0 = _decode_LlmProtocol(r0, ctx, (path, "apiType"))
             obj.api_type = r0
             obj.base_url = r1
             obj.meta = UNDEFINED
@@ -6465,7 +6507,10 @@ def _decode_ProviderCurrentConfig(
     v = data.get("apiType", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "apiType"), "a value (required)", _rt.MISSING)
-    v = _decode_LlmProtocol(v, ctx, (path, "apiType"))
+    if type(v) is str and v in _MEMBERS_LlmProtocol:
+        v = _MEMBERS_LlmProtocol[v]
+    else:
+        v = _decode_LlmProtocol(v, ctx, (path, "apiType"))
     obj.api_type = v
     v = data.get("baseUrl", UNDEFINED)
     if type(v) is not str:
@@ -6630,7 +6675,10 @@ def _decode_AuthStatusResponse(
     if len(data) == len(known) - 2:
         r0 = data.get("state", UNDEFINED)
         if r0 is not UNDEFINED:
-            r0 = _decode_AuthState(r0, ctx, (path, "state"))
+            if type(r0) is str and r0 in _MEMBERS_AuthState:
+                r0 = _MEMBERS_AuthState[r0]
+            else:
+                r0 = _decode_AuthState(r0, ctx, (path, "state"))
             obj.state = r0
             obj.accounts = UNDEFINED
             obj.meta = UNDEFINED
@@ -6640,7 +6688,10 @@ def _decode_AuthStatusResponse(
     v = data.get("state", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "state"), "a value (required)", _rt.MISSING)
-    v = _decode_AuthState(v, ctx, (path, "state"))
+    if type(v) is str and v in _MEMBERS_AuthState:
+        v = _MEMBERS_AuthState[v]
+    else:
+        v = _decode_AuthState(v, ctx, (path, "state"))
     obj.state = v
     v = data["accounts"] if "accounts" in data else UNDEFINED
     if v is not UNDEFINED:
@@ -7017,10 +7068,13 @@ def _decode_SessionConfigOption(
     obj.description = v
     v = data["category"] if "category" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
-        try:
-            v = _decode_SessionConfigOptionCategory(v, ctx, (path, "category"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        if type(v) is str and v in _MEMBERS_SessionConfigOptionCategory:
+            v = _MEMBERS_SessionConfigOptionCategory[v]
+        else:
+            try:
+                v = _decode_SessionConfigOptionCategory(v, ctx, (path, "category"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.category = v
     v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
@@ -7795,7 +7849,10 @@ def _decode_SessionStatusResponse(
     if len(data) == len(known) - 2:
         r0 = data.get("status", UNDEFINED)
         if r0 is not UNDEFINED:
-            r0 = _decode_SessionStatus(r0, ctx, (path, "status"))
+            if type(r0) is str and r0 in _MEMBERS_SessionStatus:
+                r0 = _MEMBERS_SessionStatus[r0]
+            else:
+                r0 = _decode_SessionStatus(r0, ctx, (path, "status"))
             obj.status = r0
             obj.state = UNDEFINED
             obj.meta = UNDEFINED
@@ -7805,7 +7862,10 @@ def _decode_SessionStatusResponse(
     v = data.get("status", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "status"), "a value (required)", _rt.MISSING)
-    v = _decode_SessionStatus(v, ctx, (path, "status"))
+    if type(v) is str and v in _MEMBERS_SessionStatus:
+        v = _MEMBERS_SessionStatus[v]
+    else:
+        v = _decode_SessionStatus(v, ctx, (path, "status"))
     obj.status = v
     v = data["state"] if "state" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
@@ -10705,7 +10765,10 @@ def _decode_Notice(
         r0 = data.get("severity", UNDEFINED)
         r1 = data.get("title", UNDEFINED)
         if not (r0 is UNDEFINED or (type(r1) is not str or len(r1) < 1)):
-            r0 = _decode_NoticeSeverity(r0, ctx, (path, "severity"))
+            if type(r0) is str and r0 in _MEMBERS_NoticeSeverity:
+                r0 = _MEMBERS_NoticeSeverity[r0]
+            else:
+                r0 = _decode_NoticeSeverity(r0, ctx, (path, "severity"))
             obj.severity = r0
             obj.title = r1
             obj.description = UNDEFINED
@@ -10716,7 +10779,10 @@ def _decode_Notice(
     v = data.get("severity", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "severity"), "a value (required)", _rt.MISSING)
-    v = _decode_NoticeSeverity(v, ctx, (path, "severity"))
+    if type(v) is str and v in _MEMBERS_NoticeSeverity:
+        v = _MEMBERS_NoticeSeverity[v]
+    else:
+        v = _decode_NoticeSeverity(v, ctx, (path, "severity"))
     obj.severity = v
     v = data.get("title", UNDEFINED)
     if type(v) is not str or len(v) < 1:
@@ -10798,7 +10864,10 @@ def _decode_CompactionUpdate(
         r1 = data.get("status", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED):
             obj.compaction_id = r0
-            r1 = _decode_CompactionStatus(r1, ctx, (path, "status"))
+            if type(r1) is str and r1 in _MEMBERS_CompactionStatus:
+                r1 = _MEMBERS_CompactionStatus[r1]
+            else:
+                r1 = _decode_CompactionStatus(r1, ctx, (path, "status"))
             obj.status = r1
             obj.summary = UNDEFINED
             obj.error = UNDEFINED
@@ -10813,7 +10882,10 @@ def _decode_CompactionUpdate(
     v = data.get("status", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "status"), "a value (required)", _rt.MISSING)
-    v = _decode_CompactionStatus(v, ctx, (path, "status"))
+    if type(v) is str and v in _MEMBERS_CompactionStatus:
+        v = _MEMBERS_CompactionStatus[v]
+    else:
+        v = _decode_CompactionStatus(v, ctx, (path, "status"))
     obj.status = v
     v = data["summary"] if "summary" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
@@ -11957,9 +12029,15 @@ def _decode_PlanEntry(
         r2 = data.get("status", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED or r2 is UNDEFINED):
             obj.content = r0
-            r1 = _decode_PlanEntryPriority(r1, ctx, (path, "priority"))
+            if type(r1) is str and r1 in _MEMBERS_PlanEntryPriority:
+                r1 = _MEMBERS_PlanEntryPriority[r1]
+            else:
+                r1 = _decode_PlanEntryPriority(r1, ctx, (path, "priority"))
             obj.priority = r1
-            r2 = _decode_PlanEntryStatus(r2, ctx, (path, "status"))
+            if type(r2) is str and r2 in _MEMBERS_PlanEntryStatus:
+                r2 = _MEMBERS_PlanEntryStatus[r2]
+            else:
+                r2 = _decode_PlanEntryStatus(r2, ctx, (path, "status"))
             obj.status = r2
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -11972,12 +12050,18 @@ def _decode_PlanEntry(
     v = data.get("priority", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "priority"), "a value (required)", _rt.MISSING)
-    v = _decode_PlanEntryPriority(v, ctx, (path, "priority"))
+    if type(v) is str and v in _MEMBERS_PlanEntryPriority:
+        v = _MEMBERS_PlanEntryPriority[v]
+    else:
+        v = _decode_PlanEntryPriority(v, ctx, (path, "priority"))
     obj.priority = v
     v = data.get("status", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "status"), "a value (required)", _rt.MISSING)
-    v = _decode_PlanEntryStatus(v, ctx, (path, "status"))
+    if type(v) is str and v in _MEMBERS_PlanEntryStatus:
+        v = _MEMBERS_PlanEntryStatus[v]
+    else:
+        v = _decode_PlanEntryStatus(v, ctx, (path, "status"))
     obj.status = v
     v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
@@ -12226,7 +12310,10 @@ def _decode_AuthStatusUpdateNotification(
     if len(data) == len(known) - 2:
         r0 = data.get("state", UNDEFINED)
         if r0 is not UNDEFINED:
-            r0 = _decode_AuthState(r0, ctx, (path, "state"))
+            if type(r0) is str and r0 in _MEMBERS_AuthState:
+                r0 = _MEMBERS_AuthState[r0]
+            else:
+                r0 = _decode_AuthState(r0, ctx, (path, "state"))
             obj.state = r0
             obj.accounts = UNDEFINED
             obj.meta = UNDEFINED
@@ -12236,7 +12323,10 @@ def _decode_AuthStatusUpdateNotification(
     v = data.get("state", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "state"), "a value (required)", _rt.MISSING)
-    v = _decode_AuthState(v, ctx, (path, "state"))
+    if type(v) is str and v in _MEMBERS_AuthState:
+        v = _MEMBERS_AuthState[v]
+    else:
+        v = _decode_AuthState(v, ctx, (path, "state"))
     obj.state = v
     v = data["accounts"] if "accounts" in data else UNDEFINED
     if v is not UNDEFINED:
@@ -12798,7 +12888,10 @@ def _decode_SetProviderRequest(
         r2 = data.get("baseUrl", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED or type(r2) is not str):
             obj.provider_id = r0
-            r1 = _decode_LlmProtocol(r1, ctx, (path, "apiType"))
+            if type(r1) is str and r1 in _MEMBERS_LlmProtocol:
+                r1 = _MEMBERS_LlmProtocol[r1]
+            else:
+                r1 = _decode_LlmProtocol(r1, ctx, (path, "apiType"))
             obj.api_type = r1
             obj.base_url = r2
             obj.headers = UNDEFINED
@@ -12813,7 +12906,10 @@ def _decode_SetProviderRequest(
     v = data.get("apiType", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "apiType"), "a value (required)", _rt.MISSING)
-    v = _decode_LlmProtocol(v, ctx, (path, "apiType"))
+    if type(v) is str and v in _MEMBERS_LlmProtocol:
+        v = _MEMBERS_LlmProtocol[v]
+    else:
+        v = _decode_LlmProtocol(v, ctx, (path, "apiType"))
     obj.api_type = v
     v = data.get("baseUrl", UNDEFINED)
     if type(v) is not str:
@@ -13457,7 +13553,10 @@ def _decode_SystemPrompt(
         r0 = data.get("mode", UNDEFINED)
         r1 = data.get("content", UNDEFINED)
         if not (r0 is UNDEFINED or r1 is UNDEFINED):
-            r0 = _decode_SystemPromptMode(r0, ctx, (path, "mode"))
+            if type(r0) is str and r0 in _MEMBERS_SystemPromptMode:
+                r0 = _MEMBERS_SystemPromptMode[r0]
+            else:
+                r0 = _decode_SystemPromptMode(r0, ctx, (path, "mode"))
             obj.mode = r0
             r1 = _decode_list_of_ContentBlock(r1, ctx, (path, "content"))
             obj.content = r1
@@ -13468,7 +13567,10 @@ def _decode_SystemPrompt(
     v = data.get("mode", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "mode"), "a value (required)", _rt.MISSING)
-    v = _decode_SystemPromptMode(v, ctx, (path, "mode"))
+    if type(v) is str and v in _MEMBERS_SystemPromptMode:
+        v = _MEMBERS_SystemPromptMode[v]
+    else:
+        v = _decode_SystemPromptMode(v, ctx, (path, "mode"))
     obj.mode = v
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
@@ -13527,7 +13629,10 @@ def _decode_ListSessionsRequest(
     obj.cursor = v
     v = data["archived"] if "archived" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
-        v = _decode_SessionArchiveFilter(v, ctx, (path, "archived"))
+        if type(v) is str and v in _MEMBERS_SessionArchiveFilter:
+            v = _MEMBERS_SessionArchiveFilter[v]
+        else:
+            v = _decode_SessionArchiveFilter(v, ctx, (path, "archived"))
     obj.archived = v
     v = data["_meta"] if "_meta" in data else UNDEFINED
     if v is not UNDEFINED and v is not None:
