@@ -797,7 +797,7 @@ def _decode_AgentRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data["params"] if "params" in data else UNDEFINED
+    v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_AgentRequestParams(v, ctx, (path, "params"))
     obj.params = v
@@ -860,7 +860,7 @@ def _decode_WriteTextFileRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "content"), "string")
     obj.content = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -924,15 +924,15 @@ def _decode_ReadTextFileRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "path"), "string")
     obj.path = v
-    v = data["line"] if "line" in data else UNDEFINED
+    v = data.get("line", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 4294967295):
         v = _rt.decode_int(v, (path, "line"), 0, 4294967295)
     obj.line = v
-    v = data["limit"] if "limit" in data else UNDEFINED
+    v = data.get("limit", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 4294967295):
         v = _rt.decode_int(v, (path, "limit"), 0, 4294967295)
     obj.limit = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1008,7 +1008,7 @@ def _decode_RequestPermissionRequest(
         raise DecodeError((path, "options"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_PermissionOption(v, ctx, (path, "options"))
     obj.options = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1085,7 +1085,7 @@ def _decode_ToolCallUpdate(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "toolCallId"), "string")
     obj.tool_call_id = v
-    v = data["kind"] if "kind" in data else UNDEFINED
+    v = data.get("kind", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is str and v in _MEMBERS_ToolKind:
             v = _MEMBERS_ToolKind[v]
@@ -1095,7 +1095,7 @@ def _decode_ToolCallUpdate(
             except DecodeError as error:
                 v = ctx.salvage(error, UNDEFINED)
     obj.kind = v
-    v = data["status"] if "status" in data else UNDEFINED
+    v = data.get("status", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is str and v in _MEMBERS_ToolCallStatus:
             v = _MEMBERS_ToolCallStatus[v]
@@ -1105,37 +1105,37 @@ def _decode_ToolCallUpdate(
             except DecodeError as error:
                 v = ctx.salvage(error, UNDEFINED)
     obj.status = v
-    v = data["title"] if "title" in data else UNDEFINED
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data["name"] if "name" in data else UNDEFINED
+    v = data.get("name", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "name"), "string", v), UNDEFINED)
     obj.name = v
-    v = data["content"] if "content" in data else UNDEFINED
+    v = data.get("content", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ToolCallContent_skip_invalid(v, ctx, (path, "content"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.content = v
-    v = data["locations"] if "locations" in data else UNDEFINED
+    v = data.get("locations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ToolCallLocation_skip_invalid(v, ctx, (path, "locations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.locations = v
-    v = data["rawInput"] if "rawInput" in data else UNDEFINED
+    v = data.get("rawInput", UNDEFINED)
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "rawInput"))
     obj.raw_input = v
-    v = data["rawOutput"] if "rawOutput" in data else UNDEFINED
+    v = data.get("rawOutput", UNDEFINED)
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "rawOutput"))
     obj.raw_output = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1214,7 +1214,7 @@ def _decode_Content(
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_ContentBlock(v, ctx, (path, "content"))
     obj.content = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1291,7 +1291,7 @@ def _decode_Diff(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "path"), "string")
     obj.path = v
-    v = data["oldText"] if "oldText" in data else UNDEFINED
+    v = data.get("oldText", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "oldText"), "string", v), UNDEFINED)
     obj.old_text = v
@@ -1299,7 +1299,7 @@ def _decode_Diff(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "newText"), "string")
     obj.new_text = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1378,7 +1378,7 @@ def _decode_Terminal(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
     obj.terminal_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1449,7 +1449,7 @@ def _decode_TextContent(
             obj.unknown_properties = {}
             fast: TextContent = obj
             return fast
-    v = data["annotations"] if "annotations" in data else UNDEFINED
+    v = data.get("annotations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
@@ -1460,7 +1460,7 @@ def _decode_TextContent(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "text"), "string")
     obj.text = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1537,7 +1537,7 @@ def _decode_ImageContent(
             obj.unknown_properties = {}
             fast: ImageContent = obj
             return fast
-    v = data["annotations"] if "annotations" in data else UNDEFINED
+    v = data.get("annotations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
@@ -1552,11 +1552,11 @@ def _decode_ImageContent(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "mimeType"), "string")
     obj.mime_type = v
-    v = data["uri"] if "uri" in data else UNDEFINED
+    v = data.get("uri", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "uri"), "string", v), UNDEFINED)
     obj.uri = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1637,7 +1637,7 @@ def _decode_AudioContent(
             obj.unknown_properties = {}
             fast: AudioContent = obj
             return fast
-    v = data["annotations"] if "annotations" in data else UNDEFINED
+    v = data.get("annotations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
@@ -1652,7 +1652,7 @@ def _decode_AudioContent(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "mimeType"), "string")
     obj.mime_type = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1745,18 +1745,18 @@ def _decode_ResourceLink(
             obj.unknown_properties = {}
             fast: ResourceLink = obj
             return fast
-    v = data["annotations"] if "annotations" in data else UNDEFINED
+    v = data.get("annotations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.annotations = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["mimeType"] if "mimeType" in data else UNDEFINED
+    v = data.get("mimeType", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "mimeType"), "string", v), UNDEFINED)
     obj.mime_type = v
@@ -1764,7 +1764,7 @@ def _decode_ResourceLink(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
     obj.name = v
-    v = data["size"] if "size" in data else UNDEFINED
+    v = data.get("size", UNDEFINED)
     if (
         v is not UNDEFINED
         and v is not None
@@ -1775,7 +1775,7 @@ def _decode_ResourceLink(
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.size = v
-    v = data["title"] if "title" in data else UNDEFINED
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
@@ -1783,7 +1783,7 @@ def _decode_ResourceLink(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "uri"), "string")
     obj.uri = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1884,7 +1884,7 @@ def _decode_EmbeddedResource(
             obj.unknown_properties = {}
             fast: EmbeddedResource = obj
             return fast
-    v = data["annotations"] if "annotations" in data else UNDEFINED
+    v = data.get("annotations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
@@ -1896,7 +1896,7 @@ def _decode_EmbeddedResource(
         raise DecodeError((path, "resource"), "a value (required)", _rt.MISSING)
     v = _decode_EmbeddedResourceResource(v, ctx, (path, "resource"))
     obj.resource = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1961,25 +1961,25 @@ def _decode_Annotations(
     if type(data) is not dict:
         raise DecodeError(path, "Annotations (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["audience"] if "audience" in data else UNDEFINED
+    v = data.get("audience", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_Role_skip_invalid(v, ctx, (path, "audience"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.audience = v
-    v = data["lastModified"] if "lastModified" in data else UNDEFINED
+    v = data.get("lastModified", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "lastModified"), "string", v), UNDEFINED)
     obj.last_modified = v
-    v = data["priority"] if "priority" in data else UNDEFINED
+    v = data.get("priority", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _rt.decode_number(v, (path, "priority"), None, None)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.priority = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2039,7 +2039,7 @@ def _decode_TextResourceContents(
             obj.unknown_properties = {}
             fast: TextResourceContents = obj
             return fast
-    v = data["mimeType"] if "mimeType" in data else UNDEFINED
+    v = data.get("mimeType", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "mimeType"), "string", v), UNDEFINED)
     obj.mime_type = v
@@ -2051,7 +2051,7 @@ def _decode_TextResourceContents(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "uri"), "string")
     obj.uri = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2111,7 +2111,7 @@ def _decode_BlobResourceContents(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "blob"), "string")
     obj.blob = v
-    v = data["mimeType"] if "mimeType" in data else UNDEFINED
+    v = data.get("mimeType", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "mimeType"), "string", v), UNDEFINED)
     obj.mime_type = v
@@ -2119,7 +2119,7 @@ def _decode_BlobResourceContents(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "uri"), "string")
     obj.uri = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2177,14 +2177,14 @@ def _decode_ToolCallLocation(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "path"), "string")
     obj.path = v
-    v = data["line"] if "line" in data else UNDEFINED
+    v = data.get("line", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 4294967295):
         try:
             v = _rt.decode_int(v, (path, "line"), 0, 4294967295)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.line = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2259,7 +2259,7 @@ def _decode_PermissionOption(
     else:
         v = _decode_PermissionOptionKind(v, ctx, (path, "kind"))
     obj.kind = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2335,27 +2335,27 @@ def _decode_CreateTerminalRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "command"), "string")
     obj.command = v
-    v = data["args"] if "args" in data else UNDEFINED
+    v = data.get("args", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "args"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_str(v, ctx, (path, "args"))
     obj.args = v
-    v = data["env"] if "env" in data else UNDEFINED
+    v = data.get("env", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "env"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_EnvVariable(v, ctx, (path, "env"))
     obj.env = v
-    v = data["cwd"] if "cwd" in data else UNDEFINED
+    v = data.get("cwd", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "cwd"), "string", v)
     obj.cwd = v
-    v = data["outputByteLimit"] if "outputByteLimit" in data else UNDEFINED
+    v = data.get("outputByteLimit", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         v = _rt.decode_int(v, (path, "outputByteLimit"), 0, 18446744073709551615)
     obj.output_byte_limit = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2427,7 +2427,7 @@ def _decode_EnvVariable(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "value"), "string")
     obj.value = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2487,7 +2487,7 @@ def _decode_TerminalOutputRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
     obj.terminal_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2547,7 +2547,7 @@ def _decode_ReleaseTerminalRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
     obj.terminal_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2607,7 +2607,7 @@ def _decode_WaitForTerminalExitRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
     obj.terminal_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2667,7 +2667,7 @@ def _decode_KillTerminalRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
     obj.terminal_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2860,7 +2860,7 @@ def _decode_CreateElicitationRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "message"), "string")
     obj.message = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2910,7 +2910,7 @@ def _decode_ElicitationSessionScope(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data["toolCallId"] if "toolCallId" in data else UNDEFINED
+    v = data.get("toolCallId", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "toolCallId"), "string", v), UNDEFINED)
     obj.tool_call_id = v
@@ -2983,7 +2983,7 @@ def _decode_ElicitationSchema(
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationSchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["type"] if "type" in data else UNDEFINED
+    v = data.get("type", UNDEFINED)
     if v is not UNDEFINED:
         if type(v) is str and v in _MEMBERS_ElicitationSchemaType:
             v = _MEMBERS_ElicitationSchemaType[v]
@@ -2993,23 +2993,23 @@ def _decode_ElicitationSchema(
             except DecodeError as error:
                 v = ctx.salvage(error, UNDEFINED)
     obj.type = v
-    v = data["title"] if "title" in data else UNDEFINED
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data["properties"] if "properties" in data else UNDEFINED
+    v = data.get("properties", UNDEFINED)
     if v is not UNDEFINED:
         v = _decode_map_of_ElicitationPropertySchema(v, ctx, (path, "properties"))
     obj.properties = v
-    v = data["required"] if "required" in data else UNDEFINED
+    v = data.get("required", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_str(v, ctx, (path, "required"))
     obj.required = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3080,46 +3080,46 @@ def _decode_StringPropertySchema(
     if type(data) is not dict:
         raise DecodeError(path, "StringPropertySchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["title"] if "title" in data else UNDEFINED
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["minLength"] if "minLength" in data else UNDEFINED
+    v = data.get("minLength", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 4294967295):
         v = _rt.decode_int(v, (path, "minLength"), 0, 4294967295)
     obj.min_length = v
-    v = data["maxLength"] if "maxLength" in data else UNDEFINED
+    v = data.get("maxLength", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 4294967295):
         v = _rt.decode_int(v, (path, "maxLength"), 0, 4294967295)
     obj.max_length = v
-    v = data["pattern"] if "pattern" in data else UNDEFINED
+    v = data.get("pattern", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "pattern"), "string", v)
     obj.pattern = v
-    v = data["format"] if "format" in data else UNDEFINED
+    v = data.get("format", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is str and v in _MEMBERS_StringFormat:
             v = _MEMBERS_StringFormat[v]
         else:
             v = _decode_StringFormat(v, ctx, (path, "format"))
     obj.format = v
-    v = data["default"] if "default" in data else UNDEFINED
+    v = data.get("default", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "default"), "string", v), UNDEFINED)
     obj.default = v
-    v = data["enum"] if "enum" in data else UNDEFINED
+    v = data.get("enum", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_str(v, ctx, (path, "enum"))
     obj.enum = v
-    v = data["oneOf"] if "oneOf" in data else UNDEFINED
+    v = data.get("oneOf", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_EnumOption(v, ctx, (path, "oneOf"))
     obj.one_of = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3220,30 +3220,30 @@ def _decode_NumberPropertySchema(
     if type(data) is not dict:
         raise DecodeError(path, "NumberPropertySchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["title"] if "title" in data else UNDEFINED
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["minimum"] if "minimum" in data else UNDEFINED
+    v = data.get("minimum", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _rt.decode_number(v, (path, "minimum"), None, None)
     obj.minimum = v
-    v = data["maximum"] if "maximum" in data else UNDEFINED
+    v = data.get("maximum", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _rt.decode_number(v, (path, "maximum"), None, None)
     obj.maximum = v
-    v = data["default"] if "default" in data else UNDEFINED
+    v = data.get("default", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _rt.decode_number(v, (path, "default"), None, None)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.default = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3328,15 +3328,15 @@ def _decode_IntegerPropertySchema(
     if type(data) is not dict:
         raise DecodeError(path, "IntegerPropertySchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["title"] if "title" in data else UNDEFINED
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["minimum"] if "minimum" in data else UNDEFINED
+    v = data.get("minimum", UNDEFINED)
     if (
         v is not UNDEFINED
         and v is not None
@@ -3344,7 +3344,7 @@ def _decode_IntegerPropertySchema(
     ):
         v = _rt.decode_int(v, (path, "minimum"), -9223372036854775808, 9223372036854775807)
     obj.minimum = v
-    v = data["maximum"] if "maximum" in data else UNDEFINED
+    v = data.get("maximum", UNDEFINED)
     if (
         v is not UNDEFINED
         and v is not None
@@ -3352,7 +3352,7 @@ def _decode_IntegerPropertySchema(
     ):
         v = _rt.decode_int(v, (path, "maximum"), -9223372036854775808, 9223372036854775807)
     obj.maximum = v
-    v = data["default"] if "default" in data else UNDEFINED
+    v = data.get("default", UNDEFINED)
     if (
         v is not UNDEFINED
         and v is not None
@@ -3363,7 +3363,7 @@ def _decode_IntegerPropertySchema(
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.default = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3448,19 +3448,19 @@ def _decode_BooleanPropertySchema(
     if type(data) is not dict:
         raise DecodeError(path, "BooleanPropertySchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["title"] if "title" in data else UNDEFINED
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["default"] if "default" in data else UNDEFINED
+    v = data.get("default", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "default"), "boolean", v), UNDEFINED)
     obj.default = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3553,19 +3553,19 @@ def _decode_MultiSelectPropertySchema(
             obj.unknown_properties = {}
             fast: MultiSelectPropertySchema = obj
             return fast
-    v = data["title"] if "title" in data else UNDEFINED
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["minItems"] if "minItems" in data else UNDEFINED
+    v = data.get("minItems", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         v = _rt.decode_int(v, (path, "minItems"), 0, 18446744073709551615)
     obj.min_items = v
-    v = data["maxItems"] if "maxItems" in data else UNDEFINED
+    v = data.get("maxItems", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         v = _rt.decode_int(v, (path, "maxItems"), 0, 18446744073709551615)
     obj.max_items = v
@@ -3574,14 +3574,14 @@ def _decode_MultiSelectPropertySchema(
         raise DecodeError((path, "items"), "a value (required)", _rt.MISSING)
     v = _decode_MultiSelectItems(v, ctx, (path, "items"))
     obj.items = v
-    v = data["default"] if "default" in data else UNDEFINED
+    v = data.get("default", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_str_skip_invalid(v, ctx, (path, "default"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.default = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3726,11 +3726,11 @@ def _decode_EnumOption(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "title"), "string")
     obj.title = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3789,7 +3789,7 @@ def _decode_StringMultiSelectItems(
         raise DecodeError((path, "enum"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_str(v, ctx, (path, "enum"))
     obj.enum = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3899,7 +3899,7 @@ def _decode_TitledMultiSelectItems(
         raise DecodeError((path, "anyOf"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_EnumOption(v, ctx, (path, "anyOf"))
     obj.any_of = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4052,28 +4052,28 @@ def _decode_InitializeResponse(
     if type(v) is not int or v < 0 or v > 65535:
         v = _rt.decode_int(v, (path, "protocolVersion"), 0, 65535)
     obj.protocol_version = v
-    v = data["agentCapabilities"] if "agentCapabilities" in data else UNDEFINED
+    v = data.get("agentCapabilities", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_AgentCapabilities(v, ctx, (path, "agentCapabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.agent_capabilities = v
-    v = data["authMethods"] if "authMethods" in data else UNDEFINED
+    v = data.get("authMethods", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_AuthMethod_skip_invalid(v, ctx, (path, "authMethods"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.auth_methods = v
-    v = data["agentInfo"] if "agentInfo" in data else UNDEFINED
+    v = data.get("agentInfo", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Implementation(v, ctx, (path, "agentInfo"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.agent_info = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4131,39 +4131,39 @@ def _decode_AgentCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "AgentCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["loadSession"] if "loadSession" in data else UNDEFINED
+    v = data.get("loadSession", UNDEFINED)
     if v is not UNDEFINED and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "loadSession"), "boolean", v), UNDEFINED)
     obj.load_session = v
-    v = data["promptCapabilities"] if "promptCapabilities" in data else UNDEFINED
+    v = data.get("promptCapabilities", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_PromptCapabilities(v, ctx, (path, "promptCapabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.prompt_capabilities = v
-    v = data["mcpCapabilities"] if "mcpCapabilities" in data else UNDEFINED
+    v = data.get("mcpCapabilities", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_McpCapabilities(v, ctx, (path, "mcpCapabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.mcp_capabilities = v
-    v = data["sessionCapabilities"] if "sessionCapabilities" in data else UNDEFINED
+    v = data.get("sessionCapabilities", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_SessionCapabilities(v, ctx, (path, "sessionCapabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.session_capabilities = v
-    v = data["auth"] if "auth" in data else UNDEFINED
+    v = data.get("auth", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_AgentAuthCapabilities(v, ctx, (path, "auth"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.auth = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4216,19 +4216,19 @@ def _decode_PromptCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "PromptCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["image"] if "image" in data else UNDEFINED
+    v = data.get("image", UNDEFINED)
     if v is not UNDEFINED and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "image"), "boolean", v), UNDEFINED)
     obj.image = v
-    v = data["audio"] if "audio" in data else UNDEFINED
+    v = data.get("audio", UNDEFINED)
     if v is not UNDEFINED and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "audio"), "boolean", v), UNDEFINED)
     obj.audio = v
-    v = data["embeddedContext"] if "embeddedContext" in data else UNDEFINED
+    v = data.get("embeddedContext", UNDEFINED)
     if v is not UNDEFINED and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "embeddedContext"), "boolean", v), UNDEFINED)
     obj.embedded_context = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4275,15 +4275,15 @@ def _decode_McpCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "McpCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["http"] if "http" in data else UNDEFINED
+    v = data.get("http", UNDEFINED)
     if v is not UNDEFINED and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "http"), "boolean", v), UNDEFINED)
     obj.http = v
-    v = data["sse"] if "sse" in data else UNDEFINED
+    v = data.get("sse", UNDEFINED)
     if v is not UNDEFINED and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "sse"), "boolean", v), UNDEFINED)
     obj.sse = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4327,42 +4327,42 @@ def _decode_SessionCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["list"] if "list" in data else UNDEFINED
+    v = data.get("list", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionListCapabilities(v, ctx, (path, "list"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.list_ = v
-    v = data["delete"] if "delete" in data else UNDEFINED
+    v = data.get("delete", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionDeleteCapabilities(v, ctx, (path, "delete"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.delete = v
-    v = data["additionalDirectories"] if "additionalDirectories" in data else UNDEFINED
+    v = data.get("additionalDirectories", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionAdditionalDirectoriesCapabilities(v, ctx, (path, "additionalDirectories"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.additional_directories = v
-    v = data["resume"] if "resume" in data else UNDEFINED
+    v = data.get("resume", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionResumeCapabilities(v, ctx, (path, "resume"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.resume = v
-    v = data["close"] if "close" in data else UNDEFINED
+    v = data.get("close", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionCloseCapabilities(v, ctx, (path, "close"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.close = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4415,7 +4415,7 @@ def _decode_SessionListCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionListCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4453,7 +4453,7 @@ def _decode_SessionDeleteCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionDeleteCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4491,7 +4491,7 @@ def _decode_SessionAdditionalDirectoriesCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionAdditionalDirectoriesCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4529,7 +4529,7 @@ def _decode_SessionResumeCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionResumeCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4567,7 +4567,7 @@ def _decode_SessionCloseCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionCloseCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4605,14 +4605,14 @@ def _decode_AgentAuthCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "AgentAuthCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["logout"] if "logout" in data else UNDEFINED
+    v = data.get("logout", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_LogoutCapabilities(v, ctx, (path, "logout"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.logout = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4653,7 +4653,7 @@ def _decode_LogoutCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "LogoutCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4712,23 +4712,23 @@ def _decode_AuthMethodTerminal(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
     obj.name = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["args"] if "args" in data else UNDEFINED
+    v = data.get("args", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "args"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_str(v, ctx, (path, "args"))
     obj.args = v
-    v = data["env"] if "env" in data else UNDEFINED
+    v = data.get("env", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "env"), "object", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_map_of_str(v, ctx, (path, "env"))
     obj.env = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4825,11 +4825,11 @@ def _decode_AuthMethodAgent(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
     obj.name = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4889,7 +4889,7 @@ def _decode_Implementation(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
     obj.name = v
-    v = data["title"] if "title" in data else UNDEFINED
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
@@ -4897,7 +4897,7 @@ def _decode_Implementation(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "version"), "string")
     obj.version = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4942,7 +4942,7 @@ def _decode_AuthenticateResponse(
     if type(data) is not dict:
         raise DecodeError(path, "AuthenticateResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4980,7 +4980,7 @@ def _decode_LogoutResponse(
     if type(data) is not dict:
         raise DecodeError(path, "LogoutResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5032,21 +5032,21 @@ def _decode_NewSessionResponse(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data["modes"] if "modes" in data else UNDEFINED
+    v = data.get("modes", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionModeState(v, ctx, (path, "modes"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.modes = v
-    v = data["configOptions"] if "configOptions" in data else UNDEFINED
+    v = data.get("configOptions", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_SessionConfigOption_skip_invalid(v, ctx, (path, "configOptions"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.config_options = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5104,7 +5104,7 @@ def _decode_SessionModeState(
     except DecodeError as error:
         v = ctx.salvage(error, [])
     obj.available_modes = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5165,11 +5165,11 @@ def _decode_SessionMode(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
     obj.name = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5341,11 +5341,11 @@ def _decode_SessionConfigOption(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
     obj.name = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["category"] if "category" in data else UNDEFINED
+    v = data.get("category", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is str and v in _MEMBERS_SessionConfigOptionCategory:
             v = _MEMBERS_SessionConfigOptionCategory[v]
@@ -5355,7 +5355,7 @@ def _decode_SessionConfigOption(
             except DecodeError as error:
                 v = ctx.salvage(error, UNDEFINED)
     obj.category = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5422,11 +5422,11 @@ def _decode_SessionConfigSelectOption(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
     obj.name = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5487,7 +5487,7 @@ def _decode_SessionConfigSelectGroup(
     except DecodeError as error:
         v = ctx.salvage(error, [])
     obj.options = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5531,21 +5531,21 @@ def _decode_LoadSessionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "LoadSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["modes"] if "modes" in data else UNDEFINED
+    v = data.get("modes", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionModeState(v, ctx, (path, "modes"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.modes = v
-    v = data["configOptions"] if "configOptions" in data else UNDEFINED
+    v = data.get("configOptions", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_SessionConfigOption_skip_invalid(v, ctx, (path, "configOptions"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.config_options = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5597,11 +5597,11 @@ def _decode_ListSessionsResponse(
     except DecodeError as error:
         v = ctx.salvage(error, [])
     obj.sessions = v
-    v = data["nextCursor"] if "nextCursor" in data else UNDEFINED
+    v = data.get("nextCursor", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "nextCursor"), "string", v), UNDEFINED)
     obj.next_cursor = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5665,22 +5665,22 @@ def _decode_SessionInfo(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "cwd"), "string")
     obj.cwd = v
-    v = data["additionalDirectories"] if "additionalDirectories" in data else UNDEFINED
+    v = data.get("additionalDirectories", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_str_skip_invalid(v, ctx, (path, "additionalDirectories"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.additional_directories = v
-    v = data["title"] if "title" in data else UNDEFINED
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data["updatedAt"] if "updatedAt" in data else UNDEFINED
+    v = data.get("updatedAt", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "updatedAt"), "string", v), UNDEFINED)
     obj.updated_at = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5731,7 +5731,7 @@ def _decode_DeleteSessionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "DeleteSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5769,21 +5769,21 @@ def _decode_ResumeSessionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "ResumeSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["modes"] if "modes" in data else UNDEFINED
+    v = data.get("modes", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionModeState(v, ctx, (path, "modes"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.modes = v
-    v = data["configOptions"] if "configOptions" in data else UNDEFINED
+    v = data.get("configOptions", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_SessionConfigOption_skip_invalid(v, ctx, (path, "configOptions"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.config_options = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5827,7 +5827,7 @@ def _decode_CloseSessionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "CloseSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5865,7 +5865,7 @@ def _decode_SetSessionModeResponse(
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionModeResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5911,7 +5911,7 @@ def _decode_SetSessionConfigOptionResponse(
     except DecodeError as error:
         v = ctx.salvage(error, [])
     obj.config_options = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5971,7 +5971,7 @@ def _decode_PromptResponse(
     else:
         v = _decode_StopReason(v, ctx, (path, "stopReason"))
     obj.stop_reason = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6031,7 +6031,7 @@ def _decode_Error(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "message"), "string")
     obj.message = v
-    v = data["data"] if "data" in data else UNDEFINED
+    v = data.get("data", UNDEFINED)
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "data"))
     obj.data = v
@@ -6082,7 +6082,7 @@ def _decode_AgentNotification(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data["params"] if "params" in data else UNDEFINED
+    v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_AgentNotificationParams(v, ctx, (path, "params"))
     obj.params = v
@@ -6139,7 +6139,7 @@ def _decode_SessionNotification(
         raise DecodeError((path, "update"), "a value (required)", _rt.MISSING)
     v = _decode_SessionUpdate(v, ctx, (path, "update"))
     obj.update = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6196,11 +6196,11 @@ def _decode_ContentChunk(
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_ContentBlock(v, ctx, (path, "content"))
     obj.content = v
-    v = data["messageId"] if "messageId" in data else UNDEFINED
+    v = data.get("messageId", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "messageId"), "string", v), UNDEFINED)
     obj.message_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6345,11 +6345,11 @@ def _decode_ToolCall(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "title"), "string")
     obj.title = v
-    v = data["name"] if "name" in data else UNDEFINED
+    v = data.get("name", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "name"), "string", v), UNDEFINED)
     obj.name = v
-    v = data["kind"] if "kind" in data else UNDEFINED
+    v = data.get("kind", UNDEFINED)
     if v is not UNDEFINED:
         if type(v) is str and v in _MEMBERS_ToolKind:
             v = _MEMBERS_ToolKind[v]
@@ -6359,7 +6359,7 @@ def _decode_ToolCall(
             except DecodeError as error:
                 v = ctx.salvage(error, UNDEFINED)
     obj.kind = v
-    v = data["status"] if "status" in data else UNDEFINED
+    v = data.get("status", UNDEFINED)
     if v is not UNDEFINED:
         if type(v) is str and v in _MEMBERS_ToolCallStatus:
             v = _MEMBERS_ToolCallStatus[v]
@@ -6369,29 +6369,29 @@ def _decode_ToolCall(
             except DecodeError as error:
                 v = ctx.salvage(error, UNDEFINED)
     obj.status = v
-    v = data["content"] if "content" in data else UNDEFINED
+    v = data.get("content", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_ToolCallContent_skip_invalid(v, ctx, (path, "content"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.content = v
-    v = data["locations"] if "locations" in data else UNDEFINED
+    v = data.get("locations", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_ToolCallLocation_skip_invalid(v, ctx, (path, "locations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.locations = v
-    v = data["rawInput"] if "rawInput" in data else UNDEFINED
+    v = data.get("rawInput", UNDEFINED)
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "rawInput"))
     obj.raw_input = v
-    v = data["rawOutput"] if "rawOutput" in data else UNDEFINED
+    v = data.get("rawOutput", UNDEFINED)
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "rawOutput"))
     obj.raw_output = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6533,7 +6533,7 @@ def _decode_Plan(
     except DecodeError as error:
         v = ctx.salvage(error, [])
     obj.entries = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6603,7 +6603,7 @@ def _decode_AvailableCommandsUpdate(
     except DecodeError as error:
         v = ctx.salvage(error, [])
     obj.available_commands = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6679,7 +6679,7 @@ def _decode_CurrentModeUpdate(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "currentModeId"), "string")
     obj.current_mode_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6749,7 +6749,7 @@ def _decode_ConfigOptionUpdate(
     except DecodeError as error:
         v = ctx.salvage(error, [])
     obj.config_options = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6811,15 +6811,15 @@ def _decode_SessionInfoUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "SessionInfoUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["title"] if "title" in data else UNDEFINED
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data["updatedAt"] if "updatedAt" in data else UNDEFINED
+    v = data.get("updatedAt", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "updatedAt"), "string", v), UNDEFINED)
     obj.updated_at = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6912,14 +6912,14 @@ def _decode_UsageUpdate(
     if type(v) is not int or v < 0 or v > 18446744073709551615:
         v = _rt.decode_int(v, (path, "size"), 0, 18446744073709551615)
     obj.size = v
-    v = data["cost"] if "cost" in data else UNDEFINED
+    v = data.get("cost", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Cost(v, ctx, (path, "cost"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.cost = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7013,11 +7013,11 @@ def _decode_Notice(
     if type(v) is not str or len(v) < 1:
         raise _rt.missing_or_invalid(v, (path, "title"), "string at least 1 characters")
     obj.title = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7112,18 +7112,18 @@ def _decode_CompactionUpdate(
     else:
         v = _decode_CompactionStatus(v, ctx, (path, "status"))
     obj.status = v
-    v = data["summary"] if "summary" in data else UNDEFINED
+    v = data.get("summary", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ContentBlock_skip_invalid(v, ctx, (path, "summary"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.summary = v
-    v = data["error"] if "error" in data else UNDEFINED
+    v = data.get("error", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "error"), "string", v), UNDEFINED)
     obj.error = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7222,7 +7222,7 @@ def _decode_CompactionSummaryChunk(
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_ContentBlock(v, ctx, (path, "content"))
     obj.content = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7326,7 +7326,7 @@ def _decode_PlanEntry(
     else:
         v = _decode_PlanEntryStatus(v, ctx, (path, "status"))
     obj.status = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7389,14 +7389,14 @@ def _decode_AvailableCommand(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "description"), "string")
     obj.description = v
-    v = data["input"] if "input" in data else UNDEFINED
+    v = data.get("input", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_AvailableCommandInput(v, ctx, (path, "input"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.input = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7453,7 +7453,7 @@ def _decode_UnstructuredCommandInput(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "hint"), "string")
     obj.hint = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7513,7 +7513,7 @@ def _decode_Cost(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "currency"), "string")
     obj.currency = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7567,7 +7567,7 @@ def _decode_CompleteElicitationNotification(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "elicitationId"), "string")
     obj.elicitation_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7629,7 +7629,7 @@ def _decode_ClientRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data["params"] if "params" in data else UNDEFINED
+    v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_ClientRequestParams(v, ctx, (path, "params"))
     obj.params = v
@@ -7686,21 +7686,21 @@ def _decode_InitializeRequest(
     if type(v) is not int or v < 0 or v > 65535:
         v = _rt.decode_int(v, (path, "protocolVersion"), 0, 65535)
     obj.protocol_version = v
-    v = data["clientCapabilities"] if "clientCapabilities" in data else UNDEFINED
+    v = data.get("clientCapabilities", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_ClientCapabilities(v, ctx, (path, "clientCapabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.client_capabilities = v
-    v = data["clientInfo"] if "clientInfo" in data else UNDEFINED
+    v = data.get("clientInfo", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Implementation(v, ctx, (path, "clientInfo"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.client_info = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7746,39 +7746,39 @@ def _decode_ClientCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "ClientCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["fs"] if "fs" in data else UNDEFINED
+    v = data.get("fs", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_FileSystemCapabilities(v, ctx, (path, "fs"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.fs = v
-    v = data["terminal"] if "terminal" in data else UNDEFINED
+    v = data.get("terminal", UNDEFINED)
     if v is not UNDEFINED and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "terminal"), "boolean", v), UNDEFINED)
     obj.terminal = v
-    v = data["session"] if "session" in data else UNDEFINED
+    v = data.get("session", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ClientSessionCapabilities(v, ctx, (path, "session"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.session = v
-    v = data["auth"] if "auth" in data else UNDEFINED
+    v = data.get("auth", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_AuthCapabilities(v, ctx, (path, "auth"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.auth = v
-    v = data["elicitation"] if "elicitation" in data else UNDEFINED
+    v = data.get("elicitation", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ElicitationCapabilities(v, ctx, (path, "elicitation"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.elicitation = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7831,15 +7831,15 @@ def _decode_FileSystemCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "FileSystemCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["readTextFile"] if "readTextFile" in data else UNDEFINED
+    v = data.get("readTextFile", UNDEFINED)
     if v is not UNDEFINED and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "readTextFile"), "boolean", v), UNDEFINED)
     obj.read_text_file = v
-    v = data["writeTextFile"] if "writeTextFile" in data else UNDEFINED
+    v = data.get("writeTextFile", UNDEFINED)
     if v is not UNDEFINED and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "writeTextFile"), "boolean", v), UNDEFINED)
     obj.write_text_file = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7883,28 +7883,28 @@ def _decode_ClientSessionCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "ClientSessionCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["compaction"] if "compaction" in data else UNDEFINED
+    v = data.get("compaction", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "compaction"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "compaction"))
     obj.compaction = v
-    v = data["configOptions"] if "configOptions" in data else UNDEFINED
+    v = data.get("configOptions", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionConfigOptionsCapabilities(v, ctx, (path, "configOptions"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.config_options = v
-    v = data["notices"] if "notices" in data else UNDEFINED
+    v = data.get("notices", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "notices"), "object", v), UNDEFINED)
         elif ctx.strict:
             _rt.check_json(v, (path, "notices"))
     obj.notices = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7951,14 +7951,14 @@ def _decode_SessionConfigOptionsCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigOptionsCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["boolean"] if "boolean" in data else UNDEFINED
+    v = data.get("boolean", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_BooleanConfigOptionCapabilities(v, ctx, (path, "boolean"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.boolean = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7999,7 +7999,7 @@ def _decode_BooleanConfigOptionCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "BooleanConfigOptionCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8037,11 +8037,11 @@ def _decode_AuthCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "AuthCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["terminal"] if "terminal" in data else UNDEFINED
+    v = data.get("terminal", UNDEFINED)
     if v is not UNDEFINED and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "terminal"), "boolean", v), UNDEFINED)
     obj.terminal = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8082,21 +8082,21 @@ def _decode_ElicitationCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["form"] if "form" in data else UNDEFINED
+    v = data.get("form", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ElicitationFormCapabilities(v, ctx, (path, "form"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.form = v
-    v = data["url"] if "url" in data else UNDEFINED
+    v = data.get("url", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ElicitationUrlCapabilities(v, ctx, (path, "url"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.url = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8140,7 +8140,7 @@ def _decode_ElicitationFormCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationFormCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8178,7 +8178,7 @@ def _decode_ElicitationUrlCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationUrlCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8228,7 +8228,7 @@ def _decode_AuthenticateRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "methodId"), "string")
     obj.method_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8268,7 +8268,7 @@ def _decode_LogoutRequest(
     if type(data) is not dict:
         raise DecodeError(path, "LogoutRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8310,7 +8310,7 @@ def _decode_NewSessionRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "cwd"), "string")
     obj.cwd = v
-    v = data["additionalDirectories"] if "additionalDirectories" in data else UNDEFINED
+    v = data.get("additionalDirectories", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "additionalDirectories"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -8324,7 +8324,7 @@ def _decode_NewSessionRequest(
     if v is not None:
         v = _decode_list_of_McpServer(v, ctx, (path, "mcpServers"))
     obj.mcp_servers = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8385,7 +8385,7 @@ def _decode_McpServerHttp(
     if v is not None:
         v = _decode_list_of_HttpHeader(v, ctx, (path, "headers"))
     obj.headers = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8467,7 +8467,7 @@ def _decode_McpServerSse(
     if v is not None:
         v = _decode_list_of_HttpHeader(v, ctx, (path, "headers"))
     obj.headers = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8551,7 +8551,7 @@ def _decode_HttpHeader(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "value"), "string")
     obj.value = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8617,7 +8617,7 @@ def _decode_McpServerStdio(
     if v is not None:
         v = _decode_list_of_EnvVariable(v, ctx, (path, "env"))
     obj.env = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8675,7 +8675,7 @@ def _decode_LoadSessionRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "cwd"), "string")
     obj.cwd = v
-    v = data["additionalDirectories"] if "additionalDirectories" in data else UNDEFINED
+    v = data.get("additionalDirectories", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "additionalDirectories"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -8685,7 +8685,7 @@ def _decode_LoadSessionRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8732,15 +8732,15 @@ def _decode_ListSessionsRequest(
     if type(data) is not dict:
         raise DecodeError(path, "ListSessionsRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["cwd"] if "cwd" in data else UNDEFINED
+    v = data.get("cwd", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "cwd"), "string", v)
     obj.cwd = v
-    v = data["cursor"] if "cursor" in data else UNDEFINED
+    v = data.get("cursor", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "cursor"), "string", v)
     obj.cursor = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8796,7 +8796,7 @@ def _decode_DeleteSessionRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8856,19 +8856,19 @@ def _decode_ResumeSessionRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "cwd"), "string")
     obj.cwd = v
-    v = data["additionalDirectories"] if "additionalDirectories" in data else UNDEFINED
+    v = data.get("additionalDirectories", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "additionalDirectories"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_str(v, ctx, (path, "additionalDirectories"))
     obj.additional_directories = v
-    v = data["mcpServers"] if "mcpServers" in data else UNDEFINED
+    v = data.get("mcpServers", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "mcpServers"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_McpServer(v, ctx, (path, "mcpServers"))
     obj.mcp_servers = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8928,7 +8928,7 @@ def _decode_CloseSessionRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8986,7 +8986,7 @@ def _decode_SetSessionModeRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "modeId"), "string")
     obj.mode_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9106,7 +9106,7 @@ def _decode_SetSessionConfigOptionRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "configId"), "string")
     obj.config_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9166,7 +9166,7 @@ def _decode_PromptRequest(
         raise DecodeError((path, "prompt"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_ContentBlock(v, ctx, (path, "prompt"))
     obj.prompt = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9294,7 +9294,7 @@ def _decode_WriteTextFileResponse(
     if type(data) is not dict:
         raise DecodeError(path, "WriteTextFileResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9344,7 +9344,7 @@ def _decode_ReadTextFileResponse(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "content"), "string")
     obj.content = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9398,7 +9398,7 @@ def _decode_RequestPermissionResponse(
         raise DecodeError((path, "outcome"), "a value (required)", _rt.MISSING)
     v = _decode_RequestPermissionOutcome(v, ctx, (path, "outcome"))
     obj.outcome = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9479,7 +9479,7 @@ def _decode_SelectedPermissionOutcome(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "optionId"), "string")
     obj.option_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9555,7 +9555,7 @@ def _decode_CreateTerminalResponse(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
     obj.terminal_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9614,14 +9614,14 @@ def _decode_TerminalOutputResponse(
     if type(v) is not bool:
         raise _rt.missing_or_invalid(v, (path, "truncated"), "boolean")
     obj.truncated = v
-    v = data["exitStatus"] if "exitStatus" in data else UNDEFINED
+    v = data.get("exitStatus", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_TerminalExitStatus(v, ctx, (path, "exitStatus"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.exit_status = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9666,18 +9666,18 @@ def _decode_TerminalExitStatus(
     if type(data) is not dict:
         raise DecodeError(path, "TerminalExitStatus (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["exitCode"] if "exitCode" in data else UNDEFINED
+    v = data.get("exitCode", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 4294967295):
         try:
             v = _rt.decode_int(v, (path, "exitCode"), 0, 4294967295)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.exit_code = v
-    v = data["signal"] if "signal" in data else UNDEFINED
+    v = data.get("signal", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "signal"), "string", v), UNDEFINED)
     obj.signal = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9721,7 +9721,7 @@ def _decode_ReleaseTerminalResponse(
     if type(data) is not dict:
         raise DecodeError(path, "ReleaseTerminalResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9759,18 +9759,18 @@ def _decode_WaitForTerminalExitResponse(
     if type(data) is not dict:
         raise DecodeError(path, "WaitForTerminalExitResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["exitCode"] if "exitCode" in data else UNDEFINED
+    v = data.get("exitCode", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 4294967295):
         try:
             v = _rt.decode_int(v, (path, "exitCode"), 0, 4294967295)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.exit_code = v
-    v = data["signal"] if "signal" in data else UNDEFINED
+    v = data.get("signal", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "signal"), "string", v), UNDEFINED)
     obj.signal = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9814,7 +9814,7 @@ def _decode_KillTerminalResponse(
     if type(data) is not dict:
         raise DecodeError(path, "KillTerminalResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9852,7 +9852,7 @@ def _decode_ElicitationAcceptAction(
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationAcceptAction (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["content"] if "content" in data else UNDEFINED
+    v = data.get("content", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_map_of_ElicitationContentValue(v, ctx, (path, "content"))
     obj.content = v
@@ -10008,7 +10008,7 @@ def _decode_CreateElicitationResponse(
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -10056,7 +10056,7 @@ def _decode_ClientNotification(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data["params"] if "params" in data else UNDEFINED
+    v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_ClientNotificationParams(v, ctx, (path, "params"))
     obj.params = v
@@ -10105,7 +10105,7 @@ def _decode_CancelNotification(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -10161,7 +10161,7 @@ def _decode_CancelRequestNotification(
     if v is not None:
         v = _decode_RequestIdValue(v, ctx, (path, "requestId"))
     obj.request_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)

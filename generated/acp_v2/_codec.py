@@ -1209,7 +1209,7 @@ def _decode_AgentRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data["params"] if "params" in data else UNDEFINED
+    v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_AgentRequestParams(v, ctx, (path, "params"))
     obj.params = v
@@ -1271,11 +1271,11 @@ def _decode_RequestPermissionRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "title"), "string")
     obj.title = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["subject"] if "subject" in data else UNDEFINED
+    v = data.get("subject", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_RequestPermissionSubject(v, ctx, (path, "subject"))
     obj.subject = v
@@ -1284,7 +1284,7 @@ def _decode_RequestPermissionRequest(
         raise DecodeError((path, "options"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_PermissionOption_min1(v, ctx, (path, "options"))
     obj.options = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1348,7 +1348,7 @@ def _decode_ToolCallPermissionSubject(
         raise DecodeError((path, "toolCall"), "a value (required)", _rt.MISSING)
     v = _decode_ToolCallUpdate(v, ctx, (path, "toolCall"))
     obj.tool_call = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1432,15 +1432,15 @@ def _decode_CommandPermissionSubject(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "cwd"), "string")
     obj.cwd = v
-    v = data["toolCallId"] if "toolCallId" in data else UNDEFINED
+    v = data.get("toolCallId", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "toolCallId"), "string", v), UNDEFINED)
     obj.tool_call_id = v
-    v = data["terminalId"] if "terminalId" in data else UNDEFINED
+    v = data.get("terminalId", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "terminalId"), "string", v), UNDEFINED)
     obj.terminal_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1590,15 +1590,15 @@ def _decode_ToolCallUpdate(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "toolCallId"), "string")
     obj.tool_call_id = v
-    v = data["name"] if "name" in data else UNDEFINED
+    v = data.get("name", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "name"), "string", v), UNDEFINED)
     obj.name = v
-    v = data["title"] if "title" in data else UNDEFINED
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data["kind"] if "kind" in data else UNDEFINED
+    v = data.get("kind", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is str and v in _MEMBERS_ToolKind:
             v = _MEMBERS_ToolKind[v]
@@ -1608,7 +1608,7 @@ def _decode_ToolCallUpdate(
             except DecodeError as error:
                 v = ctx.salvage(error, UNDEFINED)
     obj.kind = v
-    v = data["status"] if "status" in data else UNDEFINED
+    v = data.get("status", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is str and v in _MEMBERS_ToolCallStatus:
             v = _MEMBERS_ToolCallStatus[v]
@@ -1618,36 +1618,36 @@ def _decode_ToolCallUpdate(
             except DecodeError as error:
                 v = ctx.salvage(error, UNDEFINED)
     obj.status = v
-    v = data["content"] if "content" in data else UNDEFINED
+    v = data.get("content", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ToolCallContent_skip_invalid(v, ctx, (path, "content"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.content = v
-    v = data["locations"] if "locations" in data else UNDEFINED
+    v = data.get("locations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ToolCallLocation_skip_invalid(v, ctx, (path, "locations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.locations = v
-    v = data["rawInput"] if "rawInput" in data else UNDEFINED
+    v = data.get("rawInput", UNDEFINED)
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "rawInput"))
     obj.raw_input = v
-    v = data["rawOutput"] if "rawOutput" in data else UNDEFINED
+    v = data.get("rawOutput", UNDEFINED)
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "rawOutput"))
     obj.raw_output = v
-    v = data["capabilities"] if "capabilities" in data else UNDEFINED
+    v = data.get("capabilities", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ToolCallCapabilities(v, ctx, (path, "capabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.capabilities = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1729,7 +1729,7 @@ def _decode_Content(
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_ContentBlock(v, ctx, (path, "content"))
     obj.content = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1806,14 +1806,14 @@ def _decode_Diff(
         raise DecodeError((path, "changes"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_DiffChange_skip_invalid(v, ctx, (path, "changes"))
     obj.changes = v
-    v = data["patch"] if "patch" in data else UNDEFINED
+    v = data.get("patch", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_DiffPatch(v, ctx, (path, "patch"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.patch = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1890,7 +1890,7 @@ def _decode_Terminal(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
     obj.terminal_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -1999,14 +1999,14 @@ def _decode_TextContent(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "text"), "string")
     obj.text = v
-    v = data["annotations"] if "annotations" in data else UNDEFINED
+    v = data.get("annotations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.annotations = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2091,18 +2091,18 @@ def _decode_ImageContent(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "mimeType"), "string")
     obj.mime_type = v
-    v = data["uri"] if "uri" in data else UNDEFINED
+    v = data.get("uri", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "uri"), "string", v), UNDEFINED)
     obj.uri = v
-    v = data["annotations"] if "annotations" in data else UNDEFINED
+    v = data.get("annotations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.annotations = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2191,14 +2191,14 @@ def _decode_AudioContent(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "mimeType"), "string")
     obj.mime_type = v
-    v = data["annotations"] if "annotations" in data else UNDEFINED
+    v = data.get("annotations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.annotations = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2301,40 +2301,40 @@ def _decode_ResourceLink(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "uri"), "string")
     obj.uri = v
-    v = data["title"] if "title" in data else UNDEFINED
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["icons"] if "icons" in data else UNDEFINED
+    v = data.get("icons", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_Icon_skip_invalid(v, ctx, (path, "icons"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.icons = v
-    v = data["mimeType"] if "mimeType" in data else UNDEFINED
+    v = data.get("mimeType", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "mimeType"), "string", v), UNDEFINED)
     obj.mime_type = v
-    v = data["size"] if "size" in data else UNDEFINED
+    v = data.get("size", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         try:
             v = _rt.decode_int(v, (path, "size"), 0, 18446744073709551615)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.size = v
-    v = data["annotations"] if "annotations" in data else UNDEFINED
+    v = data.get("annotations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.annotations = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2444,14 +2444,14 @@ def _decode_EmbeddedResource(
         raise DecodeError((path, "resource"), "a value (required)", _rt.MISSING)
     v = _decode_EmbeddedResourceResource(v, ctx, (path, "resource"))
     obj.resource = v
-    v = data["annotations"] if "annotations" in data else UNDEFINED
+    v = data.get("annotations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Annotations(v, ctx, (path, "annotations"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.annotations = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2550,25 +2550,25 @@ def _decode_Annotations(
     if type(data) is not dict:
         raise DecodeError(path, "Annotations (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["audience"] if "audience" in data else UNDEFINED
+    v = data.get("audience", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_Role_skip_invalid(v, ctx, (path, "audience"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.audience = v
-    v = data["lastModified"] if "lastModified" in data else UNDEFINED
+    v = data.get("lastModified", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "lastModified"), "string", v), UNDEFINED)
     obj.last_modified = v
-    v = data["priority"] if "priority" in data else UNDEFINED
+    v = data.get("priority", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _rt.decode_number(v, (path, "priority"), 0, 1)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.priority = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2632,18 +2632,18 @@ def _decode_Icon(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "src"), "string")
     obj.src = v
-    v = data["mimeType"] if "mimeType" in data else UNDEFINED
+    v = data.get("mimeType", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "mimeType"), "string", v), UNDEFINED)
     obj.mime_type = v
-    v = data["sizes"] if "sizes" in data else UNDEFINED
+    v = data.get("sizes", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_str_skip_invalid(v, ctx, (path, "sizes"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.sizes = v
-    v = data["theme"] if "theme" in data else UNDEFINED
+    v = data.get("theme", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is str and v in _MEMBERS_IconTheme:
             v = _MEMBERS_IconTheme[v]
@@ -2653,7 +2653,7 @@ def _decode_Icon(
             except DecodeError as error:
                 v = ctx.salvage(error, UNDEFINED)
     obj.theme = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2721,11 +2721,11 @@ def _decode_TextResourceContents(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "uri"), "string")
     obj.uri = v
-    v = data["mimeType"] if "mimeType" in data else UNDEFINED
+    v = data.get("mimeType", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "mimeType"), "string", v), UNDEFINED)
     obj.mime_type = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -2789,11 +2789,11 @@ def _decode_BlobResourceContents(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "uri"), "string")
     obj.uri = v
-    v = data["mimeType"] if "mimeType" in data else UNDEFINED
+    v = data.get("mimeType", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "mimeType"), "string", v), UNDEFINED)
     obj.mime_type = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3053,7 +3053,7 @@ def _decode_DiffChange(
     if type(data) is not dict:
         raise DecodeError(path, "DiffChange (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["fileType"] if "fileType" in data else UNDEFINED
+    v = data.get("fileType", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is str and v in _MEMBERS_DiffFileType:
             v = _MEMBERS_DiffFileType[v]
@@ -3063,11 +3063,11 @@ def _decode_DiffChange(
             except DecodeError as error:
                 v = ctx.salvage(error, UNDEFINED)
     obj.file_type = v
-    v = data["mimeType"] if "mimeType" in data else UNDEFINED
+    v = data.get("mimeType", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "mimeType"), "string", v), UNDEFINED)
     obj.mime_type = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3135,7 +3135,7 @@ def _decode_DiffPatch(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "text"), "string")
     obj.text = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3190,14 +3190,14 @@ def _decode_ToolCallLocation(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "path"), "string")
     obj.path = v
-    v = data["line"] if "line" in data else UNDEFINED
+    v = data.get("line", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 1 or v > 4294967295):
         try:
             v = _rt.decode_int(v, (path, "line"), 1, 4294967295)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.line = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3240,14 +3240,14 @@ def _decode_ToolCallCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["cancel"] if "cancel" in data else UNDEFINED
+    v = data.get("cancel", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ToolCallCancelCapabilities(v, ctx, (path, "cancel"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.cancel = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3288,7 +3288,7 @@ def _decode_ToolCallCancelCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallCancelCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3358,7 +3358,7 @@ def _decode_PermissionOption(
     else:
         v = _decode_PermissionOptionKind(v, ctx, (path, "kind"))
     obj.kind = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3553,7 +3553,7 @@ def _decode_CreateElicitationRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "message"), "string")
     obj.message = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3603,7 +3603,7 @@ def _decode_ElicitationSessionScope(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data["toolCallId"] if "toolCallId" in data else UNDEFINED
+    v = data.get("toolCallId", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "toolCallId"), "string", v), UNDEFINED)
     obj.tool_call_id = v
@@ -3701,7 +3701,7 @@ def _decode_ElicitationSchema(
     else:
         v = _decode_ElicitationSchemaType(v, ctx, (path, "type"))
     obj.type = v
-    v = data["title"] if "title" in data else UNDEFINED
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
@@ -3710,15 +3710,15 @@ def _decode_ElicitationSchema(
         raise DecodeError((path, "properties"), "a value (required)", _rt.MISSING)
     v = _decode_map_of_ElicitationPropertySchema(v, ctx, (path, "properties"))
     obj.properties = v
-    v = data["required"] if "required" in data else UNDEFINED
+    v = data.get("required", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_str(v, ctx, (path, "required"))
     obj.required = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3787,46 +3787,46 @@ def _decode_StringPropertySchema(
     if type(data) is not dict:
         raise DecodeError(path, "StringPropertySchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["title"] if "title" in data else UNDEFINED
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["minLength"] if "minLength" in data else UNDEFINED
+    v = data.get("minLength", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 4294967295):
         v = _rt.decode_int(v, (path, "minLength"), 0, 4294967295)
     obj.min_length = v
-    v = data["maxLength"] if "maxLength" in data else UNDEFINED
+    v = data.get("maxLength", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 4294967295):
         v = _rt.decode_int(v, (path, "maxLength"), 0, 4294967295)
     obj.max_length = v
-    v = data["pattern"] if "pattern" in data else UNDEFINED
+    v = data.get("pattern", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "pattern"), "string", v)
     obj.pattern = v
-    v = data["format"] if "format" in data else UNDEFINED
+    v = data.get("format", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is str and v in _MEMBERS_StringFormat:
             v = _MEMBERS_StringFormat[v]
         else:
             v = _decode_StringFormat(v, ctx, (path, "format"))
     obj.format = v
-    v = data["default"] if "default" in data else UNDEFINED
+    v = data.get("default", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "default"), "string", v), UNDEFINED)
     obj.default = v
-    v = data["enum"] if "enum" in data else UNDEFINED
+    v = data.get("enum", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_str_min1(v, ctx, (path, "enum"))
     obj.enum = v
-    v = data["oneOf"] if "oneOf" in data else UNDEFINED
+    v = data.get("oneOf", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_EnumOption_min1(v, ctx, (path, "oneOf"))
     obj.one_of = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -3927,30 +3927,30 @@ def _decode_NumberPropertySchema(
     if type(data) is not dict:
         raise DecodeError(path, "NumberPropertySchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["title"] if "title" in data else UNDEFINED
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["minimum"] if "minimum" in data else UNDEFINED
+    v = data.get("minimum", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _rt.decode_number(v, (path, "minimum"), None, None)
     obj.minimum = v
-    v = data["maximum"] if "maximum" in data else UNDEFINED
+    v = data.get("maximum", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _rt.decode_number(v, (path, "maximum"), None, None)
     obj.maximum = v
-    v = data["default"] if "default" in data else UNDEFINED
+    v = data.get("default", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _rt.decode_number(v, (path, "default"), None, None)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.default = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4035,15 +4035,15 @@ def _decode_IntegerPropertySchema(
     if type(data) is not dict:
         raise DecodeError(path, "IntegerPropertySchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["title"] if "title" in data else UNDEFINED
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["minimum"] if "minimum" in data else UNDEFINED
+    v = data.get("minimum", UNDEFINED)
     if (
         v is not UNDEFINED
         and v is not None
@@ -4051,7 +4051,7 @@ def _decode_IntegerPropertySchema(
     ):
         v = _rt.decode_int(v, (path, "minimum"), -9223372036854775808, 9223372036854775807)
     obj.minimum = v
-    v = data["maximum"] if "maximum" in data else UNDEFINED
+    v = data.get("maximum", UNDEFINED)
     if (
         v is not UNDEFINED
         and v is not None
@@ -4059,7 +4059,7 @@ def _decode_IntegerPropertySchema(
     ):
         v = _rt.decode_int(v, (path, "maximum"), -9223372036854775808, 9223372036854775807)
     obj.maximum = v
-    v = data["default"] if "default" in data else UNDEFINED
+    v = data.get("default", UNDEFINED)
     if (
         v is not UNDEFINED
         and v is not None
@@ -4070,7 +4070,7 @@ def _decode_IntegerPropertySchema(
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.default = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4155,19 +4155,19 @@ def _decode_BooleanPropertySchema(
     if type(data) is not dict:
         raise DecodeError(path, "BooleanPropertySchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["title"] if "title" in data else UNDEFINED
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["default"] if "default" in data else UNDEFINED
+    v = data.get("default", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "default"), "boolean", v), UNDEFINED)
     obj.default = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4260,19 +4260,19 @@ def _decode_MultiSelectPropertySchema(
             obj.unknown_properties = {}
             fast: MultiSelectPropertySchema = obj
             return fast
-    v = data["title"] if "title" in data else UNDEFINED
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["minItems"] if "minItems" in data else UNDEFINED
+    v = data.get("minItems", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         v = _rt.decode_int(v, (path, "minItems"), 0, 18446744073709551615)
     obj.min_items = v
-    v = data["maxItems"] if "maxItems" in data else UNDEFINED
+    v = data.get("maxItems", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         v = _rt.decode_int(v, (path, "maxItems"), 0, 18446744073709551615)
     obj.max_items = v
@@ -4281,14 +4281,14 @@ def _decode_MultiSelectPropertySchema(
         raise DecodeError((path, "items"), "a value (required)", _rt.MISSING)
     v = _decode_MultiSelectItems(v, ctx, (path, "items"))
     obj.items = v
-    v = data["default"] if "default" in data else UNDEFINED
+    v = data.get("default", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_str_skip_invalid(v, ctx, (path, "default"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.default = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4433,11 +4433,11 @@ def _decode_EnumOption(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "title"), "string")
     obj.title = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4496,7 +4496,7 @@ def _decode_StringMultiSelectItems(
         raise DecodeError((path, "enum"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_str_min1(v, ctx, (path, "enum"))
     obj.enum = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4606,7 +4606,7 @@ def _decode_TitledMultiSelectItems(
         raise DecodeError((path, "anyOf"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_EnumOption_min1(v, ctx, (path, "anyOf"))
     obj.any_of = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4671,14 +4671,14 @@ def _decode_MessageMcpRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data["params"] if "params" in data else UNDEFINED
+    v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             raise DecodeError((path, "params"), "object", v)
         elif ctx.strict:
             _rt.check_json(v, (path, "params"))
     obj.params = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4836,21 +4836,21 @@ def _decode_InitializeResponse(
         raise DecodeError((path, "info"), "a value (required)", _rt.MISSING)
     v = _decode_Implementation(v, ctx, (path, "info"))
     obj.info = v
-    v = data["capabilities"] if "capabilities" in data else UNDEFINED
+    v = data.get("capabilities", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_AgentCapabilities(v, ctx, (path, "capabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.capabilities = v
-    v = data["authMethods"] if "authMethods" in data else UNDEFINED
+    v = data.get("authMethods", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_AuthMethod_skip_invalid(v, ctx, (path, "authMethods"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.auth_methods = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4913,7 +4913,7 @@ def _decode_Implementation(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
     obj.name = v
-    v = data["title"] if "title" in data else UNDEFINED
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
@@ -4921,7 +4921,7 @@ def _decode_Implementation(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "version"), "string")
     obj.version = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -4966,28 +4966,28 @@ def _decode_AgentCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "AgentCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["session"] if "session" in data else UNDEFINED
+    v = data.get("session", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionCapabilities(v, ctx, (path, "session"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.session = v
-    v = data["auth"] if "auth" in data else UNDEFINED
+    v = data.get("auth", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_AgentAuthCapabilities(v, ctx, (path, "auth"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.auth = v
-    v = data["providers"] if "providers" in data else UNDEFINED
+    v = data.get("providers", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ProvidersCapabilities(v, ctx, (path, "providers"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.providers = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5047,70 +5047,70 @@ def _decode_SessionCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["prompt"] if "prompt" in data else UNDEFINED
+    v = data.get("prompt", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_PromptCapabilities(v, ctx, (path, "prompt"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.prompt = v
-    v = data["mcp"] if "mcp" in data else UNDEFINED
+    v = data.get("mcp", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_McpCapabilities(v, ctx, (path, "mcp"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.mcp = v
-    v = data["delete"] if "delete" in data else UNDEFINED
+    v = data.get("delete", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionDeleteCapabilities(v, ctx, (path, "delete"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.delete = v
-    v = data["additionalDirectories"] if "additionalDirectories" in data else UNDEFINED
+    v = data.get("additionalDirectories", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionAdditionalDirectoriesCapabilities(v, ctx, (path, "additionalDirectories"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.additional_directories = v
-    v = data["systemPrompt"] if "systemPrompt" in data else UNDEFINED
+    v = data.get("systemPrompt", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionSystemPromptCapabilities(v, ctx, (path, "systemPrompt"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.system_prompt = v
-    v = data["fork"] if "fork" in data else UNDEFINED
+    v = data.get("fork", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionForkCapabilities(v, ctx, (path, "fork"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.fork = v
-    v = data["archive"] if "archive" in data else UNDEFINED
+    v = data.get("archive", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionArchiveCapabilities(v, ctx, (path, "archive"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.archive = v
-    v = data["status"] if "status" in data else UNDEFINED
+    v = data.get("status", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionStatusCapabilities(v, ctx, (path, "status"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.status = v
-    v = data["title"] if "title" in data else UNDEFINED
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionTitleCapabilities(v, ctx, (path, "title"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.title = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5175,28 +5175,28 @@ def _decode_PromptCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "PromptCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["image"] if "image" in data else UNDEFINED
+    v = data.get("image", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_PromptImageCapabilities(v, ctx, (path, "image"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.image = v
-    v = data["audio"] if "audio" in data else UNDEFINED
+    v = data.get("audio", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_PromptAudioCapabilities(v, ctx, (path, "audio"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.audio = v
-    v = data["embeddedContext"] if "embeddedContext" in data else UNDEFINED
+    v = data.get("embeddedContext", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_PromptEmbeddedContextCapabilities(v, ctx, (path, "embeddedContext"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.embedded_context = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5243,7 +5243,7 @@ def _decode_PromptImageCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "PromptImageCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5281,7 +5281,7 @@ def _decode_PromptAudioCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "PromptAudioCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5319,7 +5319,7 @@ def _decode_PromptEmbeddedContextCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "PromptEmbeddedContextCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5357,28 +5357,28 @@ def _decode_McpCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "McpCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["stdio"] if "stdio" in data else UNDEFINED
+    v = data.get("stdio", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_McpStdioCapabilities(v, ctx, (path, "stdio"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.stdio = v
-    v = data["http"] if "http" in data else UNDEFINED
+    v = data.get("http", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_McpHttpCapabilities(v, ctx, (path, "http"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.http = v
-    v = data["acp"] if "acp" in data else UNDEFINED
+    v = data.get("acp", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_McpAcpCapabilities(v, ctx, (path, "acp"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.acp = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5425,7 +5425,7 @@ def _decode_McpStdioCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "McpStdioCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5463,7 +5463,7 @@ def _decode_McpHttpCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "McpHttpCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5501,7 +5501,7 @@ def _decode_McpAcpCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "McpAcpCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5539,7 +5539,7 @@ def _decode_SessionDeleteCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionDeleteCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5577,7 +5577,7 @@ def _decode_SessionAdditionalDirectoriesCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionAdditionalDirectoriesCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5615,14 +5615,14 @@ def _decode_SessionSystemPromptCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionSystemPromptCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["mode"] if "mode" in data else UNDEFINED
+    v = data.get("mode", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionSystemPromptModeCapabilities(v, ctx, (path, "mode"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.mode = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5663,14 +5663,14 @@ def _decode_SessionSystemPromptModeCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionSystemPromptModeCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["override"] if "override" in data else UNDEFINED
+    v = data.get("override", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionSystemPromptOverrideCapabilities(v, ctx, (path, "override"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.override = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5711,7 +5711,7 @@ def _decode_SessionSystemPromptOverrideCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionSystemPromptOverrideCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5749,7 +5749,7 @@ def _decode_SessionForkCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionForkCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5787,7 +5787,7 @@ def _decode_SessionArchiveCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionArchiveCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5825,7 +5825,7 @@ def _decode_SessionStatusCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionStatusCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5863,7 +5863,7 @@ def _decode_SessionTitleCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionTitleCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5901,14 +5901,14 @@ def _decode_AgentAuthCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "AgentAuthCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["status"] if "status" in data else UNDEFINED
+    v = data.get("status", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_AuthStatusCapabilities(v, ctx, (path, "status"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.status = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5949,7 +5949,7 @@ def _decode_AuthStatusCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -5987,7 +5987,7 @@ def _decode_ProvidersCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "ProvidersCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6046,23 +6046,23 @@ def _decode_AuthMethodTerminal(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
     obj.name = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["args"] if "args" in data else UNDEFINED
+    v = data.get("args", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "args"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_str(v, ctx, (path, "args"))
     obj.args = v
-    v = data["env"] if "env" in data else UNDEFINED
+    v = data.get("env", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "env"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_EnvVariable(v, ctx, (path, "env"))
     obj.env = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6154,11 +6154,11 @@ def _decode_AuthMethodAgent(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
     obj.name = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6289,7 +6289,7 @@ def _decode_EnvVariable(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "value"), "string")
     obj.value = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6331,7 +6331,7 @@ def _decode_LoginAuthResponse(
     if type(data) is not dict:
         raise DecodeError(path, "LoginAuthResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6383,7 +6383,7 @@ def _decode_ListProvidersResponse(
         raise DecodeError((path, "providers"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_ProviderInfo(v, ctx, (path, "providers"))
     obj.providers = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6439,11 +6439,11 @@ def _decode_ProviderInfo(
     if type(v) is not bool:
         raise _rt.missing_or_invalid(v, (path, "required"), "boolean")
     obj.required = v
-    v = data["current"] if "current" in data else UNDEFINED
+    v = data.get("current", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_ProviderCurrentConfig(v, ctx, (path, "current"))
     obj.current = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6516,7 +6516,7 @@ def _decode_ProviderCurrentConfig(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "baseUrl"), "string")
     obj.base_url = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6558,7 +6558,7 @@ def _decode_SetProviderResponse(
     if type(data) is not dict:
         raise DecodeError(path, "SetProviderResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6596,7 +6596,7 @@ def _decode_DisableProviderResponse(
     if type(data) is not dict:
         raise DecodeError(path, "DisableProviderResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6634,7 +6634,7 @@ def _decode_LogoutAuthResponse(
     if type(data) is not dict:
         raise DecodeError(path, "LogoutAuthResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6693,14 +6693,14 @@ def _decode_AuthStatusResponse(
     else:
         v = _decode_AuthState(v, ctx, (path, "state"))
     obj.state = v
-    v = data["accounts"] if "accounts" in data else UNDEFINED
+    v = data.get("accounts", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_AuthAccount_skip_invalid(v, ctx, (path, "accounts"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.accounts = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6759,23 +6759,23 @@ def _decode_AuthAccount(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "label"), "string")
     obj.label = v
-    v = data["active"] if "active" in data else UNDEFINED
+    v = data.get("active", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "active"), "boolean", v), UNDEFINED)
     obj.active = v
-    v = data["name"] if "name" in data else UNDEFINED
+    v = data.get("name", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "name"), "string", v), UNDEFINED)
     obj.name = v
-    v = data["email"] if "email" in data else UNDEFINED
+    v = data.get("email", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "email"), "string", v), UNDEFINED)
     obj.email = v
-    v = data["organization"] if "organization" in data else UNDEFINED
+    v = data.get("organization", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "organization"), "string", v), UNDEFINED)
     obj.organization = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -6841,21 +6841,21 @@ def _decode_NewSessionResponse(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data["configOptions"] if "configOptions" in data else UNDEFINED
+    v = data.get("configOptions", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_SessionConfigOption_skip_invalid(v, ctx, (path, "configOptions"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.config_options = v
-    v = data["availableCommands"] if "availableCommands" in data else UNDEFINED
+    v = data.get("availableCommands", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_AvailableCommand_skip_invalid(v, ctx, (path, "availableCommands"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.available_commands = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7062,11 +7062,11 @@ def _decode_SessionConfigOption(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
     obj.name = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["category"] if "category" in data else UNDEFINED
+    v = data.get("category", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is str and v in _MEMBERS_SessionConfigOptionCategory:
             v = _MEMBERS_SessionConfigOptionCategory[v]
@@ -7076,7 +7076,7 @@ def _decode_SessionConfigOption(
             except DecodeError as error:
                 v = ctx.salvage(error, UNDEFINED)
     obj.category = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7143,11 +7143,11 @@ def _decode_SessionConfigSelectOption(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
     obj.name = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7208,7 +7208,7 @@ def _decode_SessionConfigSelectGroup(
     except DecodeError as error:
         v = ctx.salvage(error, [])
     obj.options = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7271,14 +7271,14 @@ def _decode_Command(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "description"), "string")
     obj.description = v
-    v = data["input"] if "input" in data else UNDEFINED
+    v = data.get("input", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_AvailableCommandInput(v, ctx, (path, "input"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.input = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7403,7 +7403,7 @@ def _decode_TextCommandInput(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "hint"), "string")
     obj.hint = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7507,11 +7507,11 @@ def _decode_ListSessionsResponse(
     except DecodeError as error:
         v = ctx.salvage(error, [])
     obj.sessions = v
-    v = data["nextCursor"] if "nextCursor" in data else UNDEFINED
+    v = data.get("nextCursor", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "nextCursor"), "string", v)
     obj.next_cursor = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7586,25 +7586,25 @@ def _decode_SessionInfo(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "cwd"), "string")
     obj.cwd = v
-    v = data["additionalDirectories"] if "additionalDirectories" in data else UNDEFINED
+    v = data.get("additionalDirectories", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "additionalDirectories"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_AbsolutePath(v, ctx, (path, "additionalDirectories"))
     obj.additional_directories = v
-    v = data["title"] if "title" in data else UNDEFINED
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data["updatedAt"] if "updatedAt" in data else UNDEFINED
+    v = data.get("updatedAt", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "updatedAt"), "string", v), UNDEFINED)
     obj.updated_at = v
-    v = data["archived"] if "archived" in data else UNDEFINED
+    v = data.get("archived", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not bool:
         v = ctx.salvage(DecodeError((path, "archived"), "boolean", v), UNDEFINED)
     obj.archived = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7658,7 +7658,7 @@ def _decode_DeleteSessionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "DeleteSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7710,21 +7710,21 @@ def _decode_ForkSessionResponse(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data["configOptions"] if "configOptions" in data else UNDEFINED
+    v = data.get("configOptions", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_SessionConfigOption_skip_invalid(v, ctx, (path, "configOptions"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.config_options = v
-    v = data["availableCommands"] if "availableCommands" in data else UNDEFINED
+    v = data.get("availableCommands", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_AvailableCommand_skip_invalid(v, ctx, (path, "availableCommands"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.available_commands = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7770,7 +7770,7 @@ def _decode_ArchiveSessionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "ArchiveSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7808,7 +7808,7 @@ def _decode_UnarchiveSessionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "UnarchiveSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7867,14 +7867,14 @@ def _decode_SessionStatusResponse(
     else:
         v = _decode_SessionStatus(v, ctx, (path, "status"))
     obj.status = v
-    v = data["state"] if "state" in data else UNDEFINED
+    v = data.get("state", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_StateUpdate(v, ctx, (path, "state"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.state = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -7917,14 +7917,14 @@ def _decode_RunningStateUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "RunningStateUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["background"] if "background" in data else UNDEFINED
+    v = data.get("background", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_BackgroundWork(v, ctx, (path, "background"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.background = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8132,7 +8132,7 @@ def _decode_ErrorStopReason(
     if type(data) is not dict:
         raise DecodeError(path, "ErrorStopReason (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["error"] if "error" in data else UNDEFINED
+    v = data.get("error", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Error(v, ctx, (path, "error"))
@@ -8226,7 +8226,7 @@ def _decode_IdleStateUpdateStopReasonNone(
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonNone (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["stopReason"] if "stopReason" in data else UNDEFINED
+    v = data.get("stopReason", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         raise DecodeError((path, "stopReason"), "null", v)
     obj.stop_reason = v
@@ -8261,21 +8261,21 @@ def _decode_IdleStateUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["usage"] if "usage" in data else UNDEFINED
+    v = data.get("usage", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Usage(v, ctx, (path, "usage"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.usage = v
-    v = data["background"] if "background" in data else UNDEFINED
+    v = data.get("background", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_BackgroundWork(v, ctx, (path, "background"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.background = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8339,14 +8339,14 @@ def _decode_RequiresActionStateUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "RequiresActionStateUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["background"] if "background" in data else UNDEFINED
+    v = data.get("background", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_BackgroundWork(v, ctx, (path, "background"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.background = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8411,14 +8411,14 @@ def _decode_UnknownStateUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "UnknownStateUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["background"] if "background" in data else UNDEFINED
+    v = data.get("background", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_BackgroundWork(v, ctx, (path, "background"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.background = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8527,7 +8527,7 @@ def _decode_BackgroundTerminal(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
     obj.terminal_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8601,7 +8601,7 @@ def _decode_BackgroundToolCall(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "toolCallId"), "string")
     obj.tool_call_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8675,7 +8675,7 @@ def _decode_BackgroundSubagent(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8791,7 +8791,7 @@ def _decode_Error(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "message"), "string")
     obj.message = v
-    v = data["data"] if "data" in data else UNDEFINED
+    v = data.get("data", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ErrorData(v, ctx, (path, "data"))
@@ -8857,7 +8857,7 @@ def _decode_UnsupportedProtocolVersionErrorData(
         raise DecodeError((path, "supported"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_ProtocolVersion(v, ctx, (path, "supported"))
     obj.supported = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -8911,7 +8911,7 @@ def _decode_SessionNotFoundErrorData(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9000,28 +9000,28 @@ def _decode_Usage(
     if type(v) is not int or v < 0 or v > 18446744073709551615:
         v = _rt.decode_int(v, (path, "outputTokens"), 0, 18446744073709551615)
     obj.output_tokens = v
-    v = data["thoughtTokens"] if "thoughtTokens" in data else UNDEFINED
+    v = data.get("thoughtTokens", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         try:
             v = _rt.decode_int(v, (path, "thoughtTokens"), 0, 18446744073709551615)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.thought_tokens = v
-    v = data["cachedReadTokens"] if "cachedReadTokens" in data else UNDEFINED
+    v = data.get("cachedReadTokens", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         try:
             v = _rt.decode_int(v, (path, "cachedReadTokens"), 0, 18446744073709551615)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.cached_read_tokens = v
-    v = data["cachedWriteTokens"] if "cachedWriteTokens" in data else UNDEFINED
+    v = data.get("cachedWriteTokens", UNDEFINED)
     if v is not UNDEFINED and v is not None and (type(v) is not int or v < 0 or v > 18446744073709551615):
         try:
             v = _rt.decode_int(v, (path, "cachedWriteTokens"), 0, 18446744073709551615)
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.cached_write_tokens = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9086,7 +9086,7 @@ def _decode_SetSessionTitleResponse(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "title"), "string")
     obj.title = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9126,21 +9126,21 @@ def _decode_ResumeSessionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "ResumeSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["configOptions"] if "configOptions" in data else UNDEFINED
+    v = data.get("configOptions", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_SessionConfigOption_skip_invalid(v, ctx, (path, "configOptions"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.config_options = v
-    v = data["availableCommands"] if "availableCommands" in data else UNDEFINED
+    v = data.get("availableCommands", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_AvailableCommand_skip_invalid(v, ctx, (path, "availableCommands"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.available_commands = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9184,7 +9184,7 @@ def _decode_CloseSessionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "CloseSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9222,7 +9222,7 @@ def _decode_CancelToolCallResponse(
     if type(data) is not dict:
         raise DecodeError(path, "CancelToolCallResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9260,7 +9260,7 @@ def _decode_CancelTerminalResponse(
     if type(data) is not dict:
         raise DecodeError(path, "CancelTerminalResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9312,7 +9312,7 @@ def _decode_SetSessionConfigOptionResponse(
         raise DecodeError((path, "configOptions"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_SessionConfigOption_skip_invalid(v, ctx, (path, "configOptions"))
     obj.config_options = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9364,7 +9364,7 @@ def _decode_PromptResponse(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "messageId"), "string")
     obj.message_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9416,7 +9416,7 @@ def _decode_AgentNotification(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data["params"] if "params" in data else UNDEFINED
+    v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_AgentNotificationParams(v, ctx, (path, "params"))
     obj.params = v
@@ -9473,7 +9473,7 @@ def _decode_UpdateSessionNotification(
         raise DecodeError((path, "update"), "a value (required)", _rt.MISSING)
     v = _decode_SessionUpdate(v, ctx, (path, "update"))
     obj.update = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9535,7 +9535,7 @@ def _decode_ContentChunk(
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_ContentBlock(v, ctx, (path, "content"))
     obj.content = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9612,14 +9612,14 @@ def _decode_UserMessage(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "messageId"), "string")
     obj.message_id = v
-    v = data["content"] if "content" in data else UNDEFINED
+    v = data.get("content", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ContentBlock_skip_invalid(v, ctx, (path, "content"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.content = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9718,14 +9718,14 @@ def _decode_AgentMessage(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "messageId"), "string")
     obj.message_id = v
-    v = data["content"] if "content" in data else UNDEFINED
+    v = data.get("content", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ContentBlock_skip_invalid(v, ctx, (path, "content"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.content = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9824,14 +9824,14 @@ def _decode_AgentThought(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "messageId"), "string")
     obj.message_id = v
-    v = data["content"] if "content" in data else UNDEFINED
+    v = data.get("content", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ContentBlock_skip_invalid(v, ctx, (path, "content"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.content = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -9943,7 +9943,7 @@ def _decode_ToolCallContentChunk(
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_ToolCallContent(v, ctx, (path, "content"))
     obj.content = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -10072,43 +10072,43 @@ def _decode_TerminalUpdate(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
     obj.terminal_id = v
-    v = data["command"] if "command" in data else UNDEFINED
+    v = data.get("command", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "command"), "string", v), UNDEFINED)
     obj.command = v
-    v = data["cwd"] if "cwd" in data else UNDEFINED
+    v = data.get("cwd", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "cwd"), "string", v), UNDEFINED)
     obj.cwd = v
-    v = data["output"] if "output" in data else UNDEFINED
+    v = data.get("output", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_TerminalOutput(v, ctx, (path, "output"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.output = v
-    v = data["exitStatus"] if "exitStatus" in data else UNDEFINED
+    v = data.get("exitStatus", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_TerminalExitStatus(v, ctx, (path, "exitStatus"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.exit_status = v
-    v = data["size"] if "size" in data else UNDEFINED
+    v = data.get("size", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_TerminalSize(v, ctx, (path, "size"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.size = v
-    v = data["capabilities"] if "capabilities" in data else UNDEFINED
+    v = data.get("capabilities", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_TerminalCapabilities(v, ctx, (path, "capabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.capabilities = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -10218,7 +10218,7 @@ def _decode_TerminalOutputChunk(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "data"), "string")
     obj.data = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -10296,7 +10296,7 @@ def _decode_PlanUpdate(
         raise DecodeError((path, "plan"), "a value (required)", _rt.MISSING)
     v = _decode_PlanUpdateContent(v, ctx, (path, "plan"))
     obj.plan = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -10370,7 +10370,7 @@ def _decode_PlanRemoved(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "planId"), "string")
     obj.plan_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -10446,7 +10446,7 @@ def _decode_AvailableCommandsUpdate(
         raise DecodeError((path, "availableCommands"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_AvailableCommand_skip_invalid(v, ctx, (path, "availableCommands"))
     obj.available_commands = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -10524,7 +10524,7 @@ def _decode_ConfigOptionUpdate(
         raise DecodeError((path, "configOptions"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_SessionConfigOption_skip_invalid(v, ctx, (path, "configOptions"))
     obj.config_options = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -10586,15 +10586,15 @@ def _decode_SessionInfoUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "SessionInfoUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["title"] if "title" in data else UNDEFINED
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data["updatedAt"] if "updatedAt" in data else UNDEFINED
+    v = data.get("updatedAt", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "updatedAt"), "string", v), UNDEFINED)
     obj.updated_at = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -10687,14 +10687,14 @@ def _decode_UsageUpdate(
     if type(v) is not int or v < 0 or v > 18446744073709551615:
         v = _rt.decode_int(v, (path, "size"), 0, 18446744073709551615)
     obj.size = v
-    v = data["cost"] if "cost" in data else UNDEFINED
+    v = data.get("cost", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_Cost(v, ctx, (path, "cost"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.cost = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -10788,11 +10788,11 @@ def _decode_Notice(
     if type(v) is not str or len(v) < 1:
         raise _rt.missing_or_invalid(v, (path, "title"), "string at least 1 characters")
     obj.title = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -10887,18 +10887,18 @@ def _decode_CompactionUpdate(
     else:
         v = _decode_CompactionStatus(v, ctx, (path, "status"))
     obj.status = v
-    v = data["summary"] if "summary" in data else UNDEFINED
+    v = data.get("summary", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ContentBlock_skip_invalid(v, ctx, (path, "summary"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.summary = v
-    v = data["error"] if "error" in data else UNDEFINED
+    v = data.get("error", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "error"), "string", v), UNDEFINED)
     obj.error = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -10997,7 +10997,7 @@ def _decode_CompactionSummaryChunk(
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_ContentBlock(v, ctx, (path, "content"))
     obj.content = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11090,37 +11090,37 @@ def _decode_SubagentUpdate(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data["title"] if "title" in data else UNDEFINED
+    v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
     obj.title = v
-    v = data["description"] if "description" in data else UNDEFINED
+    v = data.get("description", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "description"), "string", v), UNDEFINED)
     obj.description = v
-    v = data["capabilities"] if "capabilities" in data else UNDEFINED
+    v = data.get("capabilities", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SubagentSessionCapabilities(v, ctx, (path, "capabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.capabilities = v
-    v = data["state"] if "state" in data else UNDEFINED
+    v = data.get("state", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_StateUpdate(v, ctx, (path, "state"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.state = v
-    v = data["cwd"] if "cwd" in data else UNDEFINED
+    v = data.get("cwd", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "cwd"), "string", v)
     obj.cwd = v
-    v = data["additionalDirectories"] if "additionalDirectories" in data else UNDEFINED
+    v = data.get("additionalDirectories", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_AbsolutePath(v, ctx, (path, "additionalDirectories"))
     obj.additional_directories = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11241,30 +11241,30 @@ def _decode_SessionMessage(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "messageId"), "string")
     obj.message_id = v
-    v = data["senderSessionId"] if "senderSessionId" in data else UNDEFINED
+    v = data.get("senderSessionId", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "senderSessionId"), "string", v), UNDEFINED)
     obj.sender_session_id = v
-    v = data["recipientSessionId"] if "recipientSessionId" in data else UNDEFINED
+    v = data.get("recipientSessionId", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "recipientSessionId"), "string", v), UNDEFINED)
     obj.recipient_session_id = v
-    v = data["senderMessageId"] if "senderMessageId" in data else UNDEFINED
+    v = data.get("senderMessageId", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "senderMessageId"), "string", v), UNDEFINED)
     obj.sender_message_id = v
-    v = data["recipientMessageId"] if "recipientMessageId" in data else UNDEFINED
+    v = data.get("recipientMessageId", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "recipientMessageId"), "string", v), UNDEFINED)
     obj.recipient_message_id = v
-    v = data["content"] if "content" in data else UNDEFINED
+    v = data.get("content", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_list_of_ContentBlock_skip_invalid(v, ctx, (path, "content"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.content = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11372,7 +11372,7 @@ def _decode_SessionMessageChunk(
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_ContentBlock(v, ctx, (path, "content"))
     obj.content = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11482,7 +11482,7 @@ def _decode_TerminalOutput(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "data"), "string")
     obj.data = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11522,7 +11522,7 @@ def _decode_TerminalExitStatus(
     if type(data) is not dict:
         raise DecodeError(path, "TerminalExitStatus (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["exitCode"] if "exitCode" in data else UNDEFINED
+    v = data.get("exitCode", UNDEFINED)
     if (
         v is not UNDEFINED
         and v is not None
@@ -11533,11 +11533,11 @@ def _decode_TerminalExitStatus(
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.exit_code = v
-    v = data["signal"] if "signal" in data else UNDEFINED
+    v = data.get("signal", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "signal"), "string", v), UNDEFINED)
     obj.signal = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11607,7 +11607,7 @@ def _decode_TerminalSize(
     if type(v) is not int or v < 1 or v > 65535:
         v = _rt.decode_int(v, (path, "rows"), 1, 65535)
     obj.rows = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11649,14 +11649,14 @@ def _decode_TerminalCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "TerminalCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["cancel"] if "cancel" in data else UNDEFINED
+    v = data.get("cancel", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_TerminalCancelCapabilities(v, ctx, (path, "cancel"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.cancel = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11697,7 +11697,7 @@ def _decode_TerminalCancelCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "TerminalCancelCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11755,7 +11755,7 @@ def _decode_PlanItems(
         raise DecodeError((path, "entries"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_PlanEntry_skip_invalid(v, ctx, (path, "entries"))
     obj.entries = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11837,7 +11837,7 @@ def _decode_PlanFile(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "uri"), "string")
     obj.uri = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -11919,7 +11919,7 @@ def _decode_PlanMarkdown(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "content"), "string")
     obj.content = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12063,7 +12063,7 @@ def _decode_PlanEntry(
     else:
         v = _decode_PlanEntryStatus(v, ctx, (path, "status"))
     obj.status = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12127,7 +12127,7 @@ def _decode_Cost(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "currency"), "string")
     obj.currency = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12169,14 +12169,14 @@ def _decode_SubagentSessionCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SubagentSessionCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["cancel"] if "cancel" in data else UNDEFINED
+    v = data.get("cancel", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_SessionCancelCapabilities(v, ctx, (path, "cancel"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.cancel = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12217,7 +12217,7 @@ def _decode_SessionCancelCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "SessionCancelCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12267,7 +12267,7 @@ def _decode_CompleteElicitationNotification(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "elicitationId"), "string")
     obj.elicitation_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12328,14 +12328,14 @@ def _decode_AuthStatusUpdateNotification(
     else:
         v = _decode_AuthState(v, ctx, (path, "state"))
     obj.state = v
-    v = data["accounts"] if "accounts" in data else UNDEFINED
+    v = data.get("accounts", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_list_of_AuthAccount_skip_invalid(v, ctx, (path, "accounts"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.accounts = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12398,7 +12398,7 @@ def _decode_ClientRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data["params"] if "params" in data else UNDEFINED
+    v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_ClientRequestParams(v, ctx, (path, "params"))
     obj.params = v
@@ -12462,14 +12462,14 @@ def _decode_InitializeRequest(
         raise DecodeError((path, "info"), "a value (required)", _rt.MISSING)
     v = _decode_Implementation(v, ctx, (path, "info"))
     obj.info = v
-    v = data["capabilities"] if "capabilities" in data else UNDEFINED
+    v = data.get("capabilities", UNDEFINED)
     if v is not UNDEFINED:
         try:
             v = _decode_ClientCapabilities(v, ctx, (path, "capabilities"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.capabilities = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12514,21 +12514,21 @@ def _decode_ClientCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "ClientCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["auth"] if "auth" in data else UNDEFINED
+    v = data.get("auth", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ClientAuthCapabilities(v, ctx, (path, "auth"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.auth = v
-    v = data["elicitation"] if "elicitation" in data else UNDEFINED
+    v = data.get("elicitation", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ElicitationCapabilities(v, ctx, (path, "elicitation"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.elicitation = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12572,14 +12572,14 @@ def _decode_ClientAuthCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "ClientAuthCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["terminal"] if "terminal" in data else UNDEFINED
+    v = data.get("terminal", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_TerminalAuthCapabilities(v, ctx, (path, "terminal"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.terminal = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12620,7 +12620,7 @@ def _decode_TerminalAuthCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "TerminalAuthCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12658,21 +12658,21 @@ def _decode_ElicitationCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["form"] if "form" in data else UNDEFINED
+    v = data.get("form", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ElicitationFormCapabilities(v, ctx, (path, "form"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.form = v
-    v = data["url"] if "url" in data else UNDEFINED
+    v = data.get("url", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
             v = _decode_ElicitationUrlCapabilities(v, ctx, (path, "url"))
         except DecodeError as error:
             v = ctx.salvage(error, UNDEFINED)
     obj.url = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12716,7 +12716,7 @@ def _decode_ElicitationFormCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationFormCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12754,7 +12754,7 @@ def _decode_ElicitationUrlCapabilities(
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationUrlCapabilities (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12804,7 +12804,7 @@ def _decode_LoginAuthRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "methodId"), "string")
     obj.method_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12844,7 +12844,7 @@ def _decode_ListProvidersRequest(
     if type(data) is not dict:
         raise DecodeError(path, "ListProvidersRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12915,11 +12915,11 @@ def _decode_SetProviderRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "baseUrl"), "string")
     obj.base_url = v
-    v = data["headers"] if "headers" in data else UNDEFINED
+    v = data.get("headers", UNDEFINED)
     if v is not UNDEFINED:
         v = _decode_map_of_str(v, ctx, (path, "headers"))
     obj.headers = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -12983,7 +12983,7 @@ def _decode_DisableProviderRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "providerId"), "string")
     obj.provider_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -13023,7 +13023,7 @@ def _decode_LogoutAuthRequest(
     if type(data) is not dict:
         raise DecodeError(path, "LogoutAuthRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -13061,7 +13061,7 @@ def _decode_AuthStatusRequest(
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -13114,23 +13114,23 @@ def _decode_NewSessionRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "cwd"), "string")
     obj.cwd = v
-    v = data["additionalDirectories"] if "additionalDirectories" in data else UNDEFINED
+    v = data.get("additionalDirectories", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "additionalDirectories"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_AbsolutePath(v, ctx, (path, "additionalDirectories"))
     obj.additional_directories = v
-    v = data["mcpServers"] if "mcpServers" in data else UNDEFINED
+    v = data.get("mcpServers", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "mcpServers"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_McpServer(v, ctx, (path, "mcpServers"))
     obj.mcp_servers = v
-    v = data["systemPrompt"] if "systemPrompt" in data else UNDEFINED
+    v = data.get("systemPrompt", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_SystemPrompt(v, ctx, (path, "systemPrompt"))
     obj.system_prompt = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -13198,13 +13198,13 @@ def _decode_McpServerHttp(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "url"), "string")
     obj.url = v
-    v = data["headers"] if "headers" in data else UNDEFINED
+    v = data.get("headers", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "headers"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_HttpHeader(v, ctx, (path, "headers"))
     obj.headers = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -13289,7 +13289,7 @@ def _decode_McpServerAcp(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "serverId"), "string")
     obj.server_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -13373,19 +13373,19 @@ def _decode_McpServerStdio(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "command"), "string")
     obj.command = v
-    v = data["args"] if "args" in data else UNDEFINED
+    v = data.get("args", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "args"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_str(v, ctx, (path, "args"))
     obj.args = v
-    v = data["env"] if "env" in data else UNDEFINED
+    v = data.get("env", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "env"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_EnvVariable(v, ctx, (path, "env"))
     obj.env = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -13507,7 +13507,7 @@ def _decode_HttpHeader(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "value"), "string")
     obj.value = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -13577,7 +13577,7 @@ def _decode_SystemPrompt(
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_ContentBlock(v, ctx, (path, "content"))
     obj.content = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -13619,22 +13619,22 @@ def _decode_ListSessionsRequest(
     if type(data) is not dict:
         raise DecodeError(path, "ListSessionsRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["cwd"] if "cwd" in data else UNDEFINED
+    v = data.get("cwd", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "cwd"), "string", v)
     obj.cwd = v
-    v = data["cursor"] if "cursor" in data else UNDEFINED
+    v = data.get("cursor", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         raise DecodeError((path, "cursor"), "string", v)
     obj.cursor = v
-    v = data["archived"] if "archived" in data else UNDEFINED
+    v = data.get("archived", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is str and v in _MEMBERS_SessionArchiveFilter:
             v = _MEMBERS_SessionArchiveFilter[v]
         else:
             v = _decode_SessionArchiveFilter(v, ctx, (path, "archived"))
     obj.archived = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -13693,7 +13693,7 @@ def _decode_DeleteSessionRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -13763,23 +13763,23 @@ def _decode_ForkSessionRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "cwd"), "string")
     obj.cwd = v
-    v = data["additionalDirectories"] if "additionalDirectories" in data else UNDEFINED
+    v = data.get("additionalDirectories", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "additionalDirectories"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_AbsolutePath(v, ctx, (path, "additionalDirectories"))
     obj.additional_directories = v
-    v = data["mcpServers"] if "mcpServers" in data else UNDEFINED
+    v = data.get("mcpServers", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "mcpServers"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_McpServer(v, ctx, (path, "mcpServers"))
     obj.mcp_servers = v
-    v = data["systemPrompt"] if "systemPrompt" in data else UNDEFINED
+    v = data.get("systemPrompt", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_SystemPrompt(v, ctx, (path, "systemPrompt"))
     obj.system_prompt = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -13842,7 +13842,7 @@ def _decode_ArchiveSessionRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -13894,7 +13894,7 @@ def _decode_UnarchiveSessionRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -13946,7 +13946,7 @@ def _decode_SessionStatusRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -14004,7 +14004,7 @@ def _decode_SetSessionTitleRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "title"), "string")
     obj.title = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -14078,27 +14078,27 @@ def _decode_ResumeSessionRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "cwd"), "string")
     obj.cwd = v
-    v = data["additionalDirectories"] if "additionalDirectories" in data else UNDEFINED
+    v = data.get("additionalDirectories", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "additionalDirectories"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_AbsolutePath(v, ctx, (path, "additionalDirectories"))
     obj.additional_directories = v
-    v = data["mcpServers"] if "mcpServers" in data else UNDEFINED
+    v = data.get("mcpServers", UNDEFINED)
     if v is None:
         v = ctx.salvage(DecodeError((path, "mcpServers"), "array", v), UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_list_of_McpServer(v, ctx, (path, "mcpServers"))
     obj.mcp_servers = v
-    v = data["replayFrom"] if "replayFrom" in data else UNDEFINED
+    v = data.get("replayFrom", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_ReplayFrom(v, ctx, (path, "replayFrom"))
     obj.replay_from = v
-    v = data["systemPrompt"] if "systemPrompt" in data else UNDEFINED
+    v = data.get("systemPrompt", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_SystemPrompt(v, ctx, (path, "systemPrompt"))
     obj.system_prompt = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -14152,7 +14152,7 @@ def _decode_ReplayFromStart(
     if type(data) is not dict:
         raise DecodeError(path, "ReplayFromStart (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -14258,7 +14258,7 @@ def _decode_CloseSessionRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -14316,7 +14316,7 @@ def _decode_CancelToolCallRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "toolCallId"), "string")
     obj.tool_call_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -14376,7 +14376,7 @@ def _decode_CancelTerminalRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
     obj.terminal_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -14540,7 +14540,7 @@ def _decode_SetSessionConfigOptionRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "configId"), "string")
     obj.config_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -14600,7 +14600,7 @@ def _decode_PromptRequest(
         raise DecodeError((path, "prompt"), "a value (required)", _rt.MISSING)
     v = _decode_list_of_ContentBlock_min1(v, ctx, (path, "prompt"))
     obj.prompt = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -14741,7 +14741,7 @@ def _decode_RequestPermissionResponse(
         raise DecodeError((path, "outcome"), "a value (required)", _rt.MISSING)
     v = _decode_RequestPermissionOutcome(v, ctx, (path, "outcome"))
     obj.outcome = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -14781,7 +14781,7 @@ def _decode_CancelledPermissionOutcome(
     if type(data) is not dict:
         raise DecodeError(path, "CancelledPermissionOutcome (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -14855,7 +14855,7 @@ def _decode_SelectedPermissionOutcome(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "optionId"), "string")
     obj.option_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -14953,7 +14953,7 @@ def _decode_ElicitationAcceptAction(
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationAcceptAction (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["content"] if "content" in data else UNDEFINED
+    v = data.get("content", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_map_of_ElicitationContentValue(v, ctx, (path, "content"))
     obj.content = v
@@ -15109,7 +15109,7 @@ def _decode_CreateElicitationResponse(
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -15161,7 +15161,7 @@ def _decode_MessageMcpResponseResult(
     if ctx.strict:
         _rt.check_json(v, (path, "result"))
     obj.result = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -15215,7 +15215,7 @@ def _decode_MessageMcpResponseError(
         raise DecodeError((path, "error"), "a value (required)", _rt.MISSING)
     v = _decode_McpError(v, ctx, (path, "error"))
     obj.error = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -15277,7 +15277,7 @@ def _decode_McpError(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "message"), "string")
     obj.message = v
-    v = data["data"] if "data" in data else UNDEFINED
+    v = data.get("data", UNDEFINED)
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "data"))
     obj.data = v
@@ -15328,7 +15328,7 @@ def _decode_ClientNotification(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data["params"] if "params" in data else UNDEFINED
+    v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_ClientNotificationParams(v, ctx, (path, "params"))
     obj.params = v
@@ -15377,7 +15377,7 @@ def _decode_CancelSessionNotification(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
     obj.session_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -15442,14 +15442,14 @@ def _decode_MessageMcpNotification(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data["params"] if "params" in data else UNDEFINED
+    v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             raise DecodeError((path, "params"), "object", v)
         elif ctx.strict:
             _rt.check_json(v, (path, "params"))
     obj.params = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -15510,7 +15510,7 @@ def _decode_CancelRequestNotification(
         raise DecodeError((path, "requestId"), "a value (required)", _rt.MISSING)
     v = _decode_RequestId(v, ctx, (path, "requestId"))
     obj.request_id = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -15570,7 +15570,7 @@ def _decode_ProxyRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data["params"] if "params" in data else UNDEFINED
+    v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_ProxyRequestParams(v, ctx, (path, "params"))
     obj.params = v
@@ -15622,11 +15622,11 @@ def _decode_ProxySuccessorRequest(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data["params"] if "params" in data else UNDEFINED
+    v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "params"))
     obj.params = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
@@ -15766,7 +15766,7 @@ def _decode_ProxyNotification(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data["params"] if "params" in data else UNDEFINED
+    v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         v = _decode_ProxyNotificationParams(v, ctx, (path, "params"))
     obj.params = v
@@ -15816,11 +15816,11 @@ def _decode_ProxySuccessorNotification(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
     obj.method = v
-    v = data["params"] if "params" in data else UNDEFINED
+    v = data.get("params", UNDEFINED)
     if v is not UNDEFINED and ctx.strict:
         _rt.check_json(v, (path, "params"))
     obj.params = v
-    v = data["_meta"] if "_meta" in data else UNDEFINED
+    v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         if type(v) is not dict:
             v = ctx.salvage(DecodeError((path, "_meta"), "object", v), UNDEFINED)
