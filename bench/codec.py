@@ -5,7 +5,10 @@ every line with jsonschema, generates pydantic v2 models with datamodel-codegen,
 then times decode and encode on both sides and counts lossy round trips.
 Prints Markdown tables. `--profile` instead profiles the acp_v2 decode.
 
-    .venv/bin/python bench/codec.py [--profile]
+Then times decode and encode against json on each of several message mixes (chunk-heavy,
+tool-call-heavy, plan and state updates, requests and responses), with the spread of the passes.
+
+    .venv/bin/python bench/codec.py [--profile] [--mixes-only]
 """
 
 from __future__ import annotations
@@ -63,6 +66,33 @@ KINDS = {  # sessionUpdate kind → weight (percent of the stream)
     "vendor": 2,
 }
 CHUNKS = {"agent_message_chunk": "agent", "agent_thought_chunk": "thought", "user_message_chunk": "user"}
+# Further mixes of the same session's messages (weights as in KINDS), each timed on its own:
+# the ratios depend on the mix, and the targets hold on each.
+MIXES: dict[str, dict[str, int]] = {
+    "session/update, typical": KINDS,
+    "chunk-heavy session/update": {
+        "agent_message_chunk": 60,
+        "agent_thought_chunk": 25,
+        "user_message_chunk": 5,
+        "tool_call_content_chunk": 5,
+        "terminal_output_chunk": 5,
+    },
+    "tool-call-heavy": {
+        "tool_call_full": 25,
+        "tool_call_partial": 45,
+        "tool_call_content_chunk": 20,
+        "terminal_update": 5,
+        "terminal_output_chunk": 5,
+    },
+    "plan and state updates": {
+        "plan_update": 35,
+        "state_update": 30,
+        "usage_update": 20,
+        "subagent_update": 10,
+        "vendor": 5,
+    },
+}
+REQUESTS = "requests and responses"  # the params and results of the session's methods, each decoded as its type
 
 
 class Stream:
@@ -226,27 +256,103 @@ class Stream:
     def vendor(self) -> dict[str, Any]:
         return {"sessionUpdate": "_vendor_progress", "pct": self.rng.randint(0, 100), "label": self.text(20, 40)}
 
-    def notification(self) -> dict[str, Any]:
-        (kind,) = self.rng.choices(list(KINDS), weights=list(KINDS.values()))
+    def notification(self, kinds: dict[str, int] = KINDS) -> dict[str, Any]:
+        (kind,) = self.rng.choices(list(kinds), weights=list(kinds.values()))
         update = self.chunk(kind) if kind in CHUNKS else getattr(self, kind)()
         return {"sessionId": self.session, "update": update}
+
+    # --- requests and responses (params and results, as the router decodes them) ---
+
+    def prompt_request(self) -> dict[str, Any]:
+        prompt: list[dict[str, Any]] = [self.text_block()]
+        if self.rng.random() < 0.3:
+            path = self.path()
+            prompt.append({"type": "resource_link", "name": path.rsplit("/", 1)[-1], "uri": f"file://{path}"})
+        request: dict[str, Any] = {"sessionId": self.session, "prompt": prompt}
+        if self.rng.random() < 0.3:
+            request["messageId"] = self.id("msg")
+        return self.meta(request)
+
+    def prompt_response(self) -> dict[str, Any]:
+        return {"messageId": self.id("msg")}
+
+    def permission_request(self) -> dict[str, Any]:
+        call = self.tool_calls[-1] if self.tool_calls else self.id("call")
+        options = [
+            {"optionId": "allow", "name": "Allow once", "kind": "allow_once"},
+            {"optionId": "always", "name": "Always allow", "kind": "allow_always"},
+            {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+        ]
+        subject = {
+            "type": "tool_call",
+            "toolCall": {"toolCallId": call, "title": f"edit {self.path()}", "kind": "edit"},
+        }
+        return {"sessionId": self.session, "title": "Allow this edit?", "subject": subject, "options": options}
+
+    def permission_response(self) -> dict[str, Any]:
+        if self.rng.random() < 0.1:
+            return {"outcome": {"outcome": "cancelled"}}
+        return {"outcome": {"outcome": "selected", "optionId": self.rng.choice(("allow", "always", "reject"))}}
+
+    def new_session_request(self) -> dict[str, Any]:
+        return {"cwd": "/home/dev/project", "additionalDirectories": [], "mcpServers": []}
+
+    def new_session_response(self) -> dict[str, Any]:
+        return {"sessionId": self.id("sess")}
+
+    def cancel_notification(self) -> dict[str, Any]:
+        return {"sessionId": self.session}
+
+    def request_or_response(self) -> tuple[str, dict[str, Any]]:
+        """A `$defs` name and a value of it: the methods of a session, in the proportions of one."""
+        kinds = {
+            "PromptRequest": (self.prompt_request, 25),
+            "PromptResponse": (self.prompt_response, 25),
+            "RequestPermissionRequest": (self.permission_request, 15),
+            "RequestPermissionResponse": (self.permission_response, 15),
+            "NewSessionRequest": (self.new_session_request, 5),
+            "NewSessionResponse": (self.new_session_response, 5),
+            "CancelSessionNotification": (self.cancel_notification, 5),
+            "UpdateSessionNotification": (self.notification, 5),
+        }
+        (name,) = self.rng.choices(list(kinds), weights=[weight for _, weight in kinds.values()])
+        return name, kinds[name][0]()
+
+
+def dump(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def build_lines() -> list[str]:
     stream = Stream(random.Random(0))
-    return [json.dumps(stream.notification(), separators=(",", ":"), ensure_ascii=False) for _ in range(MESSAGES)]
+    return [dump(stream.notification()) for _ in range(MESSAGES)]
 
 
-def validate(lines: list[str]) -> None:
-    """Abort unless every line is a valid `UpdateSessionNotification`."""
+def build_mix(name: str, messages: int) -> list[tuple[str, str]]:
+    """`messages` lines of mix `name`, each with the `$defs` name it is decoded as (seeded per mix)."""
+    stream = Stream(random.Random(name))
+    if name == REQUESTS:
+        return [(kind, dump(value)) for kind, value in (stream.request_or_response() for _ in range(messages))]
+    return [("UpdateSessionNotification", dump(stream.notification(MIXES[name]))) for _ in range(messages)]
+
+
+def validate(lines: list[str], name: str = "UpdateSessionNotification") -> None:
+    """Abort unless every line is a valid `name`."""
+    validate_typed([(name, line) for line in lines])
+
+
+def validate_typed(typed: list[tuple[str, str]]) -> None:
+    """Abort unless every line is a valid value of its `$defs` name."""
     from jsonschema import Draft202012Validator
 
     defs = json.loads(SCHEMA.read_text())["$defs"]
-    validator = Draft202012Validator({"$ref": "#/$defs/UpdateSessionNotification", "$defs": defs})
-    for number, line in enumerate(lines, 1):
-        error = next(iter(validator.iter_errors(json.loads(line))), None)
+    validators: dict[str, Any] = {}
+    for number, (name, line) in enumerate(typed, 1):
+        if name not in validators:
+            validators[name] = Draft202012Validator({"$ref": f"#/$defs/{name}", "$defs": defs})
+        error = next(iter(validators[name].iter_errors(json.loads(line))), None)
         if error is not None:
-            sys.exit(f"line {number} is not a valid UpdateSessionNotification: {error.message}\n{line}")
+            sys.exit(f"line {number} is not a valid {name}: {error.message}\n{line}")
 
 
 # --- pydantic -----------------------------------------------------------------
@@ -277,7 +383,12 @@ def pydantic_model(tmp: Path) -> tuple[Any, str]:
 
 
 def medians(runs: dict[str, Callable[[], object]], messages: int) -> dict[str, float]:
-    """Median µs per message of each run (one pass over the stream) over PASSES passes.
+    """Median µs per message of each run over PASSES passes (see `passes`)."""
+    return {name: statistics.median(times) for name, times in passes(runs, messages).items()}
+
+
+def passes(runs: dict[str, Callable[[], object]], messages: int) -> dict[str, list[float]]:
+    """µs per message of each run (one pass over the stream) in each of PASSES passes.
 
     Passes are interleaved, so noise spreads over all runs alike; each pass keeps
     what it produces, as a client keeping the transcript would, and frees it untimed.
@@ -298,7 +409,17 @@ def medians(runs: dict[str, Callable[[], object]], messages: int) -> dict[str, f
                 del result
     finally:
         gc.unfreeze()
-    return {name: statistics.median(seconds) / messages * 1e6 for name, seconds in times.items()}
+    return {name: [second / messages * 1e6 for second in seconds] for name, seconds in times.items()}
+
+
+def spread(values: list[float]) -> str:
+    """The range of `values` (one per pass), as `min-max`."""
+    return f"{min(values):.2f}-{max(values):.2f}"
+
+
+def ratios(times: dict[str, list[float]], name: str, baseline: str) -> list[float]:
+    """`name` over `baseline` in each pass: the two ran one after the other, on the same load."""
+    return [value / base for value, base in zip(times[name], times[baseline], strict=True)]
 
 
 def same(a: Any, b: Any, ordered: bool) -> bool:
@@ -508,7 +629,8 @@ def benchmark(lines: list[str]) -> None:
         validate_json = model.model_validate_json
         runs[PYDANTIC_DECODE] = lambda: [validate_json(line) for line in lines]
         runs[PYDANTIC_ENCODE] = lambda: [m.model_dump_json(by_alias=True, exclude_unset=True) for m in pyd_decoded]
-    us = medians(runs, n)
+    times = passes(runs, n)
+    us = {name: statistics.median(values) for name, values in times.items()}
     acp_v2._runtime.ORJSON = None
     memory = {
         "acp_v2 (from_dict: the objects alone)": bytes_per_message(from_dict, parsed),
@@ -520,16 +642,23 @@ def benchmark(lines: list[str]) -> None:
     acp_v2._runtime.ORJSON = orjson
 
     print(f"Python {sys.version.split()[0]}, {n} messages, median of {PASSES} passes, one run\n")
-    row("measurement", "median µs/msg", "ratio", "target", "met")
-    print("|---|---:|---|---|---|")
+    row("measurement", "median µs/msg", "spread", "ratio (median, spread of the passes)", "target", "met")
+    print("|---|---:|---:|---|---|---|")
     for name, baseline, target in TIMINGS:
         value = us.get(name)
-        ratio = None if value is None or not baseline else value / us[baseline]
-        cells = [name, "n/a" if value is None else f"{value:.2f}", "", "", ""]
+        ratio = None if value is None or not baseline else statistics.median(ratios(times, name, baseline))
+        cells = [
+            name,
+            "n/a" if value is None else f"{value:.2f}",
+            "" if value is None else spread(times[name]),
+            "",
+            "",
+            "",
+        ]
         if baseline:
-            cells[2] = "n/a" if ratio is None else f"{ratio:.2f}x {baseline}"
+            cells[3] = "n/a" if ratio is None else f"{ratio:.2f}x {baseline} ({spread(ratios(times, name, baseline))})"
         if target is not None:
-            cells[3:] = [f"<= {target}x", met(None if ratio is None else ratio <= target)]
+            cells[4:] = [f"<= {target}x", met(None if ratio is None else ratio <= target)]
         row(*cells)
     print()
     row("comparison", "ratio", "target", "met")
@@ -557,6 +686,64 @@ def benchmark(lines: list[str]) -> None:
         print(f"\n{note}")
 
 
+MIX_MESSAGES = 10_000
+# Rows of the mixes' table: (name, baseline, target on the ratio), the targets of issue 23.
+MIX_TIMINGS: tuple[tuple[str, str, float | None], ...] = (
+    (LOADS, "", None),
+    (DUMPS, "", None),
+    (FROM_JSON, LOADS, 1.5),
+    (FROM_JSON_ORJSON, LOADS, 0.8),
+    (FROM_DICT, LOADS, 0.5),
+    (TO_JSON, DUMPS, 1.2),
+    (TO_JSON_ORJSON, DUMPS, 1.2),
+)
+
+
+def benchmark_mixes(mixes: dict[str, list[tuple[str, str]]]) -> None:
+    """Time decode and encode against json on each mix: both sides in one run, interleaved passes."""
+    print("\n| mix | measurement | median µs/msg | spread | ratio (median, spread of the passes) | target | met |")
+    print("|---|---|---:|---:|---|---|---|")
+    for mix, typed in mixes.items():
+        times = time_mix(typed)
+        for name, baseline, target in MIX_TIMINGS:
+            if name not in times:
+                row(mix, name, "n/a", "", "", "" if target is None else f"<= {target}x", "n/a")
+                continue
+            cells = [mix, name, f"{statistics.median(times[name]):.2f}", spread(times[name]), "", "", ""]
+            if baseline:
+                each = ratios(times, name, baseline)
+                ratio = statistics.median(each)
+                cells[4] = f"{ratio:.2f}x {baseline} ({spread(each)})"
+                if target is not None:
+                    cells[5:] = [f"<= {target}x", met(ratio <= target)]
+            row(*cells)
+
+
+def time_mix(typed: list[tuple[str, str]]) -> dict[str, list[float]]:
+    """The passes of json and acp_v2 (each JSON backend) on one mix."""
+    orjson = acp_v2._runtime.ORJSON
+    types = {name: getattr(acp_v2, name) for name, _ in typed}
+    lines = [line for _, line in typed]
+    from_jsons = [(types[name].from_json, line) for name, line in typed]
+    parsed = [json.loads(line) for line in lines]
+    from_dicts = [(types[name].from_dict, value) for (name, _), value in zip(typed, parsed, strict=True)]
+    acp_v2._runtime.ORJSON = None
+    decoded = [decode(line) for decode, line in from_jsons]
+    runs: dict[str, Callable[[], object]] = {
+        LOADS: lambda: [json.loads(line) for _, line in from_jsons],
+        DUMPS: lambda: [json.dumps(v, separators=(",", ":"), ensure_ascii=False) for v in parsed],
+        FROM_JSON: with_json_backend(None, lambda: [decode(line) for decode, line in from_jsons]),
+        FROM_DICT: lambda: [decode(value) for decode, value in from_dicts],
+        TO_JSON: with_json_backend(None, lambda: [obj.to_json() for obj in decoded]),
+    }
+    if orjson is not None:
+        runs[FROM_JSON_ORJSON] = with_json_backend(orjson, lambda: [decode(line) for decode, line in from_jsons])
+        runs[TO_JSON_ORJSON] = with_json_backend(orjson, lambda: [obj.to_json() for obj in decoded])
+    times = passes(runs, len(lines))
+    acp_v2._runtime.ORJSON = orjson
+    return times
+
+
 def profile(lines: list[str]) -> None:
     """cProfile the acp_v2 decode of the stream, with the cyclic GC off: its pauses
     would be charged to whichever function happens to allocate."""
@@ -573,14 +760,21 @@ def profile(lines: list[str]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", action="store_true", help="profile the acp_v2 decode instead of benchmarking")
+    parser.add_argument("--mixes-only", action="store_true", help="time only the message mixes (quicker)")
     args = parser.parse_args()
     lines = build_lines()
     print(f"validating {len(lines)} lines against the schema ...", file=sys.stderr)
     validate(lines)
     if args.profile:
         profile(lines)
-    else:
+        return
+    if not args.mixes_only:
         benchmark(lines)
+    mixes = {name: build_mix(name, MIX_MESSAGES) for name in [*MIXES, REQUESTS]}
+    for typed in mixes.values():
+        validate_typed(typed)
+    print("timing the mixes ...", file=sys.stderr)
+    benchmark_mixes(mixes)
 
 
 if __name__ == "__main__":

@@ -308,7 +308,10 @@ def _decode_list_of_Role_skip_invalid(data: Any, ctx: _rt.Context, path: _rt.Pat
     append = result.append
     for index, item in enumerate(data):
         try:
-            item = _decode_Role(item, ctx, (path, index))
+            if type(item) is str and item in _MEMBERS_Role:
+                item = _MEMBERS_Role[item]
+            else:
+                item = _decode_Role(item, ctx, (path, index))
         except DecodeError as error:
             ctx.skip(error)
             continue
@@ -770,6 +773,18 @@ def _decode_AgentRequest(
     if type(data) is not dict:
         raise DecodeError(path, "AgentRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("id", UNDEFINED)
+        r1 = data.get("method", UNDEFINED)
+        if not (r0 is UNDEFINED or type(r1) is not str):
+            if r0 is not None:
+                r0 = _decode_RequestIdValue(r0, ctx, (path, "id"))
+            obj.id = r0
+            obj.method = r1
+            obj.params = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AgentRequest = obj
+            return fast
     v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
@@ -819,6 +834,18 @@ def _decode_WriteTextFileRequest(
     if type(data) is not dict:
         raise DecodeError(path, "WriteTextFileRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("path", UNDEFINED)
+        r2 = data.get("content", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str or type(r2) is not str):
+            obj.session_id = r0
+            obj.path = r1
+            obj.content = r2
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: WriteTextFileRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -875,6 +902,18 @@ def _decode_ReadTextFileRequest(
     if type(data) is not dict:
         raise DecodeError(path, "ReadTextFileRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 3:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("path", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.path = r1
+            obj.line = UNDEFINED
+            obj.limit = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ReadTextFileRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -939,6 +978,20 @@ def _decode_RequestPermissionRequest(
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("toolCall", UNDEFINED)
+        r2 = data.get("options", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED or r2 is UNDEFINED):
+            obj.session_id = r0
+            r1 = _decode_ToolCallUpdate(r1, ctx, (path, "toolCall"))
+            obj.tool_call = r1
+            r2 = _decode_list_of_PermissionOption(r2, ctx, (path, "options"))
+            obj.options = r2
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: RequestPermissionRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -1010,23 +1063,45 @@ def _decode_ToolCallUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 9:
+        r0 = data.get("toolCallId", UNDEFINED)
+        if type(r0) is str:
+            obj.tool_call_id = r0
+            obj.kind = UNDEFINED
+            obj.status = UNDEFINED
+            obj.title = UNDEFINED
+            obj.name = UNDEFINED
+            obj.content = UNDEFINED
+            obj.locations = UNDEFINED
+            obj.raw_input = UNDEFINED
+            obj.raw_output = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ToolCallUpdate = obj
+            return fast
     v = data.get("toolCallId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "toolCallId"), "string")
     obj.tool_call_id = v
     v = data.get("kind", UNDEFINED)
     if v is not UNDEFINED and v is not None:
-        try:
-            v = _decode_ToolKind(v, ctx, (path, "kind"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        if type(v) is str and v in _MEMBERS_ToolKind:
+            v = _MEMBERS_ToolKind[v]
+        else:
+            try:
+                v = _decode_ToolKind(v, ctx, (path, "kind"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.kind = v
     v = data.get("status", UNDEFINED)
     if v is not UNDEFINED and v is not None:
-        try:
-            v = _decode_ToolCallStatus(v, ctx, (path, "status"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        if type(v) is str and v in _MEMBERS_ToolCallStatus:
+            v = _MEMBERS_ToolCallStatus[v]
+        else:
+            try:
+                v = _decode_ToolCallStatus(v, ctx, (path, "status"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.status = v
     v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
@@ -1123,6 +1198,15 @@ def _decode_Content(
     if type(data) is not dict:
         raise DecodeError(path, "Content (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("content", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_ContentBlock(r0, ctx, (path, "content"))
+            obj.content = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Content = obj
+            return fast
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
@@ -1190,6 +1274,17 @@ def _decode_Diff(
     if type(data) is not dict:
         raise DecodeError(path, "Diff (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("path", UNDEFINED)
+        r1 = data.get("newText", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.path = r0
+            obj.old_text = UNDEFINED
+            obj.new_text = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Diff = obj
+            return fast
     v = data.get("path", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "path"), "string")
@@ -1269,6 +1364,14 @@ def _decode_Terminal(
     if type(data) is not dict:
         raise DecodeError(path, "Terminal (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("terminalId", UNDEFINED)
+        if type(r0) is str:
+            obj.terminal_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Terminal = obj
+            return fast
     v = data.get("terminalId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
@@ -1335,6 +1438,15 @@ def _decode_TextContent(
     if type(data) is not dict:
         raise DecodeError(path, "TextContent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("text", UNDEFINED)
+        if type(r0) is str:
+            obj.annotations = UNDEFINED
+            obj.text = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: TextContent = obj
+            return fast
     v = data.get("annotations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
@@ -1411,6 +1523,18 @@ def _decode_ImageContent(
     if type(data) is not dict:
         raise DecodeError(path, "ImageContent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 3:
+        r0 = data.get("data", UNDEFINED)
+        r1 = data.get("mimeType", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.annotations = UNDEFINED
+            obj.data = r0
+            obj.mime_type = r1
+            obj.uri = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ImageContent = obj
+            return fast
     v = data.get("annotations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
@@ -1500,6 +1624,17 @@ def _decode_AudioContent(
     if type(data) is not dict:
         raise DecodeError(path, "AudioContent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("data", UNDEFINED)
+        r1 = data.get("mimeType", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.annotations = UNDEFINED
+            obj.data = r0
+            obj.mime_type = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AudioContent = obj
+            return fast
     v = data.get("annotations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
@@ -1593,6 +1728,21 @@ def _decode_ResourceLink(
     if type(data) is not dict:
         raise DecodeError(path, "ResourceLink (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 6:
+        r0 = data.get("name", UNDEFINED)
+        r1 = data.get("uri", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.annotations = UNDEFINED
+            obj.description = UNDEFINED
+            obj.mime_type = UNDEFINED
+            obj.name = r0
+            obj.size = UNDEFINED
+            obj.title = UNDEFINED
+            obj.uri = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ResourceLink = obj
+            return fast
     v = data.get("annotations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
@@ -1722,6 +1872,16 @@ def _decode_EmbeddedResource(
     if type(data) is not dict:
         raise DecodeError(path, "EmbeddedResource (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("resource", UNDEFINED)
+        if r0 is not UNDEFINED:
+            obj.annotations = UNDEFINED
+            r0 = _decode_EmbeddedResourceResource(r0, ctx, (path, "resource"))
+            obj.resource = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: EmbeddedResource = obj
+            return fast
     v = data.get("annotations", UNDEFINED)
     if v is not UNDEFINED and v is not None:
         try:
@@ -1866,6 +2026,17 @@ def _decode_TextResourceContents(
     if type(data) is not dict:
         raise DecodeError(path, "TextResourceContents (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("text", UNDEFINED)
+        r1 = data.get("uri", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.mime_type = UNDEFINED
+            obj.text = r0
+            obj.uri = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: TextResourceContents = obj
+            return fast
     v = data.get("mimeType", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "mimeType"), "string", v), UNDEFINED)
@@ -1923,6 +2094,17 @@ def _decode_BlobResourceContents(
     if type(data) is not dict:
         raise DecodeError(path, "BlobResourceContents (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("blob", UNDEFINED)
+        r1 = data.get("uri", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.blob = r0
+            obj.mime_type = UNDEFINED
+            obj.uri = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: BlobResourceContents = obj
+            return fast
     v = data.get("blob", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "blob"), "string")
@@ -1980,6 +2162,15 @@ def _decode_ToolCallLocation(
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallLocation (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("path", UNDEFINED)
+        if type(r0) is str:
+            obj.path = r0
+            obj.line = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ToolCallLocation = obj
+            return fast
     v = data.get("path", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "path"), "string")
@@ -2034,6 +2225,22 @@ def _decode_PermissionOption(
     if type(data) is not dict:
         raise DecodeError(path, "PermissionOption (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("optionId", UNDEFINED)
+        r1 = data.get("name", UNDEFINED)
+        r2 = data.get("kind", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str or r2 is UNDEFINED):
+            obj.option_id = r0
+            obj.name = r1
+            if type(r2) is str and r2 in _MEMBERS_PermissionOptionKind:
+                r2 = _MEMBERS_PermissionOptionKind[r2]
+            else:
+                r2 = _decode_PermissionOptionKind(r2, ctx, (path, "kind"))
+            obj.kind = r2
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: PermissionOption = obj
+            return fast
     v = data.get("optionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "optionId"), "string")
@@ -2045,7 +2252,10 @@ def _decode_PermissionOption(
     v = data.get("kind", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "kind"), "a value (required)", _rt.MISSING)
-    v = _decode_PermissionOptionKind(v, ctx, (path, "kind"))
+    if type(v) is str and v in _MEMBERS_PermissionOptionKind:
+        v = _MEMBERS_PermissionOptionKind[v]
+    else:
+        v = _decode_PermissionOptionKind(v, ctx, (path, "kind"))
     obj.kind = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -2101,6 +2311,20 @@ def _decode_CreateTerminalRequest(
     if type(data) is not dict:
         raise DecodeError(path, "CreateTerminalRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 5:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("command", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.command = r1
+            obj.args = UNDEFINED
+            obj.env = UNDEFINED
+            obj.cwd = UNDEFINED
+            obj.output_byte_limit = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CreateTerminalRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -2183,6 +2407,16 @@ def _decode_EnvVariable(
     if type(data) is not dict:
         raise DecodeError(path, "EnvVariable (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("name", UNDEFINED)
+        r1 = data.get("value", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.name = r0
+            obj.value = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: EnvVariable = obj
+            return fast
     v = data.get("name", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
@@ -2233,6 +2467,16 @@ def _decode_TerminalOutputRequest(
     if type(data) is not dict:
         raise DecodeError(path, "TerminalOutputRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("terminalId", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.terminal_id = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: TerminalOutputRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -2283,6 +2527,16 @@ def _decode_ReleaseTerminalRequest(
     if type(data) is not dict:
         raise DecodeError(path, "ReleaseTerminalRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("terminalId", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.terminal_id = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ReleaseTerminalRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -2333,6 +2587,16 @@ def _decode_WaitForTerminalExitRequest(
     if type(data) is not dict:
         raise DecodeError(path, "WaitForTerminalExitRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("terminalId", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.terminal_id = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: WaitForTerminalExitRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -2383,6 +2647,16 @@ def _decode_KillTerminalRequest(
     if type(data) is not dict:
         raise DecodeError(path, "KillTerminalRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("terminalId", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.terminal_id = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: KillTerminalRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -2622,6 +2896,14 @@ def _decode_ElicitationSessionScope(
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationSessionScope (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.tool_call_id = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ElicitationSessionScope = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -2701,10 +2983,13 @@ def _decode_ElicitationSchema(
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("type", UNDEFINED)
     if v is not UNDEFINED:
-        try:
-            v = _decode_ElicitationSchemaType(v, ctx, (path, "type"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        if type(v) is str and v in _MEMBERS_ElicitationSchemaType:
+            v = _MEMBERS_ElicitationSchemaType[v]
+        else:
+            try:
+                v = _decode_ElicitationSchemaType(v, ctx, (path, "type"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.type = v
     v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
@@ -2815,7 +3100,10 @@ def _decode_StringPropertySchema(
     obj.pattern = v
     v = data.get("format", UNDEFINED)
     if v is not UNDEFINED and v is not None:
-        v = _decode_StringFormat(v, ctx, (path, "format"))
+        if type(v) is str and v in _MEMBERS_StringFormat:
+            v = _MEMBERS_StringFormat[v]
+        else:
+            v = _decode_StringFormat(v, ctx, (path, "format"))
     obj.format = v
     v = data.get("default", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
@@ -3249,6 +3537,20 @@ def _decode_MultiSelectPropertySchema(
     if type(data) is not dict:
         raise DecodeError(path, "MultiSelectPropertySchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 6:
+        r0 = data.get("items", UNDEFINED)
+        if r0 is not UNDEFINED:
+            obj.title = UNDEFINED
+            obj.description = UNDEFINED
+            obj.min_items = UNDEFINED
+            obj.max_items = UNDEFINED
+            r0 = _decode_MultiSelectItems(r0, ctx, (path, "items"))
+            obj.items = r0
+            obj.default = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: MultiSelectPropertySchema = obj
+            return fast
     v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
@@ -3403,6 +3705,17 @@ def _decode_EnumOption(
     if type(data) is not dict:
         raise DecodeError(path, "EnumOption (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("const", UNDEFINED)
+        r1 = data.get("title", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.const = r0
+            obj.title = r1
+            obj.description = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: EnumOption = obj
+            return fast
     v = data.get("const", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "const"), "string")
@@ -3460,6 +3773,15 @@ def _decode_StringMultiSelectItems(
     if type(data) is not dict:
         raise DecodeError(path, "StringMultiSelectItems (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("enum", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_list_of_str(r0, ctx, (path, "enum"))
+            obj.enum = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: StringMultiSelectItems = obj
+            return fast
     v = data.get("enum", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "enum"), "a value (required)", _rt.MISSING)
@@ -3561,6 +3883,15 @@ def _decode_TitledMultiSelectItems(
     if type(data) is not dict:
         raise DecodeError(path, "TitledMultiSelectItems (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("anyOf", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_list_of_EnumOption(r0, ctx, (path, "anyOf"))
+            obj.any_of = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: TitledMultiSelectItems = obj
+            return fast
     v = data.get("anyOf", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "anyOf"), "a value (required)", _rt.MISSING)
@@ -3700,6 +4031,19 @@ def _decode_InitializeResponse(
     if type(data) is not dict:
         raise DecodeError(path, "InitializeResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 4:
+        r0 = data.get("protocolVersion", UNDEFINED)
+        if r0 is not UNDEFINED:
+            if type(r0) is not int or r0 < 0 or r0 > 65535:
+                r0 = _rt.decode_int(r0, (path, "protocolVersion"), 0, 65535)
+            obj.protocol_version = r0
+            obj.agent_capabilities = UNDEFINED
+            obj.auth_methods = UNDEFINED
+            obj.agent_info = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: InitializeResponse = obj
+            return fast
     v = data.get("protocolVersion", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "protocolVersion"), "a value (required)", _rt.MISSING)
@@ -4345,6 +4689,19 @@ def _decode_AuthMethodTerminal(
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodTerminal (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 4:
+        r0 = data.get("id", UNDEFINED)
+        r1 = data.get("name", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.id = r0
+            obj.name = r1
+            obj.description = UNDEFINED
+            obj.args = UNDEFINED
+            obj.env = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AuthMethodTerminal = obj
+            return fast
     v = data.get("id", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "id"), "string")
@@ -4447,6 +4804,17 @@ def _decode_AuthMethodAgent(
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodAgent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("id", UNDEFINED)
+        r1 = data.get("name", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.id = r0
+            obj.name = r1
+            obj.description = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AuthMethodAgent = obj
+            return fast
     v = data.get("id", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "id"), "string")
@@ -4504,6 +4872,17 @@ def _decode_Implementation(
     if type(data) is not dict:
         raise DecodeError(path, "Implementation (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("name", UNDEFINED)
+        r1 = data.get("version", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.name = r0
+            obj.title = UNDEFINED
+            obj.version = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Implementation = obj
+            return fast
     v = data.get("name", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
@@ -4637,6 +5016,16 @@ def _decode_NewSessionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "NewSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 3:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.modes = UNDEFINED
+            obj.config_options = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: NewSessionResponse = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -4755,6 +5144,17 @@ def _decode_SessionMode(
     if type(data) is not dict:
         raise DecodeError(path, "SessionMode (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("id", UNDEFINED)
+        r1 = data.get("name", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.id = r0
+            obj.name = r1
+            obj.description = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SessionMode = obj
+            return fast
     v = data.get("id", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "id"), "string")
@@ -4945,10 +5345,13 @@ def _decode_SessionConfigOption(
     obj.description = v
     v = data.get("category", UNDEFINED)
     if v is not UNDEFINED and v is not None:
-        try:
-            v = _decode_SessionConfigOptionCategory(v, ctx, (path, "category"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        if type(v) is str and v in _MEMBERS_SessionConfigOptionCategory:
+            v = _MEMBERS_SessionConfigOptionCategory[v]
+        else:
+            try:
+                v = _decode_SessionConfigOptionCategory(v, ctx, (path, "category"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.category = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -4998,6 +5401,17 @@ def _decode_SessionConfigSelectOption(
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigSelectOption (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("value", UNDEFINED)
+        r1 = data.get("name", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.value = r0
+            obj.name = r1
+            obj.description = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SessionConfigSelectOption = obj
+            return fast
     v = data.get("value", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "value"), "string")
@@ -5228,6 +5642,19 @@ def _decode_SessionInfo(
     if type(data) is not dict:
         raise DecodeError(path, "SessionInfo (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 4:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("cwd", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.cwd = r1
+            obj.additional_directories = UNDEFINED
+            obj.title = UNDEFINED
+            obj.updated_at = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SessionInfo = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -5522,10 +5949,25 @@ def _decode_PromptResponse(
     if type(data) is not dict:
         raise DecodeError(path, "PromptResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("stopReason", UNDEFINED)
+        if r0 is not UNDEFINED:
+            if type(r0) is str and r0 in _MEMBERS_StopReason:
+                r0 = _MEMBERS_StopReason[r0]
+            else:
+                r0 = _decode_StopReason(r0, ctx, (path, "stopReason"))
+            obj.stop_reason = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: PromptResponse = obj
+            return fast
     v = data.get("stopReason", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "stopReason"), "a value (required)", _rt.MISSING)
-    v = _decode_StopReason(v, ctx, (path, "stopReason"))
+    if type(v) is str and v in _MEMBERS_StopReason:
+        v = _MEMBERS_StopReason[v]
+    else:
+        v = _decode_StopReason(v, ctx, (path, "stopReason"))
     obj.stop_reason = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -5567,6 +6009,17 @@ def _decode_Error(
     if type(data) is not dict:
         raise DecodeError(path, "Error (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("code", UNDEFINED)
+        r1 = data.get("message", UNDEFINED)
+        if not (r0 is UNDEFINED or type(r1) is not str):
+            r0 = _decode_ErrorCode(r0, ctx, (path, "code"))
+            obj.code = r0
+            obj.message = r1
+            obj.data = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Error = obj
+            return fast
     v = data.get("code", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "code"), "a value (required)", _rt.MISSING)
@@ -5615,6 +6068,14 @@ def _decode_AgentNotification(
     if type(data) is not dict:
         raise DecodeError(path, "AgentNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("method", UNDEFINED)
+        if type(r0) is str:
+            obj.method = r0
+            obj.params = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AgentNotification = obj
+            return fast
     v = data.get("method", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
@@ -5656,6 +6117,17 @@ def _decode_SessionNotification(
     if type(data) is not dict:
         raise DecodeError(path, "SessionNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("update", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED):
+            obj.session_id = r0
+            r1 = _decode_SessionUpdate(r1, ctx, (path, "update"))
+            obj.update = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SessionNotification = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -5707,6 +6179,16 @@ def _decode_ContentChunk(
     if type(data) is not dict:
         raise DecodeError(path, "ContentChunk (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("content", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_ContentBlock(r0, ctx, (path, "content"))
+            obj.content = r0
+            obj.message_id = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ContentChunk = obj
+            return fast
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
@@ -5836,6 +6318,23 @@ def _decode_ToolCall(
     if type(data) is not dict:
         raise DecodeError(path, "ToolCall (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 8:
+        r0 = data.get("toolCallId", UNDEFINED)
+        r1 = data.get("title", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.tool_call_id = r0
+            obj.title = r1
+            obj.name = UNDEFINED
+            obj.kind = UNDEFINED
+            obj.status = UNDEFINED
+            obj.content = UNDEFINED
+            obj.locations = UNDEFINED
+            obj.raw_input = UNDEFINED
+            obj.raw_output = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ToolCall = obj
+            return fast
     v = data.get("toolCallId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "toolCallId"), "string")
@@ -5850,17 +6349,23 @@ def _decode_ToolCall(
     obj.name = v
     v = data.get("kind", UNDEFINED)
     if v is not UNDEFINED:
-        try:
-            v = _decode_ToolKind(v, ctx, (path, "kind"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        if type(v) is str and v in _MEMBERS_ToolKind:
+            v = _MEMBERS_ToolKind[v]
+        else:
+            try:
+                v = _decode_ToolKind(v, ctx, (path, "kind"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.kind = v
     v = data.get("status", UNDEFINED)
     if v is not UNDEFINED:
-        try:
-            v = _decode_ToolCallStatus(v, ctx, (path, "status"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        if type(v) is str and v in _MEMBERS_ToolCallStatus:
+            v = _MEMBERS_ToolCallStatus[v]
+        else:
+            try:
+                v = _decode_ToolCallStatus(v, ctx, (path, "status"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.status = v
     v = data.get("content", UNDEFINED)
     if v is not UNDEFINED:
@@ -6160,6 +6665,14 @@ def _decode_CurrentModeUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "CurrentModeUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("currentModeId", UNDEFINED)
+        if type(r0) is str:
+            obj.current_mode_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CurrentModeUpdate = obj
+            return fast
     v = data.get("currentModeId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "currentModeId"), "string")
@@ -6370,6 +6883,21 @@ def _decode_UsageUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "UsageUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("used", UNDEFINED)
+        r1 = data.get("size", UNDEFINED)
+        if not (r0 is UNDEFINED or r1 is UNDEFINED):
+            if type(r0) is not int or r0 < 0 or r0 > 18446744073709551615:
+                r0 = _rt.decode_int(r0, (path, "used"), 0, 18446744073709551615)
+            obj.used = r0
+            if type(r1) is not int or r1 < 0 or r1 > 18446744073709551615:
+                r1 = _rt.decode_int(r1, (path, "size"), 0, 18446744073709551615)
+            obj.size = r1
+            obj.cost = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: UsageUpdate = obj
+            return fast
     v = data.get("used", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "used"), "a value (required)", _rt.MISSING)
@@ -6456,10 +6984,28 @@ def _decode_Notice(
     if type(data) is not dict:
         raise DecodeError(path, "Notice (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("severity", UNDEFINED)
+        r1 = data.get("title", UNDEFINED)
+        if not (r0 is UNDEFINED or (type(r1) is not str or len(r1) < 1)):
+            if type(r0) is str and r0 in _MEMBERS_NoticeSeverity:
+                r0 = _MEMBERS_NoticeSeverity[r0]
+            else:
+                r0 = _decode_NoticeSeverity(r0, ctx, (path, "severity"))
+            obj.severity = r0
+            obj.title = r1
+            obj.description = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Notice = obj
+            return fast
     v = data.get("severity", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "severity"), "a value (required)", _rt.MISSING)
-    v = _decode_NoticeSeverity(v, ctx, (path, "severity"))
+    if type(v) is str and v in _MEMBERS_NoticeSeverity:
+        v = _MEMBERS_NoticeSeverity[v]
+    else:
+        v = _decode_NoticeSeverity(v, ctx, (path, "severity"))
     obj.severity = v
     v = data.get("title", UNDEFINED)
     if type(v) is not str or len(v) < 1:
@@ -6536,6 +7082,22 @@ def _decode_CompactionUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "CompactionUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 3:
+        r0 = data.get("compactionId", UNDEFINED)
+        r1 = data.get("status", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED):
+            obj.compaction_id = r0
+            if type(r1) is str and r1 in _MEMBERS_CompactionStatus:
+                r1 = _MEMBERS_CompactionStatus[r1]
+            else:
+                r1 = _decode_CompactionStatus(r1, ctx, (path, "status"))
+            obj.status = r1
+            obj.summary = UNDEFINED
+            obj.error = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CompactionUpdate = obj
+            return fast
     v = data.get("compactionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "compactionId"), "string")
@@ -6543,7 +7105,10 @@ def _decode_CompactionUpdate(
     v = data.get("status", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "status"), "a value (required)", _rt.MISSING)
-    v = _decode_CompactionStatus(v, ctx, (path, "status"))
+    if type(v) is str and v in _MEMBERS_CompactionStatus:
+        v = _MEMBERS_CompactionStatus[v]
+    else:
+        v = _decode_CompactionStatus(v, ctx, (path, "status"))
     obj.status = v
     v = data.get("summary", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -6635,6 +7200,17 @@ def _decode_CompactionSummaryChunk(
     if type(data) is not dict:
         raise DecodeError(path, "CompactionSummaryChunk (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("compactionId", UNDEFINED)
+        r1 = data.get("content", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED):
+            obj.compaction_id = r0
+            r1 = _decode_ContentBlock(r1, ctx, (path, "content"))
+            obj.content = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CompactionSummaryChunk = obj
+            return fast
     v = data.get("compactionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "compactionId"), "string")
@@ -6708,6 +7284,26 @@ def _decode_PlanEntry(
     if type(data) is not dict:
         raise DecodeError(path, "PlanEntry (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("content", UNDEFINED)
+        r1 = data.get("priority", UNDEFINED)
+        r2 = data.get("status", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED or r2 is UNDEFINED):
+            obj.content = r0
+            if type(r1) is str and r1 in _MEMBERS_PlanEntryPriority:
+                r1 = _MEMBERS_PlanEntryPriority[r1]
+            else:
+                r1 = _decode_PlanEntryPriority(r1, ctx, (path, "priority"))
+            obj.priority = r1
+            if type(r2) is str and r2 in _MEMBERS_PlanEntryStatus:
+                r2 = _MEMBERS_PlanEntryStatus[r2]
+            else:
+                r2 = _decode_PlanEntryStatus(r2, ctx, (path, "status"))
+            obj.status = r2
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: PlanEntry = obj
+            return fast
     v = data.get("content", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "content"), "string")
@@ -6715,12 +7311,18 @@ def _decode_PlanEntry(
     v = data.get("priority", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "priority"), "a value (required)", _rt.MISSING)
-    v = _decode_PlanEntryPriority(v, ctx, (path, "priority"))
+    if type(v) is str and v in _MEMBERS_PlanEntryPriority:
+        v = _MEMBERS_PlanEntryPriority[v]
+    else:
+        v = _decode_PlanEntryPriority(v, ctx, (path, "priority"))
     obj.priority = v
     v = data.get("status", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "status"), "a value (required)", _rt.MISSING)
-    v = _decode_PlanEntryStatus(v, ctx, (path, "status"))
+    if type(v) is str and v in _MEMBERS_PlanEntryStatus:
+        v = _MEMBERS_PlanEntryStatus[v]
+    else:
+        v = _decode_PlanEntryStatus(v, ctx, (path, "status"))
     obj.status = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -6766,6 +7368,17 @@ def _decode_AvailableCommand(
     if type(data) is not dict:
         raise DecodeError(path, "AvailableCommand (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("name", UNDEFINED)
+        r1 = data.get("description", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.name = r0
+            obj.description = r1
+            obj.input = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AvailableCommand = obj
+            return fast
     v = data.get("name", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
@@ -6826,6 +7439,14 @@ def _decode_UnstructuredCommandInput(
     if type(data) is not dict:
         raise DecodeError(path, "UnstructuredCommandInput (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("hint", UNDEFINED)
+        if type(r0) is str:
+            obj.hint = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: UnstructuredCommandInput = obj
+            return fast
     v = data.get("hint", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "hint"), "string")
@@ -6870,6 +7491,17 @@ def _decode_Cost(
     if type(data) is not dict:
         raise DecodeError(path, "Cost (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("amount", UNDEFINED)
+        r1 = data.get("currency", UNDEFINED)
+        if not (r0 is UNDEFINED or type(r1) is not str):
+            r0 = _rt.decode_number(r0, (path, "amount"), None, None)
+            obj.amount = r0
+            obj.currency = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Cost = obj
+            return fast
     v = data.get("amount", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "amount"), "a value (required)", _rt.MISSING)
@@ -6921,6 +7553,14 @@ def _decode_CompleteElicitationNotification(
     if type(data) is not dict:
         raise DecodeError(path, "CompleteElicitationNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("elicitationId", UNDEFINED)
+        if type(r0) is str:
+            obj.elicitation_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CompleteElicitationNotification = obj
+            return fast
     v = data.get("elicitationId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "elicitationId"), "string")
@@ -6965,6 +7605,18 @@ def _decode_ClientRequest(
     if type(data) is not dict:
         raise DecodeError(path, "ClientRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("id", UNDEFINED)
+        r1 = data.get("method", UNDEFINED)
+        if not (r0 is UNDEFINED or type(r1) is not str):
+            if r0 is not None:
+                r0 = _decode_RequestIdValue(r0, ctx, (path, "id"))
+            obj.id = r0
+            obj.method = r1
+            obj.params = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ClientRequest = obj
+            return fast
     v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
@@ -7014,6 +7666,18 @@ def _decode_InitializeRequest(
     if type(data) is not dict:
         raise DecodeError(path, "InitializeRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 3:
+        r0 = data.get("protocolVersion", UNDEFINED)
+        if r0 is not UNDEFINED:
+            if type(r0) is not int or r0 < 0 or r0 > 65535:
+                r0 = _rt.decode_int(r0, (path, "protocolVersion"), 0, 65535)
+            obj.protocol_version = r0
+            obj.client_capabilities = UNDEFINED
+            obj.client_info = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: InitializeRequest = obj
+            return fast
     v = data.get("protocolVersion", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "protocolVersion"), "a value (required)", _rt.MISSING)
@@ -7550,6 +8214,14 @@ def _decode_AuthenticateRequest(
     if type(data) is not dict:
         raise DecodeError(path, "AuthenticateRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("methodId", UNDEFINED)
+        if type(r0) is str:
+            obj.method_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AuthenticateRequest = obj
+            return fast
     v = data.get("methodId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "methodId"), "string")
@@ -7859,6 +8531,16 @@ def _decode_HttpHeader(
     if type(data) is not dict:
         raise DecodeError(path, "HttpHeader (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("name", UNDEFINED)
+        r1 = data.get("value", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.name = r0
+            obj.value = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: HttpHeader = obj
+            return fast
     v = data.get("name", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
@@ -8100,6 +8782,14 @@ def _decode_DeleteSessionRequest(
     if type(data) is not dict:
         raise DecodeError(path, "DeleteSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: DeleteSessionRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -8144,6 +8834,18 @@ def _decode_ResumeSessionRequest(
     if type(data) is not dict:
         raise DecodeError(path, "ResumeSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 3:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("cwd", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.cwd = r1
+            obj.additional_directories = UNDEFINED
+            obj.mcp_servers = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ResumeSessionRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -8212,6 +8914,14 @@ def _decode_CloseSessionRequest(
     if type(data) is not dict:
         raise DecodeError(path, "CloseSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CloseSessionRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -8256,6 +8966,16 @@ def _decode_SetSessionModeRequest(
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionModeRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("modeId", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.mode_id = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SetSessionModeRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -8424,6 +9144,17 @@ def _decode_PromptRequest(
     if type(data) is not dict:
         raise DecodeError(path, "PromptRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("prompt", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED):
+            obj.session_id = r0
+            r1 = _decode_list_of_ContentBlock(r1, ctx, (path, "prompt"))
+            obj.prompt = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: PromptRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -8599,6 +9330,14 @@ def _decode_ReadTextFileResponse(
     if type(data) is not dict:
         raise DecodeError(path, "ReadTextFileResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("content", UNDEFINED)
+        if type(r0) is str:
+            obj.content = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ReadTextFileResponse = obj
+            return fast
     v = data.get("content", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "content"), "string")
@@ -8643,6 +9382,15 @@ def _decode_RequestPermissionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("outcome", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_RequestPermissionOutcome(r0, ctx, (path, "outcome"))
+            obj.outcome = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: RequestPermissionResponse = obj
+            return fast
     v = data.get("outcome", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "outcome"), "a value (required)", _rt.MISSING)
@@ -8717,6 +9465,14 @@ def _decode_SelectedPermissionOutcome(
     if type(data) is not dict:
         raise DecodeError(path, "SelectedPermissionOutcome (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("optionId", UNDEFINED)
+        if type(r0) is str:
+            obj.option_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SelectedPermissionOutcome = obj
+            return fast
     v = data.get("optionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "optionId"), "string")
@@ -8785,6 +9541,14 @@ def _decode_CreateTerminalResponse(
     if type(data) is not dict:
         raise DecodeError(path, "CreateTerminalResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("terminalId", UNDEFINED)
+        if type(r0) is str:
+            obj.terminal_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CreateTerminalResponse = obj
+            return fast
     v = data.get("terminalId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
@@ -8829,6 +9593,17 @@ def _decode_TerminalOutputResponse(
     if type(data) is not dict:
         raise DecodeError(path, "TerminalOutputResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("output", UNDEFINED)
+        r1 = data.get("truncated", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not bool):
+            obj.output = r0
+            obj.truncated = r1
+            obj.exit_status = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: TerminalOutputResponse = obj
+            return fast
     v = data.get("output", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "output"), "string")
@@ -9267,6 +10042,14 @@ def _decode_ClientNotification(
     if type(data) is not dict:
         raise DecodeError(path, "ClientNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("method", UNDEFINED)
+        if type(r0) is str:
+            obj.method = r0
+            obj.params = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ClientNotification = obj
+            return fast
     v = data.get("method", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
@@ -9308,6 +10091,14 @@ def _decode_CancelNotification(
     if type(data) is not dict:
         raise DecodeError(path, "CancelNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CancelNotification = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -9352,6 +10143,16 @@ def _decode_CancelRequestNotification(
     if type(data) is not dict:
         raise DecodeError(path, "CancelRequestNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("requestId", UNDEFINED)
+        if r0 is not UNDEFINED:
+            if r0 is not None:
+                r0 = _decode_RequestIdValue(r0, ctx, (path, "requestId"))
+            obj.request_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CancelRequestNotification = obj
+            return fast
     v = data.get("requestId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "requestId"), "a value (required)", _rt.MISSING)

@@ -490,7 +490,10 @@ def _decode_list_of_Role_skip_invalid(data: Any, ctx: _rt.Context, path: _rt.Pat
     append = result.append
     for index, item in enumerate(data):
         try:
-            item = _decode_Role(item, ctx, (path, index))
+            if type(item) is str and item in _MEMBERS_Role:
+                item = _MEMBERS_Role[item]
+            else:
+                item = _decode_Role(item, ctx, (path, index))
         except DecodeError as error:
             ctx.skip(error)
             continue
@@ -611,7 +614,10 @@ def _decode_list_of_LlmProtocol_skip_invalid(data: Any, ctx: _rt.Context, path: 
     append = result.append
     for index, item in enumerate(data):
         try:
-            item = _decode_LlmProtocol(item, ctx, (path, index))
+            if type(item) is str and item in _MEMBERS_LlmProtocol:
+                item = _MEMBERS_LlmProtocol[item]
+            else:
+                item = _decode_LlmProtocol(item, ctx, (path, index))
         except DecodeError as error:
             ctx.skip(error)
             continue
@@ -1181,6 +1187,17 @@ def _decode_AgentRequest(
     if type(data) is not dict:
         raise DecodeError(path, "AgentRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("id", UNDEFINED)
+        r1 = data.get("method", UNDEFINED)
+        if not (r0 is UNDEFINED or type(r1) is not str):
+            r0 = _decode_RequestId(r0, ctx, (path, "id"))
+            obj.id = r0
+            obj.method = r1
+            obj.params = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AgentRequest = obj
+            return fast
     v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
@@ -1229,6 +1246,21 @@ def _decode_RequestPermissionRequest(
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 3:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("title", UNDEFINED)
+        r2 = data.get("options", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str or r2 is UNDEFINED):
+            obj.session_id = r0
+            obj.title = r1
+            obj.description = UNDEFINED
+            obj.subject = UNDEFINED
+            r2 = _decode_list_of_PermissionOption_min1(r2, ctx, (path, "options"))
+            obj.options = r2
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: RequestPermissionRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -1300,6 +1332,15 @@ def _decode_ToolCallPermissionSubject(
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallPermissionSubject (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("toolCall", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_ToolCallUpdate(r0, ctx, (path, "toolCall"))
+            obj.tool_call = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ToolCallPermissionSubject = obj
+            return fast
     v = data.get("toolCall", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "toolCall"), "a value (required)", _rt.MISSING)
@@ -1369,6 +1410,18 @@ def _decode_CommandPermissionSubject(
     if type(data) is not dict:
         raise DecodeError(path, "CommandPermissionSubject (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 3:
+        r0 = data.get("command", UNDEFINED)
+        r1 = data.get("cwd", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.command = r0
+            obj.cwd = r1
+            obj.tool_call_id = UNDEFINED
+            obj.terminal_id = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CommandPermissionSubject = obj
+            return fast
     v = data.get("command", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "command"), "string")
@@ -1514,6 +1567,23 @@ def _decode_ToolCallUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 10:
+        r0 = data.get("toolCallId", UNDEFINED)
+        if type(r0) is str:
+            obj.tool_call_id = r0
+            obj.name = UNDEFINED
+            obj.title = UNDEFINED
+            obj.kind = UNDEFINED
+            obj.status = UNDEFINED
+            obj.content = UNDEFINED
+            obj.locations = UNDEFINED
+            obj.raw_input = UNDEFINED
+            obj.raw_output = UNDEFINED
+            obj.capabilities = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ToolCallUpdate = obj
+            return fast
     v = data.get("toolCallId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "toolCallId"), "string")
@@ -1528,17 +1598,23 @@ def _decode_ToolCallUpdate(
     obj.title = v
     v = data.get("kind", UNDEFINED)
     if v is not UNDEFINED and v is not None:
-        try:
-            v = _decode_ToolKind(v, ctx, (path, "kind"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        if type(v) is str and v in _MEMBERS_ToolKind:
+            v = _MEMBERS_ToolKind[v]
+        else:
+            try:
+                v = _decode_ToolKind(v, ctx, (path, "kind"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.kind = v
     v = data.get("status", UNDEFINED)
     if v is not UNDEFINED and v is not None:
-        try:
-            v = _decode_ToolCallStatus(v, ctx, (path, "status"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        if type(v) is str and v in _MEMBERS_ToolCallStatus:
+            v = _MEMBERS_ToolCallStatus[v]
+        else:
+            try:
+                v = _decode_ToolCallStatus(v, ctx, (path, "status"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.status = v
     v = data.get("content", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -1637,6 +1713,15 @@ def _decode_Content(
     if type(data) is not dict:
         raise DecodeError(path, "Content (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("content", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_ContentBlock(r0, ctx, (path, "content"))
+            obj.content = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Content = obj
+            return fast
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
@@ -1704,6 +1789,16 @@ def _decode_Diff(
     if type(data) is not dict:
         raise DecodeError(path, "Diff (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("changes", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_list_of_DiffChange_skip_invalid(r0, ctx, (path, "changes"))
+            obj.changes = r0
+            obj.patch = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Diff = obj
+            return fast
     v = data.get("changes", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "changes"), "a value (required)", _rt.MISSING)
@@ -1781,6 +1876,14 @@ def _decode_Terminal(
     if type(data) is not dict:
         raise DecodeError(path, "Terminal (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("terminalId", UNDEFINED)
+        if type(r0) is str:
+            obj.terminal_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Terminal = obj
+            return fast
     v = data.get("terminalId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
@@ -1881,6 +1984,15 @@ def _decode_TextContent(
     if type(data) is not dict:
         raise DecodeError(path, "TextContent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("text", UNDEFINED)
+        if type(r0) is str:
+            obj.text = r0
+            obj.annotations = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: TextContent = obj
+            return fast
     v = data.get("text", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "text"), "string")
@@ -1957,6 +2069,18 @@ def _decode_ImageContent(
     if type(data) is not dict:
         raise DecodeError(path, "ImageContent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 3:
+        r0 = data.get("data", UNDEFINED)
+        r1 = data.get("mimeType", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.data = r0
+            obj.mime_type = r1
+            obj.uri = UNDEFINED
+            obj.annotations = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ImageContent = obj
+            return fast
     v = data.get("data", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "data"), "string")
@@ -2046,6 +2170,17 @@ def _decode_AudioContent(
     if type(data) is not dict:
         raise DecodeError(path, "AudioContent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("data", UNDEFINED)
+        r1 = data.get("mimeType", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.data = r0
+            obj.mime_type = r1
+            obj.annotations = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AudioContent = obj
+            return fast
     v = data.get("data", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "data"), "string")
@@ -2140,6 +2275,22 @@ def _decode_ResourceLink(
     if type(data) is not dict:
         raise DecodeError(path, "ResourceLink (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 7:
+        r0 = data.get("name", UNDEFINED)
+        r1 = data.get("uri", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.name = r0
+            obj.uri = r1
+            obj.title = UNDEFINED
+            obj.description = UNDEFINED
+            obj.icons = UNDEFINED
+            obj.mime_type = UNDEFINED
+            obj.size = UNDEFINED
+            obj.annotations = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ResourceLink = obj
+            return fast
     v = data.get("name", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
@@ -2276,6 +2427,16 @@ def _decode_EmbeddedResource(
     if type(data) is not dict:
         raise DecodeError(path, "EmbeddedResource (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("resource", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_EmbeddedResourceResource(r0, ctx, (path, "resource"))
+            obj.resource = r0
+            obj.annotations = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: EmbeddedResource = obj
+            return fast
     v = data.get("resource", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "resource"), "a value (required)", _rt.MISSING)
@@ -2454,6 +2615,17 @@ def _decode_Icon(
     if type(data) is not dict:
         raise DecodeError(path, "Icon (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 4:
+        r0 = data.get("src", UNDEFINED)
+        if type(r0) is str:
+            obj.src = r0
+            obj.mime_type = UNDEFINED
+            obj.sizes = UNDEFINED
+            obj.theme = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Icon = obj
+            return fast
     v = data.get("src", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "src"), "string")
@@ -2471,10 +2643,13 @@ def _decode_Icon(
     obj.sizes = v
     v = data.get("theme", UNDEFINED)
     if v is not UNDEFINED and v is not None:
-        try:
-            v = _decode_IconTheme(v, ctx, (path, "theme"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        if type(v) is str and v in _MEMBERS_IconTheme:
+            v = _MEMBERS_IconTheme[v]
+        else:
+            try:
+                v = _decode_IconTheme(v, ctx, (path, "theme"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.theme = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -2525,6 +2700,17 @@ def _decode_TextResourceContents(
     if type(data) is not dict:
         raise DecodeError(path, "TextResourceContents (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("text", UNDEFINED)
+        r1 = data.get("uri", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.text = r0
+            obj.uri = r1
+            obj.mime_type = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: TextResourceContents = obj
+            return fast
     v = data.get("text", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "text"), "string")
@@ -2582,6 +2768,17 @@ def _decode_BlobResourceContents(
     if type(data) is not dict:
         raise DecodeError(path, "BlobResourceContents (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("blob", UNDEFINED)
+        r1 = data.get("uri", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.blob = r0
+            obj.uri = r1
+            obj.mime_type = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: BlobResourceContents = obj
+            return fast
     v = data.get("blob", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "blob"), "string")
@@ -2856,10 +3053,13 @@ def _decode_DiffChange(
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     v = data.get("fileType", UNDEFINED)
     if v is not UNDEFINED and v is not None:
-        try:
-            v = _decode_DiffFileType(v, ctx, (path, "fileType"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        if type(v) is str and v in _MEMBERS_DiffFileType:
+            v = _MEMBERS_DiffFileType[v]
+        else:
+            try:
+                v = _decode_DiffFileType(v, ctx, (path, "fileType"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.file_type = v
     v = data.get("mimeType", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
@@ -2907,10 +3107,27 @@ def _decode_DiffPatch(
     if type(data) is not dict:
         raise DecodeError(path, "DiffPatch (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("format", UNDEFINED)
+        r1 = data.get("text", UNDEFINED)
+        if not (r0 is UNDEFINED or type(r1) is not str):
+            if type(r0) is str and r0 in _MEMBERS_DiffPatchFormat:
+                r0 = _MEMBERS_DiffPatchFormat[r0]
+            else:
+                r0 = _decode_DiffPatchFormat(r0, ctx, (path, "format"))
+            obj.format = r0
+            obj.text = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: DiffPatch = obj
+            return fast
     v = data.get("format", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "format"), "a value (required)", _rt.MISSING)
-    v = _decode_DiffPatchFormat(v, ctx, (path, "format"))
+    if type(v) is str and v in _MEMBERS_DiffPatchFormat:
+        v = _MEMBERS_DiffPatchFormat[v]
+    else:
+        v = _decode_DiffPatchFormat(v, ctx, (path, "format"))
     obj.format = v
     v = data.get("text", UNDEFINED)
     if type(v) is not str:
@@ -2958,6 +3175,15 @@ def _decode_ToolCallLocation(
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallLocation (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("path", UNDEFINED)
+        if type(r0) is str:
+            obj.path = r0
+            obj.line = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ToolCallLocation = obj
+            return fast
     v = data.get("path", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "path"), "string")
@@ -3098,6 +3324,22 @@ def _decode_PermissionOption(
     if type(data) is not dict:
         raise DecodeError(path, "PermissionOption (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("optionId", UNDEFINED)
+        r1 = data.get("name", UNDEFINED)
+        r2 = data.get("kind", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str or r2 is UNDEFINED):
+            obj.option_id = r0
+            obj.name = r1
+            if type(r2) is str and r2 in _MEMBERS_PermissionOptionKind:
+                r2 = _MEMBERS_PermissionOptionKind[r2]
+            else:
+                r2 = _decode_PermissionOptionKind(r2, ctx, (path, "kind"))
+            obj.kind = r2
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: PermissionOption = obj
+            return fast
     v = data.get("optionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "optionId"), "string")
@@ -3109,7 +3351,10 @@ def _decode_PermissionOption(
     v = data.get("kind", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "kind"), "a value (required)", _rt.MISSING)
-    v = _decode_PermissionOptionKind(v, ctx, (path, "kind"))
+    if type(v) is str and v in _MEMBERS_PermissionOptionKind:
+        v = _MEMBERS_PermissionOptionKind[v]
+    else:
+        v = _decode_PermissionOptionKind(v, ctx, (path, "kind"))
     obj.kind = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -3344,6 +3589,14 @@ def _decode_ElicitationSessionScope(
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationSessionScope (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.tool_call_id = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ElicitationSessionScope = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -3420,10 +3673,31 @@ def _decode_ElicitationSchema(
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationSchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 4:
+        r0 = data.get("type", UNDEFINED)
+        r1 = data.get("properties", UNDEFINED)
+        if not (r0 is UNDEFINED or r1 is UNDEFINED):
+            if type(r0) is str and r0 in _MEMBERS_ElicitationSchemaType:
+                r0 = _MEMBERS_ElicitationSchemaType[r0]
+            else:
+                r0 = _decode_ElicitationSchemaType(r0, ctx, (path, "type"))
+            obj.type = r0
+            obj.title = UNDEFINED
+            r1 = _decode_map_of_ElicitationPropertySchema(r1, ctx, (path, "properties"))
+            obj.properties = r1
+            obj.required = UNDEFINED
+            obj.description = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ElicitationSchema = obj
+            return fast
     v = data.get("type", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "type"), "a value (required)", _rt.MISSING)
-    v = _decode_ElicitationSchemaType(v, ctx, (path, "type"))
+    if type(v) is str and v in _MEMBERS_ElicitationSchemaType:
+        v = _MEMBERS_ElicitationSchemaType[v]
+    else:
+        v = _decode_ElicitationSchemaType(v, ctx, (path, "type"))
     obj.type = v
     v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
@@ -3533,7 +3807,10 @@ def _decode_StringPropertySchema(
     obj.pattern = v
     v = data.get("format", UNDEFINED)
     if v is not UNDEFINED and v is not None:
-        v = _decode_StringFormat(v, ctx, (path, "format"))
+        if type(v) is str and v in _MEMBERS_StringFormat:
+            v = _MEMBERS_StringFormat[v]
+        else:
+            v = _decode_StringFormat(v, ctx, (path, "format"))
     obj.format = v
     v = data.get("default", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
@@ -3967,6 +4244,20 @@ def _decode_MultiSelectPropertySchema(
     if type(data) is not dict:
         raise DecodeError(path, "MultiSelectPropertySchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 6:
+        r0 = data.get("items", UNDEFINED)
+        if r0 is not UNDEFINED:
+            obj.title = UNDEFINED
+            obj.description = UNDEFINED
+            obj.min_items = UNDEFINED
+            obj.max_items = UNDEFINED
+            r0 = _decode_MultiSelectItems(r0, ctx, (path, "items"))
+            obj.items = r0
+            obj.default = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: MultiSelectPropertySchema = obj
+            return fast
     v = data.get("title", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
         v = ctx.salvage(DecodeError((path, "title"), "string", v), UNDEFINED)
@@ -4121,6 +4412,17 @@ def _decode_EnumOption(
     if type(data) is not dict:
         raise DecodeError(path, "EnumOption (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("const", UNDEFINED)
+        r1 = data.get("title", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.const = r0
+            obj.title = r1
+            obj.description = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: EnumOption = obj
+            return fast
     v = data.get("const", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "const"), "string")
@@ -4178,6 +4480,15 @@ def _decode_StringMultiSelectItems(
     if type(data) is not dict:
         raise DecodeError(path, "StringMultiSelectItems (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("enum", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_list_of_str_min1(r0, ctx, (path, "enum"))
+            obj.enum = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: StringMultiSelectItems = obj
+            return fast
     v = data.get("enum", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "enum"), "a value (required)", _rt.MISSING)
@@ -4279,6 +4590,15 @@ def _decode_TitledMultiSelectItems(
     if type(data) is not dict:
         raise DecodeError(path, "TitledMultiSelectItems (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("anyOf", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_list_of_EnumOption_min1(r0, ctx, (path, "anyOf"))
+            obj.any_of = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: TitledMultiSelectItems = obj
+            return fast
     v = data.get("anyOf", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "anyOf"), "a value (required)", _rt.MISSING)
@@ -4324,6 +4644,19 @@ def _decode_MessageMcpRequest(
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("serverId", UNDEFINED)
+        r1 = data.get("requestId", UNDEFINED)
+        r2 = data.get("method", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str or type(r2) is not str):
+            obj.server_id = r0
+            obj.request_id = r1
+            obj.method = r2
+            obj.params = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: MessageMcpRequest = obj
+            return fast
     v = data.get("serverId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "serverId"), "string")
@@ -4475,6 +4808,21 @@ def _decode_InitializeResponse(
     if type(data) is not dict:
         raise DecodeError(path, "InitializeResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 3:
+        r0 = data.get("protocolVersion", UNDEFINED)
+        r1 = data.get("info", UNDEFINED)
+        if not (r0 is UNDEFINED or r1 is UNDEFINED):
+            if type(r0) is not int or r0 < 0 or r0 > 65535:
+                r0 = _rt.decode_int(r0, (path, "protocolVersion"), 0, 65535)
+            obj.protocol_version = r0
+            r1 = _decode_Implementation(r1, ctx, (path, "info"))
+            obj.info = r1
+            obj.capabilities = UNDEFINED
+            obj.auth_methods = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: InitializeResponse = obj
+            return fast
     v = data.get("protocolVersion", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "protocolVersion"), "a value (required)", _rt.MISSING)
@@ -4548,6 +4896,17 @@ def _decode_Implementation(
     if type(data) is not dict:
         raise DecodeError(path, "Implementation (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("name", UNDEFINED)
+        r1 = data.get("version", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.name = r0
+            obj.title = UNDEFINED
+            obj.version = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Implementation = obj
+            return fast
     v = data.get("name", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
@@ -5664,6 +6023,19 @@ def _decode_AuthMethodTerminal(
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodTerminal (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 4:
+        r0 = data.get("methodId", UNDEFINED)
+        r1 = data.get("name", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.method_id = r0
+            obj.name = r1
+            obj.description = UNDEFINED
+            obj.args = UNDEFINED
+            obj.env = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AuthMethodTerminal = obj
+            return fast
     v = data.get("methodId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "methodId"), "string")
@@ -5761,6 +6133,17 @@ def _decode_AuthMethodAgent(
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodAgent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("methodId", UNDEFINED)
+        r1 = data.get("name", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.method_id = r0
+            obj.name = r1
+            obj.description = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AuthMethodAgent = obj
+            return fast
     v = data.get("methodId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "methodId"), "string")
@@ -5886,6 +6269,16 @@ def _decode_EnvVariable(
     if type(data) is not dict:
         raise DecodeError(path, "EnvVariable (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("name", UNDEFINED)
+        r1 = data.get("value", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.name = r0
+            obj.value = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: EnvVariable = obj
+            return fast
     v = data.get("name", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
@@ -5974,6 +6367,15 @@ def _decode_ListProvidersResponse(
     if type(data) is not dict:
         raise DecodeError(path, "ListProvidersResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("providers", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_list_of_ProviderInfo(r0, ctx, (path, "providers"))
+            obj.providers = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ListProvidersResponse = obj
+            return fast
     v = data.get("providers", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "providers"), "a value (required)", _rt.MISSING)
@@ -6086,10 +6488,27 @@ def _decode_ProviderCurrentConfig(
     if type(data) is not dict:
         raise DecodeError(path, "ProviderCurrentConfig (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("apiType", UNDEFINED)
+        r1 = data.get("baseUrl", UNDEFINED)
+        if not (r0 is UNDEFINED or type(r1) is not str):
+            if type(r0) is str and r0 in _MEMBERS_LlmProtocol:
+                r0 = _MEMBERS_LlmProtocol[r0]
+            else:
+                r0 = _decode_LlmProtocol(r0, ctx, (path, "apiType"))
+            obj.api_type = r0
+            obj.base_url = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ProviderCurrentConfig = obj
+            return fast
     v = data.get("apiType", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "apiType"), "a value (required)", _rt.MISSING)
-    v = _decode_LlmProtocol(v, ctx, (path, "apiType"))
+    if type(v) is str and v in _MEMBERS_LlmProtocol:
+        v = _MEMBERS_LlmProtocol[v]
+    else:
+        v = _decode_LlmProtocol(v, ctx, (path, "apiType"))
     obj.api_type = v
     v = data.get("baseUrl", UNDEFINED)
     if type(v) is not str:
@@ -6251,10 +6670,26 @@ def _decode_AuthStatusResponse(
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("state", UNDEFINED)
+        if r0 is not UNDEFINED:
+            if type(r0) is str and r0 in _MEMBERS_AuthState:
+                r0 = _MEMBERS_AuthState[r0]
+            else:
+                r0 = _decode_AuthState(r0, ctx, (path, "state"))
+            obj.state = r0
+            obj.accounts = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AuthStatusResponse = obj
+            return fast
     v = data.get("state", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "state"), "a value (required)", _rt.MISSING)
-    v = _decode_AuthState(v, ctx, (path, "state"))
+    if type(v) is str and v in _MEMBERS_AuthState:
+        v = _MEMBERS_AuthState[v]
+    else:
+        v = _decode_AuthState(v, ctx, (path, "state"))
     obj.state = v
     v = data.get("accounts", UNDEFINED)
     if v is not UNDEFINED:
@@ -6306,6 +6741,18 @@ def _decode_AuthAccount(
     if type(data) is not dict:
         raise DecodeError(path, "AuthAccount (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 5:
+        r0 = data.get("label", UNDEFINED)
+        if type(r0) is str:
+            obj.label = r0
+            obj.active = UNDEFINED
+            obj.name = UNDEFINED
+            obj.email = UNDEFINED
+            obj.organization = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AuthAccount = obj
+            return fast
     v = data.get("label", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "label"), "string")
@@ -6378,6 +6825,16 @@ def _decode_NewSessionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "NewSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 3:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.config_options = UNDEFINED
+            obj.available_commands = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: NewSessionResponse = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -6609,10 +7066,13 @@ def _decode_SessionConfigOption(
     obj.description = v
     v = data.get("category", UNDEFINED)
     if v is not UNDEFINED and v is not None:
-        try:
-            v = _decode_SessionConfigOptionCategory(v, ctx, (path, "category"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        if type(v) is str and v in _MEMBERS_SessionConfigOptionCategory:
+            v = _MEMBERS_SessionConfigOptionCategory[v]
+        else:
+            try:
+                v = _decode_SessionConfigOptionCategory(v, ctx, (path, "category"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.category = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -6662,6 +7122,17 @@ def _decode_SessionConfigSelectOption(
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigSelectOption (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("value", UNDEFINED)
+        r1 = data.get("name", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.value = r0
+            obj.name = r1
+            obj.description = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SessionConfigSelectOption = obj
+            return fast
     v = data.get("value", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "value"), "string")
@@ -6779,6 +7250,17 @@ def _decode_Command(
     if type(data) is not dict:
         raise DecodeError(path, "Command (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("name", UNDEFINED)
+        r1 = data.get("description", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.name = r0
+            obj.description = r1
+            obj.input = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Command = obj
+            return fast
     v = data.get("name", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
@@ -6907,6 +7389,14 @@ def _decode_TextCommandInput(
     if type(data) is not dict:
         raise DecodeError(path, "TextCommandInput (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("hint", UNDEFINED)
+        if type(r0) is str:
+            obj.hint = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: TextCommandInput = obj
+            return fast
     v = data.get("hint", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "hint"), "string")
@@ -7072,6 +7562,20 @@ def _decode_SessionInfo(
     if type(data) is not dict:
         raise DecodeError(path, "SessionInfo (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 5:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("cwd", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.cwd = r1
+            obj.additional_directories = UNDEFINED
+            obj.title = UNDEFINED
+            obj.updated_at = UNDEFINED
+            obj.archived = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SessionInfo = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -7190,6 +7694,16 @@ def _decode_ForkSessionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "ForkSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 3:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.config_options = UNDEFINED
+            obj.available_commands = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ForkSessionResponse = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -7330,10 +7844,26 @@ def _decode_SessionStatusResponse(
     if type(data) is not dict:
         raise DecodeError(path, "SessionStatusResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("status", UNDEFINED)
+        if r0 is not UNDEFINED:
+            if type(r0) is str and r0 in _MEMBERS_SessionStatus:
+                r0 = _MEMBERS_SessionStatus[r0]
+            else:
+                r0 = _decode_SessionStatus(r0, ctx, (path, "status"))
+            obj.status = r0
+            obj.state = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SessionStatusResponse = obj
+            return fast
     v = data.get("status", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "status"), "a value (required)", _rt.MISSING)
-    v = _decode_SessionStatus(v, ctx, (path, "status"))
+    if type(v) is str and v in _MEMBERS_SessionStatus:
+        v = _MEMBERS_SessionStatus[v]
+    else:
+        v = _decode_SessionStatus(v, ctx, (path, "status"))
     obj.status = v
     v = data.get("state", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -7983,6 +8513,14 @@ def _decode_BackgroundTerminal(
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundTerminal (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("terminalId", UNDEFINED)
+        if type(r0) is str:
+            obj.terminal_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: BackgroundTerminal = obj
+            return fast
     v = data.get("terminalId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
@@ -8049,6 +8587,14 @@ def _decode_BackgroundToolCall(
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundToolCall (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("toolCallId", UNDEFINED)
+        if type(r0) is str:
+            obj.tool_call_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: BackgroundToolCall = obj
+            return fast
     v = data.get("toolCallId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "toolCallId"), "string")
@@ -8115,6 +8661,14 @@ def _decode_BackgroundSubagent(
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundSubagent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: BackgroundSubagent = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -8215,6 +8769,17 @@ def _decode_Error(
     if type(data) is not dict:
         raise DecodeError(path, "Error (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("code", UNDEFINED)
+        r1 = data.get("message", UNDEFINED)
+        if not (r0 is UNDEFINED or type(r1) is not str):
+            r0 = _decode_ErrorCode(r0, ctx, (path, "code"))
+            obj.code = r0
+            obj.message = r1
+            obj.data = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Error = obj
+            return fast
     v = data.get("code", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "code"), "a value (required)", _rt.MISSING)
@@ -8266,6 +8831,19 @@ def _decode_UnsupportedProtocolVersionErrorData(
     if type(data) is not dict:
         raise DecodeError(path, "UnsupportedProtocolVersionErrorData (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("requested", UNDEFINED)
+        r1 = data.get("supported", UNDEFINED)
+        if not (r0 is UNDEFINED or r1 is UNDEFINED):
+            if type(r0) is not int or r0 < 0 or r0 > 65535:
+                r0 = _rt.decode_int(r0, (path, "requested"), 0, 65535)
+            obj.requested = r0
+            r1 = _decode_list_of_ProtocolVersion(r1, ctx, (path, "supported"))
+            obj.supported = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: UnsupportedProtocolVersionErrorData = obj
+            return fast
     v = data.get("requested", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "requested"), "a value (required)", _rt.MISSING)
@@ -8319,6 +8897,14 @@ def _decode_SessionNotFoundErrorData(
     if type(data) is not dict:
         raise DecodeError(path, "SessionNotFoundErrorData (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SessionNotFoundErrorData = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -8373,6 +8959,27 @@ def _decode_Usage(
     if type(data) is not dict:
         raise DecodeError(path, "Usage (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 4:
+        r0 = data.get("totalTokens", UNDEFINED)
+        r1 = data.get("inputTokens", UNDEFINED)
+        r2 = data.get("outputTokens", UNDEFINED)
+        if not (r0 is UNDEFINED or r1 is UNDEFINED or r2 is UNDEFINED):
+            if type(r0) is not int or r0 < 0 or r0 > 18446744073709551615:
+                r0 = _rt.decode_int(r0, (path, "totalTokens"), 0, 18446744073709551615)
+            obj.total_tokens = r0
+            if type(r1) is not int or r1 < 0 or r1 > 18446744073709551615:
+                r1 = _rt.decode_int(r1, (path, "inputTokens"), 0, 18446744073709551615)
+            obj.input_tokens = r1
+            if type(r2) is not int or r2 < 0 or r2 > 18446744073709551615:
+                r2 = _rt.decode_int(r2, (path, "outputTokens"), 0, 18446744073709551615)
+            obj.output_tokens = r2
+            obj.thought_tokens = UNDEFINED
+            obj.cached_read_tokens = UNDEFINED
+            obj.cached_write_tokens = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Usage = obj
+            return fast
     v = data.get("totalTokens", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "totalTokens"), "a value (required)", _rt.MISSING)
@@ -8465,6 +9072,14 @@ def _decode_SetSessionTitleResponse(
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionTitleResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("title", UNDEFINED)
+        if type(r0) is str:
+            obj.title = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SetSessionTitleResponse = obj
+            return fast
     v = data.get("title", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "title"), "string")
@@ -8681,6 +9296,15 @@ def _decode_SetSessionConfigOptionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionConfigOptionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("configOptions", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_list_of_SessionConfigOption_skip_invalid(r0, ctx, (path, "configOptions"))
+            obj.config_options = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SetSessionConfigOptionResponse = obj
+            return fast
     v = data.get("configOptions", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "configOptions"), "a value (required)", _rt.MISSING)
@@ -8726,6 +9350,14 @@ def _decode_PromptResponse(
     if type(data) is not dict:
         raise DecodeError(path, "PromptResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("messageId", UNDEFINED)
+        if type(r0) is str:
+            obj.message_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: PromptResponse = obj
+            return fast
     v = data.get("messageId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "messageId"), "string")
@@ -8770,6 +9402,14 @@ def _decode_AgentNotification(
     if type(data) is not dict:
         raise DecodeError(path, "AgentNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("method", UNDEFINED)
+        if type(r0) is str:
+            obj.method = r0
+            obj.params = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AgentNotification = obj
+            return fast
     v = data.get("method", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
@@ -8811,6 +9451,17 @@ def _decode_UpdateSessionNotification(
     if type(data) is not dict:
         raise DecodeError(path, "UpdateSessionNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("update", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED):
+            obj.session_id = r0
+            r1 = _decode_SessionUpdate(r1, ctx, (path, "update"))
+            obj.update = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: UpdateSessionNotification = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -8862,6 +9513,17 @@ def _decode_ContentChunk(
     if type(data) is not dict:
         raise DecodeError(path, "ContentChunk (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("messageId", UNDEFINED)
+        r1 = data.get("content", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED):
+            obj.message_id = r0
+            r1 = _decode_ContentBlock(r1, ctx, (path, "content"))
+            obj.content = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ContentChunk = obj
+            return fast
     v = data.get("messageId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "messageId"), "string")
@@ -8935,6 +9597,15 @@ def _decode_UserMessage(
     if type(data) is not dict:
         raise DecodeError(path, "UserMessage (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("messageId", UNDEFINED)
+        if type(r0) is str:
+            obj.message_id = r0
+            obj.content = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: UserMessage = obj
+            return fast
     v = data.get("messageId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "messageId"), "string")
@@ -9032,6 +9703,15 @@ def _decode_AgentMessage(
     if type(data) is not dict:
         raise DecodeError(path, "AgentMessage (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("messageId", UNDEFINED)
+        if type(r0) is str:
+            obj.message_id = r0
+            obj.content = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AgentMessage = obj
+            return fast
     v = data.get("messageId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "messageId"), "string")
@@ -9129,6 +9809,15 @@ def _decode_AgentThought(
     if type(data) is not dict:
         raise DecodeError(path, "AgentThought (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("messageId", UNDEFINED)
+        if type(r0) is str:
+            obj.message_id = r0
+            obj.content = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AgentThought = obj
+            return fast
     v = data.get("messageId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "messageId"), "string")
@@ -9232,6 +9921,17 @@ def _decode_ToolCallContentChunk(
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallContentChunk (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("toolCallId", UNDEFINED)
+        r1 = data.get("content", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED):
+            obj.tool_call_id = r0
+            r1 = _decode_ToolCallContent(r1, ctx, (path, "content"))
+            obj.content = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ToolCallContentChunk = obj
+            return fast
     v = data.get("toolCallId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "toolCallId"), "string")
@@ -9352,6 +10052,20 @@ def _decode_TerminalUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "TerminalUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 7:
+        r0 = data.get("terminalId", UNDEFINED)
+        if type(r0) is str:
+            obj.terminal_id = r0
+            obj.command = UNDEFINED
+            obj.cwd = UNDEFINED
+            obj.output = UNDEFINED
+            obj.exit_status = UNDEFINED
+            obj.size = UNDEFINED
+            obj.capabilities = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: TerminalUpdate = obj
+            return fast
     v = data.get("terminalId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
@@ -9484,6 +10198,16 @@ def _decode_TerminalOutputChunk(
     if type(data) is not dict:
         raise DecodeError(path, "TerminalOutputChunk (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("terminalId", UNDEFINED)
+        r1 = data.get("data", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.terminal_id = r0
+            obj.data = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: TerminalOutputChunk = obj
+            return fast
     v = data.get("terminalId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "terminalId"), "string")
@@ -9556,6 +10280,15 @@ def _decode_PlanUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "PlanUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("plan", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_PlanUpdateContent(r0, ctx, (path, "plan"))
+            obj.plan = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: PlanUpdate = obj
+            return fast
     v = data.get("plan", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "plan"), "a value (required)", _rt.MISSING)
@@ -9623,6 +10356,14 @@ def _decode_PlanRemoved(
     if type(data) is not dict:
         raise DecodeError(path, "PlanRemoved (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("planId", UNDEFINED)
+        if type(r0) is str:
+            obj.plan_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: PlanRemoved = obj
+            return fast
     v = data.get("planId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "planId"), "string")
@@ -9689,6 +10430,15 @@ def _decode_AvailableCommandsUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "AvailableCommandsUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("availableCommands", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_list_of_AvailableCommand_skip_invalid(r0, ctx, (path, "availableCommands"))
+            obj.available_commands = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AvailableCommandsUpdate = obj
+            return fast
     v = data.get("availableCommands", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "availableCommands"), "a value (required)", _rt.MISSING)
@@ -9758,6 +10508,15 @@ def _decode_ConfigOptionUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "ConfigOptionUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("configOptions", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_list_of_SessionConfigOption_skip_invalid(r0, ctx, (path, "configOptions"))
+            obj.config_options = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ConfigOptionUpdate = obj
+            return fast
     v = data.get("configOptions", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "configOptions"), "a value (required)", _rt.MISSING)
@@ -9899,6 +10658,21 @@ def _decode_UsageUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "UsageUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("used", UNDEFINED)
+        r1 = data.get("size", UNDEFINED)
+        if not (r0 is UNDEFINED or r1 is UNDEFINED):
+            if type(r0) is not int or r0 < 0 or r0 > 18446744073709551615:
+                r0 = _rt.decode_int(r0, (path, "used"), 0, 18446744073709551615)
+            obj.used = r0
+            if type(r1) is not int or r1 < 0 or r1 > 18446744073709551615:
+                r1 = _rt.decode_int(r1, (path, "size"), 0, 18446744073709551615)
+            obj.size = r1
+            obj.cost = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: UsageUpdate = obj
+            return fast
     v = data.get("used", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "used"), "a value (required)", _rt.MISSING)
@@ -9985,10 +10759,28 @@ def _decode_Notice(
     if type(data) is not dict:
         raise DecodeError(path, "Notice (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("severity", UNDEFINED)
+        r1 = data.get("title", UNDEFINED)
+        if not (r0 is UNDEFINED or (type(r1) is not str or len(r1) < 1)):
+            if type(r0) is str and r0 in _MEMBERS_NoticeSeverity:
+                r0 = _MEMBERS_NoticeSeverity[r0]
+            else:
+                r0 = _decode_NoticeSeverity(r0, ctx, (path, "severity"))
+            obj.severity = r0
+            obj.title = r1
+            obj.description = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Notice = obj
+            return fast
     v = data.get("severity", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "severity"), "a value (required)", _rt.MISSING)
-    v = _decode_NoticeSeverity(v, ctx, (path, "severity"))
+    if type(v) is str and v in _MEMBERS_NoticeSeverity:
+        v = _MEMBERS_NoticeSeverity[v]
+    else:
+        v = _decode_NoticeSeverity(v, ctx, (path, "severity"))
     obj.severity = v
     v = data.get("title", UNDEFINED)
     if type(v) is not str or len(v) < 1:
@@ -10065,6 +10857,22 @@ def _decode_CompactionUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "CompactionUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 3:
+        r0 = data.get("compactionId", UNDEFINED)
+        r1 = data.get("status", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED):
+            obj.compaction_id = r0
+            if type(r1) is str and r1 in _MEMBERS_CompactionStatus:
+                r1 = _MEMBERS_CompactionStatus[r1]
+            else:
+                r1 = _decode_CompactionStatus(r1, ctx, (path, "status"))
+            obj.status = r1
+            obj.summary = UNDEFINED
+            obj.error = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CompactionUpdate = obj
+            return fast
     v = data.get("compactionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "compactionId"), "string")
@@ -10072,7 +10880,10 @@ def _decode_CompactionUpdate(
     v = data.get("status", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "status"), "a value (required)", _rt.MISSING)
-    v = _decode_CompactionStatus(v, ctx, (path, "status"))
+    if type(v) is str and v in _MEMBERS_CompactionStatus:
+        v = _MEMBERS_CompactionStatus[v]
+    else:
+        v = _decode_CompactionStatus(v, ctx, (path, "status"))
     obj.status = v
     v = data.get("summary", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -10164,6 +10975,17 @@ def _decode_CompactionSummaryChunk(
     if type(data) is not dict:
         raise DecodeError(path, "CompactionSummaryChunk (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("compactionId", UNDEFINED)
+        r1 = data.get("content", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED):
+            obj.compaction_id = r0
+            r1 = _decode_ContentBlock(r1, ctx, (path, "content"))
+            obj.content = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CompactionSummaryChunk = obj
+            return fast
     v = data.get("compactionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "compactionId"), "string")
@@ -10248,6 +11070,20 @@ def _decode_SubagentUpdate(
     if type(data) is not dict:
         raise DecodeError(path, "SubagentUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 7:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.title = UNDEFINED
+            obj.description = UNDEFINED
+            obj.capabilities = UNDEFINED
+            obj.state = UNDEFINED
+            obj.cwd = UNDEFINED
+            obj.additional_directories = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SubagentUpdate = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -10386,6 +11222,19 @@ def _decode_SessionMessage(
     if type(data) is not dict:
         raise DecodeError(path, "SessionMessage (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 6:
+        r0 = data.get("messageId", UNDEFINED)
+        if type(r0) is str:
+            obj.message_id = r0
+            obj.sender_session_id = UNDEFINED
+            obj.recipient_session_id = UNDEFINED
+            obj.sender_message_id = UNDEFINED
+            obj.recipient_message_id = UNDEFINED
+            obj.content = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SessionMessage = obj
+            return fast
     v = data.get("messageId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "messageId"), "string")
@@ -10501,6 +11350,17 @@ def _decode_SessionMessageChunk(
     if type(data) is not dict:
         raise DecodeError(path, "SessionMessageChunk (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("messageId", UNDEFINED)
+        r1 = data.get("content", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED):
+            obj.message_id = r0
+            r1 = _decode_ContentBlock(r1, ctx, (path, "content"))
+            obj.content = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SessionMessageChunk = obj
+            return fast
     v = data.get("messageId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "messageId"), "string")
@@ -10608,6 +11468,14 @@ def _decode_TerminalOutput(
     if type(data) is not dict:
         raise DecodeError(path, "TerminalOutput (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("data", UNDEFINED)
+        if type(r0) is str:
+            obj.data = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: TerminalOutput = obj
+            return fast
     v = data.get("data", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "data"), "string")
@@ -10711,6 +11579,20 @@ def _decode_TerminalSize(
     if type(data) is not dict:
         raise DecodeError(path, "TerminalSize (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("cols", UNDEFINED)
+        r1 = data.get("rows", UNDEFINED)
+        if not (r0 is UNDEFINED or r1 is UNDEFINED):
+            if type(r0) is not int or r0 < 1 or r0 > 65535:
+                r0 = _rt.decode_int(r0, (path, "cols"), 1, 65535)
+            obj.cols = r0
+            if type(r1) is not int or r1 < 1 or r1 > 65535:
+                r1 = _rt.decode_int(r1, (path, "rows"), 1, 65535)
+            obj.rows = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: TerminalSize = obj
+            return fast
     v = data.get("cols", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "cols"), "a value (required)", _rt.MISSING)
@@ -10851,6 +11733,17 @@ def _decode_PlanItems(
     if type(data) is not dict:
         raise DecodeError(path, "PlanItems (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("planId", UNDEFINED)
+        r1 = data.get("entries", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED):
+            obj.plan_id = r0
+            r1 = _decode_list_of_PlanEntry_skip_invalid(r1, ctx, (path, "entries"))
+            obj.entries = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: PlanItems = obj
+            return fast
     v = data.get("planId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "planId"), "string")
@@ -10924,6 +11817,16 @@ def _decode_PlanFile(
     if type(data) is not dict:
         raise DecodeError(path, "PlanFile (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("planId", UNDEFINED)
+        r1 = data.get("uri", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.plan_id = r0
+            obj.uri = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: PlanFile = obj
+            return fast
     v = data.get("planId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "planId"), "string")
@@ -10996,6 +11899,16 @@ def _decode_PlanMarkdown(
     if type(data) is not dict:
         raise DecodeError(path, "PlanMarkdown (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("planId", UNDEFINED)
+        r1 = data.get("content", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.plan_id = r0
+            obj.content = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: PlanMarkdown = obj
+            return fast
     v = data.get("planId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "planId"), "string")
@@ -11108,6 +12021,26 @@ def _decode_PlanEntry(
     if type(data) is not dict:
         raise DecodeError(path, "PlanEntry (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("content", UNDEFINED)
+        r1 = data.get("priority", UNDEFINED)
+        r2 = data.get("status", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED or r2 is UNDEFINED):
+            obj.content = r0
+            if type(r1) is str and r1 in _MEMBERS_PlanEntryPriority:
+                r1 = _MEMBERS_PlanEntryPriority[r1]
+            else:
+                r1 = _decode_PlanEntryPriority(r1, ctx, (path, "priority"))
+            obj.priority = r1
+            if type(r2) is str and r2 in _MEMBERS_PlanEntryStatus:
+                r2 = _MEMBERS_PlanEntryStatus[r2]
+            else:
+                r2 = _decode_PlanEntryStatus(r2, ctx, (path, "status"))
+            obj.status = r2
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: PlanEntry = obj
+            return fast
     v = data.get("content", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "content"), "string")
@@ -11115,12 +12048,18 @@ def _decode_PlanEntry(
     v = data.get("priority", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "priority"), "a value (required)", _rt.MISSING)
-    v = _decode_PlanEntryPriority(v, ctx, (path, "priority"))
+    if type(v) is str and v in _MEMBERS_PlanEntryPriority:
+        v = _MEMBERS_PlanEntryPriority[v]
+    else:
+        v = _decode_PlanEntryPriority(v, ctx, (path, "priority"))
     obj.priority = v
     v = data.get("status", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "status"), "a value (required)", _rt.MISSING)
-    v = _decode_PlanEntryStatus(v, ctx, (path, "status"))
+    if type(v) is str and v in _MEMBERS_PlanEntryStatus:
+        v = _MEMBERS_PlanEntryStatus[v]
+    else:
+        v = _decode_PlanEntryStatus(v, ctx, (path, "status"))
     obj.status = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -11166,6 +12105,17 @@ def _decode_Cost(
     if type(data) is not dict:
         raise DecodeError(path, "Cost (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("amount", UNDEFINED)
+        r1 = data.get("currency", UNDEFINED)
+        if not (r0 is UNDEFINED or type(r1) is not str):
+            r0 = _rt.decode_number(r0, (path, "amount"), None, None)
+            obj.amount = r0
+            obj.currency = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: Cost = obj
+            return fast
     v = data.get("amount", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "amount"), "a value (required)", _rt.MISSING)
@@ -11303,6 +12253,14 @@ def _decode_CompleteElicitationNotification(
     if type(data) is not dict:
         raise DecodeError(path, "CompleteElicitationNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("elicitationId", UNDEFINED)
+        if type(r0) is str:
+            obj.elicitation_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CompleteElicitationNotification = obj
+            return fast
     v = data.get("elicitationId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "elicitationId"), "string")
@@ -11347,10 +12305,26 @@ def _decode_AuthStatusUpdateNotification(
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusUpdateNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("state", UNDEFINED)
+        if r0 is not UNDEFINED:
+            if type(r0) is str and r0 in _MEMBERS_AuthState:
+                r0 = _MEMBERS_AuthState[r0]
+            else:
+                r0 = _decode_AuthState(r0, ctx, (path, "state"))
+            obj.state = r0
+            obj.accounts = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: AuthStatusUpdateNotification = obj
+            return fast
     v = data.get("state", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "state"), "a value (required)", _rt.MISSING)
-    v = _decode_AuthState(v, ctx, (path, "state"))
+    if type(v) is str and v in _MEMBERS_AuthState:
+        v = _MEMBERS_AuthState[v]
+    else:
+        v = _decode_AuthState(v, ctx, (path, "state"))
     obj.state = v
     v = data.get("accounts", UNDEFINED)
     if v is not UNDEFINED:
@@ -11402,6 +12376,17 @@ def _decode_ClientRequest(
     if type(data) is not dict:
         raise DecodeError(path, "ClientRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("id", UNDEFINED)
+        r1 = data.get("method", UNDEFINED)
+        if not (r0 is UNDEFINED or type(r1) is not str):
+            r0 = _decode_RequestId(r0, ctx, (path, "id"))
+            obj.id = r0
+            obj.method = r1
+            obj.params = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ClientRequest = obj
+            return fast
     v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
@@ -11450,6 +12435,20 @@ def _decode_InitializeRequest(
     if type(data) is not dict:
         raise DecodeError(path, "InitializeRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("protocolVersion", UNDEFINED)
+        r1 = data.get("info", UNDEFINED)
+        if not (r0 is UNDEFINED or r1 is UNDEFINED):
+            if type(r0) is not int or r0 < 0 or r0 > 65535:
+                r0 = _rt.decode_int(r0, (path, "protocolVersion"), 0, 65535)
+            obj.protocol_version = r0
+            r1 = _decode_Implementation(r1, ctx, (path, "info"))
+            obj.info = r1
+            obj.capabilities = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: InitializeRequest = obj
+            return fast
     v = data.get("protocolVersion", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "protocolVersion"), "a value (required)", _rt.MISSING)
@@ -11791,6 +12790,14 @@ def _decode_LoginAuthRequest(
     if type(data) is not dict:
         raise DecodeError(path, "LoginAuthRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("methodId", UNDEFINED)
+        if type(r0) is str:
+            obj.method_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: LoginAuthRequest = obj
+            return fast
     v = data.get("methodId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "methodId"), "string")
@@ -11873,6 +12880,23 @@ def _decode_SetProviderRequest(
     if type(data) is not dict:
         raise DecodeError(path, "SetProviderRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("providerId", UNDEFINED)
+        r1 = data.get("apiType", UNDEFINED)
+        r2 = data.get("baseUrl", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED or type(r2) is not str):
+            obj.provider_id = r0
+            if type(r1) is str and r1 in _MEMBERS_LlmProtocol:
+                r1 = _MEMBERS_LlmProtocol[r1]
+            else:
+                r1 = _decode_LlmProtocol(r1, ctx, (path, "apiType"))
+            obj.api_type = r1
+            obj.base_url = r2
+            obj.headers = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SetProviderRequest = obj
+            return fast
     v = data.get("providerId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "providerId"), "string")
@@ -11880,7 +12904,10 @@ def _decode_SetProviderRequest(
     v = data.get("apiType", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "apiType"), "a value (required)", _rt.MISSING)
-    v = _decode_LlmProtocol(v, ctx, (path, "apiType"))
+    if type(v) is str and v in _MEMBERS_LlmProtocol:
+        v = _MEMBERS_LlmProtocol[v]
+    else:
+        v = _decode_LlmProtocol(v, ctx, (path, "apiType"))
     obj.api_type = v
     v = data.get("baseUrl", UNDEFINED)
     if type(v) is not str:
@@ -11942,6 +12969,14 @@ def _decode_DisableProviderRequest(
     if type(data) is not dict:
         raise DecodeError(path, "DisableProviderRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("providerId", UNDEFINED)
+        if type(r0) is str:
+            obj.provider_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: DisableProviderRequest = obj
+            return fast
     v = data.get("providerId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "providerId"), "string")
@@ -12062,6 +13097,17 @@ def _decode_NewSessionRequest(
     if type(data) is not dict:
         raise DecodeError(path, "NewSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 4:
+        r0 = data.get("cwd", UNDEFINED)
+        if type(r0) is str:
+            obj.cwd = r0
+            obj.additional_directories = UNDEFINED
+            obj.mcp_servers = UNDEFINED
+            obj.system_prompt = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: NewSessionRequest = obj
+            return fast
     v = data.get("cwd", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "cwd"), "string")
@@ -12131,6 +13177,17 @@ def _decode_McpServerHttp(
     if type(data) is not dict:
         raise DecodeError(path, "McpServerHttp (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("name", UNDEFINED)
+        r1 = data.get("url", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.name = r0
+            obj.url = r1
+            obj.headers = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: McpServerHttp = obj
+            return fast
     v = data.get("name", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
@@ -12212,6 +13269,16 @@ def _decode_McpServerAcp(
     if type(data) is not dict:
         raise DecodeError(path, "McpServerAcp (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("name", UNDEFINED)
+        r1 = data.get("serverId", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.name = r0
+            obj.server_id = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: McpServerAcp = obj
+            return fast
     v = data.get("name", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
@@ -12284,6 +13351,18 @@ def _decode_McpServerStdio(
     if type(data) is not dict:
         raise DecodeError(path, "McpServerStdio (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 3:
+        r0 = data.get("name", UNDEFINED)
+        r1 = data.get("command", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.name = r0
+            obj.command = r1
+            obj.args = UNDEFINED
+            obj.env = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: McpServerStdio = obj
+            return fast
     v = data.get("name", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
@@ -12408,6 +13487,16 @@ def _decode_HttpHeader(
     if type(data) is not dict:
         raise DecodeError(path, "HttpHeader (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("name", UNDEFINED)
+        r1 = data.get("value", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.name = r0
+            obj.value = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: HttpHeader = obj
+            return fast
     v = data.get("name", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
@@ -12458,10 +13547,28 @@ def _decode_SystemPrompt(
     if type(data) is not dict:
         raise DecodeError(path, "SystemPrompt (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("mode", UNDEFINED)
+        r1 = data.get("content", UNDEFINED)
+        if not (r0 is UNDEFINED or r1 is UNDEFINED):
+            if type(r0) is str and r0 in _MEMBERS_SystemPromptMode:
+                r0 = _MEMBERS_SystemPromptMode[r0]
+            else:
+                r0 = _decode_SystemPromptMode(r0, ctx, (path, "mode"))
+            obj.mode = r0
+            r1 = _decode_list_of_ContentBlock(r1, ctx, (path, "content"))
+            obj.content = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SystemPrompt = obj
+            return fast
     v = data.get("mode", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "mode"), "a value (required)", _rt.MISSING)
-    v = _decode_SystemPromptMode(v, ctx, (path, "mode"))
+    if type(v) is str and v in _MEMBERS_SystemPromptMode:
+        v = _MEMBERS_SystemPromptMode[v]
+    else:
+        v = _decode_SystemPromptMode(v, ctx, (path, "mode"))
     obj.mode = v
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
@@ -12520,7 +13627,10 @@ def _decode_ListSessionsRequest(
     obj.cursor = v
     v = data.get("archived", UNDEFINED)
     if v is not UNDEFINED and v is not None:
-        v = _decode_SessionArchiveFilter(v, ctx, (path, "archived"))
+        if type(v) is str and v in _MEMBERS_SessionArchiveFilter:
+            v = _MEMBERS_SessionArchiveFilter[v]
+        else:
+            v = _decode_SessionArchiveFilter(v, ctx, (path, "archived"))
     obj.archived = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -12569,6 +13679,14 @@ def _decode_DeleteSessionRequest(
     if type(data) is not dict:
         raise DecodeError(path, "DeleteSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: DeleteSessionRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -12622,6 +13740,19 @@ def _decode_ForkSessionRequest(
     if type(data) is not dict:
         raise DecodeError(path, "ForkSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 4:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("cwd", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.cwd = r1
+            obj.additional_directories = UNDEFINED
+            obj.mcp_servers = UNDEFINED
+            obj.system_prompt = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ForkSessionRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -12697,6 +13828,14 @@ def _decode_ArchiveSessionRequest(
     if type(data) is not dict:
         raise DecodeError(path, "ArchiveSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ArchiveSessionRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -12741,6 +13880,14 @@ def _decode_UnarchiveSessionRequest(
     if type(data) is not dict:
         raise DecodeError(path, "UnarchiveSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: UnarchiveSessionRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -12785,6 +13932,14 @@ def _decode_SessionStatusRequest(
     if type(data) is not dict:
         raise DecodeError(path, "SessionStatusRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SessionStatusRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -12829,6 +13984,16 @@ def _decode_SetSessionTitleRequest(
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionTitleRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("title", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.title = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SetSessionTitleRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -12889,6 +14054,20 @@ def _decode_ResumeSessionRequest(
     if type(data) is not dict:
         raise DecodeError(path, "ResumeSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 5:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("cwd", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.cwd = r1
+            obj.additional_directories = UNDEFINED
+            obj.mcp_servers = UNDEFINED
+            obj.replay_from = UNDEFINED
+            obj.system_prompt = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ResumeSessionRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -13065,6 +14244,14 @@ def _decode_CloseSessionRequest(
     if type(data) is not dict:
         raise DecodeError(path, "CloseSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CloseSessionRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -13109,6 +14296,16 @@ def _decode_CancelToolCallRequest(
     if type(data) is not dict:
         raise DecodeError(path, "CancelToolCallRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("toolCallId", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.tool_call_id = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CancelToolCallRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -13159,6 +14356,16 @@ def _decode_CancelTerminalRequest(
     if type(data) is not dict:
         raise DecodeError(path, "CancelTerminalRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("terminalId", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str):
+            obj.session_id = r0
+            obj.terminal_id = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CancelTerminalRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -13371,6 +14578,17 @@ def _decode_PromptRequest(
     if type(data) is not dict:
         raise DecodeError(path, "PromptRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        r1 = data.get("prompt", UNDEFINED)
+        if not (type(r0) is not str or r1 is UNDEFINED):
+            obj.session_id = r0
+            r1 = _decode_list_of_ContentBlock_min1(r1, ctx, (path, "prompt"))
+            obj.prompt = r1
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: PromptRequest = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -13507,6 +14725,15 @@ def _decode_RequestPermissionResponse(
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("outcome", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_RequestPermissionOutcome(r0, ctx, (path, "outcome"))
+            obj.outcome = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: RequestPermissionResponse = obj
+            return fast
     v = data.get("outcome", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "outcome"), "a value (required)", _rt.MISSING)
@@ -13614,6 +14841,14 @@ def _decode_SelectedPermissionOutcome(
     if type(data) is not dict:
         raise DecodeError(path, "SelectedPermissionOutcome (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("optionId", UNDEFINED)
+        if type(r0) is str:
+            obj.option_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: SelectedPermissionOutcome = obj
+            return fast
     v = data.get("optionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "optionId"), "string")
@@ -13908,6 +15143,16 @@ def _decode_MessageMcpResponseResult(
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpResponseResult (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("result", UNDEFINED)
+        if r0 is not UNDEFINED:
+            if ctx.strict:
+                _rt.check_json(r0, (path, "result"))
+            obj.result = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: MessageMcpResponseResult = obj
+            return fast
     v = data.get("result", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "result"), "a value (required)", _rt.MISSING)
@@ -13954,6 +15199,15 @@ def _decode_MessageMcpResponseError(
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpResponseError (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("error", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_McpError(r0, ctx, (path, "error"))
+            obj.error = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: MessageMcpResponseError = obj
+            return fast
     v = data.get("error", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "error"), "a value (required)", _rt.MISSING)
@@ -13999,6 +15253,18 @@ def _decode_McpError(
     if type(data) is not dict:
         raise DecodeError(path, "McpError (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("code", UNDEFINED)
+        r1 = data.get("message", UNDEFINED)
+        if not (r0 is UNDEFINED or type(r1) is not str):
+            if type(r0) is not int or r0 < -2147483648 or r0 > 2147483647:
+                r0 = _rt.decode_int(r0, (path, "code"), -2147483648, 2147483647)
+            obj.code = r0
+            obj.message = r1
+            obj.data = UNDEFINED
+            obj.unknown_properties = {}
+            fast: McpError = obj
+            return fast
     v = data.get("code", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "code"), "a value (required)", _rt.MISSING)
@@ -14048,6 +15314,14 @@ def _decode_ClientNotification(
     if type(data) is not dict:
         raise DecodeError(path, "ClientNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("method", UNDEFINED)
+        if type(r0) is str:
+            obj.method = r0
+            obj.params = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ClientNotification = obj
+            return fast
     v = data.get("method", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
@@ -14089,6 +15363,14 @@ def _decode_CancelSessionNotification(
     if type(data) is not dict:
         raise DecodeError(path, "CancelSessionNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("sessionId", UNDEFINED)
+        if type(r0) is str:
+            obj.session_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CancelSessionNotification = obj
+            return fast
     v = data.get("sessionId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "sessionId"), "string")
@@ -14133,6 +15415,19 @@ def _decode_MessageMcpNotification(
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("serverId", UNDEFINED)
+        r1 = data.get("requestId", UNDEFINED)
+        r2 = data.get("method", UNDEFINED)
+        if not (type(r0) is not str or type(r1) is not str or type(r2) is not str):
+            obj.server_id = r0
+            obj.request_id = r1
+            obj.method = r2
+            obj.params = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: MessageMcpNotification = obj
+            return fast
     v = data.get("serverId", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "serverId"), "string")
@@ -14199,6 +15494,15 @@ def _decode_CancelRequestNotification(
     if type(data) is not dict:
         raise DecodeError(path, "CancelRequestNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("requestId", UNDEFINED)
+        if r0 is not UNDEFINED:
+            r0 = _decode_RequestId(r0, ctx, (path, "requestId"))
+            obj.request_id = r0
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: CancelRequestNotification = obj
+            return fast
     v = data.get("requestId", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "requestId"), "a value (required)", _rt.MISSING)
@@ -14244,6 +15548,17 @@ def _decode_ProxyRequest(
     if type(data) is not dict:
         raise DecodeError(path, "ProxyRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("id", UNDEFINED)
+        r1 = data.get("method", UNDEFINED)
+        if not (r0 is UNDEFINED or type(r1) is not str):
+            r0 = _decode_RequestId(r0, ctx, (path, "id"))
+            obj.id = r0
+            obj.method = r1
+            obj.params = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ProxyRequest = obj
+            return fast
     v = data.get("id", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "id"), "a value (required)", _rt.MISSING)
@@ -14292,6 +15607,15 @@ def _decode_ProxySuccessorRequest(
     if type(data) is not dict:
         raise DecodeError(path, "ProxySuccessorRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("method", UNDEFINED)
+        if type(r0) is str:
+            obj.method = r0
+            obj.params = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ProxySuccessorRequest = obj
+            return fast
     v = data.get("method", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
@@ -14428,6 +15752,14 @@ def _decode_ProxyNotification(
     if type(data) is not dict:
         raise DecodeError(path, "ProxyNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 1:
+        r0 = data.get("method", UNDEFINED)
+        if type(r0) is str:
+            obj.method = r0
+            obj.params = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ProxyNotification = obj
+            return fast
     v = data.get("method", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")
@@ -14469,6 +15801,15 @@ def _decode_ProxySuccessorNotification(
     if type(data) is not dict:
         raise DecodeError(path, "ProxySuccessorNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
+    if len(data) == len(known) - 2:
+        r0 = data.get("method", UNDEFINED)
+        if type(r0) is str:
+            obj.method = r0
+            obj.params = UNDEFINED
+            obj.meta = UNDEFINED
+            obj.unknown_properties = {}
+            fast: ProxySuccessorNotification = obj
+            return fast
     v = data.get("method", UNDEFINED)
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "method"), "string")

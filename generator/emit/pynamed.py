@@ -83,6 +83,27 @@ class NamedQueries:
         return len(NamedQueries.wire_keys(obj)) - proven - (1 if obj.tag else 0)
 
     @staticmethod
+    def required_only_path(obj: ObjectType) -> bool:
+        """Whether the decoder of `obj` starts with a path for an object of its required keys
+        alone, the commonest shape: no optional key looked up, no unknown key sought.
+
+        It takes the path when the object has `len(known) - unproven_keys(obj)` keys and
+        every required one is present (with its one-`if` check passed): then no other key
+        is present, and decoding the required fields in schema order is all the general path
+        would do. Those checks have no side effects, so a failing one falls through to the
+        general path, which gives the error (or the salvage) with its path. Only for objects
+        whose required fields a lenient decoder never defaults, without checks of the whole
+        object or flattened unions, and with optional fields to skip."""
+        fields = [item for item in obj.fields if not item.flatten]
+        return (
+            obj.checks is None
+            and len(fields) == len(obj.fields)
+            and any(not item.required for item in fields)
+            and any(item.required for item in fields)
+            and all(not (item.default_on_error or item.default_on_null) for item in fields if item.required)
+        )
+
+    @staticmethod
     def untagged_descriptions(union: UnionType) -> list[str]:
         return [describe(variant.type) for variant in union.variants if variant.tag is None]
 

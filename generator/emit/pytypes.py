@@ -151,11 +151,12 @@ class Queries:
         match expr:
             case Ref():
                 named = self.types[expr.name]
-                return (
-                    self.decoding(named.target)
-                    if isinstance(named, Alias)
-                    else Decoding(call=Call(f"_decode_{expr.name}"))
-                )
+                if isinstance(named, Alias):
+                    return self.decoding(named.target)
+                if isinstance(named, EnumType) and named.value_kind == "str" and named.checks is None:
+                    # The decoder's first step, a member lookup, in place (see enum.jinja).
+                    return Decoding(call=Call(f"_decode_{expr.name}", members=f"_MEMBERS_{expr.name}"))
+                return Decoding(call=Call(f"_decode_{expr.name}"))
             case ListOf() | MapOf() | TupleOf():
                 return Decoding(call=Call(f"_decode_{helper_name(expr)}"))
             case Checked():

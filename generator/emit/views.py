@@ -19,6 +19,8 @@ class Call:
 
     function: str
     bounds: tuple[Bound, Bound] | None = None
+    members: str | None = None
+    """A string enum's member table: a string it holds is looked up in place, without the call."""
 
 
 @dataclass(frozen=True)

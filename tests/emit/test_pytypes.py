@@ -107,7 +107,10 @@ def test_decodings_inline_aliases_and_check_primitives_with_one_if():
         if_invalid=IfInvalid(json_type="int", minimum=0, call=Call("_rt.decode_int", (0, None)))
     )
     assert QUERIES.decoding(Ref("Names")) == Decoding(call=Call("_decode_list_of_str"))
-    assert QUERIES.decoding(Ref("MaybeMode")) == Decoding(inner=Decoding(call=Call("_decode_Mode")))
+    # a string enum: its member lookup in place, the decoder for anything else
+    assert QUERIES.decoding(Ref("MaybeMode")) == Decoding(
+        inner=Decoding(call=Call("_decode_Mode", members="_MEMBERS_Mode"))
+    )
     assert QUERIES.decoding(Primitive("float", maximum=1)) == Decoding(call=Call("_rt.decode_number", (None, 1)))
     short = Primitive("str", min_length=2)
     assert QUERIES.decoding(short).if_invalid == IfInvalid("string at least 2 characters", "str", min_length=2)

@@ -98,6 +98,29 @@ def test_undeclared_properties_in_place_of_optional_ones_are_kept():
     assert acp.decode("ContentBlock", {"type": "text", "text": "x", "_meta": {}}).unknown_properties == {}
 
 
+def test_an_object_of_its_required_keys_alone_decodes_as_the_general_path_does():
+    # Its decoder takes a shorter path when the object has as many keys as it has required
+    # ones, all present and valid; anything else, such as a missing required key beside an
+    # optional or undeclared one, takes the general path and gives its error.
+    decoded = acp.decode("ToolCallUpdate", {"toolCallId": "t"})
+    assert (decoded.tool_call_id, decoded.title, decoded.meta, decoded.unknown_properties) == (
+        "t",
+        UNDEFINED,
+        UNDEFINED,
+        {},
+    )
+    assert acp.encode(decoded) == {"toolCallId": "t"}
+    error = rejection("ToolCallUpdate", {"title": "x"})
+    assert (error.path, error.found) == ("$.toolCallId", acp._runtime.MISSING)
+    error = rejection("ToolCallUpdate", {"toolCallId": 3})
+    assert (error.path, error.expected) == ("$.toolCallId", "string")
+    assert acp.decode("ToolCallUpdate", {"zeta": 1, "toolCallId": "t"}).unknown_properties == {"zeta": 1}
+    error = rejection("UpdateSessionNotification", {"sessionId": "s", "zeta": {}})
+    assert (error.path, error.found) == ("$.update", acp._runtime.MISSING)
+    error = rejection("UpdateSessionNotification", {"sessionId": "s", "update": {"sessionUpdate": "plan_update"}})
+    assert error.path == "$.update.plan"
+
+
 def test_an_undeclared_property_in_place_of_a_required_one_that_was_defaulted_is_kept():
     decoded = acp.decode("ListSessionsResponse", {"zeta": 1})  # lenient: missing `sessions` becomes []
     assert (decoded.sessions, decoded.unknown_properties) == ([], {"zeta": 1})

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import enum
+import functools
 import json
 import pickle
 
@@ -104,6 +105,21 @@ def test_dump_json_is_compact_and_refuses_nan():
     assert rt.dump_json({"a": [1, 2.0, "é"]}) == '{"a":[1,2.0,"é"]}'
     with pytest.raises(ValueError):
         rt.dump_json(float("nan"))
+
+
+def test_dump_json_gives_the_encoders_errors_with_its_cached_encoder():
+    cyclic: list[object] = []
+    cyclic.append(cyclic)
+    saved, rt.ORJSON = rt.ORJSON, None
+    try:
+        with pytest.raises(ValueError, match="Circular reference detected"):
+            rt.dump_json({"a": cyclic})
+        with pytest.raises(RecursionError):
+            rt.dump_json(functools.reduce(lambda inner, _: [inner], range(100_000), []))
+        assert rt.dump_json("é") == json.dumps("é", ensure_ascii=False)
+        assert rt.dump_json([1.5, 2**70, True, None]) == "[1.5,1180591620717411303424,true,null]"
+    finally:
+        rt.ORJSON = saved
 
 
 def test_dump_json_bytes_escapes_lone_surrogates_as_json_stringify_does():
