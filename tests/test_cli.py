@@ -127,9 +127,11 @@ def test_check_fails_after_a_template_change(project):
 
 def test_check_fails_after_a_change_to_a_static_module_and_generate_copies_it_in(project):
     static = project / "generator" / "runtime" / "_connection.py"
-    static.write_text(
-        static.read_text().replace("DEFAULT_LIMIT: Final = 64 * 1024 * 1024", "DEFAULT_LIMIT: Final = 1024")
+    edited, count = re.subn(
+        r"^DEFAULT_LIMIT: Final = .*$", "DEFAULT_LIMIT: Final = 1024", static.read_text(), flags=re.M
     )
+    assert count == 1
+    static.write_text(edited)
     result = cli(project, "check")
     assert result.returncode == 1
     assert "changed: _connection.py" in result.stderr and "DEFAULT_LIMIT: Final = 1024" in result.stderr
