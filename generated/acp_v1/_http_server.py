@@ -36,7 +36,7 @@ from collections.abc import Awaitable, Callable, Mapping, MutableMapping, Sequen
 from typing import Any, Final
 
 from . import _runtime as _rt
-from ._connection import MessageTooLarge, Transport
+from ._connection import DEFAULT_LIMITS, MessageTooLarge, Transport
 from ._runtime import DecodeError
 
 _log = logging.getLogger(f"{_rt.LOGGER}.http")
@@ -45,8 +45,8 @@ PATH: Final = "/acp"
 CONNECTION_ID_HEADER: Final = "acp-connection-id"
 SESSION_ID_HEADER: Final = "acp-session-id"
 KEEP_ALIVE_SECONDS: Final = 15.0
-DEFAULT_MAX_MESSAGE_BYTES: Final = 64 * 1024 * 1024
-DEFAULT_MAX_BUFFERED_BYTES: Final = 64 * 1024 * 1024
+DEFAULT_MAX_MESSAGE_BYTES: Final = DEFAULT_LIMITS.max_message_bytes  # as over stdio
+DEFAULT_MAX_BUFFERED_BYTES: Final = DEFAULT_LIMITS.max_buffered_bytes
 DEFAULT_MAX_OUTPUT_STALL: Final = 60.0
 SESSION_SCOPED_METHODS: Final = frozenset(
     {

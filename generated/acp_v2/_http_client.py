@@ -30,7 +30,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any, Final
 
 from . import _runtime as _rt
-from ._connection import MessageTooLarge
+from ._connection import DEFAULT_LIMITS, MessageTooLarge
 from ._runtime import DecodeError
 
 try:
@@ -48,7 +48,7 @@ SESSION_ID_HEADER: Final = "Acp-Session-Id"
 MAX_ERROR_BODY_BYTES: Final = 8 * 1024
 CONNECTION_FAILURES: Final = frozenset({401, 403, 404, 410})
 REATTACH_METHODS: Final = frozenset({"session/load", "session/resume"})
-DEFAULT_MAX_MESSAGE_BYTES: Final = 64 * 1024 * 1024
+DEFAULT_MAX_MESSAGE_BYTES: Final = DEFAULT_LIMITS.max_message_bytes  # as over stdio
 
 
 class HttpError(Exception):

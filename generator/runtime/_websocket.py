@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from typing import Final
 
 from . import _runtime as _rt
-from ._connection import Transport
+from ._connection import DEFAULT_LIMITS, Transport
 
 try:
     from websockets.asyncio.client import ClientConnection, connect
@@ -35,7 +35,7 @@ _log = logging.getLogger(f"{_rt.LOGGER}.websocket")
 PATH: Final = "/acp"
 """The endpoint both official SDKs serve and connect to."""
 CONNECTION_ID_HEADER: Final = "Acp-Connection-Id"
-DEFAULT_MAX_MESSAGE_BYTES: Final = 64 * 1024 * 1024
+DEFAULT_MAX_MESSAGE_BYTES: Final = DEFAULT_LIMITS.max_message_bytes  # as over stdio
 """A frame longer than this closes the connection with 1009 (message too big)."""
 CLOSE_TIMEOUT: Final = 5.0
 DEFAULT_MAX_OUTPUT_STALL: Final = 60.0
