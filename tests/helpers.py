@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import importlib
 import json
 import math
 import os
 import shutil
+import socket
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -123,3 +128,22 @@ def assert_json_identical(actual: object, expected: object, *, ordered: bool = F
     """`actual` is the JSON value `expected`, type for type (see `json_difference`)."""
     found = json_difference(actual, expected, ordered=ordered)
     assert found is None, found
+
+
+@contextlib.asynccontextmanager
+async def uvicorn_serving(app: Any) -> AsyncIterator[str]:
+    """An ASGI `app` under uvicorn on a free port of 127.0.0.1: its `http://127.0.0.1:PORT/acp`."""
+    import uvicorn
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    task = asyncio.ensure_future(server.serve(sockets=[listener]))
+    try:
+        while not server.started:
+            await asyncio.sleep(0.01)
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/acp"
+    finally:
+        server.should_exit = True
+        await task
+        listener.close()

@@ -356,12 +356,8 @@ class AcpHttpApp:
             else:
                 await self._initialize(message, body, send)
             return
-        if not connection_id:
-            await _text(send, 400, "Missing Acp-Connection-Id")
-            return
-        connection = self.connections.get(connection_id)
+        connection = await self._named_connection(connection_id, send)
         if connection is None:
-            await _text(send, 404, "Unknown Acp-Connection-Id")
             return
         refusal = self._route_inbound(connection, message, headers.get(SESSION_ID_HEADER))
         if refusal is not None:
@@ -405,17 +401,23 @@ class AcpHttpApp:
             return
         await _json(send, 200, answer, [(CONNECTION_ID_HEADER.encode(), connection.id.encode())])
 
+    async def _named_connection(self, connection_id: str | None, send: Send) -> HttpConnection | None:
+        """The connection `Acp-Connection-Id` names, or None once the 400 (no id) or the 404
+        (an unknown one) is answered."""
+        if not connection_id:
+            await _text(send, 400, "Missing Acp-Connection-Id")
+            return None
+        connection = self.connections.get(connection_id)
+        if connection is None:
+            await _text(send, 404, "Unknown Acp-Connection-Id")
+        return connection
+
     async def _get(self, headers: Mapping[str, str], receive: Receive, send: Send) -> None:
         if "text/event-stream" not in headers.get("accept", "").lower():
             await _text(send, 406, "Not Acceptable")
             return
-        connection_id = headers.get(CONNECTION_ID_HEADER)
-        if not connection_id:
-            await _text(send, 400, "Missing Acp-Connection-Id")
-            return
-        connection = self.connections.get(connection_id)
+        connection = await self._named_connection(headers.get(CONNECTION_ID_HEADER), send)
         if connection is None:
-            await _text(send, 404, "Unknown Acp-Connection-Id")
             return
         route = headers.get(SESSION_ID_HEADER) or None
         outbox = connection.streams.get(route)
@@ -463,13 +465,8 @@ class AcpHttpApp:
                 await gone
 
     async def _delete(self, headers: Mapping[str, str], send: Send) -> None:
-        connection_id = headers.get(CONNECTION_ID_HEADER)
-        if not connection_id:
-            await _text(send, 400, "Missing Acp-Connection-Id")
-            return
-        connection = self.connections.get(connection_id)
+        connection = await self._named_connection(headers.get(CONNECTION_ID_HEADER), send)
         if connection is None:
-            await _text(send, 404, "Unknown Acp-Connection-Id")
             return
         connection.end()
         await _empty(send, 202)

@@ -7,16 +7,14 @@ TypeScript SDK's WebSocket client against the example agent.)"""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import socket
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
 
-from tests.helpers import ROOT, import_package
+from tests.helpers import ROOT, import_package, uvicorn_serving
 
 acp = import_package(ROOT / "generated", "acp_v2")
 acp_v1 = import_package(ROOT / "generated", "acp_v1")
@@ -124,25 +122,6 @@ def test_without_websockets_the_transport_names_the_extra_and_the_package_still_
     )
     assert result.returncode == 0, result.stderr
     assert "websocket` extra" in result.stdout and "pip install" in result.stdout
-
-
-@contextlib.asynccontextmanager
-async def uvicorn_serving(app: Any) -> AsyncIterator[str]:
-    """An ASGI `app` under uvicorn on a free port of 127.0.0.1: its `http://127.0.0.1:PORT/acp`."""
-    import uvicorn
-
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    task = asyncio.ensure_future(server.serve(sockets=[listener]))
-    try:
-        while not server.started:
-            await asyncio.sleep(0.01)
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}/acp"
-    finally:
-        server.should_exit = True
-        await task
-        listener.close()
 
 
 @pytest.mark.parametrize("scheme", ["http", "ws"])

@@ -7,15 +7,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import socket
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import httpx
-import uvicorn
 
 from generator.runtime import _http_server as hs
 from generator.runtime._connection import Transport
+from tests.helpers import uvicorn_serving
 
 TIMEOUT = 10
 INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 2}}
@@ -48,23 +47,6 @@ class Agent:
 
 async def send(transport: Transport, message: dict[str, Any]) -> None:
     await transport.send(json.dumps({"jsonrpc": "2.0", **message}).encode())
-
-
-@contextlib.asynccontextmanager
-async def serving(app: hs.AcpHttpApp) -> AsyncIterator[str]:
-    """`app` under uvicorn on a free port of 127.0.0.1: its URL."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    task = asyncio.ensure_future(server.serve(sockets=[listener]))
-    try:
-        while not server.started:
-            await asyncio.sleep(0.01)
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}/acp"
-    finally:
-        server.should_exit = True
-        await task
-        listener.close()
 
 
 async def initialize(http: httpx.AsyncClient, url: str) -> str:
@@ -108,7 +90,7 @@ async def test_the_status_codes_of_acp_server():
     agent = Agent()
     async with (
         asyncio.timeout(TIMEOUT),
-        serving(hs.AcpHttpApp(agent, max_message_bytes=1000)) as url,
+        uvicorn_serving(hs.AcpHttpApp(agent, max_message_bytes=1000)) as url,
         httpx.AsyncClient() as http,
     ):
         assert (await http.post(url.replace("/acp", "/other"), json=INIT)).status_code == 404
@@ -140,7 +122,7 @@ async def test_the_status_codes_of_acp_server():
 
 async def test_messages_go_out_on_the_connections_stream_and_their_sessions_streams():
     agent = Agent()
-    async with asyncio.timeout(TIMEOUT), serving(hs.AcpHttpApp(agent)) as url, httpx.AsyncClient() as http:
+    async with asyncio.timeout(TIMEOUT), uvicorn_serving(hs.AcpHttpApp(agent)) as url, httpx.AsyncClient() as http:
         connection = {"Acp-Connection-Id": await initialize(http, url)}
         session = {**connection, "Acp-Session-Id": "s1"}
         async with events(http, url, connection) as main:
@@ -187,7 +169,7 @@ async def test_messages_go_out_on_the_connections_stream_and_their_sessions_stre
 async def test_a_stream_without_messages_gets_keep_alives():
     async with (
         asyncio.timeout(TIMEOUT),
-        serving(hs.AcpHttpApp(Agent(), keep_alive=0.05)) as url,
+        uvicorn_serving(hs.AcpHttpApp(Agent(), keep_alive=0.05)) as url,
         httpx.AsyncClient() as http,
     ):
         connection = {"Acp-Connection-Id": await initialize(http, url)}
@@ -205,7 +187,7 @@ async def test_origin_and_authorization_are_checked_before_any_message():
 
     app = hs.AcpHttpApp(agent, allowed_origins=["https://editor.example"], authorize=authorize)
     good = {"Authorization": "Bearer t"}
-    async with asyncio.timeout(TIMEOUT), serving(app) as url, httpx.AsyncClient() as http:
+    async with asyncio.timeout(TIMEOUT), uvicorn_serving(app) as url, httpx.AsyncClient() as http:
         assert (await http.post(url, json=INIT)).status_code == 401
         assert (await http.post(url, json=INIT, headers={"Authorization": "Bearer x"})).status_code == 401
         assert (await http.post(url, json=INIT, headers={**good, "Origin": "https://evil.example"})).status_code == 403
@@ -228,7 +210,7 @@ async def test_an_agent_whose_client_reads_nothing_waits_then_loses_the_connecti
             outcome.append(str(error))
 
     app = hs.AcpHttpApp(flood, max_buffered_bytes=1000, max_output_stall=0.3)
-    async with asyncio.timeout(TIMEOUT), serving(app) as url, httpx.AsyncClient() as http:
+    async with asyncio.timeout(TIMEOUT), uvicorn_serving(app) as url, httpx.AsyncClient() as http:
         response = await http.post(url, json=INIT)
         connection = {"Acp-Connection-Id": response.headers["Acp-Connection-Id"]}
         while not outcome:
@@ -243,7 +225,7 @@ async def test_the_websocket_of_the_app_shares_its_path_and_its_checks():
 
     agent = Agent()
     app = hs.AcpHttpApp(agent, allowed_origins=["https://editor.example"], max_message_bytes=1000)
-    async with asyncio.timeout(TIMEOUT), serving(app) as url:
+    async with asyncio.timeout(TIMEOUT), uvicorn_serving(app) as url:
         ws_url = url.replace("http", "ws", 1)
         for bad, status in ((ws_url.replace("/acp", "/x"), 404), (ws_url, 403)):
             try:
