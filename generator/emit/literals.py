@@ -19,8 +19,9 @@ def python_literal(value: object) -> str:
         return repr(value)
     if isinstance(value, list):
         return "[" + ", ".join(python_literal(item) for item in value) + "]"
-    if isinstance(value, tuple):
-        return "(" + "".join(f"{python_literal(item)}, " for item in value) + ")"
+    if isinstance(value, tuple):  # as black writes them: `("a",)`, `("a", "b")`
+        inner = ", ".join(python_literal(item) for item in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{python_literal(key)}: {python_literal(item)}" for key, item in value.items()) + "}"
     raise TypeError(f"no Python literal for {type(value).__name__}")

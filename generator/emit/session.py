@@ -20,10 +20,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from generator.emit.contexts import import_sort_key
-from generator.emit.literals import python_literal
+from generator.emit.pytypes import Queries
 from generator.errors import GenerationError
-from generator.ir.model import EnumType, Field, ListOf, Module, NamedType, ObjectType, Ref, TypeExpr, UnionType
-from generator.ir.naming import words
+from generator.ir.model import Field, ListOf, Module, NamedType, ObjectType, Ref, TypeExpr, UnionType
+from generator.ir.naming import fold_function_name
 
 SESSION_UPDATE_METHOD = "session/update"
 """The notification whose params carry one update of a session."""
@@ -96,7 +96,7 @@ class RuleView:
     cls: str
     kind: str  # ENTITY | VALUE | EVENT | REMOVE
     slot: str
-    key: str | None  # the expression of the key function
+    key: tuple[tuple[str, ...], str] | None  # the attribute path of the key, and its wire name
     fold: str  # "merge", "replace" or a generated function
 
 
@@ -111,7 +111,7 @@ class ChunkView:
     payload: str  # the chunk's attribute
     list_attribute: str | None  # the entity's list the payload is appended to
     base64: AppendsBase64 | None
-    required: tuple[tuple[str, str], ...]  # the entity's other required attributes → start expression
+    required: tuple[tuple[Field, str], ...]  # the entity's other required attributes, each with its start value
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,7 @@ class BaseView:
     function: str
     base: str
     variant: str
-    required: tuple[str, ...]  # the variant's arguments from the patch: `tool_call_id=patch.tool_call_id`
+    required: tuple[str, ...]  # the variant's required attributes, taken from the patch
 
 
 @dataclass(frozen=True)
@@ -231,7 +231,7 @@ def session_context(module: Module, objects: list[ObjectType]) -> SessionContext
         explicit = EXPLICIT.variants.get(tag)
         if obj.name in entities:
             slot, _, identity = entities[obj.name]
-            rules.append(RuleView(obj.name, "ENTITY", slot, _key((identity.name,), identity.wire_name), "merge"))
+            rules.append(RuleView(obj.name, "ENTITY", slot, ((identity.name,), identity.wire_name), "merge"))
             key_type = typed(identity.type)
             slots.append(SlotView(slot, "entity", f"dict[{key_type}, {obj.name}]", f"The {tag} entities by id."))
             key_types.add(key_type)
@@ -242,7 +242,7 @@ def session_context(module: Module, objects: list[ObjectType]) -> SessionContext
             continue
         if isinstance(explicit, Keyed):
             kind = "REMOVE" if isinstance(explicit, Removes) else "ENTITY"
-            rules.append(RuleView(obj.name, kind, explicit.slot, _key(explicit.path, explicit.wire_name), "replace"))
+            rules.append(RuleView(obj.name, kind, explicit.slot, (explicit.path, explicit.wire_name), "replace"))
             if kind == "ENTITY":
                 slots.append(SlotView(explicit.slot, "entity", f"dict[str, {obj.name}]", f"The {tag} entities by id."))
             continue
@@ -262,19 +262,19 @@ def session_context(module: Module, objects: list[ObjectType]) -> SessionContext
                 other.append(obj.name)
                 continue
             starts = EXPLICIT.chunk_starts.get(tag, {})
-            extra: list[tuple[str, str]] = []
+            extra: list[tuple[Field, str]] = []
             for f in target_base.fields:
                 if f.required and f.name != identity.name:
                     if f.wire_name not in starts:
                         raise GenerationError(obj.pointer, f"no start value of {f.wire_name} for a first {tag}")
-                    extra.append((f.name, _start_expression(types, f, starts[f.wire_name])))
-            function = f"_fold_{tag}"
+                    extra.append((f, starts[f.wire_name]))
+            function = fold_function_name(tag)
             chunks.append(
                 ChunkView(
                     function, obj.name, target, own_identity.name, payload.name, list_attribute, appends, tuple(extra)
                 )
             )
-            rules.append(RuleView(obj.name, "ENTITY", slot, _key((own_identity.name,), identity_wire), function))
+            rules.append(RuleView(obj.name, "ENTITY", slot, ((own_identity.name,), identity_wire), function))
             continue
         if base.upsert is not None and not base.upsert.identity:
             slot = _slot_name(tag)
@@ -293,13 +293,15 @@ def session_context(module: Module, objects: list[ObjectType]) -> SessionContext
     carried = {link.carried for request in requests for link in request.links if link.carried}
     for variant_name, (_, base, _) in entities.items():
         if base.name in carried and base.name != variant_name:
-            arguments = tuple(f"{f.name}=patch.{f.name}" for f in base.fields if f.required)
-            base_folds.append(BaseView(f"_fold_{naming_snake(base.name)}", base.name, variant_name, arguments))
+            arguments = tuple(f.name for f in base.fields if f.required)
+            base_folds.append(BaseView(fold_function_name(base.name), base.name, variant_name, arguments))
     names = {params.name, union.name, "TerminalOutput"} if any(c.base64 for c in chunks) else {params.name, union.name}
     names |= {rule.cls for rule in rules} | {c.target for c in chunks} | {b.base for b in base_folds}
     names |= {b.variant for b in base_folds} | {r.params for r in requests}
     names |= {step for r in requests for link in r.links for kind, step in link.steps if kind == "type"}
-    names |= {expr.split(".")[0] for c in chunks for _, expr in c.required if "." in expr} | key_types
+    queries = Queries(module)
+    start_members = (queries.enum_member(item.type, value) for c in chunks for item, value in c.required)
+    names |= {member.enum for member in start_members if member} | key_types
     return SessionContext(
         notification=params.name,
         notification_session=session_field.name,
@@ -313,30 +315,6 @@ def session_context(module: Module, objects: list[ObjectType]) -> SessionContext
         other=other,
         session_imports=sorted(names, key=import_sort_key),
     )
-
-
-def _key(path: tuple[str, ...], wire_name: str) -> str:
-    """The expression of the key function of an update at the attribute `path`."""
-    return f"_session.key_at({_tuple(path)}, {python_literal(wire_name)})"
-
-
-def _tuple(items: tuple[str, ...]) -> str:
-    """A tuple of strings as black writes it on one line."""
-    inner = ", ".join(python_literal(item) for item in items)
-    return f"({inner},)" if len(items) == 1 else f"({inner})"
-
-
-def naming_snake(name: str) -> str:
-    return "_".join(word.lower() for word in words(name))
-
-
-def _start_expression(types: Mapping[str, NamedType], item: Field, value: str) -> str:
-    """The Python expression of `value` for `item`: its enum member, or the literal."""
-    target = types.get(item.type.name) if isinstance(item.type, Ref) else None
-    if isinstance(target, EnumType) and any(m.value == value for m in target.members):
-        member = next(m for m in target.members if m.value == value)
-        return f"{target.name}.{member.name}"
-    return repr(value)
 
 
 def _chunk_target(

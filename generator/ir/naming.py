@@ -329,6 +329,12 @@ def merge_function_name(type_name: str) -> str:
     return "merge_" + "_".join(word.lower() for word in words(type_name))
 
 
+def fold_function_name(name: str) -> str:
+    """A session update tag or type → the private function that folds it into the session
+    state (`agent_message_chunk` → `_fold_agent_message_chunk`, `ToolCallUpdate` → `_fold_tool_call_update`)."""
+    return "_fold_" + "_".join(word.lower() for word in words(name))
+
+
 def method_name(method: str) -> str:
     """A JSON-RPC method → the Python method that serves or sends it: the method's words,
     lowercased, joined by `_` (`session/prompt` → `session_prompt`, `$/cancel_request` →

@@ -21,3 +21,7 @@ def test_docstrings_evaluate_to_the_text_laid_out_as_black_does():
     for text in ['ends with a quote"', 'triple """ inside', "trailing backslash \\", "nul\0 and \u2028 in the middle"]:
         assert ast.literal_eval(docstring(text, 4)).strip() == text
     assert ast.literal_eval(docstring("first\n  second\n  third", 4)) == "first\n    second\n    third"
+
+
+def test_tuples_are_written_as_black_writes_them():
+    assert [python_literal(value) for value in [(), ("a",), ("a", 1)]] == ["()", '("a",)', '("a", 1)']
