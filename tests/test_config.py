@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from generator.config import Config, PackageConfig, SchemaOptions, UpsertRule, find_root, load_config
+from generator.config import (
+    Config,
+    PackageConfig,
+    SchemaOptions,
+    UpsertRule,
+    find_root,
+    load_config,
+    official_options,
+)
 from generator.errors import GenerationError
 from tests.helpers import ROOT
 
@@ -70,8 +78,26 @@ def test_contradictory_upsert_rules(row, message):
     assert row.contradiction() == message
 
 
-def test_the_projects_own_rules_do_not_contradict_themselves():
-    assert all(row.contradiction() is None for row in load_config(ROOT).options.upserts.values())
+def test_the_shipped_rules_of_the_official_schema_load_and_do_not_contradict_themselves():
+    shipped = official_options()
+    assert {"ToolCallUpdate", "TerminalUpdate", "UsageUpdate"} <= set(shipped.upserts)
+    assert all(row.contradiction() is None for row in shipped.upserts.values())
+    assert (shipped.not_upserts, shipped.path_types) == (("SessionMessageChunk",), ("AbsolutePath",))
+
+
+def test_the_projects_table_overrides_and_extends_the_defaults():
+    defaults = SchemaOptions(upserts={"A": rule(), "B": rule(), "C": rule()}, not_upserts=("N", "D"), path_types=("P",))
+    own = SchemaOptions(upserts={"B": rule(identity=("id",)), "D": rule()}, not_upserts=("C", "M"), path_types=("Q",))
+    merged = own.over(defaults)
+    assert merged.upserts == {"A": rule(), "B": rule(identity=("id",)), "D": rule()}
+    assert (merged.not_upserts, merged.path_types) == (("N", "C", "M"), ("P", "Q"))
+
+
+def test_official_defaults_can_be_turned_off(tmp_path):
+    assert write(tmp_path, TABLE).options.official_defaults is True
+    assert write(tmp_path, TABLE + "official-defaults = false\n").options.official_defaults is False
+    with pytest.raises(GenerationError, match=r"official-defaults: expected true or false"):
+        write(tmp_path, TABLE + 'official-defaults = "no"\n')
 
 
 def test_a_contradiction_is_refused_when_loading(tmp_path):
@@ -88,7 +114,10 @@ def test_rows_for_types_a_schema_lacks_are_dropped_with_a_warning():
     options = SchemaOptions(upserts={"A": rule(), "Gone": rule()}, not_upserts=("B", "Old"), path_types=("Path", "P2"))
     kept, warnings = options.restricted_to({"A", "B", "Path"})
     assert kept == SchemaOptions(upserts={"A": rule()}, not_upserts=("B",), path_types=("Path",))
-    assert warnings == [
+    assert {(warning.code, warning.subject) for warning in warnings} == {
+        ("unknown-type", n) for n in ("Gone", "Old", "P2")
+    }
+    assert [warning.text for warning in warnings] == [
         "pyproject.toml [tool.acp-codegen] upserts.Gone: no $defs of that name in this schema; the row is ignored",
         "pyproject.toml [tool.acp-codegen] not-upserts: Old: no $defs of that name in this schema; the row is ignored",
         "pyproject.toml [tool.acp-codegen] path-types: P2: no $defs of that name in this schema; the row is ignored",

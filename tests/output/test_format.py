@@ -10,7 +10,7 @@ from generator.emit.render import render_package
 from generator.emit.units import join_units, split_units
 from generator.output.format import _batches, reshaped, unit_key
 from generator.output.manifest import proven_units
-from generator.pipeline import build_ir, versions
+from generator.pipeline import build_ir, versions, with_commands
 from tests.helpers import CACHE, ROOT, V2_SCHEMA
 
 GENERATED = ROOT / "generated" / "acp_v2"
@@ -82,6 +82,7 @@ def test_black_finds_every_unit_of_the_vendored_schema_formatted():
     itself, so black formats it once (`black.format_str` runs twice on what it changes)."""
     config = load_config(ROOT)
     module = build_ir(V2_SCHEMA, "acp_v2", ROOT, config.options, CACHE, config.packages[0].protocol_version)
+    module = with_commands(module, config.commands)  # the headers name the project's commands
     black_texts = proven_units(GENERATED)
     for name, units in render_package(module, versions()).items():
         if name.endswith(".py"):
