@@ -16,6 +16,7 @@ import jinja2
 from generator import runtime
 from generator.emit.contexts import (
     PackageContext,
+    UpsertContext,
     import_sort_key,
     names_in_code,
     rpc_context,
@@ -173,15 +174,22 @@ def environment(queries: Queries) -> jinja2.Environment:
     return env
 
 
-def base_context(module: Module, queries: Queries, versions: dict[str, str]) -> PackageContext:
-    """What every template may use: the module, its types in definition order, the public names."""
-    objects = class_order(module)
+def base_context(
+    module: Module,
+    queries: Queries,
+    versions: dict[str, str],
+    objects: list[ObjectType],
+    upserts: UpsertContext,
+    session: bool,
+) -> PackageContext:
+    """What every template may use: the module, its types in definition order (`objects` in
+    class order), the public names (the merge functions of `upserts`, the session names if
+    the package has `session`)."""
     aliases_and_unions = definition_order(module)
     rpc = module.has_rpc
     defs_names = {python: name for name, python in module.public_names}
     connection = connection_names(module)
-    merge_functions = upsert_context(objects, queries).merge_functions
-    session = merge_functions and session_context(module, objects) is not None
+    merge_functions = upserts.merge_functions
     names = [named.name for named in module.types]
     runtime_names = ["DecodeError", "MaybeUndefined", "Model", "Salvage", "UNDEFINED", "Undefined", "decode", "encode"]
     return PackageContext(
@@ -294,8 +302,10 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
     renders a whole file."""
     queries = Queries(module)
     env = environment(queries)
-    context = base_context(module, queries, versions)
-    upserts = upsert_context(context.objects, queries)
+    objects = class_order(module)
+    upserts = upsert_context(objects, queries)
+    session = session_context(module, objects) if upserts.upserts else None
+    context = base_context(module, queries, versions, objects, upserts, session is not None)
     base = variables(context, upserts)
     files = {
         "_runtime.py": static_units(env, "_runtime.py", base),
@@ -307,7 +317,6 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         files["_builders.py"] = builder_units(env, context, base)
     if upserts.upserts:
         files["upserts.py"] = split_units(env.get_template("upserts.py.jinja").render(base))
-    session = session_context(module, context.objects) if upserts.upserts else None
     if session is not None:
         files["_session.py"] = static_units(env, "_session.py", base)
         files["session.py"] = split_units(
