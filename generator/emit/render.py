@@ -242,8 +242,7 @@ def model_units(env: jinja2.Environment, context: PackageContext, base: dict[str
         key=import_sort_key,
     )
     models: Any = env.get_template("models.py.jinja").make_module({**base, "builder_imports": builder_imports})
-    units = [models.head()]
-    units += [
+    units = [
         enums.enum_class(t) if isinstance(t, EnumType) else objects.object_class(t)
         for t in context.module.types
         if isinstance(t, (EnumType, ObjectType))
@@ -253,7 +252,21 @@ def model_units(env: jinja2.Environment, context: PackageContext, base: dict[str
         for t in context.aliases_and_unions
     ]
     units.append(models.tail())
-    return [str(unit) for unit in units]
+    body = [str(unit) for unit in units]
+    # the head imports what the rest uses: a module of its own, made once the rest is rendered
+    with_imports: Any = env.get_template("models.py.jinja").make_module(
+        {**base, "builder_imports": builder_imports, **_standard_imports(body)}
+    )
+    return [str(with_imports.head()), *body]
+
+
+def _standard_imports(units: list[str]) -> dict[str, list[str]]:
+    """The modules (`import os`) and the `collections.abc` names that `units` use, of those
+    the signatures of constructors and builders may need: what their module's head imports."""
+    return {
+        "module_imports": names_in_code(units, ["builtins", "os"]),
+        "abc_imports": names_in_code(units, ["Iterable", "Mapping"]),
+    }
 
 
 def builder_units(env: jinja2.Environment, context: PackageContext, base: dict[str, Any]) -> list[str]:
@@ -264,7 +277,7 @@ def builder_units(env: jinja2.Environment, context: PackageContext, base: dict[s
     # Each TypeVar names its class in a string (`bound="ToolCallUpdate"`), which tokens do not show.
     imports = sorted(set(names_in_code(units, context.imported)).union(o.name for o in built), key=import_sort_key)
     builders_module: Any = env.get_template("builders.py.jinja").make_module(
-        {**base, "builders_module_imports": imports}
+        {**base, "builders_module_imports": imports, **_standard_imports(units)}
     )
     return [str(builders_module.head()), *units]
 
