@@ -25,7 +25,7 @@ from generator.emit.contexts import (
     variables,
 )
 from generator.emit.exprs import expressions, helper_name
-from generator.emit.layout import bracket_layout
+from generator.emit.layout import annotation_operands, bracket_layout
 from generator.emit.literals import comment_safe, docstring, json_literal, python_literal, string_block
 from generator.emit.peers import connection_context, connection_names
 from generator.emit.pynamed import NamedQueries
@@ -160,6 +160,7 @@ def environment(queries: Queries) -> jinja2.Environment:
     env.globals.update(
         fits=lambda line: len(line) <= LINE_LENGTH,
         bracket_layout=bracket_layout,
+        annotation_operands=annotation_operands,
         bases=named.bases,
         shares_object=named.shares_object,
         is_recursive=named.is_recursive,
