@@ -259,10 +259,11 @@ def test_configured_commands_are_what_the_headers_and_messages_name(tmp_path):
         '[tool.acp-codegen.commands]\ngenerate = "tox -e gen"\ncheck = "tox -e drift"\nupdate-schema = "tox -e vendor -- V"\n'
     )
     assert "no schema lock; run `tox -e vendor -- V`" in one_line_error(cli(tmp_path, "generate"))
-    (tmp_path / "pyproject.toml").write_text(
-        (tmp_path / "pyproject.toml").read_text().replace('lock = "lock.json"\n', "")
-    )
+    no_lock = (tmp_path / "pyproject.toml").read_text().replace('lock = "lock.json"\n', "pyproject = false\n")
+    (tmp_path / "pyproject.toml").write_text(no_lock)
     assert cli(tmp_path, "generate").returncode == 0  # no lock: the schema is used as it is
+    assert not (tmp_path / "out" / "pyproject.toml").exists()  # pyproject = false: none written
+    assert cli(tmp_path, "check").returncode == 0  # ... and none compared
     assert (
         "# Regenerate with `tox -e gen`; `tox -e drift` fails"
         in (tmp_path / "out" / "rules_pkg" / "models.py").read_text()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from generator.config import (
+    Commands,
     Config,
     PackageConfig,
     SchemaOptions,
@@ -202,3 +203,44 @@ def test_the_projects_config_lists_v2_then_v1():
 def test_a_bad_list_of_packages_is_one_clear_error(tmp_path, edit, message):
     with pytest.raises(GenerationError, match=message):
         write(tmp_path, PACKAGES.replace(*edit, 1))
+
+
+def test_a_minimal_table_names_the_schema_the_package_and_where_it_goes(tmp_path):
+    config = write(tmp_path, '[tool.acp-codegen]\nschema = "vendor/acp.json"\npackage = "acp"\nout = "src"\n')
+    assert (config.schema, config.package, config.out) == (tmp_path / "vendor/acp.json", "acp", tmp_path / "src")
+    assert (config.lock, config.npm_package, config.schema_files) == (None, "@agentclientprotocol/sdk", ())
+    assert (config.pyproject, config.ignore_warnings, config.commands) == (True, (), Commands())
+
+
+def test_schema_files_map_npm_paths_to_the_projects(tmp_path):
+    listed = write(tmp_path, TABLE + 'schema-files = ["schema/schema.json"]\n')
+    assert listed.schema_files == (("schema/schema.json", "schema/schema.json"),)
+    mapped = write(tmp_path, TABLE + '[tool.acp-codegen.schema-files]\n"schema/v2/schema.json" = "vendor/v2.json"\n')
+    assert mapped.schema_files == (("schema/v2/schema.json", "vendor/v2.json"),)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('schema-files = "s.json"\n', r"schema-files: expected a list of paths or a table"),
+        ('[tool.acp-codegen.schema-files]\n"s.json" = "/etc/s.json"\n', r"'/etc/s.json' is not a relative path"),
+        ('[tool.acp-codegen.schema-files]\n"../s.json" = "s.json"\n', r"'../s.json' is not a relative path"),
+        ("pyproject = 0\n", r"pyproject: expected true or false"),
+        ('ignore-warnings = "unknown-type"\n', r"ignore-warnings: expected a list of strings"),
+        ('[tool.acp-codegen.commands]\nregenerate = "x"\n', r"commands: unknown keys \['regenerate'\]"),
+        ('[tool.acp-codegen.commands]\ngenerate = ""\n', r"commands.generate: expected a non-empty string"),
+    ],
+)
+def test_a_bad_vendoring_setting_is_one_clear_error(tmp_path, text, message):
+    with pytest.raises(GenerationError, match=message):
+        write(tmp_path, TABLE + text)
+
+
+def test_commands_and_warnings_settings(tmp_path):
+    config = write(
+        tmp_path,
+        TABLE + 'pyproject = false\nignore-warnings = ["unknown-type", "unconfigured-upsert:X"]\n'
+        '[tool.acp-codegen.commands]\ngenerate = "tox -e gen"\nupdate-schema = "tox -e vendor"\n',
+    )
+    assert (config.pyproject, config.ignore_warnings) == (False, ("unknown-type", "unconfigured-upsert:X"))
+    assert config.commands == Commands(generate="tox -e gen", check=None, update_schema="tox -e vendor")
