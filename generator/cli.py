@@ -38,6 +38,8 @@ EXIT_BREAKING = 3
 EXIT_INTERRUPTED = 130
 CHANGELOG = "CHANGELOG.md"  # beside the lock: the API changelog update-schema prepends to
 CACHE_DIR = ".cache/acp-codegen"
+# The warnings the last generate or check printed (cause and text): the next prints only the others.
+WARNED_FILE = "warned.json"
 DIFF_PACKAGE = "acp"  # what `diff` calls the package outside a configured project (the changelog names no package)
 # The arguments of generate and check that decide what they write (the generated headers repeat them).
 OUTPUT_OPTIONS = ("schema", "out", "package", "schema_dirs", "no_pyproject")
@@ -312,6 +314,20 @@ def _warnings(modules: list[model.Module], ignored: tuple[str, ...]) -> list[Sch
     ]
 
 
+def _print_warnings(warnings: list[SchemaWarning], cache_dir: Path | None) -> None:
+    """Print each warning the last run in this project (its cache) did not print: a warning is
+    printed once per cause, while its text stays the same; without a cache (--no-cache, --strict)
+    every one. The cache then remembers these warnings, and forgets those gone."""
+    keys = [f"{warning.cause}\0{warning.text}" for warning in warnings]
+    shown = cache.read(cache_dir / WARNED_FILE) if cache_dir is not None else None
+    known = set(shown) if isinstance(shown, list) and all(isinstance(key, str) for key in shown) else set()
+    for warning, key in zip(warnings, keys, strict=True):
+        if key not in known:
+            print(f"warning: {warning}", file=sys.stderr)
+    if cache_dir is not None and set(keys) != known:
+        cache.write(cache_dir / WARNED_FILE, keys)
+
+
 def _program(argv0: str) -> str:
     """How the user started the generator: `python -m generator` or the `acp-codegen` script."""
     path = Path(argv0)
@@ -370,8 +386,7 @@ def run(argv: list[str], program: str = "acp-codegen") -> int:
         for target in targets
     ]
     warnings = _warnings(modules, config.ignore_warnings)
-    for warning in warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+    _print_warnings(warnings, None if args.strict else cache_dir)
     if args.strict and warnings:
         print("error: --strict and the warnings above; nothing was written", file=sys.stderr)
         return EXIT_ERROR

@@ -196,8 +196,9 @@ def test_an_unconfigured_upsert_warns_once_with_its_code_and_fails_with_strict(p
     configure(project, "official-defaults = false\n")  # the shipped rules off: every upsert type warns
     before = digest(project / "generated")
     warned = cli(project, "check")
-    # v1 and v2 both have TerminalUpdate: one cause, printed once
-    assert warned.stderr.count("warning: TerminalUpdate (#/$defs/TerminalUpdate)") == 1
+    # both v1 and v2 describe CompactionUpdate as an upsert: one cause, printed once
+    assert warned.stderr.count("warning: CompactionUpdate (#/$defs/CompactionUpdate)") == 1
+    assert "warning: TerminalUpdate (#/$defs/TerminalUpdate)" in warned.stderr
     assert "but it is not in [tool.acp-codegen.upserts] (or not-upserts) [unconfigured-upsert]" in warned.stderr
     strict = cli(project, "generate", "--strict")
     assert strict.returncode == 2 and "--strict" in strict.stderr
@@ -207,12 +208,28 @@ def test_an_unconfigured_upsert_warns_once_with_its_code_and_fails_with_strict(p
 def test_a_warning_is_silenced_by_its_code_or_its_cause(project):
     original = (project / "pyproject.toml").read_text()
     v2 = ("--schema", "schema/v2/schema.unstable.json", "--out", "v2")
+    configure(project, 'official-defaults = false\nignore-warnings = ["unconfigured-upsert"]\n')
+    assert "warning:" not in cli(project, "check", *v2).stderr
+    (project / "pyproject.toml").write_text(original)
     configure(project, 'official-defaults = false\nignore-warnings = ["unconfigured-upsert:TerminalUpdate"]\n')
     one = cli(project, "check", *v2).stderr
     assert "warning: ToolCallUpdate (" in one and "TerminalUpdate" not in one
-    (project / "pyproject.toml").write_text(original)
-    configure(project, 'official-defaults = false\nignore-warnings = ["unconfigured-upsert"]\n')
-    assert "warning:" not in cli(project, "check", *v2).stderr
+
+
+def test_a_warning_is_printed_by_the_first_run_that_meets_its_cause(tmp_path):
+    upsert = {"type": "object", "description": "Patch semantics.", "properties": {"id": {"type": "string"}}}
+    schema = tmp_path / "api.json"
+    schema.write_text(json.dumps({"$defs": {"Update": upsert}}))
+    args = ("--schema", "api.json", "--out", "out", "--package", "api")
+    assert cli(tmp_path, "generate", *args).stderr.count("warning: Update (") == 1
+    assert "warning:" not in cli(tmp_path, "check", *args).stderr  # printed once: not again at every check
+    assert "warning: Update (" in cli(tmp_path, "check", "--strict", *args).stderr  # --strict prints every one
+    schema.write_text(json.dumps({"$defs": {"Update": upsert, "Patch": upsert}}))
+    assert cli(tmp_path, "generate", *args).stderr.count("warning:") == 1  # the new cause only: Patch
+    schema.write_text(json.dumps({"$defs": {"Patch": upsert}}))
+    assert cli(tmp_path, "generate", *args).stderr == ""
+    schema.write_text(json.dumps({"$defs": {"Update": upsert, "Patch": upsert}}))
+    assert "warning: Update (" in cli(tmp_path, "generate", *args).stderr  # gone, then back: printed again
 
 
 def one_line_error(result: subprocess.CompletedProcess[str]) -> str:
