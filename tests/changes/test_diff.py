@@ -294,7 +294,8 @@ def offer(monkeypatch, schema: dict) -> None:
     """Make the next `update-schema` fetch `schema`."""
 
     def fetch(config, version, destination):
-        for relative, text in (("schema/api.json", json.dumps(schema)), (vendor.LICENSE_PATH, "License.\n")):
+        license_file = vendor.license_path(config).relative_to(config.root)  # beside the lock
+        for relative, text in (("schema/api.json", json.dumps(schema)), (license_file, "License.\n")):
             (destination / relative).parent.mkdir(parents=True, exist_ok=True)
             (destination / relative).write_text(text)
         return {"package": config.npm_package, "version": version, "files": []}
