@@ -204,11 +204,12 @@ def _update_schema(config: Config, args: argparse.Namespace) -> int:
     targets = config.packages
     previous = [_vendored(config, package.schema, config.lock, package.package) for package in targets]
     changelog = config.lock.parent / CHANGELOG
-    license_file = vendor.license_path(config)
     if with_pyproject:
         project.ensure_generated(out / project.FILE)
-    tracked = [config.root / target for _, target in config.schema_files]
-    tracked += [license_file, config.lock, changelog]  # write_package puts back the package and the files beside it
+    # what fetch brings (at the project's paths), then what the update writes; write_package puts
+    # back the package and the files beside it
+    vendored = [*(config.root / target for _, target in config.schema_files), vendor.license_path(config)]
+    tracked = [*vendored, config.lock, changelog]
     with tempfile.TemporaryDirectory() as work:
         fetched = Path(work) / "fetched"
         lock = vendor.fetch(config, args.version, fetched)
@@ -220,7 +221,7 @@ def _update_schema(config: Config, args: argparse.Namespace) -> int:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, target)
         try:
-            for path in tracked[:-2]:  # the schema files and the license, as fetch placed them
+            for path in vendored:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(fetched / path.relative_to(config.root), path)
             config.lock.write_text(json.dumps(lock, indent=2) + "\n")
