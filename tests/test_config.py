@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from generator.config import (
@@ -244,3 +246,15 @@ def test_commands_and_warnings_settings(tmp_path):
     )
     assert (config.pyproject, config.ignore_warnings) == (False, ("unknown-type", "unconfigured-upsert:X"))
     assert config.commands == Commands(generate="tox -e gen", check=None, update_schema="tox -e vendor")
+
+
+def test_the_generator_guides_tables_are_valid_configurations(tmp_path):
+    """Each ```toml sample of docs/guides/generator.md holding a [tool.acp-codegen] table loads."""
+    guide = (ROOT / "docs" / "guides" / "generator.md").read_text()
+    tables = [text for text in re.findall(r"```toml\n(.*?)```", guide, re.DOTALL) if "[tool.acp-codegen" in text]
+    assert len(tables) >= 3
+    for text in tables:
+        if not text.startswith("[tool.acp-codegen]"):  # a subtable alone: under the minimal table
+            text = '[tool.acp-codegen]\nschema = "s.json"\npackage = "p"\nout = "o"\n' + text
+        config = write(tmp_path, text)
+        assert config.out is not None and config.packages
