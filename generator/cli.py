@@ -158,7 +158,8 @@ def _diff(config: Config, args: argparse.Namespace) -> int:
     """The API changelog between two schema files: in a configured project its schema-dirs read
     the documents their `$ref`s name; anywhere else the command line is enough."""
     package = args.package or config.package or DIFF_PACKAGE
-    options = SchemaOptions(schema_dirs=config.options.schema_dirs)  # the documents, not the rules
+    # the documents, not the project's rules (the official schema's shipped ones, unless turned off)
+    options = SchemaOptions(schema_dirs=config.options.schema_dirs, official_defaults=config.options.official_defaults)
     old, new = (build_ir(path, package, config.root, options) for path in (args.old, args.new))
     changes = diff_modules(old, new)
     print(FORMATS[args.format](changes))
