@@ -665,7 +665,7 @@ async def run_agent(
     `others` are agents of other protocol versions (`run_agent(agent, acp_v1_agent)`): then the
     connection is routed by the `protocolVersion` of the client's `initialize`, as `serve_agent`
     says (the routed connection takes its package's default limits; `limits` bounds the stream);
-    without them `agent` serves whatever the client asks for."""
+    without them `agent` serves the connection alone."""
     limits = _limits(limits, limit)
     reader, writer = await stdio_streams(limits.max_message_bytes + 1)
     transport = StreamTransport(reader, writer, limits=limits)

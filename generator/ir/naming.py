@@ -347,6 +347,15 @@ def error_constructor_name(member: str) -> str:
     return _lower_identifier(member.lower(), "e_")
 
 
+def error_data_constructor_name(type_name: str) -> str:
+    """An error-data type → its `RequestError` constructor, the type's words without the
+    trailing "error data" (`SessionNotFoundErrorData` → `session_not_found`)."""
+    parts = [word.lower() for word in words(type_name)]
+    if parts[-2:] == ["error", "data"] and len(parts) > 2:
+        parts = parts[:-2]
+    return _lower_identifier("_".join(parts), "e_")
+
+
 def _lower_identifier(name: str, prefix: str) -> str:
     """`name` as a method name: `prefix` before a leading digit, `_` after a keyword."""
     name = _normal(name)
