@@ -82,7 +82,7 @@ def test_an_error_data_type_whose_description_names_no_code_fails_generation():
     module = _redocumented(_v2(), "SessionNotFoundErrorData", "Data for a missing session.")
     with pytest.raises(
         GenerationError,
-        match="SessionNotFoundErrorData.*expected its description to name its error code.*found no code",
+        match=r"SessionNotFoundErrorData.*expected its description to name its error code.*found no code",
     ):
         connection_context(module, Queries(module))
     module = _redocumented(_v2(), "SessionNotFoundErrorData", "Data for the `-32999` error.")
