@@ -16,7 +16,7 @@ from generator.ir.model import EnumType, Method, Module, ObjectType, Ref, TypeEx
 INITIALIZE_METHOD = "initialize"  # served first: earlier requests are refused
 CANCEL_METHOD = "$/cancel_request"  # handled by the connection: cancels a request being served
 # What the interfaces and connections define themselves: no method may take these names.
-CONNECTION_ATTRIBUTES = frozenset({"on_connect", "ext_method", "ext_notification", "close", "wait_closed"})
+CONNECTION_ATTRIBUTES = frozenset({"on_connect", "ext_method", "ext_notification", "close", "wait_closed", "session"})
 # The error-code enum members the interfaces answer with (the engine in _connection.py
 # answers the JSON-RPC errors by their numbers).
 USED_ERROR_CODES = frozenset({"METHOD_NOT_FOUND"})

@@ -73,6 +73,8 @@ CONNECTION_NAMES = (
 )
 # The session state API (session.py), re-exported by __init__.py.
 SESSION_NAMES = ("SessionChange", "SessionRequest", "SessionState")
+# The agent-side helpers (helpers.py), re-exported by __init__.py.
+HELPER_NAMES = ("AgentSession", "PermissionAnswer", "ToolCallHandle")
 # Other names the generated modules that import the types (models.py, _codec.py,
 # _builders.py, rpc.py, upserts.py, connection.py, __init__.py) bind at module level;
 # tests/ir/test_naming.py checks this list against a generated package.
@@ -144,6 +146,7 @@ RESERVED_TYPE_NAMES = frozenset(
         *RPC_NAMES,
         *CONNECTION_NAMES,
         *SESSION_NAMES,
+        *HELPER_NAMES,
     }
 )
 # Attributes are class-body names and parameters of `builder()`: they must not
