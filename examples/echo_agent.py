@@ -28,8 +28,6 @@ from typing import Any
 import acp_v1
 import acp_v2 as acp
 
-ALLOW = "allow"
-
 
 class EchoAgent(acp.Agent):
     def __init__(self) -> None:
@@ -106,34 +104,23 @@ class EchoAgentV1(acp_v1.Agent):
             turn.cancel()
 
     async def session_prompt(self, params: acp_v1.PromptRequest) -> acp_v1.PromptResponse:
-        session_id, tool = params.session_id, f"echo-{next(self.ids)}"
+        session = self.client.session(params.session_id)
         turn = asyncio.current_task()
         assert turn is not None
-        self.turns[session_id] = turn
+        self.turns[params.session_id] = turn
         text = " ".join(block.text for block in params.prompt if isinstance(block, acp_v1.ContentBlockText))
         try:
-            await self.update(session_id, acp_v1.SessionUpdateToolCall(tool_call_id=tool, title="Echo", kind="other"))
-            options = [
-                acp_v1.PermissionOption(option_id=ALLOW, name="Echo", kind="allow_once"),
-                acp_v1.PermissionOption(option_id="reject", name="Don't", kind="reject_once"),
-            ]
-            call = acp_v1.ToolCallUpdate(tool_call_id=tool)
-            question = acp_v1.RequestPermissionRequest(session_id=session_id, tool_call=call, options=options)
-            answer = await self.client.session_request_permission(question)
-            allowed = answer.outcome == acp_v1.RequestPermissionOutcomeSelected(option_id=ALLOW)
-            for word in re.findall(r"\s*\S+", text) if allowed else []:
-                chunk = acp_v1.ContentBlockText(text=word)
-                await self.update(session_id, acp_v1.SessionUpdateAgentMessageChunk(content=chunk))
-            status = acp_v1.ToolCallStatus.COMPLETED if allowed else acp_v1.ToolCallStatus.FAILED
-            await self.update(session_id, acp_v1.SessionUpdateToolCallUpdate(tool_call_id=tool, status=status))
+            call = await session.tool_call("Echo", kind=acp_v1.ToolKind.OTHER)
+            answer = await session.ask_permission(call, allow="Echo", reject="Don't")
+            for word in re.findall(r"\s*\S+", text) if answer.allowed else []:
+                await session.say(word)
+            done = acp_v1.ToolCallStatus.COMPLETED if answer.allowed else acp_v1.ToolCallStatus.FAILED
+            await call.update(status=done)
             return acp_v1.PromptResponse(stop_reason="end_turn")
         except asyncio.CancelledError:  # session/cancel: the turn ends `cancelled`
             return acp_v1.PromptResponse(stop_reason="cancelled")
         finally:
-            self.turns.pop(session_id, None)
-
-    async def update(self, session_id: str, update: acp_v1.SessionUpdate) -> None:
-        await self.client.session_update(acp_v1.SessionNotification(session_id=session_id, update=update))
+            self.turns.pop(params.session_id, None)
 
 
 if __name__ == "__main__":

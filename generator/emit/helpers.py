@@ -19,49 +19,66 @@ from generator.ir.naming import HELPER_NAMES
 
 STOP_REASON_UNION: Final = "IdleStateUpdateStopReason"
 DEFAULT_STOP_REASON: Final = "end_turn"  # what `idle()` reports without one
-# protocol version → (template, the schema names it uses)
-TEMPLATES: Final[dict[int, tuple[str, tuple[str, ...]]]] = {
-    2: (
+
+
+@dataclass(frozen=True)
+class HelpersTemplate:
+    """The helpers of one protocol version: the template and the schema names it uses."""
+
+    template: str
+    names: tuple[str, ...]
+    stop_reasons: bool  # whether it reports idle states (v2), taking the schema's stop reasons
+
+
+_SHARED = (
+    "ContentBlock",
+    "ContentBlockText",
+    "MessageId",
+    "PermissionOption",
+    "PermissionOptionKind",
+    "PlanEntry",
+    "PlanEntryPriority",
+    "PlanEntryStatus",
+    "RequestPermissionOutcome",
+    "RequestPermissionOutcomeCancelled",
+    "RequestPermissionOutcomeSelected",
+    "RequestPermissionRequest",
+    "SessionId",
+    "SessionUpdate",
+    "SessionUpdateAgentMessageChunk",
+    "SessionUpdateAgentThoughtChunk",
+    "SessionUpdateToolCallUpdate",
+    "ToolCallContent",
+    "ToolCallContentContent",
+    "ToolCallId",
+    "ToolCallLocation",
+    "ToolCallStatus",
+    "ToolCallUpdate",
+    "ToolKind",
+)
+TEMPLATES: Final[dict[int, HelpersTemplate]] = {
+    1: HelpersTemplate(
+        "helpers_v1.py.jinja", (*_SHARED, "SessionNotification", "SessionUpdatePlan", "SessionUpdateToolCall"), False
+    ),
+    2: HelpersTemplate(
         "helpers_v2.py.jinja",
         (
-            "ContentBlock",
-            "ContentBlockText",
+            *_SHARED,
             STOP_REASON_UNION,
-            "MessageId",
-            "PermissionOption",
-            "PermissionOptionKind",
-            "PlanEntry",
-            "PlanEntryPriority",
-            "PlanEntryStatus",
             "PlanId",
             "PlanUpdateContentItems",
-            "RequestPermissionOutcome",
-            "RequestPermissionOutcomeCancelled",
-            "RequestPermissionOutcomeSelected",
-            "RequestPermissionRequest",
             "RequestPermissionSubject",
             "RequestPermissionSubjectToolCall",
-            "SessionId",
-            "SessionUpdate",
-            "SessionUpdateAgentMessageChunk",
-            "SessionUpdateAgentThoughtChunk",
             "SessionUpdatePlanUpdate",
             "SessionUpdateStateUpdate",
-            "SessionUpdateToolCallUpdate",
             "SessionUpdateUserMessage",
             "StateUpdateIdle",
             "StateUpdateRequiresAction",
             "StateUpdateRunning",
-            "ToolCallContent",
-            "ToolCallContentContent",
-            "ToolCallId",
-            "ToolCallLocation",
-            "ToolCallStatus",
-            "ToolCallUpdate",
-            "ToolKind",
             "UpdateSessionNotification",
             "Usage",
         ),
+        True,
     ),
 }
 
@@ -87,17 +104,17 @@ def helpers_context(module: Module, queries: Queries) -> HelpersContext | None:
     if not helper_names(module):
         return None
     assert module.protocol_version is not None
-    template, names = TEMPLATES[module.protocol_version]
-    missing = [name for name in names if name not in queries.types]
+    helpers = TEMPLATES[module.protocol_version]
+    missing = [name for name in helpers.names if name not in queries.types]
     if missing:
         raise GenerationError(
             module.schema_path,
-            f"the agent helpers of protocol version {module.protocol_version} ({template}) use {missing},"
+            f"the agent helpers of protocol version {module.protocol_version} ({helpers.template}) use {missing},"
             " which the schema does not define: update the template and its names in generator/emit/helpers.py",
         )
-    stop_reasons = _stop_reasons(queries)
-    imports = {*names, *(cls for _, cls in stop_reasons)}
-    return HelpersContext(template, sorted(imports, key=import_sort_key), stop_reasons)
+    stop_reasons = _stop_reasons(queries) if helpers.stop_reasons else []
+    imports = {*helpers.names, *(cls for _, cls in stop_reasons)}
+    return HelpersContext(helpers.template, sorted(imports, key=import_sort_key), stop_reasons)
 
 
 def _stop_reasons(queries: Queries) -> list[tuple[str, str]]:

@@ -46,3 +46,11 @@ def test_a_name_the_helpers_use_that_the_schema_lost_fails_generation_naming_it(
     module = dataclasses.replace(module, types=tuple(t for t in module.types if t.name != "StateUpdateRequiresAction"))
     with pytest.raises(GenerationError, match=r"helpers_v2.py.jinja\) use \['StateUpdateRequiresAction'\]"):
         helpers_context(module, Queries(module))
+
+
+def test_a_v1_package_gets_the_v1_helpers_which_report_no_state():
+    module = _speaking(1, build_ir(ROOT / "schema" / "v1" / "schema.json", "acp_v1", ROOT))
+    context = helpers_context(module, Queries(module))
+    assert context is not None and context.helpers_template == "helpers_v1.py.jinja"
+    assert context.stop_reasons == []
+    assert "SessionUpdateToolCall" in context.helpers_imports

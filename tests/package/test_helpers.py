@@ -292,3 +292,82 @@ def test_plan_user_message_and_raw_updates():
         assert list(client.state.plans) == [plan_id]
 
     run(test)
+
+
+# --- v1 -----------------------------------------------------------------------------
+
+
+class RecorderV1(acp_v1.Client):
+    def __init__(self) -> None:
+        self.updates: list[Any] = []
+        self.questions: list[Any] = []
+        self.synced = asyncio.Event()
+
+    async def session_update(self, params: Any) -> None:
+        if params.update == SYNC_V1:
+            self.synced.set()
+        else:
+            self.updates.append(acp_v1.encode(params.update))
+
+    async def session_request_permission(self, params: Any) -> Any:
+        self.questions.append(acp_v1.encode(params))
+        return acp_v1.RequestPermissionResponse(outcome=acp_v1.RequestPermissionOutcomeSelected(option_id="reject"))
+
+
+class AgentV1(acp_v1.Agent):
+    async def initialize(self, params: Any) -> Any:
+        return acp_v1.InitializeResponse(protocol_version=1)
+
+
+SYNC_V1 = acp_v1.SessionUpdateSessionInfoUpdate(title="sync")
+
+
+def test_the_v1_helpers_speak_v1():
+    async def test() -> None:
+        client = RecorderV1()
+        left, right = socket.socketpair()
+        agent_reader, agent_writer = await asyncio.open_connection(sock=left)
+        client_reader, client_writer = await asyncio.open_connection(sock=right)
+        agent_conn = acp_v1.connect_to_client(AgentV1(), agent_reader, agent_writer)
+        client_conn = acp_v1.connect_to_agent(client, client_reader, client_writer)
+        try:
+            await client_conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
+            session = agent_conn.session("s1")
+            call = await session.tool_call("Echo", kind=acp_v1.ToolKind.OTHER, content="hi")
+            answer = await session.ask_permission(call, allow="Echo", reject="Don't")
+            message_id = await session.say("a")
+            await session.say("b")
+            await call.update(status=acp_v1.ToolCallStatus.FAILED)
+            await session.plan(["Echo"])
+            await agent_conn.session_update(acp_v1.SessionNotification(session_id="s1", update=SYNC_V1))
+            await client.synced.wait()
+        finally:
+            await client_conn.close()
+            await agent_conn.close()
+        assert answer.rejected and not answer.allowed
+        tool_call_id = call.tool_call_id
+        assert client.updates == [
+            {
+                "sessionUpdate": "tool_call",
+                "toolCallId": tool_call_id,
+                "title": "Echo",
+                "kind": "other",
+                "content": [{"type": "content", "content": {"type": "text", "text": "hi"}}],
+            },
+            {"sessionUpdate": "agent_message_chunk", "messageId": message_id, "content": {"type": "text", "text": "a"}},
+            {"sessionUpdate": "agent_message_chunk", "messageId": message_id, "content": {"type": "text", "text": "b"}},
+            {"sessionUpdate": "tool_call_update", "toolCallId": tool_call_id, "status": "failed"},
+            {"sessionUpdate": "plan", "entries": [{"content": "Echo", "priority": "medium", "status": "pending"}]},
+        ]
+        assert client.questions == [
+            {
+                "sessionId": "s1",
+                "toolCall": {"toolCallId": tool_call_id},
+                "options": [
+                    {"optionId": "allow", "name": "Echo", "kind": "allow_once"},
+                    {"optionId": "reject", "name": "Don't", "kind": "reject_once"},
+                ],
+            }
+        ]
+
+    run(test)
