@@ -84,6 +84,13 @@ def _tool_content(content: MaybeUndefined[str | list[ToolCallContent]]) -> Maybe
     return content
 
 
+def _plan_entry(entry: PlanEntry | str) -> PlanEntry:
+    """A plan entry, a plain string being a medium-priority pending one."""
+    if isinstance(entry, str):
+        return PlanEntry(content=entry, priority=PlanEntryPriority.MEDIUM, status=PlanEntryStatus.PENDING)
+    return entry
+
+
 @dataclass(frozen=True, slots=True)
 class PermissionAnswer:
     """The client's answer to `AgentSession.ask_permission`: the outcome as sent, and the
@@ -209,14 +216,7 @@ class AgentSession:
     async def plan(self, entries: Sequence[PlanEntry | str]) -> None:
         """Send the agent's plan, each entry in full or as its text (medium priority, pending);
         it replaces the plan sent before."""
-        items = [
-            (
-                PlanEntry(content=e, priority=PlanEntryPriority.MEDIUM, status=PlanEntryStatus.PENDING)
-                if isinstance(e, str)
-                else e
-            )
-            for e in entries
-        ]
+        items = [_plan_entry(entry) for entry in entries]
         await self.update(SessionUpdatePlan(entries=items))
 
     async def ask_permission(

@@ -439,6 +439,7 @@ if TYPE_CHECKING:
     from .helpers import (
         AgentSession,
         PermissionAnswer,
+        StopReasonTag,
         ToolCallHandle,
     )
     from .rpc import (
@@ -859,6 +860,7 @@ __all__ = [
     "StateUpdateRequiresAction",
     "StateUpdateRunning",
     "StateUpdateUnknown",
+    "StopReasonTag",
     "StreamTransport",
     "StringFormat",
     "StringMultiSelectItems",
@@ -963,6 +965,7 @@ _DEFINED_IN: dict[str, str] = {
     "spawn_agent_process": "connection",
     "AgentSession": "helpers",
     "PermissionAnswer": "helpers",
+    "StopReasonTag": "helpers",
     "ToolCallHandle": "helpers",
     "NOTIFICATIONS": "rpc",
     "REQUESTS": "rpc",

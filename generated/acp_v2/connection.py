@@ -209,9 +209,9 @@ class RequestError(_connection.RequestError):
         meta: MaybeUndefined[dict[str, Any]] = UNDEFINED,
         message: str = "Unsupported protocol version",
     ) -> RequestError:
-        """Data for the `-32022` (Unsupported protocol version) error.
+        """`UNSUPPORTED_PROTOCOL_VERSION` (-32022), its data a `UnsupportedProtocolVersionErrorData` of the properties given.
 
-        The `UNSUPPORTED_PROTOCOL_VERSION` error with a `UnsupportedProtocolVersionErrorData` as its data."""
+        Data for the `-32022` (Unsupported protocol version) error."""
         data = UnsupportedProtocolVersionErrorData(requested=requested, supported=supported, meta=meta)
         return cls(ErrorCode.UNSUPPORTED_PROTOCOL_VERSION, message, data)
 
@@ -223,10 +223,10 @@ class RequestError(_connection.RequestError):
         meta: MaybeUndefined[dict[str, Any]] = UNDEFINED,
         message: str = "Resource not found",
     ) -> RequestError:
-        """Data for the `-32002` (Resource not found) error when a session-scoped request names a
-        session that does not exist or is not active.
+        """`RESOURCE_NOT_FOUND` (-32002), its data a `SessionNotFoundErrorData` of the properties given.
 
-        The `RESOURCE_NOT_FOUND` error with a `SessionNotFoundErrorData` as its data."""
+        Data for the `-32002` (Resource not found) error when a session-scoped request names a
+        session that does not exist or is not active."""
         data = SessionNotFoundErrorData(session_id=session_id, meta=meta)
         return cls(ErrorCode.RESOURCE_NOT_FOUND, message, data)
 

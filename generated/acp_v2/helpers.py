@@ -26,7 +26,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 from ._runtime import UNDEFINED, MaybeUndefined, Undefined
 from .models import (
@@ -78,7 +78,7 @@ from .models import (
 if TYPE_CHECKING:
     from .connection import AgentSideConnection
 
-__all__ = ["AgentSession", "PermissionAnswer", "ToolCallHandle"]
+__all__ = ["AgentSession", "PermissionAnswer", "StopReasonTag", "ToolCallHandle"]
 
 _STOP_REASONS: Final[dict[str, Callable[[], IdleStateUpdateStopReason]]] = {
     "end_turn": IdleStateUpdateStopReasonEndTurn,
@@ -88,6 +88,8 @@ _STOP_REASONS: Final[dict[str, Callable[[], IdleStateUpdateStopReason]]] = {
     "cancelled": IdleStateUpdateStopReasonCancelled,
     "error": IdleStateUpdateStopReasonError,
 }
+StopReasonTag: TypeAlias = Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error"]
+"""The stop reasons `AgentSession.idle` takes by their tag (the schema's that carry nothing else)."""
 _ALLOWING: Final = frozenset({PermissionOptionKind.ALLOW_ONCE, PermissionOptionKind.ALLOW_ALWAYS})
 _REJECTING: Final = frozenset({PermissionOptionKind.REJECT_ONCE, PermissionOptionKind.REJECT_ALWAYS})
 
@@ -106,6 +108,13 @@ def _tool_content(content: MaybeUndefined[str | list[ToolCallContent]]) -> Maybe
     if isinstance(content, str):
         return [ToolCallContentContent(content=ContentBlockText(text=content))]
     return content
+
+
+def _plan_entry(entry: PlanEntry | str) -> PlanEntry:
+    """A plan entry, a plain string being a medium-priority pending one."""
+    if isinstance(entry, str):
+        return PlanEntry(content=entry, priority=PlanEntryPriority.MEDIUM, status=PlanEntryStatus.PENDING)
+    return entry
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,10 +238,7 @@ class AgentSession:
 
     async def idle(
         self,
-        stop_reason: (
-            Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error"]
-            | IdleStateUpdateStopReason
-        ) = "end_turn",
+        stop_reason: StopReasonTag | IdleStateUpdateStopReason = "end_turn",
         *,
         usage: MaybeUndefined[Usage] = UNDEFINED,
     ) -> None:
@@ -269,14 +275,7 @@ class AgentSession:
     ) -> PlanId:
         """Send the agent's plan, each entry in full or as its text (medium priority, pending);
         it replaces the plan sent before with the same id (the session's plan by default)."""
-        items = [
-            (
-                PlanEntry(content=e, priority=PlanEntryPriority.MEDIUM, status=PlanEntryStatus.PENDING)
-                if isinstance(e, str)
-                else e
-            )
-            for e in entries
-        ]
+        items = [_plan_entry(entry) for entry in entries]
         if plan_id is None:
             plan_id = self.plan_id = self.plan_id or new_id("plan")
         await self.update(SessionUpdatePlanUpdate(plan=PlanUpdateContentItems(plan_id=plan_id, entries=items)))

@@ -29,6 +29,11 @@ class HelpersTemplate:
     names: tuple[str, ...]
     stop_reasons: bool  # whether it reports idle states (v2), taking the schema's stop reasons
 
+    @property
+    def exported(self) -> tuple[str, ...]:
+        """The public names of the helpers.py it renders."""
+        return tuple(name for name in HELPER_NAMES if self.stop_reasons or name != "StopReasonTag")
+
 
 _SHARED = (
     "ContentBlock",
@@ -95,7 +100,8 @@ class HelpersContext:
 def helper_names(module: Module) -> tuple[str, ...]:
     """The public names of helpers.py, or () when the package has none (no connection, or
     no helpers for its protocol version)."""
-    return HELPER_NAMES if module.protocol_version in TEMPLATES and connection_names(module) else ()
+    helpers = TEMPLATES.get(module.protocol_version or 0)
+    return helpers.exported if helpers is not None and connection_names(module) else ()
 
 
 def helpers_context(module: Module, queries: Queries) -> HelpersContext | None:

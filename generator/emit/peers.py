@@ -183,7 +183,7 @@ def _error_data_constructors(
     for data_type in _error_data_types(module, queries):
         found = ERROR_DATA_CODE.search(data_type.doc or "")
         member = by_code.get(int(found.group(1))) if found else None
-        if member is None:
+        if found is None or member is None:
             named = f"`{found.group(1)}`, not a code of the error-code enum" if found else "no code"
             raise GenerationError(
                 data_type.pointer,
@@ -201,7 +201,9 @@ def _error_data_constructors(
         )
         names = {data_type.name}.union(*(_ref_names(item.type) for item in fields))
         name = naming.error_data_constructor_name(data_type.name)
-        doc = (data_type.doc or data_type.name).split("\n\n")[0]
+        described = (data_type.doc or "").split("\n\n")[0]
+        doc = f"`{member}` ({found.group(1)}), its data a `{data_type.name}` of the properties given."
+        doc = f"{doc}\n\n{described}" if described else doc
         constructors.append(
             ErrorDataConstructor(name, member, data_type.name, params, messages[member], doc, tuple(sorted(names)))
         )
