@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import socket
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
 
-from tests.helpers import ROOT, import_package
+from tests.helpers import MYPY_CACHE, ROOT, import_package
 
 acp = import_package(ROOT / "generated", "acp_v2")
 acp_v1 = import_package(ROOT / "generated", "acp_v1")
@@ -371,3 +374,24 @@ def test_the_v1_helpers_speak_v1():
         ]
 
     run(test)
+
+
+def test_misused_helpers_fail_mypy_strict():
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--cache-dir",
+            str(MYPY_CACHE),
+            str(ROOT / "tests" / "typing" / "helpers_bad.py"),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MYPYPATH": str(ROOT / "generated")},
+    )
+    assert result.returncode == 1
+    errors = [line for line in result.stdout.splitlines() if ": error:" in line]
+    assert [int(line.split(":")[1]) for line in errors] == [8, 9, 10, 11, 12], result.stdout
+    assert '"idle" of "AgentSession" has incompatible type "Literal[\'finished\']"' in errors[0]
