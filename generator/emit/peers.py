@@ -15,7 +15,20 @@ from generator.ir.model import EnumType, Method, Module, ObjectType, Ref
 INITIALIZE_METHOD = "initialize"  # served first: earlier requests are refused
 CANCEL_METHOD = "$/cancel_request"  # handled by the connection: cancels a request being served
 # What the interfaces and connections define themselves: no method may take these names.
-CONNECTION_ATTRIBUTES = frozenset({"on_connect", "ext_method", "ext_notification", "close", "wait_closed"})
+CONNECTION_ATTRIBUTES = frozenset(
+    {
+        "on_connect",
+        "ext_method",
+        "ext_notification",
+        "close",
+        "wait_closed",
+        "send_request",
+        "send_notification",
+        "start_task",
+        "add_observer",
+        "remove_observer",
+    }
+)
 # The error-code enum members the interfaces answer with (the engine in _connection.py
 # answers the JSON-RPC errors by their numbers).
 USED_ERROR_CODES = frozenset({"METHOD_NOT_FOUND"})
@@ -130,6 +143,7 @@ class ConnectionContext:
     cancel_params: str
     cancel_field: str  # the property of the cancel params that holds the request id
     initialize: str | None  # the constant of `initialize`, served first
+    method_constants: list[str]  # every method of the schema, which `send_request` refuses
     error_constructors: list[ErrorConstructor]
     errors: dict[str, str]  # error-code member → RequestError constructor
     code_enum: str
@@ -175,6 +189,7 @@ def connection_context(module: Module, queries: Queries) -> ConnectionContext:
         cancel_params=cancel.params,
         cancel_field=cancel_field,
         initialize=wires[INITIALIZE_METHOD].constant if INITIALIZE_METHOD in wires else None,
+        method_constants=sorted(method.constant for method in module.methods),
         error_constructors=constructors,
         errors={c.member: c.python_name for c in constructors},
         code_enum=code_enum,
