@@ -62,7 +62,7 @@ class MemoryTransport:
             channel.messages.append(bytes(message))
             channel.buffered += len(message)
             channel.changed.notify_all()
-            while channel.buffered > self._limits.max_buffered_bytes and not channel.abandoned:
+            while channel.buffered > self._limits.max_buffered_bytes:
                 before = channel.buffered
                 try:
                     await asyncio.wait_for(channel.changed.wait(), self._limits.max_output_stall)
@@ -75,6 +75,8 @@ class MemoryTransport:
                     raise ConnectionClosed(
                         f"the peer read none of the output for {stall} s: the connection is closed"
                     ) from None
+            if channel.abandoned:
+                raise ConnectionResetError("the other end of the in-memory connection closed before reading")
 
     async def close(self) -> None:
         self._abort(drop_output=False)

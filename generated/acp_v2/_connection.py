@@ -373,6 +373,8 @@ class Connection:
         """Stop reading, fail pending requests with ConnectionClosed, cancel the handlers, close the transport."""
         self._reader.cancel()
         await asyncio.wait([self._reader])
+        if not self._stopping:  # cancelled before its first step, the reader never ran its `finally`
+            await self._shutdown()
 
     async def wait_closed(self) -> None:
         """Wait until the connection has ended (the peer closed it, or `close`)."""
