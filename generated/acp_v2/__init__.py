@@ -443,6 +443,7 @@ if TYPE_CHECKING:
         serve_websocket,
         spawn_agent_process,
         spawn_client_process,
+        stdio_streams,
     )
     from .rpc import (
         NOTIFICATIONS,
@@ -940,6 +941,7 @@ __all__ = [
     "serve_websocket",
     "spawn_agent_process",
     "spawn_client_process",
+    "stdio_streams",
 ]
 
 # The modules imported on first use, and the public names they define.
@@ -977,6 +979,7 @@ _DEFINED_IN: dict[str, str] = {
     "serve_websocket": "connection",
     "spawn_agent_process": "connection",
     "spawn_client_process": "connection",
+    "stdio_streams": "connection",
     "NOTIFICATIONS": "rpc",
     "REQUESTS": "rpc",
     "Message": "rpc",

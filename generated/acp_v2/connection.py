@@ -145,6 +145,7 @@ __all__ = [
     "serve_websocket",
     "spawn_agent_process",
     "spawn_client_process",
+    "stdio_streams",
 ]
 
 
@@ -1110,7 +1111,8 @@ def connect_to_agent(
     *,
     limits: ConnectionLimits = DEFAULT_LIMITS,
 ) -> ClientSideConnection:
-    """A client connection over the agent's output (`reader`) and input (`writer`)."""
+    """A client connection over the agent's output (`reader`) and input (`writer`); a client that
+    an agent started (`spawn_client_process`) connects over `await stdio_streams()`."""
     return ClientSideConnection(client, StreamTransport(reader, writer, limits=limits), limits=limits)
 
 

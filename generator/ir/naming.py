@@ -78,6 +78,7 @@ CONNECTION_NAMES = (
     "serve_websocket",
     "spawn_agent_process",
     "spawn_client_process",
+    "stdio_streams",
 )
 # The session state API (session.py), re-exported by __init__.py.
 SESSION_NAMES = ("SessionChange", "SessionRequest", "SessionState")
