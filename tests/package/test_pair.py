@@ -116,7 +116,12 @@ def test_a_pair_holds_output_its_peer_does_not_read_only_up_to_the_limit_then_fa
 
 def test_leaving_a_pair_delivers_what_the_client_sent_last_and_leaves_no_task():
     async def test() -> None:
-        agent = EchoAgent()
+        class Slow(EchoAgent):
+            async def session_cancel(self, params: Any) -> None:
+                await asyncio.sleep(0.1)  # still handling it when the block ends
+                await super().session_cancel(params)
+
+        agent = Slow()
         async with acp.connect_pair(agent, RecordingClient()) as (_, client_conn):
             await client_conn.initialize(INIT)
             await client_conn.session_cancel(acp.CancelSessionNotification(session_id="s1"))
