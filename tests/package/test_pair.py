@@ -17,7 +17,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
 
-from tests.helpers import ROOT, import_package
+from tests.helpers import ROOT, import_package, uvicorn_serving
 from tests.package.test_connection import INIT, PROMPT, EchoAgent, RecordingClient, run
 
 acp = import_package(ROOT / "generated", "acp_v2")
@@ -322,6 +322,38 @@ def test_the_opentelemetry_observer_traces_each_request_on_both_sides_under_the_
         served = spans[("session/prompt", SpanKind.SERVER)]
         assert served.attributes is not None and served.attributes["rpc.jsonrpc.error_code"] == -32603
         assert served.attributes["acp.side"] == "agent"
+
+    run(test)
+
+
+@pytest.mark.parametrize("scheme", ["http", "ws"])
+def test_observers_see_connections_over_http_and_websocket_on_both_sides(scheme):
+    async def test() -> None:
+        served = Recorder()
+
+        class Observed(EchoAgent):
+            def on_connect(self, conn: Any) -> None:
+                super().on_connect(conn)
+                conn.add_observer(served)
+
+        client_side = Recorder()
+        async with uvicorn_serving(acp.http_app(Observed)) as url:
+            connect = acp.connect_http if scheme == "http" else acp.connect_websocket
+            async with connect(RecordingClient(), url.replace("http", scheme, 1)) as conn:
+                conn.add_observer(client_side)
+                await conn.initialize(INIT)
+                await conn.session_prompt(acp.PromptRequest(session_id="s1", prompt=PROMPT))
+        expected = [
+            ("request", "initialize"),
+            ("response", "initialize"),
+            ("request", "session/prompt"),
+            ("notification", "session/update"),
+            ("response", "session/prompt"),
+        ]
+        assert [(e.kind, e.method) for e in client_side.events] == expected
+        assert [(e.kind, e.method) for e in served.events] == expected
+        assert [e.direction for e in served.events] == ["in", "out", "in", "out", "out"]
+        assert all(e.elapsed is not None for e in served.events + client_side.events if e.kind == "response")
 
     run(test)
 
