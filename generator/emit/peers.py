@@ -338,7 +338,7 @@ def connection_context(module: Module, queries: Queries) -> ConnectionContext:
         cancel_params=cancel.params,
         cancel_field=cancel_field,
         initialize=wires[INITIALIZE_METHOD].constant if INITIALIZE_METHOD in wires else None,
-        method_constants=sorted(method.constant for method in module.methods),
+        method_constants=sorted({method.constant for method in module.methods}),
         error_constructors=[c for c in constructors if c.python_name not in replaced],
         error_data_constructors=data_constructors,
         errors={c.member: c.python_name for c in constructors if c.python_name not in replaced},
