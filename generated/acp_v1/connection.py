@@ -6,7 +6,9 @@
 Subclass `Agent` (or `Client`) and override the methods you serve: a request
 you do not override is answered with -32601 (method not found), a notification you do
 not override is ignored. `run_agent(agent)` serves an agent over stdin/stdout;
-`spawn_agent_process(client, command, ...)` starts an agent and connects a client to it.
+`spawn_agent_process(client, command, ...)` starts an agent and connects a client to it,
+`spawn_client_process(agent, command, ...)` starts a client and serves it; `connect_pair(agent,
+client)` connects the two in this process (tests).
 The connection hands itself to `on_connect`, and its typed methods call the peer:
 `await conn.session_prompt(PromptRequest(...))` returns a `PromptResponse`.
 
@@ -41,6 +43,8 @@ from ._connection import (
     spawn_process,
     stdio_streams,
 )
+from ._memory import MemoryTransport, memory_transports
+from ._observe import LoggingObserver, WireEvent, WireObserver, opentelemetry_observer
 from ._router import ProtocolVersionMismatch, Routable
 from ._runtime import UNDEFINED
 from .models import (
@@ -111,21 +115,30 @@ __all__ = [
     "ClientSideConnection",
     "ConnectionClosed",
     "ConnectionLimits",
+    "LoggingObserver",
+    "MemoryTransport",
     "MessageTooLarge",
     "ProtocolVersionMismatch",
     "RequestError",
     "StreamTransport",
     "Transport",
+    "WireEvent",
+    "WireObserver",
     "connect_http",
     "connect_negotiated",
+    "connect_pair",
     "connect_to_agent",
     "connect_to_client",
     "connect_websocket",
     "http_app",
+    "memory_transports",
+    "opentelemetry_observer",
     "run_agent",
     "serve_agent",
     "serve_websocket",
     "spawn_agent_process",
+    "spawn_client_process",
+    "stdio_streams",
 ]
 
 
@@ -209,6 +222,35 @@ _WIRE: Final = Wire(
     cancel_params=lambda request_id: CancelRequestNotification(request_id=request_id),
     cancelled_id=lambda params: params.request_id,
     initialize_method=Methods.INITIALIZE,
+    schema_methods=frozenset(
+        {
+            Methods.AUTHENTICATE,
+            Methods.CANCEL_REQUEST,
+            Methods.ELICITATION_COMPLETE,
+            Methods.ELICITATION_CREATE,
+            Methods.FS_READ_TEXT_FILE,
+            Methods.FS_WRITE_TEXT_FILE,
+            Methods.INITIALIZE,
+            Methods.LOGOUT,
+            Methods.SESSION_CANCEL,
+            Methods.SESSION_CLOSE,
+            Methods.SESSION_DELETE,
+            Methods.SESSION_LIST,
+            Methods.SESSION_LOAD,
+            Methods.SESSION_NEW,
+            Methods.SESSION_PROMPT,
+            Methods.SESSION_REQUEST_PERMISSION,
+            Methods.SESSION_RESUME,
+            Methods.SESSION_SET_CONFIG_OPTION,
+            Methods.SESSION_SET_MODE,
+            Methods.SESSION_UPDATE,
+            Methods.TERMINAL_CREATE,
+            Methods.TERMINAL_KILL,
+            Methods.TERMINAL_OUTPUT,
+            Methods.TERMINAL_RELEASE,
+            Methods.TERMINAL_WAIT_FOR_EXIT,
+        }
+    ),
 )
 
 
@@ -714,7 +756,8 @@ def connect_to_agent(
     *,
     limits: ConnectionLimits = DEFAULT_LIMITS,
 ) -> ClientSideConnection:
-    """A client connection over the agent's output (`reader`) and input (`writer`)."""
+    """A client connection over the agent's output (`reader`) and input (`writer`); a client that
+    an agent started (`spawn_client_process`) connects over `await stdio_streams()`."""
     return ClientSideConnection(client, StreamTransport(reader, writer, limits=limits), limits=limits)
 
 
@@ -867,3 +910,60 @@ async def spawn_agent_process(
             yield conn, process
         finally:
             await conn.close()
+
+
+@contextlib.asynccontextmanager
+async def spawn_client_process(
+    agent: Agent,
+    command: str | os.PathLike[str],
+    *args: str | os.PathLike[str],
+    env: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    limits: ConnectionLimits = DEFAULT_LIMITS,
+    timeout: float = 5.0,
+) -> AsyncIterator[tuple[AgentSideConnection, asyncio.subprocess.Process]]:
+    """Start the client `command` (an editor that speaks ACP over stdio) and serve `agent` to it
+    over its stdin/stdout (stderr is inherited): `spawn_agent_process` the other way round.
+
+    On exit the connection is closed, which ends the client's stdin; a client that has not
+    exited after `timeout` seconds is terminated, and killed after another `timeout`; a
+    cancellation kills it at once. `limits` bounds what the connection holds."""
+    async with spawn_process(
+        command, *args, env=env, cwd=cwd, limit=limits.max_message_bytes + 1, timeout=timeout
+    ) as process:
+        assert process.stdin is not None and process.stdout is not None
+        conn = connect_to_client(agent, process.stdout, process.stdin, limits=limits)
+        try:
+            yield conn, process
+        finally:
+            await conn.close()
+
+
+@contextlib.asynccontextmanager
+async def connect_pair(
+    agent: Agent,
+    client: Client,
+    *,
+    limits: ConnectionLimits = DEFAULT_LIMITS,
+    client_limits: ConnectionLimits | None = None,
+    timeout: float = 5.0,
+) -> AsyncIterator[tuple[AgentSideConnection, ClientSideConnection]]:
+    """Connect `agent` and `client` in this process over `memory_transports()`: every message is
+    encoded to JSON bytes and decoded again, as over a pipe, and the limits hold (`limits` for
+    both ends, `client_limits` for the client's when they differ). Yields the agent's and the
+    client's connections.
+
+    On exit the client's connection closes; the agent's handles what the client sent before
+    (its notifications too) and closes, at the latest after `timeout` seconds."""
+    agent_end, client_end = memory_transports(limits, client_limits)
+    agent_conn = AgentSideConnection(agent, agent_end, limits=limits)
+    client_conn = ClientSideConnection(client, client_end, limits=client_limits or limits)
+    try:
+        yield agent_conn, client_conn
+    finally:
+        try:
+            await client_conn.close()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(agent_conn.wait_closed(), timeout)
+        finally:
+            await agent_conn.close()

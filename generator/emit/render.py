@@ -346,6 +346,9 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
     if context.connection_exported:
         files["_connection.py"] = static_units(env, "_connection.py", base)
         files["_router.py"] = static_units(env, "_router.py", base)
+        files["_observe.py"] = static_units(env, "_observe.py", base)
+        files["_otel.py"] = static_units(env, "_otel.py", base)
+        files["_memory.py"] = static_units(env, "_memory.py", base)
         files["_websocket.py"] = static_units(env, "_websocket.py", base)
         files["_http_server.py"] = static_units(env, "_http_server.py", base)
         files["_http_client.py"] = static_units(env, "_http_client.py", base)
@@ -364,6 +367,9 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         "_jsonrpc",
         "_connection",
         "_router",
+        "_observe",
+        "_otel",
+        "_memory",
         "_session",
         "_websocket",
         "_http_server",
