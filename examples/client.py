@@ -101,15 +101,16 @@ async def main(agent: list[str]) -> None:
             request = acp.PromptRequest(session_id=session.session_id, prompt=[acp.ContentBlockText(text=text)])
             prompt = asyncio.create_task(conn.session_prompt(request))
             question, answer = await client.questions.get()
+            inserted = await prompt  # answered once the agent has inserted the prompt, before the turn ends
+            option = next(o for o in question.options if o.kind == acp.PermissionOptionKind.ALLOW_ONCE)
+            print(f"permission asked: {question.title} -> {option.name if allow else 'cancel the turn'}")
+            print(f"prompt inserted as {inserted.message_id}")
             if allow:
-                option = next(o for o in question.options if o.kind == acp.PermissionOptionKind.ALLOW_ONCE)
-                print(f"permission asked: {question.title} -> {option.name}")
                 answer.set_result(acp.RequestPermissionOutcomeSelected(option_id=option.option_id))
             else:  # the user stops the turn instead of answering
-                print(f"permission asked: {question.title} -> cancel the turn")
                 await conn.session_cancel(acp.CancelSessionNotification(session_id=session.session_id))
-                answer.set_result(acp.RequestPermissionOutcomeCancelled())
-            print(f"prompt inserted as {(await prompt).message_id}")
+                if not answer.done():  # the agent may have withdrawn the request already ($/cancel_request)
+                    answer.set_result(acp.RequestPermissionOutcomeCancelled())
             await client.turn_ended.get()
 
 
