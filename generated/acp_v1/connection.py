@@ -810,13 +810,20 @@ def http_app(
     max_message_bytes: int = DEFAULT_LIMIT,
     max_buffered_bytes: int = DEFAULT_LIMIT,
     max_output_stall: float = 60.0,
+    max_request_body_bytes: int = 16 * 1024 * 1024,
+    max_buffered_session_streams: int = 1024,
+    max_id_length: int = 1024,
 ) -> AcpHttpApp:
     """An ASGI application serving agents over Streamable HTTP and WebSocket at `path`, wire-
     compatible with the TypeScript SDK's `AcpServer`: run it with any ASGI server
     (`uvicorn.run(app, host="127.0.0.1", port=8765)`). `agents` make the agents of one connection,
     one per protocol version, as for `serve_websocket`; `allowed_origins` and `authorize` too
     (refusals are 403 and 401). The agent's output that its client has not read is held up to
-    `max_buffered_bytes`, beyond which the agent waits, at most `max_output_stall` seconds.
+    `max_buffered_bytes`, beyond which the agent waits (and the client's requests are held
+    back), at most `max_output_stall` seconds. A POST body over `max_request_body_bytes` is
+    refused 413; output waiting for more than `max_buffered_session_streams` sessions no client
+    receives ends the connection; a request or session id over `max_id_length` characters is
+    refused 400 (WebSocket: close 1008), as the TypeScript SDK's `ConnectionLimits` have it.
     Needs nothing beyond the standard library (the ASGI server aside)."""
     from . import _http_server
 
@@ -831,6 +838,9 @@ def http_app(
         max_message_bytes=max_message_bytes,
         max_buffered_bytes=max_buffered_bytes,
         max_output_stall=max_output_stall,
+        max_request_body_bytes=max_request_body_bytes,
+        max_buffered_session_streams=max_buffered_session_streams,
+        max_id_length=max_id_length,
     )
 
 
