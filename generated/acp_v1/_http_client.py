@@ -16,7 +16,8 @@ in flight and is reopened by the next message; any other HTTP error of a request
 only that request (-32603, `data` = `{status, body}`, the body cut at 8 KiB); 401, 403, 404,
 410, network errors and failed POSTs of notifications or responses close the transport. The
 end of the connection's stream ends the transport; `close()` sends `DELETE`. Cookies the server
-sets (load-balancer affinity) are sent back for the connection's life.
+sets (load-balancer affinity) are sent back for the connection's life, and to later connections
+given the same `AffinityCookies` (as the TypeScript SDK's `cookieStore` option).
 
 Needs httpx (the package's `http` extra); importing this module without it raises an
 `ImportError` that says so."""
@@ -26,11 +27,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, Final
 
 from . import _runtime as _rt
 from ._connection import DEFAULT_LIMITS, MessageTooLarge
+from ._cookies import AffinityCookies
 from ._runtime import DecodeError
 
 try:
@@ -95,11 +97,15 @@ class HttpClientTransport:
         headers: Mapping[str, str] | None = None,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
         client: httpx.AsyncClient | None = None,
+        cookies: AffinityCookies | None = None,
     ) -> None:
         self.url = url
         self.connection_id: str | None = None
         self._limit = max_message_bytes
-        self._http = client or httpx.AsyncClient(headers=dict(headers or {}), timeout=httpx.Timeout(30.0, read=None))
+        hooks = _cookie_hooks(cookies) if cookies is not None else {}
+        self._http = client or httpx.AsyncClient(
+            headers=dict(headers or {}), timeout=httpx.Timeout(30.0, read=None), event_hooks=hooks
+        )
         self._owns_client = client is None
         self._inbox: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=256)
         self._lock = asyncio.Lock()
@@ -359,6 +365,20 @@ class HttpClientTransport:
         task.add_done_callback(self._tasks.discard)
 
 
+def _cookie_hooks(cookies: AffinityCookies) -> dict[str, list[Callable[[Any], Awaitable[None]]]]:
+    """httpx event hooks that send `cookies` on every request and store what responses set."""
+
+    async def apply(request: httpx.Request) -> None:
+        header = cookies.header(request.headers.get("Cookie"))
+        if header is not None:
+            request.headers["Cookie"] = header
+
+    async def store(response: httpx.Response) -> None:
+        cookies.store(response.headers.get_list("Set-Cookie"))
+
+    return {"request": [apply], "response": [store]}
+
+
 async def _read_cut(response: httpx.Response, limit: int) -> str:
     """At most `limit` bytes of the body, as text (a character cut in two is dropped)."""
     data = b""
@@ -395,10 +415,14 @@ async def _events(response: httpx.Response, limit: int) -> AsyncIterator[bytes]:
 
 @contextlib.asynccontextmanager
 async def open_http(
-    url: str, *, headers: Mapping[str, str] | None = None, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    cookies: AffinityCookies | None = None,
 ) -> AsyncIterator[HttpClientTransport]:
     """A transport to the agent at `url` (`http://host:port/acp`), closed (DELETE) on exit."""
-    transport = HttpClientTransport(url, headers=headers, max_message_bytes=max_message_bytes)
+    transport = HttpClientTransport(url, headers=headers, max_message_bytes=max_message_bytes, cookies=cookies)
     try:
         yield transport
     finally:

@@ -41,6 +41,7 @@ from ._connection import (
     spawn_process,
     stdio_streams,
 )
+from ._cookies import AffinityCookies
 from ._router import ProtocolVersionMismatch, Routable
 from ._runtime import UNDEFINED
 from .models import (
@@ -112,6 +113,7 @@ __all__ = [
     "DEFAULT_LIMIT",
     "DEFAULT_LIMITS",
     "PROTOCOL_VERSION",
+    "AffinityCookies",
     "Agent",
     "AgentSideConnection",
     "Client",
@@ -1084,14 +1086,17 @@ async def connect_websocket(
     headers: Mapping[str, str] | None = None,
     max_message_bytes: int = DEFAULT_LIMIT,
     open_timeout: float = 10.0,
+    cookies: AffinityCookies | None = None,
 ) -> AsyncIterator[ClientSideConnection]:
     """Connect `client` to the agent at `url` over WebSocket (`ws://host:port/acp`, `wss://`;
     one JSON-RPC message per text frame), `headers` on the upgrade request; the connection is
-    closed on exit. Needs the `websocket` extra (the `websockets` library)."""
+    closed on exit. `cookies`, shared by the connections to one agent, keep the cookies its
+    server (a load balancer) sets, and send them again: a reconnect reaches the same worker.
+    Needs the `websocket` extra (the `websockets` library)."""
     from . import _websocket
 
     async with _websocket.open_websocket(
-        url, headers=headers, max_message_bytes=max_message_bytes, open_timeout=open_timeout
+        url, headers=headers, max_message_bytes=max_message_bytes, open_timeout=open_timeout, cookies=cookies
     ) as transport:
         conn = ClientSideConnection(client, transport)
         try:
@@ -1139,16 +1144,23 @@ async def serve_websocket(
 
 @contextlib.asynccontextmanager
 async def connect_http(
-    client: Client, url: str, *, headers: Mapping[str, str] | None = None, max_message_bytes: int = DEFAULT_LIMIT
+    client: Client,
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    max_message_bytes: int = DEFAULT_LIMIT,
+    cookies: AffinityCookies | None = None,
 ) -> AsyncIterator[ClientSideConnection]:
     """Connect `client` to the agent at `url` over Streamable HTTP (`http://host:port/acp`,
     `https://`: POST per message, server-sent events per connection and per session), with
     `headers` on every request; on exit the connection is closed and ended with `DELETE`. HTTP
     errors as the TypeScript SDK's `createHttpStream` maps them (`_http_client`'s docstring).
-    Needs the `http` extra (the `httpx` library)."""
+    `cookies` as for `connect_websocket`. Needs the `http` extra (the `httpx` library)."""
     from . import _http_client
 
-    async with _http_client.open_http(url, headers=headers, max_message_bytes=max_message_bytes) as transport:
+    async with _http_client.open_http(
+        url, headers=headers, max_message_bytes=max_message_bytes, cookies=cookies
+    ) as transport:
         conn = ClientSideConnection(client, transport)
         try:
             yield conn

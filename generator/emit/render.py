@@ -320,6 +320,7 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
     if context.connection_exported:
         files["_connection.py"] = static_units(env, "_connection.py", base)
         files["_router.py"] = static_units(env, "_router.py", base)
+        files["_cookies.py"] = static_units(env, "_cookies.py", base)
         files["_websocket.py"] = static_units(env, "_websocket.py", base)
         files["_http_server.py"] = static_units(env, "_http_server.py", base)
         files["_http_client.py"] = static_units(env, "_http_client.py", base)
@@ -334,6 +335,7 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         "_jsonrpc",
         "_connection",
         "_router",
+        "_cookies",
         "_session",
         "_websocket",
         "_http_server",
