@@ -82,8 +82,9 @@ bench: $(STAMP)
 bench-gen: $(STAMP)
 	$(PY) bench/generate.py
 
-bench-rpc: $(STAMP)
+bench-rpc: $(STAMP) peers
 	$(PY) bench/rpc.py
+	$(PY) bench/rpc_transports.py
 
 bench-import: $(STAMP)
 	$(PY) bench/imports.py

@@ -685,21 +685,19 @@ async def _until_done(work: Awaitable[Any], receive: Receive) -> bool:
 
 
 async def _text(send: Send, status: int, text: str) -> None:
-    await send({"type": "http.response.start", "status": status, "headers": _TEXT_HEADERS})
-    await send({"type": "http.response.body", "body": text.encode()})
+    await _respond(send, status, _TEXT_HEADERS, text.encode())
 
 
 async def _json(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]] | None = None) -> None:
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [(b"content-type", b"application/json"), *(headers or [])],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    await _respond(send, status, [(b"content-type", b"application/json"), *(headers or [])], body)
 
 
 async def _empty(send: Send, status: int) -> None:
-    await send({"type": "http.response.start", "status": status, "headers": []})
-    await send({"type": "http.response.body", "body": b""})
+    await _respond(send, status, [], b"")
+
+
+async def _respond(send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
+    """A whole response, its length declared (without it the server would frame it chunked)."""
+    length = (b"content-length", str(len(body)).encode())
+    await send({"type": "http.response.start", "status": status, "headers": [*headers, length]})
+    await send({"type": "http.response.body", "body": body})
