@@ -613,7 +613,7 @@ class AsgiWebSocketTransport:
         if self._closed:
             raise ConnectionResetError("the WebSocket is closed")
         try:
-            await asyncio.wait_for(
+            await within(
                 self._send({"type": "websocket.send", "text": message.decode("utf-8", "surrogatepass")}), self._stall
             )
         except asyncio.TimeoutError:  # before OSError: TimeoutError is one since Python 3.11
@@ -657,6 +657,32 @@ async def _read_body(receive: Receive, limit: int) -> bytes | None:
         chunks.append(chunk)
         if not event.get("more_body", False):
             return b"".join(chunks)
+
+
+async def within(work: Awaitable[None], seconds: float) -> None:
+    """Await `work`; `asyncio.TimeoutError` once it has taken `seconds`. A timer that cancels
+    this task, cheaper than `asyncio.wait_for` (a task per call, and a turn of the loop: it
+    halved the messages per second of a WebSocket, measured here)."""
+    task = asyncio.current_task()
+    assert task is not None
+    expired = False
+
+    def expire() -> None:
+        nonlocal expired
+        expired = True
+        task.cancel()
+
+    timer = asyncio.get_running_loop().call_later(seconds, expire)
+    try:
+        await work
+    except asyncio.CancelledError:
+        if not expired:
+            raise
+        if hasattr(task, "uncancel"):  # Python 3.11+: this cancellation was ours, and is handled
+            task.uncancel()
+        raise asyncio.TimeoutError from None
+    finally:
+        timer.cancel()
 
 
 async def _disconnected(receive: Receive) -> None:

@@ -19,6 +19,7 @@ from typing import Final
 from . import _runtime as _rt
 from ._connection import DEFAULT_LIMITS, Transport
 from ._cookies import AffinityCookies
+from ._http_server import within
 
 try:
     from websockets.asyncio.client import ClientConnection, connect
@@ -78,7 +79,7 @@ class WebSocketTransport:
         """Send one text frame, waiting while the socket's buffer is full (websockets' write
         limit); a peer that reads nothing for `max_output_stall` seconds is dropped."""
         try:
-            await asyncio.wait_for(self.websocket.send(message, text=True), self.max_output_stall)
+            await within(self.websocket.send(message, text=True), self.max_output_stall)
         except _WebSocketClosed as error:
             raise ConnectionResetError(f"the WebSocket is closed: {error}") from None
         except asyncio.TimeoutError:

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import httpx
+import pytest
 
 from generator.runtime import _http_server as hs
 from generator.runtime._connection import Transport
@@ -445,3 +446,17 @@ async def test_the_apps_websocket_drops_a_client_that_stops_reading():
         while not outcome:
             await asyncio.sleep(0.05)
     assert outcome == ["the client stopped reading"]
+
+
+async def test_within_times_out_its_work_and_lets_other_cancellations_through():
+    with pytest.raises(asyncio.TimeoutError):
+        await hs.within(asyncio.sleep(10), 0.05)
+    current = asyncio.current_task()
+    assert current is not None and current.cancelling() == 0  # its own cancellation, handled
+    await hs.within(asyncio.sleep(0), 0.05)
+    await asyncio.sleep(0.1)  # the timer of a finished call fires never
+    outer = asyncio.ensure_future(hs.within(asyncio.sleep(10), 10))
+    await asyncio.sleep(0.01)
+    outer.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await outer
