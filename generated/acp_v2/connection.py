@@ -43,6 +43,7 @@ from ._connection import (
     spawn_process,
     stdio_streams,
 )
+from ._cookies import AffinityCookies
 from ._memory import MemoryTransport, memory_transports
 from ._observe import LoggingObserver, WireEvent, WireObserver, opentelemetry_observer
 from ._router import ProtocolVersionMismatch, Routable
@@ -121,6 +122,7 @@ __all__ = [
     "DEFAULT_LIMIT",
     "DEFAULT_LIMITS",
     "PROTOCOL_VERSION",
+    "AffinityCookies",
     "Agent",
     "AgentSideConnection",
     "Client",
@@ -1180,14 +1182,17 @@ async def connect_websocket(
     headers: Mapping[str, str] | None = None,
     max_message_bytes: int = DEFAULT_LIMIT,
     open_timeout: float = 10.0,
+    cookies: AffinityCookies | None = None,
 ) -> AsyncIterator[ClientSideConnection]:
     """Connect `client` to the agent at `url` over WebSocket (`ws://host:port/acp`, `wss://`;
     one JSON-RPC message per text frame), `headers` on the upgrade request; the connection is
-    closed on exit. Needs the `websocket` extra (the `websockets` library)."""
+    closed on exit. `cookies`, shared by the connections to one agent, keep the cookies its
+    server (a load balancer) sets, and send them again: a reconnect reaches the same worker.
+    Needs the `websocket` extra (the `websockets` library)."""
     from . import _websocket
 
     async with _websocket.open_websocket(
-        url, headers=headers, max_message_bytes=max_message_bytes, open_timeout=open_timeout
+        url, headers=headers, max_message_bytes=max_message_bytes, open_timeout=open_timeout, cookies=cookies
     ) as transport:
         conn = ClientSideConnection(client, transport)
         try:
@@ -1235,16 +1240,23 @@ async def serve_websocket(
 
 @contextlib.asynccontextmanager
 async def connect_http(
-    client: Client, url: str, *, headers: Mapping[str, str] | None = None, max_message_bytes: int = DEFAULT_LIMIT
+    client: Client,
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    max_message_bytes: int = DEFAULT_LIMIT,
+    cookies: AffinityCookies | None = None,
 ) -> AsyncIterator[ClientSideConnection]:
     """Connect `client` to the agent at `url` over Streamable HTTP (`http://host:port/acp`,
     `https://`: POST per message, server-sent events per connection and per session), with
     `headers` on every request; on exit the connection is closed and ended with `DELETE`. HTTP
     errors as the TypeScript SDK's `createHttpStream` maps them (`_http_client`'s docstring).
-    Needs the `http` extra (the `httpx` library)."""
+    `cookies` as for `connect_websocket`. Needs the `http` extra (the `httpx` library)."""
     from . import _http_client
 
-    async with _http_client.open_http(url, headers=headers, max_message_bytes=max_message_bytes) as transport:
+    async with _http_client.open_http(
+        url, headers=headers, max_message_bytes=max_message_bytes, cookies=cookies
+    ) as transport:
         conn = ClientSideConnection(client, transport)
         try:
             yield conn
@@ -1260,13 +1272,20 @@ def http_app(
     max_message_bytes: int = DEFAULT_LIMIT,
     max_buffered_bytes: int = DEFAULT_LIMIT,
     max_output_stall: float = 60.0,
+    max_request_body_bytes: int = 16 * 1024 * 1024,
+    max_buffered_session_streams: int = 1024,
+    max_id_length: int = 1024,
 ) -> AcpHttpApp:
     """An ASGI application serving agents over Streamable HTTP and WebSocket at `path`, wire-
     compatible with the TypeScript SDK's `AcpServer`: run it with any ASGI server
     (`uvicorn.run(app, host="127.0.0.1", port=8765)`). `agents` make the agents of one connection,
     one per protocol version, as for `serve_websocket`; `allowed_origins` and `authorize` too
     (refusals are 403 and 401). The agent's output that its client has not read is held up to
-    `max_buffered_bytes`, beyond which the agent waits, at most `max_output_stall` seconds.
+    `max_buffered_bytes`, beyond which the agent waits (and the client's requests are held
+    back), at most `max_output_stall` seconds. A POST body over `max_request_body_bytes` is
+    refused 413; output waiting for more than `max_buffered_session_streams` sessions no client
+    receives ends the connection; a request or session id over `max_id_length` characters is
+    refused 400 (WebSocket: close 1008), as the TypeScript SDK's `ConnectionLimits` have it.
     Needs nothing beyond the standard library (the ASGI server aside)."""
     from . import _http_server
 
@@ -1281,6 +1300,9 @@ def http_app(
         max_message_bytes=max_message_bytes,
         max_buffered_bytes=max_buffered_bytes,
         max_output_stall=max_output_stall,
+        max_request_body_bytes=max_request_body_bytes,
+        max_buffered_session_streams=max_buffered_session_streams,
+        max_id_length=max_id_length,
     )
 
 

@@ -46,6 +46,7 @@ RPC_NAMES = (
 # The asyncio connection API (connection.py), re-exported by __init__.py: the
 # interfaces and connections of the two peers, and the helpers.
 CONNECTION_NAMES = (
+    "AffinityCookies",
     "DEFAULT_LIMIT",
     "DEFAULT_LIMITS",
     "Agent",
