@@ -233,9 +233,7 @@ def _update_schema(config: Config, args: argparse.Namespace, written: Commands) 
                 )
                 for package in targets
             ]
-            results = [
-                emit(with_commands(module, written), cache_dir, out / module.package) for module in modules
-            ]
+            results = [emit(with_commands(module, written), cache_dir, out / module.package) for module in modules]
             printed, sections = [], []
             for old, result in zip(previous, results, strict=True):
                 if old is not None:
