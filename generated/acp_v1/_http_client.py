@@ -33,7 +33,6 @@ from typing import Any, Final
 from . import _runtime as _rt
 from ._connection import DEFAULT_LIMITS, MessageTooLarge
 from ._cookies import AffinityCookies
-from ._http11 import Poster
 from ._runtime import DecodeError
 
 try:
@@ -114,14 +113,6 @@ class HttpClientTransport:
             event_hooks=hooks,
         )
         self._owns_client = client is None
-        self._headers = dict(headers or {})
-        self._cookies = cookies
-        self._poster = (
-            Poster(url, max_connections=MAX_CONNECTIONS, max_body_bytes=max_message_bytes)
-            if client is None and url.startswith(("http://", "https://")) and not _proxied(url)
-            else None
-        )
-        """The messages after `initialize` are POSTed through it (httpx when given a client or a proxy)."""
         self._inbox: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=256)
         self._initializing = asyncio.Lock()
         self._closed = False
@@ -227,7 +218,7 @@ class HttpClientTransport:
                 return
             await self._fail(error)
             raise ConnectionResetError(str(error)) from error
-        except (httpx.HTTPError, OSError) as error:
+        except httpx.HTTPError as error:
             await self._fail(error)
             raise ConnectionResetError(str(error)) from error
         if "method" not in message and key is not None:
@@ -238,39 +229,12 @@ class HttpClientTransport:
         headers = {"Content-Type": "application/json", CONNECTION_ID_HEADER: self.connection_id}
         if session is not None:
             headers[SESSION_ID_HEADER] = session
-        if self._poster is not None:
-            await self._post_lean(data, headers)
-            return
         async with self._http.stream("POST", self.url, content=data, headers=headers) as response:
             if response.is_success:
                 await response.aread()  # read to its end (202: nothing), the connection is reused
                 return
             body = await _read_cut(response, MAX_ERROR_BODY_BYTES)
             raise HttpError("ACP POST failed", response.status_code, body)
-
-    async def _post_lean(self, data: bytes, headers: dict[str, str]) -> None:
-        """`_post_raw` through the lean poster: the client's headers and cookies, as httpx sends them."""
-        assert self._poster is not None
-        merged = {**self._headers, **headers}
-        caller = next((merged.pop(name) for name in list(merged) if name.lower() == "cookie"), None)
-        jar = "; ".join(f"{cookie.name}={cookie.value}" for cookie in self._http.cookies.jar)
-        cookie = "; ".join(part for part in (jar, caller) if part) or None
-        if self._cookies is not None:
-            cookie = self._cookies.header(cookie)
-        if cookie:
-            merged["Cookie"] = cookie
-        response = await self._poster.post(data, merged.items())
-        set_cookies = response.header_values("set-cookie")
-        if set_cookies:
-            for value in set_cookies:
-                name, separator, rest = value.split(";", 1)[0].partition("=")
-                if separator and name.strip():
-                    self._http.cookies.set(name.strip(), rest.strip())
-            if self._cookies is not None:
-                self._cookies.store(set_cookies)
-        if not 200 <= response.status < 300:
-            body = response.body[:MAX_ERROR_BODY_BYTES].decode("utf-8", "ignore")
-            raise HttpError("ACP POST failed", response.status, body)
 
     async def _drop(self, message: dict[str, Any], error: HttpError) -> None:
         """A message for a failed session: a request is answered with the error, anything else dropped."""
@@ -402,8 +366,6 @@ class HttpClientTransport:
         if delete and self.connection_id is not None:
             with contextlib.suppress(httpx.HTTPError):
                 await self._http.delete(self.url, headers={CONNECTION_ID_HEADER: self.connection_id})
-        if self._poster is not None:
-            await self._poster.close()
         if self._owns_client:
             await self._http.aclose()
         while self._inbox.full():  # the end must get through: a reader this far behind loses the oldest
@@ -414,15 +376,6 @@ class HttpClientTransport:
         task: asyncio.Task[None] = asyncio.get_running_loop().create_task(work, name=name)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-
-
-def _proxied(url: str) -> bool:
-    """Whether the environment names a proxy for `url` (httpx honours it; the lean poster does not)."""
-    import urllib.request
-
-    scheme, _, rest = url.partition("://")
-    host = rest.split("/", 1)[0].rpartition("@")[2].rsplit(":", 1)[0].strip("[]")
-    return scheme in urllib.request.getproxies() and not urllib.request.proxy_bypass(host)
 
 
 def _cookie_hooks(cookies: AffinityCookies) -> dict[str, list[Callable[[Any], Awaitable[None]]]]:

@@ -353,7 +353,6 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         files["_websocket.py"] = static_units(env, "_websocket.py", base)
         files["_http_server.py"] = static_units(env, "_http_server.py", base)
         files["_http_client.py"] = static_units(env, "_http_client.py", base)
-        files["_http11.py"] = static_units(env, "_http11.py", base)
         template = env.get_template("connection.py.jinja")
         files["connection.py"] = split_units(
             template.render(variables(context, upserts, connection_context(module, queries)))
@@ -377,7 +376,6 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         "_websocket",
         "_http_server",
         "_http_client",
-        "_http11",
         "models",
     )
     lazy_modules = [name for name in lazy_modules if name not in imported_by_others]
