@@ -360,6 +360,10 @@ def _commands(config: Config, program: str, args: argparse.Namespace) -> Command
 def run(argv: list[str], program: str = "acp-codegen") -> int:
     args = _parser().parse_args(argv)
     config = load_config(find_root(Path.cwd()))
+    # Files name the installed script, so their bytes do not depend on how the generator was
+    # started (`python -m generator generate` then `acp-codegen check` finds no drift);
+    # messages name the command as the user ran it.
+    written = _commands(config, "acp-codegen", args)
     config = replace(config, commands=_commands(config, program, args))
     if getattr(args, "schema_dirs", None):
         given = [(prefix, directory.absolute()) for prefix, directory in args.schema_dirs]
@@ -383,7 +387,7 @@ def run(argv: list[str], program: str = "acp-codegen") -> int:
     modules = [
         with_commands(
             build_ir(target.schema, target.package, config.root, config.options, cache_dir, target.protocol_version),
-            config.commands,
+            written,
         )
         for target in targets
     ]

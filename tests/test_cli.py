@@ -251,18 +251,20 @@ def test_generate_and_check_in_a_directory_without_pyproject(tmp_path):
     assert "update-schema needs a [tool.acp-codegen] table" in one_line_error(cli(tmp_path, "update-schema", "1.0.0"))
 
 
-def test_without_configured_commands_the_header_and_the_drift_report_name_the_command_as_run(tmp_path):
+def test_without_configured_commands_the_header_names_the_script_and_the_drift_report_the_command_as_run(tmp_path):
     shutil.copy(FIXTURES / "rules.json", tmp_path / "rules.json")
     args = ("--schema", "rules.json", "--out", "out dir", "--package", "rules_pkg")
-    assert cli(tmp_path, "generate", *args).returncode == 0
+    assert cli(tmp_path, "generate", *args).returncode == 0  # started as `python -m generator`
     models = tmp_path / "out dir" / "rules_pkg" / "models.py"
-    ran = "python -m generator generate --schema rules.json --out 'out dir' --package rules_pkg"
-    assert f"# Regenerate with `{ran}`; `{ran.replace(' generate ', ' check ')}` fails" in models.read_text()
+    written = "acp-codegen generate --schema rules.json --out 'out dir' --package rules_pkg"
+    assert f"# Regenerate with `{written}`; `{written.replace(' generate ', ' check ')}` fails" in models.read_text()
     assert "make" not in (tmp_path / "out dir" / "pyproject.toml").read_text()
+    script = Path(sys.executable).with_name("acp-codegen")  # the console script, as pip installs it
+    assert subprocess.run([script, "check", *args], cwd=tmp_path).returncode == 0  # the bytes do not depend on it
     models.write_text(models.read_text() + "# edited\n")
     drift = cli(tmp_path, "check", *args)
+    ran = written.replace("acp-codegen", "python -m generator")
     assert drift.returncode == 1 and drift.stderr.endswith(f"Run `{ran}` and commit the result.\n")
-    script = Path(sys.executable).with_name("acp-codegen")  # the console script, as pip installs it
     by_script = subprocess.run([script, "check", *args], cwd=tmp_path, capture_output=True, text=True)
     assert by_script.stderr.endswith(
         "Run `acp-codegen generate --schema rules.json --out 'out dir' --package rules_pkg` and commit the result.\n"
