@@ -83,6 +83,13 @@ def test_samples_are_found_in_indented_fences_with_their_titles():
         samples_of(ROOT / "page.md", "```python\nprint(1)\n")
 
 
+def test_the_readme_stays_a_front_door():
+    """What it is, the two commands, an agent, a client, vendoring, links; the rest is in docs/."""
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.encode()) < 8 * 1024, "move what the README grew into a guide under docs/guides/"
+    assert readme.index("make generate") < readme.index("```python"), "the two commands come first"
+
+
 def test_the_readme_agent_and_client_run():
     readme = {sample.title for sample in RUNNABLE if sample.page.name == "README.md"}
     assert {"agent.py", "client.py"} <= readme
