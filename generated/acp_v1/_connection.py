@@ -222,12 +222,14 @@ _Conn = TypeVar("_Conn", bound="Connection")
 class Wire:
     """What the engine needs of the schema, from the package's rpc and models modules."""
 
-    decode: Callable[..., Any]  # a parsed JSON-RPC object → Request | Notification | Response (`side=`)
+    decode: Callable[
+        ..., Any
+    ]  # a parsed JSON-RPC object → Request | Notification | Response (`side=`, `strict=`, `on_salvage=`)
     encode: Callable[[Any], dict[str, Any]]  # a message → its JSON-RPC object
     request: type
     notification: type
     response: type
-    pending: Callable[..., Any]  # `PendingRequests(side=...)`
+    pending: Callable[..., Any]  # `PendingRequests(side=...)`, whose `resolve` takes `strict=`, `on_salvage=`
     error: type[RequestError]  # the package's RequestError, raised by requests answered with an error
     error_object: Callable[[int, str, Any], Any]  # (code, message, data) → the schema's error object
     cancel_method: str  # handled by the engine: cancels the request being served
@@ -270,7 +272,9 @@ def _parse(data: bytes) -> Any:
 class Connection:
     """The JSON-RPC machinery of both typed connections: ids, pending requests, handler tasks,
     dispatch. `wire` says what the package's messages are; `requests` and `notifications` call
-    the `handler`'s method for each method of its side."""
+    the `handler`'s method for each method of its side. `strict` and `on_salvage` are passed to
+    every decode the connection makes (the params it serves, the results it receives): strict,
+    a message that lenient decoding would salvage is refused (-32602 for a request's params)."""
 
     def __init__(
         self,
@@ -283,9 +287,13 @@ class Connection:
         requests: Handlers,
         notifications: Handlers,
         limits: ConnectionLimits = DEFAULT_LIMITS,
+        strict: bool = False,
+        on_salvage: _rt.SalvageCallback | None = None,
     ) -> None:
         self._wire = wire
         self._limits = limits
+        self._strict = strict
+        self._on_salvage = on_salvage
         self._slot_free = asyncio.Event()  # set when a request finishes while the reader waits
         self._handler = handler
         self._transport = transport
@@ -442,7 +450,7 @@ class Connection:
             if type(method) is str and not method.startswith("_"):
                 message["params"] = {}  # served as `{}`, as the TypeScript SDK does
         try:
-            decoded = self._wire.decode(message, side=self._side)
+            decoded = self._wire.decode(message, side=self._side, strict=self._strict, on_salvage=self._on_salvage)
         except DecodeError as error:
             await self._refuse(message, error)
             return
@@ -557,7 +565,7 @@ class Connection:
             return
         method = self._waiting[request_id][0]
         try:
-            typed = self._pending.resolve(response)
+            typed = self._pending.resolve(response, strict=self._strict, on_salvage=self._on_salvage)
         except DecodeError as error:
             self._settle(request_id, error)
             return

@@ -49,7 +49,7 @@ class ErrorObject:
     data: Any = rt.UNDEFINED
 
 
-def decode(data: Any, *, side: str) -> Any:
+def decode(data: Any, *, side: str, strict: bool = False, on_salvage: Any = None) -> Any:
     if type(data) is not dict or data.get("jsonrpc") != "2.0":
         raise rt.DecodeError("$", "a JSON-RPC message", data, code=rt.INVALID_REQUEST)
     if "method" not in data:
@@ -89,7 +89,7 @@ class Pending:
     def discard(self, request_id: Any) -> None:
         pass
 
-    def resolve(self, response: Response) -> Response:
+    def resolve(self, response: Response, *, strict: bool = False, on_salvage: Any = None) -> Response:
         return response
 
 
@@ -214,7 +214,7 @@ class Exploding:
     def __init__(self, error: BaseException) -> None:
         self.error = error
 
-    def __call__(self, data: Any, *, side: str) -> Any:
+    def __call__(self, data: Any, *, side: str, **options: Any) -> Any:
         if type(data) is dict and data.get("params") == "explode":
             raise self.error
         return decode(data, side=side)
