@@ -698,7 +698,7 @@ async def run_agent(
     says, and the routed connection takes the same options; without them `agent` serves
     whatever the client asks for."""
     limits = _limits(limits, limit)
-    reader, writer = await stdio_streams(limits.max_message_bytes + 1)
+    reader, writer = await stdio_streams()
     transport = StreamTransport(reader, writer, limits=limits)
     if others:
         await serve_agent(transport, agent, *others, limits=limits, strict=strict, on_salvage=on_salvage)
@@ -926,9 +926,7 @@ async def spawn_agent_process(
     cancellation kills it at once. `limits` bounds what the connection holds; `strict` and
     `on_salvage` are passed to every decode it makes."""
     limits = _limits(limits, limit)
-    async with spawn_process(
-        command, *args, env=env, cwd=cwd, limit=limits.max_message_bytes + 1, timeout=timeout
-    ) as process:
+    async with spawn_process(command, *args, env=env, cwd=cwd, timeout=timeout) as process:
         assert process.stdin is not None and process.stdout is not None
         conn = connect_to_agent(
             client, process.stdout, process.stdin, limits=limits, strict=strict, on_salvage=on_salvage

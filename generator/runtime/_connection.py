@@ -57,6 +57,11 @@ class ConnectionLimits:
 
 
 DEFAULT_LIMITS: Final = ConnectionLimits()
+READ_SIZE: Final = 64 * 1024
+"""The most `StreamTransport` reads from its stream at once."""
+READER_LIMIT: Final = 64 * 1024
+"""The `limit` of the stream readers the package's helpers create for a `StreamTransport`
+(asyncio's default): a reader pauses its pipe when it buffers twice that."""
 
 _E = TypeVar("_E", bound="RequestError")
 
@@ -128,12 +133,14 @@ class Transport(Protocol):
 class StreamTransport:
     """Newline-delimited JSON over an asyncio `StreamReader`/`StreamWriter` pair.
 
-    `limits.max_message_bytes` bounds a message; the reader's own `limit` bounds what it
-    buffers, so create it with a limit above that (`asyncio.StreamReader(limit=...)`,
-    `open_connection(..., limit=...)` or `create_subprocess_exec(..., limit=...)`), as the
-    package's helpers do. `send` waits while the peer holds `limits.max_buffered_bytes` unread,
-    and fails the transport (`ConnectionClosed`) when it reads none of it for
-    `limits.max_output_stall` seconds."""
+    It splits lines itself (as the TypeScript SDK's `LineBuffer` does), reading the stream in
+    chunks of `READ_SIZE` bytes, so that what it holds of one line is at most
+    `limits.max_message_bytes` and a chunk whatever the peer sends; the rest of a longer line is
+    read and dropped as it comes (`MessageTooLarge` once it ends). The reader's own `limit`
+    bounds nothing here, and a small one (`READER_LIMIT`, as the package's helpers create)
+    keeps the reader's buffer small. `send` waits while the peer holds
+    `limits.max_buffered_bytes` unread, and fails the transport (`ConnectionClosed`) when it
+    reads none of it for `limits.max_output_stall` seconds."""
 
     def __init__(
         self,
@@ -148,33 +155,41 @@ class StreamTransport:
         self._close_timeout = close_timeout
         self._limits = limits
         self._lock = asyncio.Lock()
+        self._buffer = bytearray()  # what has been read of the lines not yet returned
+        self._scanned = 0  # the length of `_buffer`'s start known to hold no newline
+        self._skipping = False  # dropping the rest of a line over the limit
         with contextlib.suppress(AttributeError, NotImplementedError, ValueError):
             writer.transport.set_write_buffer_limits(high=limits.max_buffered_bytes)
 
     async def receive(self) -> bytes | None:
+        buffer, limit = self._buffer, self._limits.max_message_bytes
         while True:
-            try:
-                line = await self._reader.readuntil(b"\n")
-            except asyncio.IncompleteReadError as end:
-                return end.partial if end.partial.strip() else None
-            except asyncio.LimitOverrunError as error:
-                await self._skip_line(error.consumed)
-                raise MessageTooLarge("a message longer than the stream's limit") from None
-            if len(line) > self._limits.max_message_bytes + 1:
-                raise MessageTooLarge(f"a message longer than {self._limits.max_message_bytes} bytes")
+            end = buffer.find(b"\n", self._scanned)
+            if end < 0:
+                if self._skipping or len(buffer) > limit:
+                    self._skipping = True
+                    buffer.clear()
+                self._scanned = len(buffer)
+                chunk = await self._reader.read(READ_SIZE)
+                if chunk:
+                    buffer += chunk
+                    continue
+                if self._skipping:  # the stream ended inside an overlong line
+                    self._skipping = False
+                    raise MessageTooLarge(f"a message longer than {limit} bytes")
+                line = bytes(buffer)
+                buffer.clear()
+                self._scanned = 0
+                return line if line.strip() else None
+            skipped = self._skipping or end > limit
+            line = b"" if skipped else _take(buffer, end)
+            del buffer[: end + 1]
+            self._scanned = 0
+            if skipped:
+                self._skipping = False
+                raise MessageTooLarge(f"a message longer than {limit} bytes")
             if line.strip():
                 return line
-
-    async def _skip_line(self, consumed: int) -> None:
-        """Drop the rest of an overlong line, whose first `consumed` bytes are buffered."""
-        with contextlib.suppress(asyncio.IncompleteReadError):
-            while True:
-                await self._reader.readexactly(consumed)
-                try:
-                    await self._reader.readuntil(b"\n")
-                    return
-                except asyncio.LimitOverrunError as error:
-                    consumed = error.consumed
 
     async def send(self, message: bytes) -> None:
         async with self._lock:
@@ -208,6 +223,12 @@ class StreamTransport:
             self._writer.transport.abort()
         except OSError:
             pass
+
+
+def _take(buffer: bytearray, end: int) -> bytes:
+    """The first `end` bytes of `buffer`, copied once."""
+    with memoryview(buffer) as view:
+        return bytes(view[:end])
 
 
 Handlers = Mapping[str, Callable[[Any, Any], Awaitable[Any]]]
@@ -601,8 +622,9 @@ class Connection:
             await self._transport.close()
 
 
-async def stdio_streams(limit: int = DEFAULT_LIMIT) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    """This process's stdin and stdout as an asyncio stream pair (stdout carries protocol lines only)."""
+async def stdio_streams(limit: int = READER_LIMIT) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """This process's stdin and stdout as an asyncio stream pair (stdout carries protocol lines
+    only); `limit` is the reader's (a `StreamTransport` splits lines itself)."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=limit)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
@@ -618,10 +640,11 @@ async def spawn_process(
     *args: str | os.PathLike[str],
     env: Mapping[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
-    limit: int = DEFAULT_LIMIT,
+    limit: int = READER_LIMIT,
     timeout: float = 5.0,
 ) -> AsyncIterator[asyncio.subprocess.Process]:
-    """Start `command` with its stdin and stdout piped to this process (stderr is inherited).
+    """Start `command` with its stdin and stdout piped to this process (stderr is inherited);
+    `limit` is the stdout reader's (a `StreamTransport` splits lines itself).
 
     On exit, a process that has not exited `timeout` seconds after its owner closed its
     stdin is terminated, and killed after another `timeout`. A cancellation meanwhile kills

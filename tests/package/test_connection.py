@@ -561,7 +561,7 @@ def test_malformed_responses_and_notifications_are_logged_not_answered(caplog):
 
 def test_an_oversize_line_is_refused_and_skipped():
     async def test() -> None:
-        async with raw_client(limit=1024) as peer:
+        async with raw_client(limits=acp.ConnectionLimits(max_message_bytes=1024)) as peer:
             await peer.initialize()
             big = request(1, "session/new", {"cwd": "/" + "x" * 10_000})
             answer = await peer.ask(big)
