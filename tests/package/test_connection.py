@@ -946,3 +946,69 @@ def test_strict_and_on_salvage_reach_notifications_and_results_the_connection_re
                 assert paths == ["$.result.sessions", "$.params.update.kind", "$.params.update.kind"], paths
 
     run(test)
+
+
+# --- the end of a connection, and params left out -------------------------------------
+
+
+def test_closing_a_connection_awaits_its_handler_tasks_not_only_cancels_them():
+    """A handler cancelled by `close` finishes its cleanup (which awaits) before `close` returns."""
+
+    class CleaningAgent(EchoAgent):
+        def __init__(self) -> None:
+            super().__init__()
+            self.cleaned: list[str] = []
+            self.notified = asyncio.Event()
+
+        async def session_new(self, params: Any) -> Any:
+            self.blocked.set()
+            try:
+                await asyncio.get_running_loop().create_future()
+            finally:
+                await asyncio.sleep(0.05)  # cleanup that takes a few steps of the loop
+                self.cleaned.append("request")
+            raise AssertionError("unreachable")
+
+        async def session_cancel(self, params: Any) -> None:
+            self.notified.set()
+            try:
+                await asyncio.get_running_loop().create_future()
+            finally:
+                await asyncio.sleep(0.05)
+                self.cleaned.append("notification")
+
+    async def test() -> None:
+        agent = CleaningAgent()
+        (agent_reader, agent_writer), (peer_reader, peer_writer) = await stream_pair()
+        conn = acp.connect_to_client(agent, agent_reader, agent_writer)
+        peer = RawPeer(peer_reader, peer_writer)
+        await peer.initialize()
+        await peer.send(request(1, "session/new", {"cwd": "/w"}))
+        await peer.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "s"}})
+        await agent.blocked.wait()
+        await agent.notified.wait()
+        await conn.close()
+        assert sorted(agent.cleaned) == ["notification", "request"]
+        peer_writer.close()
+
+    run(test)
+
+
+@pytest.mark.parametrize("params", ["missing", None, {}])
+def test_a_request_whose_params_are_all_optional_reads_missing_or_null_params_as_empty(params):
+    """As the TypeScript SDK's zod schemas read them: `session/list` has only optional params."""
+
+    class ListingAgent(EchoAgent):
+        async def session_list(self, params: Any) -> Any:
+            assert params == acp.ListSessionsRequest()
+            return acp.ListSessionsResponse(sessions=[])
+
+    async def test() -> None:
+        async with raw_client(ListingAgent()) as peer:
+            await peer.initialize()
+            message = request(1, "session/list")
+            if params != "missing":
+                message["params"] = params
+            assert await peer.ask(message) == {"jsonrpc": "2.0", "id": 1, "result": {"sessions": []}}
+
+    run(test)
