@@ -69,6 +69,7 @@ bench-gen: $(STAMP)
 
 bench-rpc: $(STAMP)
 	$(PY) bench/rpc.py
+	$(PY) bench/soak.py
 
 bench-import: $(STAMP)
 	$(PY) bench/imports.py
