@@ -231,6 +231,11 @@ def _take(buffer: bytearray, end: int) -> bytes:
         return bytes(view[:end])
 
 
+_RUNNING: Final[set[asyncio.Task[None]]] = set()
+"""The reader task of every connection that has not ended. asyncio holds tasks weakly: without
+this, a connection its owner keeps no reference to (`connect_to_client(agent, ...)` called for
+its effect) would be collected, and its socket closed, by the next garbage collection."""
+
 Handlers = Mapping[str, Callable[[Any, Any], Awaitable[Any]]]
 """Wire method → a call of the handler's method for it: `lambda handler, params: handler.m(params)`."""
 _Conn = TypeVar("_Conn", bound="Connection")
@@ -329,6 +334,8 @@ class Connection:
         self._closed = False
         self._worker = asyncio.create_task(self._notification_loop())
         self._reader = asyncio.create_task(self._receive_loop())
+        _RUNNING.add(self._reader)
+        self._reader.add_done_callback(_RUNNING.discard)
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """Send an extension request (`method` starts with `_`); params and result are raw JSON."""

@@ -1012,3 +1012,20 @@ def test_a_request_whose_params_are_all_optional_reads_missing_or_null_params_as
             assert await peer.ask(message) == {"jsonrpc": "2.0", "id": 1, "result": {"sessions": []}}
 
     run(test)
+
+
+def test_a_connection_nobody_references_keeps_serving_through_garbage_collection():
+    async def test() -> None:
+        (agent_reader, agent_writer), (peer_reader, peer_writer) = await stream_pair()
+        acp.connect_to_client(EchoAgent(), agent_reader, agent_writer)  # the connection is not kept
+        del agent_reader, agent_writer
+        peer = RawPeer(peer_reader, peer_writer)
+        await asyncio.sleep(0.01)
+        gc.collect()
+        await peer.initialize()
+        assert (await peer.ask(request(1, "session/new", {"cwd": "/w"})))["result"] == {"sessionId": "s1"}
+        peer_writer.close()
+        while len(asyncio.all_tasks()) > 1:  # the agent's connection ends with the stream
+            await asyncio.sleep(0.01)
+
+    run(test)
