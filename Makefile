@@ -87,6 +87,7 @@ bench-gen: $(STAMP)
 bench-rpc: $(STAMP) peers
 	$(PY) bench/rpc.py
 	$(PY) bench/rpc_transports.py
+	$(PY) bench/soak.py
 
 bench-import: $(STAMP)
 	$(PY) bench/imports.py

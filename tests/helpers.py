@@ -12,7 +12,7 @@ import shutil
 import socket
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,63 @@ V2_SCHEMA = ROOT / "schema" / "v2" / "schema.unstable.json"
 TEST_CACHES = "acp-codegen-tests"
 CACHE = ROOT / ".cache" / TEST_CACHES / os.environ.get("PYTEST_XDIST_WORKER", "main")
 MYPY_CACHE = CACHE / "mypy"
+ASYNC_TEST_TIMEOUT = 60.0
+"""Seconds an async connection test may take (`run_bounded`): a bound, never a speed target."""
+CANCEL_GRACE = 5.0
+"""Seconds a timed-out test has to end once cancelled before its event loop is abandoned."""
+
+
+def _awaiting(coroutine: Any) -> str:
+    """Where a suspended coroutine is, down the chain of what it awaits (one line a frame)."""
+    lines = []
+    while coroutine is not None:
+        frame = getattr(coroutine, "cr_frame", None) or getattr(coroutine, "gi_frame", None)
+        if frame is not None:
+            lines.append(f"  {frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name}")
+        coroutine = getattr(coroutine, "cr_await", None) or getattr(coroutine, "gi_yieldfrom", None)
+    return "\n".join(lines)
+
+
+def run_bounded(test: Coroutine[Any, Any, None], timeout: float = ASYNC_TEST_TIMEOUT) -> None:
+    """Run `test` in a fresh event loop; fail it when it leaves a task behind or is still running
+    after `timeout` seconds. A test that hangs is cancelled (its stack at that moment is the
+    failure), and one that does not end within `CANCEL_GRACE` seconds of that (a broken
+    cancellation) is abandoned with its loop: the suite fails, it never hangs."""
+
+    async def without_leaks() -> None:
+        await test
+        leaked = asyncio.all_tasks() - {asyncio.current_task()}
+        assert not leaked, leaked
+
+    loop = asyncio.new_event_loop()
+    task = loop.create_task(without_leaks())
+    where: list[str] = []
+
+    def expire() -> None:
+        where.append(_awaiting(task.get_coro()))
+        task.cancel()
+
+    timers = [loop.call_later(timeout, expire), loop.call_later(timeout + CANCEL_GRACE, loop.stop)]
+    try:
+        loop.run_until_complete(task)
+    except BaseException:
+        if not where:
+            raise
+    finally:
+        for timer in timers:
+            timer.cancel()
+        rest = asyncio.all_tasks(loop)
+        for leftover in rest:
+            leftover.cancel()
+        if rest and not where:
+            loop.run_until_complete(asyncio.wait(rest, timeout=CANCEL_GRACE))
+        if not where:
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.run_until_complete(loop.shutdown_default_executor())
+        loop.close()
+    if where:
+        ended = "" if task.done() else f", and it did not end within {CANCEL_GRACE} s of its cancellation"
+        pytest.fail(f"the test ran longer than {timeout} s{ended}; it was awaiting:\n{where[0]}", pytrace=False)
 
 
 def copy_tracked(names: tuple[str, ...], destination: Path) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import json
 from enum import Enum
 from typing import Any
 
@@ -236,3 +237,67 @@ def schemas_with_nested_inline_types(draw: st.DrawFn) -> dict[str, Any]:
     random depth (1 to 3)."""
     names = ["A", *draw(st.lists(MEETING_DEFS, max_size=2, unique=True))]
     return {"$defs": {name: draw(nested_inline_schemas(draw(st.integers(1, 3)))) for name in names}}
+
+
+# --- lines a hostile peer sends (tests/package/test_hostile_peer.py) ----------------------
+
+_HOSTILE_TEXT = st.text(st.characters(exclude_categories=()), max_size=6) | st.sampled_from(
+    ["2.0", "session/new", "session/prompt", "initialize", "_test/echo", "$/cancel_request", "\ud800", "\udfff\x00"]
+)
+HOSTILE_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from([2.0, -0.0, 1e308, 10**400])
+    | _HOSTILE_TEXT,
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(_HOSTILE_TEXT, children, max_size=3),
+    max_leaves=8,
+)
+"""Any JSON value, lone surrogates, control characters and numbers no float holds included."""
+_TYPICAL = {
+    "jsonrpc": st.just("2.0"),
+    "id": st.integers(0, 5) | st.text("ab", max_size=2),
+    "method": st.sampled_from(["session/new", "session/prompt", "session/cancel", "_test/echo", "$/cancel_request"]),
+    "params": st.sampled_from([{"cwd": "/w"}, {"sessionId": "s1"}, {"requestId": 1}, {}]),
+    "result": st.sampled_from([{}, None, {"sessionId": "s1"}]),
+    "error": st.sampled_from([{"code": -32000, "message": "m"}, {"code": "x"}, {}]),
+}
+
+
+@st.composite
+def hostile_envelopes(draw: st.DrawFn) -> bytes:
+    """A JSON-RPC-shaped line whose every member is absent, typical, or any JSON value, written
+    ASCII-escaped or raw (lone surrogates then as the invalid UTF-8 a careless peer writes)."""
+    message: dict[str, Any] = {}
+    for member, typical in _TYPICAL.items():
+        kind = draw(st.sampled_from(["absent", "typical", "typical", "any"]))
+        if kind != "absent":
+            message[member] = draw(typical if kind == "typical" else HOSTILE_JSON)
+    text = json.dumps(message, ensure_ascii=draw(st.booleans()))
+    return text.encode("utf-8", "surrogatepass")
+
+
+@st.composite
+def deep_lines(draw: st.DrawFn) -> bytes:
+    """Arrays or objects nested up to 200,000 deep, closed or not, alone or in an envelope."""
+    depth = draw(st.sampled_from([10, 990, 1000, 5000, 200_000]))
+    opening, closing = draw(st.sampled_from([(b"[", b"]"), (b'{"a":', b"}")]))
+    value = opening * depth + b"1" + closing * draw(st.sampled_from([depth, depth // 2]))
+    member = draw(st.sampled_from([b"params", b"id", b"result", b"error", b"method", b"jsonrpc"]))
+    wrapped = b'{"jsonrpc":"2.0","id":1,"method":"session/new","' + member + b'":' + value + b"}"
+    return draw(st.sampled_from([value, wrapped]))
+
+
+def hostile_lines(max_message_bytes: int) -> st.SearchStrategy[bytes]:
+    """One line (no newline) of any of the kinds a hostile peer sends, around `max_message_bytes` too."""
+    giant = st.sampled_from([max_message_bytes - 64, max_message_bytes, max_message_bytes + 1, 3 * max_message_bytes])
+    return st.one_of(
+        hostile_envelopes(),
+        deep_lines(),
+        st.binary(max_size=64).map(lambda data: data.replace(b"\n", b"")),
+        st.sampled_from([b"", b" ", b"\r", b"1", b"{}", b"[]", b'""', b"null", b"\xef\xbb\xbf{}", b"\xff"]),
+        giant.map(
+            lambda size: (b'{"jsonrpc":"2.0","id":9,"method":"_test/echo","params":"' + b"x" * size)[:size] + b'"}'
+        ),
+    )

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import os
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
@@ -47,7 +48,7 @@ from ._cookies import AffinityCookies
 from ._memory import MemoryTransport, memory_transports
 from ._observe import LoggingObserver, WireEvent, WireObserver, opentelemetry_observer
 from ._router import ProtocolVersionMismatch, Routable
-from ._runtime import UNDEFINED
+from ._runtime import UNDEFINED, SalvageCallback
 from .models import (
     AuthenticateRequest,
     AuthenticateResponse,
@@ -275,7 +276,7 @@ class Agent:
 
     def _acp_route(self) -> _router.Route:
         """This agent as the router and negotiation see it: version, wire and typed connection."""
-        return _router.Route(PROTOCOL_VERSION, _WIRE, lambda transport: AgentSideConnection(self, transport))
+        return _router.Route(PROTOCOL_VERSION, _WIRE, functools.partial(AgentSideConnection, self))
 
     async def authenticate(self, params: AuthenticateRequest) -> AuthenticateResponse:
         """authenticate: Request parameters for the authenticate method.
@@ -389,9 +390,19 @@ class AgentSideConnection(Connection):
     """The agent's end of a connection: serves a `Agent` and calls the client through typed methods.
 
     Reading starts at once, in the running event loop; `wait_closed()` waits for the end,
-    `close()` ends it (also `async with`)."""
+    `close()` ends it (also `async with`). `limits` bounds what it holds for the peer;
+    `strict` and `on_salvage` are passed to every decode it makes (a strict connection refuses
+    a message lenient decoding would salvage: -32602 for a request's params)."""
 
-    def __init__(self, agent: Agent, transport: Transport, *, limits: ConnectionLimits = DEFAULT_LIMITS) -> None:
+    def __init__(
+        self,
+        agent: Agent,
+        transport: Transport,
+        *,
+        limits: ConnectionLimits = DEFAULT_LIMITS,
+        strict: bool = False,
+        on_salvage: SalvageCallback | None = None,
+    ) -> None:
         super().__init__(
             agent,
             transport,
@@ -401,6 +412,8 @@ class AgentSideConnection(Connection):
             requests=_AGENT_REQUESTS,
             notifications=_AGENT_NOTIFICATIONS,
             limits=limits,
+            strict=strict,
+            on_salvage=on_salvage,
         )
         agent.on_connect(self)
 
@@ -501,7 +514,7 @@ class Client:
 
     def _acp_route(self) -> _router.Route:
         """This client as the router and negotiation see it: version, wire and typed connection."""
-        return _router.Route(PROTOCOL_VERSION, _WIRE, lambda transport: ClientSideConnection(self, transport))
+        return _router.Route(PROTOCOL_VERSION, _WIRE, functools.partial(ClientSideConnection, self))
 
     async def elicitation_complete(self, params: CompleteElicitationNotification) -> None:
         """elicitation/complete: Notification sent by the agent when a URL-based elicitation is complete."""
@@ -585,9 +598,19 @@ class ClientSideConnection(Connection):
     """The client's end of a connection: serves a `Client` and calls the agent through typed methods.
 
     Reading starts at once, in the running event loop; `wait_closed()` waits for the end,
-    `close()` ends it (also `async with`)."""
+    `close()` ends it (also `async with`). `limits` bounds what it holds for the peer;
+    `strict` and `on_salvage` are passed to every decode it makes (a strict connection refuses
+    a message lenient decoding would salvage: -32602 for a request's params)."""
 
-    def __init__(self, client: Client, transport: Transport, *, limits: ConnectionLimits = DEFAULT_LIMITS) -> None:
+    def __init__(
+        self,
+        client: Client,
+        transport: Transport,
+        *,
+        limits: ConnectionLimits = DEFAULT_LIMITS,
+        strict: bool = False,
+        on_salvage: SalvageCallback | None = None,
+    ) -> None:
         super().__init__(
             client,
             transport,
@@ -597,6 +620,8 @@ class ClientSideConnection(Connection):
             requests=_CLIENT_REQUESTS,
             notifications=_CLIENT_NOTIFICATIONS,
             limits=limits,
+            strict=strict,
+            on_salvage=on_salvage,
         )
         client.on_connect(self)
 
@@ -708,25 +733,37 @@ def _limits(limits: ConnectionLimits, limit: int | None) -> ConnectionLimits:
 
 
 async def run_agent(
-    agent: Agent, *others: Routable, limits: ConnectionLimits = DEFAULT_LIMITS, limit: int | None = None
+    agent: Agent,
+    *others: Routable,
+    limits: ConnectionLimits = DEFAULT_LIMITS,
+    limit: int | None = None,
+    strict: bool = False,
+    on_salvage: SalvageCallback | None = None,
 ) -> None:
     """Serve `agent` over stdin/stdout until stdin ends. stdout carries only protocol lines:
-    log to stderr, never print. `limits` bounds what the connection holds (`ConnectionLimits`).
+    log to stderr, never print. `limits` bounds what the connection holds (`ConnectionLimits`);
+    `strict` and `on_salvage` are passed to every decode the connection makes.
 
     `others` are agents of other protocol versions (`run_agent(agent, acp_v1_agent)`): then the
     connection is routed by the `protocolVersion` of the client's `initialize`, as `serve_agent`
-    says (the routed connection takes its package's default limits; `limits` bounds the stream);
-    without them `agent` serves the connection alone."""
+    says, and the routed connection takes the same options; without them `agent` serves the
+    connection alone."""
     limits = _limits(limits, limit)
-    reader, writer = await stdio_streams(limits.max_message_bytes + 1)
+    reader, writer = await stdio_streams()
     transport = StreamTransport(reader, writer, limits=limits)
     if others:
-        await serve_agent(transport, agent, *others)
+        await serve_agent(transport, agent, *others, limits=limits, strict=strict, on_salvage=on_salvage)
     else:
-        await AgentSideConnection(agent, transport, limits=limits).wait_closed()
+        await AgentSideConnection(agent, transport, limits=limits, strict=strict, on_salvage=on_salvage).wait_closed()
 
 
-async def serve_agent(transport: Transport, *agents: Agent | Routable) -> None:
+async def serve_agent(
+    transport: Transport,
+    *agents: Agent | Routable,
+    limits: ConnectionLimits = DEFAULT_LIMITS,
+    strict: bool = False,
+    on_salvage: SalvageCallback | None = None,
+) -> None:
     """Serve one connection with the agent, of those given (one per protocol version, of any
     generated package), whose version the client's `initialize` selects: the highest at or
     below the requested `protocolVersion` (a v1 agent alone serves any). Until a valid
@@ -734,21 +771,31 @@ async def serve_agent(transport: Transport, *agents: Agent | Routable) -> None:
     -32600, a batch -32600 with `id: null`, a failing `initialize` answered with its error
     (-32602, or -32022 for a version none serves) and the connection stays open; from it on the
     selected agent's typed connection serves everything, that `initialize` first, and the
-    connection is never routed again. Returns when the connection ends."""
-    await _router.serve(transport, [agent._acp_route() for agent in agents])
+    connection is never routed again. Returns when the connection ends. The typed connection
+    takes `limits`, `strict` and `on_salvage` (whichever package it is of)."""
+    options = _router.Options(limits, strict, on_salvage)
+    await _router.serve(transport, [agent._acp_route() for agent in agents], options)
 
 
 async def connect_negotiated(
-    client: Client, transport: Transport, params: Any, *fallbacks: Routable
+    client: Client,
+    transport: Transport,
+    params: Any,
+    *fallbacks: Routable,
+    limits: ConnectionLimits = DEFAULT_LIMITS,
+    strict: bool = False,
+    on_salvage: SalvageCallback | None = None,
 ) -> tuple[Any, Any]:
     """Initialize a connection with `params` (this package's `InitializeRequest`, the newest version) and return the
     typed connection and `InitializeResponse` of the version the agent answers: this package's
     `ClientSideConnection`, or, when the agent answers a version one of `fallbacks` (clients of
     other generated packages) speaks, that package's, its `initialize` params downgraded from
     `params`. An answer of a version none speaks raises `ProtocolVersionMismatch`, an error
-    answer `RequestError`; neither closes the transport."""
+    answer `RequestError`; neither closes the transport. The typed connection takes `limits`,
+    `strict` and `on_salvage`."""
     routes = [fallback._acp_route() for fallback in fallbacks]
-    return await _router.negotiate(transport, params, client._acp_route(), routes)
+    options = _router.Options(limits, strict, on_salvage)
+    return await _router.negotiate(transport, params, client._acp_route(), routes, options)
 
 
 def connect_to_agent(
@@ -757,10 +804,13 @@ def connect_to_agent(
     writer: asyncio.StreamWriter,
     *,
     limits: ConnectionLimits = DEFAULT_LIMITS,
+    strict: bool = False,
+    on_salvage: SalvageCallback | None = None,
 ) -> ClientSideConnection:
     """A client connection over the agent's output (`reader`) and input (`writer`); a client that
     an agent started (`spawn_client_process`) connects over `await stdio_streams()`."""
-    return ClientSideConnection(client, StreamTransport(reader, writer, limits=limits), limits=limits)
+    transport = StreamTransport(reader, writer, limits=limits)
+    return ClientSideConnection(client, transport, limits=limits, strict=strict, on_salvage=on_salvage)
 
 
 def connect_to_client(
@@ -769,9 +819,12 @@ def connect_to_client(
     writer: asyncio.StreamWriter,
     *,
     limits: ConnectionLimits = DEFAULT_LIMITS,
+    strict: bool = False,
+    on_salvage: SalvageCallback | None = None,
 ) -> AgentSideConnection:
     """An agent connection over the client's output (`reader`) and input (`writer`)."""
-    return AgentSideConnection(agent, StreamTransport(reader, writer, limits=limits), limits=limits)
+    transport = StreamTransport(reader, writer, limits=limits)
+    return AgentSideConnection(agent, transport, limits=limits, strict=strict, on_salvage=on_salvage)
 
 
 @contextlib.asynccontextmanager
@@ -783,18 +836,22 @@ async def connect_websocket(
     max_message_bytes: int = DEFAULT_LIMIT,
     open_timeout: float = 10.0,
     cookies: AffinityCookies | None = None,
+    limits: ConnectionLimits = DEFAULT_LIMITS,
+    strict: bool = False,
+    on_salvage: SalvageCallback | None = None,
 ) -> AsyncIterator[ClientSideConnection]:
     """Connect `client` to the agent at `url` over WebSocket (`ws://host:port/acp`, `wss://`;
     one JSON-RPC message per text frame), `headers` on the upgrade request; the connection is
     closed on exit. `cookies`, shared by the connections to one agent, keep the cookies its
     server (a load balancer) sets, and send them again: a reconnect reaches the same worker.
-    Needs the `websocket` extra (the `websockets` library)."""
+    The connection takes `limits`, `strict` and `on_salvage` (a frame is bounded by
+    `max_message_bytes`). Needs the `websocket` extra (the `websockets` library)."""
     from . import _websocket
 
     async with _websocket.open_websocket(
         url, headers=headers, max_message_bytes=max_message_bytes, open_timeout=open_timeout, cookies=cookies
     ) as transport:
-        conn = ClientSideConnection(client, transport)
+        conn = ClientSideConnection(client, transport, limits=limits, strict=strict, on_salvage=on_salvage)
         try:
             yield conn
         finally:
@@ -811,6 +868,9 @@ async def serve_websocket(
     authorize: Authorize | None = None,
     max_message_bytes: int = DEFAULT_LIMIT,
     max_output_stall: float = 60.0,
+    limits: ConnectionLimits = DEFAULT_LIMITS,
+    strict: bool = False,
+    on_salvage: SalvageCallback | None = None,
 ) -> AsyncIterator[WebSocketServer]:
     """Serve agents over WebSocket at `ws://host:port/acp` while the context is open (port 0:
     any free port, `server.port`). `agents` make the agents of one connection, one per protocol
@@ -819,11 +879,12 @@ async def serve_websocket(
     in `allowed_origins` is refused (403), one `authorize(headers)` refuses 401; the `101`
     response carries `Acp-Connection-Id`. A frame over `max_message_bytes` closes the socket
     (1009); a client that reads nothing for `max_output_stall` seconds while its agent writes is
-    dropped. Needs the `websocket` extra (the `websockets` library)."""
+    dropped. Each connection takes `limits`, `strict` and `on_salvage`, as `serve_agent` says.
+    Needs the `websocket` extra (the `websockets` library)."""
     from . import _websocket
 
     async def handle(transport: Transport) -> None:
-        await serve_agent(transport, *(make() for make in agents))
+        await serve_agent(transport, *(make() for make in agents), limits=limits, strict=strict, on_salvage=on_salvage)
 
     async with _websocket.serve_transports(
         handle,
@@ -846,18 +907,22 @@ async def connect_http(
     headers: Mapping[str, str] | None = None,
     max_message_bytes: int = DEFAULT_LIMIT,
     cookies: AffinityCookies | None = None,
+    limits: ConnectionLimits = DEFAULT_LIMITS,
+    strict: bool = False,
+    on_salvage: SalvageCallback | None = None,
 ) -> AsyncIterator[ClientSideConnection]:
     """Connect `client` to the agent at `url` over Streamable HTTP (`http://host:port/acp`,
     `https://`: POST per message, server-sent events per connection and per session), with
     `headers` on every request; on exit the connection is closed and ended with `DELETE`. HTTP
     errors as the TypeScript SDK's `createHttpStream` maps them (`_http_client`'s docstring).
-    `cookies` as for `connect_websocket`. Needs the `http` extra (the `httpx` library)."""
+    `cookies` as for `connect_websocket`. The connection takes `limits`, `strict` and
+    `on_salvage`. Needs the `http` extra (the `httpx` library)."""
     from . import _http_client
 
     async with _http_client.open_http(
         url, headers=headers, max_message_bytes=max_message_bytes, cookies=cookies
     ) as transport:
-        conn = ClientSideConnection(client, transport)
+        conn = ClientSideConnection(client, transport, limits=limits, strict=strict, on_salvage=on_salvage)
         try:
             yield conn
         finally:
@@ -875,6 +940,9 @@ def http_app(
     max_request_body_bytes: int = 16 * 1024 * 1024,
     max_buffered_session_streams: int = 1024,
     max_id_length: int = 1024,
+    limits: ConnectionLimits = DEFAULT_LIMITS,
+    strict: bool = False,
+    on_salvage: SalvageCallback | None = None,
 ) -> AcpHttpApp:
     """An ASGI application serving agents over Streamable HTTP and WebSocket at `path`, wire-
     compatible with the TypeScript SDK's `AcpServer`: run it with any ASGI server
@@ -886,11 +954,12 @@ def http_app(
     refused 413; output waiting for more than `max_buffered_session_streams` sessions no client
     receives ends the connection; a request or session id over `max_id_length` characters is
     refused 400 (WebSocket: close 1008), as the TypeScript SDK's `ConnectionLimits` have it.
+    Each connection takes `limits`, `strict` and `on_salvage`, as `serve_agent` says.
     Needs nothing beyond the standard library (the ASGI server aside)."""
     from . import _http_server
 
     async def handle(transport: Transport) -> None:
-        await serve_agent(transport, *(make() for make in agents))
+        await serve_agent(transport, *(make() for make in agents), limits=limits, strict=strict, on_salvage=on_salvage)
 
     return _http_server.AcpHttpApp(
         handle,
@@ -916,18 +985,21 @@ async def spawn_agent_process(
     limits: ConnectionLimits = DEFAULT_LIMITS,
     limit: int | None = None,
     timeout: float = 5.0,
+    strict: bool = False,
+    on_salvage: SalvageCallback | None = None,
 ) -> AsyncIterator[tuple[ClientSideConnection, asyncio.subprocess.Process]]:
     """Start the agent `command` and connect `client` to its stdin/stdout (stderr is inherited).
 
     On exit the connection is closed, which ends the agent's stdin; an agent that has not
     exited after `timeout` seconds is terminated, and killed after another `timeout`; a
-    cancellation kills it at once. `limits` bounds what the connection holds."""
+    cancellation kills it at once. `limits` bounds what the connection holds; `strict` and
+    `on_salvage` are passed to every decode it makes."""
     limits = _limits(limits, limit)
-    async with spawn_process(
-        command, *args, env=env, cwd=cwd, limit=limits.max_message_bytes + 1, timeout=timeout
-    ) as process:
+    async with spawn_process(command, *args, env=env, cwd=cwd, timeout=timeout) as process:
         assert process.stdin is not None and process.stdout is not None
-        conn = connect_to_agent(client, process.stdout, process.stdin, limits=limits)
+        conn = connect_to_agent(
+            client, process.stdout, process.stdin, limits=limits, strict=strict, on_salvage=on_salvage
+        )
         try:
             yield conn, process
         finally:

@@ -61,6 +61,11 @@ class ConnectionLimits:
 
 
 DEFAULT_LIMITS: Final = ConnectionLimits()
+READ_SIZE: Final = 64 * 1024
+"""The most `StreamTransport` reads from its stream at once."""
+READER_LIMIT: Final = 64 * 1024
+"""The `limit` of the stream readers the package's helpers create for a `StreamTransport`
+(asyncio's default): a reader pauses its pipe when it buffers twice that."""
 
 _E = TypeVar("_E", bound="RequestError")
 _T = TypeVar("_T")
@@ -133,12 +138,14 @@ class Transport(Protocol):
 class StreamTransport:
     """Newline-delimited JSON over an asyncio `StreamReader`/`StreamWriter` pair.
 
-    `limits.max_message_bytes` bounds a message; the reader's own `limit` bounds what it
-    buffers, so create it with a limit above that (`asyncio.StreamReader(limit=...)`,
-    `open_connection(..., limit=...)` or `create_subprocess_exec(..., limit=...)`), as the
-    package's helpers do. `send` waits while the peer holds `limits.max_buffered_bytes` unread,
-    and fails the transport (`ConnectionClosed`) when it reads none of it for
-    `limits.max_output_stall` seconds."""
+    It splits lines itself (as the TypeScript SDK's `LineBuffer` does), reading the stream in
+    chunks of `READ_SIZE` bytes, so that what it holds of one line is at most
+    `limits.max_message_bytes` and a chunk whatever the peer sends; the rest of a longer line is
+    read and dropped as it comes (`MessageTooLarge` once it ends). The reader's own `limit`
+    bounds nothing here, and a small one (`READER_LIMIT`, as the package's helpers create)
+    keeps the reader's buffer small. `send` waits while the peer holds
+    `limits.max_buffered_bytes` unread, and fails the transport (`ConnectionClosed`) when it
+    reads none of it for `limits.max_output_stall` seconds."""
 
     def __init__(
         self,
@@ -153,33 +160,41 @@ class StreamTransport:
         self._close_timeout = close_timeout
         self._limits = limits
         self._lock = asyncio.Lock()
+        self._buffer = bytearray()  # what has been read of the lines not yet returned
+        self._scanned = 0  # the length of `_buffer`'s start known to hold no newline
+        self._skipping = False  # dropping the rest of a line over the limit
         with contextlib.suppress(AttributeError, NotImplementedError, ValueError):
             writer.transport.set_write_buffer_limits(high=limits.max_buffered_bytes)
 
     async def receive(self) -> bytes | None:
+        buffer, limit = self._buffer, self._limits.max_message_bytes
         while True:
-            try:
-                line = await self._reader.readuntil(b"\n")
-            except asyncio.IncompleteReadError as end:
-                return end.partial if end.partial.strip() else None
-            except asyncio.LimitOverrunError as error:
-                await self._skip_line(error.consumed)
-                raise MessageTooLarge("a message longer than the stream's limit") from None
-            if len(line) > self._limits.max_message_bytes + 1:
-                raise MessageTooLarge(f"a message longer than {self._limits.max_message_bytes} bytes")
+            end = buffer.find(b"\n", self._scanned)
+            if end < 0:
+                if self._skipping or len(buffer) > limit:
+                    self._skipping = True
+                    buffer.clear()
+                self._scanned = len(buffer)
+                chunk = await self._reader.read(READ_SIZE)
+                if chunk:
+                    buffer += chunk
+                    continue
+                if self._skipping:  # the stream ended inside an overlong line
+                    self._skipping = False
+                    raise MessageTooLarge(f"a message longer than {limit} bytes")
+                line = bytes(buffer)
+                buffer.clear()
+                self._scanned = 0
+                return line if line.strip() else None
+            skipped = self._skipping or end > limit
+            line = b"" if skipped else _take(buffer, end)
+            del buffer[: end + 1]
+            self._scanned = 0
+            if skipped:
+                self._skipping = False
+                raise MessageTooLarge(f"a message longer than {limit} bytes")
             if line.strip():
                 return line
-
-    async def _skip_line(self, consumed: int) -> None:
-        """Drop the rest of an overlong line, whose first `consumed` bytes are buffered."""
-        with contextlib.suppress(asyncio.IncompleteReadError):
-            while True:
-                await self._reader.readexactly(consumed)
-                try:
-                    await self._reader.readuntil(b"\n")
-                    return
-                except asyncio.LimitOverrunError as error:
-                    consumed = error.consumed
 
     async def send(self, message: bytes) -> None:
         async with self._lock:
@@ -215,6 +230,17 @@ class StreamTransport:
             pass
 
 
+def _take(buffer: bytearray, end: int) -> bytes:
+    """The first `end` bytes of `buffer`, copied once."""
+    with memoryview(buffer) as view:
+        return bytes(view[:end])
+
+
+_RUNNING: Final[set[asyncio.Task[None]]] = set()
+"""The reader task of every connection that has not ended. asyncio holds tasks weakly: without
+this, a connection its owner keeps no reference to (`connect_to_client(agent, ...)` called for
+its effect) would be collected, and its socket closed, by the next garbage collection."""
+
 Handlers = Mapping[str, Callable[[Any, Any], Awaitable[Any]]]
 """Wire method → a call of the handler's method for it: `lambda handler, params: handler.m(params)`."""
 _Conn = TypeVar("_Conn", bound="Connection")
@@ -224,12 +250,14 @@ _Conn = TypeVar("_Conn", bound="Connection")
 class Wire:
     """What the engine needs of the schema, from the package's rpc and models modules."""
 
-    decode: Callable[..., Any]  # a parsed JSON-RPC object → Request | Notification | Response (`side=`)
+    decode: Callable[
+        ..., Any
+    ]  # a parsed JSON-RPC object → Request | Notification | Response (`side=`, `strict=`, `on_salvage=`)
     encode: Callable[[Any], dict[str, Any]]  # a message → its JSON-RPC object
     request: type
     notification: type
     response: type
-    pending: Callable[..., Any]  # `PendingRequests(side=...)`
+    pending: Callable[..., Any]  # `PendingRequests(side=...)`, whose `resolve` takes `strict=`, `on_salvage=`
     error: type[RequestError]  # the package's RequestError, raised by requests answered with an error
     error_object: Callable[[int, str, Any], Any]  # (code, message, data) → the schema's error object
     cancel_method: str  # handled by the engine: cancels the request being served
@@ -273,7 +301,9 @@ def _parse(data: bytes) -> Any:
 class Connection:
     """The JSON-RPC machinery of both typed connections: ids, pending requests, handler tasks,
     dispatch. `wire` says what the package's messages are; `requests` and `notifications` call
-    the `handler`'s method for each method of its side."""
+    the `handler`'s method for each method of its side. `strict` and `on_salvage` are passed to
+    every decode the connection makes (the params it serves, the results it receives): strict,
+    a message that lenient decoding would salvage is refused (-32602 for a request's params)."""
 
     def __init__(
         self,
@@ -286,9 +316,13 @@ class Connection:
         requests: Handlers,
         notifications: Handlers,
         limits: ConnectionLimits = DEFAULT_LIMITS,
+        strict: bool = False,
+        on_salvage: _rt.SalvageCallback | None = None,
     ) -> None:
         self._wire = wire
         self._limits = limits
+        self._strict = strict
+        self._on_salvage = on_salvage
         self._slot_free = asyncio.Event()  # set when a request finishes while the reader waits
         self._handler = handler
         self._transport = transport
@@ -308,6 +342,8 @@ class Connection:
         self._stopping = False  # `_shutdown` has begun: no task may start
         self._worker = asyncio.create_task(self._notification_loop())
         self._reader = asyncio.create_task(self._receive_loop())
+        _RUNNING.add(self._reader)
+        self._reader.add_done_callback(_RUNNING.discard)
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """Send an extension request (`method` starts with `_`); params and result are raw JSON."""
@@ -501,7 +537,7 @@ class Connection:
             if type(method) is str and not method.startswith("_"):
                 message["params"] = {}  # served as `{}`, as the TypeScript SDK does
         try:
-            decoded = self._wire.decode(message, side=self._side)
+            decoded = self._wire.decode(message, side=self._side, strict=self._strict, on_salvage=self._on_salvage)
         except DecodeError as error:
             await self._refuse(message, error)
             return
@@ -616,7 +652,7 @@ class Connection:
             return
         method = self._waiting[request_id][0]
         try:
-            typed = self._pending.resolve(response)
+            typed = self._pending.resolve(response, strict=self._strict, on_salvage=self._on_salvage)
         except DecodeError as error:
             self._settle(request_id, error)
             return
@@ -657,8 +693,9 @@ class Connection:
             self._tap.closed()
 
 
-async def stdio_streams(limit: int = DEFAULT_LIMIT) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    """This process's stdin and stdout as an asyncio stream pair (stdout carries protocol lines only)."""
+async def stdio_streams(limit: int = READER_LIMIT) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """This process's stdin and stdout as an asyncio stream pair (stdout carries protocol lines
+    only); `limit` is the reader's (a `StreamTransport` splits lines itself)."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=limit)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
@@ -674,10 +711,11 @@ async def spawn_process(
     *args: str | os.PathLike[str],
     env: Mapping[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
-    limit: int = DEFAULT_LIMIT,
+    limit: int = READER_LIMIT,
     timeout: float = 5.0,
 ) -> AsyncIterator[asyncio.subprocess.Process]:
-    """Start `command` with its stdin and stdout piped to this process (stderr is inherited).
+    """Start `command` with its stdin and stdout piped to this process (stderr is inherited);
+    `limit` is the stdout reader's (a `StreamTransport` splits lines itself).
 
     On exit, a process that has not exited `timeout` seconds after its owner closed its
     stdin is terminated, and killed after another `timeout`. A cancellation meanwhile kills

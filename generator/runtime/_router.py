@@ -42,11 +42,31 @@ class Connected(Protocol):
 @dataclass(frozen=True, slots=True)
 class Route:
     """One package's side of a connection: the protocol version it speaks, its wire, and its
-    typed connection for a handler over a transport (`AgentSideConnection(agent, transport)`)."""
+    typed connection for a handler over a transport, with the connection's options
+    (`AgentSideConnection(agent, transport, limits=..., strict=..., on_salvage=...)`)."""
 
     version: int | None
     wire: Wire
-    connect: Callable[[Transport], Any]
+    connect: Callable[..., Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """What the user asked of the routed connection, passed to the typed connection of the
+    route selected (a route of another package reads the same attributes of `limits`)."""
+
+    limits: Any = None  # a `ConnectionLimits` of any package; None: the route's package default
+    strict: bool = False
+    on_salvage: Callable[[Any], None] | None = None
+
+    def connect(self, route: RouteLike, transport: Transport) -> Any:
+        """The route's typed connection over `transport`, with these options."""
+        if self.limits is None:
+            return route.connect(transport, strict=self.strict, on_salvage=self.on_salvage)
+        return route.connect(transport, limits=self.limits, strict=self.strict, on_salvage=self.on_salvage)
+
+
+DEFAULT_OPTIONS: Final = Options()
 
 
 class RouteLike(Protocol):
@@ -57,7 +77,7 @@ class RouteLike(Protocol):
     @property
     def wire(self) -> Any: ...
     @property
-    def connect(self) -> Callable[[Any], Any]: ...
+    def connect(self) -> Callable[..., Any]: ...
 
 
 class Routable(Protocol):
@@ -236,13 +256,13 @@ def route_initialize(data: bytes, routes: dict[int, RouteLike]) -> Routed | byte
     return Routed(route, data if normalized is message else _rt.dump_json_bytes(normalized))
 
 
-async def serve(transport: Transport, routes: Sequence[RouteLike]) -> None:
+async def serve(transport: Transport, routes: Sequence[RouteLike], options: Options = DEFAULT_OPTIONS) -> None:
     """Route the connection on `transport` to the route of the version its `initialize` selects,
     then serve it with that route's typed connection until it ends. Before a valid
     `initialize`: notifications and responses are ignored, other requests answered -32600, a
     batch -32600 with `id: null`, a failing `initialize` answered with its error (-32602 for its
     params, -32022 for an unsupported version); none of them closes the connection. The stream
-    ending before `initialize` closes the transport."""
+    ending before `initialize` closes the transport. The typed connection takes `options`."""
     by_version = _versions(routes)
     while True:
         try:
@@ -265,7 +285,7 @@ async def serve(transport: Transport, routes: Sequence[RouteLike]) -> None:
                 await transport.send(outcome)
             except (OSError, RuntimeError) as error:
                 _log.warning("connection failed before initialize: %s", error)
-    connection: Connected = outcome.route.connect(Replay(transport, [outcome.message]))
+    connection: Connected = options.connect(outcome.route, Replay(transport, [outcome.message]))
     await connection.wait_closed()
 
 
@@ -304,13 +324,18 @@ NEGOTIATION_ID: Final = "acp-negotiate"
 
 
 async def negotiate(
-    transport: Transport, params: Any, newest: RouteLike, others: Sequence[RouteLike]
+    transport: Transport,
+    params: Any,
+    newest: RouteLike,
+    others: Sequence[RouteLike],
+    options: Options = DEFAULT_OPTIONS,
 ) -> tuple[Any, Any]:
     """Send `initialize` with `params` (of the `newest` route's version), read the agent's answer
     and return the typed connection and `InitializeResponse` of the version it answered: the
     newest's, or one of `others` (a fallback, given its version's params, downgraded from
     `params`). An error answer raises the newest package's `RequestError`; an answer of a version
-    no route speaks raises `ProtocolVersionMismatch`; neither closes the transport."""
+    no route speaks raises `ProtocolVersionMismatch`; neither closes the transport. The typed
+    connection takes `options`."""
     by_version = _versions([newest, *others])
     wire = newest.wire
     request = wire.encode(wire.request(id=NEGOTIATION_ID, method=INITIALIZE, params=params))
@@ -344,6 +369,6 @@ async def negotiate(
         own = _initialize_params(sent, sent.get("protocolVersion", answered), answered)
         envelope = {"jsonrpc": "2.0", "id": 0, "method": INITIALIZE, "params": own}
         typed = route.wire.decode(envelope, side="agent").params
-    connection = route.connect(Primed(transport, result, received))
+    connection = options.connect(route, Primed(transport, result, received))
     response = await connection._request(INITIALIZE, typed)
     return connection, response

@@ -11,12 +11,12 @@ import logging
 import socket
 import tracemalloc
 import typing
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
 import pytest
 
-from tests.helpers import ROOT, import_package
+from tests.helpers import ROOT, import_package, run_bounded
 from tests.hostile_lines import LINES
 
 acp = import_package(ROOT / "generated", "acp_v2")
@@ -24,15 +24,9 @@ INIT = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="t
 PROMPT = [acp.ContentBlockText(text="hello")]
 
 
-def run(test: Callable[[], Awaitable[None]]) -> None:
-    """Run `test` in a fresh event loop and check it left no task behind."""
-
-    async def checked() -> None:
-        await test()
-        leaked = asyncio.all_tasks() - {asyncio.current_task()}
-        assert not leaked, leaked
-
-    asyncio.run(checked())
+def run(test: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """Run `test` in a fresh event loop under a timeout and check it left no task behind."""
+    run_bounded(test())
 
 
 async def stream_pair(limit: int = acp.DEFAULT_LIMIT) -> tuple[tuple[Any, Any], tuple[Any, Any]]:
@@ -151,9 +145,10 @@ class RawPeer:
 
 
 @contextlib.asynccontextmanager
-async def raw_client(agent: Any = None, *, limit: int = acp.DEFAULT_LIMIT) -> AsyncIterator[RawPeer]:
+async def raw_client(agent: Any = None, *, limit: int = acp.DEFAULT_LIMIT, **options: Any) -> AsyncIterator[RawPeer]:
+    """A raw client peer of an agent connection made with `options` (`strict=`, `on_salvage=`...)."""
     (agent_reader, agent_writer), (peer_reader, peer_writer) = await stream_pair(limit)
-    conn = acp.connect_to_client(agent or EchoAgent(), agent_reader, agent_writer)
+    conn = acp.connect_to_client(agent or EchoAgent(), agent_reader, agent_writer, **options)
     try:
         yield RawPeer(peer_reader, peer_writer)
     finally:
@@ -561,7 +556,7 @@ def test_malformed_responses_and_notifications_are_logged_not_answered(caplog):
 
 def test_an_oversize_line_is_refused_and_skipped():
     async def test() -> None:
-        async with raw_client(limit=1024) as peer:
+        async with raw_client(limits=acp.ConnectionLimits(max_message_bytes=1024)) as peer:
             await peer.initialize()
             big = request(1, "session/new", {"cwd": "/" + "x" * 10_000})
             answer = await peer.ask(big)
@@ -587,9 +582,11 @@ def test_a_duplicate_id_in_flight_is_refused():
 
 
 @contextlib.asynccontextmanager
-async def raw_agent(client: Any = None, *, limit: int = acp.DEFAULT_LIMIT) -> AsyncIterator[tuple[RawPeer, Any]]:
+async def raw_agent(
+    client: Any = None, *, limit: int = acp.DEFAULT_LIMIT, **options: Any
+) -> AsyncIterator[tuple[RawPeer, Any]]:
     (client_reader, client_writer), (peer_reader, peer_writer) = await stream_pair(limit)
-    conn = acp.connect_to_agent(client or RecordingClient(), client_reader, client_writer)
+    conn = acp.connect_to_agent(client or RecordingClient(), client_reader, client_writer, **options)
     try:
         yield RawPeer(peer_reader, peer_writer), conn
     finally:
@@ -801,17 +798,32 @@ def test_no_line_ends_the_connection(hostile, use_orjson, monkeypatch):
 # --- limits and backpressure ---------------------------------------------------------
 
 
-async def flood(writer: asyncio.StreamWriter, lines: Any) -> None:
-    """Write `lines` as a peer would, waiting whenever the socket pushes back."""
+async def flood(writer: asyncio.StreamWriter, lines: Any, written: list[int] | None = None) -> None:
+    """Write `lines` as a peer would, waiting whenever the socket pushes back; `written[0]`
+    counts the lines written so far."""
+    written = [0] if written is None else written
     batch = []
     for line in lines:
         batch.append(line)
         if len(batch) == 100:
             writer.writelines(batch)
+            written[0] += len(batch)
             batch.clear()
             await writer.drain()
     writer.writelines(batch)
+    written[0] += len(batch)
     await writer.drain()
+
+
+async def until_pushed_back(sending: asyncio.Task[None], written: list[int], quiet: float = 1.0) -> None:
+    """Wait until the flood is done or has written nothing for `quiet` seconds (the socket
+    pushes back because the connection stopped reading). Without the limits, the connection
+    reads the whole flood: then the flood ends, and the test's checks fail."""
+    while not sending.done():
+        before = written[0]
+        await asyncio.wait([sending], timeout=quiet)
+        if written[0] == before:
+            return
 
 
 def test_a_flood_of_notifications_to_a_slow_handler_keeps_memory_flat():
@@ -847,9 +859,12 @@ def test_a_flood_of_notifications_to_a_slow_handler_keeps_memory_flat():
                 info = {"name": "raw", "version": "1"}
                 await peer.send({"jsonrpc": "2.0", "id": asked["id"], "result": {"protocolVersion": 2, "info": info}})
                 await initializing
-                sending = asyncio.create_task(flood(peer.writer, (line.encode() + b"\n" for _ in range(100_000))))  # noqa: RUF006
-                await asyncio.wait([sending], timeout=4.0)
-                assert not sending.done()  # pushed back: the connection stopped reading
+                written = [0]
+                lines = (line.encode() + b"\n" for _ in range(100_000))
+                sending = asyncio.create_task(flood(peer.writer, lines, written))
+                await until_pushed_back(sending, written)
+                assert not sending.done(), "the connection read the whole flood: nothing pushed back"
+                assert written[0] < 10_000, f"{written[0]} notifications read while the handler is stuck"
                 _, held = tracemalloc.get_traced_memory()
                 assert held < 30 * 2**20, f"{held / 2**20:.1f} MiB while the handler is stuck"
                 client.release.set()
@@ -865,26 +880,43 @@ def test_a_flood_of_notifications_to_a_slow_handler_keeps_memory_flat():
 
 
 def test_a_peer_that_sends_requests_without_reading_answers_cannot_grow_memory():
-    """20,000 requests written without reading one answer: at most max_concurrent_requests are
-    served at once, answers wait in bounded buffers, and every one arrives once the peer reads."""
+    """20,000 requests written without reading one answer, their handlers stuck: at most
+    max_concurrent_requests are served at once (the reader stops, the socket pushes back),
+    answers wait in bounded buffers, and every one arrives once the peer reads."""
 
     class SlowAgent(EchoAgent):
+        def __init__(self) -> None:
+            super().__init__()
+            self.release = asyncio.Event()
+            self.running = self.most = 0
+
         async def session_new(self, params: Any) -> Any:
-            await asyncio.sleep(0.01)
+            self.running += 1
+            self.most = max(self.most, self.running)
+            try:
+                await self.release.wait()
+            finally:
+                self.running -= 1
             return acp.NewSessionResponse(session_id="s1")
 
     async def test() -> None:
+        agent = SlowAgent()
         tracemalloc.start()
         try:
-            async with raw_client(SlowAgent(), limit=2**16) as peer:
+            async with raw_client(agent, limit=2**16) as peer:
                 await peer.initialize()
                 lines = (
                     json.dumps(request(n, "session/new", {"cwd": "/w"})).encode() + b"\n" for n in range(1, 20_001)
                 )
-                sending = asyncio.create_task(flood(peer.writer, lines))
-                await asyncio.wait([sending], timeout=3.0)
+                written = [0]
+                sending = asyncio.create_task(flood(peer.writer, lines, written))
+                await until_pushed_back(sending, written)
+                assert not sending.done(), "the connection read every request: nothing pushed back"
+                assert agent.most == acp.DEFAULT_LIMITS.max_concurrent_requests
                 _, held = tracemalloc.get_traced_memory()
                 assert held < 30 * 2**20, f"{held / 2**20:.1f} MiB while the peer reads nothing"
+                agent.release.set()
+                await asyncio.sleep(0.5)  # answers pile up: the peer still reads nothing
                 answered = set()
                 while len(answered) < 20_000:
                     answer = json.loads(await asyncio.wait_for(peer.reader.readline(), 10))
@@ -894,6 +926,7 @@ def test_a_peer_that_sends_requests_without_reading_answers_cannot_grow_memory()
         finally:
             tracemalloc.stop()
         assert answered == set(range(1, 20_001))
+        assert agent.most == acp.DEFAULT_LIMITS.max_concurrent_requests
         assert peak < 30 * 2**20, f"peak {peak / 2**20:.1f} MiB"
 
     run(test)
@@ -927,3 +960,158 @@ def test_connection_limits_have_the_typescript_sdks_defaults_and_refuse_nonsense
     )
     with pytest.raises(ValueError, match="max_concurrent_requests"):
         acp.ConnectionLimits(max_concurrent_requests=0)
+
+
+# --- strict decoding and salvage reports -----------------------------------------------
+
+SALVAGEABLE_NEW = {"cwd": "/w", "mcpServers": None}  # lenient: `mcpServers` is dropped (a salvage)
+SALVAGEABLE_UPDATE = {
+    "jsonrpc": "2.0",
+    "method": "session/update",
+    "params": {"sessionId": "s", "update": {"sessionUpdate": "tool_call_update", "toolCallId": "t", "kind": 5}},
+}
+
+
+def test_a_strict_connection_refuses_params_lenient_decoding_would_salvage():
+    async def test() -> None:
+        async with raw_client() as peer:
+            await peer.initialize()
+            assert (await peer.ask(request(1, "session/new", SALVAGEABLE_NEW)))["result"] == {"sessionId": "s1"}
+        async with raw_client(strict=True) as peer:
+            await peer.initialize()
+            answer = await peer.ask(request(1, "session/new", SALVAGEABLE_NEW))
+            assert answer["error"]["code"] == -32602
+            assert "$.params.mcpServers" in json.dumps(answer["error"])
+            assert (await peer.ask(request(2, "session/new", {"cwd": "/w"})))["result"] == {"sessionId": "s1"}
+
+    run(test)
+
+
+def test_on_salvage_sees_each_salvage_of_served_params_with_its_path():
+    async def test() -> None:
+        seen: list[Any] = []
+        async with raw_client(on_salvage=seen.append) as peer:
+            await peer.initialize()
+            assert seen == []  # a valid message reports nothing
+            assert (await peer.ask(request(1, "session/new", SALVAGEABLE_NEW)))["result"] == {"sessionId": "s1"}
+            assert [report.path for report in seen] == ["$.params.mcpServers"]
+            assert isinstance(seen[0], acp.Salvage) and "expected array, found null" in seen[0].reason
+
+    run(test)
+
+
+def test_strict_and_on_salvage_reach_notifications_and_results_the_connection_receives():
+    async def test() -> None:
+        for strict in (False, True):
+            seen: list[Any] = []
+            client = RecordingClient()
+            async with raw_agent(client, strict=strict, on_salvage=seen.append) as (peer, conn):
+                initializing = asyncio.create_task(conn.initialize(INIT))
+                asked = await peer.receive()
+                info = {"name": "raw", "version": "1"}
+                await peer.send({"jsonrpc": "2.0", "id": asked["id"], "result": {"protocolVersion": 2, "info": info}})
+                await initializing
+                listing = asyncio.create_task(conn.session_list(acp.ListSessionsRequest()))
+                asked = await peer.receive()
+                await peer.send({"jsonrpc": "2.0", "id": asked["id"], "result": {}})  # lenient: sessions []
+                await peer.send(SALVAGEABLE_UPDATE)
+                await peer.send({**SALVAGEABLE_UPDATE, "params": {**SALVAGEABLE_UPDATE["params"], "sessionId": "ok"}})
+                if strict:
+                    with pytest.raises(acp.DecodeError, match=r"\$\.result\.sessions"):
+                        await listing
+                else:
+                    assert (await listing).sessions == []
+                valid = {"sessionUpdate": "tool_call_update", "toolCallId": "t"}
+                await peer.send({**SALVAGEABLE_UPDATE, "params": {"sessionId": "last", "update": valid}})
+                while len(client.updates) < (1 if strict else 3):
+                    await asyncio.sleep(0.01)
+            if strict:
+                assert seen == [] and len(client.updates) == 1  # both salvageable updates refused
+            else:
+                paths = [report.path for report in seen]
+                assert paths == ["$.result.sessions", "$.params.update.kind", "$.params.update.kind"], paths
+
+    run(test)
+
+
+# --- the end of a connection, and params left out -------------------------------------
+
+
+def test_closing_a_connection_awaits_its_handler_tasks_not_only_cancels_them():
+    """A handler cancelled by `close` finishes its cleanup (which awaits) before `close` returns."""
+
+    class CleaningAgent(EchoAgent):
+        def __init__(self) -> None:
+            super().__init__()
+            self.cleaned: list[str] = []
+            self.notified = asyncio.Event()
+
+        async def session_new(self, params: Any) -> Any:
+            self.blocked.set()
+            try:
+                await asyncio.get_running_loop().create_future()
+            finally:
+                await asyncio.sleep(0.05)  # cleanup that takes a few steps of the loop
+                self.cleaned.append("request")
+            raise AssertionError("unreachable")
+
+        async def session_cancel(self, params: Any) -> None:
+            self.notified.set()
+            try:
+                await asyncio.get_running_loop().create_future()
+            finally:
+                await asyncio.sleep(0.05)
+                self.cleaned.append("notification")
+
+    async def test() -> None:
+        agent = CleaningAgent()
+        (agent_reader, agent_writer), (peer_reader, peer_writer) = await stream_pair()
+        conn = acp.connect_to_client(agent, agent_reader, agent_writer)
+        peer = RawPeer(peer_reader, peer_writer)
+        await peer.initialize()
+        await peer.send(request(1, "session/new", {"cwd": "/w"}))
+        await peer.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "s"}})
+        await agent.blocked.wait()
+        await agent.notified.wait()
+        await conn.close()
+        assert sorted(agent.cleaned) == ["notification", "request"]
+        peer_writer.close()
+
+    run(test)
+
+
+@pytest.mark.parametrize("params", ["missing", None, {}])
+def test_a_request_whose_params_are_all_optional_reads_missing_or_null_params_as_empty(params):
+    """As the TypeScript SDK's zod schemas read them: `session/list` has only optional params."""
+
+    class ListingAgent(EchoAgent):
+        async def session_list(self, params: Any) -> Any:
+            assert params == acp.ListSessionsRequest()
+            return acp.ListSessionsResponse(sessions=[])
+
+    async def test() -> None:
+        async with raw_client(ListingAgent()) as peer:
+            await peer.initialize()
+            message = request(1, "session/list")
+            if params != "missing":
+                message["params"] = params
+            assert await peer.ask(message) == {"jsonrpc": "2.0", "id": 1, "result": {"sessions": []}}
+
+    run(test)
+
+
+def test_a_connection_nobody_references_keeps_serving_through_garbage_collection():
+    async def test() -> None:
+        (agent_reader, agent_writer), (peer_reader, peer_writer) = await stream_pair()
+        acp.connect_to_client(EchoAgent(), agent_reader, agent_writer)  # the connection is not kept
+        del agent_reader, agent_writer
+        peer = RawPeer(peer_reader, peer_writer)
+        await asyncio.sleep(0.01)
+        gc.collect()
+        await peer.initialize()
+        assert (await peer.ask(request(1, "session/new", {"cwd": "/w"})))["result"] == {"sessionId": "s1"}
+        peer_writer.close()
+        while len(asyncio.all_tasks()) > 1:  # the agent's connection ends with the stream
+            await asyncio.sleep(0.01)
+
+    run(test)

@@ -9,12 +9,12 @@ import os
 import socket
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
 import pytest
 
-from tests.helpers import MYPY_CACHE, ROOT, import_package
+from tests.helpers import MYPY_CACHE, ROOT, import_package, run_bounded
 
 acp = import_package(ROOT / "generated", "acp_v2")
 acp_v1 = import_package(ROOT / "generated", "acp_v1")
@@ -22,13 +22,8 @@ SYNC = acp.SessionUpdatePlanRemoved(plan_id="sync")  # not recorded: marks what 
 INIT = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="test-client", version="1"))
 
 
-def run(test: Callable[[], Awaitable[None]]) -> None:
-    async def checked() -> None:
-        await asyncio.wait_for(test(), 30)
-        leaked = asyncio.all_tasks() - {asyncio.current_task()}
-        assert not leaked, leaked
-
-    asyncio.run(checked())
+def run(test: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    run_bounded(test(), 30)
 
 
 class Recorder(acp.Client):

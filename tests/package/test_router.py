@@ -7,12 +7,12 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import pytest
 
-from tests.helpers import ROOT, import_package
+from tests.helpers import ROOT, import_package, run_bounded
 
 acp = import_package(ROOT / "generated", "acp_v2")
 acp_v1 = import_package(ROOT / "generated", "acp_v1")
@@ -20,13 +20,8 @@ V2_INIT = {"protocolVersion": 2, "info": {"name": "raw", "version": "1"}}
 V1_INIT = {"protocolVersion": 1, "clientCapabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}
 
 
-def run(test: Callable[[], Awaitable[None]]) -> None:
-    async def checked() -> None:
-        await asyncio.wait_for(test(), 10)
-        leaked = asyncio.all_tasks() - {asyncio.current_task()}
-        assert not leaked, leaked
-
-    asyncio.run(checked())
+def run(test: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    run_bounded(test(), 10)
 
 
 class Pipe:

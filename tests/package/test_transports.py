@@ -6,29 +6,22 @@ TypeScript SDK's WebSocket client against the example agent.)"""
 
 from __future__ import annotations
 
-import asyncio
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import pytest
 
-from tests.helpers import ROOT, import_package, uvicorn_serving
+from tests.helpers import ROOT, import_package, run_bounded, uvicorn_serving
 
 acp = import_package(ROOT / "generated", "acp_v2")
 acp_v1 = import_package(ROOT / "generated", "acp_v1")
 TIMEOUT = 20
 
 
-def run(test: Callable[[], Awaitable[None]]) -> None:
-    async def checked() -> None:
-        async with asyncio.timeout(TIMEOUT):
-            await test()
-        leaked = asyncio.all_tasks() - {asyncio.current_task()}
-        assert not leaked, leaked
-
-    asyncio.run(checked())
+def run(test: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    run_bounded(test(), TIMEOUT)
 
 
 class V2Agent(acp.Agent):
