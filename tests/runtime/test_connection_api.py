@@ -21,9 +21,9 @@ from tests.runtime import test_connection
 from tests.runtime.test_connection import Handler, Response
 
 
-def decode(data: Any, *, side: str) -> Any:
+def decode(data: Any, *, side: str, strict: bool = False, on_salvage: Any = None) -> Any:
     """test_connection's decoder, with a response's absent error UNDEFINED as the engine reads it."""
-    message = test_connection.decode(data, side=side)
+    message = test_connection.decode(data, side=side, strict=strict, on_salvage=on_salvage)
     if isinstance(message, Response) and message.error is None:
         message.error = conn.UNDEFINED
     return message
