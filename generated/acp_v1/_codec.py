@@ -276,7 +276,12 @@ def _decode_list_of_ToolCallContent_skip_invalid(data: Any, ctx: _rt.Context, pa
     append = result.append
     for index, item in enumerate(data):
         try:
-            item = _decode_ToolCallContent(item, ctx, (path, index))
+            tag = item.get("type") if type(item) is dict else None
+            variant = _VARIANTS_ToolCallContent.get(tag) if type(tag) is str else None
+            if variant is None:
+                item = _decode_ToolCallContent(item, ctx, (path, index))
+            else:
+                item = variant[0](item, ctx, (path, index), variant[1], variant[2])
         except DecodeError as error:
             ctx.skip(error)
             continue
@@ -351,7 +356,12 @@ def _decode_map_of_ElicitationPropertySchema(
     for key, item in data.items():
         if type(key) is not str:
             raise DecodeError(path, "an object with string keys", data)
-        item = _decode_ElicitationPropertySchema(item, ctx, (path, key))
+        tag = item.get("type") if type(item) is dict else None
+        variant = _VARIANTS_ElicitationPropertySchema.get(tag) if type(tag) is str else None
+        if variant is None:
+            item = _decode_ElicitationPropertySchema(item, ctx, (path, key))
+        else:
+            item = variant[0](item, ctx, (path, key), variant[1], variant[2])
         result[key] = item
     return result
 
@@ -540,7 +550,12 @@ def _decode_list_of_ContentBlock_skip_invalid(data: Any, ctx: _rt.Context, path:
     append = result.append
     for index, item in enumerate(data):
         try:
-            item = _decode_ContentBlock(item, ctx, (path, index))
+            tag = item.get("type") if type(item) is dict else None
+            variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+            if variant is None:
+                item = _decode_ContentBlock(item, ctx, (path, index))
+            else:
+                item = variant[0](item, ctx, (path, index), variant[1], variant[2])
         except DecodeError as error:
             ctx.skip(error)
             continue
@@ -576,7 +591,12 @@ def _decode_list_of_ContentBlock(data: Any, ctx: _rt.Context, path: _rt.Path) ->
     result: list[Any] = []
     append = result.append
     for index, item in enumerate(data):
-        item = _decode_ContentBlock(item, ctx, (path, index))
+        tag = item.get("type") if type(item) is dict else None
+        variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+        if variant is None:
+            item = _decode_ContentBlock(item, ctx, (path, index))
+        else:
+            item = variant[0](item, ctx, (path, index), variant[1], variant[2])
         append(item)
     return result
 
@@ -1201,7 +1221,12 @@ def _decode_Content(
     if len(data) == len(known) - 1:
         r0 = data.get("content", UNDEFINED)
         if r0 is not UNDEFINED:
-            r0 = _decode_ContentBlock(r0, ctx, (path, "content"))
+            tag = r0.get("type") if type(r0) is dict else None
+            variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+            if variant is None:
+                r0 = _decode_ContentBlock(r0, ctx, (path, "content"))
+            else:
+                r0 = variant[0](r0, ctx, (path, "content"), variant[1], variant[2])
             obj.content = r0
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -1210,7 +1235,12 @@ def _decode_Content(
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
-    v = _decode_ContentBlock(v, ctx, (path, "content"))
+    tag = v.get("type") if type(v) is dict else None
+    variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+    if variant is None:
+        v = _decode_ContentBlock(v, ctx, (path, "content"))
+    else:
+        v = variant[0](v, ctx, (path, "content"), variant[1], variant[2])
     obj.content = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -6122,7 +6152,12 @@ def _decode_SessionNotification(
         r1 = data.get("update", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED):
             obj.session_id = r0
-            r1 = _decode_SessionUpdate(r1, ctx, (path, "update"))
+            tag = r1.get("sessionUpdate") if type(r1) is dict else None
+            variant = _VARIANTS_SessionUpdate.get(tag) if type(tag) is str else None
+            if variant is None:
+                r1 = _decode_SessionUpdate(r1, ctx, (path, "update"))
+            else:
+                r1 = variant[0](r1, ctx, (path, "update"), variant[1], variant[2])
             obj.update = r1
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -6135,7 +6170,12 @@ def _decode_SessionNotification(
     v = data.get("update", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "update"), "a value (required)", _rt.MISSING)
-    v = _decode_SessionUpdate(v, ctx, (path, "update"))
+    tag = v.get("sessionUpdate") if type(v) is dict else None
+    variant = _VARIANTS_SessionUpdate.get(tag) if type(tag) is str else None
+    if variant is None:
+        v = _decode_SessionUpdate(v, ctx, (path, "update"))
+    else:
+        v = variant[0](v, ctx, (path, "update"), variant[1], variant[2])
     obj.update = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -6182,7 +6222,12 @@ def _decode_ContentChunk(
     if len(data) == len(known) - 2:
         r0 = data.get("content", UNDEFINED)
         if r0 is not UNDEFINED:
-            r0 = _decode_ContentBlock(r0, ctx, (path, "content"))
+            tag = r0.get("type") if type(r0) is dict else None
+            variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+            if variant is None:
+                r0 = _decode_ContentBlock(r0, ctx, (path, "content"))
+            else:
+                r0 = variant[0](r0, ctx, (path, "content"), variant[1], variant[2])
             obj.content = r0
             obj.message_id = UNDEFINED
             obj.meta = UNDEFINED
@@ -6192,7 +6237,12 @@ def _decode_ContentChunk(
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
-    v = _decode_ContentBlock(v, ctx, (path, "content"))
+    tag = v.get("type") if type(v) is dict else None
+    variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+    if variant is None:
+        v = _decode_ContentBlock(v, ctx, (path, "content"))
+    else:
+        v = variant[0](v, ctx, (path, "content"), variant[1], variant[2])
     obj.content = v
     v = data.get("messageId", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
@@ -7205,7 +7255,12 @@ def _decode_CompactionSummaryChunk(
         r1 = data.get("content", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED):
             obj.compaction_id = r0
-            r1 = _decode_ContentBlock(r1, ctx, (path, "content"))
+            tag = r1.get("type") if type(r1) is dict else None
+            variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+            if variant is None:
+                r1 = _decode_ContentBlock(r1, ctx, (path, "content"))
+            else:
+                r1 = variant[0](r1, ctx, (path, "content"), variant[1], variant[2])
             obj.content = r1
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -7218,7 +7273,12 @@ def _decode_CompactionSummaryChunk(
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
-    v = _decode_ContentBlock(v, ctx, (path, "content"))
+    tag = v.get("type") if type(v) is dict else None
+    variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+    if variant is None:
+        v = _decode_ContentBlock(v, ctx, (path, "content"))
+    else:
+        v = variant[0](v, ctx, (path, "content"), variant[1], variant[2])
     obj.content = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -9385,7 +9445,12 @@ def _decode_RequestPermissionResponse(
     if len(data) == len(known) - 1:
         r0 = data.get("outcome", UNDEFINED)
         if r0 is not UNDEFINED:
-            r0 = _decode_RequestPermissionOutcome(r0, ctx, (path, "outcome"))
+            tag = r0.get("outcome") if type(r0) is dict else None
+            variant = _VARIANTS_RequestPermissionOutcome.get(tag) if type(tag) is str else None
+            if variant is None:
+                r0 = _decode_RequestPermissionOutcome(r0, ctx, (path, "outcome"))
+            else:
+                r0 = variant[0](r0, ctx, (path, "outcome"), variant[1], variant[2])
             obj.outcome = r0
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -9394,7 +9459,12 @@ def _decode_RequestPermissionResponse(
     v = data.get("outcome", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "outcome"), "a value (required)", _rt.MISSING)
-    v = _decode_RequestPermissionOutcome(v, ctx, (path, "outcome"))
+    tag = v.get("outcome") if type(v) is dict else None
+    variant = _VARIANTS_RequestPermissionOutcome.get(tag) if type(tag) is str else None
+    if variant is None:
+        v = _decode_RequestPermissionOutcome(v, ctx, (path, "outcome"))
+    else:
+        v = variant[0](v, ctx, (path, "outcome"), variant[1], variant[2])
     obj.outcome = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:

@@ -428,7 +428,12 @@ def _decode_list_of_ToolCallContent_skip_invalid(data: Any, ctx: _rt.Context, pa
     append = result.append
     for index, item in enumerate(data):
         try:
-            item = _decode_ToolCallContent(item, ctx, (path, index))
+            tag = item.get("type") if type(item) is dict else None
+            variant = _VARIANTS_ToolCallContent.get(tag) if type(tag) is str else None
+            if variant is None:
+                item = _decode_ToolCallContent(item, ctx, (path, index))
+            else:
+                item = variant[0](item, ctx, (path, index), variant[1], variant[2])
         except DecodeError as error:
             ctx.skip(error)
             continue
@@ -526,7 +531,12 @@ def _decode_map_of_ElicitationPropertySchema(
     for key, item in data.items():
         if type(key) is not str:
             raise DecodeError(path, "an object with string keys", data)
-        item = _decode_ElicitationPropertySchema(item, ctx, (path, key))
+        tag = item.get("type") if type(item) is dict else None
+        variant = _VARIANTS_ElicitationPropertySchema.get(tag) if type(tag) is str else None
+        if variant is None:
+            item = _decode_ElicitationPropertySchema(item, ctx, (path, key))
+        else:
+            item = variant[0](item, ctx, (path, key), variant[1], variant[2])
         result[key] = item
     return result
 
@@ -577,7 +587,12 @@ def _decode_list_of_AuthMethod_skip_invalid(data: Any, ctx: _rt.Context, path: _
     append = result.append
     for index, item in enumerate(data):
         try:
-            item = _decode_AuthMethod(item, ctx, (path, index))
+            tag = item.get("type") if type(item) is dict else None
+            variant = _VARIANTS_AuthMethod.get(tag) if type(tag) is str else None
+            if variant is None:
+                item = _decode_AuthMethod(item, ctx, (path, index))
+            else:
+                item = variant[0](item, ctx, (path, index), variant[1], variant[2])
         except DecodeError as error:
             ctx.skip(error)
             continue
@@ -666,7 +681,12 @@ def _decode_list_of_AvailableCommand_skip_invalid(
     append = result.append
     for index, item in enumerate(data):
         try:
-            item = _decode_AvailableCommand(item, ctx, (path, index))
+            tag = item.get("type") if type(item) is dict else None
+            variant = _VARIANTS_AvailableCommand.get(tag) if type(tag) is str else None
+            if variant is None:
+                item = _decode_AvailableCommand(item, ctx, (path, index))
+            else:
+                item = variant[0](item, ctx, (path, index), variant[1], variant[2])
         except DecodeError as error:
             ctx.skip(error)
             continue
@@ -756,7 +776,12 @@ def _decode_list_of_BackgroundWork(data: Any, ctx: _rt.Context, path: _rt.Path) 
     result: list[Any] = []
     append = result.append
     for index, item in enumerate(data):
-        item = _decode_BackgroundWork(item, ctx, (path, index))
+        tag = item.get("type") if type(item) is dict else None
+        variant = _VARIANTS_BackgroundWork.get(tag) if type(tag) is str else None
+        if variant is None:
+            item = _decode_BackgroundWork(item, ctx, (path, index))
+        else:
+            item = variant[0](item, ctx, (path, index), variant[1], variant[2])
         append(item)
     return result
 
@@ -780,7 +805,12 @@ def _decode_list_of_ContentBlock_skip_invalid(data: Any, ctx: _rt.Context, path:
     append = result.append
     for index, item in enumerate(data):
         try:
-            item = _decode_ContentBlock(item, ctx, (path, index))
+            tag = item.get("type") if type(item) is dict else None
+            variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+            if variant is None:
+                item = _decode_ContentBlock(item, ctx, (path, index))
+            else:
+                item = variant[0](item, ctx, (path, index), variant[1], variant[2])
         except DecodeError as error:
             ctx.skip(error)
             continue
@@ -822,7 +852,12 @@ def _decode_list_of_McpServer(data: Any, ctx: _rt.Context, path: _rt.Path) -> li
     result: list[Any] = []
     append = result.append
     for index, item in enumerate(data):
-        item = _decode_McpServer(item, ctx, (path, index))
+        tag = item.get("type") if type(item) is dict else None
+        variant = _VARIANTS_McpServer.get(tag) if type(tag) is str else None
+        if variant is None:
+            item = _decode_McpServer(item, ctx, (path, index))
+        else:
+            item = variant[0](item, ctx, (path, index), variant[1], variant[2])
         append(item)
     return result
 
@@ -844,7 +879,12 @@ def _decode_list_of_ContentBlock(data: Any, ctx: _rt.Context, path: _rt.Path) ->
     result: list[Any] = []
     append = result.append
     for index, item in enumerate(data):
-        item = _decode_ContentBlock(item, ctx, (path, index))
+        tag = item.get("type") if type(item) is dict else None
+        variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+        if variant is None:
+            item = _decode_ContentBlock(item, ctx, (path, index))
+        else:
+            item = variant[0](item, ctx, (path, index), variant[1], variant[2])
         append(item)
     return result
 
@@ -855,7 +895,12 @@ def _decode_list_of_ContentBlock_min1(data: Any, ctx: _rt.Context, path: _rt.Pat
     result: list[Any] = []
     append = result.append
     for index, item in enumerate(data):
-        item = _decode_ContentBlock(item, ctx, (path, index))
+        tag = item.get("type") if type(item) is dict else None
+        variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+        if variant is None:
+            item = _decode_ContentBlock(item, ctx, (path, index))
+        else:
+            item = variant[0](item, ctx, (path, index), variant[1], variant[2])
         append(item)
     if len(result) < 1:
         raise DecodeError(path, "array of at least 1 items", data)
@@ -1275,7 +1320,12 @@ def _decode_RequestPermissionRequest(
     obj.description = v
     v = data.get("subject", UNDEFINED)
     if v is not UNDEFINED and v is not None:
-        v = _decode_RequestPermissionSubject(v, ctx, (path, "subject"))
+        tag = v.get("type") if type(v) is dict else None
+        variant = _VARIANTS_RequestPermissionSubject.get(tag) if type(tag) is str else None
+        if variant is None:
+            v = _decode_RequestPermissionSubject(v, ctx, (path, "subject"))
+        else:
+            v = variant[0](v, ctx, (path, "subject"), variant[1], variant[2])
     obj.subject = v
     v = data.get("options", UNDEFINED)
     if v is UNDEFINED:
@@ -1716,7 +1766,12 @@ def _decode_Content(
     if len(data) == len(known) - 1:
         r0 = data.get("content", UNDEFINED)
         if r0 is not UNDEFINED:
-            r0 = _decode_ContentBlock(r0, ctx, (path, "content"))
+            tag = r0.get("type") if type(r0) is dict else None
+            variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+            if variant is None:
+                r0 = _decode_ContentBlock(r0, ctx, (path, "content"))
+            else:
+                r0 = variant[0](r0, ctx, (path, "content"), variant[1], variant[2])
             obj.content = r0
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -1725,7 +1780,12 @@ def _decode_Content(
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
-    v = _decode_ContentBlock(v, ctx, (path, "content"))
+    tag = v.get("type") if type(v) is dict else None
+    variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+    if variant is None:
+        v = _decode_ContentBlock(v, ctx, (path, "content"))
+    else:
+        v = variant[0](v, ctx, (path, "content"), variant[1], variant[2])
     obj.content = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -7271,10 +7331,18 @@ def _decode_Command(
     obj.description = v
     v = data.get("input", UNDEFINED)
     if v is not UNDEFINED and v is not None:
-        try:
-            v = _decode_AvailableCommandInput(v, ctx, (path, "input"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        tag = v.get("type") if type(v) is dict else None
+        variant = _VARIANTS_AvailableCommandInput.get(tag) if type(tag) is str else None
+        if variant is None:
+            try:
+                v = _decode_AvailableCommandInput(v, ctx, (path, "input"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
+        else:
+            try:
+                v = variant[0](v, ctx, (path, "input"), variant[1], variant[2])
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.input = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -7867,10 +7935,18 @@ def _decode_SessionStatusResponse(
     obj.status = v
     v = data.get("state", UNDEFINED)
     if v is not UNDEFINED and v is not None:
-        try:
-            v = _decode_StateUpdate(v, ctx, (path, "state"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        tag = v.get("state") if type(v) is dict else None
+        variant = _VARIANTS_StateUpdate.get(tag) if type(tag) is str else None
+        if variant is None:
+            try:
+                v = _decode_StateUpdate(v, ctx, (path, "state"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
+        else:
+            try:
+                v = variant[0](v, ctx, (path, "state"), variant[1], variant[2])
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.state = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -9456,7 +9532,12 @@ def _decode_UpdateSessionNotification(
         r1 = data.get("update", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED):
             obj.session_id = r0
-            r1 = _decode_SessionUpdate(r1, ctx, (path, "update"))
+            tag = r1.get("sessionUpdate") if type(r1) is dict else None
+            variant = _VARIANTS_SessionUpdate.get(tag) if type(tag) is str else None
+            if variant is None:
+                r1 = _decode_SessionUpdate(r1, ctx, (path, "update"))
+            else:
+                r1 = variant[0](r1, ctx, (path, "update"), variant[1], variant[2])
             obj.update = r1
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -9469,7 +9550,12 @@ def _decode_UpdateSessionNotification(
     v = data.get("update", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "update"), "a value (required)", _rt.MISSING)
-    v = _decode_SessionUpdate(v, ctx, (path, "update"))
+    tag = v.get("sessionUpdate") if type(v) is dict else None
+    variant = _VARIANTS_SessionUpdate.get(tag) if type(tag) is str else None
+    if variant is None:
+        v = _decode_SessionUpdate(v, ctx, (path, "update"))
+    else:
+        v = variant[0](v, ctx, (path, "update"), variant[1], variant[2])
     obj.update = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -9518,7 +9604,12 @@ def _decode_ContentChunk(
         r1 = data.get("content", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED):
             obj.message_id = r0
-            r1 = _decode_ContentBlock(r1, ctx, (path, "content"))
+            tag = r1.get("type") if type(r1) is dict else None
+            variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+            if variant is None:
+                r1 = _decode_ContentBlock(r1, ctx, (path, "content"))
+            else:
+                r1 = variant[0](r1, ctx, (path, "content"), variant[1], variant[2])
             obj.content = r1
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -9531,7 +9622,12 @@ def _decode_ContentChunk(
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
-    v = _decode_ContentBlock(v, ctx, (path, "content"))
+    tag = v.get("type") if type(v) is dict else None
+    variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+    if variant is None:
+        v = _decode_ContentBlock(v, ctx, (path, "content"))
+    else:
+        v = variant[0](v, ctx, (path, "content"), variant[1], variant[2])
     obj.content = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -9926,7 +10022,12 @@ def _decode_ToolCallContentChunk(
         r1 = data.get("content", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED):
             obj.tool_call_id = r0
-            r1 = _decode_ToolCallContent(r1, ctx, (path, "content"))
+            tag = r1.get("type") if type(r1) is dict else None
+            variant = _VARIANTS_ToolCallContent.get(tag) if type(tag) is str else None
+            if variant is None:
+                r1 = _decode_ToolCallContent(r1, ctx, (path, "content"))
+            else:
+                r1 = variant[0](r1, ctx, (path, "content"), variant[1], variant[2])
             obj.content = r1
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -9939,7 +10040,12 @@ def _decode_ToolCallContentChunk(
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
-    v = _decode_ToolCallContent(v, ctx, (path, "content"))
+    tag = v.get("type") if type(v) is dict else None
+    variant = _VARIANTS_ToolCallContent.get(tag) if type(tag) is str else None
+    if variant is None:
+        v = _decode_ToolCallContent(v, ctx, (path, "content"))
+    else:
+        v = variant[0](v, ctx, (path, "content"), variant[1], variant[2])
     obj.content = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -10283,7 +10389,12 @@ def _decode_PlanUpdate(
     if len(data) == len(known) - 1:
         r0 = data.get("plan", UNDEFINED)
         if r0 is not UNDEFINED:
-            r0 = _decode_PlanUpdateContent(r0, ctx, (path, "plan"))
+            tag = r0.get("type") if type(r0) is dict else None
+            variant = _VARIANTS_PlanUpdateContent.get(tag) if type(tag) is str else None
+            if variant is None:
+                r0 = _decode_PlanUpdateContent(r0, ctx, (path, "plan"))
+            else:
+                r0 = variant[0](r0, ctx, (path, "plan"), variant[1], variant[2])
             obj.plan = r0
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -10292,7 +10403,12 @@ def _decode_PlanUpdate(
     v = data.get("plan", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "plan"), "a value (required)", _rt.MISSING)
-    v = _decode_PlanUpdateContent(v, ctx, (path, "plan"))
+    tag = v.get("type") if type(v) is dict else None
+    variant = _VARIANTS_PlanUpdateContent.get(tag) if type(tag) is str else None
+    if variant is None:
+        v = _decode_PlanUpdateContent(v, ctx, (path, "plan"))
+    else:
+        v = variant[0](v, ctx, (path, "plan"), variant[1], variant[2])
     obj.plan = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -10980,7 +11096,12 @@ def _decode_CompactionSummaryChunk(
         r1 = data.get("content", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED):
             obj.compaction_id = r0
-            r1 = _decode_ContentBlock(r1, ctx, (path, "content"))
+            tag = r1.get("type") if type(r1) is dict else None
+            variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+            if variant is None:
+                r1 = _decode_ContentBlock(r1, ctx, (path, "content"))
+            else:
+                r1 = variant[0](r1, ctx, (path, "content"), variant[1], variant[2])
             obj.content = r1
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -10993,7 +11114,12 @@ def _decode_CompactionSummaryChunk(
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
-    v = _decode_ContentBlock(v, ctx, (path, "content"))
+    tag = v.get("type") if type(v) is dict else None
+    variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+    if variant is None:
+        v = _decode_ContentBlock(v, ctx, (path, "content"))
+    else:
+        v = variant[0](v, ctx, (path, "content"), variant[1], variant[2])
     obj.content = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -11105,10 +11231,18 @@ def _decode_SubagentUpdate(
     obj.capabilities = v
     v = data.get("state", UNDEFINED)
     if v is not UNDEFINED and v is not None:
-        try:
-            v = _decode_StateUpdate(v, ctx, (path, "state"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        tag = v.get("state") if type(v) is dict else None
+        variant = _VARIANTS_StateUpdate.get(tag) if type(tag) is str else None
+        if variant is None:
+            try:
+                v = _decode_StateUpdate(v, ctx, (path, "state"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
+        else:
+            try:
+                v = variant[0](v, ctx, (path, "state"), variant[1], variant[2])
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.state = v
     v = data.get("cwd", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
@@ -11355,7 +11489,12 @@ def _decode_SessionMessageChunk(
         r1 = data.get("content", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED):
             obj.message_id = r0
-            r1 = _decode_ContentBlock(r1, ctx, (path, "content"))
+            tag = r1.get("type") if type(r1) is dict else None
+            variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+            if variant is None:
+                r1 = _decode_ContentBlock(r1, ctx, (path, "content"))
+            else:
+                r1 = variant[0](r1, ctx, (path, "content"), variant[1], variant[2])
             obj.content = r1
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -11368,7 +11507,12 @@ def _decode_SessionMessageChunk(
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
-    v = _decode_ContentBlock(v, ctx, (path, "content"))
+    tag = v.get("type") if type(v) is dict else None
+    variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+    if variant is None:
+        v = _decode_ContentBlock(v, ctx, (path, "content"))
+    else:
+        v = variant[0](v, ctx, (path, "content"), variant[1], variant[2])
     obj.content = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -14090,7 +14234,12 @@ def _decode_ResumeSessionRequest(
     obj.mcp_servers = v
     v = data.get("replayFrom", UNDEFINED)
     if v is not UNDEFINED and v is not None:
-        v = _decode_ReplayFrom(v, ctx, (path, "replayFrom"))
+        tag = v.get("type") if type(v) is dict else None
+        variant = _VARIANTS_ReplayFrom.get(tag) if type(tag) is str else None
+        if variant is None:
+            v = _decode_ReplayFrom(v, ctx, (path, "replayFrom"))
+        else:
+            v = variant[0](v, ctx, (path, "replayFrom"), variant[1], variant[2])
     obj.replay_from = v
     v = data.get("systemPrompt", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -14728,7 +14877,12 @@ def _decode_RequestPermissionResponse(
     if len(data) == len(known) - 1:
         r0 = data.get("outcome", UNDEFINED)
         if r0 is not UNDEFINED:
-            r0 = _decode_RequestPermissionOutcome(r0, ctx, (path, "outcome"))
+            tag = r0.get("outcome") if type(r0) is dict else None
+            variant = _VARIANTS_RequestPermissionOutcome.get(tag) if type(tag) is str else None
+            if variant is None:
+                r0 = _decode_RequestPermissionOutcome(r0, ctx, (path, "outcome"))
+            else:
+                r0 = variant[0](r0, ctx, (path, "outcome"), variant[1], variant[2])
             obj.outcome = r0
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -14737,7 +14891,12 @@ def _decode_RequestPermissionResponse(
     v = data.get("outcome", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "outcome"), "a value (required)", _rt.MISSING)
-    v = _decode_RequestPermissionOutcome(v, ctx, (path, "outcome"))
+    tag = v.get("outcome") if type(v) is dict else None
+    variant = _VARIANTS_RequestPermissionOutcome.get(tag) if type(tag) is str else None
+    if variant is None:
+        v = _decode_RequestPermissionOutcome(v, ctx, (path, "outcome"))
+    else:
+        v = variant[0](v, ctx, (path, "outcome"), variant[1], variant[2])
     obj.outcome = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
