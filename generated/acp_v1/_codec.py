@@ -281,7 +281,7 @@ def _decode_list_of_ToolCallContent_skip_invalid(data: Any, ctx: _rt.Context, pa
             if variant is None:
                 item = _decode_ToolCallContent(item, ctx, (path, index))
             else:
-                item = variant[0](item, ctx, (path, index), variant[1], variant[2])
+                item = variant[0](item, ctx, (path, index), variant[1], variant[2], variant[3])
         except DecodeError as error:
             ctx.skip(error)
             continue
@@ -361,7 +361,7 @@ def _decode_map_of_ElicitationPropertySchema(
         if variant is None:
             item = _decode_ElicitationPropertySchema(item, ctx, (path, key))
         else:
-            item = variant[0](item, ctx, (path, key), variant[1], variant[2])
+            item = variant[0](item, ctx, (path, key), variant[1], variant[2], variant[3])
         result[key] = item
     return result
 
@@ -555,7 +555,7 @@ def _decode_list_of_ContentBlock_skip_invalid(data: Any, ctx: _rt.Context, path:
             if variant is None:
                 item = _decode_ContentBlock(item, ctx, (path, index))
             else:
-                item = variant[0](item, ctx, (path, index), variant[1], variant[2])
+                item = variant[0](item, ctx, (path, index), variant[1], variant[2], variant[3])
         except DecodeError as error:
             ctx.skip(error)
             continue
@@ -596,7 +596,7 @@ def _decode_list_of_ContentBlock(data: Any, ctx: _rt.Context, path: _rt.Path) ->
         if variant is None:
             item = _decode_ContentBlock(item, ctx, (path, index))
         else:
-            item = variant[0](item, ctx, (path, index), variant[1], variant[2])
+            item = variant[0](item, ctx, (path, index), variant[1], variant[2], variant[3])
         append(item)
     return result
 
@@ -789,11 +789,12 @@ def _decode_AgentRequest(
     path: _rt.Path,
     cls: type[AgentRequest] = AgentRequest,
     known: frozenset[str] = _KEYS_AgentRequest,
+    proven: int = 2,
 ) -> AgentRequest:
     if type(data) is not dict:
         raise DecodeError(path, "AgentRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("id", UNDEFINED)
         r1 = data.get("method", UNDEFINED)
         if not (r0 is UNDEFINED or type(r1) is not str):
@@ -820,7 +821,7 @@ def _decode_AgentRequest(
         v = _decode_AgentRequestParams(v, ctx, (path, "params"))
     obj.params = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AgentRequest = obj
     return decoded
@@ -850,11 +851,12 @@ def _decode_WriteTextFileRequest(
     path: _rt.Path,
     cls: type[WriteTextFileRequest] = WriteTextFileRequest,
     known: frozenset[str] = _KEYS_WriteTextFileRequest,
+    proven: int = 3,
 ) -> WriteTextFileRequest:
     if type(data) is not dict:
         raise DecodeError(path, "WriteTextFileRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("path", UNDEFINED)
         r2 = data.get("content", UNDEFINED)
@@ -886,7 +888,7 @@ def _decode_WriteTextFileRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: WriteTextFileRequest = obj
     return decoded
@@ -918,11 +920,12 @@ def _decode_ReadTextFileRequest(
     path: _rt.Path,
     cls: type[ReadTextFileRequest] = ReadTextFileRequest,
     known: frozenset[str] = _KEYS_ReadTextFileRequest,
+    proven: int = 2,
 ) -> ReadTextFileRequest:
     if type(data) is not dict:
         raise DecodeError(path, "ReadTextFileRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 3:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("path", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -958,7 +961,7 @@ def _decode_ReadTextFileRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ReadTextFileRequest = obj
     return decoded
@@ -994,11 +997,12 @@ def _decode_RequestPermissionRequest(
     path: _rt.Path,
     cls: type[RequestPermissionRequest] = RequestPermissionRequest,
     known: frozenset[str] = _KEYS_RequestPermissionRequest,
+    proven: int = 3,
 ) -> RequestPermissionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("toolCall", UNDEFINED)
         r2 = data.get("options", UNDEFINED)
@@ -1034,7 +1038,7 @@ def _decode_RequestPermissionRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: RequestPermissionRequest = obj
     return decoded
@@ -1079,11 +1083,12 @@ def _decode_ToolCallUpdate(
     path: _rt.Path,
     cls: type[ToolCallUpdate] = ToolCallUpdate,
     known: frozenset[str] = _KEYS_ToolCallUpdate,
+    proven: int = 1,
 ) -> ToolCallUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 9:
+    if len(data) == proven:
         r0 = data.get("toolCallId", UNDEFINED)
         if type(r0) is str:
             obj.tool_call_id = r0
@@ -1161,7 +1166,7 @@ def _decode_ToolCallUpdate(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 9 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ToolCallUpdate = obj
     return decoded
@@ -1214,11 +1219,12 @@ def _decode_Content(
     path: _rt.Path,
     cls: type[Content] = Content,
     known: frozenset[str] = _KEYS_Content,
+    proven: int = 1,
 ) -> Content:
     if type(data) is not dict:
         raise DecodeError(path, "Content (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("content", UNDEFINED)
         if r0 is not UNDEFINED:
             tag = r0.get("type") if type(r0) is dict else None
@@ -1226,7 +1232,7 @@ def _decode_Content(
             if variant is None:
                 r0 = _decode_ContentBlock(r0, ctx, (path, "content"))
             else:
-                r0 = variant[0](r0, ctx, (path, "content"), variant[1], variant[2])
+                r0 = variant[0](r0, ctx, (path, "content"), variant[1], variant[2], variant[3])
             obj.content = r0
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -1240,7 +1246,7 @@ def _decode_Content(
     if variant is None:
         v = _decode_ContentBlock(v, ctx, (path, "content"))
     else:
-        v = variant[0](v, ctx, (path, "content"), variant[1], variant[2])
+        v = variant[0](v, ctx, (path, "content"), variant[1], variant[2], variant[3])
     obj.content = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -1250,7 +1256,7 @@ def _decode_Content(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Content = obj
     return decoded
@@ -1279,12 +1285,13 @@ def _decode_ToolCallContentContent(
     path: _rt.Path,
     cls: type[ToolCallContentContent] = ToolCallContentContent,
     known: frozenset[str] = _KEYS_ToolCallContentContent,
+    proven: int = 2,
 ) -> ToolCallContentContent:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallContentContent (an object)", data)
     if data.get("type", _rt.MISSING) != "content":
         raise DecodeError((path, "type"), '"content"', data.get("type", _rt.MISSING))
-    return cast(ToolCallContentContent, _decode_Content(data, ctx, path, cls, known))
+    return cast(ToolCallContentContent, _decode_Content(data, ctx, path, cls, known, proven))
 
 
 def _encode_ToolCallContentContent(obj: ToolCallContentContent) -> dict[str, Any]:
@@ -1300,11 +1307,12 @@ def _decode_Diff(
     path: _rt.Path,
     cls: type[Diff] = Diff,
     known: frozenset[str] = _KEYS_Diff,
+    proven: int = 2,
 ) -> Diff:
     if type(data) is not dict:
         raise DecodeError(path, "Diff (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("path", UNDEFINED)
         r1 = data.get("newText", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -1335,7 +1343,7 @@ def _decode_Diff(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Diff = obj
     return decoded
@@ -1369,12 +1377,13 @@ def _decode_ToolCallContentDiff(
     path: _rt.Path,
     cls: type[ToolCallContentDiff] = ToolCallContentDiff,
     known: frozenset[str] = _KEYS_ToolCallContentDiff,
+    proven: int = 3,
 ) -> ToolCallContentDiff:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallContentDiff (an object)", data)
     if data.get("type", _rt.MISSING) != "diff":
         raise DecodeError((path, "type"), '"diff"', data.get("type", _rt.MISSING))
-    return cast(ToolCallContentDiff, _decode_Diff(data, ctx, path, cls, known))
+    return cast(ToolCallContentDiff, _decode_Diff(data, ctx, path, cls, known, proven))
 
 
 def _encode_ToolCallContentDiff(obj: ToolCallContentDiff) -> dict[str, Any]:
@@ -1390,11 +1399,12 @@ def _decode_Terminal(
     path: _rt.Path,
     cls: type[Terminal] = Terminal,
     known: frozenset[str] = _KEYS_Terminal,
+    proven: int = 1,
 ) -> Terminal:
     if type(data) is not dict:
         raise DecodeError(path, "Terminal (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("terminalId", UNDEFINED)
         if type(r0) is str:
             obj.terminal_id = r0
@@ -1414,7 +1424,7 @@ def _decode_Terminal(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Terminal = obj
     return decoded
@@ -1443,12 +1453,13 @@ def _decode_ToolCallContentTerminal(
     path: _rt.Path,
     cls: type[ToolCallContentTerminal] = ToolCallContentTerminal,
     known: frozenset[str] = _KEYS_ToolCallContentTerminal,
+    proven: int = 2,
 ) -> ToolCallContentTerminal:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallContentTerminal (an object)", data)
     if data.get("type", _rt.MISSING) != "terminal":
         raise DecodeError((path, "type"), '"terminal"', data.get("type", _rt.MISSING))
-    return cast(ToolCallContentTerminal, _decode_Terminal(data, ctx, path, cls, known))
+    return cast(ToolCallContentTerminal, _decode_Terminal(data, ctx, path, cls, known, proven))
 
 
 def _encode_ToolCallContentTerminal(obj: ToolCallContentTerminal) -> dict[str, Any]:
@@ -1464,11 +1475,12 @@ def _decode_TextContent(
     path: _rt.Path,
     cls: type[TextContent] = TextContent,
     known: frozenset[str] = _KEYS_TextContent,
+    proven: int = 1,
 ) -> TextContent:
     if type(data) is not dict:
         raise DecodeError(path, "TextContent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("text", UNDEFINED)
         if type(r0) is str:
             obj.annotations = UNDEFINED
@@ -1496,7 +1508,7 @@ def _decode_TextContent(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: TextContent = obj
     return decoded
@@ -1528,12 +1540,13 @@ def _decode_ContentBlockText(
     path: _rt.Path,
     cls: type[ContentBlockText] = ContentBlockText,
     known: frozenset[str] = _KEYS_ContentBlockText,
+    proven: int = 2,
 ) -> ContentBlockText:
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockText (an object)", data)
     if data.get("type", _rt.MISSING) != "text":
         raise DecodeError((path, "type"), '"text"', data.get("type", _rt.MISSING))
-    return cast(ContentBlockText, _decode_TextContent(data, ctx, path, cls, known))
+    return cast(ContentBlockText, _decode_TextContent(data, ctx, path, cls, known, proven))
 
 
 def _encode_ContentBlockText(obj: ContentBlockText) -> dict[str, Any]:
@@ -1549,11 +1562,12 @@ def _decode_ImageContent(
     path: _rt.Path,
     cls: type[ImageContent] = ImageContent,
     known: frozenset[str] = _KEYS_ImageContent,
+    proven: int = 2,
 ) -> ImageContent:
     if type(data) is not dict:
         raise DecodeError(path, "ImageContent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 3:
+    if len(data) == proven:
         r0 = data.get("data", UNDEFINED)
         r1 = data.get("mimeType", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -1592,7 +1606,7 @@ def _decode_ImageContent(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ImageContent = obj
     return decoded
@@ -1629,12 +1643,13 @@ def _decode_ContentBlockImage(
     path: _rt.Path,
     cls: type[ContentBlockImage] = ContentBlockImage,
     known: frozenset[str] = _KEYS_ContentBlockImage,
+    proven: int = 3,
 ) -> ContentBlockImage:
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockImage (an object)", data)
     if data.get("type", _rt.MISSING) != "image":
         raise DecodeError((path, "type"), '"image"', data.get("type", _rt.MISSING))
-    return cast(ContentBlockImage, _decode_ImageContent(data, ctx, path, cls, known))
+    return cast(ContentBlockImage, _decode_ImageContent(data, ctx, path, cls, known, proven))
 
 
 def _encode_ContentBlockImage(obj: ContentBlockImage) -> dict[str, Any]:
@@ -1650,11 +1665,12 @@ def _decode_AudioContent(
     path: _rt.Path,
     cls: type[AudioContent] = AudioContent,
     known: frozenset[str] = _KEYS_AudioContent,
+    proven: int = 2,
 ) -> AudioContent:
     if type(data) is not dict:
         raise DecodeError(path, "AudioContent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("data", UNDEFINED)
         r1 = data.get("mimeType", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -1688,7 +1704,7 @@ def _decode_AudioContent(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AudioContent = obj
     return decoded
@@ -1722,12 +1738,13 @@ def _decode_ContentBlockAudio(
     path: _rt.Path,
     cls: type[ContentBlockAudio] = ContentBlockAudio,
     known: frozenset[str] = _KEYS_ContentBlockAudio,
+    proven: int = 3,
 ) -> ContentBlockAudio:
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockAudio (an object)", data)
     if data.get("type", _rt.MISSING) != "audio":
         raise DecodeError((path, "type"), '"audio"', data.get("type", _rt.MISSING))
-    return cast(ContentBlockAudio, _decode_AudioContent(data, ctx, path, cls, known))
+    return cast(ContentBlockAudio, _decode_AudioContent(data, ctx, path, cls, known, proven))
 
 
 def _encode_ContentBlockAudio(obj: ContentBlockAudio) -> dict[str, Any]:
@@ -1754,11 +1771,12 @@ def _decode_ResourceLink(
     path: _rt.Path,
     cls: type[ResourceLink] = ResourceLink,
     known: frozenset[str] = _KEYS_ResourceLink,
+    proven: int = 2,
 ) -> ResourceLink:
     if type(data) is not dict:
         raise DecodeError(path, "ResourceLink (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 6:
+    if len(data) == proven:
         r0 = data.get("name", UNDEFINED)
         r1 = data.get("uri", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -1819,7 +1837,7 @@ def _decode_ResourceLink(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 6 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ResourceLink = obj
     return decoded
@@ -1877,12 +1895,13 @@ def _decode_ContentBlockResourceLink(
     path: _rt.Path,
     cls: type[ContentBlockResourceLink] = ContentBlockResourceLink,
     known: frozenset[str] = _KEYS_ContentBlockResourceLink,
+    proven: int = 3,
 ) -> ContentBlockResourceLink:
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockResourceLink (an object)", data)
     if data.get("type", _rt.MISSING) != "resource_link":
         raise DecodeError((path, "type"), '"resource_link"', data.get("type", _rt.MISSING))
-    return cast(ContentBlockResourceLink, _decode_ResourceLink(data, ctx, path, cls, known))
+    return cast(ContentBlockResourceLink, _decode_ResourceLink(data, ctx, path, cls, known, proven))
 
 
 def _encode_ContentBlockResourceLink(obj: ContentBlockResourceLink) -> dict[str, Any]:
@@ -1898,11 +1917,12 @@ def _decode_EmbeddedResource(
     path: _rt.Path,
     cls: type[EmbeddedResource] = EmbeddedResource,
     known: frozenset[str] = _KEYS_EmbeddedResource,
+    proven: int = 1,
 ) -> EmbeddedResource:
     if type(data) is not dict:
         raise DecodeError(path, "EmbeddedResource (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("resource", UNDEFINED)
         if r0 is not UNDEFINED:
             obj.annotations = UNDEFINED
@@ -1932,7 +1952,7 @@ def _decode_EmbeddedResource(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: EmbeddedResource = obj
     return decoded
@@ -1964,12 +1984,13 @@ def _decode_ContentBlockResource(
     path: _rt.Path,
     cls: type[ContentBlockResource] = ContentBlockResource,
     known: frozenset[str] = _KEYS_ContentBlockResource,
+    proven: int = 2,
 ) -> ContentBlockResource:
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockResource (an object)", data)
     if data.get("type", _rt.MISSING) != "resource":
         raise DecodeError((path, "type"), '"resource"', data.get("type", _rt.MISSING))
-    return cast(ContentBlockResource, _decode_EmbeddedResource(data, ctx, path, cls, known))
+    return cast(ContentBlockResource, _decode_EmbeddedResource(data, ctx, path, cls, known, proven))
 
 
 def _encode_ContentBlockResource(obj: ContentBlockResource) -> dict[str, Any]:
@@ -1985,6 +2006,7 @@ def _decode_Annotations(
     path: _rt.Path,
     cls: type[Annotations] = Annotations,
     known: frozenset[str] = _KEYS_Annotations,
+    proven: int = 0,
 ) -> Annotations:
     if type(data) is not dict:
         raise DecodeError(path, "Annotations (an object)", data)
@@ -2015,7 +2037,7 @@ def _decode_Annotations(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Annotations = obj
     return decoded
@@ -2052,11 +2074,12 @@ def _decode_TextResourceContents(
     path: _rt.Path,
     cls: type[TextResourceContents] = TextResourceContents,
     known: frozenset[str] = _KEYS_TextResourceContents,
+    proven: int = 2,
 ) -> TextResourceContents:
     if type(data) is not dict:
         raise DecodeError(path, "TextResourceContents (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("text", UNDEFINED)
         r1 = data.get("uri", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -2087,7 +2110,7 @@ def _decode_TextResourceContents(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: TextResourceContents = obj
     return decoded
@@ -2120,11 +2143,12 @@ def _decode_BlobResourceContents(
     path: _rt.Path,
     cls: type[BlobResourceContents] = BlobResourceContents,
     known: frozenset[str] = _KEYS_BlobResourceContents,
+    proven: int = 2,
 ) -> BlobResourceContents:
     if type(data) is not dict:
         raise DecodeError(path, "BlobResourceContents (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("blob", UNDEFINED)
         r1 = data.get("uri", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -2155,7 +2179,7 @@ def _decode_BlobResourceContents(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: BlobResourceContents = obj
     return decoded
@@ -2188,11 +2212,12 @@ def _decode_ToolCallLocation(
     path: _rt.Path,
     cls: type[ToolCallLocation] = ToolCallLocation,
     known: frozenset[str] = _KEYS_ToolCallLocation,
+    proven: int = 1,
 ) -> ToolCallLocation:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallLocation (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("path", UNDEFINED)
         if type(r0) is str:
             obj.path = r0
@@ -2220,7 +2245,7 @@ def _decode_ToolCallLocation(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ToolCallLocation = obj
     return decoded
@@ -2251,11 +2276,12 @@ def _decode_PermissionOption(
     path: _rt.Path,
     cls: type[PermissionOption] = PermissionOption,
     known: frozenset[str] = _KEYS_PermissionOption,
+    proven: int = 3,
 ) -> PermissionOption:
     if type(data) is not dict:
         raise DecodeError(path, "PermissionOption (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("optionId", UNDEFINED)
         r1 = data.get("name", UNDEFINED)
         r2 = data.get("kind", UNDEFINED)
@@ -2295,7 +2321,7 @@ def _decode_PermissionOption(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: PermissionOption = obj
     return decoded
@@ -2337,11 +2363,12 @@ def _decode_CreateTerminalRequest(
     path: _rt.Path,
     cls: type[CreateTerminalRequest] = CreateTerminalRequest,
     known: frozenset[str] = _KEYS_CreateTerminalRequest,
+    proven: int = 2,
 ) -> CreateTerminalRequest:
     if type(data) is not dict:
         raise DecodeError(path, "CreateTerminalRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 5:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("command", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -2391,7 +2418,7 @@ def _decode_CreateTerminalRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 5 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CreateTerminalRequest = obj
     return decoded
@@ -2433,11 +2460,12 @@ def _decode_EnvVariable(
     path: _rt.Path,
     cls: type[EnvVariable] = EnvVariable,
     known: frozenset[str] = _KEYS_EnvVariable,
+    proven: int = 2,
 ) -> EnvVariable:
     if type(data) is not dict:
         raise DecodeError(path, "EnvVariable (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("name", UNDEFINED)
         r1 = data.get("value", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -2463,7 +2491,7 @@ def _decode_EnvVariable(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: EnvVariable = obj
     return decoded
@@ -2493,11 +2521,12 @@ def _decode_TerminalOutputRequest(
     path: _rt.Path,
     cls: type[TerminalOutputRequest] = TerminalOutputRequest,
     known: frozenset[str] = _KEYS_TerminalOutputRequest,
+    proven: int = 2,
 ) -> TerminalOutputRequest:
     if type(data) is not dict:
         raise DecodeError(path, "TerminalOutputRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("terminalId", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -2523,7 +2552,7 @@ def _decode_TerminalOutputRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: TerminalOutputRequest = obj
     return decoded
@@ -2553,11 +2582,12 @@ def _decode_ReleaseTerminalRequest(
     path: _rt.Path,
     cls: type[ReleaseTerminalRequest] = ReleaseTerminalRequest,
     known: frozenset[str] = _KEYS_ReleaseTerminalRequest,
+    proven: int = 2,
 ) -> ReleaseTerminalRequest:
     if type(data) is not dict:
         raise DecodeError(path, "ReleaseTerminalRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("terminalId", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -2583,7 +2613,7 @@ def _decode_ReleaseTerminalRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ReleaseTerminalRequest = obj
     return decoded
@@ -2613,11 +2643,12 @@ def _decode_WaitForTerminalExitRequest(
     path: _rt.Path,
     cls: type[WaitForTerminalExitRequest] = WaitForTerminalExitRequest,
     known: frozenset[str] = _KEYS_WaitForTerminalExitRequest,
+    proven: int = 2,
 ) -> WaitForTerminalExitRequest:
     if type(data) is not dict:
         raise DecodeError(path, "WaitForTerminalExitRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("terminalId", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -2643,7 +2674,7 @@ def _decode_WaitForTerminalExitRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: WaitForTerminalExitRequest = obj
     return decoded
@@ -2673,11 +2704,12 @@ def _decode_KillTerminalRequest(
     path: _rt.Path,
     cls: type[KillTerminalRequest] = KillTerminalRequest,
     known: frozenset[str] = _KEYS_KillTerminalRequest,
+    proven: int = 2,
 ) -> KillTerminalRequest:
     if type(data) is not dict:
         raise DecodeError(path, "KillTerminalRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("terminalId", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -2703,7 +2735,7 @@ def _decode_KillTerminalRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: KillTerminalRequest = obj
     return decoded
@@ -2733,6 +2765,7 @@ def _decode_ElicitationFormMode(
     path: _rt.Path,
     cls: type[ElicitationFormMode] = ElicitationFormMode,
     known: frozenset[str] = _KEYS_ElicitationFormMode,
+    proven: int = 1,
 ) -> ElicitationFormMode:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationFormMode (an object)", data)
@@ -2742,7 +2775,9 @@ def _decode_ElicitationFormMode(
         raise DecodeError((path, "requestedSchema"), "a value (required)", _rt.MISSING)
     v = _decode_ElicitationSchema(v, ctx, (path, "requestedSchema"))
     obj.requested_schema = v
-    rest = {key: value for key, value in data.items() if key not in known}
+    rest = data.copy()
+    for key in known:
+        rest.pop(key, None)
     obj.variant = _decode_ElicitationFormModeVariant(rest, ctx, path)
     decoded: ElicitationFormMode = obj
     return decoded
@@ -2767,12 +2802,13 @@ def _decode_CreateElicitationRequestModeForm(
     path: _rt.Path,
     cls: type[CreateElicitationRequestModeForm] = CreateElicitationRequestModeForm,
     known: frozenset[str] = _KEYS_CreateElicitationRequestModeForm,
+    proven: int = 2,
 ) -> CreateElicitationRequestModeForm:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationRequestModeForm (an object)", data)
     if data.get("mode", _rt.MISSING) != "form":
         raise DecodeError((path, "mode"), '"form"', data.get("mode", _rt.MISSING))
-    return cast(CreateElicitationRequestModeForm, _decode_ElicitationFormMode(data, ctx, path, cls, known))
+    return cast(CreateElicitationRequestModeForm, _decode_ElicitationFormMode(data, ctx, path, cls, known, proven))
 
 
 def _encode_CreateElicitationRequestModeForm(obj: CreateElicitationRequestModeForm) -> dict[str, Any]:
@@ -2788,6 +2824,7 @@ def _decode_ElicitationUrlMode(
     path: _rt.Path,
     cls: type[ElicitationUrlMode] = ElicitationUrlMode,
     known: frozenset[str] = _KEYS_ElicitationUrlMode,
+    proven: int = 2,
 ) -> ElicitationUrlMode:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationUrlMode (an object)", data)
@@ -2800,7 +2837,9 @@ def _decode_ElicitationUrlMode(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "url"), "string")
     obj.url = v
-    rest = {key: value for key, value in data.items() if key not in known}
+    rest = data.copy()
+    for key in known:
+        rest.pop(key, None)
     obj.variant = _decode_ElicitationUrlModeVariant(rest, ctx, path)
     decoded: ElicitationUrlMode = obj
     return decoded
@@ -2827,12 +2866,13 @@ def _decode_CreateElicitationRequestModeUrl(
     path: _rt.Path,
     cls: type[CreateElicitationRequestModeUrl] = CreateElicitationRequestModeUrl,
     known: frozenset[str] = _KEYS_CreateElicitationRequestModeUrl,
+    proven: int = 3,
 ) -> CreateElicitationRequestModeUrl:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationRequestModeUrl (an object)", data)
     if data.get("mode", _rt.MISSING) != "url":
         raise DecodeError((path, "mode"), '"url"', data.get("mode", _rt.MISSING))
-    return cast(CreateElicitationRequestModeUrl, _decode_ElicitationUrlMode(data, ctx, path, cls, known))
+    return cast(CreateElicitationRequestModeUrl, _decode_ElicitationUrlMode(data, ctx, path, cls, known, proven))
 
 
 def _encode_CreateElicitationRequestModeUrl(obj: CreateElicitationRequestModeUrl) -> dict[str, Any]:
@@ -2848,6 +2888,7 @@ def _decode_CreateElicitationRequestModeOther(
     path: _rt.Path,
     cls: type[CreateElicitationRequestModeOther] = CreateElicitationRequestModeOther,
     known: frozenset[str] = _KEYS_CreateElicitationRequestModeOther,
+    proven: int = 1,
 ) -> CreateElicitationRequestModeOther:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationRequestModeOther (an object)", data)
@@ -2856,7 +2897,9 @@ def _decode_CreateElicitationRequestModeOther(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "mode"), "string")
     obj.mode = v
-    rest = {key: value for key, value in data.items() if key not in known}
+    rest = data.copy()
+    for key in known:
+        rest.pop(key, None)
     obj.variant = _decode_CreateElicitationRequestModeOtherVariant(rest, ctx, path)
     decoded: CreateElicitationRequestModeOther = obj
     return decoded
@@ -2880,6 +2923,7 @@ def _decode_CreateElicitationRequest(
     path: _rt.Path,
     cls: type[CreateElicitationRequest] = CreateElicitationRequest,
     known: frozenset[str] = _KEYS_CreateElicitationRequest,
+    proven: int = 1,
 ) -> CreateElicitationRequest:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationRequest (an object)", data)
@@ -2895,7 +2939,9 @@ def _decode_CreateElicitationRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
-    rest = {key: value for key, value in data.items() if key not in known}
+    rest = data.copy()
+    for key in known:
+        rest.pop(key, None)
     obj.mode = _decode_CreateElicitationRequestMode(rest, ctx, path)
     decoded: CreateElicitationRequest = obj
     return decoded
@@ -2922,11 +2968,12 @@ def _decode_ElicitationSessionScope(
     path: _rt.Path,
     cls: type[ElicitationSessionScope] = ElicitationSessionScope,
     known: frozenset[str] = _KEYS_ElicitationSessionScope,
+    proven: int = 1,
 ) -> ElicitationSessionScope:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationSessionScope (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         if type(r0) is str:
             obj.session_id = r0
@@ -2943,7 +2990,7 @@ def _decode_ElicitationSessionScope(
         v = ctx.salvage(DecodeError((path, "toolCallId"), "string", v), UNDEFINED)
     obj.tool_call_id = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ElicitationSessionScope = obj
     return decoded
@@ -2971,6 +3018,7 @@ def _decode_ElicitationRequestScope(
     path: _rt.Path,
     cls: type[ElicitationRequestScope] = ElicitationRequestScope,
     known: frozenset[str] = _KEYS_ElicitationRequestScope,
+    proven: int = 1,
 ) -> ElicitationRequestScope:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationRequestScope (an object)", data)
@@ -2982,7 +3030,7 @@ def _decode_ElicitationRequestScope(
         v = _decode_RequestIdValue(v, ctx, (path, "requestId"))
     obj.request_id = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ElicitationRequestScope = obj
     return decoded
@@ -3007,6 +3055,7 @@ def _decode_ElicitationSchema(
     path: _rt.Path,
     cls: type[ElicitationSchema] = ElicitationSchema,
     known: frozenset[str] = _KEYS_ElicitationSchema,
+    proven: int = 0,
 ) -> ElicitationSchema:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationSchema (an object)", data)
@@ -3045,7 +3094,7 @@ def _decode_ElicitationSchema(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 6 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ElicitationSchema = obj
     return decoded
@@ -3104,6 +3153,7 @@ def _decode_StringPropertySchema(
     path: _rt.Path,
     cls: type[StringPropertySchema] = StringPropertySchema,
     known: frozenset[str] = _KEYS_StringPropertySchema,
+    proven: int = 0,
 ) -> StringPropertySchema:
     if type(data) is not dict:
         raise DecodeError(path, "StringPropertySchema (an object)", data)
@@ -3155,7 +3205,7 @@ def _decode_StringPropertySchema(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 10 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: StringPropertySchema = obj
     return decoded
@@ -3223,12 +3273,13 @@ def _decode_ElicitationPropertySchemaString(
     path: _rt.Path,
     cls: type[ElicitationPropertySchemaString] = ElicitationPropertySchemaString,
     known: frozenset[str] = _KEYS_ElicitationPropertySchemaString,
+    proven: int = 1,
 ) -> ElicitationPropertySchemaString:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaString (an object)", data)
     if data.get("type", _rt.MISSING) != "string":
         raise DecodeError((path, "type"), '"string"', data.get("type", _rt.MISSING))
-    return cast(ElicitationPropertySchemaString, _decode_StringPropertySchema(data, ctx, path, cls, known))
+    return cast(ElicitationPropertySchemaString, _decode_StringPropertySchema(data, ctx, path, cls, known, proven))
 
 
 def _encode_ElicitationPropertySchemaString(obj: ElicitationPropertySchemaString) -> dict[str, Any]:
@@ -3244,6 +3295,7 @@ def _decode_NumberPropertySchema(
     path: _rt.Path,
     cls: type[NumberPropertySchema] = NumberPropertySchema,
     known: frozenset[str] = _KEYS_NumberPropertySchema,
+    proven: int = 0,
 ) -> NumberPropertySchema:
     if type(data) is not dict:
         raise DecodeError(path, "NumberPropertySchema (an object)", data)
@@ -3279,7 +3331,7 @@ def _decode_NumberPropertySchema(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 6 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: NumberPropertySchema = obj
     return decoded
@@ -3331,12 +3383,13 @@ def _decode_ElicitationPropertySchemaNumber(
     path: _rt.Path,
     cls: type[ElicitationPropertySchemaNumber] = ElicitationPropertySchemaNumber,
     known: frozenset[str] = _KEYS_ElicitationPropertySchemaNumber,
+    proven: int = 1,
 ) -> ElicitationPropertySchemaNumber:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaNumber (an object)", data)
     if data.get("type", _rt.MISSING) != "number":
         raise DecodeError((path, "type"), '"number"', data.get("type", _rt.MISSING))
-    return cast(ElicitationPropertySchemaNumber, _decode_NumberPropertySchema(data, ctx, path, cls, known))
+    return cast(ElicitationPropertySchemaNumber, _decode_NumberPropertySchema(data, ctx, path, cls, known, proven))
 
 
 def _encode_ElicitationPropertySchemaNumber(obj: ElicitationPropertySchemaNumber) -> dict[str, Any]:
@@ -3352,6 +3405,7 @@ def _decode_IntegerPropertySchema(
     path: _rt.Path,
     cls: type[IntegerPropertySchema] = IntegerPropertySchema,
     known: frozenset[str] = _KEYS_IntegerPropertySchema,
+    proven: int = 0,
 ) -> IntegerPropertySchema:
     if type(data) is not dict:
         raise DecodeError(path, "IntegerPropertySchema (an object)", data)
@@ -3399,7 +3453,7 @@ def _decode_IntegerPropertySchema(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 6 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: IntegerPropertySchema = obj
     return decoded
@@ -3451,12 +3505,13 @@ def _decode_ElicitationPropertySchemaInteger(
     path: _rt.Path,
     cls: type[ElicitationPropertySchemaInteger] = ElicitationPropertySchemaInteger,
     known: frozenset[str] = _KEYS_ElicitationPropertySchemaInteger,
+    proven: int = 1,
 ) -> ElicitationPropertySchemaInteger:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaInteger (an object)", data)
     if data.get("type", _rt.MISSING) != "integer":
         raise DecodeError((path, "type"), '"integer"', data.get("type", _rt.MISSING))
-    return cast(ElicitationPropertySchemaInteger, _decode_IntegerPropertySchema(data, ctx, path, cls, known))
+    return cast(ElicitationPropertySchemaInteger, _decode_IntegerPropertySchema(data, ctx, path, cls, known, proven))
 
 
 def _encode_ElicitationPropertySchemaInteger(obj: ElicitationPropertySchemaInteger) -> dict[str, Any]:
@@ -3472,6 +3527,7 @@ def _decode_BooleanPropertySchema(
     path: _rt.Path,
     cls: type[BooleanPropertySchema] = BooleanPropertySchema,
     known: frozenset[str] = _KEYS_BooleanPropertySchema,
+    proven: int = 0,
 ) -> BooleanPropertySchema:
     if type(data) is not dict:
         raise DecodeError(path, "BooleanPropertySchema (an object)", data)
@@ -3496,7 +3552,7 @@ def _decode_BooleanPropertySchema(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: BooleanPropertySchema = obj
     return decoded
@@ -3532,12 +3588,13 @@ def _decode_ElicitationPropertySchemaBoolean(
     path: _rt.Path,
     cls: type[ElicitationPropertySchemaBoolean] = ElicitationPropertySchemaBoolean,
     known: frozenset[str] = _KEYS_ElicitationPropertySchemaBoolean,
+    proven: int = 1,
 ) -> ElicitationPropertySchemaBoolean:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaBoolean (an object)", data)
     if data.get("type", _rt.MISSING) != "boolean":
         raise DecodeError((path, "type"), '"boolean"', data.get("type", _rt.MISSING))
-    return cast(ElicitationPropertySchemaBoolean, _decode_BooleanPropertySchema(data, ctx, path, cls, known))
+    return cast(ElicitationPropertySchemaBoolean, _decode_BooleanPropertySchema(data, ctx, path, cls, known, proven))
 
 
 def _encode_ElicitationPropertySchemaBoolean(obj: ElicitationPropertySchemaBoolean) -> dict[str, Any]:
@@ -3563,11 +3620,12 @@ def _decode_MultiSelectPropertySchema(
     path: _rt.Path,
     cls: type[MultiSelectPropertySchema] = MultiSelectPropertySchema,
     known: frozenset[str] = _KEYS_MultiSelectPropertySchema,
+    proven: int = 1,
 ) -> MultiSelectPropertySchema:
     if type(data) is not dict:
         raise DecodeError(path, "MultiSelectPropertySchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 6:
+    if len(data) == proven:
         r0 = data.get("items", UNDEFINED)
         if r0 is not UNDEFINED:
             obj.title = UNDEFINED
@@ -3617,7 +3675,7 @@ def _decode_MultiSelectPropertySchema(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 6 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: MultiSelectPropertySchema = obj
     return decoded
@@ -3676,12 +3734,13 @@ def _decode_ElicitationPropertySchemaArray(
     path: _rt.Path,
     cls: type[ElicitationPropertySchemaArray] = ElicitationPropertySchemaArray,
     known: frozenset[str] = _KEYS_ElicitationPropertySchemaArray,
+    proven: int = 2,
 ) -> ElicitationPropertySchemaArray:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaArray (an object)", data)
     if data.get("type", _rt.MISSING) != "array":
         raise DecodeError((path, "type"), '"array"', data.get("type", _rt.MISSING))
-    return cast(ElicitationPropertySchemaArray, _decode_MultiSelectPropertySchema(data, ctx, path, cls, known))
+    return cast(ElicitationPropertySchemaArray, _decode_MultiSelectPropertySchema(data, ctx, path, cls, known, proven))
 
 
 def _encode_ElicitationPropertySchemaArray(obj: ElicitationPropertySchemaArray) -> dict[str, Any]:
@@ -3697,6 +3756,7 @@ def _decode_ElicitationPropertySchemaOther(
     path: _rt.Path,
     cls: type[ElicitationPropertySchemaOther] = ElicitationPropertySchemaOther,
     known: frozenset[str] = _KEYS_ElicitationPropertySchemaOther,
+    proven: int = 1,
 ) -> ElicitationPropertySchemaOther:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaOther (an object)", data)
@@ -3706,7 +3766,7 @@ def _decode_ElicitationPropertySchemaOther(
         raise _rt.missing_or_invalid(v, (path, "type"), "string")
     obj.type = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ElicitationPropertySchemaOther = obj
     return decoded
@@ -3731,11 +3791,12 @@ def _decode_EnumOption(
     path: _rt.Path,
     cls: type[EnumOption] = EnumOption,
     known: frozenset[str] = _KEYS_EnumOption,
+    proven: int = 2,
 ) -> EnumOption:
     if type(data) is not dict:
         raise DecodeError(path, "EnumOption (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("const", UNDEFINED)
         r1 = data.get("title", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -3766,7 +3827,7 @@ def _decode_EnumOption(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: EnumOption = obj
     return decoded
@@ -3799,11 +3860,12 @@ def _decode_StringMultiSelectItems(
     path: _rt.Path,
     cls: type[StringMultiSelectItems] = StringMultiSelectItems,
     known: frozenset[str] = _KEYS_StringMultiSelectItems,
+    proven: int = 1,
 ) -> StringMultiSelectItems:
     if type(data) is not dict:
         raise DecodeError(path, "StringMultiSelectItems (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("enum", UNDEFINED)
         if r0 is not UNDEFINED:
             r0 = _decode_list_of_str(r0, ctx, (path, "enum"))
@@ -3825,7 +3887,7 @@ def _decode_StringMultiSelectItems(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: StringMultiSelectItems = obj
     return decoded
@@ -3854,12 +3916,13 @@ def _decode_MultiSelectItemsString(
     path: _rt.Path,
     cls: type[MultiSelectItemsString] = MultiSelectItemsString,
     known: frozenset[str] = _KEYS_MultiSelectItemsString,
+    proven: int = 2,
 ) -> MultiSelectItemsString:
     if type(data) is not dict:
         raise DecodeError(path, "MultiSelectItemsString (an object)", data)
     if data.get("type", _rt.MISSING) != "string":
         raise DecodeError((path, "type"), '"string"', data.get("type", _rt.MISSING))
-    return cast(MultiSelectItemsString, _decode_StringMultiSelectItems(data, ctx, path, cls, known))
+    return cast(MultiSelectItemsString, _decode_StringMultiSelectItems(data, ctx, path, cls, known, proven))
 
 
 def _encode_MultiSelectItemsString(obj: MultiSelectItemsString) -> dict[str, Any]:
@@ -3875,6 +3938,7 @@ def _decode_MultiSelectItemsOther(
     path: _rt.Path,
     cls: type[MultiSelectItemsOther] = MultiSelectItemsOther,
     known: frozenset[str] = _KEYS_MultiSelectItemsOther,
+    proven: int = 1,
 ) -> MultiSelectItemsOther:
     if type(data) is not dict:
         raise DecodeError(path, "MultiSelectItemsOther (an object)", data)
@@ -3884,7 +3948,7 @@ def _decode_MultiSelectItemsOther(
         raise _rt.missing_or_invalid(v, (path, "type"), "string")
     obj.type = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: MultiSelectItemsOther = obj
     return decoded
@@ -3909,11 +3973,12 @@ def _decode_TitledMultiSelectItems(
     path: _rt.Path,
     cls: type[TitledMultiSelectItems] = TitledMultiSelectItems,
     known: frozenset[str] = _KEYS_TitledMultiSelectItems,
+    proven: int = 1,
 ) -> TitledMultiSelectItems:
     if type(data) is not dict:
         raise DecodeError(path, "TitledMultiSelectItems (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("anyOf", UNDEFINED)
         if r0 is not UNDEFINED:
             r0 = _decode_list_of_EnumOption(r0, ctx, (path, "anyOf"))
@@ -3935,7 +4000,7 @@ def _decode_TitledMultiSelectItems(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: TitledMultiSelectItems = obj
     return decoded
@@ -3963,6 +4028,7 @@ def _decode_AgentResponseResult(
     path: _rt.Path,
     cls: type[AgentResponseResult] = AgentResponseResult,
     known: frozenset[str] = _KEYS_AgentResponseResult,
+    proven: int = 2,
 ) -> AgentResponseResult:
     if type(data) is not dict:
         raise DecodeError(path, "AgentResponseResult (an object)", data)
@@ -3979,7 +4045,7 @@ def _decode_AgentResponseResult(
     v = _decode_AgentResponseResultResult(v, ctx, (path, "result"))
     obj.result = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AgentResponseResult = obj
     return decoded
@@ -4006,6 +4072,7 @@ def _decode_AgentResponseError(
     path: _rt.Path,
     cls: type[AgentResponseError] = AgentResponseError,
     known: frozenset[str] = _KEYS_AgentResponseError,
+    proven: int = 2,
 ) -> AgentResponseError:
     if type(data) is not dict:
         raise DecodeError(path, "AgentResponseError (an object)", data)
@@ -4022,7 +4089,7 @@ def _decode_AgentResponseError(
     v = _decode_Error(v, ctx, (path, "error"))
     obj.error = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AgentResponseError = obj
     return decoded
@@ -4057,11 +4124,12 @@ def _decode_InitializeResponse(
     path: _rt.Path,
     cls: type[InitializeResponse] = InitializeResponse,
     known: frozenset[str] = _KEYS_InitializeResponse,
+    proven: int = 1,
 ) -> InitializeResponse:
     if type(data) is not dict:
         raise DecodeError(path, "InitializeResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 4:
+    if len(data) == proven:
         r0 = data.get("protocolVersion", UNDEFINED)
         if r0 is not UNDEFINED:
             if type(r0) is not int or r0 < 0 or r0 > 65535:
@@ -4109,7 +4177,7 @@ def _decode_InitializeResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: InitializeResponse = obj
     return decoded
@@ -4155,6 +4223,7 @@ def _decode_AgentCapabilities(
     path: _rt.Path,
     cls: type[AgentCapabilities] = AgentCapabilities,
     known: frozenset[str] = _KEYS_AgentCapabilities,
+    proven: int = 0,
 ) -> AgentCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "AgentCapabilities (an object)", data)
@@ -4199,7 +4268,7 @@ def _decode_AgentCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 6 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AgentCapabilities = obj
     return decoded
@@ -4240,6 +4309,7 @@ def _decode_PromptCapabilities(
     path: _rt.Path,
     cls: type[PromptCapabilities] = PromptCapabilities,
     known: frozenset[str] = _KEYS_PromptCapabilities,
+    proven: int = 0,
 ) -> PromptCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "PromptCapabilities (an object)", data)
@@ -4264,7 +4334,7 @@ def _decode_PromptCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: PromptCapabilities = obj
     return decoded
@@ -4299,6 +4369,7 @@ def _decode_McpCapabilities(
     path: _rt.Path,
     cls: type[McpCapabilities] = McpCapabilities,
     known: frozenset[str] = _KEYS_McpCapabilities,
+    proven: int = 0,
 ) -> McpCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "McpCapabilities (an object)", data)
@@ -4319,7 +4390,7 @@ def _decode_McpCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: McpCapabilities = obj
     return decoded
@@ -4351,6 +4422,7 @@ def _decode_SessionCapabilities(
     path: _rt.Path,
     cls: type[SessionCapabilities] = SessionCapabilities,
     known: frozenset[str] = _KEYS_SessionCapabilities,
+    proven: int = 0,
 ) -> SessionCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionCapabilities (an object)", data)
@@ -4398,7 +4470,7 @@ def _decode_SessionCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 6 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionCapabilities = obj
     return decoded
@@ -4439,6 +4511,7 @@ def _decode_SessionListCapabilities(
     path: _rt.Path,
     cls: type[SessionListCapabilities] = SessionListCapabilities,
     known: frozenset[str] = _KEYS_SessionListCapabilities,
+    proven: int = 0,
 ) -> SessionListCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionListCapabilities (an object)", data)
@@ -4451,7 +4524,7 @@ def _decode_SessionListCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionListCapabilities = obj
     return decoded
@@ -4477,6 +4550,7 @@ def _decode_SessionDeleteCapabilities(
     path: _rt.Path,
     cls: type[SessionDeleteCapabilities] = SessionDeleteCapabilities,
     known: frozenset[str] = _KEYS_SessionDeleteCapabilities,
+    proven: int = 0,
 ) -> SessionDeleteCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionDeleteCapabilities (an object)", data)
@@ -4489,7 +4563,7 @@ def _decode_SessionDeleteCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionDeleteCapabilities = obj
     return decoded
@@ -4515,6 +4589,7 @@ def _decode_SessionAdditionalDirectoriesCapabilities(
     path: _rt.Path,
     cls: type[SessionAdditionalDirectoriesCapabilities] = SessionAdditionalDirectoriesCapabilities,
     known: frozenset[str] = _KEYS_SessionAdditionalDirectoriesCapabilities,
+    proven: int = 0,
 ) -> SessionAdditionalDirectoriesCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionAdditionalDirectoriesCapabilities (an object)", data)
@@ -4527,7 +4602,7 @@ def _decode_SessionAdditionalDirectoriesCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionAdditionalDirectoriesCapabilities = obj
     return decoded
@@ -4553,6 +4628,7 @@ def _decode_SessionResumeCapabilities(
     path: _rt.Path,
     cls: type[SessionResumeCapabilities] = SessionResumeCapabilities,
     known: frozenset[str] = _KEYS_SessionResumeCapabilities,
+    proven: int = 0,
 ) -> SessionResumeCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionResumeCapabilities (an object)", data)
@@ -4565,7 +4641,7 @@ def _decode_SessionResumeCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionResumeCapabilities = obj
     return decoded
@@ -4591,6 +4667,7 @@ def _decode_SessionCloseCapabilities(
     path: _rt.Path,
     cls: type[SessionCloseCapabilities] = SessionCloseCapabilities,
     known: frozenset[str] = _KEYS_SessionCloseCapabilities,
+    proven: int = 0,
 ) -> SessionCloseCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionCloseCapabilities (an object)", data)
@@ -4603,7 +4680,7 @@ def _decode_SessionCloseCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionCloseCapabilities = obj
     return decoded
@@ -4629,6 +4706,7 @@ def _decode_AgentAuthCapabilities(
     path: _rt.Path,
     cls: type[AgentAuthCapabilities] = AgentAuthCapabilities,
     known: frozenset[str] = _KEYS_AgentAuthCapabilities,
+    proven: int = 0,
 ) -> AgentAuthCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "AgentAuthCapabilities (an object)", data)
@@ -4648,7 +4726,7 @@ def _decode_AgentAuthCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AgentAuthCapabilities = obj
     return decoded
@@ -4677,6 +4755,7 @@ def _decode_LogoutCapabilities(
     path: _rt.Path,
     cls: type[LogoutCapabilities] = LogoutCapabilities,
     known: frozenset[str] = _KEYS_LogoutCapabilities,
+    proven: int = 0,
 ) -> LogoutCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "LogoutCapabilities (an object)", data)
@@ -4689,7 +4768,7 @@ def _decode_LogoutCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: LogoutCapabilities = obj
     return decoded
@@ -4715,11 +4794,12 @@ def _decode_AuthMethodTerminal(
     path: _rt.Path,
     cls: type[AuthMethodTerminal] = AuthMethodTerminal,
     known: frozenset[str] = _KEYS_AuthMethodTerminal,
+    proven: int = 2,
 ) -> AuthMethodTerminal:
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodTerminal (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 4:
+    if len(data) == proven:
         r0 = data.get("id", UNDEFINED)
         r1 = data.get("name", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -4764,7 +4844,7 @@ def _decode_AuthMethodTerminal(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AuthMethodTerminal = obj
     return decoded
@@ -4809,12 +4889,13 @@ def _decode_AuthMethodTerminalVariant(
     path: _rt.Path,
     cls: type[AuthMethodTerminalVariant] = AuthMethodTerminalVariant,
     known: frozenset[str] = _KEYS_AuthMethodTerminalVariant,
+    proven: int = 3,
 ) -> AuthMethodTerminalVariant:
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodTerminalVariant (an object)", data)
     if data.get("type", _rt.MISSING) != "terminal":
         raise DecodeError((path, "type"), '"terminal"', data.get("type", _rt.MISSING))
-    return cast(AuthMethodTerminalVariant, _decode_AuthMethodTerminal(data, ctx, path, cls, known))
+    return cast(AuthMethodTerminalVariant, _decode_AuthMethodTerminal(data, ctx, path, cls, known, proven))
 
 
 def _encode_AuthMethodTerminalVariant(obj: AuthMethodTerminalVariant) -> dict[str, Any]:
@@ -4830,11 +4911,12 @@ def _decode_AuthMethodAgent(
     path: _rt.Path,
     cls: type[AuthMethodAgent] = AuthMethodAgent,
     known: frozenset[str] = _KEYS_AuthMethodAgent,
+    proven: int = 2,
 ) -> AuthMethodAgent:
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodAgent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("id", UNDEFINED)
         r1 = data.get("name", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -4865,7 +4947,7 @@ def _decode_AuthMethodAgent(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AuthMethodAgent = obj
     return decoded
@@ -4898,11 +4980,12 @@ def _decode_Implementation(
     path: _rt.Path,
     cls: type[Implementation] = Implementation,
     known: frozenset[str] = _KEYS_Implementation,
+    proven: int = 2,
 ) -> Implementation:
     if type(data) is not dict:
         raise DecodeError(path, "Implementation (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("name", UNDEFINED)
         r1 = data.get("version", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -4933,7 +5016,7 @@ def _decode_Implementation(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Implementation = obj
     return decoded
@@ -4966,6 +5049,7 @@ def _decode_AuthenticateResponse(
     path: _rt.Path,
     cls: type[AuthenticateResponse] = AuthenticateResponse,
     known: frozenset[str] = _KEYS_AuthenticateResponse,
+    proven: int = 0,
 ) -> AuthenticateResponse:
     if type(data) is not dict:
         raise DecodeError(path, "AuthenticateResponse (an object)", data)
@@ -4978,7 +5062,7 @@ def _decode_AuthenticateResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AuthenticateResponse = obj
     return decoded
@@ -5004,6 +5088,7 @@ def _decode_LogoutResponse(
     path: _rt.Path,
     cls: type[LogoutResponse] = LogoutResponse,
     known: frozenset[str] = _KEYS_LogoutResponse,
+    proven: int = 0,
 ) -> LogoutResponse:
     if type(data) is not dict:
         raise DecodeError(path, "LogoutResponse (an object)", data)
@@ -5016,7 +5101,7 @@ def _decode_LogoutResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: LogoutResponse = obj
     return decoded
@@ -5042,11 +5127,12 @@ def _decode_NewSessionResponse(
     path: _rt.Path,
     cls: type[NewSessionResponse] = NewSessionResponse,
     known: frozenset[str] = _KEYS_NewSessionResponse,
+    proven: int = 1,
 ) -> NewSessionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "NewSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 3:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         if type(r0) is str:
             obj.session_id = r0
@@ -5082,7 +5168,7 @@ def _decode_NewSessionResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: NewSessionResponse = obj
     return decoded
@@ -5116,6 +5202,7 @@ def _decode_SessionModeState(
     path: _rt.Path,
     cls: type[SessionModeState] = SessionModeState,
     known: frozenset[str] = _KEYS_SessionModeState,
+    proven: int = 1,
 ) -> SessionModeState:
     if type(data) is not dict:
         raise DecodeError(path, "SessionModeState (an object)", data)
@@ -5140,7 +5227,7 @@ def _decode_SessionModeState(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionModeState = obj
     return decoded
@@ -5170,11 +5257,12 @@ def _decode_SessionMode(
     path: _rt.Path,
     cls: type[SessionMode] = SessionMode,
     known: frozenset[str] = _KEYS_SessionMode,
+    proven: int = 2,
 ) -> SessionMode:
     if type(data) is not dict:
         raise DecodeError(path, "SessionMode (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("id", UNDEFINED)
         r1 = data.get("name", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -5205,7 +5293,7 @@ def _decode_SessionMode(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionMode = obj
     return decoded
@@ -5238,6 +5326,7 @@ def _decode_SessionConfigSelect(
     path: _rt.Path,
     cls: type[SessionConfigSelect] = SessionConfigSelect,
     known: frozenset[str] = _KEYS_SessionConfigSelect,
+    proven: int = 2,
 ) -> SessionConfigSelect:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigSelect (an object)", data)
@@ -5252,7 +5341,7 @@ def _decode_SessionConfigSelect(
     v = _decode_SessionConfigSelectOptions(v, ctx, (path, "options"))
     obj.options = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionConfigSelect = obj
     return decoded
@@ -5280,12 +5369,13 @@ def _decode_SessionConfigOptionTypeSelect(
     path: _rt.Path,
     cls: type[SessionConfigOptionTypeSelect] = SessionConfigOptionTypeSelect,
     known: frozenset[str] = _KEYS_SessionConfigOptionTypeSelect,
+    proven: int = 3,
 ) -> SessionConfigOptionTypeSelect:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigOptionTypeSelect (an object)", data)
     if data.get("type", _rt.MISSING) != "select":
         raise DecodeError((path, "type"), '"select"', data.get("type", _rt.MISSING))
-    return cast(SessionConfigOptionTypeSelect, _decode_SessionConfigSelect(data, ctx, path, cls, known))
+    return cast(SessionConfigOptionTypeSelect, _decode_SessionConfigSelect(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionConfigOptionTypeSelect(obj: SessionConfigOptionTypeSelect) -> dict[str, Any]:
@@ -5301,6 +5391,7 @@ def _decode_SessionConfigBoolean(
     path: _rt.Path,
     cls: type[SessionConfigBoolean] = SessionConfigBoolean,
     known: frozenset[str] = _KEYS_SessionConfigBoolean,
+    proven: int = 1,
 ) -> SessionConfigBoolean:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigBoolean (an object)", data)
@@ -5310,7 +5401,7 @@ def _decode_SessionConfigBoolean(
         raise _rt.missing_or_invalid(v, (path, "currentValue"), "boolean")
     obj.current_value = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionConfigBoolean = obj
     return decoded
@@ -5336,12 +5427,13 @@ def _decode_SessionConfigOptionTypeBoolean(
     path: _rt.Path,
     cls: type[SessionConfigOptionTypeBoolean] = SessionConfigOptionTypeBoolean,
     known: frozenset[str] = _KEYS_SessionConfigOptionTypeBoolean,
+    proven: int = 2,
 ) -> SessionConfigOptionTypeBoolean:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigOptionTypeBoolean (an object)", data)
     if data.get("type", _rt.MISSING) != "boolean":
         raise DecodeError((path, "type"), '"boolean"', data.get("type", _rt.MISSING))
-    return cast(SessionConfigOptionTypeBoolean, _decode_SessionConfigBoolean(data, ctx, path, cls, known))
+    return cast(SessionConfigOptionTypeBoolean, _decode_SessionConfigBoolean(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionConfigOptionTypeBoolean(obj: SessionConfigOptionTypeBoolean) -> dict[str, Any]:
@@ -5357,6 +5449,7 @@ def _decode_SessionConfigOption(
     path: _rt.Path,
     cls: type[SessionConfigOption] = SessionConfigOption,
     known: frozenset[str] = _KEYS_SessionConfigOption,
+    proven: int = 2,
 ) -> SessionConfigOption:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigOption (an object)", data)
@@ -5390,7 +5483,9 @@ def _decode_SessionConfigOption(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
-    rest = {key: value for key, value in data.items() if key not in known}
+    rest = data.copy()
+    for key in known:
+        rest.pop(key, None)
     obj.type = _decode_SessionConfigOptionType(rest, ctx, path)
     decoded: SessionConfigOption = obj
     return decoded
@@ -5427,11 +5522,12 @@ def _decode_SessionConfigSelectOption(
     path: _rt.Path,
     cls: type[SessionConfigSelectOption] = SessionConfigSelectOption,
     known: frozenset[str] = _KEYS_SessionConfigSelectOption,
+    proven: int = 2,
 ) -> SessionConfigSelectOption:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigSelectOption (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("value", UNDEFINED)
         r1 = data.get("name", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -5462,7 +5558,7 @@ def _decode_SessionConfigSelectOption(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionConfigSelectOption = obj
     return decoded
@@ -5495,6 +5591,7 @@ def _decode_SessionConfigSelectGroup(
     path: _rt.Path,
     cls: type[SessionConfigSelectGroup] = SessionConfigSelectGroup,
     known: frozenset[str] = _KEYS_SessionConfigSelectGroup,
+    proven: int = 2,
 ) -> SessionConfigSelectGroup:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigSelectGroup (an object)", data)
@@ -5523,7 +5620,7 @@ def _decode_SessionConfigSelectGroup(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionConfigSelectGroup = obj
     return decoded
@@ -5555,6 +5652,7 @@ def _decode_LoadSessionResponse(
     path: _rt.Path,
     cls: type[LoadSessionResponse] = LoadSessionResponse,
     known: frozenset[str] = _KEYS_LoadSessionResponse,
+    proven: int = 0,
 ) -> LoadSessionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "LoadSessionResponse (an object)", data)
@@ -5581,7 +5679,7 @@ def _decode_LoadSessionResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: LoadSessionResponse = obj
     return decoded
@@ -5613,6 +5711,7 @@ def _decode_ListSessionsResponse(
     path: _rt.Path,
     cls: type[ListSessionsResponse] = ListSessionsResponse,
     known: frozenset[str] = _KEYS_ListSessionsResponse,
+    proven: int = 0,
 ) -> ListSessionsResponse:
     if type(data) is not dict:
         raise DecodeError(path, "ListSessionsResponse (an object)", data)
@@ -5637,7 +5736,7 @@ def _decode_ListSessionsResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ListSessionsResponse = obj
     return decoded
@@ -5668,11 +5767,12 @@ def _decode_SessionInfo(
     path: _rt.Path,
     cls: type[SessionInfo] = SessionInfo,
     known: frozenset[str] = _KEYS_SessionInfo,
+    proven: int = 2,
 ) -> SessionInfo:
     if type(data) is not dict:
         raise DecodeError(path, "SessionInfo (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 4:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("cwd", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -5716,7 +5816,7 @@ def _decode_SessionInfo(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionInfo = obj
     return decoded
@@ -5755,6 +5855,7 @@ def _decode_DeleteSessionResponse(
     path: _rt.Path,
     cls: type[DeleteSessionResponse] = DeleteSessionResponse,
     known: frozenset[str] = _KEYS_DeleteSessionResponse,
+    proven: int = 0,
 ) -> DeleteSessionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "DeleteSessionResponse (an object)", data)
@@ -5767,7 +5868,7 @@ def _decode_DeleteSessionResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: DeleteSessionResponse = obj
     return decoded
@@ -5793,6 +5894,7 @@ def _decode_ResumeSessionResponse(
     path: _rt.Path,
     cls: type[ResumeSessionResponse] = ResumeSessionResponse,
     known: frozenset[str] = _KEYS_ResumeSessionResponse,
+    proven: int = 0,
 ) -> ResumeSessionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "ResumeSessionResponse (an object)", data)
@@ -5819,7 +5921,7 @@ def _decode_ResumeSessionResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ResumeSessionResponse = obj
     return decoded
@@ -5851,6 +5953,7 @@ def _decode_CloseSessionResponse(
     path: _rt.Path,
     cls: type[CloseSessionResponse] = CloseSessionResponse,
     known: frozenset[str] = _KEYS_CloseSessionResponse,
+    proven: int = 0,
 ) -> CloseSessionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "CloseSessionResponse (an object)", data)
@@ -5863,7 +5966,7 @@ def _decode_CloseSessionResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CloseSessionResponse = obj
     return decoded
@@ -5889,6 +5992,7 @@ def _decode_SetSessionModeResponse(
     path: _rt.Path,
     cls: type[SetSessionModeResponse] = SetSessionModeResponse,
     known: frozenset[str] = _KEYS_SetSessionModeResponse,
+    proven: int = 0,
 ) -> SetSessionModeResponse:
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionModeResponse (an object)", data)
@@ -5901,7 +6005,7 @@ def _decode_SetSessionModeResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SetSessionModeResponse = obj
     return decoded
@@ -5927,6 +6031,7 @@ def _decode_SetSessionConfigOptionResponse(
     path: _rt.Path,
     cls: type[SetSessionConfigOptionResponse] = SetSessionConfigOptionResponse,
     known: frozenset[str] = _KEYS_SetSessionConfigOptionResponse,
+    proven: int = 0,
 ) -> SetSessionConfigOptionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionConfigOptionResponse (an object)", data)
@@ -5947,7 +6052,7 @@ def _decode_SetSessionConfigOptionResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SetSessionConfigOptionResponse = obj
     return decoded
@@ -5975,11 +6080,12 @@ def _decode_PromptResponse(
     path: _rt.Path,
     cls: type[PromptResponse] = PromptResponse,
     known: frozenset[str] = _KEYS_PromptResponse,
+    proven: int = 1,
 ) -> PromptResponse:
     if type(data) is not dict:
         raise DecodeError(path, "PromptResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("stopReason", UNDEFINED)
         if r0 is not UNDEFINED:
             if type(r0) is str and r0 in _MEMBERS_StopReason:
@@ -6007,7 +6113,7 @@ def _decode_PromptResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: PromptResponse = obj
     return decoded
@@ -6035,11 +6141,12 @@ def _decode_Error(
     path: _rt.Path,
     cls: type[Error] = Error,
     known: frozenset[str] = _KEYS_Error,
+    proven: int = 2,
 ) -> Error:
     if type(data) is not dict:
         raise DecodeError(path, "Error (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("code", UNDEFINED)
         r1 = data.get("message", UNDEFINED)
         if not (r0 is UNDEFINED or type(r1) is not str):
@@ -6064,7 +6171,7 @@ def _decode_Error(
         _rt.check_json(v, (path, "data"))
     obj.data = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Error = obj
     return decoded
@@ -6094,11 +6201,12 @@ def _decode_AgentNotification(
     path: _rt.Path,
     cls: type[AgentNotification] = AgentNotification,
     known: frozenset[str] = _KEYS_AgentNotification,
+    proven: int = 1,
 ) -> AgentNotification:
     if type(data) is not dict:
         raise DecodeError(path, "AgentNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("method", UNDEFINED)
         if type(r0) is str:
             obj.method = r0
@@ -6115,7 +6223,7 @@ def _decode_AgentNotification(
         v = _decode_AgentNotificationParams(v, ctx, (path, "params"))
     obj.params = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AgentNotification = obj
     return decoded
@@ -6143,11 +6251,12 @@ def _decode_SessionNotification(
     path: _rt.Path,
     cls: type[SessionNotification] = SessionNotification,
     known: frozenset[str] = _KEYS_SessionNotification,
+    proven: int = 2,
 ) -> SessionNotification:
     if type(data) is not dict:
         raise DecodeError(path, "SessionNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("update", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED):
@@ -6157,7 +6266,7 @@ def _decode_SessionNotification(
             if variant is None:
                 r1 = _decode_SessionUpdate(r1, ctx, (path, "update"))
             else:
-                r1 = variant[0](r1, ctx, (path, "update"), variant[1], variant[2])
+                r1 = variant[0](r1, ctx, (path, "update"), variant[1], variant[2], variant[3])
             obj.update = r1
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -6175,7 +6284,7 @@ def _decode_SessionNotification(
     if variant is None:
         v = _decode_SessionUpdate(v, ctx, (path, "update"))
     else:
-        v = variant[0](v, ctx, (path, "update"), variant[1], variant[2])
+        v = variant[0](v, ctx, (path, "update"), variant[1], variant[2], variant[3])
     obj.update = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -6185,7 +6294,7 @@ def _decode_SessionNotification(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionNotification = obj
     return decoded
@@ -6215,11 +6324,12 @@ def _decode_ContentChunk(
     path: _rt.Path,
     cls: type[ContentChunk] = ContentChunk,
     known: frozenset[str] = _KEYS_ContentChunk,
+    proven: int = 1,
 ) -> ContentChunk:
     if type(data) is not dict:
         raise DecodeError(path, "ContentChunk (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("content", UNDEFINED)
         if r0 is not UNDEFINED:
             tag = r0.get("type") if type(r0) is dict else None
@@ -6227,7 +6337,7 @@ def _decode_ContentChunk(
             if variant is None:
                 r0 = _decode_ContentBlock(r0, ctx, (path, "content"))
             else:
-                r0 = variant[0](r0, ctx, (path, "content"), variant[1], variant[2])
+                r0 = variant[0](r0, ctx, (path, "content"), variant[1], variant[2], variant[3])
             obj.content = r0
             obj.message_id = UNDEFINED
             obj.meta = UNDEFINED
@@ -6242,7 +6352,7 @@ def _decode_ContentChunk(
     if variant is None:
         v = _decode_ContentBlock(v, ctx, (path, "content"))
     else:
-        v = variant[0](v, ctx, (path, "content"), variant[1], variant[2])
+        v = variant[0](v, ctx, (path, "content"), variant[1], variant[2], variant[3])
     obj.content = v
     v = data.get("messageId", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
@@ -6256,7 +6366,7 @@ def _decode_ContentChunk(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ContentChunk = obj
     return decoded
@@ -6288,12 +6398,13 @@ def _decode_SessionUpdateUserMessageChunk(
     path: _rt.Path,
     cls: type[SessionUpdateUserMessageChunk] = SessionUpdateUserMessageChunk,
     known: frozenset[str] = _KEYS_SessionUpdateUserMessageChunk,
+    proven: int = 2,
 ) -> SessionUpdateUserMessageChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateUserMessageChunk (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "user_message_chunk":
         raise DecodeError((path, "sessionUpdate"), '"user_message_chunk"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateUserMessageChunk, _decode_ContentChunk(data, ctx, path, cls, known))
+    return cast(SessionUpdateUserMessageChunk, _decode_ContentChunk(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateUserMessageChunk(obj: SessionUpdateUserMessageChunk) -> dict[str, Any]:
@@ -6309,12 +6420,13 @@ def _decode_SessionUpdateAgentMessageChunk(
     path: _rt.Path,
     cls: type[SessionUpdateAgentMessageChunk] = SessionUpdateAgentMessageChunk,
     known: frozenset[str] = _KEYS_SessionUpdateAgentMessageChunk,
+    proven: int = 2,
 ) -> SessionUpdateAgentMessageChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateAgentMessageChunk (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "agent_message_chunk":
         raise DecodeError((path, "sessionUpdate"), '"agent_message_chunk"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateAgentMessageChunk, _decode_ContentChunk(data, ctx, path, cls, known))
+    return cast(SessionUpdateAgentMessageChunk, _decode_ContentChunk(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateAgentMessageChunk(obj: SessionUpdateAgentMessageChunk) -> dict[str, Any]:
@@ -6330,12 +6442,13 @@ def _decode_SessionUpdateAgentThoughtChunk(
     path: _rt.Path,
     cls: type[SessionUpdateAgentThoughtChunk] = SessionUpdateAgentThoughtChunk,
     known: frozenset[str] = _KEYS_SessionUpdateAgentThoughtChunk,
+    proven: int = 2,
 ) -> SessionUpdateAgentThoughtChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateAgentThoughtChunk (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "agent_thought_chunk":
         raise DecodeError((path, "sessionUpdate"), '"agent_thought_chunk"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateAgentThoughtChunk, _decode_ContentChunk(data, ctx, path, cls, known))
+    return cast(SessionUpdateAgentThoughtChunk, _decode_ContentChunk(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateAgentThoughtChunk(obj: SessionUpdateAgentThoughtChunk) -> dict[str, Any]:
@@ -6364,11 +6477,12 @@ def _decode_ToolCall(
     path: _rt.Path,
     cls: type[ToolCall] = ToolCall,
     known: frozenset[str] = _KEYS_ToolCall,
+    proven: int = 2,
 ) -> ToolCall:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCall (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 8:
+    if len(data) == proven:
         r0 = data.get("toolCallId", UNDEFINED)
         r1 = data.get("title", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -6447,7 +6561,7 @@ def _decode_ToolCall(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 8 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ToolCall = obj
     return decoded
@@ -6513,12 +6627,13 @@ def _decode_SessionUpdateToolCall(
     path: _rt.Path,
     cls: type[SessionUpdateToolCall] = SessionUpdateToolCall,
     known: frozenset[str] = _KEYS_SessionUpdateToolCall,
+    proven: int = 3,
 ) -> SessionUpdateToolCall:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateToolCall (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "tool_call":
         raise DecodeError((path, "sessionUpdate"), '"tool_call"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateToolCall, _decode_ToolCall(data, ctx, path, cls, known))
+    return cast(SessionUpdateToolCall, _decode_ToolCall(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateToolCall(obj: SessionUpdateToolCall) -> dict[str, Any]:
@@ -6548,12 +6663,13 @@ def _decode_SessionUpdateToolCallUpdate(
     path: _rt.Path,
     cls: type[SessionUpdateToolCallUpdate] = SessionUpdateToolCallUpdate,
     known: frozenset[str] = _KEYS_SessionUpdateToolCallUpdate,
+    proven: int = 2,
 ) -> SessionUpdateToolCallUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateToolCallUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "tool_call_update":
         raise DecodeError((path, "sessionUpdate"), '"tool_call_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateToolCallUpdate, _decode_ToolCallUpdate(data, ctx, path, cls, known))
+    return cast(SessionUpdateToolCallUpdate, _decode_ToolCallUpdate(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateToolCallUpdate(obj: SessionUpdateToolCallUpdate) -> dict[str, Any]:
@@ -6569,6 +6685,7 @@ def _decode_Plan(
     path: _rt.Path,
     cls: type[Plan] = Plan,
     known: frozenset[str] = _KEYS_Plan,
+    proven: int = 0,
 ) -> Plan:
     if type(data) is not dict:
         raise DecodeError(path, "Plan (an object)", data)
@@ -6589,7 +6706,7 @@ def _decode_Plan(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Plan = obj
     return decoded
@@ -6618,12 +6735,13 @@ def _decode_SessionUpdatePlan(
     path: _rt.Path,
     cls: type[SessionUpdatePlan] = SessionUpdatePlan,
     known: frozenset[str] = _KEYS_SessionUpdatePlan,
+    proven: int = 1,
 ) -> SessionUpdatePlan:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdatePlan (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "plan":
         raise DecodeError((path, "sessionUpdate"), '"plan"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdatePlan, _decode_Plan(data, ctx, path, cls, known))
+    return cast(SessionUpdatePlan, _decode_Plan(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdatePlan(obj: SessionUpdatePlan) -> dict[str, Any]:
@@ -6639,6 +6757,7 @@ def _decode_AvailableCommandsUpdate(
     path: _rt.Path,
     cls: type[AvailableCommandsUpdate] = AvailableCommandsUpdate,
     known: frozenset[str] = _KEYS_AvailableCommandsUpdate,
+    proven: int = 0,
 ) -> AvailableCommandsUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "AvailableCommandsUpdate (an object)", data)
@@ -6659,7 +6778,7 @@ def _decode_AvailableCommandsUpdate(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AvailableCommandsUpdate = obj
     return decoded
@@ -6688,6 +6807,7 @@ def _decode_SessionUpdateAvailableCommandsUpdate(
     path: _rt.Path,
     cls: type[SessionUpdateAvailableCommandsUpdate] = SessionUpdateAvailableCommandsUpdate,
     known: frozenset[str] = _KEYS_SessionUpdateAvailableCommandsUpdate,
+    proven: int = 1,
 ) -> SessionUpdateAvailableCommandsUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateAvailableCommandsUpdate (an object)", data)
@@ -6695,7 +6815,9 @@ def _decode_SessionUpdateAvailableCommandsUpdate(
         raise DecodeError(
             (path, "sessionUpdate"), '"available_commands_update"', data.get("sessionUpdate", _rt.MISSING)
         )
-    return cast(SessionUpdateAvailableCommandsUpdate, _decode_AvailableCommandsUpdate(data, ctx, path, cls, known))
+    return cast(
+        SessionUpdateAvailableCommandsUpdate, _decode_AvailableCommandsUpdate(data, ctx, path, cls, known, proven)
+    )
 
 
 def _encode_SessionUpdateAvailableCommandsUpdate(obj: SessionUpdateAvailableCommandsUpdate) -> dict[str, Any]:
@@ -6711,11 +6833,12 @@ def _decode_CurrentModeUpdate(
     path: _rt.Path,
     cls: type[CurrentModeUpdate] = CurrentModeUpdate,
     known: frozenset[str] = _KEYS_CurrentModeUpdate,
+    proven: int = 1,
 ) -> CurrentModeUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "CurrentModeUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("currentModeId", UNDEFINED)
         if type(r0) is str:
             obj.current_mode_id = r0
@@ -6735,7 +6858,7 @@ def _decode_CurrentModeUpdate(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CurrentModeUpdate = obj
     return decoded
@@ -6764,12 +6887,13 @@ def _decode_SessionUpdateCurrentModeUpdate(
     path: _rt.Path,
     cls: type[SessionUpdateCurrentModeUpdate] = SessionUpdateCurrentModeUpdate,
     known: frozenset[str] = _KEYS_SessionUpdateCurrentModeUpdate,
+    proven: int = 2,
 ) -> SessionUpdateCurrentModeUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateCurrentModeUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "current_mode_update":
         raise DecodeError((path, "sessionUpdate"), '"current_mode_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateCurrentModeUpdate, _decode_CurrentModeUpdate(data, ctx, path, cls, known))
+    return cast(SessionUpdateCurrentModeUpdate, _decode_CurrentModeUpdate(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateCurrentModeUpdate(obj: SessionUpdateCurrentModeUpdate) -> dict[str, Any]:
@@ -6785,6 +6909,7 @@ def _decode_ConfigOptionUpdate(
     path: _rt.Path,
     cls: type[ConfigOptionUpdate] = ConfigOptionUpdate,
     known: frozenset[str] = _KEYS_ConfigOptionUpdate,
+    proven: int = 0,
 ) -> ConfigOptionUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "ConfigOptionUpdate (an object)", data)
@@ -6805,7 +6930,7 @@ def _decode_ConfigOptionUpdate(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ConfigOptionUpdate = obj
     return decoded
@@ -6834,12 +6959,13 @@ def _decode_SessionUpdateConfigOptionUpdate(
     path: _rt.Path,
     cls: type[SessionUpdateConfigOptionUpdate] = SessionUpdateConfigOptionUpdate,
     known: frozenset[str] = _KEYS_SessionUpdateConfigOptionUpdate,
+    proven: int = 1,
 ) -> SessionUpdateConfigOptionUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateConfigOptionUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "config_option_update":
         raise DecodeError((path, "sessionUpdate"), '"config_option_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateConfigOptionUpdate, _decode_ConfigOptionUpdate(data, ctx, path, cls, known))
+    return cast(SessionUpdateConfigOptionUpdate, _decode_ConfigOptionUpdate(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateConfigOptionUpdate(obj: SessionUpdateConfigOptionUpdate) -> dict[str, Any]:
@@ -6855,6 +6981,7 @@ def _decode_SessionInfoUpdate(
     path: _rt.Path,
     cls: type[SessionInfoUpdate] = SessionInfoUpdate,
     known: frozenset[str] = _KEYS_SessionInfoUpdate,
+    proven: int = 0,
 ) -> SessionInfoUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionInfoUpdate (an object)", data)
@@ -6875,7 +7002,7 @@ def _decode_SessionInfoUpdate(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionInfoUpdate = obj
     return decoded
@@ -6908,12 +7035,13 @@ def _decode_SessionUpdateSessionInfoUpdate(
     path: _rt.Path,
     cls: type[SessionUpdateSessionInfoUpdate] = SessionUpdateSessionInfoUpdate,
     known: frozenset[str] = _KEYS_SessionUpdateSessionInfoUpdate,
+    proven: int = 1,
 ) -> SessionUpdateSessionInfoUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateSessionInfoUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "session_info_update":
         raise DecodeError((path, "sessionUpdate"), '"session_info_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateSessionInfoUpdate, _decode_SessionInfoUpdate(data, ctx, path, cls, known))
+    return cast(SessionUpdateSessionInfoUpdate, _decode_SessionInfoUpdate(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateSessionInfoUpdate(obj: SessionUpdateSessionInfoUpdate) -> dict[str, Any]:
@@ -6929,11 +7057,12 @@ def _decode_UsageUpdate(
     path: _rt.Path,
     cls: type[UsageUpdate] = UsageUpdate,
     known: frozenset[str] = _KEYS_UsageUpdate,
+    proven: int = 2,
 ) -> UsageUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "UsageUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("used", UNDEFINED)
         r1 = data.get("size", UNDEFINED)
         if not (r0 is UNDEFINED or r1 is UNDEFINED):
@@ -6975,7 +7104,7 @@ def _decode_UsageUpdate(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: UsageUpdate = obj
     return decoded
@@ -7009,12 +7138,13 @@ def _decode_SessionUpdateUsageUpdate(
     path: _rt.Path,
     cls: type[SessionUpdateUsageUpdate] = SessionUpdateUsageUpdate,
     known: frozenset[str] = _KEYS_SessionUpdateUsageUpdate,
+    proven: int = 3,
 ) -> SessionUpdateUsageUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateUsageUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "usage_update":
         raise DecodeError((path, "sessionUpdate"), '"usage_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateUsageUpdate, _decode_UsageUpdate(data, ctx, path, cls, known))
+    return cast(SessionUpdateUsageUpdate, _decode_UsageUpdate(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateUsageUpdate(obj: SessionUpdateUsageUpdate) -> dict[str, Any]:
@@ -7030,11 +7160,12 @@ def _decode_Notice(
     path: _rt.Path,
     cls: type[Notice] = Notice,
     known: frozenset[str] = _KEYS_Notice,
+    proven: int = 2,
 ) -> Notice:
     if type(data) is not dict:
         raise DecodeError(path, "Notice (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("severity", UNDEFINED)
         r1 = data.get("title", UNDEFINED)
         if not (r0 is UNDEFINED or (type(r1) is not str or len(r1) < 1)):
@@ -7073,7 +7204,7 @@ def _decode_Notice(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Notice = obj
     return decoded
@@ -7107,12 +7238,13 @@ def _decode_SessionUpdateNotice(
     path: _rt.Path,
     cls: type[SessionUpdateNotice] = SessionUpdateNotice,
     known: frozenset[str] = _KEYS_SessionUpdateNotice,
+    proven: int = 3,
 ) -> SessionUpdateNotice:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateNotice (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "notice":
         raise DecodeError((path, "sessionUpdate"), '"notice"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateNotice, _decode_Notice(data, ctx, path, cls, known))
+    return cast(SessionUpdateNotice, _decode_Notice(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateNotice(obj: SessionUpdateNotice) -> dict[str, Any]:
@@ -7128,11 +7260,12 @@ def _decode_CompactionUpdate(
     path: _rt.Path,
     cls: type[CompactionUpdate] = CompactionUpdate,
     known: frozenset[str] = _KEYS_CompactionUpdate,
+    proven: int = 2,
 ) -> CompactionUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "CompactionUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 3:
+    if len(data) == proven:
         r0 = data.get("compactionId", UNDEFINED)
         r1 = data.get("status", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED):
@@ -7179,7 +7312,7 @@ def _decode_CompactionUpdate(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CompactionUpdate = obj
     return decoded
@@ -7225,12 +7358,13 @@ def _decode_SessionUpdateCompactionUpdate(
     path: _rt.Path,
     cls: type[SessionUpdateCompactionUpdate] = SessionUpdateCompactionUpdate,
     known: frozenset[str] = _KEYS_SessionUpdateCompactionUpdate,
+    proven: int = 3,
 ) -> SessionUpdateCompactionUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateCompactionUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "compaction_update":
         raise DecodeError((path, "sessionUpdate"), '"compaction_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateCompactionUpdate, _decode_CompactionUpdate(data, ctx, path, cls, known))
+    return cast(SessionUpdateCompactionUpdate, _decode_CompactionUpdate(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateCompactionUpdate(obj: SessionUpdateCompactionUpdate) -> dict[str, Any]:
@@ -7246,11 +7380,12 @@ def _decode_CompactionSummaryChunk(
     path: _rt.Path,
     cls: type[CompactionSummaryChunk] = CompactionSummaryChunk,
     known: frozenset[str] = _KEYS_CompactionSummaryChunk,
+    proven: int = 2,
 ) -> CompactionSummaryChunk:
     if type(data) is not dict:
         raise DecodeError(path, "CompactionSummaryChunk (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("compactionId", UNDEFINED)
         r1 = data.get("content", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED):
@@ -7260,7 +7395,7 @@ def _decode_CompactionSummaryChunk(
             if variant is None:
                 r1 = _decode_ContentBlock(r1, ctx, (path, "content"))
             else:
-                r1 = variant[0](r1, ctx, (path, "content"), variant[1], variant[2])
+                r1 = variant[0](r1, ctx, (path, "content"), variant[1], variant[2], variant[3])
             obj.content = r1
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -7278,7 +7413,7 @@ def _decode_CompactionSummaryChunk(
     if variant is None:
         v = _decode_ContentBlock(v, ctx, (path, "content"))
     else:
-        v = variant[0](v, ctx, (path, "content"), variant[1], variant[2])
+        v = variant[0](v, ctx, (path, "content"), variant[1], variant[2], variant[3])
     obj.content = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -7288,7 +7423,7 @@ def _decode_CompactionSummaryChunk(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CompactionSummaryChunk = obj
     return decoded
@@ -7319,12 +7454,15 @@ def _decode_SessionUpdateCompactionSummaryChunk(
     path: _rt.Path,
     cls: type[SessionUpdateCompactionSummaryChunk] = SessionUpdateCompactionSummaryChunk,
     known: frozenset[str] = _KEYS_SessionUpdateCompactionSummaryChunk,
+    proven: int = 3,
 ) -> SessionUpdateCompactionSummaryChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateCompactionSummaryChunk (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "compaction_summary_chunk":
         raise DecodeError((path, "sessionUpdate"), '"compaction_summary_chunk"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateCompactionSummaryChunk, _decode_CompactionSummaryChunk(data, ctx, path, cls, known))
+    return cast(
+        SessionUpdateCompactionSummaryChunk, _decode_CompactionSummaryChunk(data, ctx, path, cls, known, proven)
+    )
 
 
 def _encode_SessionUpdateCompactionSummaryChunk(obj: SessionUpdateCompactionSummaryChunk) -> dict[str, Any]:
@@ -7340,11 +7478,12 @@ def _decode_PlanEntry(
     path: _rt.Path,
     cls: type[PlanEntry] = PlanEntry,
     known: frozenset[str] = _KEYS_PlanEntry,
+    proven: int = 3,
 ) -> PlanEntry:
     if type(data) is not dict:
         raise DecodeError(path, "PlanEntry (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("content", UNDEFINED)
         r1 = data.get("priority", UNDEFINED)
         r2 = data.get("status", UNDEFINED)
@@ -7392,7 +7531,7 @@ def _decode_PlanEntry(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: PlanEntry = obj
     return decoded
@@ -7424,11 +7563,12 @@ def _decode_AvailableCommand(
     path: _rt.Path,
     cls: type[AvailableCommand] = AvailableCommand,
     known: frozenset[str] = _KEYS_AvailableCommand,
+    proven: int = 2,
 ) -> AvailableCommand:
     if type(data) is not dict:
         raise DecodeError(path, "AvailableCommand (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("name", UNDEFINED)
         r1 = data.get("description", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -7462,7 +7602,7 @@ def _decode_AvailableCommand(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AvailableCommand = obj
     return decoded
@@ -7495,11 +7635,12 @@ def _decode_UnstructuredCommandInput(
     path: _rt.Path,
     cls: type[UnstructuredCommandInput] = UnstructuredCommandInput,
     known: frozenset[str] = _KEYS_UnstructuredCommandInput,
+    proven: int = 1,
 ) -> UnstructuredCommandInput:
     if type(data) is not dict:
         raise DecodeError(path, "UnstructuredCommandInput (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("hint", UNDEFINED)
         if type(r0) is str:
             obj.hint = r0
@@ -7519,7 +7660,7 @@ def _decode_UnstructuredCommandInput(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: UnstructuredCommandInput = obj
     return decoded
@@ -7547,11 +7688,12 @@ def _decode_Cost(
     path: _rt.Path,
     cls: type[Cost] = Cost,
     known: frozenset[str] = _KEYS_Cost,
+    proven: int = 2,
 ) -> Cost:
     if type(data) is not dict:
         raise DecodeError(path, "Cost (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("amount", UNDEFINED)
         r1 = data.get("currency", UNDEFINED)
         if not (r0 is UNDEFINED or type(r1) is not str):
@@ -7579,7 +7721,7 @@ def _decode_Cost(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Cost = obj
     return decoded
@@ -7609,11 +7751,12 @@ def _decode_CompleteElicitationNotification(
     path: _rt.Path,
     cls: type[CompleteElicitationNotification] = CompleteElicitationNotification,
     known: frozenset[str] = _KEYS_CompleteElicitationNotification,
+    proven: int = 1,
 ) -> CompleteElicitationNotification:
     if type(data) is not dict:
         raise DecodeError(path, "CompleteElicitationNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("elicitationId", UNDEFINED)
         if type(r0) is str:
             obj.elicitation_id = r0
@@ -7633,7 +7776,7 @@ def _decode_CompleteElicitationNotification(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CompleteElicitationNotification = obj
     return decoded
@@ -7661,11 +7804,12 @@ def _decode_ClientRequest(
     path: _rt.Path,
     cls: type[ClientRequest] = ClientRequest,
     known: frozenset[str] = _KEYS_ClientRequest,
+    proven: int = 2,
 ) -> ClientRequest:
     if type(data) is not dict:
         raise DecodeError(path, "ClientRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("id", UNDEFINED)
         r1 = data.get("method", UNDEFINED)
         if not (r0 is UNDEFINED or type(r1) is not str):
@@ -7692,7 +7836,7 @@ def _decode_ClientRequest(
         v = _decode_ClientRequestParams(v, ctx, (path, "params"))
     obj.params = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ClientRequest = obj
     return decoded
@@ -7722,11 +7866,12 @@ def _decode_InitializeRequest(
     path: _rt.Path,
     cls: type[InitializeRequest] = InitializeRequest,
     known: frozenset[str] = _KEYS_InitializeRequest,
+    proven: int = 1,
 ) -> InitializeRequest:
     if type(data) is not dict:
         raise DecodeError(path, "InitializeRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 3:
+    if len(data) == proven:
         r0 = data.get("protocolVersion", UNDEFINED)
         if r0 is not UNDEFINED:
             if type(r0) is not int or r0 < 0 or r0 > 65535:
@@ -7766,7 +7911,7 @@ def _decode_InitializeRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: InitializeRequest = obj
     return decoded
@@ -7800,6 +7945,7 @@ def _decode_ClientCapabilities(
     path: _rt.Path,
     cls: type[ClientCapabilities] = ClientCapabilities,
     known: frozenset[str] = _KEYS_ClientCapabilities,
+    proven: int = 0,
 ) -> ClientCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "ClientCapabilities (an object)", data)
@@ -7844,7 +7990,7 @@ def _decode_ClientCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 6 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ClientCapabilities = obj
     return decoded
@@ -7885,6 +8031,7 @@ def _decode_FileSystemCapabilities(
     path: _rt.Path,
     cls: type[FileSystemCapabilities] = FileSystemCapabilities,
     known: frozenset[str] = _KEYS_FileSystemCapabilities,
+    proven: int = 0,
 ) -> FileSystemCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "FileSystemCapabilities (an object)", data)
@@ -7905,7 +8052,7 @@ def _decode_FileSystemCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: FileSystemCapabilities = obj
     return decoded
@@ -7937,6 +8084,7 @@ def _decode_ClientSessionCapabilities(
     path: _rt.Path,
     cls: type[ClientSessionCapabilities] = ClientSessionCapabilities,
     known: frozenset[str] = _KEYS_ClientSessionCapabilities,
+    proven: int = 0,
 ) -> ClientSessionCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "ClientSessionCapabilities (an object)", data)
@@ -7970,7 +8118,7 @@ def _decode_ClientSessionCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ClientSessionCapabilities = obj
     return decoded
@@ -8005,6 +8153,7 @@ def _decode_SessionConfigOptionsCapabilities(
     path: _rt.Path,
     cls: type[SessionConfigOptionsCapabilities] = SessionConfigOptionsCapabilities,
     known: frozenset[str] = _KEYS_SessionConfigOptionsCapabilities,
+    proven: int = 0,
 ) -> SessionConfigOptionsCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigOptionsCapabilities (an object)", data)
@@ -8024,7 +8173,7 @@ def _decode_SessionConfigOptionsCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionConfigOptionsCapabilities = obj
     return decoded
@@ -8053,6 +8202,7 @@ def _decode_BooleanConfigOptionCapabilities(
     path: _rt.Path,
     cls: type[BooleanConfigOptionCapabilities] = BooleanConfigOptionCapabilities,
     known: frozenset[str] = _KEYS_BooleanConfigOptionCapabilities,
+    proven: int = 0,
 ) -> BooleanConfigOptionCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "BooleanConfigOptionCapabilities (an object)", data)
@@ -8065,7 +8215,7 @@ def _decode_BooleanConfigOptionCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: BooleanConfigOptionCapabilities = obj
     return decoded
@@ -8091,6 +8241,7 @@ def _decode_AuthCapabilities(
     path: _rt.Path,
     cls: type[AuthCapabilities] = AuthCapabilities,
     known: frozenset[str] = _KEYS_AuthCapabilities,
+    proven: int = 0,
 ) -> AuthCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "AuthCapabilities (an object)", data)
@@ -8107,7 +8258,7 @@ def _decode_AuthCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AuthCapabilities = obj
     return decoded
@@ -8136,6 +8287,7 @@ def _decode_ElicitationCapabilities(
     path: _rt.Path,
     cls: type[ElicitationCapabilities] = ElicitationCapabilities,
     known: frozenset[str] = _KEYS_ElicitationCapabilities,
+    proven: int = 0,
 ) -> ElicitationCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationCapabilities (an object)", data)
@@ -8162,7 +8314,7 @@ def _decode_ElicitationCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ElicitationCapabilities = obj
     return decoded
@@ -8194,6 +8346,7 @@ def _decode_ElicitationFormCapabilities(
     path: _rt.Path,
     cls: type[ElicitationFormCapabilities] = ElicitationFormCapabilities,
     known: frozenset[str] = _KEYS_ElicitationFormCapabilities,
+    proven: int = 0,
 ) -> ElicitationFormCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationFormCapabilities (an object)", data)
@@ -8206,7 +8359,7 @@ def _decode_ElicitationFormCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ElicitationFormCapabilities = obj
     return decoded
@@ -8232,6 +8385,7 @@ def _decode_ElicitationUrlCapabilities(
     path: _rt.Path,
     cls: type[ElicitationUrlCapabilities] = ElicitationUrlCapabilities,
     known: frozenset[str] = _KEYS_ElicitationUrlCapabilities,
+    proven: int = 0,
 ) -> ElicitationUrlCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationUrlCapabilities (an object)", data)
@@ -8244,7 +8398,7 @@ def _decode_ElicitationUrlCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ElicitationUrlCapabilities = obj
     return decoded
@@ -8270,11 +8424,12 @@ def _decode_AuthenticateRequest(
     path: _rt.Path,
     cls: type[AuthenticateRequest] = AuthenticateRequest,
     known: frozenset[str] = _KEYS_AuthenticateRequest,
+    proven: int = 1,
 ) -> AuthenticateRequest:
     if type(data) is not dict:
         raise DecodeError(path, "AuthenticateRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("methodId", UNDEFINED)
         if type(r0) is str:
             obj.method_id = r0
@@ -8294,7 +8449,7 @@ def _decode_AuthenticateRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AuthenticateRequest = obj
     return decoded
@@ -8322,6 +8477,7 @@ def _decode_LogoutRequest(
     path: _rt.Path,
     cls: type[LogoutRequest] = LogoutRequest,
     known: frozenset[str] = _KEYS_LogoutRequest,
+    proven: int = 0,
 ) -> LogoutRequest:
     if type(data) is not dict:
         raise DecodeError(path, "LogoutRequest (an object)", data)
@@ -8334,7 +8490,7 @@ def _decode_LogoutRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: LogoutRequest = obj
     return decoded
@@ -8360,6 +8516,7 @@ def _decode_NewSessionRequest(
     path: _rt.Path,
     cls: type[NewSessionRequest] = NewSessionRequest,
     known: frozenset[str] = _KEYS_NewSessionRequest,
+    proven: int = 2,
 ) -> NewSessionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "NewSessionRequest (an object)", data)
@@ -8390,7 +8547,7 @@ def _decode_NewSessionRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: NewSessionRequest = obj
     return decoded
@@ -8423,6 +8580,7 @@ def _decode_McpServerHttp(
     path: _rt.Path,
     cls: type[McpServerHttp] = McpServerHttp,
     known: frozenset[str] = _KEYS_McpServerHttp,
+    proven: int = 3,
 ) -> McpServerHttp:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerHttp (an object)", data)
@@ -8451,7 +8609,7 @@ def _decode_McpServerHttp(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: McpServerHttp = obj
     return decoded
@@ -8484,12 +8642,13 @@ def _decode_McpServerHttpVariant(
     path: _rt.Path,
     cls: type[McpServerHttpVariant] = McpServerHttpVariant,
     known: frozenset[str] = _KEYS_McpServerHttpVariant,
+    proven: int = 4,
 ) -> McpServerHttpVariant:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerHttpVariant (an object)", data)
     if data.get("type", _rt.MISSING) != "http":
         raise DecodeError((path, "type"), '"http"', data.get("type", _rt.MISSING))
-    return cast(McpServerHttpVariant, _decode_McpServerHttp(data, ctx, path, cls, known))
+    return cast(McpServerHttpVariant, _decode_McpServerHttp(data, ctx, path, cls, known, proven))
 
 
 def _encode_McpServerHttpVariant(obj: McpServerHttpVariant) -> dict[str, Any]:
@@ -8505,6 +8664,7 @@ def _decode_McpServerSse(
     path: _rt.Path,
     cls: type[McpServerSse] = McpServerSse,
     known: frozenset[str] = _KEYS_McpServerSse,
+    proven: int = 3,
 ) -> McpServerSse:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerSse (an object)", data)
@@ -8533,7 +8693,7 @@ def _decode_McpServerSse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: McpServerSse = obj
     return decoded
@@ -8566,12 +8726,13 @@ def _decode_McpServerSseVariant(
     path: _rt.Path,
     cls: type[McpServerSseVariant] = McpServerSseVariant,
     known: frozenset[str] = _KEYS_McpServerSseVariant,
+    proven: int = 4,
 ) -> McpServerSseVariant:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerSseVariant (an object)", data)
     if data.get("type", _rt.MISSING) != "sse":
         raise DecodeError((path, "type"), '"sse"', data.get("type", _rt.MISSING))
-    return cast(McpServerSseVariant, _decode_McpServerSse(data, ctx, path, cls, known))
+    return cast(McpServerSseVariant, _decode_McpServerSse(data, ctx, path, cls, known, proven))
 
 
 def _encode_McpServerSseVariant(obj: McpServerSseVariant) -> dict[str, Any]:
@@ -8587,11 +8748,12 @@ def _decode_HttpHeader(
     path: _rt.Path,
     cls: type[HttpHeader] = HttpHeader,
     known: frozenset[str] = _KEYS_HttpHeader,
+    proven: int = 2,
 ) -> HttpHeader:
     if type(data) is not dict:
         raise DecodeError(path, "HttpHeader (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("name", UNDEFINED)
         r1 = data.get("value", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -8617,7 +8779,7 @@ def _decode_HttpHeader(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: HttpHeader = obj
     return decoded
@@ -8647,6 +8809,7 @@ def _decode_McpServerStdio(
     path: _rt.Path,
     cls: type[McpServerStdio] = McpServerStdio,
     known: frozenset[str] = _KEYS_McpServerStdio,
+    proven: int = 4,
 ) -> McpServerStdio:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerStdio (an object)", data)
@@ -8683,7 +8846,7 @@ def _decode_McpServerStdio(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: McpServerStdio = obj
     return decoded
@@ -8717,6 +8880,7 @@ def _decode_LoadSessionRequest(
     path: _rt.Path,
     cls: type[LoadSessionRequest] = LoadSessionRequest,
     known: frozenset[str] = _KEYS_LoadSessionRequest,
+    proven: int = 3,
 ) -> LoadSessionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "LoadSessionRequest (an object)", data)
@@ -8751,7 +8915,7 @@ def _decode_LoadSessionRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: LoadSessionRequest = obj
     return decoded
@@ -8786,6 +8950,7 @@ def _decode_ListSessionsRequest(
     path: _rt.Path,
     cls: type[ListSessionsRequest] = ListSessionsRequest,
     known: frozenset[str] = _KEYS_ListSessionsRequest,
+    proven: int = 0,
 ) -> ListSessionsRequest:
     if type(data) is not dict:
         raise DecodeError(path, "ListSessionsRequest (an object)", data)
@@ -8806,7 +8971,7 @@ def _decode_ListSessionsRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ListSessionsRequest = obj
     return decoded
@@ -8838,11 +9003,12 @@ def _decode_DeleteSessionRequest(
     path: _rt.Path,
     cls: type[DeleteSessionRequest] = DeleteSessionRequest,
     known: frozenset[str] = _KEYS_DeleteSessionRequest,
+    proven: int = 1,
 ) -> DeleteSessionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "DeleteSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         if type(r0) is str:
             obj.session_id = r0
@@ -8862,7 +9028,7 @@ def _decode_DeleteSessionRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: DeleteSessionRequest = obj
     return decoded
@@ -8890,11 +9056,12 @@ def _decode_ResumeSessionRequest(
     path: _rt.Path,
     cls: type[ResumeSessionRequest] = ResumeSessionRequest,
     known: frozenset[str] = _KEYS_ResumeSessionRequest,
+    proven: int = 2,
 ) -> ResumeSessionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "ResumeSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 3:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("cwd", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -8934,7 +9101,7 @@ def _decode_ResumeSessionRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ResumeSessionRequest = obj
     return decoded
@@ -8970,11 +9137,12 @@ def _decode_CloseSessionRequest(
     path: _rt.Path,
     cls: type[CloseSessionRequest] = CloseSessionRequest,
     known: frozenset[str] = _KEYS_CloseSessionRequest,
+    proven: int = 1,
 ) -> CloseSessionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "CloseSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         if type(r0) is str:
             obj.session_id = r0
@@ -8994,7 +9162,7 @@ def _decode_CloseSessionRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CloseSessionRequest = obj
     return decoded
@@ -9022,11 +9190,12 @@ def _decode_SetSessionModeRequest(
     path: _rt.Path,
     cls: type[SetSessionModeRequest] = SetSessionModeRequest,
     known: frozenset[str] = _KEYS_SetSessionModeRequest,
+    proven: int = 2,
 ) -> SetSessionModeRequest:
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionModeRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("modeId", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -9052,7 +9221,7 @@ def _decode_SetSessionModeRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SetSessionModeRequest = obj
     return decoded
@@ -9082,6 +9251,7 @@ def _decode_SetSessionConfigOptionRequestTypeBoolean(
     path: _rt.Path,
     cls: type[SetSessionConfigOptionRequestTypeBoolean] = SetSessionConfigOptionRequestTypeBoolean,
     known: frozenset[str] = _KEYS_SetSessionConfigOptionRequestTypeBoolean,
+    proven: int = 2,
 ) -> SetSessionConfigOptionRequestTypeBoolean:
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionConfigOptionRequestTypeBoolean (an object)", data)
@@ -9093,7 +9263,7 @@ def _decode_SetSessionConfigOptionRequestTypeBoolean(
         raise _rt.missing_or_invalid(v, (path, "value"), "boolean")
     obj.value = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SetSessionConfigOptionRequestTypeBoolean = obj
     return decoded
@@ -9118,6 +9288,7 @@ def _decode_SetSessionConfigOptionRequestTypeValueId(
     path: _rt.Path,
     cls: type[SetSessionConfigOptionRequestTypeValueId] = SetSessionConfigOptionRequestTypeValueId,
     known: frozenset[str] = _KEYS_SetSessionConfigOptionRequestTypeValueId,
+    proven: int = 1,
 ) -> SetSessionConfigOptionRequestTypeValueId:
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionConfigOptionRequestTypeValueId (an object)", data)
@@ -9127,7 +9298,7 @@ def _decode_SetSessionConfigOptionRequestTypeValueId(
         raise _rt.missing_or_invalid(v, (path, "value"), "string")
     obj.value = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SetSessionConfigOptionRequestTypeValueId = obj
     return decoded
@@ -9152,6 +9323,7 @@ def _decode_SetSessionConfigOptionRequest(
     path: _rt.Path,
     cls: type[SetSessionConfigOptionRequest] = SetSessionConfigOptionRequest,
     known: frozenset[str] = _KEYS_SetSessionConfigOptionRequest,
+    proven: int = 2,
 ) -> SetSessionConfigOptionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionConfigOptionRequest (an object)", data)
@@ -9171,7 +9343,9 @@ def _decode_SetSessionConfigOptionRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
-    rest = {key: value for key, value in data.items() if key not in known}
+    rest = data.copy()
+    for key in known:
+        rest.pop(key, None)
     obj.type = _decode_SetSessionConfigOptionRequestType(rest, ctx, path)
     decoded: SetSessionConfigOptionRequest = obj
     return decoded
@@ -9200,11 +9374,12 @@ def _decode_PromptRequest(
     path: _rt.Path,
     cls: type[PromptRequest] = PromptRequest,
     known: frozenset[str] = _KEYS_PromptRequest,
+    proven: int = 2,
 ) -> PromptRequest:
     if type(data) is not dict:
         raise DecodeError(path, "PromptRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("prompt", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED):
@@ -9232,7 +9407,7 @@ def _decode_PromptRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: PromptRequest = obj
     return decoded
@@ -9262,6 +9437,7 @@ def _decode_ClientResponseResult(
     path: _rt.Path,
     cls: type[ClientResponseResult] = ClientResponseResult,
     known: frozenset[str] = _KEYS_ClientResponseResult,
+    proven: int = 2,
 ) -> ClientResponseResult:
     if type(data) is not dict:
         raise DecodeError(path, "ClientResponseResult (an object)", data)
@@ -9278,7 +9454,7 @@ def _decode_ClientResponseResult(
     v = _decode_ClientResponseResultResult(v, ctx, (path, "result"))
     obj.result = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ClientResponseResult = obj
     return decoded
@@ -9305,6 +9481,7 @@ def _decode_ClientResponseError(
     path: _rt.Path,
     cls: type[ClientResponseError] = ClientResponseError,
     known: frozenset[str] = _KEYS_ClientResponseError,
+    proven: int = 2,
 ) -> ClientResponseError:
     if type(data) is not dict:
         raise DecodeError(path, "ClientResponseError (an object)", data)
@@ -9321,7 +9498,7 @@ def _decode_ClientResponseError(
     v = _decode_Error(v, ctx, (path, "error"))
     obj.error = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ClientResponseError = obj
     return decoded
@@ -9348,6 +9525,7 @@ def _decode_WriteTextFileResponse(
     path: _rt.Path,
     cls: type[WriteTextFileResponse] = WriteTextFileResponse,
     known: frozenset[str] = _KEYS_WriteTextFileResponse,
+    proven: int = 0,
 ) -> WriteTextFileResponse:
     if type(data) is not dict:
         raise DecodeError(path, "WriteTextFileResponse (an object)", data)
@@ -9360,7 +9538,7 @@ def _decode_WriteTextFileResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: WriteTextFileResponse = obj
     return decoded
@@ -9386,11 +9564,12 @@ def _decode_ReadTextFileResponse(
     path: _rt.Path,
     cls: type[ReadTextFileResponse] = ReadTextFileResponse,
     known: frozenset[str] = _KEYS_ReadTextFileResponse,
+    proven: int = 1,
 ) -> ReadTextFileResponse:
     if type(data) is not dict:
         raise DecodeError(path, "ReadTextFileResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("content", UNDEFINED)
         if type(r0) is str:
             obj.content = r0
@@ -9410,7 +9589,7 @@ def _decode_ReadTextFileResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ReadTextFileResponse = obj
     return decoded
@@ -9438,11 +9617,12 @@ def _decode_RequestPermissionResponse(
     path: _rt.Path,
     cls: type[RequestPermissionResponse] = RequestPermissionResponse,
     known: frozenset[str] = _KEYS_RequestPermissionResponse,
+    proven: int = 1,
 ) -> RequestPermissionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("outcome", UNDEFINED)
         if r0 is not UNDEFINED:
             tag = r0.get("outcome") if type(r0) is dict else None
@@ -9450,7 +9630,7 @@ def _decode_RequestPermissionResponse(
             if variant is None:
                 r0 = _decode_RequestPermissionOutcome(r0, ctx, (path, "outcome"))
             else:
-                r0 = variant[0](r0, ctx, (path, "outcome"), variant[1], variant[2])
+                r0 = variant[0](r0, ctx, (path, "outcome"), variant[1], variant[2], variant[3])
             obj.outcome = r0
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -9464,7 +9644,7 @@ def _decode_RequestPermissionResponse(
     if variant is None:
         v = _decode_RequestPermissionOutcome(v, ctx, (path, "outcome"))
     else:
-        v = variant[0](v, ctx, (path, "outcome"), variant[1], variant[2])
+        v = variant[0](v, ctx, (path, "outcome"), variant[1], variant[2], variant[3])
     obj.outcome = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -9474,7 +9654,7 @@ def _decode_RequestPermissionResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: RequestPermissionResponse = obj
     return decoded
@@ -9502,6 +9682,7 @@ def _decode_RequestPermissionOutcomeCancelled(
     path: _rt.Path,
     cls: type[RequestPermissionOutcomeCancelled] = RequestPermissionOutcomeCancelled,
     known: frozenset[str] = _KEYS_RequestPermissionOutcomeCancelled,
+    proven: int = 1,
 ) -> RequestPermissionOutcomeCancelled:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionOutcomeCancelled (an object)", data)
@@ -9509,7 +9690,7 @@ def _decode_RequestPermissionOutcomeCancelled(
         raise DecodeError((path, "outcome"), '"cancelled"', data.get("outcome", _rt.MISSING))
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: RequestPermissionOutcomeCancelled = obj
     return decoded
@@ -9531,11 +9712,12 @@ def _decode_SelectedPermissionOutcome(
     path: _rt.Path,
     cls: type[SelectedPermissionOutcome] = SelectedPermissionOutcome,
     known: frozenset[str] = _KEYS_SelectedPermissionOutcome,
+    proven: int = 1,
 ) -> SelectedPermissionOutcome:
     if type(data) is not dict:
         raise DecodeError(path, "SelectedPermissionOutcome (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("optionId", UNDEFINED)
         if type(r0) is str:
             obj.option_id = r0
@@ -9555,7 +9737,7 @@ def _decode_SelectedPermissionOutcome(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SelectedPermissionOutcome = obj
     return decoded
@@ -9586,12 +9768,15 @@ def _decode_RequestPermissionOutcomeSelected(
     path: _rt.Path,
     cls: type[RequestPermissionOutcomeSelected] = RequestPermissionOutcomeSelected,
     known: frozenset[str] = _KEYS_RequestPermissionOutcomeSelected,
+    proven: int = 2,
 ) -> RequestPermissionOutcomeSelected:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionOutcomeSelected (an object)", data)
     if data.get("outcome", _rt.MISSING) != "selected":
         raise DecodeError((path, "outcome"), '"selected"', data.get("outcome", _rt.MISSING))
-    return cast(RequestPermissionOutcomeSelected, _decode_SelectedPermissionOutcome(data, ctx, path, cls, known))
+    return cast(
+        RequestPermissionOutcomeSelected, _decode_SelectedPermissionOutcome(data, ctx, path, cls, known, proven)
+    )
 
 
 def _encode_RequestPermissionOutcomeSelected(obj: RequestPermissionOutcomeSelected) -> dict[str, Any]:
@@ -9607,11 +9792,12 @@ def _decode_CreateTerminalResponse(
     path: _rt.Path,
     cls: type[CreateTerminalResponse] = CreateTerminalResponse,
     known: frozenset[str] = _KEYS_CreateTerminalResponse,
+    proven: int = 1,
 ) -> CreateTerminalResponse:
     if type(data) is not dict:
         raise DecodeError(path, "CreateTerminalResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("terminalId", UNDEFINED)
         if type(r0) is str:
             obj.terminal_id = r0
@@ -9631,7 +9817,7 @@ def _decode_CreateTerminalResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CreateTerminalResponse = obj
     return decoded
@@ -9659,11 +9845,12 @@ def _decode_TerminalOutputResponse(
     path: _rt.Path,
     cls: type[TerminalOutputResponse] = TerminalOutputResponse,
     known: frozenset[str] = _KEYS_TerminalOutputResponse,
+    proven: int = 2,
 ) -> TerminalOutputResponse:
     if type(data) is not dict:
         raise DecodeError(path, "TerminalOutputResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("output", UNDEFINED)
         r1 = data.get("truncated", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not bool):
@@ -9697,7 +9884,7 @@ def _decode_TerminalOutputResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: TerminalOutputResponse = obj
     return decoded
@@ -9730,6 +9917,7 @@ def _decode_TerminalExitStatus(
     path: _rt.Path,
     cls: type[TerminalExitStatus] = TerminalExitStatus,
     known: frozenset[str] = _KEYS_TerminalExitStatus,
+    proven: int = 0,
 ) -> TerminalExitStatus:
     if type(data) is not dict:
         raise DecodeError(path, "TerminalExitStatus (an object)", data)
@@ -9753,7 +9941,7 @@ def _decode_TerminalExitStatus(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: TerminalExitStatus = obj
     return decoded
@@ -9785,6 +9973,7 @@ def _decode_ReleaseTerminalResponse(
     path: _rt.Path,
     cls: type[ReleaseTerminalResponse] = ReleaseTerminalResponse,
     known: frozenset[str] = _KEYS_ReleaseTerminalResponse,
+    proven: int = 0,
 ) -> ReleaseTerminalResponse:
     if type(data) is not dict:
         raise DecodeError(path, "ReleaseTerminalResponse (an object)", data)
@@ -9797,7 +9986,7 @@ def _decode_ReleaseTerminalResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ReleaseTerminalResponse = obj
     return decoded
@@ -9823,6 +10012,7 @@ def _decode_WaitForTerminalExitResponse(
     path: _rt.Path,
     cls: type[WaitForTerminalExitResponse] = WaitForTerminalExitResponse,
     known: frozenset[str] = _KEYS_WaitForTerminalExitResponse,
+    proven: int = 0,
 ) -> WaitForTerminalExitResponse:
     if type(data) is not dict:
         raise DecodeError(path, "WaitForTerminalExitResponse (an object)", data)
@@ -9846,7 +10036,7 @@ def _decode_WaitForTerminalExitResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: WaitForTerminalExitResponse = obj
     return decoded
@@ -9878,6 +10068,7 @@ def _decode_KillTerminalResponse(
     path: _rt.Path,
     cls: type[KillTerminalResponse] = KillTerminalResponse,
     known: frozenset[str] = _KEYS_KillTerminalResponse,
+    proven: int = 0,
 ) -> KillTerminalResponse:
     if type(data) is not dict:
         raise DecodeError(path, "KillTerminalResponse (an object)", data)
@@ -9890,7 +10081,7 @@ def _decode_KillTerminalResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: KillTerminalResponse = obj
     return decoded
@@ -9916,6 +10107,7 @@ def _decode_ElicitationAcceptAction(
     path: _rt.Path,
     cls: type[ElicitationAcceptAction] = ElicitationAcceptAction,
     known: frozenset[str] = _KEYS_ElicitationAcceptAction,
+    proven: int = 0,
 ) -> ElicitationAcceptAction:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationAcceptAction (an object)", data)
@@ -9925,7 +10117,7 @@ def _decode_ElicitationAcceptAction(
         v = _decode_map_of_ElicitationContentValue(v, ctx, (path, "content"))
     obj.content = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ElicitationAcceptAction = obj
     return decoded
@@ -9959,12 +10151,15 @@ def _decode_CreateElicitationResponseActionAccept(
     path: _rt.Path,
     cls: type[CreateElicitationResponseActionAccept] = CreateElicitationResponseActionAccept,
     known: frozenset[str] = _KEYS_CreateElicitationResponseActionAccept,
+    proven: int = 1,
 ) -> CreateElicitationResponseActionAccept:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponseActionAccept (an object)", data)
     if data.get("action", _rt.MISSING) != "accept":
         raise DecodeError((path, "action"), '"accept"', data.get("action", _rt.MISSING))
-    return cast(CreateElicitationResponseActionAccept, _decode_ElicitationAcceptAction(data, ctx, path, cls, known))
+    return cast(
+        CreateElicitationResponseActionAccept, _decode_ElicitationAcceptAction(data, ctx, path, cls, known, proven)
+    )
 
 
 def _encode_CreateElicitationResponseActionAccept(obj: CreateElicitationResponseActionAccept) -> dict[str, Any]:
@@ -9980,6 +10175,7 @@ def _decode_CreateElicitationResponseActionDecline(
     path: _rt.Path,
     cls: type[CreateElicitationResponseActionDecline] = CreateElicitationResponseActionDecline,
     known: frozenset[str] = _KEYS_CreateElicitationResponseActionDecline,
+    proven: int = 1,
 ) -> CreateElicitationResponseActionDecline:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponseActionDecline (an object)", data)
@@ -9987,7 +10183,7 @@ def _decode_CreateElicitationResponseActionDecline(
         raise DecodeError((path, "action"), '"decline"', data.get("action", _rt.MISSING))
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CreateElicitationResponseActionDecline = obj
     return decoded
@@ -10009,6 +10205,7 @@ def _decode_CreateElicitationResponseActionCancel(
     path: _rt.Path,
     cls: type[CreateElicitationResponseActionCancel] = CreateElicitationResponseActionCancel,
     known: frozenset[str] = _KEYS_CreateElicitationResponseActionCancel,
+    proven: int = 1,
 ) -> CreateElicitationResponseActionCancel:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponseActionCancel (an object)", data)
@@ -10016,7 +10213,7 @@ def _decode_CreateElicitationResponseActionCancel(
         raise DecodeError((path, "action"), '"cancel"', data.get("action", _rt.MISSING))
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CreateElicitationResponseActionCancel = obj
     return decoded
@@ -10038,6 +10235,7 @@ def _decode_CreateElicitationResponseActionOther(
     path: _rt.Path,
     cls: type[CreateElicitationResponseActionOther] = CreateElicitationResponseActionOther,
     known: frozenset[str] = _KEYS_CreateElicitationResponseActionOther,
+    proven: int = 1,
 ) -> CreateElicitationResponseActionOther:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponseActionOther (an object)", data)
@@ -10047,7 +10245,7 @@ def _decode_CreateElicitationResponseActionOther(
         raise _rt.missing_or_invalid(v, (path, "action"), "string")
     obj.action = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CreateElicitationResponseActionOther = obj
     return decoded
@@ -10072,6 +10270,7 @@ def _decode_CreateElicitationResponse(
     path: _rt.Path,
     cls: type[CreateElicitationResponse] = CreateElicitationResponse,
     known: frozenset[str] = _KEYS_CreateElicitationResponse,
+    proven: int = 0,
 ) -> CreateElicitationResponse:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponse (an object)", data)
@@ -10083,7 +10282,9 @@ def _decode_CreateElicitationResponse(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
-    rest = {key: value for key, value in data.items() if key not in known}
+    rest = data.copy()
+    for key in known:
+        rest.pop(key, None)
     obj.action = _decode_CreateElicitationResponseAction(rest, ctx, path)
     decoded: CreateElicitationResponse = obj
     return decoded
@@ -10108,11 +10309,12 @@ def _decode_ClientNotification(
     path: _rt.Path,
     cls: type[ClientNotification] = ClientNotification,
     known: frozenset[str] = _KEYS_ClientNotification,
+    proven: int = 1,
 ) -> ClientNotification:
     if type(data) is not dict:
         raise DecodeError(path, "ClientNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("method", UNDEFINED)
         if type(r0) is str:
             obj.method = r0
@@ -10129,7 +10331,7 @@ def _decode_ClientNotification(
         v = _decode_ClientNotificationParams(v, ctx, (path, "params"))
     obj.params = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ClientNotification = obj
     return decoded
@@ -10157,11 +10359,12 @@ def _decode_CancelNotification(
     path: _rt.Path,
     cls: type[CancelNotification] = CancelNotification,
     known: frozenset[str] = _KEYS_CancelNotification,
+    proven: int = 1,
 ) -> CancelNotification:
     if type(data) is not dict:
         raise DecodeError(path, "CancelNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         if type(r0) is str:
             obj.session_id = r0
@@ -10181,7 +10384,7 @@ def _decode_CancelNotification(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CancelNotification = obj
     return decoded
@@ -10209,11 +10412,12 @@ def _decode_CancelRequestNotification(
     path: _rt.Path,
     cls: type[CancelRequestNotification] = CancelRequestNotification,
     known: frozenset[str] = _KEYS_CancelRequestNotification,
+    proven: int = 1,
 ) -> CancelRequestNotification:
     if type(data) is not dict:
         raise DecodeError(path, "CancelRequestNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("requestId", UNDEFINED)
         if r0 is not UNDEFINED:
             if r0 is not None:
@@ -10237,7 +10441,7 @@ def _decode_CancelRequestNotification(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CancelRequestNotification = obj
     return decoded
@@ -10420,9 +10624,9 @@ def _encode_ToolCallId(value: ToolCallId) -> Any:
 
 
 _VARIANTS_ToolCallContent: Final[dict[str, _rt.TaggedVariant]] = {
-    "content": (_decode_Content, ToolCallContentContent, _KEYS_ToolCallContentContent),
-    "diff": (_decode_Diff, ToolCallContentDiff, _KEYS_ToolCallContentDiff),
-    "terminal": (_decode_Terminal, ToolCallContentTerminal, _KEYS_ToolCallContentTerminal),
+    "content": (_decode_Content, ToolCallContentContent, _KEYS_ToolCallContentContent, 2),
+    "diff": (_decode_Diff, ToolCallContentDiff, _KEYS_ToolCallContentDiff, 3),
+    "terminal": (_decode_Terminal, ToolCallContentTerminal, _KEYS_ToolCallContentTerminal, 2),
 }
 
 
@@ -10431,8 +10635,8 @@ def _decode_ToolCallContent(data: Any, ctx: _rt.Context, path: _rt.Path) -> Tool
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_ToolCallContent.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: ToolCallContent = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: ToolCallContent = decoder(data, ctx, path, cls, known, proven)
             return decoded
         raise DecodeError((path, "type"), "one of 'content', 'diff', 'terminal'", tag)
     raise DecodeError(path, "ToolCallContent (an object)", data)
@@ -10451,11 +10655,11 @@ def _encode_ToolCallContent(value: ToolCallContent) -> Any:
 
 
 _VARIANTS_ContentBlock: Final[dict[str, _rt.TaggedVariant]] = {
-    "text": (_decode_TextContent, ContentBlockText, _KEYS_ContentBlockText),
-    "image": (_decode_ImageContent, ContentBlockImage, _KEYS_ContentBlockImage),
-    "audio": (_decode_AudioContent, ContentBlockAudio, _KEYS_ContentBlockAudio),
-    "resource_link": (_decode_ResourceLink, ContentBlockResourceLink, _KEYS_ContentBlockResourceLink),
-    "resource": (_decode_EmbeddedResource, ContentBlockResource, _KEYS_ContentBlockResource),
+    "text": (_decode_TextContent, ContentBlockText, _KEYS_ContentBlockText, 2),
+    "image": (_decode_ImageContent, ContentBlockImage, _KEYS_ContentBlockImage, 3),
+    "audio": (_decode_AudioContent, ContentBlockAudio, _KEYS_ContentBlockAudio, 3),
+    "resource_link": (_decode_ResourceLink, ContentBlockResourceLink, _KEYS_ContentBlockResourceLink, 3),
+    "resource": (_decode_EmbeddedResource, ContentBlockResource, _KEYS_ContentBlockResource, 2),
 }
 
 
@@ -10464,8 +10668,8 @@ def _decode_ContentBlock(data: Any, ctx: _rt.Context, path: _rt.Path) -> Content
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: ContentBlock = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: ContentBlock = decoder(data, ctx, path, cls, known, proven)
             return decoded
         raise DecodeError((path, "type"), "one of 'text', 'image', 'audio', 'resource_link', 'resource'", tag)
     raise DecodeError(path, "ContentBlock (an object)", data)
@@ -10634,8 +10838,8 @@ def _encode_CreateElicitationRequestModeOtherVariant(value: CreateElicitationReq
 
 
 _VARIANTS_CreateElicitationRequestMode: Final[dict[str, _rt.TaggedVariant]] = {
-    "form": (_decode_ElicitationFormMode, CreateElicitationRequestModeForm, _KEYS_CreateElicitationRequestModeForm),
-    "url": (_decode_ElicitationUrlMode, CreateElicitationRequestModeUrl, _KEYS_CreateElicitationRequestModeUrl),
+    "form": (_decode_ElicitationFormMode, CreateElicitationRequestModeForm, _KEYS_CreateElicitationRequestModeForm, 2),
+    "url": (_decode_ElicitationUrlMode, CreateElicitationRequestModeUrl, _KEYS_CreateElicitationRequestModeUrl, 3),
 }
 
 
@@ -10644,8 +10848,8 @@ def _decode_CreateElicitationRequestMode(data: Any, ctx: _rt.Context, path: _rt.
         tag = data.get("mode", _rt.MISSING)
         variant = _VARIANTS_CreateElicitationRequestMode.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: CreateElicitationRequestMode = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: CreateElicitationRequestMode = decoder(data, ctx, path, cls, known, proven)
             return decoded
         if type(tag) is str:
             return _decode_CreateElicitationRequestModeOther(data, ctx, path)
@@ -10668,19 +10872,26 @@ def _encode_CreateElicitationRequestMode(value: CreateElicitationRequestMode) ->
 
 
 _VARIANTS_ElicitationPropertySchema: Final[dict[str, _rt.TaggedVariant]] = {
-    "string": (_decode_StringPropertySchema, ElicitationPropertySchemaString, _KEYS_ElicitationPropertySchemaString),
-    "number": (_decode_NumberPropertySchema, ElicitationPropertySchemaNumber, _KEYS_ElicitationPropertySchemaNumber),
+    "string": (_decode_StringPropertySchema, ElicitationPropertySchemaString, _KEYS_ElicitationPropertySchemaString, 1),
+    "number": (_decode_NumberPropertySchema, ElicitationPropertySchemaNumber, _KEYS_ElicitationPropertySchemaNumber, 1),
     "integer": (
         _decode_IntegerPropertySchema,
         ElicitationPropertySchemaInteger,
         _KEYS_ElicitationPropertySchemaInteger,
+        1,
     ),
     "boolean": (
         _decode_BooleanPropertySchema,
         ElicitationPropertySchemaBoolean,
         _KEYS_ElicitationPropertySchemaBoolean,
+        1,
     ),
-    "array": (_decode_MultiSelectPropertySchema, ElicitationPropertySchemaArray, _KEYS_ElicitationPropertySchemaArray),
+    "array": (
+        _decode_MultiSelectPropertySchema,
+        ElicitationPropertySchemaArray,
+        _KEYS_ElicitationPropertySchemaArray,
+        2,
+    ),
 }
 
 
@@ -10689,8 +10900,8 @@ def _decode_ElicitationPropertySchema(data: Any, ctx: _rt.Context, path: _rt.Pat
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_ElicitationPropertySchema.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: ElicitationPropertySchema = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: ElicitationPropertySchema = decoder(data, ctx, path, cls, known, proven)
             return decoded
         if type(tag) is str:
             return _decode_ElicitationPropertySchemaOther(data, ctx, path)
@@ -10720,7 +10931,7 @@ def _encode_ElicitationPropertySchema(value: ElicitationPropertySchema) -> Any:
 
 
 _VARIANTS_MultiSelectItems: Final[dict[str, _rt.TaggedVariant]] = {
-    "string": (_decode_StringMultiSelectItems, MultiSelectItemsString, _KEYS_MultiSelectItemsString),
+    "string": (_decode_StringMultiSelectItems, MultiSelectItemsString, _KEYS_MultiSelectItemsString, 2),
 }
 
 
@@ -10740,10 +10951,10 @@ def _decode_MultiSelectItems(data: Any, ctx: _rt.Context, path: _rt.Path) -> Mul
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_MultiSelectItems.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
+            decoder, cls, known, proven = variant
             # The tag does not decide: an untagged variant may take what the tagged one rejects.
             try:
-                result: MultiSelectItems = decoder(data, ctx, path, cls, known)
+                result: MultiSelectItems = decoder(data, ctx, path, cls, known, proven)
             except DecodeError:
                 if not _rt.matches(_match_MultiSelectItems, data, path):
                     raise
@@ -10931,7 +11142,7 @@ def _encode_ProtocolVersion(value: ProtocolVersion) -> Any:
 
 
 _VARIANTS_AuthMethod: Final[dict[str, _rt.TaggedVariant]] = {
-    "terminal": (_decode_AuthMethodTerminal, AuthMethodTerminalVariant, _KEYS_AuthMethodTerminalVariant),
+    "terminal": (_decode_AuthMethodTerminal, AuthMethodTerminalVariant, _KEYS_AuthMethodTerminalVariant, 3),
 }
 
 
@@ -10951,10 +11162,10 @@ def _decode_AuthMethod(data: Any, ctx: _rt.Context, path: _rt.Path) -> AuthMetho
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_AuthMethod.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
+            decoder, cls, known, proven = variant
             # The tag does not decide: an untagged variant may take what the tagged one rejects.
             try:
-                result: AuthMethod = decoder(data, ctx, path, cls, known)
+                result: AuthMethod = decoder(data, ctx, path, cls, known, proven)
             except DecodeError:
                 if not _rt.matches(_match_AuthMethod, data, path):
                     raise
@@ -10997,8 +11208,8 @@ def _encode_SessionModeId(value: SessionModeId) -> Any:
 
 
 _VARIANTS_SessionConfigOptionType: Final[dict[str, _rt.TaggedVariant]] = {
-    "select": (_decode_SessionConfigSelect, SessionConfigOptionTypeSelect, _KEYS_SessionConfigOptionTypeSelect),
-    "boolean": (_decode_SessionConfigBoolean, SessionConfigOptionTypeBoolean, _KEYS_SessionConfigOptionTypeBoolean),
+    "select": (_decode_SessionConfigSelect, SessionConfigOptionTypeSelect, _KEYS_SessionConfigOptionTypeSelect, 3),
+    "boolean": (_decode_SessionConfigBoolean, SessionConfigOptionTypeBoolean, _KEYS_SessionConfigOptionTypeBoolean, 2),
 }
 
 
@@ -11007,8 +11218,8 @@ def _decode_SessionConfigOptionType(data: Any, ctx: _rt.Context, path: _rt.Path)
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_SessionConfigOptionType.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: SessionConfigOptionType = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: SessionConfigOptionType = decoder(data, ctx, path, cls, known, proven)
             return decoded
         raise DecodeError((path, "type"), "one of 'select', 'boolean'", tag)
     raise DecodeError(path, "SessionConfigOptionType (an object)", data)
@@ -11146,39 +11357,59 @@ def _encode_AgentNotificationParams(value: AgentNotificationParams) -> Any:
 
 
 _VARIANTS_SessionUpdate: Final[dict[str, _rt.TaggedVariant]] = {
-    "user_message_chunk": (_decode_ContentChunk, SessionUpdateUserMessageChunk, _KEYS_SessionUpdateUserMessageChunk),
-    "agent_message_chunk": (_decode_ContentChunk, SessionUpdateAgentMessageChunk, _KEYS_SessionUpdateAgentMessageChunk),
-    "agent_thought_chunk": (_decode_ContentChunk, SessionUpdateAgentThoughtChunk, _KEYS_SessionUpdateAgentThoughtChunk),
-    "tool_call": (_decode_ToolCall, SessionUpdateToolCall, _KEYS_SessionUpdateToolCall),
-    "tool_call_update": (_decode_ToolCallUpdate, SessionUpdateToolCallUpdate, _KEYS_SessionUpdateToolCallUpdate),
-    "plan": (_decode_Plan, SessionUpdatePlan, _KEYS_SessionUpdatePlan),
+    "user_message_chunk": (_decode_ContentChunk, SessionUpdateUserMessageChunk, _KEYS_SessionUpdateUserMessageChunk, 2),
+    "agent_message_chunk": (
+        _decode_ContentChunk,
+        SessionUpdateAgentMessageChunk,
+        _KEYS_SessionUpdateAgentMessageChunk,
+        2,
+    ),
+    "agent_thought_chunk": (
+        _decode_ContentChunk,
+        SessionUpdateAgentThoughtChunk,
+        _KEYS_SessionUpdateAgentThoughtChunk,
+        2,
+    ),
+    "tool_call": (_decode_ToolCall, SessionUpdateToolCall, _KEYS_SessionUpdateToolCall, 3),
+    "tool_call_update": (_decode_ToolCallUpdate, SessionUpdateToolCallUpdate, _KEYS_SessionUpdateToolCallUpdate, 2),
+    "plan": (_decode_Plan, SessionUpdatePlan, _KEYS_SessionUpdatePlan, 1),
     "available_commands_update": (
         _decode_AvailableCommandsUpdate,
         SessionUpdateAvailableCommandsUpdate,
         _KEYS_SessionUpdateAvailableCommandsUpdate,
+        1,
     ),
     "current_mode_update": (
         _decode_CurrentModeUpdate,
         SessionUpdateCurrentModeUpdate,
         _KEYS_SessionUpdateCurrentModeUpdate,
+        2,
     ),
     "config_option_update": (
         _decode_ConfigOptionUpdate,
         SessionUpdateConfigOptionUpdate,
         _KEYS_SessionUpdateConfigOptionUpdate,
+        1,
     ),
     "session_info_update": (
         _decode_SessionInfoUpdate,
         SessionUpdateSessionInfoUpdate,
         _KEYS_SessionUpdateSessionInfoUpdate,
+        1,
     ),
-    "usage_update": (_decode_UsageUpdate, SessionUpdateUsageUpdate, _KEYS_SessionUpdateUsageUpdate),
-    "notice": (_decode_Notice, SessionUpdateNotice, _KEYS_SessionUpdateNotice),
-    "compaction_update": (_decode_CompactionUpdate, SessionUpdateCompactionUpdate, _KEYS_SessionUpdateCompactionUpdate),
+    "usage_update": (_decode_UsageUpdate, SessionUpdateUsageUpdate, _KEYS_SessionUpdateUsageUpdate, 3),
+    "notice": (_decode_Notice, SessionUpdateNotice, _KEYS_SessionUpdateNotice, 3),
+    "compaction_update": (
+        _decode_CompactionUpdate,
+        SessionUpdateCompactionUpdate,
+        _KEYS_SessionUpdateCompactionUpdate,
+        3,
+    ),
     "compaction_summary_chunk": (
         _decode_CompactionSummaryChunk,
         SessionUpdateCompactionSummaryChunk,
         _KEYS_SessionUpdateCompactionSummaryChunk,
+        3,
     ),
 }
 
@@ -11188,8 +11419,8 @@ def _decode_SessionUpdate(data: Any, ctx: _rt.Context, path: _rt.Path) -> Sessio
         tag = data.get("sessionUpdate", _rt.MISSING)
         variant = _VARIANTS_SessionUpdate.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: SessionUpdate = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: SessionUpdate = decoder(data, ctx, path, cls, known, proven)
             return decoded
         raise DecodeError(
             (path, "sessionUpdate"),
@@ -11404,8 +11635,8 @@ def _encode_NoticeCapabilities(value: NoticeCapabilities) -> Any:
 
 
 _VARIANTS_McpServer: Final[dict[str, _rt.TaggedVariant]] = {
-    "http": (_decode_McpServerHttp, McpServerHttpVariant, _KEYS_McpServerHttpVariant),
-    "sse": (_decode_McpServerSse, McpServerSseVariant, _KEYS_McpServerSseVariant),
+    "http": (_decode_McpServerHttp, McpServerHttpVariant, _KEYS_McpServerHttpVariant, 4),
+    "sse": (_decode_McpServerSse, McpServerSseVariant, _KEYS_McpServerSseVariant, 4),
 }
 
 
@@ -11425,10 +11656,10 @@ def _decode_McpServer(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpServer:
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_McpServer.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
+            decoder, cls, known, proven = variant
             # The tag does not decide: an untagged variant may take what the tagged one rejects.
             try:
-                result: McpServer = decoder(data, ctx, path, cls, known)
+                result: McpServer = decoder(data, ctx, path, cls, known, proven)
             except DecodeError:
                 if not _rt.matches(_match_McpServer, data, path):
                     raise
@@ -11451,6 +11682,7 @@ _VARIANTS_SetSessionConfigOptionRequestType: Final[dict[str, _rt.TaggedVariant]]
         _decode_SetSessionConfigOptionRequestTypeBoolean,
         SetSessionConfigOptionRequestTypeBoolean,
         _KEYS_SetSessionConfigOptionRequestTypeBoolean,
+        2,
     ),
 }
 
@@ -11475,10 +11707,10 @@ def _decode_SetSessionConfigOptionRequestType(
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_SetSessionConfigOptionRequestType.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
+            decoder, cls, known, proven = variant
             # The tag does not decide: an untagged variant may take what the tagged one rejects.
             try:
-                result: SetSessionConfigOptionRequestType = decoder(data, ctx, path, cls, known)
+                result: SetSessionConfigOptionRequestType = decoder(data, ctx, path, cls, known, proven)
             except DecodeError:
                 if not _rt.matches(_match_SetSessionConfigOptionRequestType, data, path):
                     raise
@@ -11614,11 +11846,13 @@ _VARIANTS_RequestPermissionOutcome: Final[dict[str, _rt.TaggedVariant]] = {
         _decode_RequestPermissionOutcomeCancelled,
         RequestPermissionOutcomeCancelled,
         _KEYS_RequestPermissionOutcomeCancelled,
+        1,
     ),
     "selected": (
         _decode_SelectedPermissionOutcome,
         RequestPermissionOutcomeSelected,
         _KEYS_RequestPermissionOutcomeSelected,
+        2,
     ),
 }
 
@@ -11628,8 +11862,8 @@ def _decode_RequestPermissionOutcome(data: Any, ctx: _rt.Context, path: _rt.Path
         tag = data.get("outcome", _rt.MISSING)
         variant = _VARIANTS_RequestPermissionOutcome.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: RequestPermissionOutcome = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: RequestPermissionOutcome = decoder(data, ctx, path, cls, known, proven)
             return decoded
         raise DecodeError((path, "outcome"), "one of 'cancelled', 'selected'", tag)
     raise DecodeError(path, "RequestPermissionOutcome (an object)", data)
@@ -11654,16 +11888,19 @@ _VARIANTS_CreateElicitationResponseAction: Final[dict[str, _rt.TaggedVariant]] =
         _decode_ElicitationAcceptAction,
         CreateElicitationResponseActionAccept,
         _KEYS_CreateElicitationResponseActionAccept,
+        1,
     ),
     "decline": (
         _decode_CreateElicitationResponseActionDecline,
         CreateElicitationResponseActionDecline,
         _KEYS_CreateElicitationResponseActionDecline,
+        1,
     ),
     "cancel": (
         _decode_CreateElicitationResponseActionCancel,
         CreateElicitationResponseActionCancel,
         _KEYS_CreateElicitationResponseActionCancel,
+        1,
     ),
 }
 
@@ -11675,8 +11912,8 @@ def _decode_CreateElicitationResponseAction(
         tag = data.get("action", _rt.MISSING)
         variant = _VARIANTS_CreateElicitationResponseAction.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: CreateElicitationResponseAction = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: CreateElicitationResponseAction = decoder(data, ctx, path, cls, known, proven)
             return decoded
         if type(tag) is str:
             return _decode_CreateElicitationResponseActionOther(data, ctx, path)
