@@ -276,7 +276,12 @@ def _decode_list_of_ToolCallContent_skip_invalid(data: Any, ctx: _rt.Context, pa
     append = result.append
     for index, item in enumerate(data):
         try:
-            item = _decode_ToolCallContent(item, ctx, (path, index))
+            tag = item.get("type") if type(item) is dict else None
+            variant = _VARIANTS_ToolCallContent.get(tag) if type(tag) is str else None
+            if variant is None:
+                item = _decode_ToolCallContent(item, ctx, (path, index))
+            else:
+                item = variant[0](item, ctx, (path, index), variant[1], variant[2], variant[3])
         except DecodeError as error:
             ctx.skip(error)
             continue
@@ -351,7 +356,12 @@ def _decode_map_of_ElicitationPropertySchema(
     for key, item in data.items():
         if type(key) is not str:
             raise DecodeError(path, "an object with string keys", data)
-        item = _decode_ElicitationPropertySchema(item, ctx, (path, key))
+        tag = item.get("type") if type(item) is dict else None
+        variant = _VARIANTS_ElicitationPropertySchema.get(tag) if type(tag) is str else None
+        if variant is None:
+            item = _decode_ElicitationPropertySchema(item, ctx, (path, key))
+        else:
+            item = variant[0](item, ctx, (path, key), variant[1], variant[2], variant[3])
         result[key] = item
     return result
 
@@ -540,7 +550,12 @@ def _decode_list_of_ContentBlock_skip_invalid(data: Any, ctx: _rt.Context, path:
     append = result.append
     for index, item in enumerate(data):
         try:
-            item = _decode_ContentBlock(item, ctx, (path, index))
+            tag = item.get("type") if type(item) is dict else None
+            variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+            if variant is None:
+                item = _decode_ContentBlock(item, ctx, (path, index))
+            else:
+                item = variant[0](item, ctx, (path, index), variant[1], variant[2], variant[3])
         except DecodeError as error:
             ctx.skip(error)
             continue
@@ -576,7 +591,12 @@ def _decode_list_of_ContentBlock(data: Any, ctx: _rt.Context, path: _rt.Path) ->
     result: list[Any] = []
     append = result.append
     for index, item in enumerate(data):
-        item = _decode_ContentBlock(item, ctx, (path, index))
+        tag = item.get("type") if type(item) is dict else None
+        variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+        if variant is None:
+            item = _decode_ContentBlock(item, ctx, (path, index))
+        else:
+            item = variant[0](item, ctx, (path, index), variant[1], variant[2], variant[3])
         append(item)
     return result
 
@@ -769,11 +789,12 @@ def _decode_AgentRequest(
     path: _rt.Path,
     cls: type[AgentRequest] = AgentRequest,
     known: frozenset[str] = _KEYS_AgentRequest,
+    proven: int = 2,
 ) -> AgentRequest:
     if type(data) is not dict:
         raise DecodeError(path, "AgentRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("id", UNDEFINED)
         r1 = data.get("method", UNDEFINED)
         if not (r0 is UNDEFINED or type(r1) is not str):
@@ -800,7 +821,7 @@ def _decode_AgentRequest(
         v = _decode_AgentRequestParams(v, ctx, (path, "params"))
     obj.params = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AgentRequest = obj
     return decoded
@@ -830,11 +851,12 @@ def _decode_WriteTextFileRequest(
     path: _rt.Path,
     cls: type[WriteTextFileRequest] = WriteTextFileRequest,
     known: frozenset[str] = _KEYS_WriteTextFileRequest,
+    proven: int = 3,
 ) -> WriteTextFileRequest:
     if type(data) is not dict:
         raise DecodeError(path, "WriteTextFileRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("path", UNDEFINED)
         r2 = data.get("content", UNDEFINED)
@@ -866,7 +888,7 @@ def _decode_WriteTextFileRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: WriteTextFileRequest = obj
     return decoded
@@ -898,11 +920,12 @@ def _decode_ReadTextFileRequest(
     path: _rt.Path,
     cls: type[ReadTextFileRequest] = ReadTextFileRequest,
     known: frozenset[str] = _KEYS_ReadTextFileRequest,
+    proven: int = 2,
 ) -> ReadTextFileRequest:
     if type(data) is not dict:
         raise DecodeError(path, "ReadTextFileRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 3:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("path", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -938,7 +961,7 @@ def _decode_ReadTextFileRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ReadTextFileRequest = obj
     return decoded
@@ -974,11 +997,12 @@ def _decode_RequestPermissionRequest(
     path: _rt.Path,
     cls: type[RequestPermissionRequest] = RequestPermissionRequest,
     known: frozenset[str] = _KEYS_RequestPermissionRequest,
+    proven: int = 3,
 ) -> RequestPermissionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("toolCall", UNDEFINED)
         r2 = data.get("options", UNDEFINED)
@@ -1014,7 +1038,7 @@ def _decode_RequestPermissionRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: RequestPermissionRequest = obj
     return decoded
@@ -1059,11 +1083,12 @@ def _decode_ToolCallUpdate(
     path: _rt.Path,
     cls: type[ToolCallUpdate] = ToolCallUpdate,
     known: frozenset[str] = _KEYS_ToolCallUpdate,
+    proven: int = 1,
 ) -> ToolCallUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 9:
+    if len(data) == proven:
         r0 = data.get("toolCallId", UNDEFINED)
         if type(r0) is str:
             obj.tool_call_id = r0
@@ -1141,7 +1166,7 @@ def _decode_ToolCallUpdate(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 9 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ToolCallUpdate = obj
     return decoded
@@ -1194,14 +1219,20 @@ def _decode_Content(
     path: _rt.Path,
     cls: type[Content] = Content,
     known: frozenset[str] = _KEYS_Content,
+    proven: int = 1,
 ) -> Content:
     if type(data) is not dict:
         raise DecodeError(path, "Content (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("content", UNDEFINED)
         if r0 is not UNDEFINED:
-            r0 = _decode_ContentBlock(r0, ctx, (path, "content"))
+            tag = r0.get("type") if type(r0) is dict else None
+            variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+            if variant is None:
+                r0 = _decode_ContentBlock(r0, ctx, (path, "content"))
+            else:
+                r0 = variant[0](r0, ctx, (path, "content"), variant[1], variant[2], variant[3])
             obj.content = r0
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -1210,7 +1241,12 @@ def _decode_Content(
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
-    v = _decode_ContentBlock(v, ctx, (path, "content"))
+    tag = v.get("type") if type(v) is dict else None
+    variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+    if variant is None:
+        v = _decode_ContentBlock(v, ctx, (path, "content"))
+    else:
+        v = variant[0](v, ctx, (path, "content"), variant[1], variant[2], variant[3])
     obj.content = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -1220,7 +1256,7 @@ def _decode_Content(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Content = obj
     return decoded
@@ -1249,12 +1285,13 @@ def _decode_ToolCallContentContent(
     path: _rt.Path,
     cls: type[ToolCallContentContent] = ToolCallContentContent,
     known: frozenset[str] = _KEYS_ToolCallContentContent,
+    proven: int = 2,
 ) -> ToolCallContentContent:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallContentContent (an object)", data)
     if data.get("type", _rt.MISSING) != "content":
         raise DecodeError((path, "type"), '"content"', data.get("type", _rt.MISSING))
-    return cast(ToolCallContentContent, _decode_Content(data, ctx, path, cls, known))
+    return cast(ToolCallContentContent, _decode_Content(data, ctx, path, cls, known, proven))
 
 
 def _encode_ToolCallContentContent(obj: ToolCallContentContent) -> dict[str, Any]:
@@ -1270,11 +1307,12 @@ def _decode_Diff(
     path: _rt.Path,
     cls: type[Diff] = Diff,
     known: frozenset[str] = _KEYS_Diff,
+    proven: int = 2,
 ) -> Diff:
     if type(data) is not dict:
         raise DecodeError(path, "Diff (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("path", UNDEFINED)
         r1 = data.get("newText", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -1305,7 +1343,7 @@ def _decode_Diff(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Diff = obj
     return decoded
@@ -1339,12 +1377,13 @@ def _decode_ToolCallContentDiff(
     path: _rt.Path,
     cls: type[ToolCallContentDiff] = ToolCallContentDiff,
     known: frozenset[str] = _KEYS_ToolCallContentDiff,
+    proven: int = 3,
 ) -> ToolCallContentDiff:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallContentDiff (an object)", data)
     if data.get("type", _rt.MISSING) != "diff":
         raise DecodeError((path, "type"), '"diff"', data.get("type", _rt.MISSING))
-    return cast(ToolCallContentDiff, _decode_Diff(data, ctx, path, cls, known))
+    return cast(ToolCallContentDiff, _decode_Diff(data, ctx, path, cls, known, proven))
 
 
 def _encode_ToolCallContentDiff(obj: ToolCallContentDiff) -> dict[str, Any]:
@@ -1360,11 +1399,12 @@ def _decode_Terminal(
     path: _rt.Path,
     cls: type[Terminal] = Terminal,
     known: frozenset[str] = _KEYS_Terminal,
+    proven: int = 1,
 ) -> Terminal:
     if type(data) is not dict:
         raise DecodeError(path, "Terminal (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("terminalId", UNDEFINED)
         if type(r0) is str:
             obj.terminal_id = r0
@@ -1384,7 +1424,7 @@ def _decode_Terminal(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Terminal = obj
     return decoded
@@ -1413,12 +1453,13 @@ def _decode_ToolCallContentTerminal(
     path: _rt.Path,
     cls: type[ToolCallContentTerminal] = ToolCallContentTerminal,
     known: frozenset[str] = _KEYS_ToolCallContentTerminal,
+    proven: int = 2,
 ) -> ToolCallContentTerminal:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallContentTerminal (an object)", data)
     if data.get("type", _rt.MISSING) != "terminal":
         raise DecodeError((path, "type"), '"terminal"', data.get("type", _rt.MISSING))
-    return cast(ToolCallContentTerminal, _decode_Terminal(data, ctx, path, cls, known))
+    return cast(ToolCallContentTerminal, _decode_Terminal(data, ctx, path, cls, known, proven))
 
 
 def _encode_ToolCallContentTerminal(obj: ToolCallContentTerminal) -> dict[str, Any]:
@@ -1434,11 +1475,12 @@ def _decode_TextContent(
     path: _rt.Path,
     cls: type[TextContent] = TextContent,
     known: frozenset[str] = _KEYS_TextContent,
+    proven: int = 1,
 ) -> TextContent:
     if type(data) is not dict:
         raise DecodeError(path, "TextContent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("text", UNDEFINED)
         if type(r0) is str:
             obj.annotations = UNDEFINED
@@ -1466,7 +1508,7 @@ def _decode_TextContent(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: TextContent = obj
     return decoded
@@ -1498,12 +1540,13 @@ def _decode_ContentBlockText(
     path: _rt.Path,
     cls: type[ContentBlockText] = ContentBlockText,
     known: frozenset[str] = _KEYS_ContentBlockText,
+    proven: int = 2,
 ) -> ContentBlockText:
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockText (an object)", data)
     if data.get("type", _rt.MISSING) != "text":
         raise DecodeError((path, "type"), '"text"', data.get("type", _rt.MISSING))
-    return cast(ContentBlockText, _decode_TextContent(data, ctx, path, cls, known))
+    return cast(ContentBlockText, _decode_TextContent(data, ctx, path, cls, known, proven))
 
 
 def _encode_ContentBlockText(obj: ContentBlockText) -> dict[str, Any]:
@@ -1519,11 +1562,12 @@ def _decode_ImageContent(
     path: _rt.Path,
     cls: type[ImageContent] = ImageContent,
     known: frozenset[str] = _KEYS_ImageContent,
+    proven: int = 2,
 ) -> ImageContent:
     if type(data) is not dict:
         raise DecodeError(path, "ImageContent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 3:
+    if len(data) == proven:
         r0 = data.get("data", UNDEFINED)
         r1 = data.get("mimeType", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -1562,7 +1606,7 @@ def _decode_ImageContent(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ImageContent = obj
     return decoded
@@ -1599,12 +1643,13 @@ def _decode_ContentBlockImage(
     path: _rt.Path,
     cls: type[ContentBlockImage] = ContentBlockImage,
     known: frozenset[str] = _KEYS_ContentBlockImage,
+    proven: int = 3,
 ) -> ContentBlockImage:
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockImage (an object)", data)
     if data.get("type", _rt.MISSING) != "image":
         raise DecodeError((path, "type"), '"image"', data.get("type", _rt.MISSING))
-    return cast(ContentBlockImage, _decode_ImageContent(data, ctx, path, cls, known))
+    return cast(ContentBlockImage, _decode_ImageContent(data, ctx, path, cls, known, proven))
 
 
 def _encode_ContentBlockImage(obj: ContentBlockImage) -> dict[str, Any]:
@@ -1620,11 +1665,12 @@ def _decode_AudioContent(
     path: _rt.Path,
     cls: type[AudioContent] = AudioContent,
     known: frozenset[str] = _KEYS_AudioContent,
+    proven: int = 2,
 ) -> AudioContent:
     if type(data) is not dict:
         raise DecodeError(path, "AudioContent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("data", UNDEFINED)
         r1 = data.get("mimeType", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -1658,7 +1704,7 @@ def _decode_AudioContent(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AudioContent = obj
     return decoded
@@ -1692,12 +1738,13 @@ def _decode_ContentBlockAudio(
     path: _rt.Path,
     cls: type[ContentBlockAudio] = ContentBlockAudio,
     known: frozenset[str] = _KEYS_ContentBlockAudio,
+    proven: int = 3,
 ) -> ContentBlockAudio:
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockAudio (an object)", data)
     if data.get("type", _rt.MISSING) != "audio":
         raise DecodeError((path, "type"), '"audio"', data.get("type", _rt.MISSING))
-    return cast(ContentBlockAudio, _decode_AudioContent(data, ctx, path, cls, known))
+    return cast(ContentBlockAudio, _decode_AudioContent(data, ctx, path, cls, known, proven))
 
 
 def _encode_ContentBlockAudio(obj: ContentBlockAudio) -> dict[str, Any]:
@@ -1724,11 +1771,12 @@ def _decode_ResourceLink(
     path: _rt.Path,
     cls: type[ResourceLink] = ResourceLink,
     known: frozenset[str] = _KEYS_ResourceLink,
+    proven: int = 2,
 ) -> ResourceLink:
     if type(data) is not dict:
         raise DecodeError(path, "ResourceLink (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 6:
+    if len(data) == proven:
         r0 = data.get("name", UNDEFINED)
         r1 = data.get("uri", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -1789,7 +1837,7 @@ def _decode_ResourceLink(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 6 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ResourceLink = obj
     return decoded
@@ -1847,12 +1895,13 @@ def _decode_ContentBlockResourceLink(
     path: _rt.Path,
     cls: type[ContentBlockResourceLink] = ContentBlockResourceLink,
     known: frozenset[str] = _KEYS_ContentBlockResourceLink,
+    proven: int = 3,
 ) -> ContentBlockResourceLink:
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockResourceLink (an object)", data)
     if data.get("type", _rt.MISSING) != "resource_link":
         raise DecodeError((path, "type"), '"resource_link"', data.get("type", _rt.MISSING))
-    return cast(ContentBlockResourceLink, _decode_ResourceLink(data, ctx, path, cls, known))
+    return cast(ContentBlockResourceLink, _decode_ResourceLink(data, ctx, path, cls, known, proven))
 
 
 def _encode_ContentBlockResourceLink(obj: ContentBlockResourceLink) -> dict[str, Any]:
@@ -1868,11 +1917,12 @@ def _decode_EmbeddedResource(
     path: _rt.Path,
     cls: type[EmbeddedResource] = EmbeddedResource,
     known: frozenset[str] = _KEYS_EmbeddedResource,
+    proven: int = 1,
 ) -> EmbeddedResource:
     if type(data) is not dict:
         raise DecodeError(path, "EmbeddedResource (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("resource", UNDEFINED)
         if r0 is not UNDEFINED:
             obj.annotations = UNDEFINED
@@ -1902,7 +1952,7 @@ def _decode_EmbeddedResource(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: EmbeddedResource = obj
     return decoded
@@ -1934,12 +1984,13 @@ def _decode_ContentBlockResource(
     path: _rt.Path,
     cls: type[ContentBlockResource] = ContentBlockResource,
     known: frozenset[str] = _KEYS_ContentBlockResource,
+    proven: int = 2,
 ) -> ContentBlockResource:
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockResource (an object)", data)
     if data.get("type", _rt.MISSING) != "resource":
         raise DecodeError((path, "type"), '"resource"', data.get("type", _rt.MISSING))
-    return cast(ContentBlockResource, _decode_EmbeddedResource(data, ctx, path, cls, known))
+    return cast(ContentBlockResource, _decode_EmbeddedResource(data, ctx, path, cls, known, proven))
 
 
 def _encode_ContentBlockResource(obj: ContentBlockResource) -> dict[str, Any]:
@@ -1955,6 +2006,7 @@ def _decode_Annotations(
     path: _rt.Path,
     cls: type[Annotations] = Annotations,
     known: frozenset[str] = _KEYS_Annotations,
+    proven: int = 0,
 ) -> Annotations:
     if type(data) is not dict:
         raise DecodeError(path, "Annotations (an object)", data)
@@ -1985,7 +2037,7 @@ def _decode_Annotations(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Annotations = obj
     return decoded
@@ -2022,11 +2074,12 @@ def _decode_TextResourceContents(
     path: _rt.Path,
     cls: type[TextResourceContents] = TextResourceContents,
     known: frozenset[str] = _KEYS_TextResourceContents,
+    proven: int = 2,
 ) -> TextResourceContents:
     if type(data) is not dict:
         raise DecodeError(path, "TextResourceContents (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("text", UNDEFINED)
         r1 = data.get("uri", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -2057,7 +2110,7 @@ def _decode_TextResourceContents(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: TextResourceContents = obj
     return decoded
@@ -2090,11 +2143,12 @@ def _decode_BlobResourceContents(
     path: _rt.Path,
     cls: type[BlobResourceContents] = BlobResourceContents,
     known: frozenset[str] = _KEYS_BlobResourceContents,
+    proven: int = 2,
 ) -> BlobResourceContents:
     if type(data) is not dict:
         raise DecodeError(path, "BlobResourceContents (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("blob", UNDEFINED)
         r1 = data.get("uri", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -2125,7 +2179,7 @@ def _decode_BlobResourceContents(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: BlobResourceContents = obj
     return decoded
@@ -2158,11 +2212,12 @@ def _decode_ToolCallLocation(
     path: _rt.Path,
     cls: type[ToolCallLocation] = ToolCallLocation,
     known: frozenset[str] = _KEYS_ToolCallLocation,
+    proven: int = 1,
 ) -> ToolCallLocation:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallLocation (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("path", UNDEFINED)
         if type(r0) is str:
             obj.path = r0
@@ -2190,7 +2245,7 @@ def _decode_ToolCallLocation(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ToolCallLocation = obj
     return decoded
@@ -2221,11 +2276,12 @@ def _decode_PermissionOption(
     path: _rt.Path,
     cls: type[PermissionOption] = PermissionOption,
     known: frozenset[str] = _KEYS_PermissionOption,
+    proven: int = 3,
 ) -> PermissionOption:
     if type(data) is not dict:
         raise DecodeError(path, "PermissionOption (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("optionId", UNDEFINED)
         r1 = data.get("name", UNDEFINED)
         r2 = data.get("kind", UNDEFINED)
@@ -2265,7 +2321,7 @@ def _decode_PermissionOption(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: PermissionOption = obj
     return decoded
@@ -2307,11 +2363,12 @@ def _decode_CreateTerminalRequest(
     path: _rt.Path,
     cls: type[CreateTerminalRequest] = CreateTerminalRequest,
     known: frozenset[str] = _KEYS_CreateTerminalRequest,
+    proven: int = 2,
 ) -> CreateTerminalRequest:
     if type(data) is not dict:
         raise DecodeError(path, "CreateTerminalRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 5:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("command", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -2361,7 +2418,7 @@ def _decode_CreateTerminalRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 5 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CreateTerminalRequest = obj
     return decoded
@@ -2403,11 +2460,12 @@ def _decode_EnvVariable(
     path: _rt.Path,
     cls: type[EnvVariable] = EnvVariable,
     known: frozenset[str] = _KEYS_EnvVariable,
+    proven: int = 2,
 ) -> EnvVariable:
     if type(data) is not dict:
         raise DecodeError(path, "EnvVariable (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("name", UNDEFINED)
         r1 = data.get("value", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -2433,7 +2491,7 @@ def _decode_EnvVariable(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: EnvVariable = obj
     return decoded
@@ -2463,11 +2521,12 @@ def _decode_TerminalOutputRequest(
     path: _rt.Path,
     cls: type[TerminalOutputRequest] = TerminalOutputRequest,
     known: frozenset[str] = _KEYS_TerminalOutputRequest,
+    proven: int = 2,
 ) -> TerminalOutputRequest:
     if type(data) is not dict:
         raise DecodeError(path, "TerminalOutputRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("terminalId", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -2493,7 +2552,7 @@ def _decode_TerminalOutputRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: TerminalOutputRequest = obj
     return decoded
@@ -2523,11 +2582,12 @@ def _decode_ReleaseTerminalRequest(
     path: _rt.Path,
     cls: type[ReleaseTerminalRequest] = ReleaseTerminalRequest,
     known: frozenset[str] = _KEYS_ReleaseTerminalRequest,
+    proven: int = 2,
 ) -> ReleaseTerminalRequest:
     if type(data) is not dict:
         raise DecodeError(path, "ReleaseTerminalRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("terminalId", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -2553,7 +2613,7 @@ def _decode_ReleaseTerminalRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ReleaseTerminalRequest = obj
     return decoded
@@ -2583,11 +2643,12 @@ def _decode_WaitForTerminalExitRequest(
     path: _rt.Path,
     cls: type[WaitForTerminalExitRequest] = WaitForTerminalExitRequest,
     known: frozenset[str] = _KEYS_WaitForTerminalExitRequest,
+    proven: int = 2,
 ) -> WaitForTerminalExitRequest:
     if type(data) is not dict:
         raise DecodeError(path, "WaitForTerminalExitRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("terminalId", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -2613,7 +2674,7 @@ def _decode_WaitForTerminalExitRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: WaitForTerminalExitRequest = obj
     return decoded
@@ -2643,11 +2704,12 @@ def _decode_KillTerminalRequest(
     path: _rt.Path,
     cls: type[KillTerminalRequest] = KillTerminalRequest,
     known: frozenset[str] = _KEYS_KillTerminalRequest,
+    proven: int = 2,
 ) -> KillTerminalRequest:
     if type(data) is not dict:
         raise DecodeError(path, "KillTerminalRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("terminalId", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -2673,7 +2735,7 @@ def _decode_KillTerminalRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: KillTerminalRequest = obj
     return decoded
@@ -2703,6 +2765,7 @@ def _decode_ElicitationFormMode(
     path: _rt.Path,
     cls: type[ElicitationFormMode] = ElicitationFormMode,
     known: frozenset[str] = _KEYS_ElicitationFormMode,
+    proven: int = 1,
 ) -> ElicitationFormMode:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationFormMode (an object)", data)
@@ -2712,7 +2775,9 @@ def _decode_ElicitationFormMode(
         raise DecodeError((path, "requestedSchema"), "a value (required)", _rt.MISSING)
     v = _decode_ElicitationSchema(v, ctx, (path, "requestedSchema"))
     obj.requested_schema = v
-    rest = {key: value for key, value in data.items() if key not in known}
+    rest = data.copy()
+    for key in known:
+        rest.pop(key, None)
     obj.variant = _decode_ElicitationFormModeVariant(rest, ctx, path)
     decoded: ElicitationFormMode = obj
     return decoded
@@ -2737,12 +2802,13 @@ def _decode_CreateElicitationRequestModeForm(
     path: _rt.Path,
     cls: type[CreateElicitationRequestModeForm] = CreateElicitationRequestModeForm,
     known: frozenset[str] = _KEYS_CreateElicitationRequestModeForm,
+    proven: int = 2,
 ) -> CreateElicitationRequestModeForm:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationRequestModeForm (an object)", data)
     if data.get("mode", _rt.MISSING) != "form":
         raise DecodeError((path, "mode"), '"form"', data.get("mode", _rt.MISSING))
-    return cast(CreateElicitationRequestModeForm, _decode_ElicitationFormMode(data, ctx, path, cls, known))
+    return cast(CreateElicitationRequestModeForm, _decode_ElicitationFormMode(data, ctx, path, cls, known, proven))
 
 
 def _encode_CreateElicitationRequestModeForm(obj: CreateElicitationRequestModeForm) -> dict[str, Any]:
@@ -2758,6 +2824,7 @@ def _decode_ElicitationUrlMode(
     path: _rt.Path,
     cls: type[ElicitationUrlMode] = ElicitationUrlMode,
     known: frozenset[str] = _KEYS_ElicitationUrlMode,
+    proven: int = 2,
 ) -> ElicitationUrlMode:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationUrlMode (an object)", data)
@@ -2770,7 +2837,9 @@ def _decode_ElicitationUrlMode(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "url"), "string")
     obj.url = v
-    rest = {key: value for key, value in data.items() if key not in known}
+    rest = data.copy()
+    for key in known:
+        rest.pop(key, None)
     obj.variant = _decode_ElicitationUrlModeVariant(rest, ctx, path)
     decoded: ElicitationUrlMode = obj
     return decoded
@@ -2797,12 +2866,13 @@ def _decode_CreateElicitationRequestModeUrl(
     path: _rt.Path,
     cls: type[CreateElicitationRequestModeUrl] = CreateElicitationRequestModeUrl,
     known: frozenset[str] = _KEYS_CreateElicitationRequestModeUrl,
+    proven: int = 3,
 ) -> CreateElicitationRequestModeUrl:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationRequestModeUrl (an object)", data)
     if data.get("mode", _rt.MISSING) != "url":
         raise DecodeError((path, "mode"), '"url"', data.get("mode", _rt.MISSING))
-    return cast(CreateElicitationRequestModeUrl, _decode_ElicitationUrlMode(data, ctx, path, cls, known))
+    return cast(CreateElicitationRequestModeUrl, _decode_ElicitationUrlMode(data, ctx, path, cls, known, proven))
 
 
 def _encode_CreateElicitationRequestModeUrl(obj: CreateElicitationRequestModeUrl) -> dict[str, Any]:
@@ -2818,6 +2888,7 @@ def _decode_CreateElicitationRequestModeOther(
     path: _rt.Path,
     cls: type[CreateElicitationRequestModeOther] = CreateElicitationRequestModeOther,
     known: frozenset[str] = _KEYS_CreateElicitationRequestModeOther,
+    proven: int = 1,
 ) -> CreateElicitationRequestModeOther:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationRequestModeOther (an object)", data)
@@ -2826,7 +2897,9 @@ def _decode_CreateElicitationRequestModeOther(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "mode"), "string")
     obj.mode = v
-    rest = {key: value for key, value in data.items() if key not in known}
+    rest = data.copy()
+    for key in known:
+        rest.pop(key, None)
     obj.variant = _decode_CreateElicitationRequestModeOtherVariant(rest, ctx, path)
     decoded: CreateElicitationRequestModeOther = obj
     return decoded
@@ -2850,6 +2923,7 @@ def _decode_CreateElicitationRequest(
     path: _rt.Path,
     cls: type[CreateElicitationRequest] = CreateElicitationRequest,
     known: frozenset[str] = _KEYS_CreateElicitationRequest,
+    proven: int = 1,
 ) -> CreateElicitationRequest:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationRequest (an object)", data)
@@ -2865,7 +2939,9 @@ def _decode_CreateElicitationRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
-    rest = {key: value for key, value in data.items() if key not in known}
+    rest = data.copy()
+    for key in known:
+        rest.pop(key, None)
     obj.mode = _decode_CreateElicitationRequestMode(rest, ctx, path)
     decoded: CreateElicitationRequest = obj
     return decoded
@@ -2892,11 +2968,12 @@ def _decode_ElicitationSessionScope(
     path: _rt.Path,
     cls: type[ElicitationSessionScope] = ElicitationSessionScope,
     known: frozenset[str] = _KEYS_ElicitationSessionScope,
+    proven: int = 1,
 ) -> ElicitationSessionScope:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationSessionScope (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         if type(r0) is str:
             obj.session_id = r0
@@ -2913,7 +2990,7 @@ def _decode_ElicitationSessionScope(
         v = ctx.salvage(DecodeError((path, "toolCallId"), "string", v), UNDEFINED)
     obj.tool_call_id = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ElicitationSessionScope = obj
     return decoded
@@ -2941,6 +3018,7 @@ def _decode_ElicitationRequestScope(
     path: _rt.Path,
     cls: type[ElicitationRequestScope] = ElicitationRequestScope,
     known: frozenset[str] = _KEYS_ElicitationRequestScope,
+    proven: int = 1,
 ) -> ElicitationRequestScope:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationRequestScope (an object)", data)
@@ -2952,7 +3030,7 @@ def _decode_ElicitationRequestScope(
         v = _decode_RequestIdValue(v, ctx, (path, "requestId"))
     obj.request_id = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ElicitationRequestScope = obj
     return decoded
@@ -2977,6 +3055,7 @@ def _decode_ElicitationSchema(
     path: _rt.Path,
     cls: type[ElicitationSchema] = ElicitationSchema,
     known: frozenset[str] = _KEYS_ElicitationSchema,
+    proven: int = 0,
 ) -> ElicitationSchema:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationSchema (an object)", data)
@@ -3015,7 +3094,7 @@ def _decode_ElicitationSchema(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 6 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ElicitationSchema = obj
     return decoded
@@ -3074,6 +3153,7 @@ def _decode_StringPropertySchema(
     path: _rt.Path,
     cls: type[StringPropertySchema] = StringPropertySchema,
     known: frozenset[str] = _KEYS_StringPropertySchema,
+    proven: int = 0,
 ) -> StringPropertySchema:
     if type(data) is not dict:
         raise DecodeError(path, "StringPropertySchema (an object)", data)
@@ -3125,7 +3205,7 @@ def _decode_StringPropertySchema(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 10 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: StringPropertySchema = obj
     return decoded
@@ -3193,12 +3273,13 @@ def _decode_ElicitationPropertySchemaString(
     path: _rt.Path,
     cls: type[ElicitationPropertySchemaString] = ElicitationPropertySchemaString,
     known: frozenset[str] = _KEYS_ElicitationPropertySchemaString,
+    proven: int = 1,
 ) -> ElicitationPropertySchemaString:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaString (an object)", data)
     if data.get("type", _rt.MISSING) != "string":
         raise DecodeError((path, "type"), '"string"', data.get("type", _rt.MISSING))
-    return cast(ElicitationPropertySchemaString, _decode_StringPropertySchema(data, ctx, path, cls, known))
+    return cast(ElicitationPropertySchemaString, _decode_StringPropertySchema(data, ctx, path, cls, known, proven))
 
 
 def _encode_ElicitationPropertySchemaString(obj: ElicitationPropertySchemaString) -> dict[str, Any]:
@@ -3214,6 +3295,7 @@ def _decode_NumberPropertySchema(
     path: _rt.Path,
     cls: type[NumberPropertySchema] = NumberPropertySchema,
     known: frozenset[str] = _KEYS_NumberPropertySchema,
+    proven: int = 0,
 ) -> NumberPropertySchema:
     if type(data) is not dict:
         raise DecodeError(path, "NumberPropertySchema (an object)", data)
@@ -3249,7 +3331,7 @@ def _decode_NumberPropertySchema(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 6 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: NumberPropertySchema = obj
     return decoded
@@ -3301,12 +3383,13 @@ def _decode_ElicitationPropertySchemaNumber(
     path: _rt.Path,
     cls: type[ElicitationPropertySchemaNumber] = ElicitationPropertySchemaNumber,
     known: frozenset[str] = _KEYS_ElicitationPropertySchemaNumber,
+    proven: int = 1,
 ) -> ElicitationPropertySchemaNumber:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaNumber (an object)", data)
     if data.get("type", _rt.MISSING) != "number":
         raise DecodeError((path, "type"), '"number"', data.get("type", _rt.MISSING))
-    return cast(ElicitationPropertySchemaNumber, _decode_NumberPropertySchema(data, ctx, path, cls, known))
+    return cast(ElicitationPropertySchemaNumber, _decode_NumberPropertySchema(data, ctx, path, cls, known, proven))
 
 
 def _encode_ElicitationPropertySchemaNumber(obj: ElicitationPropertySchemaNumber) -> dict[str, Any]:
@@ -3322,6 +3405,7 @@ def _decode_IntegerPropertySchema(
     path: _rt.Path,
     cls: type[IntegerPropertySchema] = IntegerPropertySchema,
     known: frozenset[str] = _KEYS_IntegerPropertySchema,
+    proven: int = 0,
 ) -> IntegerPropertySchema:
     if type(data) is not dict:
         raise DecodeError(path, "IntegerPropertySchema (an object)", data)
@@ -3369,7 +3453,7 @@ def _decode_IntegerPropertySchema(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 6 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: IntegerPropertySchema = obj
     return decoded
@@ -3421,12 +3505,13 @@ def _decode_ElicitationPropertySchemaInteger(
     path: _rt.Path,
     cls: type[ElicitationPropertySchemaInteger] = ElicitationPropertySchemaInteger,
     known: frozenset[str] = _KEYS_ElicitationPropertySchemaInteger,
+    proven: int = 1,
 ) -> ElicitationPropertySchemaInteger:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaInteger (an object)", data)
     if data.get("type", _rt.MISSING) != "integer":
         raise DecodeError((path, "type"), '"integer"', data.get("type", _rt.MISSING))
-    return cast(ElicitationPropertySchemaInteger, _decode_IntegerPropertySchema(data, ctx, path, cls, known))
+    return cast(ElicitationPropertySchemaInteger, _decode_IntegerPropertySchema(data, ctx, path, cls, known, proven))
 
 
 def _encode_ElicitationPropertySchemaInteger(obj: ElicitationPropertySchemaInteger) -> dict[str, Any]:
@@ -3442,6 +3527,7 @@ def _decode_BooleanPropertySchema(
     path: _rt.Path,
     cls: type[BooleanPropertySchema] = BooleanPropertySchema,
     known: frozenset[str] = _KEYS_BooleanPropertySchema,
+    proven: int = 0,
 ) -> BooleanPropertySchema:
     if type(data) is not dict:
         raise DecodeError(path, "BooleanPropertySchema (an object)", data)
@@ -3466,7 +3552,7 @@ def _decode_BooleanPropertySchema(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: BooleanPropertySchema = obj
     return decoded
@@ -3502,12 +3588,13 @@ def _decode_ElicitationPropertySchemaBoolean(
     path: _rt.Path,
     cls: type[ElicitationPropertySchemaBoolean] = ElicitationPropertySchemaBoolean,
     known: frozenset[str] = _KEYS_ElicitationPropertySchemaBoolean,
+    proven: int = 1,
 ) -> ElicitationPropertySchemaBoolean:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaBoolean (an object)", data)
     if data.get("type", _rt.MISSING) != "boolean":
         raise DecodeError((path, "type"), '"boolean"', data.get("type", _rt.MISSING))
-    return cast(ElicitationPropertySchemaBoolean, _decode_BooleanPropertySchema(data, ctx, path, cls, known))
+    return cast(ElicitationPropertySchemaBoolean, _decode_BooleanPropertySchema(data, ctx, path, cls, known, proven))
 
 
 def _encode_ElicitationPropertySchemaBoolean(obj: ElicitationPropertySchemaBoolean) -> dict[str, Any]:
@@ -3533,11 +3620,12 @@ def _decode_MultiSelectPropertySchema(
     path: _rt.Path,
     cls: type[MultiSelectPropertySchema] = MultiSelectPropertySchema,
     known: frozenset[str] = _KEYS_MultiSelectPropertySchema,
+    proven: int = 1,
 ) -> MultiSelectPropertySchema:
     if type(data) is not dict:
         raise DecodeError(path, "MultiSelectPropertySchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 6:
+    if len(data) == proven:
         r0 = data.get("items", UNDEFINED)
         if r0 is not UNDEFINED:
             obj.title = UNDEFINED
@@ -3587,7 +3675,7 @@ def _decode_MultiSelectPropertySchema(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 6 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: MultiSelectPropertySchema = obj
     return decoded
@@ -3646,12 +3734,13 @@ def _decode_ElicitationPropertySchemaArray(
     path: _rt.Path,
     cls: type[ElicitationPropertySchemaArray] = ElicitationPropertySchemaArray,
     known: frozenset[str] = _KEYS_ElicitationPropertySchemaArray,
+    proven: int = 2,
 ) -> ElicitationPropertySchemaArray:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaArray (an object)", data)
     if data.get("type", _rt.MISSING) != "array":
         raise DecodeError((path, "type"), '"array"', data.get("type", _rt.MISSING))
-    return cast(ElicitationPropertySchemaArray, _decode_MultiSelectPropertySchema(data, ctx, path, cls, known))
+    return cast(ElicitationPropertySchemaArray, _decode_MultiSelectPropertySchema(data, ctx, path, cls, known, proven))
 
 
 def _encode_ElicitationPropertySchemaArray(obj: ElicitationPropertySchemaArray) -> dict[str, Any]:
@@ -3667,6 +3756,7 @@ def _decode_ElicitationPropertySchemaOther(
     path: _rt.Path,
     cls: type[ElicitationPropertySchemaOther] = ElicitationPropertySchemaOther,
     known: frozenset[str] = _KEYS_ElicitationPropertySchemaOther,
+    proven: int = 1,
 ) -> ElicitationPropertySchemaOther:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaOther (an object)", data)
@@ -3676,7 +3766,7 @@ def _decode_ElicitationPropertySchemaOther(
         raise _rt.missing_or_invalid(v, (path, "type"), "string")
     obj.type = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ElicitationPropertySchemaOther = obj
     return decoded
@@ -3701,11 +3791,12 @@ def _decode_EnumOption(
     path: _rt.Path,
     cls: type[EnumOption] = EnumOption,
     known: frozenset[str] = _KEYS_EnumOption,
+    proven: int = 2,
 ) -> EnumOption:
     if type(data) is not dict:
         raise DecodeError(path, "EnumOption (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("const", UNDEFINED)
         r1 = data.get("title", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -3736,7 +3827,7 @@ def _decode_EnumOption(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: EnumOption = obj
     return decoded
@@ -3769,11 +3860,12 @@ def _decode_StringMultiSelectItems(
     path: _rt.Path,
     cls: type[StringMultiSelectItems] = StringMultiSelectItems,
     known: frozenset[str] = _KEYS_StringMultiSelectItems,
+    proven: int = 1,
 ) -> StringMultiSelectItems:
     if type(data) is not dict:
         raise DecodeError(path, "StringMultiSelectItems (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("enum", UNDEFINED)
         if r0 is not UNDEFINED:
             r0 = _decode_list_of_str(r0, ctx, (path, "enum"))
@@ -3795,7 +3887,7 @@ def _decode_StringMultiSelectItems(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: StringMultiSelectItems = obj
     return decoded
@@ -3824,12 +3916,13 @@ def _decode_MultiSelectItemsString(
     path: _rt.Path,
     cls: type[MultiSelectItemsString] = MultiSelectItemsString,
     known: frozenset[str] = _KEYS_MultiSelectItemsString,
+    proven: int = 2,
 ) -> MultiSelectItemsString:
     if type(data) is not dict:
         raise DecodeError(path, "MultiSelectItemsString (an object)", data)
     if data.get("type", _rt.MISSING) != "string":
         raise DecodeError((path, "type"), '"string"', data.get("type", _rt.MISSING))
-    return cast(MultiSelectItemsString, _decode_StringMultiSelectItems(data, ctx, path, cls, known))
+    return cast(MultiSelectItemsString, _decode_StringMultiSelectItems(data, ctx, path, cls, known, proven))
 
 
 def _encode_MultiSelectItemsString(obj: MultiSelectItemsString) -> dict[str, Any]:
@@ -3845,6 +3938,7 @@ def _decode_MultiSelectItemsOther(
     path: _rt.Path,
     cls: type[MultiSelectItemsOther] = MultiSelectItemsOther,
     known: frozenset[str] = _KEYS_MultiSelectItemsOther,
+    proven: int = 1,
 ) -> MultiSelectItemsOther:
     if type(data) is not dict:
         raise DecodeError(path, "MultiSelectItemsOther (an object)", data)
@@ -3854,7 +3948,7 @@ def _decode_MultiSelectItemsOther(
         raise _rt.missing_or_invalid(v, (path, "type"), "string")
     obj.type = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: MultiSelectItemsOther = obj
     return decoded
@@ -3879,11 +3973,12 @@ def _decode_TitledMultiSelectItems(
     path: _rt.Path,
     cls: type[TitledMultiSelectItems] = TitledMultiSelectItems,
     known: frozenset[str] = _KEYS_TitledMultiSelectItems,
+    proven: int = 1,
 ) -> TitledMultiSelectItems:
     if type(data) is not dict:
         raise DecodeError(path, "TitledMultiSelectItems (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("anyOf", UNDEFINED)
         if r0 is not UNDEFINED:
             r0 = _decode_list_of_EnumOption(r0, ctx, (path, "anyOf"))
@@ -3905,7 +4000,7 @@ def _decode_TitledMultiSelectItems(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: TitledMultiSelectItems = obj
     return decoded
@@ -3933,6 +4028,7 @@ def _decode_AgentResponseResult(
     path: _rt.Path,
     cls: type[AgentResponseResult] = AgentResponseResult,
     known: frozenset[str] = _KEYS_AgentResponseResult,
+    proven: int = 2,
 ) -> AgentResponseResult:
     if type(data) is not dict:
         raise DecodeError(path, "AgentResponseResult (an object)", data)
@@ -3949,7 +4045,7 @@ def _decode_AgentResponseResult(
     v = _decode_AgentResponseResultResult(v, ctx, (path, "result"))
     obj.result = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AgentResponseResult = obj
     return decoded
@@ -3976,6 +4072,7 @@ def _decode_AgentResponseError(
     path: _rt.Path,
     cls: type[AgentResponseError] = AgentResponseError,
     known: frozenset[str] = _KEYS_AgentResponseError,
+    proven: int = 2,
 ) -> AgentResponseError:
     if type(data) is not dict:
         raise DecodeError(path, "AgentResponseError (an object)", data)
@@ -3992,7 +4089,7 @@ def _decode_AgentResponseError(
     v = _decode_Error(v, ctx, (path, "error"))
     obj.error = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AgentResponseError = obj
     return decoded
@@ -4027,11 +4124,12 @@ def _decode_InitializeResponse(
     path: _rt.Path,
     cls: type[InitializeResponse] = InitializeResponse,
     known: frozenset[str] = _KEYS_InitializeResponse,
+    proven: int = 1,
 ) -> InitializeResponse:
     if type(data) is not dict:
         raise DecodeError(path, "InitializeResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 4:
+    if len(data) == proven:
         r0 = data.get("protocolVersion", UNDEFINED)
         if r0 is not UNDEFINED:
             if type(r0) is not int or r0 < 0 or r0 > 65535:
@@ -4079,7 +4177,7 @@ def _decode_InitializeResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: InitializeResponse = obj
     return decoded
@@ -4125,6 +4223,7 @@ def _decode_AgentCapabilities(
     path: _rt.Path,
     cls: type[AgentCapabilities] = AgentCapabilities,
     known: frozenset[str] = _KEYS_AgentCapabilities,
+    proven: int = 0,
 ) -> AgentCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "AgentCapabilities (an object)", data)
@@ -4169,7 +4268,7 @@ def _decode_AgentCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 6 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AgentCapabilities = obj
     return decoded
@@ -4210,6 +4309,7 @@ def _decode_PromptCapabilities(
     path: _rt.Path,
     cls: type[PromptCapabilities] = PromptCapabilities,
     known: frozenset[str] = _KEYS_PromptCapabilities,
+    proven: int = 0,
 ) -> PromptCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "PromptCapabilities (an object)", data)
@@ -4234,7 +4334,7 @@ def _decode_PromptCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: PromptCapabilities = obj
     return decoded
@@ -4269,6 +4369,7 @@ def _decode_McpCapabilities(
     path: _rt.Path,
     cls: type[McpCapabilities] = McpCapabilities,
     known: frozenset[str] = _KEYS_McpCapabilities,
+    proven: int = 0,
 ) -> McpCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "McpCapabilities (an object)", data)
@@ -4289,7 +4390,7 @@ def _decode_McpCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: McpCapabilities = obj
     return decoded
@@ -4321,6 +4422,7 @@ def _decode_SessionCapabilities(
     path: _rt.Path,
     cls: type[SessionCapabilities] = SessionCapabilities,
     known: frozenset[str] = _KEYS_SessionCapabilities,
+    proven: int = 0,
 ) -> SessionCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionCapabilities (an object)", data)
@@ -4368,7 +4470,7 @@ def _decode_SessionCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 6 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionCapabilities = obj
     return decoded
@@ -4409,6 +4511,7 @@ def _decode_SessionListCapabilities(
     path: _rt.Path,
     cls: type[SessionListCapabilities] = SessionListCapabilities,
     known: frozenset[str] = _KEYS_SessionListCapabilities,
+    proven: int = 0,
 ) -> SessionListCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionListCapabilities (an object)", data)
@@ -4421,7 +4524,7 @@ def _decode_SessionListCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionListCapabilities = obj
     return decoded
@@ -4447,6 +4550,7 @@ def _decode_SessionDeleteCapabilities(
     path: _rt.Path,
     cls: type[SessionDeleteCapabilities] = SessionDeleteCapabilities,
     known: frozenset[str] = _KEYS_SessionDeleteCapabilities,
+    proven: int = 0,
 ) -> SessionDeleteCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionDeleteCapabilities (an object)", data)
@@ -4459,7 +4563,7 @@ def _decode_SessionDeleteCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionDeleteCapabilities = obj
     return decoded
@@ -4485,6 +4589,7 @@ def _decode_SessionAdditionalDirectoriesCapabilities(
     path: _rt.Path,
     cls: type[SessionAdditionalDirectoriesCapabilities] = SessionAdditionalDirectoriesCapabilities,
     known: frozenset[str] = _KEYS_SessionAdditionalDirectoriesCapabilities,
+    proven: int = 0,
 ) -> SessionAdditionalDirectoriesCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionAdditionalDirectoriesCapabilities (an object)", data)
@@ -4497,7 +4602,7 @@ def _decode_SessionAdditionalDirectoriesCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionAdditionalDirectoriesCapabilities = obj
     return decoded
@@ -4523,6 +4628,7 @@ def _decode_SessionResumeCapabilities(
     path: _rt.Path,
     cls: type[SessionResumeCapabilities] = SessionResumeCapabilities,
     known: frozenset[str] = _KEYS_SessionResumeCapabilities,
+    proven: int = 0,
 ) -> SessionResumeCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionResumeCapabilities (an object)", data)
@@ -4535,7 +4641,7 @@ def _decode_SessionResumeCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionResumeCapabilities = obj
     return decoded
@@ -4561,6 +4667,7 @@ def _decode_SessionCloseCapabilities(
     path: _rt.Path,
     cls: type[SessionCloseCapabilities] = SessionCloseCapabilities,
     known: frozenset[str] = _KEYS_SessionCloseCapabilities,
+    proven: int = 0,
 ) -> SessionCloseCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionCloseCapabilities (an object)", data)
@@ -4573,7 +4680,7 @@ def _decode_SessionCloseCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionCloseCapabilities = obj
     return decoded
@@ -4599,6 +4706,7 @@ def _decode_AgentAuthCapabilities(
     path: _rt.Path,
     cls: type[AgentAuthCapabilities] = AgentAuthCapabilities,
     known: frozenset[str] = _KEYS_AgentAuthCapabilities,
+    proven: int = 0,
 ) -> AgentAuthCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "AgentAuthCapabilities (an object)", data)
@@ -4618,7 +4726,7 @@ def _decode_AgentAuthCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AgentAuthCapabilities = obj
     return decoded
@@ -4647,6 +4755,7 @@ def _decode_LogoutCapabilities(
     path: _rt.Path,
     cls: type[LogoutCapabilities] = LogoutCapabilities,
     known: frozenset[str] = _KEYS_LogoutCapabilities,
+    proven: int = 0,
 ) -> LogoutCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "LogoutCapabilities (an object)", data)
@@ -4659,7 +4768,7 @@ def _decode_LogoutCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: LogoutCapabilities = obj
     return decoded
@@ -4685,11 +4794,12 @@ def _decode_AuthMethodTerminal(
     path: _rt.Path,
     cls: type[AuthMethodTerminal] = AuthMethodTerminal,
     known: frozenset[str] = _KEYS_AuthMethodTerminal,
+    proven: int = 2,
 ) -> AuthMethodTerminal:
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodTerminal (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 4:
+    if len(data) == proven:
         r0 = data.get("id", UNDEFINED)
         r1 = data.get("name", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -4734,7 +4844,7 @@ def _decode_AuthMethodTerminal(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AuthMethodTerminal = obj
     return decoded
@@ -4779,12 +4889,13 @@ def _decode_AuthMethodTerminalVariant(
     path: _rt.Path,
     cls: type[AuthMethodTerminalVariant] = AuthMethodTerminalVariant,
     known: frozenset[str] = _KEYS_AuthMethodTerminalVariant,
+    proven: int = 3,
 ) -> AuthMethodTerminalVariant:
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodTerminalVariant (an object)", data)
     if data.get("type", _rt.MISSING) != "terminal":
         raise DecodeError((path, "type"), '"terminal"', data.get("type", _rt.MISSING))
-    return cast(AuthMethodTerminalVariant, _decode_AuthMethodTerminal(data, ctx, path, cls, known))
+    return cast(AuthMethodTerminalVariant, _decode_AuthMethodTerminal(data, ctx, path, cls, known, proven))
 
 
 def _encode_AuthMethodTerminalVariant(obj: AuthMethodTerminalVariant) -> dict[str, Any]:
@@ -4800,11 +4911,12 @@ def _decode_AuthMethodAgent(
     path: _rt.Path,
     cls: type[AuthMethodAgent] = AuthMethodAgent,
     known: frozenset[str] = _KEYS_AuthMethodAgent,
+    proven: int = 2,
 ) -> AuthMethodAgent:
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodAgent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("id", UNDEFINED)
         r1 = data.get("name", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -4835,7 +4947,7 @@ def _decode_AuthMethodAgent(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AuthMethodAgent = obj
     return decoded
@@ -4868,11 +4980,12 @@ def _decode_Implementation(
     path: _rt.Path,
     cls: type[Implementation] = Implementation,
     known: frozenset[str] = _KEYS_Implementation,
+    proven: int = 2,
 ) -> Implementation:
     if type(data) is not dict:
         raise DecodeError(path, "Implementation (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("name", UNDEFINED)
         r1 = data.get("version", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -4903,7 +5016,7 @@ def _decode_Implementation(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Implementation = obj
     return decoded
@@ -4936,6 +5049,7 @@ def _decode_AuthenticateResponse(
     path: _rt.Path,
     cls: type[AuthenticateResponse] = AuthenticateResponse,
     known: frozenset[str] = _KEYS_AuthenticateResponse,
+    proven: int = 0,
 ) -> AuthenticateResponse:
     if type(data) is not dict:
         raise DecodeError(path, "AuthenticateResponse (an object)", data)
@@ -4948,7 +5062,7 @@ def _decode_AuthenticateResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AuthenticateResponse = obj
     return decoded
@@ -4974,6 +5088,7 @@ def _decode_LogoutResponse(
     path: _rt.Path,
     cls: type[LogoutResponse] = LogoutResponse,
     known: frozenset[str] = _KEYS_LogoutResponse,
+    proven: int = 0,
 ) -> LogoutResponse:
     if type(data) is not dict:
         raise DecodeError(path, "LogoutResponse (an object)", data)
@@ -4986,7 +5101,7 @@ def _decode_LogoutResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: LogoutResponse = obj
     return decoded
@@ -5012,11 +5127,12 @@ def _decode_NewSessionResponse(
     path: _rt.Path,
     cls: type[NewSessionResponse] = NewSessionResponse,
     known: frozenset[str] = _KEYS_NewSessionResponse,
+    proven: int = 1,
 ) -> NewSessionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "NewSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 3:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         if type(r0) is str:
             obj.session_id = r0
@@ -5052,7 +5168,7 @@ def _decode_NewSessionResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: NewSessionResponse = obj
     return decoded
@@ -5086,6 +5202,7 @@ def _decode_SessionModeState(
     path: _rt.Path,
     cls: type[SessionModeState] = SessionModeState,
     known: frozenset[str] = _KEYS_SessionModeState,
+    proven: int = 1,
 ) -> SessionModeState:
     if type(data) is not dict:
         raise DecodeError(path, "SessionModeState (an object)", data)
@@ -5110,7 +5227,7 @@ def _decode_SessionModeState(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionModeState = obj
     return decoded
@@ -5140,11 +5257,12 @@ def _decode_SessionMode(
     path: _rt.Path,
     cls: type[SessionMode] = SessionMode,
     known: frozenset[str] = _KEYS_SessionMode,
+    proven: int = 2,
 ) -> SessionMode:
     if type(data) is not dict:
         raise DecodeError(path, "SessionMode (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("id", UNDEFINED)
         r1 = data.get("name", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -5175,7 +5293,7 @@ def _decode_SessionMode(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionMode = obj
     return decoded
@@ -5208,6 +5326,7 @@ def _decode_SessionConfigSelect(
     path: _rt.Path,
     cls: type[SessionConfigSelect] = SessionConfigSelect,
     known: frozenset[str] = _KEYS_SessionConfigSelect,
+    proven: int = 2,
 ) -> SessionConfigSelect:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigSelect (an object)", data)
@@ -5222,7 +5341,7 @@ def _decode_SessionConfigSelect(
     v = _decode_SessionConfigSelectOptions(v, ctx, (path, "options"))
     obj.options = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionConfigSelect = obj
     return decoded
@@ -5250,12 +5369,13 @@ def _decode_SessionConfigOptionTypeSelect(
     path: _rt.Path,
     cls: type[SessionConfigOptionTypeSelect] = SessionConfigOptionTypeSelect,
     known: frozenset[str] = _KEYS_SessionConfigOptionTypeSelect,
+    proven: int = 3,
 ) -> SessionConfigOptionTypeSelect:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigOptionTypeSelect (an object)", data)
     if data.get("type", _rt.MISSING) != "select":
         raise DecodeError((path, "type"), '"select"', data.get("type", _rt.MISSING))
-    return cast(SessionConfigOptionTypeSelect, _decode_SessionConfigSelect(data, ctx, path, cls, known))
+    return cast(SessionConfigOptionTypeSelect, _decode_SessionConfigSelect(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionConfigOptionTypeSelect(obj: SessionConfigOptionTypeSelect) -> dict[str, Any]:
@@ -5271,6 +5391,7 @@ def _decode_SessionConfigBoolean(
     path: _rt.Path,
     cls: type[SessionConfigBoolean] = SessionConfigBoolean,
     known: frozenset[str] = _KEYS_SessionConfigBoolean,
+    proven: int = 1,
 ) -> SessionConfigBoolean:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigBoolean (an object)", data)
@@ -5280,7 +5401,7 @@ def _decode_SessionConfigBoolean(
         raise _rt.missing_or_invalid(v, (path, "currentValue"), "boolean")
     obj.current_value = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionConfigBoolean = obj
     return decoded
@@ -5306,12 +5427,13 @@ def _decode_SessionConfigOptionTypeBoolean(
     path: _rt.Path,
     cls: type[SessionConfigOptionTypeBoolean] = SessionConfigOptionTypeBoolean,
     known: frozenset[str] = _KEYS_SessionConfigOptionTypeBoolean,
+    proven: int = 2,
 ) -> SessionConfigOptionTypeBoolean:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigOptionTypeBoolean (an object)", data)
     if data.get("type", _rt.MISSING) != "boolean":
         raise DecodeError((path, "type"), '"boolean"', data.get("type", _rt.MISSING))
-    return cast(SessionConfigOptionTypeBoolean, _decode_SessionConfigBoolean(data, ctx, path, cls, known))
+    return cast(SessionConfigOptionTypeBoolean, _decode_SessionConfigBoolean(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionConfigOptionTypeBoolean(obj: SessionConfigOptionTypeBoolean) -> dict[str, Any]:
@@ -5327,6 +5449,7 @@ def _decode_SessionConfigOption(
     path: _rt.Path,
     cls: type[SessionConfigOption] = SessionConfigOption,
     known: frozenset[str] = _KEYS_SessionConfigOption,
+    proven: int = 2,
 ) -> SessionConfigOption:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigOption (an object)", data)
@@ -5360,7 +5483,9 @@ def _decode_SessionConfigOption(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
-    rest = {key: value for key, value in data.items() if key not in known}
+    rest = data.copy()
+    for key in known:
+        rest.pop(key, None)
     obj.type = _decode_SessionConfigOptionType(rest, ctx, path)
     decoded: SessionConfigOption = obj
     return decoded
@@ -5397,11 +5522,12 @@ def _decode_SessionConfigSelectOption(
     path: _rt.Path,
     cls: type[SessionConfigSelectOption] = SessionConfigSelectOption,
     known: frozenset[str] = _KEYS_SessionConfigSelectOption,
+    proven: int = 2,
 ) -> SessionConfigSelectOption:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigSelectOption (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("value", UNDEFINED)
         r1 = data.get("name", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -5432,7 +5558,7 @@ def _decode_SessionConfigSelectOption(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionConfigSelectOption = obj
     return decoded
@@ -5465,6 +5591,7 @@ def _decode_SessionConfigSelectGroup(
     path: _rt.Path,
     cls: type[SessionConfigSelectGroup] = SessionConfigSelectGroup,
     known: frozenset[str] = _KEYS_SessionConfigSelectGroup,
+    proven: int = 2,
 ) -> SessionConfigSelectGroup:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigSelectGroup (an object)", data)
@@ -5493,7 +5620,7 @@ def _decode_SessionConfigSelectGroup(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionConfigSelectGroup = obj
     return decoded
@@ -5525,6 +5652,7 @@ def _decode_LoadSessionResponse(
     path: _rt.Path,
     cls: type[LoadSessionResponse] = LoadSessionResponse,
     known: frozenset[str] = _KEYS_LoadSessionResponse,
+    proven: int = 0,
 ) -> LoadSessionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "LoadSessionResponse (an object)", data)
@@ -5551,7 +5679,7 @@ def _decode_LoadSessionResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: LoadSessionResponse = obj
     return decoded
@@ -5583,6 +5711,7 @@ def _decode_ListSessionsResponse(
     path: _rt.Path,
     cls: type[ListSessionsResponse] = ListSessionsResponse,
     known: frozenset[str] = _KEYS_ListSessionsResponse,
+    proven: int = 0,
 ) -> ListSessionsResponse:
     if type(data) is not dict:
         raise DecodeError(path, "ListSessionsResponse (an object)", data)
@@ -5607,7 +5736,7 @@ def _decode_ListSessionsResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ListSessionsResponse = obj
     return decoded
@@ -5638,11 +5767,12 @@ def _decode_SessionInfo(
     path: _rt.Path,
     cls: type[SessionInfo] = SessionInfo,
     known: frozenset[str] = _KEYS_SessionInfo,
+    proven: int = 2,
 ) -> SessionInfo:
     if type(data) is not dict:
         raise DecodeError(path, "SessionInfo (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 4:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("cwd", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -5686,7 +5816,7 @@ def _decode_SessionInfo(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionInfo = obj
     return decoded
@@ -5725,6 +5855,7 @@ def _decode_DeleteSessionResponse(
     path: _rt.Path,
     cls: type[DeleteSessionResponse] = DeleteSessionResponse,
     known: frozenset[str] = _KEYS_DeleteSessionResponse,
+    proven: int = 0,
 ) -> DeleteSessionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "DeleteSessionResponse (an object)", data)
@@ -5737,7 +5868,7 @@ def _decode_DeleteSessionResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: DeleteSessionResponse = obj
     return decoded
@@ -5763,6 +5894,7 @@ def _decode_ResumeSessionResponse(
     path: _rt.Path,
     cls: type[ResumeSessionResponse] = ResumeSessionResponse,
     known: frozenset[str] = _KEYS_ResumeSessionResponse,
+    proven: int = 0,
 ) -> ResumeSessionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "ResumeSessionResponse (an object)", data)
@@ -5789,7 +5921,7 @@ def _decode_ResumeSessionResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ResumeSessionResponse = obj
     return decoded
@@ -5821,6 +5953,7 @@ def _decode_CloseSessionResponse(
     path: _rt.Path,
     cls: type[CloseSessionResponse] = CloseSessionResponse,
     known: frozenset[str] = _KEYS_CloseSessionResponse,
+    proven: int = 0,
 ) -> CloseSessionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "CloseSessionResponse (an object)", data)
@@ -5833,7 +5966,7 @@ def _decode_CloseSessionResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CloseSessionResponse = obj
     return decoded
@@ -5859,6 +5992,7 @@ def _decode_SetSessionModeResponse(
     path: _rt.Path,
     cls: type[SetSessionModeResponse] = SetSessionModeResponse,
     known: frozenset[str] = _KEYS_SetSessionModeResponse,
+    proven: int = 0,
 ) -> SetSessionModeResponse:
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionModeResponse (an object)", data)
@@ -5871,7 +6005,7 @@ def _decode_SetSessionModeResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SetSessionModeResponse = obj
     return decoded
@@ -5897,6 +6031,7 @@ def _decode_SetSessionConfigOptionResponse(
     path: _rt.Path,
     cls: type[SetSessionConfigOptionResponse] = SetSessionConfigOptionResponse,
     known: frozenset[str] = _KEYS_SetSessionConfigOptionResponse,
+    proven: int = 0,
 ) -> SetSessionConfigOptionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionConfigOptionResponse (an object)", data)
@@ -5917,7 +6052,7 @@ def _decode_SetSessionConfigOptionResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SetSessionConfigOptionResponse = obj
     return decoded
@@ -5945,11 +6080,12 @@ def _decode_PromptResponse(
     path: _rt.Path,
     cls: type[PromptResponse] = PromptResponse,
     known: frozenset[str] = _KEYS_PromptResponse,
+    proven: int = 1,
 ) -> PromptResponse:
     if type(data) is not dict:
         raise DecodeError(path, "PromptResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("stopReason", UNDEFINED)
         if r0 is not UNDEFINED:
             if type(r0) is str and r0 in _MEMBERS_StopReason:
@@ -5977,7 +6113,7 @@ def _decode_PromptResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: PromptResponse = obj
     return decoded
@@ -6005,11 +6141,12 @@ def _decode_Error(
     path: _rt.Path,
     cls: type[Error] = Error,
     known: frozenset[str] = _KEYS_Error,
+    proven: int = 2,
 ) -> Error:
     if type(data) is not dict:
         raise DecodeError(path, "Error (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("code", UNDEFINED)
         r1 = data.get("message", UNDEFINED)
         if not (r0 is UNDEFINED or type(r1) is not str):
@@ -6034,7 +6171,7 @@ def _decode_Error(
         _rt.check_json(v, (path, "data"))
     obj.data = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Error = obj
     return decoded
@@ -6064,11 +6201,12 @@ def _decode_AgentNotification(
     path: _rt.Path,
     cls: type[AgentNotification] = AgentNotification,
     known: frozenset[str] = _KEYS_AgentNotification,
+    proven: int = 1,
 ) -> AgentNotification:
     if type(data) is not dict:
         raise DecodeError(path, "AgentNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("method", UNDEFINED)
         if type(r0) is str:
             obj.method = r0
@@ -6085,7 +6223,7 @@ def _decode_AgentNotification(
         v = _decode_AgentNotificationParams(v, ctx, (path, "params"))
     obj.params = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AgentNotification = obj
     return decoded
@@ -6113,16 +6251,22 @@ def _decode_SessionNotification(
     path: _rt.Path,
     cls: type[SessionNotification] = SessionNotification,
     known: frozenset[str] = _KEYS_SessionNotification,
+    proven: int = 2,
 ) -> SessionNotification:
     if type(data) is not dict:
         raise DecodeError(path, "SessionNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("update", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED):
             obj.session_id = r0
-            r1 = _decode_SessionUpdate(r1, ctx, (path, "update"))
+            tag = r1.get("sessionUpdate") if type(r1) is dict else None
+            variant = _VARIANTS_SessionUpdate.get(tag) if type(tag) is str else None
+            if variant is None:
+                r1 = _decode_SessionUpdate(r1, ctx, (path, "update"))
+            else:
+                r1 = variant[0](r1, ctx, (path, "update"), variant[1], variant[2], variant[3])
             obj.update = r1
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -6135,7 +6279,12 @@ def _decode_SessionNotification(
     v = data.get("update", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "update"), "a value (required)", _rt.MISSING)
-    v = _decode_SessionUpdate(v, ctx, (path, "update"))
+    tag = v.get("sessionUpdate") if type(v) is dict else None
+    variant = _VARIANTS_SessionUpdate.get(tag) if type(tag) is str else None
+    if variant is None:
+        v = _decode_SessionUpdate(v, ctx, (path, "update"))
+    else:
+        v = variant[0](v, ctx, (path, "update"), variant[1], variant[2], variant[3])
     obj.update = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -6145,7 +6294,7 @@ def _decode_SessionNotification(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionNotification = obj
     return decoded
@@ -6175,14 +6324,20 @@ def _decode_ContentChunk(
     path: _rt.Path,
     cls: type[ContentChunk] = ContentChunk,
     known: frozenset[str] = _KEYS_ContentChunk,
+    proven: int = 1,
 ) -> ContentChunk:
     if type(data) is not dict:
         raise DecodeError(path, "ContentChunk (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("content", UNDEFINED)
         if r0 is not UNDEFINED:
-            r0 = _decode_ContentBlock(r0, ctx, (path, "content"))
+            tag = r0.get("type") if type(r0) is dict else None
+            variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+            if variant is None:
+                r0 = _decode_ContentBlock(r0, ctx, (path, "content"))
+            else:
+                r0 = variant[0](r0, ctx, (path, "content"), variant[1], variant[2], variant[3])
             obj.content = r0
             obj.message_id = UNDEFINED
             obj.meta = UNDEFINED
@@ -6192,7 +6347,12 @@ def _decode_ContentChunk(
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
-    v = _decode_ContentBlock(v, ctx, (path, "content"))
+    tag = v.get("type") if type(v) is dict else None
+    variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+    if variant is None:
+        v = _decode_ContentBlock(v, ctx, (path, "content"))
+    else:
+        v = variant[0](v, ctx, (path, "content"), variant[1], variant[2], variant[3])
     obj.content = v
     v = data.get("messageId", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
@@ -6206,7 +6366,7 @@ def _decode_ContentChunk(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ContentChunk = obj
     return decoded
@@ -6238,12 +6398,13 @@ def _decode_SessionUpdateUserMessageChunk(
     path: _rt.Path,
     cls: type[SessionUpdateUserMessageChunk] = SessionUpdateUserMessageChunk,
     known: frozenset[str] = _KEYS_SessionUpdateUserMessageChunk,
+    proven: int = 2,
 ) -> SessionUpdateUserMessageChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateUserMessageChunk (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "user_message_chunk":
         raise DecodeError((path, "sessionUpdate"), '"user_message_chunk"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateUserMessageChunk, _decode_ContentChunk(data, ctx, path, cls, known))
+    return cast(SessionUpdateUserMessageChunk, _decode_ContentChunk(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateUserMessageChunk(obj: SessionUpdateUserMessageChunk) -> dict[str, Any]:
@@ -6259,12 +6420,13 @@ def _decode_SessionUpdateAgentMessageChunk(
     path: _rt.Path,
     cls: type[SessionUpdateAgentMessageChunk] = SessionUpdateAgentMessageChunk,
     known: frozenset[str] = _KEYS_SessionUpdateAgentMessageChunk,
+    proven: int = 2,
 ) -> SessionUpdateAgentMessageChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateAgentMessageChunk (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "agent_message_chunk":
         raise DecodeError((path, "sessionUpdate"), '"agent_message_chunk"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateAgentMessageChunk, _decode_ContentChunk(data, ctx, path, cls, known))
+    return cast(SessionUpdateAgentMessageChunk, _decode_ContentChunk(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateAgentMessageChunk(obj: SessionUpdateAgentMessageChunk) -> dict[str, Any]:
@@ -6280,12 +6442,13 @@ def _decode_SessionUpdateAgentThoughtChunk(
     path: _rt.Path,
     cls: type[SessionUpdateAgentThoughtChunk] = SessionUpdateAgentThoughtChunk,
     known: frozenset[str] = _KEYS_SessionUpdateAgentThoughtChunk,
+    proven: int = 2,
 ) -> SessionUpdateAgentThoughtChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateAgentThoughtChunk (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "agent_thought_chunk":
         raise DecodeError((path, "sessionUpdate"), '"agent_thought_chunk"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateAgentThoughtChunk, _decode_ContentChunk(data, ctx, path, cls, known))
+    return cast(SessionUpdateAgentThoughtChunk, _decode_ContentChunk(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateAgentThoughtChunk(obj: SessionUpdateAgentThoughtChunk) -> dict[str, Any]:
@@ -6314,11 +6477,12 @@ def _decode_ToolCall(
     path: _rt.Path,
     cls: type[ToolCall] = ToolCall,
     known: frozenset[str] = _KEYS_ToolCall,
+    proven: int = 2,
 ) -> ToolCall:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCall (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 8:
+    if len(data) == proven:
         r0 = data.get("toolCallId", UNDEFINED)
         r1 = data.get("title", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -6397,7 +6561,7 @@ def _decode_ToolCall(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 8 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ToolCall = obj
     return decoded
@@ -6463,12 +6627,13 @@ def _decode_SessionUpdateToolCall(
     path: _rt.Path,
     cls: type[SessionUpdateToolCall] = SessionUpdateToolCall,
     known: frozenset[str] = _KEYS_SessionUpdateToolCall,
+    proven: int = 3,
 ) -> SessionUpdateToolCall:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateToolCall (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "tool_call":
         raise DecodeError((path, "sessionUpdate"), '"tool_call"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateToolCall, _decode_ToolCall(data, ctx, path, cls, known))
+    return cast(SessionUpdateToolCall, _decode_ToolCall(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateToolCall(obj: SessionUpdateToolCall) -> dict[str, Any]:
@@ -6498,12 +6663,13 @@ def _decode_SessionUpdateToolCallUpdate(
     path: _rt.Path,
     cls: type[SessionUpdateToolCallUpdate] = SessionUpdateToolCallUpdate,
     known: frozenset[str] = _KEYS_SessionUpdateToolCallUpdate,
+    proven: int = 2,
 ) -> SessionUpdateToolCallUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateToolCallUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "tool_call_update":
         raise DecodeError((path, "sessionUpdate"), '"tool_call_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateToolCallUpdate, _decode_ToolCallUpdate(data, ctx, path, cls, known))
+    return cast(SessionUpdateToolCallUpdate, _decode_ToolCallUpdate(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateToolCallUpdate(obj: SessionUpdateToolCallUpdate) -> dict[str, Any]:
@@ -6519,6 +6685,7 @@ def _decode_Plan(
     path: _rt.Path,
     cls: type[Plan] = Plan,
     known: frozenset[str] = _KEYS_Plan,
+    proven: int = 0,
 ) -> Plan:
     if type(data) is not dict:
         raise DecodeError(path, "Plan (an object)", data)
@@ -6539,7 +6706,7 @@ def _decode_Plan(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Plan = obj
     return decoded
@@ -6568,12 +6735,13 @@ def _decode_SessionUpdatePlan(
     path: _rt.Path,
     cls: type[SessionUpdatePlan] = SessionUpdatePlan,
     known: frozenset[str] = _KEYS_SessionUpdatePlan,
+    proven: int = 1,
 ) -> SessionUpdatePlan:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdatePlan (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "plan":
         raise DecodeError((path, "sessionUpdate"), '"plan"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdatePlan, _decode_Plan(data, ctx, path, cls, known))
+    return cast(SessionUpdatePlan, _decode_Plan(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdatePlan(obj: SessionUpdatePlan) -> dict[str, Any]:
@@ -6589,6 +6757,7 @@ def _decode_AvailableCommandsUpdate(
     path: _rt.Path,
     cls: type[AvailableCommandsUpdate] = AvailableCommandsUpdate,
     known: frozenset[str] = _KEYS_AvailableCommandsUpdate,
+    proven: int = 0,
 ) -> AvailableCommandsUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "AvailableCommandsUpdate (an object)", data)
@@ -6609,7 +6778,7 @@ def _decode_AvailableCommandsUpdate(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AvailableCommandsUpdate = obj
     return decoded
@@ -6638,6 +6807,7 @@ def _decode_SessionUpdateAvailableCommandsUpdate(
     path: _rt.Path,
     cls: type[SessionUpdateAvailableCommandsUpdate] = SessionUpdateAvailableCommandsUpdate,
     known: frozenset[str] = _KEYS_SessionUpdateAvailableCommandsUpdate,
+    proven: int = 1,
 ) -> SessionUpdateAvailableCommandsUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateAvailableCommandsUpdate (an object)", data)
@@ -6645,7 +6815,9 @@ def _decode_SessionUpdateAvailableCommandsUpdate(
         raise DecodeError(
             (path, "sessionUpdate"), '"available_commands_update"', data.get("sessionUpdate", _rt.MISSING)
         )
-    return cast(SessionUpdateAvailableCommandsUpdate, _decode_AvailableCommandsUpdate(data, ctx, path, cls, known))
+    return cast(
+        SessionUpdateAvailableCommandsUpdate, _decode_AvailableCommandsUpdate(data, ctx, path, cls, known, proven)
+    )
 
 
 def _encode_SessionUpdateAvailableCommandsUpdate(obj: SessionUpdateAvailableCommandsUpdate) -> dict[str, Any]:
@@ -6661,11 +6833,12 @@ def _decode_CurrentModeUpdate(
     path: _rt.Path,
     cls: type[CurrentModeUpdate] = CurrentModeUpdate,
     known: frozenset[str] = _KEYS_CurrentModeUpdate,
+    proven: int = 1,
 ) -> CurrentModeUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "CurrentModeUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("currentModeId", UNDEFINED)
         if type(r0) is str:
             obj.current_mode_id = r0
@@ -6685,7 +6858,7 @@ def _decode_CurrentModeUpdate(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CurrentModeUpdate = obj
     return decoded
@@ -6714,12 +6887,13 @@ def _decode_SessionUpdateCurrentModeUpdate(
     path: _rt.Path,
     cls: type[SessionUpdateCurrentModeUpdate] = SessionUpdateCurrentModeUpdate,
     known: frozenset[str] = _KEYS_SessionUpdateCurrentModeUpdate,
+    proven: int = 2,
 ) -> SessionUpdateCurrentModeUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateCurrentModeUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "current_mode_update":
         raise DecodeError((path, "sessionUpdate"), '"current_mode_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateCurrentModeUpdate, _decode_CurrentModeUpdate(data, ctx, path, cls, known))
+    return cast(SessionUpdateCurrentModeUpdate, _decode_CurrentModeUpdate(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateCurrentModeUpdate(obj: SessionUpdateCurrentModeUpdate) -> dict[str, Any]:
@@ -6735,6 +6909,7 @@ def _decode_ConfigOptionUpdate(
     path: _rt.Path,
     cls: type[ConfigOptionUpdate] = ConfigOptionUpdate,
     known: frozenset[str] = _KEYS_ConfigOptionUpdate,
+    proven: int = 0,
 ) -> ConfigOptionUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "ConfigOptionUpdate (an object)", data)
@@ -6755,7 +6930,7 @@ def _decode_ConfigOptionUpdate(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ConfigOptionUpdate = obj
     return decoded
@@ -6784,12 +6959,13 @@ def _decode_SessionUpdateConfigOptionUpdate(
     path: _rt.Path,
     cls: type[SessionUpdateConfigOptionUpdate] = SessionUpdateConfigOptionUpdate,
     known: frozenset[str] = _KEYS_SessionUpdateConfigOptionUpdate,
+    proven: int = 1,
 ) -> SessionUpdateConfigOptionUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateConfigOptionUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "config_option_update":
         raise DecodeError((path, "sessionUpdate"), '"config_option_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateConfigOptionUpdate, _decode_ConfigOptionUpdate(data, ctx, path, cls, known))
+    return cast(SessionUpdateConfigOptionUpdate, _decode_ConfigOptionUpdate(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateConfigOptionUpdate(obj: SessionUpdateConfigOptionUpdate) -> dict[str, Any]:
@@ -6805,6 +6981,7 @@ def _decode_SessionInfoUpdate(
     path: _rt.Path,
     cls: type[SessionInfoUpdate] = SessionInfoUpdate,
     known: frozenset[str] = _KEYS_SessionInfoUpdate,
+    proven: int = 0,
 ) -> SessionInfoUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionInfoUpdate (an object)", data)
@@ -6825,7 +7002,7 @@ def _decode_SessionInfoUpdate(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionInfoUpdate = obj
     return decoded
@@ -6858,12 +7035,13 @@ def _decode_SessionUpdateSessionInfoUpdate(
     path: _rt.Path,
     cls: type[SessionUpdateSessionInfoUpdate] = SessionUpdateSessionInfoUpdate,
     known: frozenset[str] = _KEYS_SessionUpdateSessionInfoUpdate,
+    proven: int = 1,
 ) -> SessionUpdateSessionInfoUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateSessionInfoUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "session_info_update":
         raise DecodeError((path, "sessionUpdate"), '"session_info_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateSessionInfoUpdate, _decode_SessionInfoUpdate(data, ctx, path, cls, known))
+    return cast(SessionUpdateSessionInfoUpdate, _decode_SessionInfoUpdate(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateSessionInfoUpdate(obj: SessionUpdateSessionInfoUpdate) -> dict[str, Any]:
@@ -6879,11 +7057,12 @@ def _decode_UsageUpdate(
     path: _rt.Path,
     cls: type[UsageUpdate] = UsageUpdate,
     known: frozenset[str] = _KEYS_UsageUpdate,
+    proven: int = 2,
 ) -> UsageUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "UsageUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("used", UNDEFINED)
         r1 = data.get("size", UNDEFINED)
         if not (r0 is UNDEFINED or r1 is UNDEFINED):
@@ -6925,7 +7104,7 @@ def _decode_UsageUpdate(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: UsageUpdate = obj
     return decoded
@@ -6959,12 +7138,13 @@ def _decode_SessionUpdateUsageUpdate(
     path: _rt.Path,
     cls: type[SessionUpdateUsageUpdate] = SessionUpdateUsageUpdate,
     known: frozenset[str] = _KEYS_SessionUpdateUsageUpdate,
+    proven: int = 3,
 ) -> SessionUpdateUsageUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateUsageUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "usage_update":
         raise DecodeError((path, "sessionUpdate"), '"usage_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateUsageUpdate, _decode_UsageUpdate(data, ctx, path, cls, known))
+    return cast(SessionUpdateUsageUpdate, _decode_UsageUpdate(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateUsageUpdate(obj: SessionUpdateUsageUpdate) -> dict[str, Any]:
@@ -6980,11 +7160,12 @@ def _decode_Notice(
     path: _rt.Path,
     cls: type[Notice] = Notice,
     known: frozenset[str] = _KEYS_Notice,
+    proven: int = 2,
 ) -> Notice:
     if type(data) is not dict:
         raise DecodeError(path, "Notice (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("severity", UNDEFINED)
         r1 = data.get("title", UNDEFINED)
         if not (r0 is UNDEFINED or (type(r1) is not str or len(r1) < 1)):
@@ -7023,7 +7204,7 @@ def _decode_Notice(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Notice = obj
     return decoded
@@ -7057,12 +7238,13 @@ def _decode_SessionUpdateNotice(
     path: _rt.Path,
     cls: type[SessionUpdateNotice] = SessionUpdateNotice,
     known: frozenset[str] = _KEYS_SessionUpdateNotice,
+    proven: int = 3,
 ) -> SessionUpdateNotice:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateNotice (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "notice":
         raise DecodeError((path, "sessionUpdate"), '"notice"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateNotice, _decode_Notice(data, ctx, path, cls, known))
+    return cast(SessionUpdateNotice, _decode_Notice(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateNotice(obj: SessionUpdateNotice) -> dict[str, Any]:
@@ -7078,11 +7260,12 @@ def _decode_CompactionUpdate(
     path: _rt.Path,
     cls: type[CompactionUpdate] = CompactionUpdate,
     known: frozenset[str] = _KEYS_CompactionUpdate,
+    proven: int = 2,
 ) -> CompactionUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "CompactionUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 3:
+    if len(data) == proven:
         r0 = data.get("compactionId", UNDEFINED)
         r1 = data.get("status", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED):
@@ -7129,7 +7312,7 @@ def _decode_CompactionUpdate(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CompactionUpdate = obj
     return decoded
@@ -7175,12 +7358,13 @@ def _decode_SessionUpdateCompactionUpdate(
     path: _rt.Path,
     cls: type[SessionUpdateCompactionUpdate] = SessionUpdateCompactionUpdate,
     known: frozenset[str] = _KEYS_SessionUpdateCompactionUpdate,
+    proven: int = 3,
 ) -> SessionUpdateCompactionUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateCompactionUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "compaction_update":
         raise DecodeError((path, "sessionUpdate"), '"compaction_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateCompactionUpdate, _decode_CompactionUpdate(data, ctx, path, cls, known))
+    return cast(SessionUpdateCompactionUpdate, _decode_CompactionUpdate(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateCompactionUpdate(obj: SessionUpdateCompactionUpdate) -> dict[str, Any]:
@@ -7196,16 +7380,22 @@ def _decode_CompactionSummaryChunk(
     path: _rt.Path,
     cls: type[CompactionSummaryChunk] = CompactionSummaryChunk,
     known: frozenset[str] = _KEYS_CompactionSummaryChunk,
+    proven: int = 2,
 ) -> CompactionSummaryChunk:
     if type(data) is not dict:
         raise DecodeError(path, "CompactionSummaryChunk (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("compactionId", UNDEFINED)
         r1 = data.get("content", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED):
             obj.compaction_id = r0
-            r1 = _decode_ContentBlock(r1, ctx, (path, "content"))
+            tag = r1.get("type") if type(r1) is dict else None
+            variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+            if variant is None:
+                r1 = _decode_ContentBlock(r1, ctx, (path, "content"))
+            else:
+                r1 = variant[0](r1, ctx, (path, "content"), variant[1], variant[2], variant[3])
             obj.content = r1
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -7218,7 +7408,12 @@ def _decode_CompactionSummaryChunk(
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
-    v = _decode_ContentBlock(v, ctx, (path, "content"))
+    tag = v.get("type") if type(v) is dict else None
+    variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+    if variant is None:
+        v = _decode_ContentBlock(v, ctx, (path, "content"))
+    else:
+        v = variant[0](v, ctx, (path, "content"), variant[1], variant[2], variant[3])
     obj.content = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -7228,7 +7423,7 @@ def _decode_CompactionSummaryChunk(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CompactionSummaryChunk = obj
     return decoded
@@ -7259,12 +7454,15 @@ def _decode_SessionUpdateCompactionSummaryChunk(
     path: _rt.Path,
     cls: type[SessionUpdateCompactionSummaryChunk] = SessionUpdateCompactionSummaryChunk,
     known: frozenset[str] = _KEYS_SessionUpdateCompactionSummaryChunk,
+    proven: int = 3,
 ) -> SessionUpdateCompactionSummaryChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateCompactionSummaryChunk (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "compaction_summary_chunk":
         raise DecodeError((path, "sessionUpdate"), '"compaction_summary_chunk"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateCompactionSummaryChunk, _decode_CompactionSummaryChunk(data, ctx, path, cls, known))
+    return cast(
+        SessionUpdateCompactionSummaryChunk, _decode_CompactionSummaryChunk(data, ctx, path, cls, known, proven)
+    )
 
 
 def _encode_SessionUpdateCompactionSummaryChunk(obj: SessionUpdateCompactionSummaryChunk) -> dict[str, Any]:
@@ -7280,11 +7478,12 @@ def _decode_PlanEntry(
     path: _rt.Path,
     cls: type[PlanEntry] = PlanEntry,
     known: frozenset[str] = _KEYS_PlanEntry,
+    proven: int = 3,
 ) -> PlanEntry:
     if type(data) is not dict:
         raise DecodeError(path, "PlanEntry (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("content", UNDEFINED)
         r1 = data.get("priority", UNDEFINED)
         r2 = data.get("status", UNDEFINED)
@@ -7332,7 +7531,7 @@ def _decode_PlanEntry(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: PlanEntry = obj
     return decoded
@@ -7364,11 +7563,12 @@ def _decode_AvailableCommand(
     path: _rt.Path,
     cls: type[AvailableCommand] = AvailableCommand,
     known: frozenset[str] = _KEYS_AvailableCommand,
+    proven: int = 2,
 ) -> AvailableCommand:
     if type(data) is not dict:
         raise DecodeError(path, "AvailableCommand (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("name", UNDEFINED)
         r1 = data.get("description", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -7402,7 +7602,7 @@ def _decode_AvailableCommand(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AvailableCommand = obj
     return decoded
@@ -7435,11 +7635,12 @@ def _decode_UnstructuredCommandInput(
     path: _rt.Path,
     cls: type[UnstructuredCommandInput] = UnstructuredCommandInput,
     known: frozenset[str] = _KEYS_UnstructuredCommandInput,
+    proven: int = 1,
 ) -> UnstructuredCommandInput:
     if type(data) is not dict:
         raise DecodeError(path, "UnstructuredCommandInput (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("hint", UNDEFINED)
         if type(r0) is str:
             obj.hint = r0
@@ -7459,7 +7660,7 @@ def _decode_UnstructuredCommandInput(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: UnstructuredCommandInput = obj
     return decoded
@@ -7487,11 +7688,12 @@ def _decode_Cost(
     path: _rt.Path,
     cls: type[Cost] = Cost,
     known: frozenset[str] = _KEYS_Cost,
+    proven: int = 2,
 ) -> Cost:
     if type(data) is not dict:
         raise DecodeError(path, "Cost (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("amount", UNDEFINED)
         r1 = data.get("currency", UNDEFINED)
         if not (r0 is UNDEFINED or type(r1) is not str):
@@ -7519,7 +7721,7 @@ def _decode_Cost(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Cost = obj
     return decoded
@@ -7549,11 +7751,12 @@ def _decode_CompleteElicitationNotification(
     path: _rt.Path,
     cls: type[CompleteElicitationNotification] = CompleteElicitationNotification,
     known: frozenset[str] = _KEYS_CompleteElicitationNotification,
+    proven: int = 1,
 ) -> CompleteElicitationNotification:
     if type(data) is not dict:
         raise DecodeError(path, "CompleteElicitationNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("elicitationId", UNDEFINED)
         if type(r0) is str:
             obj.elicitation_id = r0
@@ -7573,7 +7776,7 @@ def _decode_CompleteElicitationNotification(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CompleteElicitationNotification = obj
     return decoded
@@ -7601,11 +7804,12 @@ def _decode_ClientRequest(
     path: _rt.Path,
     cls: type[ClientRequest] = ClientRequest,
     known: frozenset[str] = _KEYS_ClientRequest,
+    proven: int = 2,
 ) -> ClientRequest:
     if type(data) is not dict:
         raise DecodeError(path, "ClientRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("id", UNDEFINED)
         r1 = data.get("method", UNDEFINED)
         if not (r0 is UNDEFINED or type(r1) is not str):
@@ -7632,7 +7836,7 @@ def _decode_ClientRequest(
         v = _decode_ClientRequestParams(v, ctx, (path, "params"))
     obj.params = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ClientRequest = obj
     return decoded
@@ -7662,11 +7866,12 @@ def _decode_InitializeRequest(
     path: _rt.Path,
     cls: type[InitializeRequest] = InitializeRequest,
     known: frozenset[str] = _KEYS_InitializeRequest,
+    proven: int = 1,
 ) -> InitializeRequest:
     if type(data) is not dict:
         raise DecodeError(path, "InitializeRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 3:
+    if len(data) == proven:
         r0 = data.get("protocolVersion", UNDEFINED)
         if r0 is not UNDEFINED:
             if type(r0) is not int or r0 < 0 or r0 > 65535:
@@ -7706,7 +7911,7 @@ def _decode_InitializeRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: InitializeRequest = obj
     return decoded
@@ -7740,6 +7945,7 @@ def _decode_ClientCapabilities(
     path: _rt.Path,
     cls: type[ClientCapabilities] = ClientCapabilities,
     known: frozenset[str] = _KEYS_ClientCapabilities,
+    proven: int = 0,
 ) -> ClientCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "ClientCapabilities (an object)", data)
@@ -7784,7 +7990,7 @@ def _decode_ClientCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 6 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ClientCapabilities = obj
     return decoded
@@ -7825,6 +8031,7 @@ def _decode_FileSystemCapabilities(
     path: _rt.Path,
     cls: type[FileSystemCapabilities] = FileSystemCapabilities,
     known: frozenset[str] = _KEYS_FileSystemCapabilities,
+    proven: int = 0,
 ) -> FileSystemCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "FileSystemCapabilities (an object)", data)
@@ -7845,7 +8052,7 @@ def _decode_FileSystemCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: FileSystemCapabilities = obj
     return decoded
@@ -7877,6 +8084,7 @@ def _decode_ClientSessionCapabilities(
     path: _rt.Path,
     cls: type[ClientSessionCapabilities] = ClientSessionCapabilities,
     known: frozenset[str] = _KEYS_ClientSessionCapabilities,
+    proven: int = 0,
 ) -> ClientSessionCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "ClientSessionCapabilities (an object)", data)
@@ -7910,7 +8118,7 @@ def _decode_ClientSessionCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ClientSessionCapabilities = obj
     return decoded
@@ -7945,6 +8153,7 @@ def _decode_SessionConfigOptionsCapabilities(
     path: _rt.Path,
     cls: type[SessionConfigOptionsCapabilities] = SessionConfigOptionsCapabilities,
     known: frozenset[str] = _KEYS_SessionConfigOptionsCapabilities,
+    proven: int = 0,
 ) -> SessionConfigOptionsCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigOptionsCapabilities (an object)", data)
@@ -7964,7 +8173,7 @@ def _decode_SessionConfigOptionsCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionConfigOptionsCapabilities = obj
     return decoded
@@ -7993,6 +8202,7 @@ def _decode_BooleanConfigOptionCapabilities(
     path: _rt.Path,
     cls: type[BooleanConfigOptionCapabilities] = BooleanConfigOptionCapabilities,
     known: frozenset[str] = _KEYS_BooleanConfigOptionCapabilities,
+    proven: int = 0,
 ) -> BooleanConfigOptionCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "BooleanConfigOptionCapabilities (an object)", data)
@@ -8005,7 +8215,7 @@ def _decode_BooleanConfigOptionCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: BooleanConfigOptionCapabilities = obj
     return decoded
@@ -8031,6 +8241,7 @@ def _decode_AuthCapabilities(
     path: _rt.Path,
     cls: type[AuthCapabilities] = AuthCapabilities,
     known: frozenset[str] = _KEYS_AuthCapabilities,
+    proven: int = 0,
 ) -> AuthCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "AuthCapabilities (an object)", data)
@@ -8047,7 +8258,7 @@ def _decode_AuthCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AuthCapabilities = obj
     return decoded
@@ -8076,6 +8287,7 @@ def _decode_ElicitationCapabilities(
     path: _rt.Path,
     cls: type[ElicitationCapabilities] = ElicitationCapabilities,
     known: frozenset[str] = _KEYS_ElicitationCapabilities,
+    proven: int = 0,
 ) -> ElicitationCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationCapabilities (an object)", data)
@@ -8102,7 +8314,7 @@ def _decode_ElicitationCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ElicitationCapabilities = obj
     return decoded
@@ -8134,6 +8346,7 @@ def _decode_ElicitationFormCapabilities(
     path: _rt.Path,
     cls: type[ElicitationFormCapabilities] = ElicitationFormCapabilities,
     known: frozenset[str] = _KEYS_ElicitationFormCapabilities,
+    proven: int = 0,
 ) -> ElicitationFormCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationFormCapabilities (an object)", data)
@@ -8146,7 +8359,7 @@ def _decode_ElicitationFormCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ElicitationFormCapabilities = obj
     return decoded
@@ -8172,6 +8385,7 @@ def _decode_ElicitationUrlCapabilities(
     path: _rt.Path,
     cls: type[ElicitationUrlCapabilities] = ElicitationUrlCapabilities,
     known: frozenset[str] = _KEYS_ElicitationUrlCapabilities,
+    proven: int = 0,
 ) -> ElicitationUrlCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationUrlCapabilities (an object)", data)
@@ -8184,7 +8398,7 @@ def _decode_ElicitationUrlCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ElicitationUrlCapabilities = obj
     return decoded
@@ -8210,11 +8424,12 @@ def _decode_AuthenticateRequest(
     path: _rt.Path,
     cls: type[AuthenticateRequest] = AuthenticateRequest,
     known: frozenset[str] = _KEYS_AuthenticateRequest,
+    proven: int = 1,
 ) -> AuthenticateRequest:
     if type(data) is not dict:
         raise DecodeError(path, "AuthenticateRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("methodId", UNDEFINED)
         if type(r0) is str:
             obj.method_id = r0
@@ -8234,7 +8449,7 @@ def _decode_AuthenticateRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AuthenticateRequest = obj
     return decoded
@@ -8262,6 +8477,7 @@ def _decode_LogoutRequest(
     path: _rt.Path,
     cls: type[LogoutRequest] = LogoutRequest,
     known: frozenset[str] = _KEYS_LogoutRequest,
+    proven: int = 0,
 ) -> LogoutRequest:
     if type(data) is not dict:
         raise DecodeError(path, "LogoutRequest (an object)", data)
@@ -8274,7 +8490,7 @@ def _decode_LogoutRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: LogoutRequest = obj
     return decoded
@@ -8300,6 +8516,7 @@ def _decode_NewSessionRequest(
     path: _rt.Path,
     cls: type[NewSessionRequest] = NewSessionRequest,
     known: frozenset[str] = _KEYS_NewSessionRequest,
+    proven: int = 2,
 ) -> NewSessionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "NewSessionRequest (an object)", data)
@@ -8330,7 +8547,7 @@ def _decode_NewSessionRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: NewSessionRequest = obj
     return decoded
@@ -8363,6 +8580,7 @@ def _decode_McpServerHttp(
     path: _rt.Path,
     cls: type[McpServerHttp] = McpServerHttp,
     known: frozenset[str] = _KEYS_McpServerHttp,
+    proven: int = 3,
 ) -> McpServerHttp:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerHttp (an object)", data)
@@ -8391,7 +8609,7 @@ def _decode_McpServerHttp(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: McpServerHttp = obj
     return decoded
@@ -8424,12 +8642,13 @@ def _decode_McpServerHttpVariant(
     path: _rt.Path,
     cls: type[McpServerHttpVariant] = McpServerHttpVariant,
     known: frozenset[str] = _KEYS_McpServerHttpVariant,
+    proven: int = 4,
 ) -> McpServerHttpVariant:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerHttpVariant (an object)", data)
     if data.get("type", _rt.MISSING) != "http":
         raise DecodeError((path, "type"), '"http"', data.get("type", _rt.MISSING))
-    return cast(McpServerHttpVariant, _decode_McpServerHttp(data, ctx, path, cls, known))
+    return cast(McpServerHttpVariant, _decode_McpServerHttp(data, ctx, path, cls, known, proven))
 
 
 def _encode_McpServerHttpVariant(obj: McpServerHttpVariant) -> dict[str, Any]:
@@ -8445,6 +8664,7 @@ def _decode_McpServerSse(
     path: _rt.Path,
     cls: type[McpServerSse] = McpServerSse,
     known: frozenset[str] = _KEYS_McpServerSse,
+    proven: int = 3,
 ) -> McpServerSse:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerSse (an object)", data)
@@ -8473,7 +8693,7 @@ def _decode_McpServerSse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: McpServerSse = obj
     return decoded
@@ -8506,12 +8726,13 @@ def _decode_McpServerSseVariant(
     path: _rt.Path,
     cls: type[McpServerSseVariant] = McpServerSseVariant,
     known: frozenset[str] = _KEYS_McpServerSseVariant,
+    proven: int = 4,
 ) -> McpServerSseVariant:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerSseVariant (an object)", data)
     if data.get("type", _rt.MISSING) != "sse":
         raise DecodeError((path, "type"), '"sse"', data.get("type", _rt.MISSING))
-    return cast(McpServerSseVariant, _decode_McpServerSse(data, ctx, path, cls, known))
+    return cast(McpServerSseVariant, _decode_McpServerSse(data, ctx, path, cls, known, proven))
 
 
 def _encode_McpServerSseVariant(obj: McpServerSseVariant) -> dict[str, Any]:
@@ -8527,11 +8748,12 @@ def _decode_HttpHeader(
     path: _rt.Path,
     cls: type[HttpHeader] = HttpHeader,
     known: frozenset[str] = _KEYS_HttpHeader,
+    proven: int = 2,
 ) -> HttpHeader:
     if type(data) is not dict:
         raise DecodeError(path, "HttpHeader (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("name", UNDEFINED)
         r1 = data.get("value", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -8557,7 +8779,7 @@ def _decode_HttpHeader(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: HttpHeader = obj
     return decoded
@@ -8587,6 +8809,7 @@ def _decode_McpServerStdio(
     path: _rt.Path,
     cls: type[McpServerStdio] = McpServerStdio,
     known: frozenset[str] = _KEYS_McpServerStdio,
+    proven: int = 4,
 ) -> McpServerStdio:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerStdio (an object)", data)
@@ -8623,7 +8846,7 @@ def _decode_McpServerStdio(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: McpServerStdio = obj
     return decoded
@@ -8657,6 +8880,7 @@ def _decode_LoadSessionRequest(
     path: _rt.Path,
     cls: type[LoadSessionRequest] = LoadSessionRequest,
     known: frozenset[str] = _KEYS_LoadSessionRequest,
+    proven: int = 3,
 ) -> LoadSessionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "LoadSessionRequest (an object)", data)
@@ -8691,7 +8915,7 @@ def _decode_LoadSessionRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: LoadSessionRequest = obj
     return decoded
@@ -8726,6 +8950,7 @@ def _decode_ListSessionsRequest(
     path: _rt.Path,
     cls: type[ListSessionsRequest] = ListSessionsRequest,
     known: frozenset[str] = _KEYS_ListSessionsRequest,
+    proven: int = 0,
 ) -> ListSessionsRequest:
     if type(data) is not dict:
         raise DecodeError(path, "ListSessionsRequest (an object)", data)
@@ -8746,7 +8971,7 @@ def _decode_ListSessionsRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ListSessionsRequest = obj
     return decoded
@@ -8778,11 +9003,12 @@ def _decode_DeleteSessionRequest(
     path: _rt.Path,
     cls: type[DeleteSessionRequest] = DeleteSessionRequest,
     known: frozenset[str] = _KEYS_DeleteSessionRequest,
+    proven: int = 1,
 ) -> DeleteSessionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "DeleteSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         if type(r0) is str:
             obj.session_id = r0
@@ -8802,7 +9028,7 @@ def _decode_DeleteSessionRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: DeleteSessionRequest = obj
     return decoded
@@ -8830,11 +9056,12 @@ def _decode_ResumeSessionRequest(
     path: _rt.Path,
     cls: type[ResumeSessionRequest] = ResumeSessionRequest,
     known: frozenset[str] = _KEYS_ResumeSessionRequest,
+    proven: int = 2,
 ) -> ResumeSessionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "ResumeSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 3:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("cwd", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -8874,7 +9101,7 @@ def _decode_ResumeSessionRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ResumeSessionRequest = obj
     return decoded
@@ -8910,11 +9137,12 @@ def _decode_CloseSessionRequest(
     path: _rt.Path,
     cls: type[CloseSessionRequest] = CloseSessionRequest,
     known: frozenset[str] = _KEYS_CloseSessionRequest,
+    proven: int = 1,
 ) -> CloseSessionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "CloseSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         if type(r0) is str:
             obj.session_id = r0
@@ -8934,7 +9162,7 @@ def _decode_CloseSessionRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CloseSessionRequest = obj
     return decoded
@@ -8962,11 +9190,12 @@ def _decode_SetSessionModeRequest(
     path: _rt.Path,
     cls: type[SetSessionModeRequest] = SetSessionModeRequest,
     known: frozenset[str] = _KEYS_SetSessionModeRequest,
+    proven: int = 2,
 ) -> SetSessionModeRequest:
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionModeRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("modeId", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -8992,7 +9221,7 @@ def _decode_SetSessionModeRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SetSessionModeRequest = obj
     return decoded
@@ -9022,6 +9251,7 @@ def _decode_SetSessionConfigOptionRequestTypeBoolean(
     path: _rt.Path,
     cls: type[SetSessionConfigOptionRequestTypeBoolean] = SetSessionConfigOptionRequestTypeBoolean,
     known: frozenset[str] = _KEYS_SetSessionConfigOptionRequestTypeBoolean,
+    proven: int = 2,
 ) -> SetSessionConfigOptionRequestTypeBoolean:
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionConfigOptionRequestTypeBoolean (an object)", data)
@@ -9033,7 +9263,7 @@ def _decode_SetSessionConfigOptionRequestTypeBoolean(
         raise _rt.missing_or_invalid(v, (path, "value"), "boolean")
     obj.value = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SetSessionConfigOptionRequestTypeBoolean = obj
     return decoded
@@ -9058,6 +9288,7 @@ def _decode_SetSessionConfigOptionRequestTypeValueId(
     path: _rt.Path,
     cls: type[SetSessionConfigOptionRequestTypeValueId] = SetSessionConfigOptionRequestTypeValueId,
     known: frozenset[str] = _KEYS_SetSessionConfigOptionRequestTypeValueId,
+    proven: int = 1,
 ) -> SetSessionConfigOptionRequestTypeValueId:
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionConfigOptionRequestTypeValueId (an object)", data)
@@ -9067,7 +9298,7 @@ def _decode_SetSessionConfigOptionRequestTypeValueId(
         raise _rt.missing_or_invalid(v, (path, "value"), "string")
     obj.value = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SetSessionConfigOptionRequestTypeValueId = obj
     return decoded
@@ -9092,6 +9323,7 @@ def _decode_SetSessionConfigOptionRequest(
     path: _rt.Path,
     cls: type[SetSessionConfigOptionRequest] = SetSessionConfigOptionRequest,
     known: frozenset[str] = _KEYS_SetSessionConfigOptionRequest,
+    proven: int = 2,
 ) -> SetSessionConfigOptionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionConfigOptionRequest (an object)", data)
@@ -9111,7 +9343,9 @@ def _decode_SetSessionConfigOptionRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
-    rest = {key: value for key, value in data.items() if key not in known}
+    rest = data.copy()
+    for key in known:
+        rest.pop(key, None)
     obj.type = _decode_SetSessionConfigOptionRequestType(rest, ctx, path)
     decoded: SetSessionConfigOptionRequest = obj
     return decoded
@@ -9140,11 +9374,12 @@ def _decode_PromptRequest(
     path: _rt.Path,
     cls: type[PromptRequest] = PromptRequest,
     known: frozenset[str] = _KEYS_PromptRequest,
+    proven: int = 2,
 ) -> PromptRequest:
     if type(data) is not dict:
         raise DecodeError(path, "PromptRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("prompt", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED):
@@ -9172,7 +9407,7 @@ def _decode_PromptRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: PromptRequest = obj
     return decoded
@@ -9202,6 +9437,7 @@ def _decode_ClientResponseResult(
     path: _rt.Path,
     cls: type[ClientResponseResult] = ClientResponseResult,
     known: frozenset[str] = _KEYS_ClientResponseResult,
+    proven: int = 2,
 ) -> ClientResponseResult:
     if type(data) is not dict:
         raise DecodeError(path, "ClientResponseResult (an object)", data)
@@ -9218,7 +9454,7 @@ def _decode_ClientResponseResult(
     v = _decode_ClientResponseResultResult(v, ctx, (path, "result"))
     obj.result = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ClientResponseResult = obj
     return decoded
@@ -9245,6 +9481,7 @@ def _decode_ClientResponseError(
     path: _rt.Path,
     cls: type[ClientResponseError] = ClientResponseError,
     known: frozenset[str] = _KEYS_ClientResponseError,
+    proven: int = 2,
 ) -> ClientResponseError:
     if type(data) is not dict:
         raise DecodeError(path, "ClientResponseError (an object)", data)
@@ -9261,7 +9498,7 @@ def _decode_ClientResponseError(
     v = _decode_Error(v, ctx, (path, "error"))
     obj.error = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ClientResponseError = obj
     return decoded
@@ -9288,6 +9525,7 @@ def _decode_WriteTextFileResponse(
     path: _rt.Path,
     cls: type[WriteTextFileResponse] = WriteTextFileResponse,
     known: frozenset[str] = _KEYS_WriteTextFileResponse,
+    proven: int = 0,
 ) -> WriteTextFileResponse:
     if type(data) is not dict:
         raise DecodeError(path, "WriteTextFileResponse (an object)", data)
@@ -9300,7 +9538,7 @@ def _decode_WriteTextFileResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: WriteTextFileResponse = obj
     return decoded
@@ -9326,11 +9564,12 @@ def _decode_ReadTextFileResponse(
     path: _rt.Path,
     cls: type[ReadTextFileResponse] = ReadTextFileResponse,
     known: frozenset[str] = _KEYS_ReadTextFileResponse,
+    proven: int = 1,
 ) -> ReadTextFileResponse:
     if type(data) is not dict:
         raise DecodeError(path, "ReadTextFileResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("content", UNDEFINED)
         if type(r0) is str:
             obj.content = r0
@@ -9350,7 +9589,7 @@ def _decode_ReadTextFileResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ReadTextFileResponse = obj
     return decoded
@@ -9378,14 +9617,20 @@ def _decode_RequestPermissionResponse(
     path: _rt.Path,
     cls: type[RequestPermissionResponse] = RequestPermissionResponse,
     known: frozenset[str] = _KEYS_RequestPermissionResponse,
+    proven: int = 1,
 ) -> RequestPermissionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("outcome", UNDEFINED)
         if r0 is not UNDEFINED:
-            r0 = _decode_RequestPermissionOutcome(r0, ctx, (path, "outcome"))
+            tag = r0.get("outcome") if type(r0) is dict else None
+            variant = _VARIANTS_RequestPermissionOutcome.get(tag) if type(tag) is str else None
+            if variant is None:
+                r0 = _decode_RequestPermissionOutcome(r0, ctx, (path, "outcome"))
+            else:
+                r0 = variant[0](r0, ctx, (path, "outcome"), variant[1], variant[2], variant[3])
             obj.outcome = r0
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -9394,7 +9639,12 @@ def _decode_RequestPermissionResponse(
     v = data.get("outcome", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "outcome"), "a value (required)", _rt.MISSING)
-    v = _decode_RequestPermissionOutcome(v, ctx, (path, "outcome"))
+    tag = v.get("outcome") if type(v) is dict else None
+    variant = _VARIANTS_RequestPermissionOutcome.get(tag) if type(tag) is str else None
+    if variant is None:
+        v = _decode_RequestPermissionOutcome(v, ctx, (path, "outcome"))
+    else:
+        v = variant[0](v, ctx, (path, "outcome"), variant[1], variant[2], variant[3])
     obj.outcome = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -9404,7 +9654,7 @@ def _decode_RequestPermissionResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: RequestPermissionResponse = obj
     return decoded
@@ -9432,6 +9682,7 @@ def _decode_RequestPermissionOutcomeCancelled(
     path: _rt.Path,
     cls: type[RequestPermissionOutcomeCancelled] = RequestPermissionOutcomeCancelled,
     known: frozenset[str] = _KEYS_RequestPermissionOutcomeCancelled,
+    proven: int = 1,
 ) -> RequestPermissionOutcomeCancelled:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionOutcomeCancelled (an object)", data)
@@ -9439,7 +9690,7 @@ def _decode_RequestPermissionOutcomeCancelled(
         raise DecodeError((path, "outcome"), '"cancelled"', data.get("outcome", _rt.MISSING))
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: RequestPermissionOutcomeCancelled = obj
     return decoded
@@ -9461,11 +9712,12 @@ def _decode_SelectedPermissionOutcome(
     path: _rt.Path,
     cls: type[SelectedPermissionOutcome] = SelectedPermissionOutcome,
     known: frozenset[str] = _KEYS_SelectedPermissionOutcome,
+    proven: int = 1,
 ) -> SelectedPermissionOutcome:
     if type(data) is not dict:
         raise DecodeError(path, "SelectedPermissionOutcome (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("optionId", UNDEFINED)
         if type(r0) is str:
             obj.option_id = r0
@@ -9485,7 +9737,7 @@ def _decode_SelectedPermissionOutcome(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SelectedPermissionOutcome = obj
     return decoded
@@ -9516,12 +9768,15 @@ def _decode_RequestPermissionOutcomeSelected(
     path: _rt.Path,
     cls: type[RequestPermissionOutcomeSelected] = RequestPermissionOutcomeSelected,
     known: frozenset[str] = _KEYS_RequestPermissionOutcomeSelected,
+    proven: int = 2,
 ) -> RequestPermissionOutcomeSelected:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionOutcomeSelected (an object)", data)
     if data.get("outcome", _rt.MISSING) != "selected":
         raise DecodeError((path, "outcome"), '"selected"', data.get("outcome", _rt.MISSING))
-    return cast(RequestPermissionOutcomeSelected, _decode_SelectedPermissionOutcome(data, ctx, path, cls, known))
+    return cast(
+        RequestPermissionOutcomeSelected, _decode_SelectedPermissionOutcome(data, ctx, path, cls, known, proven)
+    )
 
 
 def _encode_RequestPermissionOutcomeSelected(obj: RequestPermissionOutcomeSelected) -> dict[str, Any]:
@@ -9537,11 +9792,12 @@ def _decode_CreateTerminalResponse(
     path: _rt.Path,
     cls: type[CreateTerminalResponse] = CreateTerminalResponse,
     known: frozenset[str] = _KEYS_CreateTerminalResponse,
+    proven: int = 1,
 ) -> CreateTerminalResponse:
     if type(data) is not dict:
         raise DecodeError(path, "CreateTerminalResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("terminalId", UNDEFINED)
         if type(r0) is str:
             obj.terminal_id = r0
@@ -9561,7 +9817,7 @@ def _decode_CreateTerminalResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CreateTerminalResponse = obj
     return decoded
@@ -9589,11 +9845,12 @@ def _decode_TerminalOutputResponse(
     path: _rt.Path,
     cls: type[TerminalOutputResponse] = TerminalOutputResponse,
     known: frozenset[str] = _KEYS_TerminalOutputResponse,
+    proven: int = 2,
 ) -> TerminalOutputResponse:
     if type(data) is not dict:
         raise DecodeError(path, "TerminalOutputResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("output", UNDEFINED)
         r1 = data.get("truncated", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not bool):
@@ -9627,7 +9884,7 @@ def _decode_TerminalOutputResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: TerminalOutputResponse = obj
     return decoded
@@ -9660,6 +9917,7 @@ def _decode_TerminalExitStatus(
     path: _rt.Path,
     cls: type[TerminalExitStatus] = TerminalExitStatus,
     known: frozenset[str] = _KEYS_TerminalExitStatus,
+    proven: int = 0,
 ) -> TerminalExitStatus:
     if type(data) is not dict:
         raise DecodeError(path, "TerminalExitStatus (an object)", data)
@@ -9683,7 +9941,7 @@ def _decode_TerminalExitStatus(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: TerminalExitStatus = obj
     return decoded
@@ -9715,6 +9973,7 @@ def _decode_ReleaseTerminalResponse(
     path: _rt.Path,
     cls: type[ReleaseTerminalResponse] = ReleaseTerminalResponse,
     known: frozenset[str] = _KEYS_ReleaseTerminalResponse,
+    proven: int = 0,
 ) -> ReleaseTerminalResponse:
     if type(data) is not dict:
         raise DecodeError(path, "ReleaseTerminalResponse (an object)", data)
@@ -9727,7 +9986,7 @@ def _decode_ReleaseTerminalResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ReleaseTerminalResponse = obj
     return decoded
@@ -9753,6 +10012,7 @@ def _decode_WaitForTerminalExitResponse(
     path: _rt.Path,
     cls: type[WaitForTerminalExitResponse] = WaitForTerminalExitResponse,
     known: frozenset[str] = _KEYS_WaitForTerminalExitResponse,
+    proven: int = 0,
 ) -> WaitForTerminalExitResponse:
     if type(data) is not dict:
         raise DecodeError(path, "WaitForTerminalExitResponse (an object)", data)
@@ -9776,7 +10036,7 @@ def _decode_WaitForTerminalExitResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: WaitForTerminalExitResponse = obj
     return decoded
@@ -9808,6 +10068,7 @@ def _decode_KillTerminalResponse(
     path: _rt.Path,
     cls: type[KillTerminalResponse] = KillTerminalResponse,
     known: frozenset[str] = _KEYS_KillTerminalResponse,
+    proven: int = 0,
 ) -> KillTerminalResponse:
     if type(data) is not dict:
         raise DecodeError(path, "KillTerminalResponse (an object)", data)
@@ -9820,7 +10081,7 @@ def _decode_KillTerminalResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: KillTerminalResponse = obj
     return decoded
@@ -9846,6 +10107,7 @@ def _decode_ElicitationAcceptAction(
     path: _rt.Path,
     cls: type[ElicitationAcceptAction] = ElicitationAcceptAction,
     known: frozenset[str] = _KEYS_ElicitationAcceptAction,
+    proven: int = 0,
 ) -> ElicitationAcceptAction:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationAcceptAction (an object)", data)
@@ -9855,7 +10117,7 @@ def _decode_ElicitationAcceptAction(
         v = _decode_map_of_ElicitationContentValue(v, ctx, (path, "content"))
     obj.content = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ElicitationAcceptAction = obj
     return decoded
@@ -9889,12 +10151,15 @@ def _decode_CreateElicitationResponseActionAccept(
     path: _rt.Path,
     cls: type[CreateElicitationResponseActionAccept] = CreateElicitationResponseActionAccept,
     known: frozenset[str] = _KEYS_CreateElicitationResponseActionAccept,
+    proven: int = 1,
 ) -> CreateElicitationResponseActionAccept:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponseActionAccept (an object)", data)
     if data.get("action", _rt.MISSING) != "accept":
         raise DecodeError((path, "action"), '"accept"', data.get("action", _rt.MISSING))
-    return cast(CreateElicitationResponseActionAccept, _decode_ElicitationAcceptAction(data, ctx, path, cls, known))
+    return cast(
+        CreateElicitationResponseActionAccept, _decode_ElicitationAcceptAction(data, ctx, path, cls, known, proven)
+    )
 
 
 def _encode_CreateElicitationResponseActionAccept(obj: CreateElicitationResponseActionAccept) -> dict[str, Any]:
@@ -9910,6 +10175,7 @@ def _decode_CreateElicitationResponseActionDecline(
     path: _rt.Path,
     cls: type[CreateElicitationResponseActionDecline] = CreateElicitationResponseActionDecline,
     known: frozenset[str] = _KEYS_CreateElicitationResponseActionDecline,
+    proven: int = 1,
 ) -> CreateElicitationResponseActionDecline:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponseActionDecline (an object)", data)
@@ -9917,7 +10183,7 @@ def _decode_CreateElicitationResponseActionDecline(
         raise DecodeError((path, "action"), '"decline"', data.get("action", _rt.MISSING))
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CreateElicitationResponseActionDecline = obj
     return decoded
@@ -9939,6 +10205,7 @@ def _decode_CreateElicitationResponseActionCancel(
     path: _rt.Path,
     cls: type[CreateElicitationResponseActionCancel] = CreateElicitationResponseActionCancel,
     known: frozenset[str] = _KEYS_CreateElicitationResponseActionCancel,
+    proven: int = 1,
 ) -> CreateElicitationResponseActionCancel:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponseActionCancel (an object)", data)
@@ -9946,7 +10213,7 @@ def _decode_CreateElicitationResponseActionCancel(
         raise DecodeError((path, "action"), '"cancel"', data.get("action", _rt.MISSING))
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CreateElicitationResponseActionCancel = obj
     return decoded
@@ -9968,6 +10235,7 @@ def _decode_CreateElicitationResponseActionOther(
     path: _rt.Path,
     cls: type[CreateElicitationResponseActionOther] = CreateElicitationResponseActionOther,
     known: frozenset[str] = _KEYS_CreateElicitationResponseActionOther,
+    proven: int = 1,
 ) -> CreateElicitationResponseActionOther:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponseActionOther (an object)", data)
@@ -9977,7 +10245,7 @@ def _decode_CreateElicitationResponseActionOther(
         raise _rt.missing_or_invalid(v, (path, "action"), "string")
     obj.action = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CreateElicitationResponseActionOther = obj
     return decoded
@@ -10002,6 +10270,7 @@ def _decode_CreateElicitationResponse(
     path: _rt.Path,
     cls: type[CreateElicitationResponse] = CreateElicitationResponse,
     known: frozenset[str] = _KEYS_CreateElicitationResponse,
+    proven: int = 0,
 ) -> CreateElicitationResponse:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponse (an object)", data)
@@ -10013,7 +10282,9 @@ def _decode_CreateElicitationResponse(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
-    rest = {key: value for key, value in data.items() if key not in known}
+    rest = data.copy()
+    for key in known:
+        rest.pop(key, None)
     obj.action = _decode_CreateElicitationResponseAction(rest, ctx, path)
     decoded: CreateElicitationResponse = obj
     return decoded
@@ -10038,11 +10309,12 @@ def _decode_ClientNotification(
     path: _rt.Path,
     cls: type[ClientNotification] = ClientNotification,
     known: frozenset[str] = _KEYS_ClientNotification,
+    proven: int = 1,
 ) -> ClientNotification:
     if type(data) is not dict:
         raise DecodeError(path, "ClientNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("method", UNDEFINED)
         if type(r0) is str:
             obj.method = r0
@@ -10059,7 +10331,7 @@ def _decode_ClientNotification(
         v = _decode_ClientNotificationParams(v, ctx, (path, "params"))
     obj.params = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ClientNotification = obj
     return decoded
@@ -10087,11 +10359,12 @@ def _decode_CancelNotification(
     path: _rt.Path,
     cls: type[CancelNotification] = CancelNotification,
     known: frozenset[str] = _KEYS_CancelNotification,
+    proven: int = 1,
 ) -> CancelNotification:
     if type(data) is not dict:
         raise DecodeError(path, "CancelNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         if type(r0) is str:
             obj.session_id = r0
@@ -10111,7 +10384,7 @@ def _decode_CancelNotification(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CancelNotification = obj
     return decoded
@@ -10139,11 +10412,12 @@ def _decode_CancelRequestNotification(
     path: _rt.Path,
     cls: type[CancelRequestNotification] = CancelRequestNotification,
     known: frozenset[str] = _KEYS_CancelRequestNotification,
+    proven: int = 1,
 ) -> CancelRequestNotification:
     if type(data) is not dict:
         raise DecodeError(path, "CancelRequestNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("requestId", UNDEFINED)
         if r0 is not UNDEFINED:
             if r0 is not None:
@@ -10167,7 +10441,7 @@ def _decode_CancelRequestNotification(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CancelRequestNotification = obj
     return decoded
@@ -10350,9 +10624,9 @@ def _encode_ToolCallId(value: ToolCallId) -> Any:
 
 
 _VARIANTS_ToolCallContent: Final[dict[str, _rt.TaggedVariant]] = {
-    "content": (_decode_Content, ToolCallContentContent, _KEYS_ToolCallContentContent),
-    "diff": (_decode_Diff, ToolCallContentDiff, _KEYS_ToolCallContentDiff),
-    "terminal": (_decode_Terminal, ToolCallContentTerminal, _KEYS_ToolCallContentTerminal),
+    "content": (_decode_Content, ToolCallContentContent, _KEYS_ToolCallContentContent, 2),
+    "diff": (_decode_Diff, ToolCallContentDiff, _KEYS_ToolCallContentDiff, 3),
+    "terminal": (_decode_Terminal, ToolCallContentTerminal, _KEYS_ToolCallContentTerminal, 2),
 }
 
 
@@ -10361,8 +10635,8 @@ def _decode_ToolCallContent(data: Any, ctx: _rt.Context, path: _rt.Path) -> Tool
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_ToolCallContent.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: ToolCallContent = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: ToolCallContent = decoder(data, ctx, path, cls, known, proven)
             return decoded
         raise DecodeError((path, "type"), "one of 'content', 'diff', 'terminal'", tag)
     raise DecodeError(path, "ToolCallContent (an object)", data)
@@ -10381,11 +10655,11 @@ def _encode_ToolCallContent(value: ToolCallContent) -> Any:
 
 
 _VARIANTS_ContentBlock: Final[dict[str, _rt.TaggedVariant]] = {
-    "text": (_decode_TextContent, ContentBlockText, _KEYS_ContentBlockText),
-    "image": (_decode_ImageContent, ContentBlockImage, _KEYS_ContentBlockImage),
-    "audio": (_decode_AudioContent, ContentBlockAudio, _KEYS_ContentBlockAudio),
-    "resource_link": (_decode_ResourceLink, ContentBlockResourceLink, _KEYS_ContentBlockResourceLink),
-    "resource": (_decode_EmbeddedResource, ContentBlockResource, _KEYS_ContentBlockResource),
+    "text": (_decode_TextContent, ContentBlockText, _KEYS_ContentBlockText, 2),
+    "image": (_decode_ImageContent, ContentBlockImage, _KEYS_ContentBlockImage, 3),
+    "audio": (_decode_AudioContent, ContentBlockAudio, _KEYS_ContentBlockAudio, 3),
+    "resource_link": (_decode_ResourceLink, ContentBlockResourceLink, _KEYS_ContentBlockResourceLink, 3),
+    "resource": (_decode_EmbeddedResource, ContentBlockResource, _KEYS_ContentBlockResource, 2),
 }
 
 
@@ -10394,8 +10668,8 @@ def _decode_ContentBlock(data: Any, ctx: _rt.Context, path: _rt.Path) -> Content
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: ContentBlock = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: ContentBlock = decoder(data, ctx, path, cls, known, proven)
             return decoded
         raise DecodeError((path, "type"), "one of 'text', 'image', 'audio', 'resource_link', 'resource'", tag)
     raise DecodeError(path, "ContentBlock (an object)", data)
@@ -10564,8 +10838,8 @@ def _encode_CreateElicitationRequestModeOtherVariant(value: CreateElicitationReq
 
 
 _VARIANTS_CreateElicitationRequestMode: Final[dict[str, _rt.TaggedVariant]] = {
-    "form": (_decode_ElicitationFormMode, CreateElicitationRequestModeForm, _KEYS_CreateElicitationRequestModeForm),
-    "url": (_decode_ElicitationUrlMode, CreateElicitationRequestModeUrl, _KEYS_CreateElicitationRequestModeUrl),
+    "form": (_decode_ElicitationFormMode, CreateElicitationRequestModeForm, _KEYS_CreateElicitationRequestModeForm, 2),
+    "url": (_decode_ElicitationUrlMode, CreateElicitationRequestModeUrl, _KEYS_CreateElicitationRequestModeUrl, 3),
 }
 
 
@@ -10574,8 +10848,8 @@ def _decode_CreateElicitationRequestMode(data: Any, ctx: _rt.Context, path: _rt.
         tag = data.get("mode", _rt.MISSING)
         variant = _VARIANTS_CreateElicitationRequestMode.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: CreateElicitationRequestMode = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: CreateElicitationRequestMode = decoder(data, ctx, path, cls, known, proven)
             return decoded
         if type(tag) is str:
             return _decode_CreateElicitationRequestModeOther(data, ctx, path)
@@ -10598,19 +10872,26 @@ def _encode_CreateElicitationRequestMode(value: CreateElicitationRequestMode) ->
 
 
 _VARIANTS_ElicitationPropertySchema: Final[dict[str, _rt.TaggedVariant]] = {
-    "string": (_decode_StringPropertySchema, ElicitationPropertySchemaString, _KEYS_ElicitationPropertySchemaString),
-    "number": (_decode_NumberPropertySchema, ElicitationPropertySchemaNumber, _KEYS_ElicitationPropertySchemaNumber),
+    "string": (_decode_StringPropertySchema, ElicitationPropertySchemaString, _KEYS_ElicitationPropertySchemaString, 1),
+    "number": (_decode_NumberPropertySchema, ElicitationPropertySchemaNumber, _KEYS_ElicitationPropertySchemaNumber, 1),
     "integer": (
         _decode_IntegerPropertySchema,
         ElicitationPropertySchemaInteger,
         _KEYS_ElicitationPropertySchemaInteger,
+        1,
     ),
     "boolean": (
         _decode_BooleanPropertySchema,
         ElicitationPropertySchemaBoolean,
         _KEYS_ElicitationPropertySchemaBoolean,
+        1,
     ),
-    "array": (_decode_MultiSelectPropertySchema, ElicitationPropertySchemaArray, _KEYS_ElicitationPropertySchemaArray),
+    "array": (
+        _decode_MultiSelectPropertySchema,
+        ElicitationPropertySchemaArray,
+        _KEYS_ElicitationPropertySchemaArray,
+        2,
+    ),
 }
 
 
@@ -10619,8 +10900,8 @@ def _decode_ElicitationPropertySchema(data: Any, ctx: _rt.Context, path: _rt.Pat
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_ElicitationPropertySchema.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: ElicitationPropertySchema = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: ElicitationPropertySchema = decoder(data, ctx, path, cls, known, proven)
             return decoded
         if type(tag) is str:
             return _decode_ElicitationPropertySchemaOther(data, ctx, path)
@@ -10650,7 +10931,7 @@ def _encode_ElicitationPropertySchema(value: ElicitationPropertySchema) -> Any:
 
 
 _VARIANTS_MultiSelectItems: Final[dict[str, _rt.TaggedVariant]] = {
-    "string": (_decode_StringMultiSelectItems, MultiSelectItemsString, _KEYS_MultiSelectItemsString),
+    "string": (_decode_StringMultiSelectItems, MultiSelectItemsString, _KEYS_MultiSelectItemsString, 2),
 }
 
 
@@ -10670,10 +10951,10 @@ def _decode_MultiSelectItems(data: Any, ctx: _rt.Context, path: _rt.Path) -> Mul
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_MultiSelectItems.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
+            decoder, cls, known, proven = variant
             # The tag does not decide: an untagged variant may take what the tagged one rejects.
             try:
-                result: MultiSelectItems = decoder(data, ctx, path, cls, known)
+                result: MultiSelectItems = decoder(data, ctx, path, cls, known, proven)
             except DecodeError:
                 if not _rt.matches(_match_MultiSelectItems, data, path):
                     raise
@@ -10861,7 +11142,7 @@ def _encode_ProtocolVersion(value: ProtocolVersion) -> Any:
 
 
 _VARIANTS_AuthMethod: Final[dict[str, _rt.TaggedVariant]] = {
-    "terminal": (_decode_AuthMethodTerminal, AuthMethodTerminalVariant, _KEYS_AuthMethodTerminalVariant),
+    "terminal": (_decode_AuthMethodTerminal, AuthMethodTerminalVariant, _KEYS_AuthMethodTerminalVariant, 3),
 }
 
 
@@ -10881,10 +11162,10 @@ def _decode_AuthMethod(data: Any, ctx: _rt.Context, path: _rt.Path) -> AuthMetho
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_AuthMethod.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
+            decoder, cls, known, proven = variant
             # The tag does not decide: an untagged variant may take what the tagged one rejects.
             try:
-                result: AuthMethod = decoder(data, ctx, path, cls, known)
+                result: AuthMethod = decoder(data, ctx, path, cls, known, proven)
             except DecodeError:
                 if not _rt.matches(_match_AuthMethod, data, path):
                     raise
@@ -10927,8 +11208,8 @@ def _encode_SessionModeId(value: SessionModeId) -> Any:
 
 
 _VARIANTS_SessionConfigOptionType: Final[dict[str, _rt.TaggedVariant]] = {
-    "select": (_decode_SessionConfigSelect, SessionConfigOptionTypeSelect, _KEYS_SessionConfigOptionTypeSelect),
-    "boolean": (_decode_SessionConfigBoolean, SessionConfigOptionTypeBoolean, _KEYS_SessionConfigOptionTypeBoolean),
+    "select": (_decode_SessionConfigSelect, SessionConfigOptionTypeSelect, _KEYS_SessionConfigOptionTypeSelect, 3),
+    "boolean": (_decode_SessionConfigBoolean, SessionConfigOptionTypeBoolean, _KEYS_SessionConfigOptionTypeBoolean, 2),
 }
 
 
@@ -10937,8 +11218,8 @@ def _decode_SessionConfigOptionType(data: Any, ctx: _rt.Context, path: _rt.Path)
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_SessionConfigOptionType.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: SessionConfigOptionType = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: SessionConfigOptionType = decoder(data, ctx, path, cls, known, proven)
             return decoded
         raise DecodeError((path, "type"), "one of 'select', 'boolean'", tag)
     raise DecodeError(path, "SessionConfigOptionType (an object)", data)
@@ -11076,39 +11357,59 @@ def _encode_AgentNotificationParams(value: AgentNotificationParams) -> Any:
 
 
 _VARIANTS_SessionUpdate: Final[dict[str, _rt.TaggedVariant]] = {
-    "user_message_chunk": (_decode_ContentChunk, SessionUpdateUserMessageChunk, _KEYS_SessionUpdateUserMessageChunk),
-    "agent_message_chunk": (_decode_ContentChunk, SessionUpdateAgentMessageChunk, _KEYS_SessionUpdateAgentMessageChunk),
-    "agent_thought_chunk": (_decode_ContentChunk, SessionUpdateAgentThoughtChunk, _KEYS_SessionUpdateAgentThoughtChunk),
-    "tool_call": (_decode_ToolCall, SessionUpdateToolCall, _KEYS_SessionUpdateToolCall),
-    "tool_call_update": (_decode_ToolCallUpdate, SessionUpdateToolCallUpdate, _KEYS_SessionUpdateToolCallUpdate),
-    "plan": (_decode_Plan, SessionUpdatePlan, _KEYS_SessionUpdatePlan),
+    "user_message_chunk": (_decode_ContentChunk, SessionUpdateUserMessageChunk, _KEYS_SessionUpdateUserMessageChunk, 2),
+    "agent_message_chunk": (
+        _decode_ContentChunk,
+        SessionUpdateAgentMessageChunk,
+        _KEYS_SessionUpdateAgentMessageChunk,
+        2,
+    ),
+    "agent_thought_chunk": (
+        _decode_ContentChunk,
+        SessionUpdateAgentThoughtChunk,
+        _KEYS_SessionUpdateAgentThoughtChunk,
+        2,
+    ),
+    "tool_call": (_decode_ToolCall, SessionUpdateToolCall, _KEYS_SessionUpdateToolCall, 3),
+    "tool_call_update": (_decode_ToolCallUpdate, SessionUpdateToolCallUpdate, _KEYS_SessionUpdateToolCallUpdate, 2),
+    "plan": (_decode_Plan, SessionUpdatePlan, _KEYS_SessionUpdatePlan, 1),
     "available_commands_update": (
         _decode_AvailableCommandsUpdate,
         SessionUpdateAvailableCommandsUpdate,
         _KEYS_SessionUpdateAvailableCommandsUpdate,
+        1,
     ),
     "current_mode_update": (
         _decode_CurrentModeUpdate,
         SessionUpdateCurrentModeUpdate,
         _KEYS_SessionUpdateCurrentModeUpdate,
+        2,
     ),
     "config_option_update": (
         _decode_ConfigOptionUpdate,
         SessionUpdateConfigOptionUpdate,
         _KEYS_SessionUpdateConfigOptionUpdate,
+        1,
     ),
     "session_info_update": (
         _decode_SessionInfoUpdate,
         SessionUpdateSessionInfoUpdate,
         _KEYS_SessionUpdateSessionInfoUpdate,
+        1,
     ),
-    "usage_update": (_decode_UsageUpdate, SessionUpdateUsageUpdate, _KEYS_SessionUpdateUsageUpdate),
-    "notice": (_decode_Notice, SessionUpdateNotice, _KEYS_SessionUpdateNotice),
-    "compaction_update": (_decode_CompactionUpdate, SessionUpdateCompactionUpdate, _KEYS_SessionUpdateCompactionUpdate),
+    "usage_update": (_decode_UsageUpdate, SessionUpdateUsageUpdate, _KEYS_SessionUpdateUsageUpdate, 3),
+    "notice": (_decode_Notice, SessionUpdateNotice, _KEYS_SessionUpdateNotice, 3),
+    "compaction_update": (
+        _decode_CompactionUpdate,
+        SessionUpdateCompactionUpdate,
+        _KEYS_SessionUpdateCompactionUpdate,
+        3,
+    ),
     "compaction_summary_chunk": (
         _decode_CompactionSummaryChunk,
         SessionUpdateCompactionSummaryChunk,
         _KEYS_SessionUpdateCompactionSummaryChunk,
+        3,
     ),
 }
 
@@ -11118,8 +11419,8 @@ def _decode_SessionUpdate(data: Any, ctx: _rt.Context, path: _rt.Path) -> Sessio
         tag = data.get("sessionUpdate", _rt.MISSING)
         variant = _VARIANTS_SessionUpdate.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: SessionUpdate = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: SessionUpdate = decoder(data, ctx, path, cls, known, proven)
             return decoded
         raise DecodeError(
             (path, "sessionUpdate"),
@@ -11334,8 +11635,8 @@ def _encode_NoticeCapabilities(value: NoticeCapabilities) -> Any:
 
 
 _VARIANTS_McpServer: Final[dict[str, _rt.TaggedVariant]] = {
-    "http": (_decode_McpServerHttp, McpServerHttpVariant, _KEYS_McpServerHttpVariant),
-    "sse": (_decode_McpServerSse, McpServerSseVariant, _KEYS_McpServerSseVariant),
+    "http": (_decode_McpServerHttp, McpServerHttpVariant, _KEYS_McpServerHttpVariant, 4),
+    "sse": (_decode_McpServerSse, McpServerSseVariant, _KEYS_McpServerSseVariant, 4),
 }
 
 
@@ -11355,10 +11656,10 @@ def _decode_McpServer(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpServer:
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_McpServer.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
+            decoder, cls, known, proven = variant
             # The tag does not decide: an untagged variant may take what the tagged one rejects.
             try:
-                result: McpServer = decoder(data, ctx, path, cls, known)
+                result: McpServer = decoder(data, ctx, path, cls, known, proven)
             except DecodeError:
                 if not _rt.matches(_match_McpServer, data, path):
                     raise
@@ -11381,6 +11682,7 @@ _VARIANTS_SetSessionConfigOptionRequestType: Final[dict[str, _rt.TaggedVariant]]
         _decode_SetSessionConfigOptionRequestTypeBoolean,
         SetSessionConfigOptionRequestTypeBoolean,
         _KEYS_SetSessionConfigOptionRequestTypeBoolean,
+        2,
     ),
 }
 
@@ -11405,10 +11707,10 @@ def _decode_SetSessionConfigOptionRequestType(
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_SetSessionConfigOptionRequestType.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
+            decoder, cls, known, proven = variant
             # The tag does not decide: an untagged variant may take what the tagged one rejects.
             try:
-                result: SetSessionConfigOptionRequestType = decoder(data, ctx, path, cls, known)
+                result: SetSessionConfigOptionRequestType = decoder(data, ctx, path, cls, known, proven)
             except DecodeError:
                 if not _rt.matches(_match_SetSessionConfigOptionRequestType, data, path):
                     raise
@@ -11544,11 +11846,13 @@ _VARIANTS_RequestPermissionOutcome: Final[dict[str, _rt.TaggedVariant]] = {
         _decode_RequestPermissionOutcomeCancelled,
         RequestPermissionOutcomeCancelled,
         _KEYS_RequestPermissionOutcomeCancelled,
+        1,
     ),
     "selected": (
         _decode_SelectedPermissionOutcome,
         RequestPermissionOutcomeSelected,
         _KEYS_RequestPermissionOutcomeSelected,
+        2,
     ),
 }
 
@@ -11558,8 +11862,8 @@ def _decode_RequestPermissionOutcome(data: Any, ctx: _rt.Context, path: _rt.Path
         tag = data.get("outcome", _rt.MISSING)
         variant = _VARIANTS_RequestPermissionOutcome.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: RequestPermissionOutcome = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: RequestPermissionOutcome = decoder(data, ctx, path, cls, known, proven)
             return decoded
         raise DecodeError((path, "outcome"), "one of 'cancelled', 'selected'", tag)
     raise DecodeError(path, "RequestPermissionOutcome (an object)", data)
@@ -11584,16 +11888,19 @@ _VARIANTS_CreateElicitationResponseAction: Final[dict[str, _rt.TaggedVariant]] =
         _decode_ElicitationAcceptAction,
         CreateElicitationResponseActionAccept,
         _KEYS_CreateElicitationResponseActionAccept,
+        1,
     ),
     "decline": (
         _decode_CreateElicitationResponseActionDecline,
         CreateElicitationResponseActionDecline,
         _KEYS_CreateElicitationResponseActionDecline,
+        1,
     ),
     "cancel": (
         _decode_CreateElicitationResponseActionCancel,
         CreateElicitationResponseActionCancel,
         _KEYS_CreateElicitationResponseActionCancel,
+        1,
     ),
 }
 
@@ -11605,8 +11912,8 @@ def _decode_CreateElicitationResponseAction(
         tag = data.get("action", _rt.MISSING)
         variant = _VARIANTS_CreateElicitationResponseAction.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: CreateElicitationResponseAction = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: CreateElicitationResponseAction = decoder(data, ctx, path, cls, known, proven)
             return decoded
         if type(tag) is str:
             return _decode_CreateElicitationResponseActionOther(data, ctx, path)

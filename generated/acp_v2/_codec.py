@@ -428,7 +428,12 @@ def _decode_list_of_ToolCallContent_skip_invalid(data: Any, ctx: _rt.Context, pa
     append = result.append
     for index, item in enumerate(data):
         try:
-            item = _decode_ToolCallContent(item, ctx, (path, index))
+            tag = item.get("type") if type(item) is dict else None
+            variant = _VARIANTS_ToolCallContent.get(tag) if type(tag) is str else None
+            if variant is None:
+                item = _decode_ToolCallContent(item, ctx, (path, index))
+            else:
+                item = variant[0](item, ctx, (path, index), variant[1], variant[2], variant[3])
         except DecodeError as error:
             ctx.skip(error)
             continue
@@ -526,7 +531,12 @@ def _decode_map_of_ElicitationPropertySchema(
     for key, item in data.items():
         if type(key) is not str:
             raise DecodeError(path, "an object with string keys", data)
-        item = _decode_ElicitationPropertySchema(item, ctx, (path, key))
+        tag = item.get("type") if type(item) is dict else None
+        variant = _VARIANTS_ElicitationPropertySchema.get(tag) if type(tag) is str else None
+        if variant is None:
+            item = _decode_ElicitationPropertySchema(item, ctx, (path, key))
+        else:
+            item = variant[0](item, ctx, (path, key), variant[1], variant[2], variant[3])
         result[key] = item
     return result
 
@@ -577,7 +587,12 @@ def _decode_list_of_AuthMethod_skip_invalid(data: Any, ctx: _rt.Context, path: _
     append = result.append
     for index, item in enumerate(data):
         try:
-            item = _decode_AuthMethod(item, ctx, (path, index))
+            tag = item.get("type") if type(item) is dict else None
+            variant = _VARIANTS_AuthMethod.get(tag) if type(tag) is str else None
+            if variant is None:
+                item = _decode_AuthMethod(item, ctx, (path, index))
+            else:
+                item = variant[0](item, ctx, (path, index), variant[1], variant[2], variant[3])
         except DecodeError as error:
             ctx.skip(error)
             continue
@@ -666,7 +681,12 @@ def _decode_list_of_AvailableCommand_skip_invalid(
     append = result.append
     for index, item in enumerate(data):
         try:
-            item = _decode_AvailableCommand(item, ctx, (path, index))
+            tag = item.get("type") if type(item) is dict else None
+            variant = _VARIANTS_AvailableCommand.get(tag) if type(tag) is str else None
+            if variant is None:
+                item = _decode_AvailableCommand(item, ctx, (path, index))
+            else:
+                item = variant[0](item, ctx, (path, index), variant[1], variant[2], variant[3])
         except DecodeError as error:
             ctx.skip(error)
             continue
@@ -756,7 +776,12 @@ def _decode_list_of_BackgroundWork(data: Any, ctx: _rt.Context, path: _rt.Path) 
     result: list[Any] = []
     append = result.append
     for index, item in enumerate(data):
-        item = _decode_BackgroundWork(item, ctx, (path, index))
+        tag = item.get("type") if type(item) is dict else None
+        variant = _VARIANTS_BackgroundWork.get(tag) if type(tag) is str else None
+        if variant is None:
+            item = _decode_BackgroundWork(item, ctx, (path, index))
+        else:
+            item = variant[0](item, ctx, (path, index), variant[1], variant[2], variant[3])
         append(item)
     return result
 
@@ -780,7 +805,12 @@ def _decode_list_of_ContentBlock_skip_invalid(data: Any, ctx: _rt.Context, path:
     append = result.append
     for index, item in enumerate(data):
         try:
-            item = _decode_ContentBlock(item, ctx, (path, index))
+            tag = item.get("type") if type(item) is dict else None
+            variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+            if variant is None:
+                item = _decode_ContentBlock(item, ctx, (path, index))
+            else:
+                item = variant[0](item, ctx, (path, index), variant[1], variant[2], variant[3])
         except DecodeError as error:
             ctx.skip(error)
             continue
@@ -822,7 +852,12 @@ def _decode_list_of_McpServer(data: Any, ctx: _rt.Context, path: _rt.Path) -> li
     result: list[Any] = []
     append = result.append
     for index, item in enumerate(data):
-        item = _decode_McpServer(item, ctx, (path, index))
+        tag = item.get("type") if type(item) is dict else None
+        variant = _VARIANTS_McpServer.get(tag) if type(tag) is str else None
+        if variant is None:
+            item = _decode_McpServer(item, ctx, (path, index))
+        else:
+            item = variant[0](item, ctx, (path, index), variant[1], variant[2], variant[3])
         append(item)
     return result
 
@@ -844,7 +879,12 @@ def _decode_list_of_ContentBlock(data: Any, ctx: _rt.Context, path: _rt.Path) ->
     result: list[Any] = []
     append = result.append
     for index, item in enumerate(data):
-        item = _decode_ContentBlock(item, ctx, (path, index))
+        tag = item.get("type") if type(item) is dict else None
+        variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+        if variant is None:
+            item = _decode_ContentBlock(item, ctx, (path, index))
+        else:
+            item = variant[0](item, ctx, (path, index), variant[1], variant[2], variant[3])
         append(item)
     return result
 
@@ -855,7 +895,12 @@ def _decode_list_of_ContentBlock_min1(data: Any, ctx: _rt.Context, path: _rt.Pat
     result: list[Any] = []
     append = result.append
     for index, item in enumerate(data):
-        item = _decode_ContentBlock(item, ctx, (path, index))
+        tag = item.get("type") if type(item) is dict else None
+        variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+        if variant is None:
+            item = _decode_ContentBlock(item, ctx, (path, index))
+        else:
+            item = variant[0](item, ctx, (path, index), variant[1], variant[2], variant[3])
         append(item)
     if len(result) < 1:
         raise DecodeError(path, "array of at least 1 items", data)
@@ -1183,11 +1228,12 @@ def _decode_AgentRequest(
     path: _rt.Path,
     cls: type[AgentRequest] = AgentRequest,
     known: frozenset[str] = _KEYS_AgentRequest,
+    proven: int = 2,
 ) -> AgentRequest:
     if type(data) is not dict:
         raise DecodeError(path, "AgentRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("id", UNDEFINED)
         r1 = data.get("method", UNDEFINED)
         if not (r0 is UNDEFINED or type(r1) is not str):
@@ -1212,7 +1258,7 @@ def _decode_AgentRequest(
         v = _decode_AgentRequestParams(v, ctx, (path, "params"))
     obj.params = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AgentRequest = obj
     return decoded
@@ -1242,11 +1288,12 @@ def _decode_RequestPermissionRequest(
     path: _rt.Path,
     cls: type[RequestPermissionRequest] = RequestPermissionRequest,
     known: frozenset[str] = _KEYS_RequestPermissionRequest,
+    proven: int = 3,
 ) -> RequestPermissionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 3:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("title", UNDEFINED)
         r2 = data.get("options", UNDEFINED)
@@ -1275,7 +1322,12 @@ def _decode_RequestPermissionRequest(
     obj.description = v
     v = data.get("subject", UNDEFINED)
     if v is not UNDEFINED and v is not None:
-        v = _decode_RequestPermissionSubject(v, ctx, (path, "subject"))
+        tag = v.get("type") if type(v) is dict else None
+        variant = _VARIANTS_RequestPermissionSubject.get(tag) if type(tag) is str else None
+        if variant is None:
+            v = _decode_RequestPermissionSubject(v, ctx, (path, "subject"))
+        else:
+            v = variant[0](v, ctx, (path, "subject"), variant[1], variant[2], variant[3])
     obj.subject = v
     v = data.get("options", UNDEFINED)
     if v is UNDEFINED:
@@ -1290,7 +1342,7 @@ def _decode_RequestPermissionRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: RequestPermissionRequest = obj
     return decoded
@@ -1328,11 +1380,12 @@ def _decode_ToolCallPermissionSubject(
     path: _rt.Path,
     cls: type[ToolCallPermissionSubject] = ToolCallPermissionSubject,
     known: frozenset[str] = _KEYS_ToolCallPermissionSubject,
+    proven: int = 1,
 ) -> ToolCallPermissionSubject:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallPermissionSubject (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("toolCall", UNDEFINED)
         if r0 is not UNDEFINED:
             r0 = _decode_ToolCallUpdate(r0, ctx, (path, "toolCall"))
@@ -1354,7 +1407,7 @@ def _decode_ToolCallPermissionSubject(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ToolCallPermissionSubject = obj
     return decoded
@@ -1385,12 +1438,15 @@ def _decode_RequestPermissionSubjectToolCall(
     path: _rt.Path,
     cls: type[RequestPermissionSubjectToolCall] = RequestPermissionSubjectToolCall,
     known: frozenset[str] = _KEYS_RequestPermissionSubjectToolCall,
+    proven: int = 2,
 ) -> RequestPermissionSubjectToolCall:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionSubjectToolCall (an object)", data)
     if data.get("type", _rt.MISSING) != "tool_call":
         raise DecodeError((path, "type"), '"tool_call"', data.get("type", _rt.MISSING))
-    return cast(RequestPermissionSubjectToolCall, _decode_ToolCallPermissionSubject(data, ctx, path, cls, known))
+    return cast(
+        RequestPermissionSubjectToolCall, _decode_ToolCallPermissionSubject(data, ctx, path, cls, known, proven)
+    )
 
 
 def _encode_RequestPermissionSubjectToolCall(obj: RequestPermissionSubjectToolCall) -> dict[str, Any]:
@@ -1406,11 +1462,12 @@ def _decode_CommandPermissionSubject(
     path: _rt.Path,
     cls: type[CommandPermissionSubject] = CommandPermissionSubject,
     known: frozenset[str] = _KEYS_CommandPermissionSubject,
+    proven: int = 2,
 ) -> CommandPermissionSubject:
     if type(data) is not dict:
         raise DecodeError(path, "CommandPermissionSubject (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 3:
+    if len(data) == proven:
         r0 = data.get("command", UNDEFINED)
         r1 = data.get("cwd", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -1446,7 +1503,7 @@ def _decode_CommandPermissionSubject(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CommandPermissionSubject = obj
     return decoded
@@ -1494,12 +1551,13 @@ def _decode_RequestPermissionSubjectCommand(
     path: _rt.Path,
     cls: type[RequestPermissionSubjectCommand] = RequestPermissionSubjectCommand,
     known: frozenset[str] = _KEYS_RequestPermissionSubjectCommand,
+    proven: int = 3,
 ) -> RequestPermissionSubjectCommand:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionSubjectCommand (an object)", data)
     if data.get("type", _rt.MISSING) != "command":
         raise DecodeError((path, "type"), '"command"', data.get("type", _rt.MISSING))
-    return cast(RequestPermissionSubjectCommand, _decode_CommandPermissionSubject(data, ctx, path, cls, known))
+    return cast(RequestPermissionSubjectCommand, _decode_CommandPermissionSubject(data, ctx, path, cls, known, proven))
 
 
 def _encode_RequestPermissionSubjectCommand(obj: RequestPermissionSubjectCommand) -> dict[str, Any]:
@@ -1515,6 +1573,7 @@ def _decode_RequestPermissionSubjectOther(
     path: _rt.Path,
     cls: type[RequestPermissionSubjectOther] = RequestPermissionSubjectOther,
     known: frozenset[str] = _KEYS_RequestPermissionSubjectOther,
+    proven: int = 1,
 ) -> RequestPermissionSubjectOther:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionSubjectOther (an object)", data)
@@ -1524,7 +1583,7 @@ def _decode_RequestPermissionSubjectOther(
         raise _rt.missing_or_invalid(v, (path, "type"), "string")
     obj.type = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: RequestPermissionSubjectOther = obj
     return decoded
@@ -1563,11 +1622,12 @@ def _decode_ToolCallUpdate(
     path: _rt.Path,
     cls: type[ToolCallUpdate] = ToolCallUpdate,
     known: frozenset[str] = _KEYS_ToolCallUpdate,
+    proven: int = 1,
 ) -> ToolCallUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 10:
+    if len(data) == proven:
         r0 = data.get("toolCallId", UNDEFINED)
         if type(r0) is str:
             obj.tool_call_id = r0
@@ -1653,7 +1713,7 @@ def _decode_ToolCallUpdate(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 10 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ToolCallUpdate = obj
     return decoded
@@ -1709,14 +1769,20 @@ def _decode_Content(
     path: _rt.Path,
     cls: type[Content] = Content,
     known: frozenset[str] = _KEYS_Content,
+    proven: int = 1,
 ) -> Content:
     if type(data) is not dict:
         raise DecodeError(path, "Content (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("content", UNDEFINED)
         if r0 is not UNDEFINED:
-            r0 = _decode_ContentBlock(r0, ctx, (path, "content"))
+            tag = r0.get("type") if type(r0) is dict else None
+            variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+            if variant is None:
+                r0 = _decode_ContentBlock(r0, ctx, (path, "content"))
+            else:
+                r0 = variant[0](r0, ctx, (path, "content"), variant[1], variant[2], variant[3])
             obj.content = r0
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -1725,7 +1791,12 @@ def _decode_Content(
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
-    v = _decode_ContentBlock(v, ctx, (path, "content"))
+    tag = v.get("type") if type(v) is dict else None
+    variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+    if variant is None:
+        v = _decode_ContentBlock(v, ctx, (path, "content"))
+    else:
+        v = variant[0](v, ctx, (path, "content"), variant[1], variant[2], variant[3])
     obj.content = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -1735,7 +1806,7 @@ def _decode_Content(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Content = obj
     return decoded
@@ -1764,12 +1835,13 @@ def _decode_ToolCallContentContent(
     path: _rt.Path,
     cls: type[ToolCallContentContent] = ToolCallContentContent,
     known: frozenset[str] = _KEYS_ToolCallContentContent,
+    proven: int = 2,
 ) -> ToolCallContentContent:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallContentContent (an object)", data)
     if data.get("type", _rt.MISSING) != "content":
         raise DecodeError((path, "type"), '"content"', data.get("type", _rt.MISSING))
-    return cast(ToolCallContentContent, _decode_Content(data, ctx, path, cls, known))
+    return cast(ToolCallContentContent, _decode_Content(data, ctx, path, cls, known, proven))
 
 
 def _encode_ToolCallContentContent(obj: ToolCallContentContent) -> dict[str, Any]:
@@ -1785,11 +1857,12 @@ def _decode_Diff(
     path: _rt.Path,
     cls: type[Diff] = Diff,
     known: frozenset[str] = _KEYS_Diff,
+    proven: int = 1,
 ) -> Diff:
     if type(data) is not dict:
         raise DecodeError(path, "Diff (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("changes", UNDEFINED)
         if r0 is not UNDEFINED:
             r0 = _decode_list_of_DiffChange_skip_invalid(r0, ctx, (path, "changes"))
@@ -1819,7 +1892,7 @@ def _decode_Diff(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Diff = obj
     return decoded
@@ -1851,12 +1924,13 @@ def _decode_ToolCallContentDiff(
     path: _rt.Path,
     cls: type[ToolCallContentDiff] = ToolCallContentDiff,
     known: frozenset[str] = _KEYS_ToolCallContentDiff,
+    proven: int = 2,
 ) -> ToolCallContentDiff:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallContentDiff (an object)", data)
     if data.get("type", _rt.MISSING) != "diff":
         raise DecodeError((path, "type"), '"diff"', data.get("type", _rt.MISSING))
-    return cast(ToolCallContentDiff, _decode_Diff(data, ctx, path, cls, known))
+    return cast(ToolCallContentDiff, _decode_Diff(data, ctx, path, cls, known, proven))
 
 
 def _encode_ToolCallContentDiff(obj: ToolCallContentDiff) -> dict[str, Any]:
@@ -1872,11 +1946,12 @@ def _decode_Terminal(
     path: _rt.Path,
     cls: type[Terminal] = Terminal,
     known: frozenset[str] = _KEYS_Terminal,
+    proven: int = 1,
 ) -> Terminal:
     if type(data) is not dict:
         raise DecodeError(path, "Terminal (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("terminalId", UNDEFINED)
         if type(r0) is str:
             obj.terminal_id = r0
@@ -1896,7 +1971,7 @@ def _decode_Terminal(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Terminal = obj
     return decoded
@@ -1925,12 +2000,13 @@ def _decode_ToolCallContentTerminal(
     path: _rt.Path,
     cls: type[ToolCallContentTerminal] = ToolCallContentTerminal,
     known: frozenset[str] = _KEYS_ToolCallContentTerminal,
+    proven: int = 2,
 ) -> ToolCallContentTerminal:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallContentTerminal (an object)", data)
     if data.get("type", _rt.MISSING) != "terminal":
         raise DecodeError((path, "type"), '"terminal"', data.get("type", _rt.MISSING))
-    return cast(ToolCallContentTerminal, _decode_Terminal(data, ctx, path, cls, known))
+    return cast(ToolCallContentTerminal, _decode_Terminal(data, ctx, path, cls, known, proven))
 
 
 def _encode_ToolCallContentTerminal(obj: ToolCallContentTerminal) -> dict[str, Any]:
@@ -1946,6 +2022,7 @@ def _decode_ToolCallContentOther(
     path: _rt.Path,
     cls: type[ToolCallContentOther] = ToolCallContentOther,
     known: frozenset[str] = _KEYS_ToolCallContentOther,
+    proven: int = 1,
 ) -> ToolCallContentOther:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallContentOther (an object)", data)
@@ -1955,7 +2032,7 @@ def _decode_ToolCallContentOther(
         raise _rt.missing_or_invalid(v, (path, "type"), "string")
     obj.type = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ToolCallContentOther = obj
     return decoded
@@ -1980,11 +2057,12 @@ def _decode_TextContent(
     path: _rt.Path,
     cls: type[TextContent] = TextContent,
     known: frozenset[str] = _KEYS_TextContent,
+    proven: int = 1,
 ) -> TextContent:
     if type(data) is not dict:
         raise DecodeError(path, "TextContent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("text", UNDEFINED)
         if type(r0) is str:
             obj.text = r0
@@ -2012,7 +2090,7 @@ def _decode_TextContent(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: TextContent = obj
     return decoded
@@ -2044,12 +2122,13 @@ def _decode_ContentBlockText(
     path: _rt.Path,
     cls: type[ContentBlockText] = ContentBlockText,
     known: frozenset[str] = _KEYS_ContentBlockText,
+    proven: int = 2,
 ) -> ContentBlockText:
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockText (an object)", data)
     if data.get("type", _rt.MISSING) != "text":
         raise DecodeError((path, "type"), '"text"', data.get("type", _rt.MISSING))
-    return cast(ContentBlockText, _decode_TextContent(data, ctx, path, cls, known))
+    return cast(ContentBlockText, _decode_TextContent(data, ctx, path, cls, known, proven))
 
 
 def _encode_ContentBlockText(obj: ContentBlockText) -> dict[str, Any]:
@@ -2065,11 +2144,12 @@ def _decode_ImageContent(
     path: _rt.Path,
     cls: type[ImageContent] = ImageContent,
     known: frozenset[str] = _KEYS_ImageContent,
+    proven: int = 2,
 ) -> ImageContent:
     if type(data) is not dict:
         raise DecodeError(path, "ImageContent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 3:
+    if len(data) == proven:
         r0 = data.get("data", UNDEFINED)
         r1 = data.get("mimeType", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -2108,7 +2188,7 @@ def _decode_ImageContent(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ImageContent = obj
     return decoded
@@ -2145,12 +2225,13 @@ def _decode_ContentBlockImage(
     path: _rt.Path,
     cls: type[ContentBlockImage] = ContentBlockImage,
     known: frozenset[str] = _KEYS_ContentBlockImage,
+    proven: int = 3,
 ) -> ContentBlockImage:
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockImage (an object)", data)
     if data.get("type", _rt.MISSING) != "image":
         raise DecodeError((path, "type"), '"image"', data.get("type", _rt.MISSING))
-    return cast(ContentBlockImage, _decode_ImageContent(data, ctx, path, cls, known))
+    return cast(ContentBlockImage, _decode_ImageContent(data, ctx, path, cls, known, proven))
 
 
 def _encode_ContentBlockImage(obj: ContentBlockImage) -> dict[str, Any]:
@@ -2166,11 +2247,12 @@ def _decode_AudioContent(
     path: _rt.Path,
     cls: type[AudioContent] = AudioContent,
     known: frozenset[str] = _KEYS_AudioContent,
+    proven: int = 2,
 ) -> AudioContent:
     if type(data) is not dict:
         raise DecodeError(path, "AudioContent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("data", UNDEFINED)
         r1 = data.get("mimeType", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -2204,7 +2286,7 @@ def _decode_AudioContent(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AudioContent = obj
     return decoded
@@ -2238,12 +2320,13 @@ def _decode_ContentBlockAudio(
     path: _rt.Path,
     cls: type[ContentBlockAudio] = ContentBlockAudio,
     known: frozenset[str] = _KEYS_ContentBlockAudio,
+    proven: int = 3,
 ) -> ContentBlockAudio:
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockAudio (an object)", data)
     if data.get("type", _rt.MISSING) != "audio":
         raise DecodeError((path, "type"), '"audio"', data.get("type", _rt.MISSING))
-    return cast(ContentBlockAudio, _decode_AudioContent(data, ctx, path, cls, known))
+    return cast(ContentBlockAudio, _decode_AudioContent(data, ctx, path, cls, known, proven))
 
 
 def _encode_ContentBlockAudio(obj: ContentBlockAudio) -> dict[str, Any]:
@@ -2271,11 +2354,12 @@ def _decode_ResourceLink(
     path: _rt.Path,
     cls: type[ResourceLink] = ResourceLink,
     known: frozenset[str] = _KEYS_ResourceLink,
+    proven: int = 2,
 ) -> ResourceLink:
     if type(data) is not dict:
         raise DecodeError(path, "ResourceLink (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 7:
+    if len(data) == proven:
         r0 = data.get("name", UNDEFINED)
         r1 = data.get("uri", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -2340,7 +2424,7 @@ def _decode_ResourceLink(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 7 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ResourceLink = obj
     return decoded
@@ -2402,12 +2486,13 @@ def _decode_ContentBlockResourceLink(
     path: _rt.Path,
     cls: type[ContentBlockResourceLink] = ContentBlockResourceLink,
     known: frozenset[str] = _KEYS_ContentBlockResourceLink,
+    proven: int = 3,
 ) -> ContentBlockResourceLink:
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockResourceLink (an object)", data)
     if data.get("type", _rt.MISSING) != "resource_link":
         raise DecodeError((path, "type"), '"resource_link"', data.get("type", _rt.MISSING))
-    return cast(ContentBlockResourceLink, _decode_ResourceLink(data, ctx, path, cls, known))
+    return cast(ContentBlockResourceLink, _decode_ResourceLink(data, ctx, path, cls, known, proven))
 
 
 def _encode_ContentBlockResourceLink(obj: ContentBlockResourceLink) -> dict[str, Any]:
@@ -2423,11 +2508,12 @@ def _decode_EmbeddedResource(
     path: _rt.Path,
     cls: type[EmbeddedResource] = EmbeddedResource,
     known: frozenset[str] = _KEYS_EmbeddedResource,
+    proven: int = 1,
 ) -> EmbeddedResource:
     if type(data) is not dict:
         raise DecodeError(path, "EmbeddedResource (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("resource", UNDEFINED)
         if r0 is not UNDEFINED:
             r0 = _decode_EmbeddedResourceResource(r0, ctx, (path, "resource"))
@@ -2457,7 +2543,7 @@ def _decode_EmbeddedResource(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: EmbeddedResource = obj
     return decoded
@@ -2489,12 +2575,13 @@ def _decode_ContentBlockResource(
     path: _rt.Path,
     cls: type[ContentBlockResource] = ContentBlockResource,
     known: frozenset[str] = _KEYS_ContentBlockResource,
+    proven: int = 2,
 ) -> ContentBlockResource:
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockResource (an object)", data)
     if data.get("type", _rt.MISSING) != "resource":
         raise DecodeError((path, "type"), '"resource"', data.get("type", _rt.MISSING))
-    return cast(ContentBlockResource, _decode_EmbeddedResource(data, ctx, path, cls, known))
+    return cast(ContentBlockResource, _decode_EmbeddedResource(data, ctx, path, cls, known, proven))
 
 
 def _encode_ContentBlockResource(obj: ContentBlockResource) -> dict[str, Any]:
@@ -2510,6 +2597,7 @@ def _decode_ContentBlockOther(
     path: _rt.Path,
     cls: type[ContentBlockOther] = ContentBlockOther,
     known: frozenset[str] = _KEYS_ContentBlockOther,
+    proven: int = 1,
 ) -> ContentBlockOther:
     if type(data) is not dict:
         raise DecodeError(path, "ContentBlockOther (an object)", data)
@@ -2519,7 +2607,7 @@ def _decode_ContentBlockOther(
         raise _rt.missing_or_invalid(v, (path, "type"), "string")
     obj.type = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ContentBlockOther = obj
     return decoded
@@ -2544,6 +2632,7 @@ def _decode_Annotations(
     path: _rt.Path,
     cls: type[Annotations] = Annotations,
     known: frozenset[str] = _KEYS_Annotations,
+    proven: int = 0,
 ) -> Annotations:
     if type(data) is not dict:
         raise DecodeError(path, "Annotations (an object)", data)
@@ -2574,7 +2663,7 @@ def _decode_Annotations(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Annotations = obj
     return decoded
@@ -2611,11 +2700,12 @@ def _decode_Icon(
     path: _rt.Path,
     cls: type[Icon] = Icon,
     known: frozenset[str] = _KEYS_Icon,
+    proven: int = 1,
 ) -> Icon:
     if type(data) is not dict:
         raise DecodeError(path, "Icon (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 4:
+    if len(data) == proven:
         r0 = data.get("src", UNDEFINED)
         if type(r0) is str:
             obj.src = r0
@@ -2659,7 +2749,7 @@ def _decode_Icon(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Icon = obj
     return decoded
@@ -2696,11 +2786,12 @@ def _decode_TextResourceContents(
     path: _rt.Path,
     cls: type[TextResourceContents] = TextResourceContents,
     known: frozenset[str] = _KEYS_TextResourceContents,
+    proven: int = 2,
 ) -> TextResourceContents:
     if type(data) is not dict:
         raise DecodeError(path, "TextResourceContents (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("text", UNDEFINED)
         r1 = data.get("uri", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -2731,7 +2822,7 @@ def _decode_TextResourceContents(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: TextResourceContents = obj
     return decoded
@@ -2764,11 +2855,12 @@ def _decode_BlobResourceContents(
     path: _rt.Path,
     cls: type[BlobResourceContents] = BlobResourceContents,
     known: frozenset[str] = _KEYS_BlobResourceContents,
+    proven: int = 2,
 ) -> BlobResourceContents:
     if type(data) is not dict:
         raise DecodeError(path, "BlobResourceContents (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("blob", UNDEFINED)
         r1 = data.get("uri", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -2799,7 +2891,7 @@ def _decode_BlobResourceContents(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: BlobResourceContents = obj
     return decoded
@@ -2832,6 +2924,7 @@ def _decode_DiffPathChange(
     path: _rt.Path,
     cls: type[DiffPathChange] = DiffPathChange,
     known: frozenset[str] = _KEYS_DiffPathChange,
+    proven: int = 1,
 ) -> DiffPathChange:
     if type(data) is not dict:
         raise DecodeError(path, "DiffPathChange (an object)", data)
@@ -2841,7 +2934,7 @@ def _decode_DiffPathChange(
         raise _rt.missing_or_invalid(v, (path, "path"), "string")
     obj.path = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: DiffPathChange = obj
     return decoded
@@ -2867,12 +2960,13 @@ def _decode_DiffChangeOperationAdd(
     path: _rt.Path,
     cls: type[DiffChangeOperationAdd] = DiffChangeOperationAdd,
     known: frozenset[str] = _KEYS_DiffChangeOperationAdd,
+    proven: int = 2,
 ) -> DiffChangeOperationAdd:
     if type(data) is not dict:
         raise DecodeError(path, "DiffChangeOperationAdd (an object)", data)
     if data.get("operation", _rt.MISSING) != "add":
         raise DecodeError((path, "operation"), '"add"', data.get("operation", _rt.MISSING))
-    return cast(DiffChangeOperationAdd, _decode_DiffPathChange(data, ctx, path, cls, known))
+    return cast(DiffChangeOperationAdd, _decode_DiffPathChange(data, ctx, path, cls, known, proven))
 
 
 def _encode_DiffChangeOperationAdd(obj: DiffChangeOperationAdd) -> dict[str, Any]:
@@ -2888,12 +2982,13 @@ def _decode_DiffChangeOperationDelete(
     path: _rt.Path,
     cls: type[DiffChangeOperationDelete] = DiffChangeOperationDelete,
     known: frozenset[str] = _KEYS_DiffChangeOperationDelete,
+    proven: int = 2,
 ) -> DiffChangeOperationDelete:
     if type(data) is not dict:
         raise DecodeError(path, "DiffChangeOperationDelete (an object)", data)
     if data.get("operation", _rt.MISSING) != "delete":
         raise DecodeError((path, "operation"), '"delete"', data.get("operation", _rt.MISSING))
-    return cast(DiffChangeOperationDelete, _decode_DiffPathChange(data, ctx, path, cls, known))
+    return cast(DiffChangeOperationDelete, _decode_DiffPathChange(data, ctx, path, cls, known, proven))
 
 
 def _encode_DiffChangeOperationDelete(obj: DiffChangeOperationDelete) -> dict[str, Any]:
@@ -2909,12 +3004,13 @@ def _decode_DiffChangeOperationModify(
     path: _rt.Path,
     cls: type[DiffChangeOperationModify] = DiffChangeOperationModify,
     known: frozenset[str] = _KEYS_DiffChangeOperationModify,
+    proven: int = 2,
 ) -> DiffChangeOperationModify:
     if type(data) is not dict:
         raise DecodeError(path, "DiffChangeOperationModify (an object)", data)
     if data.get("operation", _rt.MISSING) != "modify":
         raise DecodeError((path, "operation"), '"modify"', data.get("operation", _rt.MISSING))
-    return cast(DiffChangeOperationModify, _decode_DiffPathChange(data, ctx, path, cls, known))
+    return cast(DiffChangeOperationModify, _decode_DiffPathChange(data, ctx, path, cls, known, proven))
 
 
 def _encode_DiffChangeOperationModify(obj: DiffChangeOperationModify) -> dict[str, Any]:
@@ -2930,6 +3026,7 @@ def _decode_DiffPathPairChange(
     path: _rt.Path,
     cls: type[DiffPathPairChange] = DiffPathPairChange,
     known: frozenset[str] = _KEYS_DiffPathPairChange,
+    proven: int = 2,
 ) -> DiffPathPairChange:
     if type(data) is not dict:
         raise DecodeError(path, "DiffPathPairChange (an object)", data)
@@ -2943,7 +3040,7 @@ def _decode_DiffPathPairChange(
         raise _rt.missing_or_invalid(v, (path, "path"), "string")
     obj.path = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: DiffPathPairChange = obj
     return decoded
@@ -2971,12 +3068,13 @@ def _decode_DiffChangeOperationMove(
     path: _rt.Path,
     cls: type[DiffChangeOperationMove] = DiffChangeOperationMove,
     known: frozenset[str] = _KEYS_DiffChangeOperationMove,
+    proven: int = 3,
 ) -> DiffChangeOperationMove:
     if type(data) is not dict:
         raise DecodeError(path, "DiffChangeOperationMove (an object)", data)
     if data.get("operation", _rt.MISSING) != "move":
         raise DecodeError((path, "operation"), '"move"', data.get("operation", _rt.MISSING))
-    return cast(DiffChangeOperationMove, _decode_DiffPathPairChange(data, ctx, path, cls, known))
+    return cast(DiffChangeOperationMove, _decode_DiffPathPairChange(data, ctx, path, cls, known, proven))
 
 
 def _encode_DiffChangeOperationMove(obj: DiffChangeOperationMove) -> dict[str, Any]:
@@ -2992,12 +3090,13 @@ def _decode_DiffChangeOperationCopy(
     path: _rt.Path,
     cls: type[DiffChangeOperationCopy] = DiffChangeOperationCopy,
     known: frozenset[str] = _KEYS_DiffChangeOperationCopy,
+    proven: int = 3,
 ) -> DiffChangeOperationCopy:
     if type(data) is not dict:
         raise DecodeError(path, "DiffChangeOperationCopy (an object)", data)
     if data.get("operation", _rt.MISSING) != "copy":
         raise DecodeError((path, "operation"), '"copy"', data.get("operation", _rt.MISSING))
-    return cast(DiffChangeOperationCopy, _decode_DiffPathPairChange(data, ctx, path, cls, known))
+    return cast(DiffChangeOperationCopy, _decode_DiffPathPairChange(data, ctx, path, cls, known, proven))
 
 
 def _encode_DiffChangeOperationCopy(obj: DiffChangeOperationCopy) -> dict[str, Any]:
@@ -3013,6 +3112,7 @@ def _decode_DiffChangeOperationOther(
     path: _rt.Path,
     cls: type[DiffChangeOperationOther] = DiffChangeOperationOther,
     known: frozenset[str] = _KEYS_DiffChangeOperationOther,
+    proven: int = 1,
 ) -> DiffChangeOperationOther:
     if type(data) is not dict:
         raise DecodeError(path, "DiffChangeOperationOther (an object)", data)
@@ -3022,7 +3122,7 @@ def _decode_DiffChangeOperationOther(
         raise _rt.missing_or_invalid(v, (path, "operation"), "string")
     obj.operation = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: DiffChangeOperationOther = obj
     return decoded
@@ -3047,6 +3147,7 @@ def _decode_DiffChange(
     path: _rt.Path,
     cls: type[DiffChange] = DiffChange,
     known: frozenset[str] = _KEYS_DiffChange,
+    proven: int = 0,
 ) -> DiffChange:
     if type(data) is not dict:
         raise DecodeError(path, "DiffChange (an object)", data)
@@ -3072,7 +3173,9 @@ def _decode_DiffChange(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
-    rest = {key: value for key, value in data.items() if key not in known}
+    rest = data.copy()
+    for key in known:
+        rest.pop(key, None)
     obj.operation = _decode_DiffChangeOperation(rest, ctx, path)
     decoded: DiffChange = obj
     return decoded
@@ -3103,11 +3206,12 @@ def _decode_DiffPatch(
     path: _rt.Path,
     cls: type[DiffPatch] = DiffPatch,
     known: frozenset[str] = _KEYS_DiffPatch,
+    proven: int = 2,
 ) -> DiffPatch:
     if type(data) is not dict:
         raise DecodeError(path, "DiffPatch (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("format", UNDEFINED)
         r1 = data.get("text", UNDEFINED)
         if not (r0 is UNDEFINED or type(r1) is not str):
@@ -3141,7 +3245,7 @@ def _decode_DiffPatch(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: DiffPatch = obj
     return decoded
@@ -3171,11 +3275,12 @@ def _decode_ToolCallLocation(
     path: _rt.Path,
     cls: type[ToolCallLocation] = ToolCallLocation,
     known: frozenset[str] = _KEYS_ToolCallLocation,
+    proven: int = 1,
 ) -> ToolCallLocation:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallLocation (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("path", UNDEFINED)
         if type(r0) is str:
             obj.path = r0
@@ -3203,7 +3308,7 @@ def _decode_ToolCallLocation(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ToolCallLocation = obj
     return decoded
@@ -3234,6 +3339,7 @@ def _decode_ToolCallCapabilities(
     path: _rt.Path,
     cls: type[ToolCallCapabilities] = ToolCallCapabilities,
     known: frozenset[str] = _KEYS_ToolCallCapabilities,
+    proven: int = 0,
 ) -> ToolCallCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallCapabilities (an object)", data)
@@ -3253,7 +3359,7 @@ def _decode_ToolCallCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ToolCallCapabilities = obj
     return decoded
@@ -3282,6 +3388,7 @@ def _decode_ToolCallCancelCapabilities(
     path: _rt.Path,
     cls: type[ToolCallCancelCapabilities] = ToolCallCancelCapabilities,
     known: frozenset[str] = _KEYS_ToolCallCancelCapabilities,
+    proven: int = 0,
 ) -> ToolCallCancelCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallCancelCapabilities (an object)", data)
@@ -3294,7 +3401,7 @@ def _decode_ToolCallCancelCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ToolCallCancelCapabilities = obj
     return decoded
@@ -3320,11 +3427,12 @@ def _decode_PermissionOption(
     path: _rt.Path,
     cls: type[PermissionOption] = PermissionOption,
     known: frozenset[str] = _KEYS_PermissionOption,
+    proven: int = 3,
 ) -> PermissionOption:
     if type(data) is not dict:
         raise DecodeError(path, "PermissionOption (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("optionId", UNDEFINED)
         r1 = data.get("name", UNDEFINED)
         r2 = data.get("kind", UNDEFINED)
@@ -3364,7 +3472,7 @@ def _decode_PermissionOption(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: PermissionOption = obj
     return decoded
@@ -3396,6 +3504,7 @@ def _decode_ElicitationFormMode(
     path: _rt.Path,
     cls: type[ElicitationFormMode] = ElicitationFormMode,
     known: frozenset[str] = _KEYS_ElicitationFormMode,
+    proven: int = 1,
 ) -> ElicitationFormMode:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationFormMode (an object)", data)
@@ -3405,7 +3514,9 @@ def _decode_ElicitationFormMode(
         raise DecodeError((path, "requestedSchema"), "a value (required)", _rt.MISSING)
     v = _decode_ElicitationSchema(v, ctx, (path, "requestedSchema"))
     obj.requested_schema = v
-    rest = {key: value for key, value in data.items() if key not in known}
+    rest = data.copy()
+    for key in known:
+        rest.pop(key, None)
     obj.variant = _decode_ElicitationFormModeVariant(rest, ctx, path)
     decoded: ElicitationFormMode = obj
     return decoded
@@ -3430,12 +3541,13 @@ def _decode_CreateElicitationRequestModeForm(
     path: _rt.Path,
     cls: type[CreateElicitationRequestModeForm] = CreateElicitationRequestModeForm,
     known: frozenset[str] = _KEYS_CreateElicitationRequestModeForm,
+    proven: int = 2,
 ) -> CreateElicitationRequestModeForm:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationRequestModeForm (an object)", data)
     if data.get("mode", _rt.MISSING) != "form":
         raise DecodeError((path, "mode"), '"form"', data.get("mode", _rt.MISSING))
-    return cast(CreateElicitationRequestModeForm, _decode_ElicitationFormMode(data, ctx, path, cls, known))
+    return cast(CreateElicitationRequestModeForm, _decode_ElicitationFormMode(data, ctx, path, cls, known, proven))
 
 
 def _encode_CreateElicitationRequestModeForm(obj: CreateElicitationRequestModeForm) -> dict[str, Any]:
@@ -3451,6 +3563,7 @@ def _decode_ElicitationUrlMode(
     path: _rt.Path,
     cls: type[ElicitationUrlMode] = ElicitationUrlMode,
     known: frozenset[str] = _KEYS_ElicitationUrlMode,
+    proven: int = 2,
 ) -> ElicitationUrlMode:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationUrlMode (an object)", data)
@@ -3463,7 +3576,9 @@ def _decode_ElicitationUrlMode(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "url"), "string")
     obj.url = v
-    rest = {key: value for key, value in data.items() if key not in known}
+    rest = data.copy()
+    for key in known:
+        rest.pop(key, None)
     obj.variant = _decode_ElicitationUrlModeVariant(rest, ctx, path)
     decoded: ElicitationUrlMode = obj
     return decoded
@@ -3490,12 +3605,13 @@ def _decode_CreateElicitationRequestModeUrl(
     path: _rt.Path,
     cls: type[CreateElicitationRequestModeUrl] = CreateElicitationRequestModeUrl,
     known: frozenset[str] = _KEYS_CreateElicitationRequestModeUrl,
+    proven: int = 3,
 ) -> CreateElicitationRequestModeUrl:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationRequestModeUrl (an object)", data)
     if data.get("mode", _rt.MISSING) != "url":
         raise DecodeError((path, "mode"), '"url"', data.get("mode", _rt.MISSING))
-    return cast(CreateElicitationRequestModeUrl, _decode_ElicitationUrlMode(data, ctx, path, cls, known))
+    return cast(CreateElicitationRequestModeUrl, _decode_ElicitationUrlMode(data, ctx, path, cls, known, proven))
 
 
 def _encode_CreateElicitationRequestModeUrl(obj: CreateElicitationRequestModeUrl) -> dict[str, Any]:
@@ -3511,6 +3627,7 @@ def _decode_CreateElicitationRequestModeOther(
     path: _rt.Path,
     cls: type[CreateElicitationRequestModeOther] = CreateElicitationRequestModeOther,
     known: frozenset[str] = _KEYS_CreateElicitationRequestModeOther,
+    proven: int = 1,
 ) -> CreateElicitationRequestModeOther:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationRequestModeOther (an object)", data)
@@ -3519,7 +3636,9 @@ def _decode_CreateElicitationRequestModeOther(
     if type(v) is not str:
         raise _rt.missing_or_invalid(v, (path, "mode"), "string")
     obj.mode = v
-    rest = {key: value for key, value in data.items() if key not in known}
+    rest = data.copy()
+    for key in known:
+        rest.pop(key, None)
     obj.variant = _decode_CreateElicitationRequestModeOtherVariant(rest, ctx, path)
     decoded: CreateElicitationRequestModeOther = obj
     return decoded
@@ -3543,6 +3662,7 @@ def _decode_CreateElicitationRequest(
     path: _rt.Path,
     cls: type[CreateElicitationRequest] = CreateElicitationRequest,
     known: frozenset[str] = _KEYS_CreateElicitationRequest,
+    proven: int = 1,
 ) -> CreateElicitationRequest:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationRequest (an object)", data)
@@ -3558,7 +3678,9 @@ def _decode_CreateElicitationRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
-    rest = {key: value for key, value in data.items() if key not in known}
+    rest = data.copy()
+    for key in known:
+        rest.pop(key, None)
     obj.mode = _decode_CreateElicitationRequestMode(rest, ctx, path)
     decoded: CreateElicitationRequest = obj
     return decoded
@@ -3585,11 +3707,12 @@ def _decode_ElicitationSessionScope(
     path: _rt.Path,
     cls: type[ElicitationSessionScope] = ElicitationSessionScope,
     known: frozenset[str] = _KEYS_ElicitationSessionScope,
+    proven: int = 1,
 ) -> ElicitationSessionScope:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationSessionScope (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         if type(r0) is str:
             obj.session_id = r0
@@ -3606,7 +3729,7 @@ def _decode_ElicitationSessionScope(
         v = ctx.salvage(DecodeError((path, "toolCallId"), "string", v), UNDEFINED)
     obj.tool_call_id = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ElicitationSessionScope = obj
     return decoded
@@ -3634,6 +3757,7 @@ def _decode_ElicitationRequestScope(
     path: _rt.Path,
     cls: type[ElicitationRequestScope] = ElicitationRequestScope,
     known: frozenset[str] = _KEYS_ElicitationRequestScope,
+    proven: int = 1,
 ) -> ElicitationRequestScope:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationRequestScope (an object)", data)
@@ -3644,7 +3768,7 @@ def _decode_ElicitationRequestScope(
     v = _decode_RequestId(v, ctx, (path, "requestId"))
     obj.request_id = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ElicitationRequestScope = obj
     return decoded
@@ -3669,11 +3793,12 @@ def _decode_ElicitationSchema(
     path: _rt.Path,
     cls: type[ElicitationSchema] = ElicitationSchema,
     known: frozenset[str] = _KEYS_ElicitationSchema,
+    proven: int = 2,
 ) -> ElicitationSchema:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationSchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 4:
+    if len(data) == proven:
         r0 = data.get("type", UNDEFINED)
         r1 = data.get("properties", UNDEFINED)
         if not (r0 is UNDEFINED or r1 is UNDEFINED):
@@ -3724,7 +3849,7 @@ def _decode_ElicitationSchema(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ElicitationSchema = obj
     return decoded
@@ -3781,6 +3906,7 @@ def _decode_StringPropertySchema(
     path: _rt.Path,
     cls: type[StringPropertySchema] = StringPropertySchema,
     known: frozenset[str] = _KEYS_StringPropertySchema,
+    proven: int = 0,
 ) -> StringPropertySchema:
     if type(data) is not dict:
         raise DecodeError(path, "StringPropertySchema (an object)", data)
@@ -3832,7 +3958,7 @@ def _decode_StringPropertySchema(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 10 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: StringPropertySchema = obj
     return decoded
@@ -3900,12 +4026,13 @@ def _decode_ElicitationPropertySchemaString(
     path: _rt.Path,
     cls: type[ElicitationPropertySchemaString] = ElicitationPropertySchemaString,
     known: frozenset[str] = _KEYS_ElicitationPropertySchemaString,
+    proven: int = 1,
 ) -> ElicitationPropertySchemaString:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaString (an object)", data)
     if data.get("type", _rt.MISSING) != "string":
         raise DecodeError((path, "type"), '"string"', data.get("type", _rt.MISSING))
-    return cast(ElicitationPropertySchemaString, _decode_StringPropertySchema(data, ctx, path, cls, known))
+    return cast(ElicitationPropertySchemaString, _decode_StringPropertySchema(data, ctx, path, cls, known, proven))
 
 
 def _encode_ElicitationPropertySchemaString(obj: ElicitationPropertySchemaString) -> dict[str, Any]:
@@ -3921,6 +4048,7 @@ def _decode_NumberPropertySchema(
     path: _rt.Path,
     cls: type[NumberPropertySchema] = NumberPropertySchema,
     known: frozenset[str] = _KEYS_NumberPropertySchema,
+    proven: int = 0,
 ) -> NumberPropertySchema:
     if type(data) is not dict:
         raise DecodeError(path, "NumberPropertySchema (an object)", data)
@@ -3956,7 +4084,7 @@ def _decode_NumberPropertySchema(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 6 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: NumberPropertySchema = obj
     return decoded
@@ -4008,12 +4136,13 @@ def _decode_ElicitationPropertySchemaNumber(
     path: _rt.Path,
     cls: type[ElicitationPropertySchemaNumber] = ElicitationPropertySchemaNumber,
     known: frozenset[str] = _KEYS_ElicitationPropertySchemaNumber,
+    proven: int = 1,
 ) -> ElicitationPropertySchemaNumber:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaNumber (an object)", data)
     if data.get("type", _rt.MISSING) != "number":
         raise DecodeError((path, "type"), '"number"', data.get("type", _rt.MISSING))
-    return cast(ElicitationPropertySchemaNumber, _decode_NumberPropertySchema(data, ctx, path, cls, known))
+    return cast(ElicitationPropertySchemaNumber, _decode_NumberPropertySchema(data, ctx, path, cls, known, proven))
 
 
 def _encode_ElicitationPropertySchemaNumber(obj: ElicitationPropertySchemaNumber) -> dict[str, Any]:
@@ -4029,6 +4158,7 @@ def _decode_IntegerPropertySchema(
     path: _rt.Path,
     cls: type[IntegerPropertySchema] = IntegerPropertySchema,
     known: frozenset[str] = _KEYS_IntegerPropertySchema,
+    proven: int = 0,
 ) -> IntegerPropertySchema:
     if type(data) is not dict:
         raise DecodeError(path, "IntegerPropertySchema (an object)", data)
@@ -4076,7 +4206,7 @@ def _decode_IntegerPropertySchema(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 6 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: IntegerPropertySchema = obj
     return decoded
@@ -4128,12 +4258,13 @@ def _decode_ElicitationPropertySchemaInteger(
     path: _rt.Path,
     cls: type[ElicitationPropertySchemaInteger] = ElicitationPropertySchemaInteger,
     known: frozenset[str] = _KEYS_ElicitationPropertySchemaInteger,
+    proven: int = 1,
 ) -> ElicitationPropertySchemaInteger:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaInteger (an object)", data)
     if data.get("type", _rt.MISSING) != "integer":
         raise DecodeError((path, "type"), '"integer"', data.get("type", _rt.MISSING))
-    return cast(ElicitationPropertySchemaInteger, _decode_IntegerPropertySchema(data, ctx, path, cls, known))
+    return cast(ElicitationPropertySchemaInteger, _decode_IntegerPropertySchema(data, ctx, path, cls, known, proven))
 
 
 def _encode_ElicitationPropertySchemaInteger(obj: ElicitationPropertySchemaInteger) -> dict[str, Any]:
@@ -4149,6 +4280,7 @@ def _decode_BooleanPropertySchema(
     path: _rt.Path,
     cls: type[BooleanPropertySchema] = BooleanPropertySchema,
     known: frozenset[str] = _KEYS_BooleanPropertySchema,
+    proven: int = 0,
 ) -> BooleanPropertySchema:
     if type(data) is not dict:
         raise DecodeError(path, "BooleanPropertySchema (an object)", data)
@@ -4173,7 +4305,7 @@ def _decode_BooleanPropertySchema(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: BooleanPropertySchema = obj
     return decoded
@@ -4209,12 +4341,13 @@ def _decode_ElicitationPropertySchemaBoolean(
     path: _rt.Path,
     cls: type[ElicitationPropertySchemaBoolean] = ElicitationPropertySchemaBoolean,
     known: frozenset[str] = _KEYS_ElicitationPropertySchemaBoolean,
+    proven: int = 1,
 ) -> ElicitationPropertySchemaBoolean:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaBoolean (an object)", data)
     if data.get("type", _rt.MISSING) != "boolean":
         raise DecodeError((path, "type"), '"boolean"', data.get("type", _rt.MISSING))
-    return cast(ElicitationPropertySchemaBoolean, _decode_BooleanPropertySchema(data, ctx, path, cls, known))
+    return cast(ElicitationPropertySchemaBoolean, _decode_BooleanPropertySchema(data, ctx, path, cls, known, proven))
 
 
 def _encode_ElicitationPropertySchemaBoolean(obj: ElicitationPropertySchemaBoolean) -> dict[str, Any]:
@@ -4240,11 +4373,12 @@ def _decode_MultiSelectPropertySchema(
     path: _rt.Path,
     cls: type[MultiSelectPropertySchema] = MultiSelectPropertySchema,
     known: frozenset[str] = _KEYS_MultiSelectPropertySchema,
+    proven: int = 1,
 ) -> MultiSelectPropertySchema:
     if type(data) is not dict:
         raise DecodeError(path, "MultiSelectPropertySchema (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 6:
+    if len(data) == proven:
         r0 = data.get("items", UNDEFINED)
         if r0 is not UNDEFINED:
             obj.title = UNDEFINED
@@ -4294,7 +4428,7 @@ def _decode_MultiSelectPropertySchema(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 6 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: MultiSelectPropertySchema = obj
     return decoded
@@ -4353,12 +4487,13 @@ def _decode_ElicitationPropertySchemaArray(
     path: _rt.Path,
     cls: type[ElicitationPropertySchemaArray] = ElicitationPropertySchemaArray,
     known: frozenset[str] = _KEYS_ElicitationPropertySchemaArray,
+    proven: int = 2,
 ) -> ElicitationPropertySchemaArray:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaArray (an object)", data)
     if data.get("type", _rt.MISSING) != "array":
         raise DecodeError((path, "type"), '"array"', data.get("type", _rt.MISSING))
-    return cast(ElicitationPropertySchemaArray, _decode_MultiSelectPropertySchema(data, ctx, path, cls, known))
+    return cast(ElicitationPropertySchemaArray, _decode_MultiSelectPropertySchema(data, ctx, path, cls, known, proven))
 
 
 def _encode_ElicitationPropertySchemaArray(obj: ElicitationPropertySchemaArray) -> dict[str, Any]:
@@ -4374,6 +4509,7 @@ def _decode_ElicitationPropertySchemaOther(
     path: _rt.Path,
     cls: type[ElicitationPropertySchemaOther] = ElicitationPropertySchemaOther,
     known: frozenset[str] = _KEYS_ElicitationPropertySchemaOther,
+    proven: int = 1,
 ) -> ElicitationPropertySchemaOther:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationPropertySchemaOther (an object)", data)
@@ -4383,7 +4519,7 @@ def _decode_ElicitationPropertySchemaOther(
         raise _rt.missing_or_invalid(v, (path, "type"), "string")
     obj.type = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ElicitationPropertySchemaOther = obj
     return decoded
@@ -4408,11 +4544,12 @@ def _decode_EnumOption(
     path: _rt.Path,
     cls: type[EnumOption] = EnumOption,
     known: frozenset[str] = _KEYS_EnumOption,
+    proven: int = 2,
 ) -> EnumOption:
     if type(data) is not dict:
         raise DecodeError(path, "EnumOption (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("const", UNDEFINED)
         r1 = data.get("title", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -4443,7 +4580,7 @@ def _decode_EnumOption(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: EnumOption = obj
     return decoded
@@ -4476,11 +4613,12 @@ def _decode_StringMultiSelectItems(
     path: _rt.Path,
     cls: type[StringMultiSelectItems] = StringMultiSelectItems,
     known: frozenset[str] = _KEYS_StringMultiSelectItems,
+    proven: int = 1,
 ) -> StringMultiSelectItems:
     if type(data) is not dict:
         raise DecodeError(path, "StringMultiSelectItems (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("enum", UNDEFINED)
         if r0 is not UNDEFINED:
             r0 = _decode_list_of_str_min1(r0, ctx, (path, "enum"))
@@ -4502,7 +4640,7 @@ def _decode_StringMultiSelectItems(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: StringMultiSelectItems = obj
     return decoded
@@ -4531,12 +4669,13 @@ def _decode_MultiSelectItemsString(
     path: _rt.Path,
     cls: type[MultiSelectItemsString] = MultiSelectItemsString,
     known: frozenset[str] = _KEYS_MultiSelectItemsString,
+    proven: int = 2,
 ) -> MultiSelectItemsString:
     if type(data) is not dict:
         raise DecodeError(path, "MultiSelectItemsString (an object)", data)
     if data.get("type", _rt.MISSING) != "string":
         raise DecodeError((path, "type"), '"string"', data.get("type", _rt.MISSING))
-    return cast(MultiSelectItemsString, _decode_StringMultiSelectItems(data, ctx, path, cls, known))
+    return cast(MultiSelectItemsString, _decode_StringMultiSelectItems(data, ctx, path, cls, known, proven))
 
 
 def _encode_MultiSelectItemsString(obj: MultiSelectItemsString) -> dict[str, Any]:
@@ -4552,6 +4691,7 @@ def _decode_MultiSelectItemsOther(
     path: _rt.Path,
     cls: type[MultiSelectItemsOther] = MultiSelectItemsOther,
     known: frozenset[str] = _KEYS_MultiSelectItemsOther,
+    proven: int = 1,
 ) -> MultiSelectItemsOther:
     if type(data) is not dict:
         raise DecodeError(path, "MultiSelectItemsOther (an object)", data)
@@ -4561,7 +4701,7 @@ def _decode_MultiSelectItemsOther(
         raise _rt.missing_or_invalid(v, (path, "type"), "string")
     obj.type = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: MultiSelectItemsOther = obj
     return decoded
@@ -4586,11 +4726,12 @@ def _decode_TitledMultiSelectItems(
     path: _rt.Path,
     cls: type[TitledMultiSelectItems] = TitledMultiSelectItems,
     known: frozenset[str] = _KEYS_TitledMultiSelectItems,
+    proven: int = 1,
 ) -> TitledMultiSelectItems:
     if type(data) is not dict:
         raise DecodeError(path, "TitledMultiSelectItems (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("anyOf", UNDEFINED)
         if r0 is not UNDEFINED:
             r0 = _decode_list_of_EnumOption_min1(r0, ctx, (path, "anyOf"))
@@ -4612,7 +4753,7 @@ def _decode_TitledMultiSelectItems(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: TitledMultiSelectItems = obj
     return decoded
@@ -4640,11 +4781,12 @@ def _decode_MessageMcpRequest(
     path: _rt.Path,
     cls: type[MessageMcpRequest] = MessageMcpRequest,
     known: frozenset[str] = _KEYS_MessageMcpRequest,
+    proven: int = 3,
 ) -> MessageMcpRequest:
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("serverId", UNDEFINED)
         r1 = data.get("requestId", UNDEFINED)
         r2 = data.get("method", UNDEFINED)
@@ -4684,7 +4826,7 @@ def _decode_MessageMcpRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: MessageMcpRequest = obj
     return decoded
@@ -4719,6 +4861,7 @@ def _decode_AgentResponseResult(
     path: _rt.Path,
     cls: type[AgentResponseResult] = AgentResponseResult,
     known: frozenset[str] = _KEYS_AgentResponseResult,
+    proven: int = 2,
 ) -> AgentResponseResult:
     if type(data) is not dict:
         raise DecodeError(path, "AgentResponseResult (an object)", data)
@@ -4734,7 +4877,7 @@ def _decode_AgentResponseResult(
     v = _decode_AgentResponseResultResult(v, ctx, (path, "result"))
     obj.result = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AgentResponseResult = obj
     return decoded
@@ -4761,6 +4904,7 @@ def _decode_AgentResponseError(
     path: _rt.Path,
     cls: type[AgentResponseError] = AgentResponseError,
     known: frozenset[str] = _KEYS_AgentResponseError,
+    proven: int = 2,
 ) -> AgentResponseError:
     if type(data) is not dict:
         raise DecodeError(path, "AgentResponseError (an object)", data)
@@ -4777,7 +4921,7 @@ def _decode_AgentResponseError(
     v = _decode_Error(v, ctx, (path, "error"))
     obj.error = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AgentResponseError = obj
     return decoded
@@ -4804,11 +4948,12 @@ def _decode_InitializeResponse(
     path: _rt.Path,
     cls: type[InitializeResponse] = InitializeResponse,
     known: frozenset[str] = _KEYS_InitializeResponse,
+    proven: int = 2,
 ) -> InitializeResponse:
     if type(data) is not dict:
         raise DecodeError(path, "InitializeResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 3:
+    if len(data) == proven:
         r0 = data.get("protocolVersion", UNDEFINED)
         r1 = data.get("info", UNDEFINED)
         if not (r0 is UNDEFINED or r1 is UNDEFINED):
@@ -4856,7 +5001,7 @@ def _decode_InitializeResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: InitializeResponse = obj
     return decoded
@@ -4892,11 +5037,12 @@ def _decode_Implementation(
     path: _rt.Path,
     cls: type[Implementation] = Implementation,
     known: frozenset[str] = _KEYS_Implementation,
+    proven: int = 2,
 ) -> Implementation:
     if type(data) is not dict:
         raise DecodeError(path, "Implementation (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("name", UNDEFINED)
         r1 = data.get("version", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -4927,7 +5073,7 @@ def _decode_Implementation(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Implementation = obj
     return decoded
@@ -4960,6 +5106,7 @@ def _decode_AgentCapabilities(
     path: _rt.Path,
     cls: type[AgentCapabilities] = AgentCapabilities,
     known: frozenset[str] = _KEYS_AgentCapabilities,
+    proven: int = 0,
 ) -> AgentCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "AgentCapabilities (an object)", data)
@@ -4993,7 +5140,7 @@ def _decode_AgentCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AgentCapabilities = obj
     return decoded
@@ -5041,6 +5188,7 @@ def _decode_SessionCapabilities(
     path: _rt.Path,
     cls: type[SessionCapabilities] = SessionCapabilities,
     known: frozenset[str] = _KEYS_SessionCapabilities,
+    proven: int = 0,
 ) -> SessionCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionCapabilities (an object)", data)
@@ -5116,7 +5264,7 @@ def _decode_SessionCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 10 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionCapabilities = obj
     return decoded
@@ -5169,6 +5317,7 @@ def _decode_PromptCapabilities(
     path: _rt.Path,
     cls: type[PromptCapabilities] = PromptCapabilities,
     known: frozenset[str] = _KEYS_PromptCapabilities,
+    proven: int = 0,
 ) -> PromptCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "PromptCapabilities (an object)", data)
@@ -5202,7 +5351,7 @@ def _decode_PromptCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: PromptCapabilities = obj
     return decoded
@@ -5237,6 +5386,7 @@ def _decode_PromptImageCapabilities(
     path: _rt.Path,
     cls: type[PromptImageCapabilities] = PromptImageCapabilities,
     known: frozenset[str] = _KEYS_PromptImageCapabilities,
+    proven: int = 0,
 ) -> PromptImageCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "PromptImageCapabilities (an object)", data)
@@ -5249,7 +5399,7 @@ def _decode_PromptImageCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: PromptImageCapabilities = obj
     return decoded
@@ -5275,6 +5425,7 @@ def _decode_PromptAudioCapabilities(
     path: _rt.Path,
     cls: type[PromptAudioCapabilities] = PromptAudioCapabilities,
     known: frozenset[str] = _KEYS_PromptAudioCapabilities,
+    proven: int = 0,
 ) -> PromptAudioCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "PromptAudioCapabilities (an object)", data)
@@ -5287,7 +5438,7 @@ def _decode_PromptAudioCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: PromptAudioCapabilities = obj
     return decoded
@@ -5313,6 +5464,7 @@ def _decode_PromptEmbeddedContextCapabilities(
     path: _rt.Path,
     cls: type[PromptEmbeddedContextCapabilities] = PromptEmbeddedContextCapabilities,
     known: frozenset[str] = _KEYS_PromptEmbeddedContextCapabilities,
+    proven: int = 0,
 ) -> PromptEmbeddedContextCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "PromptEmbeddedContextCapabilities (an object)", data)
@@ -5325,7 +5477,7 @@ def _decode_PromptEmbeddedContextCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: PromptEmbeddedContextCapabilities = obj
     return decoded
@@ -5351,6 +5503,7 @@ def _decode_McpCapabilities(
     path: _rt.Path,
     cls: type[McpCapabilities] = McpCapabilities,
     known: frozenset[str] = _KEYS_McpCapabilities,
+    proven: int = 0,
 ) -> McpCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "McpCapabilities (an object)", data)
@@ -5384,7 +5537,7 @@ def _decode_McpCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: McpCapabilities = obj
     return decoded
@@ -5419,6 +5572,7 @@ def _decode_McpStdioCapabilities(
     path: _rt.Path,
     cls: type[McpStdioCapabilities] = McpStdioCapabilities,
     known: frozenset[str] = _KEYS_McpStdioCapabilities,
+    proven: int = 0,
 ) -> McpStdioCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "McpStdioCapabilities (an object)", data)
@@ -5431,7 +5585,7 @@ def _decode_McpStdioCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: McpStdioCapabilities = obj
     return decoded
@@ -5457,6 +5611,7 @@ def _decode_McpHttpCapabilities(
     path: _rt.Path,
     cls: type[McpHttpCapabilities] = McpHttpCapabilities,
     known: frozenset[str] = _KEYS_McpHttpCapabilities,
+    proven: int = 0,
 ) -> McpHttpCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "McpHttpCapabilities (an object)", data)
@@ -5469,7 +5624,7 @@ def _decode_McpHttpCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: McpHttpCapabilities = obj
     return decoded
@@ -5495,6 +5650,7 @@ def _decode_McpAcpCapabilities(
     path: _rt.Path,
     cls: type[McpAcpCapabilities] = McpAcpCapabilities,
     known: frozenset[str] = _KEYS_McpAcpCapabilities,
+    proven: int = 0,
 ) -> McpAcpCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "McpAcpCapabilities (an object)", data)
@@ -5507,7 +5663,7 @@ def _decode_McpAcpCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: McpAcpCapabilities = obj
     return decoded
@@ -5533,6 +5689,7 @@ def _decode_SessionDeleteCapabilities(
     path: _rt.Path,
     cls: type[SessionDeleteCapabilities] = SessionDeleteCapabilities,
     known: frozenset[str] = _KEYS_SessionDeleteCapabilities,
+    proven: int = 0,
 ) -> SessionDeleteCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionDeleteCapabilities (an object)", data)
@@ -5545,7 +5702,7 @@ def _decode_SessionDeleteCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionDeleteCapabilities = obj
     return decoded
@@ -5571,6 +5728,7 @@ def _decode_SessionAdditionalDirectoriesCapabilities(
     path: _rt.Path,
     cls: type[SessionAdditionalDirectoriesCapabilities] = SessionAdditionalDirectoriesCapabilities,
     known: frozenset[str] = _KEYS_SessionAdditionalDirectoriesCapabilities,
+    proven: int = 0,
 ) -> SessionAdditionalDirectoriesCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionAdditionalDirectoriesCapabilities (an object)", data)
@@ -5583,7 +5741,7 @@ def _decode_SessionAdditionalDirectoriesCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionAdditionalDirectoriesCapabilities = obj
     return decoded
@@ -5609,6 +5767,7 @@ def _decode_SessionSystemPromptCapabilities(
     path: _rt.Path,
     cls: type[SessionSystemPromptCapabilities] = SessionSystemPromptCapabilities,
     known: frozenset[str] = _KEYS_SessionSystemPromptCapabilities,
+    proven: int = 0,
 ) -> SessionSystemPromptCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionSystemPromptCapabilities (an object)", data)
@@ -5628,7 +5787,7 @@ def _decode_SessionSystemPromptCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionSystemPromptCapabilities = obj
     return decoded
@@ -5657,6 +5816,7 @@ def _decode_SessionSystemPromptModeCapabilities(
     path: _rt.Path,
     cls: type[SessionSystemPromptModeCapabilities] = SessionSystemPromptModeCapabilities,
     known: frozenset[str] = _KEYS_SessionSystemPromptModeCapabilities,
+    proven: int = 0,
 ) -> SessionSystemPromptModeCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionSystemPromptModeCapabilities (an object)", data)
@@ -5676,7 +5836,7 @@ def _decode_SessionSystemPromptModeCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionSystemPromptModeCapabilities = obj
     return decoded
@@ -5705,6 +5865,7 @@ def _decode_SessionSystemPromptOverrideCapabilities(
     path: _rt.Path,
     cls: type[SessionSystemPromptOverrideCapabilities] = SessionSystemPromptOverrideCapabilities,
     known: frozenset[str] = _KEYS_SessionSystemPromptOverrideCapabilities,
+    proven: int = 0,
 ) -> SessionSystemPromptOverrideCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionSystemPromptOverrideCapabilities (an object)", data)
@@ -5717,7 +5878,7 @@ def _decode_SessionSystemPromptOverrideCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionSystemPromptOverrideCapabilities = obj
     return decoded
@@ -5743,6 +5904,7 @@ def _decode_SessionForkCapabilities(
     path: _rt.Path,
     cls: type[SessionForkCapabilities] = SessionForkCapabilities,
     known: frozenset[str] = _KEYS_SessionForkCapabilities,
+    proven: int = 0,
 ) -> SessionForkCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionForkCapabilities (an object)", data)
@@ -5755,7 +5917,7 @@ def _decode_SessionForkCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionForkCapabilities = obj
     return decoded
@@ -5781,6 +5943,7 @@ def _decode_SessionArchiveCapabilities(
     path: _rt.Path,
     cls: type[SessionArchiveCapabilities] = SessionArchiveCapabilities,
     known: frozenset[str] = _KEYS_SessionArchiveCapabilities,
+    proven: int = 0,
 ) -> SessionArchiveCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionArchiveCapabilities (an object)", data)
@@ -5793,7 +5956,7 @@ def _decode_SessionArchiveCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionArchiveCapabilities = obj
     return decoded
@@ -5819,6 +5982,7 @@ def _decode_SessionStatusCapabilities(
     path: _rt.Path,
     cls: type[SessionStatusCapabilities] = SessionStatusCapabilities,
     known: frozenset[str] = _KEYS_SessionStatusCapabilities,
+    proven: int = 0,
 ) -> SessionStatusCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionStatusCapabilities (an object)", data)
@@ -5831,7 +5995,7 @@ def _decode_SessionStatusCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionStatusCapabilities = obj
     return decoded
@@ -5857,6 +6021,7 @@ def _decode_SessionTitleCapabilities(
     path: _rt.Path,
     cls: type[SessionTitleCapabilities] = SessionTitleCapabilities,
     known: frozenset[str] = _KEYS_SessionTitleCapabilities,
+    proven: int = 0,
 ) -> SessionTitleCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionTitleCapabilities (an object)", data)
@@ -5869,7 +6034,7 @@ def _decode_SessionTitleCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionTitleCapabilities = obj
     return decoded
@@ -5895,6 +6060,7 @@ def _decode_AgentAuthCapabilities(
     path: _rt.Path,
     cls: type[AgentAuthCapabilities] = AgentAuthCapabilities,
     known: frozenset[str] = _KEYS_AgentAuthCapabilities,
+    proven: int = 0,
 ) -> AgentAuthCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "AgentAuthCapabilities (an object)", data)
@@ -5914,7 +6080,7 @@ def _decode_AgentAuthCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AgentAuthCapabilities = obj
     return decoded
@@ -5943,6 +6109,7 @@ def _decode_AuthStatusCapabilities(
     path: _rt.Path,
     cls: type[AuthStatusCapabilities] = AuthStatusCapabilities,
     known: frozenset[str] = _KEYS_AuthStatusCapabilities,
+    proven: int = 0,
 ) -> AuthStatusCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusCapabilities (an object)", data)
@@ -5955,7 +6122,7 @@ def _decode_AuthStatusCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AuthStatusCapabilities = obj
     return decoded
@@ -5981,6 +6148,7 @@ def _decode_ProvidersCapabilities(
     path: _rt.Path,
     cls: type[ProvidersCapabilities] = ProvidersCapabilities,
     known: frozenset[str] = _KEYS_ProvidersCapabilities,
+    proven: int = 0,
 ) -> ProvidersCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "ProvidersCapabilities (an object)", data)
@@ -5993,7 +6161,7 @@ def _decode_ProvidersCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ProvidersCapabilities = obj
     return decoded
@@ -6019,11 +6187,12 @@ def _decode_AuthMethodTerminal(
     path: _rt.Path,
     cls: type[AuthMethodTerminal] = AuthMethodTerminal,
     known: frozenset[str] = _KEYS_AuthMethodTerminal,
+    proven: int = 2,
 ) -> AuthMethodTerminal:
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodTerminal (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 4:
+    if len(data) == proven:
         r0 = data.get("methodId", UNDEFINED)
         r1 = data.get("name", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -6068,7 +6237,7 @@ def _decode_AuthMethodTerminal(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AuthMethodTerminal = obj
     return decoded
@@ -6108,12 +6277,13 @@ def _decode_AuthMethodTerminalVariant(
     path: _rt.Path,
     cls: type[AuthMethodTerminalVariant] = AuthMethodTerminalVariant,
     known: frozenset[str] = _KEYS_AuthMethodTerminalVariant,
+    proven: int = 3,
 ) -> AuthMethodTerminalVariant:
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodTerminalVariant (an object)", data)
     if data.get("type", _rt.MISSING) != "terminal":
         raise DecodeError((path, "type"), '"terminal"', data.get("type", _rt.MISSING))
-    return cast(AuthMethodTerminalVariant, _decode_AuthMethodTerminal(data, ctx, path, cls, known))
+    return cast(AuthMethodTerminalVariant, _decode_AuthMethodTerminal(data, ctx, path, cls, known, proven))
 
 
 def _encode_AuthMethodTerminalVariant(obj: AuthMethodTerminalVariant) -> dict[str, Any]:
@@ -6129,11 +6299,12 @@ def _decode_AuthMethodAgent(
     path: _rt.Path,
     cls: type[AuthMethodAgent] = AuthMethodAgent,
     known: frozenset[str] = _KEYS_AuthMethodAgent,
+    proven: int = 2,
 ) -> AuthMethodAgent:
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodAgent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("methodId", UNDEFINED)
         r1 = data.get("name", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -6164,7 +6335,7 @@ def _decode_AuthMethodAgent(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AuthMethodAgent = obj
     return decoded
@@ -6198,12 +6369,13 @@ def _decode_AuthMethodAgentVariant(
     path: _rt.Path,
     cls: type[AuthMethodAgentVariant] = AuthMethodAgentVariant,
     known: frozenset[str] = _KEYS_AuthMethodAgentVariant,
+    proven: int = 3,
 ) -> AuthMethodAgentVariant:
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodAgentVariant (an object)", data)
     if data.get("type", _rt.MISSING) != "agent":
         raise DecodeError((path, "type"), '"agent"', data.get("type", _rt.MISSING))
-    return cast(AuthMethodAgentVariant, _decode_AuthMethodAgent(data, ctx, path, cls, known))
+    return cast(AuthMethodAgentVariant, _decode_AuthMethodAgent(data, ctx, path, cls, known, proven))
 
 
 def _encode_AuthMethodAgentVariant(obj: AuthMethodAgentVariant) -> dict[str, Any]:
@@ -6219,6 +6391,7 @@ def _decode_AuthMethodOther(
     path: _rt.Path,
     cls: type[AuthMethodOther] = AuthMethodOther,
     known: frozenset[str] = _KEYS_AuthMethodOther,
+    proven: int = 3,
 ) -> AuthMethodOther:
     if type(data) is not dict:
         raise DecodeError(path, "AuthMethodOther (an object)", data)
@@ -6236,7 +6409,7 @@ def _decode_AuthMethodOther(
         raise _rt.missing_or_invalid(v, (path, "name"), "string")
     obj.name = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AuthMethodOther = obj
     return decoded
@@ -6265,11 +6438,12 @@ def _decode_EnvVariable(
     path: _rt.Path,
     cls: type[EnvVariable] = EnvVariable,
     known: frozenset[str] = _KEYS_EnvVariable,
+    proven: int = 2,
 ) -> EnvVariable:
     if type(data) is not dict:
         raise DecodeError(path, "EnvVariable (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("name", UNDEFINED)
         r1 = data.get("value", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -6295,7 +6469,7 @@ def _decode_EnvVariable(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: EnvVariable = obj
     return decoded
@@ -6325,6 +6499,7 @@ def _decode_LoginAuthResponse(
     path: _rt.Path,
     cls: type[LoginAuthResponse] = LoginAuthResponse,
     known: frozenset[str] = _KEYS_LoginAuthResponse,
+    proven: int = 0,
 ) -> LoginAuthResponse:
     if type(data) is not dict:
         raise DecodeError(path, "LoginAuthResponse (an object)", data)
@@ -6337,7 +6512,7 @@ def _decode_LoginAuthResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: LoginAuthResponse = obj
     return decoded
@@ -6363,11 +6538,12 @@ def _decode_ListProvidersResponse(
     path: _rt.Path,
     cls: type[ListProvidersResponse] = ListProvidersResponse,
     known: frozenset[str] = _KEYS_ListProvidersResponse,
+    proven: int = 1,
 ) -> ListProvidersResponse:
     if type(data) is not dict:
         raise DecodeError(path, "ListProvidersResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("providers", UNDEFINED)
         if r0 is not UNDEFINED:
             r0 = _decode_list_of_ProviderInfo(r0, ctx, (path, "providers"))
@@ -6389,7 +6565,7 @@ def _decode_ListProvidersResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ListProvidersResponse = obj
     return decoded
@@ -6417,6 +6593,7 @@ def _decode_ProviderInfo(
     path: _rt.Path,
     cls: type[ProviderInfo] = ProviderInfo,
     known: frozenset[str] = _KEYS_ProviderInfo,
+    proven: int = 2,
 ) -> ProviderInfo:
     if type(data) is not dict:
         raise DecodeError(path, "ProviderInfo (an object)", data)
@@ -6449,7 +6626,7 @@ def _decode_ProviderInfo(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ProviderInfo = obj
     return decoded
@@ -6484,11 +6661,12 @@ def _decode_ProviderCurrentConfig(
     path: _rt.Path,
     cls: type[ProviderCurrentConfig] = ProviderCurrentConfig,
     known: frozenset[str] = _KEYS_ProviderCurrentConfig,
+    proven: int = 2,
 ) -> ProviderCurrentConfig:
     if type(data) is not dict:
         raise DecodeError(path, "ProviderCurrentConfig (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("apiType", UNDEFINED)
         r1 = data.get("baseUrl", UNDEFINED)
         if not (r0 is UNDEFINED or type(r1) is not str):
@@ -6522,7 +6700,7 @@ def _decode_ProviderCurrentConfig(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ProviderCurrentConfig = obj
     return decoded
@@ -6552,6 +6730,7 @@ def _decode_SetProviderResponse(
     path: _rt.Path,
     cls: type[SetProviderResponse] = SetProviderResponse,
     known: frozenset[str] = _KEYS_SetProviderResponse,
+    proven: int = 0,
 ) -> SetProviderResponse:
     if type(data) is not dict:
         raise DecodeError(path, "SetProviderResponse (an object)", data)
@@ -6564,7 +6743,7 @@ def _decode_SetProviderResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SetProviderResponse = obj
     return decoded
@@ -6590,6 +6769,7 @@ def _decode_DisableProviderResponse(
     path: _rt.Path,
     cls: type[DisableProviderResponse] = DisableProviderResponse,
     known: frozenset[str] = _KEYS_DisableProviderResponse,
+    proven: int = 0,
 ) -> DisableProviderResponse:
     if type(data) is not dict:
         raise DecodeError(path, "DisableProviderResponse (an object)", data)
@@ -6602,7 +6782,7 @@ def _decode_DisableProviderResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: DisableProviderResponse = obj
     return decoded
@@ -6628,6 +6808,7 @@ def _decode_LogoutAuthResponse(
     path: _rt.Path,
     cls: type[LogoutAuthResponse] = LogoutAuthResponse,
     known: frozenset[str] = _KEYS_LogoutAuthResponse,
+    proven: int = 0,
 ) -> LogoutAuthResponse:
     if type(data) is not dict:
         raise DecodeError(path, "LogoutAuthResponse (an object)", data)
@@ -6640,7 +6821,7 @@ def _decode_LogoutAuthResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: LogoutAuthResponse = obj
     return decoded
@@ -6666,11 +6847,12 @@ def _decode_AuthStatusResponse(
     path: _rt.Path,
     cls: type[AuthStatusResponse] = AuthStatusResponse,
     known: frozenset[str] = _KEYS_AuthStatusResponse,
+    proven: int = 1,
 ) -> AuthStatusResponse:
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("state", UNDEFINED)
         if r0 is not UNDEFINED:
             if type(r0) is str and r0 in _MEMBERS_AuthState:
@@ -6706,7 +6888,7 @@ def _decode_AuthStatusResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AuthStatusResponse = obj
     return decoded
@@ -6737,11 +6919,12 @@ def _decode_AuthAccount(
     path: _rt.Path,
     cls: type[AuthAccount] = AuthAccount,
     known: frozenset[str] = _KEYS_AuthAccount,
+    proven: int = 1,
 ) -> AuthAccount:
     if type(data) is not dict:
         raise DecodeError(path, "AuthAccount (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 5:
+    if len(data) == proven:
         r0 = data.get("label", UNDEFINED)
         if type(r0) is str:
             obj.label = r0
@@ -6781,7 +6964,7 @@ def _decode_AuthAccount(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 5 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AuthAccount = obj
     return decoded
@@ -6821,11 +7004,12 @@ def _decode_NewSessionResponse(
     path: _rt.Path,
     cls: type[NewSessionResponse] = NewSessionResponse,
     known: frozenset[str] = _KEYS_NewSessionResponse,
+    proven: int = 1,
 ) -> NewSessionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "NewSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 3:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         if type(r0) is str:
             obj.session_id = r0
@@ -6861,7 +7045,7 @@ def _decode_NewSessionResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: NewSessionResponse = obj
     return decoded
@@ -6895,6 +7079,7 @@ def _decode_SessionConfigSelect(
     path: _rt.Path,
     cls: type[SessionConfigSelect] = SessionConfigSelect,
     known: frozenset[str] = _KEYS_SessionConfigSelect,
+    proven: int = 2,
 ) -> SessionConfigSelect:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigSelect (an object)", data)
@@ -6909,7 +7094,7 @@ def _decode_SessionConfigSelect(
     v = _decode_SessionConfigSelectOptions(v, ctx, (path, "options"))
     obj.options = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionConfigSelect = obj
     return decoded
@@ -6937,12 +7122,13 @@ def _decode_SessionConfigOptionTypeSelect(
     path: _rt.Path,
     cls: type[SessionConfigOptionTypeSelect] = SessionConfigOptionTypeSelect,
     known: frozenset[str] = _KEYS_SessionConfigOptionTypeSelect,
+    proven: int = 3,
 ) -> SessionConfigOptionTypeSelect:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigOptionTypeSelect (an object)", data)
     if data.get("type", _rt.MISSING) != "select":
         raise DecodeError((path, "type"), '"select"', data.get("type", _rt.MISSING))
-    return cast(SessionConfigOptionTypeSelect, _decode_SessionConfigSelect(data, ctx, path, cls, known))
+    return cast(SessionConfigOptionTypeSelect, _decode_SessionConfigSelect(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionConfigOptionTypeSelect(obj: SessionConfigOptionTypeSelect) -> dict[str, Any]:
@@ -6958,6 +7144,7 @@ def _decode_SessionConfigBoolean(
     path: _rt.Path,
     cls: type[SessionConfigBoolean] = SessionConfigBoolean,
     known: frozenset[str] = _KEYS_SessionConfigBoolean,
+    proven: int = 1,
 ) -> SessionConfigBoolean:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigBoolean (an object)", data)
@@ -6967,7 +7154,7 @@ def _decode_SessionConfigBoolean(
         raise _rt.missing_or_invalid(v, (path, "currentValue"), "boolean")
     obj.current_value = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionConfigBoolean = obj
     return decoded
@@ -6993,12 +7180,13 @@ def _decode_SessionConfigOptionTypeBoolean(
     path: _rt.Path,
     cls: type[SessionConfigOptionTypeBoolean] = SessionConfigOptionTypeBoolean,
     known: frozenset[str] = _KEYS_SessionConfigOptionTypeBoolean,
+    proven: int = 2,
 ) -> SessionConfigOptionTypeBoolean:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigOptionTypeBoolean (an object)", data)
     if data.get("type", _rt.MISSING) != "boolean":
         raise DecodeError((path, "type"), '"boolean"', data.get("type", _rt.MISSING))
-    return cast(SessionConfigOptionTypeBoolean, _decode_SessionConfigBoolean(data, ctx, path, cls, known))
+    return cast(SessionConfigOptionTypeBoolean, _decode_SessionConfigBoolean(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionConfigOptionTypeBoolean(obj: SessionConfigOptionTypeBoolean) -> dict[str, Any]:
@@ -7014,6 +7202,7 @@ def _decode_SessionConfigOptionTypeOther(
     path: _rt.Path,
     cls: type[SessionConfigOptionTypeOther] = SessionConfigOptionTypeOther,
     known: frozenset[str] = _KEYS_SessionConfigOptionTypeOther,
+    proven: int = 1,
 ) -> SessionConfigOptionTypeOther:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigOptionTypeOther (an object)", data)
@@ -7023,7 +7212,7 @@ def _decode_SessionConfigOptionTypeOther(
         raise _rt.missing_or_invalid(v, (path, "type"), "string")
     obj.type = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionConfigOptionTypeOther = obj
     return decoded
@@ -7048,6 +7237,7 @@ def _decode_SessionConfigOption(
     path: _rt.Path,
     cls: type[SessionConfigOption] = SessionConfigOption,
     known: frozenset[str] = _KEYS_SessionConfigOption,
+    proven: int = 2,
 ) -> SessionConfigOption:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigOption (an object)", data)
@@ -7081,7 +7271,9 @@ def _decode_SessionConfigOption(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
-    rest = {key: value for key, value in data.items() if key not in known}
+    rest = data.copy()
+    for key in known:
+        rest.pop(key, None)
     obj.type = _decode_SessionConfigOptionType(rest, ctx, path)
     decoded: SessionConfigOption = obj
     return decoded
@@ -7118,11 +7310,12 @@ def _decode_SessionConfigSelectOption(
     path: _rt.Path,
     cls: type[SessionConfigSelectOption] = SessionConfigSelectOption,
     known: frozenset[str] = _KEYS_SessionConfigSelectOption,
+    proven: int = 2,
 ) -> SessionConfigSelectOption:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigSelectOption (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("value", UNDEFINED)
         r1 = data.get("name", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -7153,7 +7346,7 @@ def _decode_SessionConfigSelectOption(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionConfigSelectOption = obj
     return decoded
@@ -7186,6 +7379,7 @@ def _decode_SessionConfigSelectGroup(
     path: _rt.Path,
     cls: type[SessionConfigSelectGroup] = SessionConfigSelectGroup,
     known: frozenset[str] = _KEYS_SessionConfigSelectGroup,
+    proven: int = 2,
 ) -> SessionConfigSelectGroup:
     if type(data) is not dict:
         raise DecodeError(path, "SessionConfigSelectGroup (an object)", data)
@@ -7214,7 +7408,7 @@ def _decode_SessionConfigSelectGroup(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionConfigSelectGroup = obj
     return decoded
@@ -7246,11 +7440,12 @@ def _decode_Command(
     path: _rt.Path,
     cls: type[Command] = Command,
     known: frozenset[str] = _KEYS_Command,
+    proven: int = 2,
 ) -> Command:
     if type(data) is not dict:
         raise DecodeError(path, "Command (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("name", UNDEFINED)
         r1 = data.get("description", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -7271,10 +7466,18 @@ def _decode_Command(
     obj.description = v
     v = data.get("input", UNDEFINED)
     if v is not UNDEFINED and v is not None:
-        try:
-            v = _decode_AvailableCommandInput(v, ctx, (path, "input"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        tag = v.get("type") if type(v) is dict else None
+        variant = _VARIANTS_AvailableCommandInput.get(tag) if type(tag) is str else None
+        if variant is None:
+            try:
+                v = _decode_AvailableCommandInput(v, ctx, (path, "input"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
+        else:
+            try:
+                v = variant[0](v, ctx, (path, "input"), variant[1], variant[2], variant[3])
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.input = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -7284,7 +7487,7 @@ def _decode_Command(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Command = obj
     return decoded
@@ -7318,12 +7521,13 @@ def _decode_AvailableCommandCommand(
     path: _rt.Path,
     cls: type[AvailableCommandCommand] = AvailableCommandCommand,
     known: frozenset[str] = _KEYS_AvailableCommandCommand,
+    proven: int = 3,
 ) -> AvailableCommandCommand:
     if type(data) is not dict:
         raise DecodeError(path, "AvailableCommandCommand (an object)", data)
     if data.get("type", _rt.MISSING) != "command":
         raise DecodeError((path, "type"), '"command"', data.get("type", _rt.MISSING))
-    return cast(AvailableCommandCommand, _decode_Command(data, ctx, path, cls, known))
+    return cast(AvailableCommandCommand, _decode_Command(data, ctx, path, cls, known, proven))
 
 
 def _encode_AvailableCommandCommand(obj: AvailableCommandCommand) -> dict[str, Any]:
@@ -7339,6 +7543,7 @@ def _decode_AvailableCommandOther(
     path: _rt.Path,
     cls: type[AvailableCommandOther] = AvailableCommandOther,
     known: frozenset[str] = _KEYS_AvailableCommandOther,
+    proven: int = 3,
 ) -> AvailableCommandOther:
     if type(data) is not dict:
         raise DecodeError(path, "AvailableCommandOther (an object)", data)
@@ -7356,7 +7561,7 @@ def _decode_AvailableCommandOther(
         raise _rt.missing_or_invalid(v, (path, "description"), "string")
     obj.description = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AvailableCommandOther = obj
     return decoded
@@ -7385,11 +7590,12 @@ def _decode_TextCommandInput(
     path: _rt.Path,
     cls: type[TextCommandInput] = TextCommandInput,
     known: frozenset[str] = _KEYS_TextCommandInput,
+    proven: int = 1,
 ) -> TextCommandInput:
     if type(data) is not dict:
         raise DecodeError(path, "TextCommandInput (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("hint", UNDEFINED)
         if type(r0) is str:
             obj.hint = r0
@@ -7409,7 +7615,7 @@ def _decode_TextCommandInput(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: TextCommandInput = obj
     return decoded
@@ -7438,12 +7644,13 @@ def _decode_AvailableCommandInputText(
     path: _rt.Path,
     cls: type[AvailableCommandInputText] = AvailableCommandInputText,
     known: frozenset[str] = _KEYS_AvailableCommandInputText,
+    proven: int = 2,
 ) -> AvailableCommandInputText:
     if type(data) is not dict:
         raise DecodeError(path, "AvailableCommandInputText (an object)", data)
     if data.get("type", _rt.MISSING) != "text":
         raise DecodeError((path, "type"), '"text"', data.get("type", _rt.MISSING))
-    return cast(AvailableCommandInputText, _decode_TextCommandInput(data, ctx, path, cls, known))
+    return cast(AvailableCommandInputText, _decode_TextCommandInput(data, ctx, path, cls, known, proven))
 
 
 def _encode_AvailableCommandInputText(obj: AvailableCommandInputText) -> dict[str, Any]:
@@ -7459,6 +7666,7 @@ def _decode_AvailableCommandInputOther(
     path: _rt.Path,
     cls: type[AvailableCommandInputOther] = AvailableCommandInputOther,
     known: frozenset[str] = _KEYS_AvailableCommandInputOther,
+    proven: int = 1,
 ) -> AvailableCommandInputOther:
     if type(data) is not dict:
         raise DecodeError(path, "AvailableCommandInputOther (an object)", data)
@@ -7468,7 +7676,7 @@ def _decode_AvailableCommandInputOther(
         raise _rt.missing_or_invalid(v, (path, "type"), "string")
     obj.type = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AvailableCommandInputOther = obj
     return decoded
@@ -7493,6 +7701,7 @@ def _decode_ListSessionsResponse(
     path: _rt.Path,
     cls: type[ListSessionsResponse] = ListSessionsResponse,
     known: frozenset[str] = _KEYS_ListSessionsResponse,
+    proven: int = 0,
 ) -> ListSessionsResponse:
     if type(data) is not dict:
         raise DecodeError(path, "ListSessionsResponse (an object)", data)
@@ -7517,7 +7726,7 @@ def _decode_ListSessionsResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ListSessionsResponse = obj
     return decoded
@@ -7558,11 +7767,12 @@ def _decode_SessionInfo(
     path: _rt.Path,
     cls: type[SessionInfo] = SessionInfo,
     known: frozenset[str] = _KEYS_SessionInfo,
+    proven: int = 2,
 ) -> SessionInfo:
     if type(data) is not dict:
         raise DecodeError(path, "SessionInfo (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 5:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("cwd", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -7610,7 +7820,7 @@ def _decode_SessionInfo(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 5 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionInfo = obj
     return decoded
@@ -7652,6 +7862,7 @@ def _decode_DeleteSessionResponse(
     path: _rt.Path,
     cls: type[DeleteSessionResponse] = DeleteSessionResponse,
     known: frozenset[str] = _KEYS_DeleteSessionResponse,
+    proven: int = 0,
 ) -> DeleteSessionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "DeleteSessionResponse (an object)", data)
@@ -7664,7 +7875,7 @@ def _decode_DeleteSessionResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: DeleteSessionResponse = obj
     return decoded
@@ -7690,11 +7901,12 @@ def _decode_ForkSessionResponse(
     path: _rt.Path,
     cls: type[ForkSessionResponse] = ForkSessionResponse,
     known: frozenset[str] = _KEYS_ForkSessionResponse,
+    proven: int = 1,
 ) -> ForkSessionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "ForkSessionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 3:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         if type(r0) is str:
             obj.session_id = r0
@@ -7730,7 +7942,7 @@ def _decode_ForkSessionResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ForkSessionResponse = obj
     return decoded
@@ -7764,6 +7976,7 @@ def _decode_ArchiveSessionResponse(
     path: _rt.Path,
     cls: type[ArchiveSessionResponse] = ArchiveSessionResponse,
     known: frozenset[str] = _KEYS_ArchiveSessionResponse,
+    proven: int = 0,
 ) -> ArchiveSessionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "ArchiveSessionResponse (an object)", data)
@@ -7776,7 +7989,7 @@ def _decode_ArchiveSessionResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ArchiveSessionResponse = obj
     return decoded
@@ -7802,6 +8015,7 @@ def _decode_UnarchiveSessionResponse(
     path: _rt.Path,
     cls: type[UnarchiveSessionResponse] = UnarchiveSessionResponse,
     known: frozenset[str] = _KEYS_UnarchiveSessionResponse,
+    proven: int = 0,
 ) -> UnarchiveSessionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "UnarchiveSessionResponse (an object)", data)
@@ -7814,7 +8028,7 @@ def _decode_UnarchiveSessionResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: UnarchiveSessionResponse = obj
     return decoded
@@ -7840,11 +8054,12 @@ def _decode_SessionStatusResponse(
     path: _rt.Path,
     cls: type[SessionStatusResponse] = SessionStatusResponse,
     known: frozenset[str] = _KEYS_SessionStatusResponse,
+    proven: int = 1,
 ) -> SessionStatusResponse:
     if type(data) is not dict:
         raise DecodeError(path, "SessionStatusResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("status", UNDEFINED)
         if r0 is not UNDEFINED:
             if type(r0) is str and r0 in _MEMBERS_SessionStatus:
@@ -7867,10 +8082,18 @@ def _decode_SessionStatusResponse(
     obj.status = v
     v = data.get("state", UNDEFINED)
     if v is not UNDEFINED and v is not None:
-        try:
-            v = _decode_StateUpdate(v, ctx, (path, "state"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        tag = v.get("state") if type(v) is dict else None
+        variant = _VARIANTS_StateUpdate.get(tag) if type(tag) is str else None
+        if variant is None:
+            try:
+                v = _decode_StateUpdate(v, ctx, (path, "state"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
+        else:
+            try:
+                v = variant[0](v, ctx, (path, "state"), variant[1], variant[2], variant[3])
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.state = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -7880,7 +8103,7 @@ def _decode_SessionStatusResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionStatusResponse = obj
     return decoded
@@ -7911,6 +8134,7 @@ def _decode_RunningStateUpdate(
     path: _rt.Path,
     cls: type[RunningStateUpdate] = RunningStateUpdate,
     known: frozenset[str] = _KEYS_RunningStateUpdate,
+    proven: int = 0,
 ) -> RunningStateUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "RunningStateUpdate (an object)", data)
@@ -7930,7 +8154,7 @@ def _decode_RunningStateUpdate(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: RunningStateUpdate = obj
     return decoded
@@ -7960,12 +8184,13 @@ def _decode_StateUpdateRunning(
     path: _rt.Path,
     cls: type[StateUpdateRunning] = StateUpdateRunning,
     known: frozenset[str] = _KEYS_StateUpdateRunning,
+    proven: int = 1,
 ) -> StateUpdateRunning:
     if type(data) is not dict:
         raise DecodeError(path, "StateUpdateRunning (an object)", data)
     if data.get("state", _rt.MISSING) != "running":
         raise DecodeError((path, "state"), '"running"', data.get("state", _rt.MISSING))
-    return cast(StateUpdateRunning, _decode_RunningStateUpdate(data, ctx, path, cls, known))
+    return cast(StateUpdateRunning, _decode_RunningStateUpdate(data, ctx, path, cls, known, proven))
 
 
 def _encode_StateUpdateRunning(obj: StateUpdateRunning) -> dict[str, Any]:
@@ -7981,6 +8206,7 @@ def _decode_IdleStateUpdateStopReasonEndTurn(
     path: _rt.Path,
     cls: type[IdleStateUpdateStopReasonEndTurn] = IdleStateUpdateStopReasonEndTurn,
     known: frozenset[str] = _KEYS_IdleStateUpdateStopReasonEndTurn,
+    proven: int = 1,
 ) -> IdleStateUpdateStopReasonEndTurn:
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonEndTurn (an object)", data)
@@ -7988,7 +8214,7 @@ def _decode_IdleStateUpdateStopReasonEndTurn(
         raise DecodeError((path, "stopReason"), '"end_turn"', data.get("stopReason", _rt.MISSING))
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: IdleStateUpdateStopReasonEndTurn = obj
     return decoded
@@ -8010,6 +8236,7 @@ def _decode_IdleStateUpdateStopReasonMaxTokens(
     path: _rt.Path,
     cls: type[IdleStateUpdateStopReasonMaxTokens] = IdleStateUpdateStopReasonMaxTokens,
     known: frozenset[str] = _KEYS_IdleStateUpdateStopReasonMaxTokens,
+    proven: int = 1,
 ) -> IdleStateUpdateStopReasonMaxTokens:
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonMaxTokens (an object)", data)
@@ -8017,7 +8244,7 @@ def _decode_IdleStateUpdateStopReasonMaxTokens(
         raise DecodeError((path, "stopReason"), '"max_tokens"', data.get("stopReason", _rt.MISSING))
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: IdleStateUpdateStopReasonMaxTokens = obj
     return decoded
@@ -8039,6 +8266,7 @@ def _decode_IdleStateUpdateStopReasonMaxTurnRequests(
     path: _rt.Path,
     cls: type[IdleStateUpdateStopReasonMaxTurnRequests] = IdleStateUpdateStopReasonMaxTurnRequests,
     known: frozenset[str] = _KEYS_IdleStateUpdateStopReasonMaxTurnRequests,
+    proven: int = 1,
 ) -> IdleStateUpdateStopReasonMaxTurnRequests:
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonMaxTurnRequests (an object)", data)
@@ -8046,7 +8274,7 @@ def _decode_IdleStateUpdateStopReasonMaxTurnRequests(
         raise DecodeError((path, "stopReason"), '"max_turn_requests"', data.get("stopReason", _rt.MISSING))
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: IdleStateUpdateStopReasonMaxTurnRequests = obj
     return decoded
@@ -8068,6 +8296,7 @@ def _decode_IdleStateUpdateStopReasonRefusal(
     path: _rt.Path,
     cls: type[IdleStateUpdateStopReasonRefusal] = IdleStateUpdateStopReasonRefusal,
     known: frozenset[str] = _KEYS_IdleStateUpdateStopReasonRefusal,
+    proven: int = 1,
 ) -> IdleStateUpdateStopReasonRefusal:
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonRefusal (an object)", data)
@@ -8075,7 +8304,7 @@ def _decode_IdleStateUpdateStopReasonRefusal(
         raise DecodeError((path, "stopReason"), '"refusal"', data.get("stopReason", _rt.MISSING))
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: IdleStateUpdateStopReasonRefusal = obj
     return decoded
@@ -8097,6 +8326,7 @@ def _decode_IdleStateUpdateStopReasonCancelled(
     path: _rt.Path,
     cls: type[IdleStateUpdateStopReasonCancelled] = IdleStateUpdateStopReasonCancelled,
     known: frozenset[str] = _KEYS_IdleStateUpdateStopReasonCancelled,
+    proven: int = 1,
 ) -> IdleStateUpdateStopReasonCancelled:
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonCancelled (an object)", data)
@@ -8104,7 +8334,7 @@ def _decode_IdleStateUpdateStopReasonCancelled(
         raise DecodeError((path, "stopReason"), '"cancelled"', data.get("stopReason", _rt.MISSING))
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: IdleStateUpdateStopReasonCancelled = obj
     return decoded
@@ -8126,6 +8356,7 @@ def _decode_ErrorStopReason(
     path: _rt.Path,
     cls: type[ErrorStopReason] = ErrorStopReason,
     known: frozenset[str] = _KEYS_ErrorStopReason,
+    proven: int = 0,
 ) -> ErrorStopReason:
     if type(data) is not dict:
         raise DecodeError(path, "ErrorStopReason (an object)", data)
@@ -8138,7 +8369,7 @@ def _decode_ErrorStopReason(
             v = ctx.salvage(error, UNDEFINED)
     obj.error = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ErrorStopReason = obj
     return decoded
@@ -8165,12 +8396,13 @@ def _decode_IdleStateUpdateStopReasonError(
     path: _rt.Path,
     cls: type[IdleStateUpdateStopReasonError] = IdleStateUpdateStopReasonError,
     known: frozenset[str] = _KEYS_IdleStateUpdateStopReasonError,
+    proven: int = 1,
 ) -> IdleStateUpdateStopReasonError:
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonError (an object)", data)
     if data.get("stopReason", _rt.MISSING) != "error":
         raise DecodeError((path, "stopReason"), '"error"', data.get("stopReason", _rt.MISSING))
-    return cast(IdleStateUpdateStopReasonError, _decode_ErrorStopReason(data, ctx, path, cls, known))
+    return cast(IdleStateUpdateStopReasonError, _decode_ErrorStopReason(data, ctx, path, cls, known, proven))
 
 
 def _encode_IdleStateUpdateStopReasonError(obj: IdleStateUpdateStopReasonError) -> dict[str, Any]:
@@ -8186,6 +8418,7 @@ def _decode_IdleStateUpdateStopReasonOther(
     path: _rt.Path,
     cls: type[IdleStateUpdateStopReasonOther] = IdleStateUpdateStopReasonOther,
     known: frozenset[str] = _KEYS_IdleStateUpdateStopReasonOther,
+    proven: int = 1,
 ) -> IdleStateUpdateStopReasonOther:
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonOther (an object)", data)
@@ -8195,7 +8428,7 @@ def _decode_IdleStateUpdateStopReasonOther(
         raise _rt.missing_or_invalid(v, (path, "stopReason"), "string")
     obj.stop_reason = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: IdleStateUpdateStopReasonOther = obj
     return decoded
@@ -8220,6 +8453,7 @@ def _decode_IdleStateUpdateStopReasonNone(
     path: _rt.Path,
     cls: type[IdleStateUpdateStopReasonNone] = IdleStateUpdateStopReasonNone,
     known: frozenset[str] = _KEYS_IdleStateUpdateStopReasonNone,
+    proven: int = 0,
 ) -> IdleStateUpdateStopReasonNone:
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdateStopReasonNone (an object)", data)
@@ -8229,7 +8463,7 @@ def _decode_IdleStateUpdateStopReasonNone(
         raise DecodeError((path, "stopReason"), "null", v)
     obj.stop_reason = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: IdleStateUpdateStopReasonNone = obj
     return decoded
@@ -8255,6 +8489,7 @@ def _decode_IdleStateUpdate(
     path: _rt.Path,
     cls: type[IdleStateUpdate] = IdleStateUpdate,
     known: frozenset[str] = _KEYS_IdleStateUpdate,
+    proven: int = 0,
 ) -> IdleStateUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "IdleStateUpdate (an object)", data)
@@ -8280,7 +8515,9 @@ def _decode_IdleStateUpdate(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
-    rest = {key: value for key, value in data.items() if key not in known}
+    rest = data.copy()
+    for key in known:
+        rest.pop(key, None)
     obj.stop_reason = _decode_IdleStateUpdateStopReason(rest, ctx, path)
     decoded: IdleStateUpdate = obj
     return decoded
@@ -8312,12 +8549,13 @@ def _decode_StateUpdateIdle(
     path: _rt.Path,
     cls: type[StateUpdateIdle] = StateUpdateIdle,
     known: frozenset[str] = _KEYS_StateUpdateIdle,
+    proven: int = 1,
 ) -> StateUpdateIdle:
     if type(data) is not dict:
         raise DecodeError(path, "StateUpdateIdle (an object)", data)
     if data.get("state", _rt.MISSING) != "idle":
         raise DecodeError((path, "state"), '"idle"', data.get("state", _rt.MISSING))
-    return cast(StateUpdateIdle, _decode_IdleStateUpdate(data, ctx, path, cls, known))
+    return cast(StateUpdateIdle, _decode_IdleStateUpdate(data, ctx, path, cls, known, proven))
 
 
 def _encode_StateUpdateIdle(obj: StateUpdateIdle) -> dict[str, Any]:
@@ -8333,6 +8571,7 @@ def _decode_RequiresActionStateUpdate(
     path: _rt.Path,
     cls: type[RequiresActionStateUpdate] = RequiresActionStateUpdate,
     known: frozenset[str] = _KEYS_RequiresActionStateUpdate,
+    proven: int = 0,
 ) -> RequiresActionStateUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "RequiresActionStateUpdate (an object)", data)
@@ -8352,7 +8591,7 @@ def _decode_RequiresActionStateUpdate(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: RequiresActionStateUpdate = obj
     return decoded
@@ -8384,12 +8623,13 @@ def _decode_StateUpdateRequiresAction(
     path: _rt.Path,
     cls: type[StateUpdateRequiresAction] = StateUpdateRequiresAction,
     known: frozenset[str] = _KEYS_StateUpdateRequiresAction,
+    proven: int = 1,
 ) -> StateUpdateRequiresAction:
     if type(data) is not dict:
         raise DecodeError(path, "StateUpdateRequiresAction (an object)", data)
     if data.get("state", _rt.MISSING) != "requires_action":
         raise DecodeError((path, "state"), '"requires_action"', data.get("state", _rt.MISSING))
-    return cast(StateUpdateRequiresAction, _decode_RequiresActionStateUpdate(data, ctx, path, cls, known))
+    return cast(StateUpdateRequiresAction, _decode_RequiresActionStateUpdate(data, ctx, path, cls, known, proven))
 
 
 def _encode_StateUpdateRequiresAction(obj: StateUpdateRequiresAction) -> dict[str, Any]:
@@ -8405,6 +8645,7 @@ def _decode_UnknownStateUpdate(
     path: _rt.Path,
     cls: type[UnknownStateUpdate] = UnknownStateUpdate,
     known: frozenset[str] = _KEYS_UnknownStateUpdate,
+    proven: int = 0,
 ) -> UnknownStateUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "UnknownStateUpdate (an object)", data)
@@ -8424,7 +8665,7 @@ def _decode_UnknownStateUpdate(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: UnknownStateUpdate = obj
     return decoded
@@ -8454,12 +8695,13 @@ def _decode_StateUpdateUnknown(
     path: _rt.Path,
     cls: type[StateUpdateUnknown] = StateUpdateUnknown,
     known: frozenset[str] = _KEYS_StateUpdateUnknown,
+    proven: int = 1,
 ) -> StateUpdateUnknown:
     if type(data) is not dict:
         raise DecodeError(path, "StateUpdateUnknown (an object)", data)
     if data.get("state", _rt.MISSING) != "unknown":
         raise DecodeError((path, "state"), '"unknown"', data.get("state", _rt.MISSING))
-    return cast(StateUpdateUnknown, _decode_UnknownStateUpdate(data, ctx, path, cls, known))
+    return cast(StateUpdateUnknown, _decode_UnknownStateUpdate(data, ctx, path, cls, known, proven))
 
 
 def _encode_StateUpdateUnknown(obj: StateUpdateUnknown) -> dict[str, Any]:
@@ -8475,6 +8717,7 @@ def _decode_StateUpdateOther(
     path: _rt.Path,
     cls: type[StateUpdateOther] = StateUpdateOther,
     known: frozenset[str] = _KEYS_StateUpdateOther,
+    proven: int = 1,
 ) -> StateUpdateOther:
     if type(data) is not dict:
         raise DecodeError(path, "StateUpdateOther (an object)", data)
@@ -8484,7 +8727,7 @@ def _decode_StateUpdateOther(
         raise _rt.missing_or_invalid(v, (path, "state"), "string")
     obj.state = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: StateUpdateOther = obj
     return decoded
@@ -8509,11 +8752,12 @@ def _decode_BackgroundTerminal(
     path: _rt.Path,
     cls: type[BackgroundTerminal] = BackgroundTerminal,
     known: frozenset[str] = _KEYS_BackgroundTerminal,
+    proven: int = 1,
 ) -> BackgroundTerminal:
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundTerminal (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("terminalId", UNDEFINED)
         if type(r0) is str:
             obj.terminal_id = r0
@@ -8533,7 +8777,7 @@ def _decode_BackgroundTerminal(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: BackgroundTerminal = obj
     return decoded
@@ -8562,12 +8806,13 @@ def _decode_BackgroundWorkTerminal(
     path: _rt.Path,
     cls: type[BackgroundWorkTerminal] = BackgroundWorkTerminal,
     known: frozenset[str] = _KEYS_BackgroundWorkTerminal,
+    proven: int = 2,
 ) -> BackgroundWorkTerminal:
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundWorkTerminal (an object)", data)
     if data.get("type", _rt.MISSING) != "terminal":
         raise DecodeError((path, "type"), '"terminal"', data.get("type", _rt.MISSING))
-    return cast(BackgroundWorkTerminal, _decode_BackgroundTerminal(data, ctx, path, cls, known))
+    return cast(BackgroundWorkTerminal, _decode_BackgroundTerminal(data, ctx, path, cls, known, proven))
 
 
 def _encode_BackgroundWorkTerminal(obj: BackgroundWorkTerminal) -> dict[str, Any]:
@@ -8583,11 +8828,12 @@ def _decode_BackgroundToolCall(
     path: _rt.Path,
     cls: type[BackgroundToolCall] = BackgroundToolCall,
     known: frozenset[str] = _KEYS_BackgroundToolCall,
+    proven: int = 1,
 ) -> BackgroundToolCall:
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundToolCall (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("toolCallId", UNDEFINED)
         if type(r0) is str:
             obj.tool_call_id = r0
@@ -8607,7 +8853,7 @@ def _decode_BackgroundToolCall(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: BackgroundToolCall = obj
     return decoded
@@ -8636,12 +8882,13 @@ def _decode_BackgroundWorkToolCall(
     path: _rt.Path,
     cls: type[BackgroundWorkToolCall] = BackgroundWorkToolCall,
     known: frozenset[str] = _KEYS_BackgroundWorkToolCall,
+    proven: int = 2,
 ) -> BackgroundWorkToolCall:
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundWorkToolCall (an object)", data)
     if data.get("type", _rt.MISSING) != "tool_call":
         raise DecodeError((path, "type"), '"tool_call"', data.get("type", _rt.MISSING))
-    return cast(BackgroundWorkToolCall, _decode_BackgroundToolCall(data, ctx, path, cls, known))
+    return cast(BackgroundWorkToolCall, _decode_BackgroundToolCall(data, ctx, path, cls, known, proven))
 
 
 def _encode_BackgroundWorkToolCall(obj: BackgroundWorkToolCall) -> dict[str, Any]:
@@ -8657,11 +8904,12 @@ def _decode_BackgroundSubagent(
     path: _rt.Path,
     cls: type[BackgroundSubagent] = BackgroundSubagent,
     known: frozenset[str] = _KEYS_BackgroundSubagent,
+    proven: int = 1,
 ) -> BackgroundSubagent:
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundSubagent (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         if type(r0) is str:
             obj.session_id = r0
@@ -8681,7 +8929,7 @@ def _decode_BackgroundSubagent(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: BackgroundSubagent = obj
     return decoded
@@ -8710,12 +8958,13 @@ def _decode_BackgroundWorkSubagent(
     path: _rt.Path,
     cls: type[BackgroundWorkSubagent] = BackgroundWorkSubagent,
     known: frozenset[str] = _KEYS_BackgroundWorkSubagent,
+    proven: int = 2,
 ) -> BackgroundWorkSubagent:
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundWorkSubagent (an object)", data)
     if data.get("type", _rt.MISSING) != "subagent":
         raise DecodeError((path, "type"), '"subagent"', data.get("type", _rt.MISSING))
-    return cast(BackgroundWorkSubagent, _decode_BackgroundSubagent(data, ctx, path, cls, known))
+    return cast(BackgroundWorkSubagent, _decode_BackgroundSubagent(data, ctx, path, cls, known, proven))
 
 
 def _encode_BackgroundWorkSubagent(obj: BackgroundWorkSubagent) -> dict[str, Any]:
@@ -8731,6 +8980,7 @@ def _decode_BackgroundWorkOther(
     path: _rt.Path,
     cls: type[BackgroundWorkOther] = BackgroundWorkOther,
     known: frozenset[str] = _KEYS_BackgroundWorkOther,
+    proven: int = 1,
 ) -> BackgroundWorkOther:
     if type(data) is not dict:
         raise DecodeError(path, "BackgroundWorkOther (an object)", data)
@@ -8740,7 +8990,7 @@ def _decode_BackgroundWorkOther(
         raise _rt.missing_or_invalid(v, (path, "type"), "string")
     obj.type = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: BackgroundWorkOther = obj
     return decoded
@@ -8765,11 +9015,12 @@ def _decode_Error(
     path: _rt.Path,
     cls: type[Error] = Error,
     known: frozenset[str] = _KEYS_Error,
+    proven: int = 2,
 ) -> Error:
     if type(data) is not dict:
         raise DecodeError(path, "Error (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("code", UNDEFINED)
         r1 = data.get("message", UNDEFINED)
         if not (r0 is UNDEFINED or type(r1) is not str):
@@ -8797,7 +9048,7 @@ def _decode_Error(
             v = ctx.salvage(error, UNDEFINED)
     obj.data = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Error = obj
     return decoded
@@ -8827,11 +9078,12 @@ def _decode_UnsupportedProtocolVersionErrorData(
     path: _rt.Path,
     cls: type[UnsupportedProtocolVersionErrorData] = UnsupportedProtocolVersionErrorData,
     known: frozenset[str] = _KEYS_UnsupportedProtocolVersionErrorData,
+    proven: int = 2,
 ) -> UnsupportedProtocolVersionErrorData:
     if type(data) is not dict:
         raise DecodeError(path, "UnsupportedProtocolVersionErrorData (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("requested", UNDEFINED)
         r1 = data.get("supported", UNDEFINED)
         if not (r0 is UNDEFINED or r1 is UNDEFINED):
@@ -8863,7 +9115,7 @@ def _decode_UnsupportedProtocolVersionErrorData(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: UnsupportedProtocolVersionErrorData = obj
     return decoded
@@ -8893,11 +9145,12 @@ def _decode_SessionNotFoundErrorData(
     path: _rt.Path,
     cls: type[SessionNotFoundErrorData] = SessionNotFoundErrorData,
     known: frozenset[str] = _KEYS_SessionNotFoundErrorData,
+    proven: int = 1,
 ) -> SessionNotFoundErrorData:
     if type(data) is not dict:
         raise DecodeError(path, "SessionNotFoundErrorData (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         if type(r0) is str:
             obj.session_id = r0
@@ -8917,7 +9170,7 @@ def _decode_SessionNotFoundErrorData(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionNotFoundErrorData = obj
     return decoded
@@ -8955,11 +9208,12 @@ def _decode_Usage(
     path: _rt.Path,
     cls: type[Usage] = Usage,
     known: frozenset[str] = _KEYS_Usage,
+    proven: int = 3,
 ) -> Usage:
     if type(data) is not dict:
         raise DecodeError(path, "Usage (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 4:
+    if len(data) == proven:
         r0 = data.get("totalTokens", UNDEFINED)
         r1 = data.get("inputTokens", UNDEFINED)
         r2 = data.get("outputTokens", UNDEFINED)
@@ -9027,7 +9281,7 @@ def _decode_Usage(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Usage = obj
     return decoded
@@ -9068,11 +9322,12 @@ def _decode_SetSessionTitleResponse(
     path: _rt.Path,
     cls: type[SetSessionTitleResponse] = SetSessionTitleResponse,
     known: frozenset[str] = _KEYS_SetSessionTitleResponse,
+    proven: int = 1,
 ) -> SetSessionTitleResponse:
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionTitleResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("title", UNDEFINED)
         if type(r0) is str:
             obj.title = r0
@@ -9092,7 +9347,7 @@ def _decode_SetSessionTitleResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SetSessionTitleResponse = obj
     return decoded
@@ -9120,6 +9375,7 @@ def _decode_ResumeSessionResponse(
     path: _rt.Path,
     cls: type[ResumeSessionResponse] = ResumeSessionResponse,
     known: frozenset[str] = _KEYS_ResumeSessionResponse,
+    proven: int = 0,
 ) -> ResumeSessionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "ResumeSessionResponse (an object)", data)
@@ -9146,7 +9402,7 @@ def _decode_ResumeSessionResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ResumeSessionResponse = obj
     return decoded
@@ -9178,6 +9434,7 @@ def _decode_CloseSessionResponse(
     path: _rt.Path,
     cls: type[CloseSessionResponse] = CloseSessionResponse,
     known: frozenset[str] = _KEYS_CloseSessionResponse,
+    proven: int = 0,
 ) -> CloseSessionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "CloseSessionResponse (an object)", data)
@@ -9190,7 +9447,7 @@ def _decode_CloseSessionResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CloseSessionResponse = obj
     return decoded
@@ -9216,6 +9473,7 @@ def _decode_CancelToolCallResponse(
     path: _rt.Path,
     cls: type[CancelToolCallResponse] = CancelToolCallResponse,
     known: frozenset[str] = _KEYS_CancelToolCallResponse,
+    proven: int = 0,
 ) -> CancelToolCallResponse:
     if type(data) is not dict:
         raise DecodeError(path, "CancelToolCallResponse (an object)", data)
@@ -9228,7 +9486,7 @@ def _decode_CancelToolCallResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CancelToolCallResponse = obj
     return decoded
@@ -9254,6 +9512,7 @@ def _decode_CancelTerminalResponse(
     path: _rt.Path,
     cls: type[CancelTerminalResponse] = CancelTerminalResponse,
     known: frozenset[str] = _KEYS_CancelTerminalResponse,
+    proven: int = 0,
 ) -> CancelTerminalResponse:
     if type(data) is not dict:
         raise DecodeError(path, "CancelTerminalResponse (an object)", data)
@@ -9266,7 +9525,7 @@ def _decode_CancelTerminalResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CancelTerminalResponse = obj
     return decoded
@@ -9292,11 +9551,12 @@ def _decode_SetSessionConfigOptionResponse(
     path: _rt.Path,
     cls: type[SetSessionConfigOptionResponse] = SetSessionConfigOptionResponse,
     known: frozenset[str] = _KEYS_SetSessionConfigOptionResponse,
+    proven: int = 1,
 ) -> SetSessionConfigOptionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionConfigOptionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("configOptions", UNDEFINED)
         if r0 is not UNDEFINED:
             r0 = _decode_list_of_SessionConfigOption_skip_invalid(r0, ctx, (path, "configOptions"))
@@ -9318,7 +9578,7 @@ def _decode_SetSessionConfigOptionResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SetSessionConfigOptionResponse = obj
     return decoded
@@ -9346,11 +9606,12 @@ def _decode_PromptResponse(
     path: _rt.Path,
     cls: type[PromptResponse] = PromptResponse,
     known: frozenset[str] = _KEYS_PromptResponse,
+    proven: int = 1,
 ) -> PromptResponse:
     if type(data) is not dict:
         raise DecodeError(path, "PromptResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("messageId", UNDEFINED)
         if type(r0) is str:
             obj.message_id = r0
@@ -9370,7 +9631,7 @@ def _decode_PromptResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: PromptResponse = obj
     return decoded
@@ -9398,11 +9659,12 @@ def _decode_AgentNotification(
     path: _rt.Path,
     cls: type[AgentNotification] = AgentNotification,
     known: frozenset[str] = _KEYS_AgentNotification,
+    proven: int = 1,
 ) -> AgentNotification:
     if type(data) is not dict:
         raise DecodeError(path, "AgentNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("method", UNDEFINED)
         if type(r0) is str:
             obj.method = r0
@@ -9419,7 +9681,7 @@ def _decode_AgentNotification(
         v = _decode_AgentNotificationParams(v, ctx, (path, "params"))
     obj.params = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AgentNotification = obj
     return decoded
@@ -9447,16 +9709,22 @@ def _decode_UpdateSessionNotification(
     path: _rt.Path,
     cls: type[UpdateSessionNotification] = UpdateSessionNotification,
     known: frozenset[str] = _KEYS_UpdateSessionNotification,
+    proven: int = 2,
 ) -> UpdateSessionNotification:
     if type(data) is not dict:
         raise DecodeError(path, "UpdateSessionNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("update", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED):
             obj.session_id = r0
-            r1 = _decode_SessionUpdate(r1, ctx, (path, "update"))
+            tag = r1.get("sessionUpdate") if type(r1) is dict else None
+            variant = _VARIANTS_SessionUpdate.get(tag) if type(tag) is str else None
+            if variant is None:
+                r1 = _decode_SessionUpdate(r1, ctx, (path, "update"))
+            else:
+                r1 = variant[0](r1, ctx, (path, "update"), variant[1], variant[2], variant[3])
             obj.update = r1
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -9469,7 +9737,12 @@ def _decode_UpdateSessionNotification(
     v = data.get("update", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "update"), "a value (required)", _rt.MISSING)
-    v = _decode_SessionUpdate(v, ctx, (path, "update"))
+    tag = v.get("sessionUpdate") if type(v) is dict else None
+    variant = _VARIANTS_SessionUpdate.get(tag) if type(tag) is str else None
+    if variant is None:
+        v = _decode_SessionUpdate(v, ctx, (path, "update"))
+    else:
+        v = variant[0](v, ctx, (path, "update"), variant[1], variant[2], variant[3])
     obj.update = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -9479,7 +9752,7 @@ def _decode_UpdateSessionNotification(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: UpdateSessionNotification = obj
     return decoded
@@ -9509,16 +9782,22 @@ def _decode_ContentChunk(
     path: _rt.Path,
     cls: type[ContentChunk] = ContentChunk,
     known: frozenset[str] = _KEYS_ContentChunk,
+    proven: int = 2,
 ) -> ContentChunk:
     if type(data) is not dict:
         raise DecodeError(path, "ContentChunk (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("messageId", UNDEFINED)
         r1 = data.get("content", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED):
             obj.message_id = r0
-            r1 = _decode_ContentBlock(r1, ctx, (path, "content"))
+            tag = r1.get("type") if type(r1) is dict else None
+            variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+            if variant is None:
+                r1 = _decode_ContentBlock(r1, ctx, (path, "content"))
+            else:
+                r1 = variant[0](r1, ctx, (path, "content"), variant[1], variant[2], variant[3])
             obj.content = r1
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -9531,7 +9810,12 @@ def _decode_ContentChunk(
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
-    v = _decode_ContentBlock(v, ctx, (path, "content"))
+    tag = v.get("type") if type(v) is dict else None
+    variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+    if variant is None:
+        v = _decode_ContentBlock(v, ctx, (path, "content"))
+    else:
+        v = variant[0](v, ctx, (path, "content"), variant[1], variant[2], variant[3])
     obj.content = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -9541,7 +9825,7 @@ def _decode_ContentChunk(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ContentChunk = obj
     return decoded
@@ -9572,12 +9856,13 @@ def _decode_SessionUpdateUserMessageChunk(
     path: _rt.Path,
     cls: type[SessionUpdateUserMessageChunk] = SessionUpdateUserMessageChunk,
     known: frozenset[str] = _KEYS_SessionUpdateUserMessageChunk,
+    proven: int = 3,
 ) -> SessionUpdateUserMessageChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateUserMessageChunk (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "user_message_chunk":
         raise DecodeError((path, "sessionUpdate"), '"user_message_chunk"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateUserMessageChunk, _decode_ContentChunk(data, ctx, path, cls, known))
+    return cast(SessionUpdateUserMessageChunk, _decode_ContentChunk(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateUserMessageChunk(obj: SessionUpdateUserMessageChunk) -> dict[str, Any]:
@@ -9593,11 +9878,12 @@ def _decode_UserMessage(
     path: _rt.Path,
     cls: type[UserMessage] = UserMessage,
     known: frozenset[str] = _KEYS_UserMessage,
+    proven: int = 1,
 ) -> UserMessage:
     if type(data) is not dict:
         raise DecodeError(path, "UserMessage (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("messageId", UNDEFINED)
         if type(r0) is str:
             obj.message_id = r0
@@ -9625,7 +9911,7 @@ def _decode_UserMessage(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: UserMessage = obj
     return decoded
@@ -9657,12 +9943,13 @@ def _decode_SessionUpdateUserMessage(
     path: _rt.Path,
     cls: type[SessionUpdateUserMessage] = SessionUpdateUserMessage,
     known: frozenset[str] = _KEYS_SessionUpdateUserMessage,
+    proven: int = 2,
 ) -> SessionUpdateUserMessage:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateUserMessage (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "user_message":
         raise DecodeError((path, "sessionUpdate"), '"user_message"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateUserMessage, _decode_UserMessage(data, ctx, path, cls, known))
+    return cast(SessionUpdateUserMessage, _decode_UserMessage(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateUserMessage(obj: SessionUpdateUserMessage) -> dict[str, Any]:
@@ -9678,12 +9965,13 @@ def _decode_SessionUpdateAgentMessageChunk(
     path: _rt.Path,
     cls: type[SessionUpdateAgentMessageChunk] = SessionUpdateAgentMessageChunk,
     known: frozenset[str] = _KEYS_SessionUpdateAgentMessageChunk,
+    proven: int = 3,
 ) -> SessionUpdateAgentMessageChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateAgentMessageChunk (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "agent_message_chunk":
         raise DecodeError((path, "sessionUpdate"), '"agent_message_chunk"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateAgentMessageChunk, _decode_ContentChunk(data, ctx, path, cls, known))
+    return cast(SessionUpdateAgentMessageChunk, _decode_ContentChunk(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateAgentMessageChunk(obj: SessionUpdateAgentMessageChunk) -> dict[str, Any]:
@@ -9699,11 +9987,12 @@ def _decode_AgentMessage(
     path: _rt.Path,
     cls: type[AgentMessage] = AgentMessage,
     known: frozenset[str] = _KEYS_AgentMessage,
+    proven: int = 1,
 ) -> AgentMessage:
     if type(data) is not dict:
         raise DecodeError(path, "AgentMessage (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("messageId", UNDEFINED)
         if type(r0) is str:
             obj.message_id = r0
@@ -9731,7 +10020,7 @@ def _decode_AgentMessage(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AgentMessage = obj
     return decoded
@@ -9763,12 +10052,13 @@ def _decode_SessionUpdateAgentMessage(
     path: _rt.Path,
     cls: type[SessionUpdateAgentMessage] = SessionUpdateAgentMessage,
     known: frozenset[str] = _KEYS_SessionUpdateAgentMessage,
+    proven: int = 2,
 ) -> SessionUpdateAgentMessage:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateAgentMessage (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "agent_message":
         raise DecodeError((path, "sessionUpdate"), '"agent_message"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateAgentMessage, _decode_AgentMessage(data, ctx, path, cls, known))
+    return cast(SessionUpdateAgentMessage, _decode_AgentMessage(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateAgentMessage(obj: SessionUpdateAgentMessage) -> dict[str, Any]:
@@ -9784,12 +10074,13 @@ def _decode_SessionUpdateAgentThoughtChunk(
     path: _rt.Path,
     cls: type[SessionUpdateAgentThoughtChunk] = SessionUpdateAgentThoughtChunk,
     known: frozenset[str] = _KEYS_SessionUpdateAgentThoughtChunk,
+    proven: int = 3,
 ) -> SessionUpdateAgentThoughtChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateAgentThoughtChunk (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "agent_thought_chunk":
         raise DecodeError((path, "sessionUpdate"), '"agent_thought_chunk"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateAgentThoughtChunk, _decode_ContentChunk(data, ctx, path, cls, known))
+    return cast(SessionUpdateAgentThoughtChunk, _decode_ContentChunk(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateAgentThoughtChunk(obj: SessionUpdateAgentThoughtChunk) -> dict[str, Any]:
@@ -9805,11 +10096,12 @@ def _decode_AgentThought(
     path: _rt.Path,
     cls: type[AgentThought] = AgentThought,
     known: frozenset[str] = _KEYS_AgentThought,
+    proven: int = 1,
 ) -> AgentThought:
     if type(data) is not dict:
         raise DecodeError(path, "AgentThought (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("messageId", UNDEFINED)
         if type(r0) is str:
             obj.message_id = r0
@@ -9837,7 +10129,7 @@ def _decode_AgentThought(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AgentThought = obj
     return decoded
@@ -9869,12 +10161,13 @@ def _decode_SessionUpdateAgentThought(
     path: _rt.Path,
     cls: type[SessionUpdateAgentThought] = SessionUpdateAgentThought,
     known: frozenset[str] = _KEYS_SessionUpdateAgentThought,
+    proven: int = 2,
 ) -> SessionUpdateAgentThought:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateAgentThought (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "agent_thought":
         raise DecodeError((path, "sessionUpdate"), '"agent_thought"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateAgentThought, _decode_AgentThought(data, ctx, path, cls, known))
+    return cast(SessionUpdateAgentThought, _decode_AgentThought(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateAgentThought(obj: SessionUpdateAgentThought) -> dict[str, Any]:
@@ -9890,13 +10183,16 @@ def _decode_SessionUpdateStateUpdate(
     path: _rt.Path,
     cls: type[SessionUpdateStateUpdate] = SessionUpdateStateUpdate,
     known: frozenset[str] = _KEYS_SessionUpdateStateUpdate,
+    proven: int = 1,
 ) -> SessionUpdateStateUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateStateUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "state_update":
         raise DecodeError((path, "sessionUpdate"), '"state_update"', data.get("sessionUpdate", _rt.MISSING))
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    rest = {key: value for key, value in data.items() if key not in known}
+    rest = data.copy()
+    for key in known:
+        rest.pop(key, None)
     obj.state = _decode_StateUpdate(rest, ctx, path)
     decoded: SessionUpdateStateUpdate = obj
     return decoded
@@ -9917,16 +10213,22 @@ def _decode_ToolCallContentChunk(
     path: _rt.Path,
     cls: type[ToolCallContentChunk] = ToolCallContentChunk,
     known: frozenset[str] = _KEYS_ToolCallContentChunk,
+    proven: int = 2,
 ) -> ToolCallContentChunk:
     if type(data) is not dict:
         raise DecodeError(path, "ToolCallContentChunk (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("toolCallId", UNDEFINED)
         r1 = data.get("content", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED):
             obj.tool_call_id = r0
-            r1 = _decode_ToolCallContent(r1, ctx, (path, "content"))
+            tag = r1.get("type") if type(r1) is dict else None
+            variant = _VARIANTS_ToolCallContent.get(tag) if type(tag) is str else None
+            if variant is None:
+                r1 = _decode_ToolCallContent(r1, ctx, (path, "content"))
+            else:
+                r1 = variant[0](r1, ctx, (path, "content"), variant[1], variant[2], variant[3])
             obj.content = r1
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -9939,7 +10241,12 @@ def _decode_ToolCallContentChunk(
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
-    v = _decode_ToolCallContent(v, ctx, (path, "content"))
+    tag = v.get("type") if type(v) is dict else None
+    variant = _VARIANTS_ToolCallContent.get(tag) if type(tag) is str else None
+    if variant is None:
+        v = _decode_ToolCallContent(v, ctx, (path, "content"))
+    else:
+        v = variant[0](v, ctx, (path, "content"), variant[1], variant[2], variant[3])
     obj.content = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -9949,7 +10256,7 @@ def _decode_ToolCallContentChunk(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ToolCallContentChunk = obj
     return decoded
@@ -9980,12 +10287,13 @@ def _decode_SessionUpdateToolCallContentChunk(
     path: _rt.Path,
     cls: type[SessionUpdateToolCallContentChunk] = SessionUpdateToolCallContentChunk,
     known: frozenset[str] = _KEYS_SessionUpdateToolCallContentChunk,
+    proven: int = 3,
 ) -> SessionUpdateToolCallContentChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateToolCallContentChunk (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "tool_call_content_chunk":
         raise DecodeError((path, "sessionUpdate"), '"tool_call_content_chunk"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateToolCallContentChunk, _decode_ToolCallContentChunk(data, ctx, path, cls, known))
+    return cast(SessionUpdateToolCallContentChunk, _decode_ToolCallContentChunk(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateToolCallContentChunk(obj: SessionUpdateToolCallContentChunk) -> dict[str, Any]:
@@ -10016,12 +10324,13 @@ def _decode_SessionUpdateToolCallUpdate(
     path: _rt.Path,
     cls: type[SessionUpdateToolCallUpdate] = SessionUpdateToolCallUpdate,
     known: frozenset[str] = _KEYS_SessionUpdateToolCallUpdate,
+    proven: int = 2,
 ) -> SessionUpdateToolCallUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateToolCallUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "tool_call_update":
         raise DecodeError((path, "sessionUpdate"), '"tool_call_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateToolCallUpdate, _decode_ToolCallUpdate(data, ctx, path, cls, known))
+    return cast(SessionUpdateToolCallUpdate, _decode_ToolCallUpdate(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateToolCallUpdate(obj: SessionUpdateToolCallUpdate) -> dict[str, Any]:
@@ -10048,11 +10357,12 @@ def _decode_TerminalUpdate(
     path: _rt.Path,
     cls: type[TerminalUpdate] = TerminalUpdate,
     known: frozenset[str] = _KEYS_TerminalUpdate,
+    proven: int = 1,
 ) -> TerminalUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "TerminalUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 7:
+    if len(data) == proven:
         r0 = data.get("terminalId", UNDEFINED)
         if type(r0) is str:
             obj.terminal_id = r0
@@ -10114,7 +10424,7 @@ def _decode_TerminalUpdate(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 7 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: TerminalUpdate = obj
     return decoded
@@ -10173,12 +10483,13 @@ def _decode_SessionUpdateTerminalUpdate(
     path: _rt.Path,
     cls: type[SessionUpdateTerminalUpdate] = SessionUpdateTerminalUpdate,
     known: frozenset[str] = _KEYS_SessionUpdateTerminalUpdate,
+    proven: int = 2,
 ) -> SessionUpdateTerminalUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateTerminalUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "terminal_update":
         raise DecodeError((path, "sessionUpdate"), '"terminal_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateTerminalUpdate, _decode_TerminalUpdate(data, ctx, path, cls, known))
+    return cast(SessionUpdateTerminalUpdate, _decode_TerminalUpdate(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateTerminalUpdate(obj: SessionUpdateTerminalUpdate) -> dict[str, Any]:
@@ -10194,11 +10505,12 @@ def _decode_TerminalOutputChunk(
     path: _rt.Path,
     cls: type[TerminalOutputChunk] = TerminalOutputChunk,
     known: frozenset[str] = _KEYS_TerminalOutputChunk,
+    proven: int = 2,
 ) -> TerminalOutputChunk:
     if type(data) is not dict:
         raise DecodeError(path, "TerminalOutputChunk (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("terminalId", UNDEFINED)
         r1 = data.get("data", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -10224,7 +10536,7 @@ def _decode_TerminalOutputChunk(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: TerminalOutputChunk = obj
     return decoded
@@ -10255,12 +10567,13 @@ def _decode_SessionUpdateTerminalOutputChunk(
     path: _rt.Path,
     cls: type[SessionUpdateTerminalOutputChunk] = SessionUpdateTerminalOutputChunk,
     known: frozenset[str] = _KEYS_SessionUpdateTerminalOutputChunk,
+    proven: int = 3,
 ) -> SessionUpdateTerminalOutputChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateTerminalOutputChunk (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "terminal_output_chunk":
         raise DecodeError((path, "sessionUpdate"), '"terminal_output_chunk"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateTerminalOutputChunk, _decode_TerminalOutputChunk(data, ctx, path, cls, known))
+    return cast(SessionUpdateTerminalOutputChunk, _decode_TerminalOutputChunk(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateTerminalOutputChunk(obj: SessionUpdateTerminalOutputChunk) -> dict[str, Any]:
@@ -10276,14 +10589,20 @@ def _decode_PlanUpdate(
     path: _rt.Path,
     cls: type[PlanUpdate] = PlanUpdate,
     known: frozenset[str] = _KEYS_PlanUpdate,
+    proven: int = 1,
 ) -> PlanUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "PlanUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("plan", UNDEFINED)
         if r0 is not UNDEFINED:
-            r0 = _decode_PlanUpdateContent(r0, ctx, (path, "plan"))
+            tag = r0.get("type") if type(r0) is dict else None
+            variant = _VARIANTS_PlanUpdateContent.get(tag) if type(tag) is str else None
+            if variant is None:
+                r0 = _decode_PlanUpdateContent(r0, ctx, (path, "plan"))
+            else:
+                r0 = variant[0](r0, ctx, (path, "plan"), variant[1], variant[2], variant[3])
             obj.plan = r0
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -10292,7 +10611,12 @@ def _decode_PlanUpdate(
     v = data.get("plan", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "plan"), "a value (required)", _rt.MISSING)
-    v = _decode_PlanUpdateContent(v, ctx, (path, "plan"))
+    tag = v.get("type") if type(v) is dict else None
+    variant = _VARIANTS_PlanUpdateContent.get(tag) if type(tag) is str else None
+    if variant is None:
+        v = _decode_PlanUpdateContent(v, ctx, (path, "plan"))
+    else:
+        v = variant[0](v, ctx, (path, "plan"), variant[1], variant[2], variant[3])
     obj.plan = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -10302,7 +10626,7 @@ def _decode_PlanUpdate(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: PlanUpdate = obj
     return decoded
@@ -10331,12 +10655,13 @@ def _decode_SessionUpdatePlanUpdate(
     path: _rt.Path,
     cls: type[SessionUpdatePlanUpdate] = SessionUpdatePlanUpdate,
     known: frozenset[str] = _KEYS_SessionUpdatePlanUpdate,
+    proven: int = 2,
 ) -> SessionUpdatePlanUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdatePlanUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "plan_update":
         raise DecodeError((path, "sessionUpdate"), '"plan_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdatePlanUpdate, _decode_PlanUpdate(data, ctx, path, cls, known))
+    return cast(SessionUpdatePlanUpdate, _decode_PlanUpdate(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdatePlanUpdate(obj: SessionUpdatePlanUpdate) -> dict[str, Any]:
@@ -10352,11 +10677,12 @@ def _decode_PlanRemoved(
     path: _rt.Path,
     cls: type[PlanRemoved] = PlanRemoved,
     known: frozenset[str] = _KEYS_PlanRemoved,
+    proven: int = 1,
 ) -> PlanRemoved:
     if type(data) is not dict:
         raise DecodeError(path, "PlanRemoved (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("planId", UNDEFINED)
         if type(r0) is str:
             obj.plan_id = r0
@@ -10376,7 +10702,7 @@ def _decode_PlanRemoved(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: PlanRemoved = obj
     return decoded
@@ -10405,12 +10731,13 @@ def _decode_SessionUpdatePlanRemoved(
     path: _rt.Path,
     cls: type[SessionUpdatePlanRemoved] = SessionUpdatePlanRemoved,
     known: frozenset[str] = _KEYS_SessionUpdatePlanRemoved,
+    proven: int = 2,
 ) -> SessionUpdatePlanRemoved:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdatePlanRemoved (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "plan_removed":
         raise DecodeError((path, "sessionUpdate"), '"plan_removed"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdatePlanRemoved, _decode_PlanRemoved(data, ctx, path, cls, known))
+    return cast(SessionUpdatePlanRemoved, _decode_PlanRemoved(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdatePlanRemoved(obj: SessionUpdatePlanRemoved) -> dict[str, Any]:
@@ -10426,11 +10753,12 @@ def _decode_AvailableCommandsUpdate(
     path: _rt.Path,
     cls: type[AvailableCommandsUpdate] = AvailableCommandsUpdate,
     known: frozenset[str] = _KEYS_AvailableCommandsUpdate,
+    proven: int = 1,
 ) -> AvailableCommandsUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "AvailableCommandsUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("availableCommands", UNDEFINED)
         if r0 is not UNDEFINED:
             r0 = _decode_list_of_AvailableCommand_skip_invalid(r0, ctx, (path, "availableCommands"))
@@ -10452,7 +10780,7 @@ def _decode_AvailableCommandsUpdate(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AvailableCommandsUpdate = obj
     return decoded
@@ -10481,6 +10809,7 @@ def _decode_SessionUpdateAvailableCommandsUpdate(
     path: _rt.Path,
     cls: type[SessionUpdateAvailableCommandsUpdate] = SessionUpdateAvailableCommandsUpdate,
     known: frozenset[str] = _KEYS_SessionUpdateAvailableCommandsUpdate,
+    proven: int = 2,
 ) -> SessionUpdateAvailableCommandsUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateAvailableCommandsUpdate (an object)", data)
@@ -10488,7 +10817,9 @@ def _decode_SessionUpdateAvailableCommandsUpdate(
         raise DecodeError(
             (path, "sessionUpdate"), '"available_commands_update"', data.get("sessionUpdate", _rt.MISSING)
         )
-    return cast(SessionUpdateAvailableCommandsUpdate, _decode_AvailableCommandsUpdate(data, ctx, path, cls, known))
+    return cast(
+        SessionUpdateAvailableCommandsUpdate, _decode_AvailableCommandsUpdate(data, ctx, path, cls, known, proven)
+    )
 
 
 def _encode_SessionUpdateAvailableCommandsUpdate(obj: SessionUpdateAvailableCommandsUpdate) -> dict[str, Any]:
@@ -10504,11 +10835,12 @@ def _decode_ConfigOptionUpdate(
     path: _rt.Path,
     cls: type[ConfigOptionUpdate] = ConfigOptionUpdate,
     known: frozenset[str] = _KEYS_ConfigOptionUpdate,
+    proven: int = 1,
 ) -> ConfigOptionUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "ConfigOptionUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("configOptions", UNDEFINED)
         if r0 is not UNDEFINED:
             r0 = _decode_list_of_SessionConfigOption_skip_invalid(r0, ctx, (path, "configOptions"))
@@ -10530,7 +10862,7 @@ def _decode_ConfigOptionUpdate(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ConfigOptionUpdate = obj
     return decoded
@@ -10559,12 +10891,13 @@ def _decode_SessionUpdateConfigOptionUpdate(
     path: _rt.Path,
     cls: type[SessionUpdateConfigOptionUpdate] = SessionUpdateConfigOptionUpdate,
     known: frozenset[str] = _KEYS_SessionUpdateConfigOptionUpdate,
+    proven: int = 2,
 ) -> SessionUpdateConfigOptionUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateConfigOptionUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "config_option_update":
         raise DecodeError((path, "sessionUpdate"), '"config_option_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateConfigOptionUpdate, _decode_ConfigOptionUpdate(data, ctx, path, cls, known))
+    return cast(SessionUpdateConfigOptionUpdate, _decode_ConfigOptionUpdate(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateConfigOptionUpdate(obj: SessionUpdateConfigOptionUpdate) -> dict[str, Any]:
@@ -10580,6 +10913,7 @@ def _decode_SessionInfoUpdate(
     path: _rt.Path,
     cls: type[SessionInfoUpdate] = SessionInfoUpdate,
     known: frozenset[str] = _KEYS_SessionInfoUpdate,
+    proven: int = 0,
 ) -> SessionInfoUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionInfoUpdate (an object)", data)
@@ -10600,7 +10934,7 @@ def _decode_SessionInfoUpdate(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionInfoUpdate = obj
     return decoded
@@ -10633,12 +10967,13 @@ def _decode_SessionUpdateSessionInfoUpdate(
     path: _rt.Path,
     cls: type[SessionUpdateSessionInfoUpdate] = SessionUpdateSessionInfoUpdate,
     known: frozenset[str] = _KEYS_SessionUpdateSessionInfoUpdate,
+    proven: int = 1,
 ) -> SessionUpdateSessionInfoUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateSessionInfoUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "session_info_update":
         raise DecodeError((path, "sessionUpdate"), '"session_info_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateSessionInfoUpdate, _decode_SessionInfoUpdate(data, ctx, path, cls, known))
+    return cast(SessionUpdateSessionInfoUpdate, _decode_SessionInfoUpdate(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateSessionInfoUpdate(obj: SessionUpdateSessionInfoUpdate) -> dict[str, Any]:
@@ -10654,11 +10989,12 @@ def _decode_UsageUpdate(
     path: _rt.Path,
     cls: type[UsageUpdate] = UsageUpdate,
     known: frozenset[str] = _KEYS_UsageUpdate,
+    proven: int = 2,
 ) -> UsageUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "UsageUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("used", UNDEFINED)
         r1 = data.get("size", UNDEFINED)
         if not (r0 is UNDEFINED or r1 is UNDEFINED):
@@ -10700,7 +11036,7 @@ def _decode_UsageUpdate(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: UsageUpdate = obj
     return decoded
@@ -10734,12 +11070,13 @@ def _decode_SessionUpdateUsageUpdate(
     path: _rt.Path,
     cls: type[SessionUpdateUsageUpdate] = SessionUpdateUsageUpdate,
     known: frozenset[str] = _KEYS_SessionUpdateUsageUpdate,
+    proven: int = 3,
 ) -> SessionUpdateUsageUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateUsageUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "usage_update":
         raise DecodeError((path, "sessionUpdate"), '"usage_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateUsageUpdate, _decode_UsageUpdate(data, ctx, path, cls, known))
+    return cast(SessionUpdateUsageUpdate, _decode_UsageUpdate(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateUsageUpdate(obj: SessionUpdateUsageUpdate) -> dict[str, Any]:
@@ -10755,11 +11092,12 @@ def _decode_Notice(
     path: _rt.Path,
     cls: type[Notice] = Notice,
     known: frozenset[str] = _KEYS_Notice,
+    proven: int = 2,
 ) -> Notice:
     if type(data) is not dict:
         raise DecodeError(path, "Notice (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("severity", UNDEFINED)
         r1 = data.get("title", UNDEFINED)
         if not (r0 is UNDEFINED or (type(r1) is not str or len(r1) < 1)):
@@ -10798,7 +11136,7 @@ def _decode_Notice(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Notice = obj
     return decoded
@@ -10832,12 +11170,13 @@ def _decode_SessionUpdateNotice(
     path: _rt.Path,
     cls: type[SessionUpdateNotice] = SessionUpdateNotice,
     known: frozenset[str] = _KEYS_SessionUpdateNotice,
+    proven: int = 3,
 ) -> SessionUpdateNotice:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateNotice (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "notice":
         raise DecodeError((path, "sessionUpdate"), '"notice"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateNotice, _decode_Notice(data, ctx, path, cls, known))
+    return cast(SessionUpdateNotice, _decode_Notice(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateNotice(obj: SessionUpdateNotice) -> dict[str, Any]:
@@ -10853,11 +11192,12 @@ def _decode_CompactionUpdate(
     path: _rt.Path,
     cls: type[CompactionUpdate] = CompactionUpdate,
     known: frozenset[str] = _KEYS_CompactionUpdate,
+    proven: int = 2,
 ) -> CompactionUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "CompactionUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 3:
+    if len(data) == proven:
         r0 = data.get("compactionId", UNDEFINED)
         r1 = data.get("status", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED):
@@ -10904,7 +11244,7 @@ def _decode_CompactionUpdate(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CompactionUpdate = obj
     return decoded
@@ -10950,12 +11290,13 @@ def _decode_SessionUpdateCompactionUpdate(
     path: _rt.Path,
     cls: type[SessionUpdateCompactionUpdate] = SessionUpdateCompactionUpdate,
     known: frozenset[str] = _KEYS_SessionUpdateCompactionUpdate,
+    proven: int = 3,
 ) -> SessionUpdateCompactionUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateCompactionUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "compaction_update":
         raise DecodeError((path, "sessionUpdate"), '"compaction_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateCompactionUpdate, _decode_CompactionUpdate(data, ctx, path, cls, known))
+    return cast(SessionUpdateCompactionUpdate, _decode_CompactionUpdate(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateCompactionUpdate(obj: SessionUpdateCompactionUpdate) -> dict[str, Any]:
@@ -10971,16 +11312,22 @@ def _decode_CompactionSummaryChunk(
     path: _rt.Path,
     cls: type[CompactionSummaryChunk] = CompactionSummaryChunk,
     known: frozenset[str] = _KEYS_CompactionSummaryChunk,
+    proven: int = 2,
 ) -> CompactionSummaryChunk:
     if type(data) is not dict:
         raise DecodeError(path, "CompactionSummaryChunk (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("compactionId", UNDEFINED)
         r1 = data.get("content", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED):
             obj.compaction_id = r0
-            r1 = _decode_ContentBlock(r1, ctx, (path, "content"))
+            tag = r1.get("type") if type(r1) is dict else None
+            variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+            if variant is None:
+                r1 = _decode_ContentBlock(r1, ctx, (path, "content"))
+            else:
+                r1 = variant[0](r1, ctx, (path, "content"), variant[1], variant[2], variant[3])
             obj.content = r1
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -10993,7 +11340,12 @@ def _decode_CompactionSummaryChunk(
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
-    v = _decode_ContentBlock(v, ctx, (path, "content"))
+    tag = v.get("type") if type(v) is dict else None
+    variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+    if variant is None:
+        v = _decode_ContentBlock(v, ctx, (path, "content"))
+    else:
+        v = variant[0](v, ctx, (path, "content"), variant[1], variant[2], variant[3])
     obj.content = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -11003,7 +11355,7 @@ def _decode_CompactionSummaryChunk(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CompactionSummaryChunk = obj
     return decoded
@@ -11034,12 +11386,15 @@ def _decode_SessionUpdateCompactionSummaryChunk(
     path: _rt.Path,
     cls: type[SessionUpdateCompactionSummaryChunk] = SessionUpdateCompactionSummaryChunk,
     known: frozenset[str] = _KEYS_SessionUpdateCompactionSummaryChunk,
+    proven: int = 3,
 ) -> SessionUpdateCompactionSummaryChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateCompactionSummaryChunk (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "compaction_summary_chunk":
         raise DecodeError((path, "sessionUpdate"), '"compaction_summary_chunk"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateCompactionSummaryChunk, _decode_CompactionSummaryChunk(data, ctx, path, cls, known))
+    return cast(
+        SessionUpdateCompactionSummaryChunk, _decode_CompactionSummaryChunk(data, ctx, path, cls, known, proven)
+    )
 
 
 def _encode_SessionUpdateCompactionSummaryChunk(obj: SessionUpdateCompactionSummaryChunk) -> dict[str, Any]:
@@ -11066,11 +11421,12 @@ def _decode_SubagentUpdate(
     path: _rt.Path,
     cls: type[SubagentUpdate] = SubagentUpdate,
     known: frozenset[str] = _KEYS_SubagentUpdate,
+    proven: int = 1,
 ) -> SubagentUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SubagentUpdate (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 7:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         if type(r0) is str:
             obj.session_id = r0
@@ -11105,10 +11461,18 @@ def _decode_SubagentUpdate(
     obj.capabilities = v
     v = data.get("state", UNDEFINED)
     if v is not UNDEFINED and v is not None:
-        try:
-            v = _decode_StateUpdate(v, ctx, (path, "state"))
-        except DecodeError as error:
-            v = ctx.salvage(error, UNDEFINED)
+        tag = v.get("state") if type(v) is dict else None
+        variant = _VARIANTS_StateUpdate.get(tag) if type(tag) is str else None
+        if variant is None:
+            try:
+                v = _decode_StateUpdate(v, ctx, (path, "state"))
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
+        else:
+            try:
+                v = variant[0](v, ctx, (path, "state"), variant[1], variant[2], variant[3])
+            except DecodeError as error:
+                v = ctx.salvage(error, UNDEFINED)
     obj.state = v
     v = data.get("cwd", UNDEFINED)
     if v is not UNDEFINED and v is not None and type(v) is not str:
@@ -11126,7 +11490,7 @@ def _decode_SubagentUpdate(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 7 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SubagentUpdate = obj
     return decoded
@@ -11187,12 +11551,13 @@ def _decode_SessionUpdateSubagentUpdate(
     path: _rt.Path,
     cls: type[SessionUpdateSubagentUpdate] = SessionUpdateSubagentUpdate,
     known: frozenset[str] = _KEYS_SessionUpdateSubagentUpdate,
+    proven: int = 2,
 ) -> SessionUpdateSubagentUpdate:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateSubagentUpdate (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "subagent_update":
         raise DecodeError((path, "sessionUpdate"), '"subagent_update"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateSubagentUpdate, _decode_SubagentUpdate(data, ctx, path, cls, known))
+    return cast(SessionUpdateSubagentUpdate, _decode_SubagentUpdate(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateSubagentUpdate(obj: SessionUpdateSubagentUpdate) -> dict[str, Any]:
@@ -11218,11 +11583,12 @@ def _decode_SessionMessage(
     path: _rt.Path,
     cls: type[SessionMessage] = SessionMessage,
     known: frozenset[str] = _KEYS_SessionMessage,
+    proven: int = 1,
 ) -> SessionMessage:
     if type(data) is not dict:
         raise DecodeError(path, "SessionMessage (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 6:
+    if len(data) == proven:
         r0 = data.get("messageId", UNDEFINED)
         if type(r0) is str:
             obj.message_id = r0
@@ -11270,7 +11636,7 @@ def _decode_SessionMessage(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 6 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionMessage = obj
     return decoded
@@ -11325,12 +11691,13 @@ def _decode_SessionUpdateSessionMessage(
     path: _rt.Path,
     cls: type[SessionUpdateSessionMessage] = SessionUpdateSessionMessage,
     known: frozenset[str] = _KEYS_SessionUpdateSessionMessage,
+    proven: int = 2,
 ) -> SessionUpdateSessionMessage:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateSessionMessage (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "session_message":
         raise DecodeError((path, "sessionUpdate"), '"session_message"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateSessionMessage, _decode_SessionMessage(data, ctx, path, cls, known))
+    return cast(SessionUpdateSessionMessage, _decode_SessionMessage(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateSessionMessage(obj: SessionUpdateSessionMessage) -> dict[str, Any]:
@@ -11346,16 +11713,22 @@ def _decode_SessionMessageChunk(
     path: _rt.Path,
     cls: type[SessionMessageChunk] = SessionMessageChunk,
     known: frozenset[str] = _KEYS_SessionMessageChunk,
+    proven: int = 2,
 ) -> SessionMessageChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionMessageChunk (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("messageId", UNDEFINED)
         r1 = data.get("content", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED):
             obj.message_id = r0
-            r1 = _decode_ContentBlock(r1, ctx, (path, "content"))
+            tag = r1.get("type") if type(r1) is dict else None
+            variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+            if variant is None:
+                r1 = _decode_ContentBlock(r1, ctx, (path, "content"))
+            else:
+                r1 = variant[0](r1, ctx, (path, "content"), variant[1], variant[2], variant[3])
             obj.content = r1
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -11368,7 +11741,12 @@ def _decode_SessionMessageChunk(
     v = data.get("content", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "content"), "a value (required)", _rt.MISSING)
-    v = _decode_ContentBlock(v, ctx, (path, "content"))
+    tag = v.get("type") if type(v) is dict else None
+    variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
+    if variant is None:
+        v = _decode_ContentBlock(v, ctx, (path, "content"))
+    else:
+        v = variant[0](v, ctx, (path, "content"), variant[1], variant[2], variant[3])
     obj.content = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -11378,7 +11756,7 @@ def _decode_SessionMessageChunk(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionMessageChunk = obj
     return decoded
@@ -11409,12 +11787,13 @@ def _decode_SessionUpdateSessionMessageChunk(
     path: _rt.Path,
     cls: type[SessionUpdateSessionMessageChunk] = SessionUpdateSessionMessageChunk,
     known: frozenset[str] = _KEYS_SessionUpdateSessionMessageChunk,
+    proven: int = 3,
 ) -> SessionUpdateSessionMessageChunk:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateSessionMessageChunk (an object)", data)
     if data.get("sessionUpdate", _rt.MISSING) != "session_message_chunk":
         raise DecodeError((path, "sessionUpdate"), '"session_message_chunk"', data.get("sessionUpdate", _rt.MISSING))
-    return cast(SessionUpdateSessionMessageChunk, _decode_SessionMessageChunk(data, ctx, path, cls, known))
+    return cast(SessionUpdateSessionMessageChunk, _decode_SessionMessageChunk(data, ctx, path, cls, known, proven))
 
 
 def _encode_SessionUpdateSessionMessageChunk(obj: SessionUpdateSessionMessageChunk) -> dict[str, Any]:
@@ -11430,6 +11809,7 @@ def _decode_SessionUpdateOther(
     path: _rt.Path,
     cls: type[SessionUpdateOther] = SessionUpdateOther,
     known: frozenset[str] = _KEYS_SessionUpdateOther,
+    proven: int = 1,
 ) -> SessionUpdateOther:
     if type(data) is not dict:
         raise DecodeError(path, "SessionUpdateOther (an object)", data)
@@ -11439,7 +11819,7 @@ def _decode_SessionUpdateOther(
         raise _rt.missing_or_invalid(v, (path, "sessionUpdate"), "string")
     obj.session_update = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionUpdateOther = obj
     return decoded
@@ -11464,11 +11844,12 @@ def _decode_TerminalOutput(
     path: _rt.Path,
     cls: type[TerminalOutput] = TerminalOutput,
     known: frozenset[str] = _KEYS_TerminalOutput,
+    proven: int = 1,
 ) -> TerminalOutput:
     if type(data) is not dict:
         raise DecodeError(path, "TerminalOutput (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("data", UNDEFINED)
         if type(r0) is str:
             obj.data = r0
@@ -11488,7 +11869,7 @@ def _decode_TerminalOutput(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: TerminalOutput = obj
     return decoded
@@ -11516,6 +11897,7 @@ def _decode_TerminalExitStatus(
     path: _rt.Path,
     cls: type[TerminalExitStatus] = TerminalExitStatus,
     known: frozenset[str] = _KEYS_TerminalExitStatus,
+    proven: int = 0,
 ) -> TerminalExitStatus:
     if type(data) is not dict:
         raise DecodeError(path, "TerminalExitStatus (an object)", data)
@@ -11543,7 +11925,7 @@ def _decode_TerminalExitStatus(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: TerminalExitStatus = obj
     return decoded
@@ -11575,11 +11957,12 @@ def _decode_TerminalSize(
     path: _rt.Path,
     cls: type[TerminalSize] = TerminalSize,
     known: frozenset[str] = _KEYS_TerminalSize,
+    proven: int = 2,
 ) -> TerminalSize:
     if type(data) is not dict:
         raise DecodeError(path, "TerminalSize (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("cols", UNDEFINED)
         r1 = data.get("rows", UNDEFINED)
         if not (r0 is UNDEFINED or r1 is UNDEFINED):
@@ -11613,7 +11996,7 @@ def _decode_TerminalSize(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: TerminalSize = obj
     return decoded
@@ -11643,6 +12026,7 @@ def _decode_TerminalCapabilities(
     path: _rt.Path,
     cls: type[TerminalCapabilities] = TerminalCapabilities,
     known: frozenset[str] = _KEYS_TerminalCapabilities,
+    proven: int = 0,
 ) -> TerminalCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "TerminalCapabilities (an object)", data)
@@ -11662,7 +12046,7 @@ def _decode_TerminalCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: TerminalCapabilities = obj
     return decoded
@@ -11691,6 +12075,7 @@ def _decode_TerminalCancelCapabilities(
     path: _rt.Path,
     cls: type[TerminalCancelCapabilities] = TerminalCancelCapabilities,
     known: frozenset[str] = _KEYS_TerminalCancelCapabilities,
+    proven: int = 0,
 ) -> TerminalCancelCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "TerminalCancelCapabilities (an object)", data)
@@ -11703,7 +12088,7 @@ def _decode_TerminalCancelCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: TerminalCancelCapabilities = obj
     return decoded
@@ -11729,11 +12114,12 @@ def _decode_PlanItems(
     path: _rt.Path,
     cls: type[PlanItems] = PlanItems,
     known: frozenset[str] = _KEYS_PlanItems,
+    proven: int = 2,
 ) -> PlanItems:
     if type(data) is not dict:
         raise DecodeError(path, "PlanItems (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("planId", UNDEFINED)
         r1 = data.get("entries", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED):
@@ -11761,7 +12147,7 @@ def _decode_PlanItems(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: PlanItems = obj
     return decoded
@@ -11792,12 +12178,13 @@ def _decode_PlanUpdateContentItems(
     path: _rt.Path,
     cls: type[PlanUpdateContentItems] = PlanUpdateContentItems,
     known: frozenset[str] = _KEYS_PlanUpdateContentItems,
+    proven: int = 3,
 ) -> PlanUpdateContentItems:
     if type(data) is not dict:
         raise DecodeError(path, "PlanUpdateContentItems (an object)", data)
     if data.get("type", _rt.MISSING) != "items":
         raise DecodeError((path, "type"), '"items"', data.get("type", _rt.MISSING))
-    return cast(PlanUpdateContentItems, _decode_PlanItems(data, ctx, path, cls, known))
+    return cast(PlanUpdateContentItems, _decode_PlanItems(data, ctx, path, cls, known, proven))
 
 
 def _encode_PlanUpdateContentItems(obj: PlanUpdateContentItems) -> dict[str, Any]:
@@ -11813,11 +12200,12 @@ def _decode_PlanFile(
     path: _rt.Path,
     cls: type[PlanFile] = PlanFile,
     known: frozenset[str] = _KEYS_PlanFile,
+    proven: int = 2,
 ) -> PlanFile:
     if type(data) is not dict:
         raise DecodeError(path, "PlanFile (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("planId", UNDEFINED)
         r1 = data.get("uri", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -11843,7 +12231,7 @@ def _decode_PlanFile(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: PlanFile = obj
     return decoded
@@ -11874,12 +12262,13 @@ def _decode_PlanUpdateContentFile(
     path: _rt.Path,
     cls: type[PlanUpdateContentFile] = PlanUpdateContentFile,
     known: frozenset[str] = _KEYS_PlanUpdateContentFile,
+    proven: int = 3,
 ) -> PlanUpdateContentFile:
     if type(data) is not dict:
         raise DecodeError(path, "PlanUpdateContentFile (an object)", data)
     if data.get("type", _rt.MISSING) != "file":
         raise DecodeError((path, "type"), '"file"', data.get("type", _rt.MISSING))
-    return cast(PlanUpdateContentFile, _decode_PlanFile(data, ctx, path, cls, known))
+    return cast(PlanUpdateContentFile, _decode_PlanFile(data, ctx, path, cls, known, proven))
 
 
 def _encode_PlanUpdateContentFile(obj: PlanUpdateContentFile) -> dict[str, Any]:
@@ -11895,11 +12284,12 @@ def _decode_PlanMarkdown(
     path: _rt.Path,
     cls: type[PlanMarkdown] = PlanMarkdown,
     known: frozenset[str] = _KEYS_PlanMarkdown,
+    proven: int = 2,
 ) -> PlanMarkdown:
     if type(data) is not dict:
         raise DecodeError(path, "PlanMarkdown (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("planId", UNDEFINED)
         r1 = data.get("content", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -11925,7 +12315,7 @@ def _decode_PlanMarkdown(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: PlanMarkdown = obj
     return decoded
@@ -11956,12 +12346,13 @@ def _decode_PlanUpdateContentMarkdown(
     path: _rt.Path,
     cls: type[PlanUpdateContentMarkdown] = PlanUpdateContentMarkdown,
     known: frozenset[str] = _KEYS_PlanUpdateContentMarkdown,
+    proven: int = 3,
 ) -> PlanUpdateContentMarkdown:
     if type(data) is not dict:
         raise DecodeError(path, "PlanUpdateContentMarkdown (an object)", data)
     if data.get("type", _rt.MISSING) != "markdown":
         raise DecodeError((path, "type"), '"markdown"', data.get("type", _rt.MISSING))
-    return cast(PlanUpdateContentMarkdown, _decode_PlanMarkdown(data, ctx, path, cls, known))
+    return cast(PlanUpdateContentMarkdown, _decode_PlanMarkdown(data, ctx, path, cls, known, proven))
 
 
 def _encode_PlanUpdateContentMarkdown(obj: PlanUpdateContentMarkdown) -> dict[str, Any]:
@@ -11977,6 +12368,7 @@ def _decode_PlanUpdateContentOther(
     path: _rt.Path,
     cls: type[PlanUpdateContentOther] = PlanUpdateContentOther,
     known: frozenset[str] = _KEYS_PlanUpdateContentOther,
+    proven: int = 2,
 ) -> PlanUpdateContentOther:
     if type(data) is not dict:
         raise DecodeError(path, "PlanUpdateContentOther (an object)", data)
@@ -11990,7 +12382,7 @@ def _decode_PlanUpdateContentOther(
         raise _rt.missing_or_invalid(v, (path, "planId"), "string")
     obj.plan_id = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: PlanUpdateContentOther = obj
     return decoded
@@ -12017,11 +12409,12 @@ def _decode_PlanEntry(
     path: _rt.Path,
     cls: type[PlanEntry] = PlanEntry,
     known: frozenset[str] = _KEYS_PlanEntry,
+    proven: int = 3,
 ) -> PlanEntry:
     if type(data) is not dict:
         raise DecodeError(path, "PlanEntry (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("content", UNDEFINED)
         r1 = data.get("priority", UNDEFINED)
         r2 = data.get("status", UNDEFINED)
@@ -12069,7 +12462,7 @@ def _decode_PlanEntry(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: PlanEntry = obj
     return decoded
@@ -12101,11 +12494,12 @@ def _decode_Cost(
     path: _rt.Path,
     cls: type[Cost] = Cost,
     known: frozenset[str] = _KEYS_Cost,
+    proven: int = 2,
 ) -> Cost:
     if type(data) is not dict:
         raise DecodeError(path, "Cost (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("amount", UNDEFINED)
         r1 = data.get("currency", UNDEFINED)
         if not (r0 is UNDEFINED or type(r1) is not str):
@@ -12133,7 +12527,7 @@ def _decode_Cost(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: Cost = obj
     return decoded
@@ -12163,6 +12557,7 @@ def _decode_SubagentSessionCapabilities(
     path: _rt.Path,
     cls: type[SubagentSessionCapabilities] = SubagentSessionCapabilities,
     known: frozenset[str] = _KEYS_SubagentSessionCapabilities,
+    proven: int = 0,
 ) -> SubagentSessionCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SubagentSessionCapabilities (an object)", data)
@@ -12182,7 +12577,7 @@ def _decode_SubagentSessionCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SubagentSessionCapabilities = obj
     return decoded
@@ -12211,6 +12606,7 @@ def _decode_SessionCancelCapabilities(
     path: _rt.Path,
     cls: type[SessionCancelCapabilities] = SessionCancelCapabilities,
     known: frozenset[str] = _KEYS_SessionCancelCapabilities,
+    proven: int = 0,
 ) -> SessionCancelCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "SessionCancelCapabilities (an object)", data)
@@ -12223,7 +12619,7 @@ def _decode_SessionCancelCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionCancelCapabilities = obj
     return decoded
@@ -12249,11 +12645,12 @@ def _decode_CompleteElicitationNotification(
     path: _rt.Path,
     cls: type[CompleteElicitationNotification] = CompleteElicitationNotification,
     known: frozenset[str] = _KEYS_CompleteElicitationNotification,
+    proven: int = 1,
 ) -> CompleteElicitationNotification:
     if type(data) is not dict:
         raise DecodeError(path, "CompleteElicitationNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("elicitationId", UNDEFINED)
         if type(r0) is str:
             obj.elicitation_id = r0
@@ -12273,7 +12670,7 @@ def _decode_CompleteElicitationNotification(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CompleteElicitationNotification = obj
     return decoded
@@ -12301,11 +12698,12 @@ def _decode_AuthStatusUpdateNotification(
     path: _rt.Path,
     cls: type[AuthStatusUpdateNotification] = AuthStatusUpdateNotification,
     known: frozenset[str] = _KEYS_AuthStatusUpdateNotification,
+    proven: int = 1,
 ) -> AuthStatusUpdateNotification:
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusUpdateNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("state", UNDEFINED)
         if r0 is not UNDEFINED:
             if type(r0) is str and r0 in _MEMBERS_AuthState:
@@ -12341,7 +12739,7 @@ def _decode_AuthStatusUpdateNotification(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AuthStatusUpdateNotification = obj
     return decoded
@@ -12372,11 +12770,12 @@ def _decode_ClientRequest(
     path: _rt.Path,
     cls: type[ClientRequest] = ClientRequest,
     known: frozenset[str] = _KEYS_ClientRequest,
+    proven: int = 2,
 ) -> ClientRequest:
     if type(data) is not dict:
         raise DecodeError(path, "ClientRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("id", UNDEFINED)
         r1 = data.get("method", UNDEFINED)
         if not (r0 is UNDEFINED or type(r1) is not str):
@@ -12401,7 +12800,7 @@ def _decode_ClientRequest(
         v = _decode_ClientRequestParams(v, ctx, (path, "params"))
     obj.params = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ClientRequest = obj
     return decoded
@@ -12431,11 +12830,12 @@ def _decode_InitializeRequest(
     path: _rt.Path,
     cls: type[InitializeRequest] = InitializeRequest,
     known: frozenset[str] = _KEYS_InitializeRequest,
+    proven: int = 2,
 ) -> InitializeRequest:
     if type(data) is not dict:
         raise DecodeError(path, "InitializeRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("protocolVersion", UNDEFINED)
         r1 = data.get("info", UNDEFINED)
         if not (r0 is UNDEFINED or r1 is UNDEFINED):
@@ -12475,7 +12875,7 @@ def _decode_InitializeRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: InitializeRequest = obj
     return decoded
@@ -12508,6 +12908,7 @@ def _decode_ClientCapabilities(
     path: _rt.Path,
     cls: type[ClientCapabilities] = ClientCapabilities,
     known: frozenset[str] = _KEYS_ClientCapabilities,
+    proven: int = 0,
 ) -> ClientCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "ClientCapabilities (an object)", data)
@@ -12534,7 +12935,7 @@ def _decode_ClientCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ClientCapabilities = obj
     return decoded
@@ -12566,6 +12967,7 @@ def _decode_ClientAuthCapabilities(
     path: _rt.Path,
     cls: type[ClientAuthCapabilities] = ClientAuthCapabilities,
     known: frozenset[str] = _KEYS_ClientAuthCapabilities,
+    proven: int = 0,
 ) -> ClientAuthCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "ClientAuthCapabilities (an object)", data)
@@ -12585,7 +12987,7 @@ def _decode_ClientAuthCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ClientAuthCapabilities = obj
     return decoded
@@ -12614,6 +13016,7 @@ def _decode_TerminalAuthCapabilities(
     path: _rt.Path,
     cls: type[TerminalAuthCapabilities] = TerminalAuthCapabilities,
     known: frozenset[str] = _KEYS_TerminalAuthCapabilities,
+    proven: int = 0,
 ) -> TerminalAuthCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "TerminalAuthCapabilities (an object)", data)
@@ -12626,7 +13029,7 @@ def _decode_TerminalAuthCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: TerminalAuthCapabilities = obj
     return decoded
@@ -12652,6 +13055,7 @@ def _decode_ElicitationCapabilities(
     path: _rt.Path,
     cls: type[ElicitationCapabilities] = ElicitationCapabilities,
     known: frozenset[str] = _KEYS_ElicitationCapabilities,
+    proven: int = 0,
 ) -> ElicitationCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationCapabilities (an object)", data)
@@ -12678,7 +13082,7 @@ def _decode_ElicitationCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ElicitationCapabilities = obj
     return decoded
@@ -12710,6 +13114,7 @@ def _decode_ElicitationFormCapabilities(
     path: _rt.Path,
     cls: type[ElicitationFormCapabilities] = ElicitationFormCapabilities,
     known: frozenset[str] = _KEYS_ElicitationFormCapabilities,
+    proven: int = 0,
 ) -> ElicitationFormCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationFormCapabilities (an object)", data)
@@ -12722,7 +13127,7 @@ def _decode_ElicitationFormCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ElicitationFormCapabilities = obj
     return decoded
@@ -12748,6 +13153,7 @@ def _decode_ElicitationUrlCapabilities(
     path: _rt.Path,
     cls: type[ElicitationUrlCapabilities] = ElicitationUrlCapabilities,
     known: frozenset[str] = _KEYS_ElicitationUrlCapabilities,
+    proven: int = 0,
 ) -> ElicitationUrlCapabilities:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationUrlCapabilities (an object)", data)
@@ -12760,7 +13166,7 @@ def _decode_ElicitationUrlCapabilities(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ElicitationUrlCapabilities = obj
     return decoded
@@ -12786,11 +13192,12 @@ def _decode_LoginAuthRequest(
     path: _rt.Path,
     cls: type[LoginAuthRequest] = LoginAuthRequest,
     known: frozenset[str] = _KEYS_LoginAuthRequest,
+    proven: int = 1,
 ) -> LoginAuthRequest:
     if type(data) is not dict:
         raise DecodeError(path, "LoginAuthRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("methodId", UNDEFINED)
         if type(r0) is str:
             obj.method_id = r0
@@ -12810,7 +13217,7 @@ def _decode_LoginAuthRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: LoginAuthRequest = obj
     return decoded
@@ -12838,6 +13245,7 @@ def _decode_ListProvidersRequest(
     path: _rt.Path,
     cls: type[ListProvidersRequest] = ListProvidersRequest,
     known: frozenset[str] = _KEYS_ListProvidersRequest,
+    proven: int = 0,
 ) -> ListProvidersRequest:
     if type(data) is not dict:
         raise DecodeError(path, "ListProvidersRequest (an object)", data)
@@ -12850,7 +13258,7 @@ def _decode_ListProvidersRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ListProvidersRequest = obj
     return decoded
@@ -12876,11 +13284,12 @@ def _decode_SetProviderRequest(
     path: _rt.Path,
     cls: type[SetProviderRequest] = SetProviderRequest,
     known: frozenset[str] = _KEYS_SetProviderRequest,
+    proven: int = 3,
 ) -> SetProviderRequest:
     if type(data) is not dict:
         raise DecodeError(path, "SetProviderRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("providerId", UNDEFINED)
         r1 = data.get("apiType", UNDEFINED)
         r2 = data.get("baseUrl", UNDEFINED)
@@ -12925,7 +13334,7 @@ def _decode_SetProviderRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SetProviderRequest = obj
     return decoded
@@ -12965,11 +13374,12 @@ def _decode_DisableProviderRequest(
     path: _rt.Path,
     cls: type[DisableProviderRequest] = DisableProviderRequest,
     known: frozenset[str] = _KEYS_DisableProviderRequest,
+    proven: int = 1,
 ) -> DisableProviderRequest:
     if type(data) is not dict:
         raise DecodeError(path, "DisableProviderRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("providerId", UNDEFINED)
         if type(r0) is str:
             obj.provider_id = r0
@@ -12989,7 +13399,7 @@ def _decode_DisableProviderRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: DisableProviderRequest = obj
     return decoded
@@ -13017,6 +13427,7 @@ def _decode_LogoutAuthRequest(
     path: _rt.Path,
     cls: type[LogoutAuthRequest] = LogoutAuthRequest,
     known: frozenset[str] = _KEYS_LogoutAuthRequest,
+    proven: int = 0,
 ) -> LogoutAuthRequest:
     if type(data) is not dict:
         raise DecodeError(path, "LogoutAuthRequest (an object)", data)
@@ -13029,7 +13440,7 @@ def _decode_LogoutAuthRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: LogoutAuthRequest = obj
     return decoded
@@ -13055,6 +13466,7 @@ def _decode_AuthStatusRequest(
     path: _rt.Path,
     cls: type[AuthStatusRequest] = AuthStatusRequest,
     known: frozenset[str] = _KEYS_AuthStatusRequest,
+    proven: int = 0,
 ) -> AuthStatusRequest:
     if type(data) is not dict:
         raise DecodeError(path, "AuthStatusRequest (an object)", data)
@@ -13067,7 +13479,7 @@ def _decode_AuthStatusRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: AuthStatusRequest = obj
     return decoded
@@ -13093,11 +13505,12 @@ def _decode_NewSessionRequest(
     path: _rt.Path,
     cls: type[NewSessionRequest] = NewSessionRequest,
     known: frozenset[str] = _KEYS_NewSessionRequest,
+    proven: int = 1,
 ) -> NewSessionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "NewSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 4:
+    if len(data) == proven:
         r0 = data.get("cwd", UNDEFINED)
         if type(r0) is str:
             obj.cwd = r0
@@ -13136,7 +13549,7 @@ def _decode_NewSessionRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: NewSessionRequest = obj
     return decoded
@@ -13173,11 +13586,12 @@ def _decode_McpServerHttp(
     path: _rt.Path,
     cls: type[McpServerHttp] = McpServerHttp,
     known: frozenset[str] = _KEYS_McpServerHttp,
+    proven: int = 2,
 ) -> McpServerHttp:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerHttp (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("name", UNDEFINED)
         r1 = data.get("url", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -13210,7 +13624,7 @@ def _decode_McpServerHttp(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: McpServerHttp = obj
     return decoded
@@ -13244,12 +13658,13 @@ def _decode_McpServerHttpVariant(
     path: _rt.Path,
     cls: type[McpServerHttpVariant] = McpServerHttpVariant,
     known: frozenset[str] = _KEYS_McpServerHttpVariant,
+    proven: int = 3,
 ) -> McpServerHttpVariant:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerHttpVariant (an object)", data)
     if data.get("type", _rt.MISSING) != "http":
         raise DecodeError((path, "type"), '"http"', data.get("type", _rt.MISSING))
-    return cast(McpServerHttpVariant, _decode_McpServerHttp(data, ctx, path, cls, known))
+    return cast(McpServerHttpVariant, _decode_McpServerHttp(data, ctx, path, cls, known, proven))
 
 
 def _encode_McpServerHttpVariant(obj: McpServerHttpVariant) -> dict[str, Any]:
@@ -13265,11 +13680,12 @@ def _decode_McpServerAcp(
     path: _rt.Path,
     cls: type[McpServerAcp] = McpServerAcp,
     known: frozenset[str] = _KEYS_McpServerAcp,
+    proven: int = 2,
 ) -> McpServerAcp:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerAcp (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("name", UNDEFINED)
         r1 = data.get("serverId", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -13295,7 +13711,7 @@ def _decode_McpServerAcp(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: McpServerAcp = obj
     return decoded
@@ -13326,12 +13742,13 @@ def _decode_McpServerAcpVariant(
     path: _rt.Path,
     cls: type[McpServerAcpVariant] = McpServerAcpVariant,
     known: frozenset[str] = _KEYS_McpServerAcpVariant,
+    proven: int = 3,
 ) -> McpServerAcpVariant:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerAcpVariant (an object)", data)
     if data.get("type", _rt.MISSING) != "acp":
         raise DecodeError((path, "type"), '"acp"', data.get("type", _rt.MISSING))
-    return cast(McpServerAcpVariant, _decode_McpServerAcp(data, ctx, path, cls, known))
+    return cast(McpServerAcpVariant, _decode_McpServerAcp(data, ctx, path, cls, known, proven))
 
 
 def _encode_McpServerAcpVariant(obj: McpServerAcpVariant) -> dict[str, Any]:
@@ -13347,11 +13764,12 @@ def _decode_McpServerStdio(
     path: _rt.Path,
     cls: type[McpServerStdio] = McpServerStdio,
     known: frozenset[str] = _KEYS_McpServerStdio,
+    proven: int = 2,
 ) -> McpServerStdio:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerStdio (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 3:
+    if len(data) == proven:
         r0 = data.get("name", UNDEFINED)
         r1 = data.get("command", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -13391,7 +13809,7 @@ def _decode_McpServerStdio(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 3 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: McpServerStdio = obj
     return decoded
@@ -13428,12 +13846,13 @@ def _decode_McpServerStdioVariant(
     path: _rt.Path,
     cls: type[McpServerStdioVariant] = McpServerStdioVariant,
     known: frozenset[str] = _KEYS_McpServerStdioVariant,
+    proven: int = 3,
 ) -> McpServerStdioVariant:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerStdioVariant (an object)", data)
     if data.get("type", _rt.MISSING) != "stdio":
         raise DecodeError((path, "type"), '"stdio"', data.get("type", _rt.MISSING))
-    return cast(McpServerStdioVariant, _decode_McpServerStdio(data, ctx, path, cls, known))
+    return cast(McpServerStdioVariant, _decode_McpServerStdio(data, ctx, path, cls, known, proven))
 
 
 def _encode_McpServerStdioVariant(obj: McpServerStdioVariant) -> dict[str, Any]:
@@ -13449,6 +13868,7 @@ def _decode_McpServerOther(
     path: _rt.Path,
     cls: type[McpServerOther] = McpServerOther,
     known: frozenset[str] = _KEYS_McpServerOther,
+    proven: int = 1,
 ) -> McpServerOther:
     if type(data) is not dict:
         raise DecodeError(path, "McpServerOther (an object)", data)
@@ -13458,7 +13878,7 @@ def _decode_McpServerOther(
         raise _rt.missing_or_invalid(v, (path, "type"), "string")
     obj.type = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: McpServerOther = obj
     return decoded
@@ -13483,11 +13903,12 @@ def _decode_HttpHeader(
     path: _rt.Path,
     cls: type[HttpHeader] = HttpHeader,
     known: frozenset[str] = _KEYS_HttpHeader,
+    proven: int = 2,
 ) -> HttpHeader:
     if type(data) is not dict:
         raise DecodeError(path, "HttpHeader (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("name", UNDEFINED)
         r1 = data.get("value", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -13513,7 +13934,7 @@ def _decode_HttpHeader(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: HttpHeader = obj
     return decoded
@@ -13543,11 +13964,12 @@ def _decode_SystemPrompt(
     path: _rt.Path,
     cls: type[SystemPrompt] = SystemPrompt,
     known: frozenset[str] = _KEYS_SystemPrompt,
+    proven: int = 2,
 ) -> SystemPrompt:
     if type(data) is not dict:
         raise DecodeError(path, "SystemPrompt (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("mode", UNDEFINED)
         r1 = data.get("content", UNDEFINED)
         if not (r0 is UNDEFINED or r1 is UNDEFINED):
@@ -13583,7 +14005,7 @@ def _decode_SystemPrompt(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SystemPrompt = obj
     return decoded
@@ -13613,6 +14035,7 @@ def _decode_ListSessionsRequest(
     path: _rt.Path,
     cls: type[ListSessionsRequest] = ListSessionsRequest,
     known: frozenset[str] = _KEYS_ListSessionsRequest,
+    proven: int = 0,
 ) -> ListSessionsRequest:
     if type(data) is not dict:
         raise DecodeError(path, "ListSessionsRequest (an object)", data)
@@ -13640,7 +14063,7 @@ def _decode_ListSessionsRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ListSessionsRequest = obj
     return decoded
@@ -13675,11 +14098,12 @@ def _decode_DeleteSessionRequest(
     path: _rt.Path,
     cls: type[DeleteSessionRequest] = DeleteSessionRequest,
     known: frozenset[str] = _KEYS_DeleteSessionRequest,
+    proven: int = 1,
 ) -> DeleteSessionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "DeleteSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         if type(r0) is str:
             obj.session_id = r0
@@ -13699,7 +14123,7 @@ def _decode_DeleteSessionRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: DeleteSessionRequest = obj
     return decoded
@@ -13736,11 +14160,12 @@ def _decode_ForkSessionRequest(
     path: _rt.Path,
     cls: type[ForkSessionRequest] = ForkSessionRequest,
     known: frozenset[str] = _KEYS_ForkSessionRequest,
+    proven: int = 2,
 ) -> ForkSessionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "ForkSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 4:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("cwd", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -13785,7 +14210,7 @@ def _decode_ForkSessionRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 4 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ForkSessionRequest = obj
     return decoded
@@ -13824,11 +14249,12 @@ def _decode_ArchiveSessionRequest(
     path: _rt.Path,
     cls: type[ArchiveSessionRequest] = ArchiveSessionRequest,
     known: frozenset[str] = _KEYS_ArchiveSessionRequest,
+    proven: int = 1,
 ) -> ArchiveSessionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "ArchiveSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         if type(r0) is str:
             obj.session_id = r0
@@ -13848,7 +14274,7 @@ def _decode_ArchiveSessionRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ArchiveSessionRequest = obj
     return decoded
@@ -13876,11 +14302,12 @@ def _decode_UnarchiveSessionRequest(
     path: _rt.Path,
     cls: type[UnarchiveSessionRequest] = UnarchiveSessionRequest,
     known: frozenset[str] = _KEYS_UnarchiveSessionRequest,
+    proven: int = 1,
 ) -> UnarchiveSessionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "UnarchiveSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         if type(r0) is str:
             obj.session_id = r0
@@ -13900,7 +14327,7 @@ def _decode_UnarchiveSessionRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: UnarchiveSessionRequest = obj
     return decoded
@@ -13928,11 +14355,12 @@ def _decode_SessionStatusRequest(
     path: _rt.Path,
     cls: type[SessionStatusRequest] = SessionStatusRequest,
     known: frozenset[str] = _KEYS_SessionStatusRequest,
+    proven: int = 1,
 ) -> SessionStatusRequest:
     if type(data) is not dict:
         raise DecodeError(path, "SessionStatusRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         if type(r0) is str:
             obj.session_id = r0
@@ -13952,7 +14380,7 @@ def _decode_SessionStatusRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SessionStatusRequest = obj
     return decoded
@@ -13980,11 +14408,12 @@ def _decode_SetSessionTitleRequest(
     path: _rt.Path,
     cls: type[SetSessionTitleRequest] = SetSessionTitleRequest,
     known: frozenset[str] = _KEYS_SetSessionTitleRequest,
+    proven: int = 2,
 ) -> SetSessionTitleRequest:
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionTitleRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("title", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -14010,7 +14439,7 @@ def _decode_SetSessionTitleRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SetSessionTitleRequest = obj
     return decoded
@@ -14050,11 +14479,12 @@ def _decode_ResumeSessionRequest(
     path: _rt.Path,
     cls: type[ResumeSessionRequest] = ResumeSessionRequest,
     known: frozenset[str] = _KEYS_ResumeSessionRequest,
+    proven: int = 2,
 ) -> ResumeSessionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "ResumeSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 5:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("cwd", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -14090,7 +14520,12 @@ def _decode_ResumeSessionRequest(
     obj.mcp_servers = v
     v = data.get("replayFrom", UNDEFINED)
     if v is not UNDEFINED and v is not None:
-        v = _decode_ReplayFrom(v, ctx, (path, "replayFrom"))
+        tag = v.get("type") if type(v) is dict else None
+        variant = _VARIANTS_ReplayFrom.get(tag) if type(tag) is str else None
+        if variant is None:
+            v = _decode_ReplayFrom(v, ctx, (path, "replayFrom"))
+        else:
+            v = variant[0](v, ctx, (path, "replayFrom"), variant[1], variant[2], variant[3])
     obj.replay_from = v
     v = data.get("systemPrompt", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -14104,7 +14539,7 @@ def _decode_ResumeSessionRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 5 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ResumeSessionRequest = obj
     return decoded
@@ -14146,6 +14581,7 @@ def _decode_ReplayFromStart(
     path: _rt.Path,
     cls: type[ReplayFromStart] = ReplayFromStart,
     known: frozenset[str] = _KEYS_ReplayFromStart,
+    proven: int = 0,
 ) -> ReplayFromStart:
     if type(data) is not dict:
         raise DecodeError(path, "ReplayFromStart (an object)", data)
@@ -14158,7 +14594,7 @@ def _decode_ReplayFromStart(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ReplayFromStart = obj
     return decoded
@@ -14185,12 +14621,13 @@ def _decode_ReplayFromStartVariant(
     path: _rt.Path,
     cls: type[ReplayFromStartVariant] = ReplayFromStartVariant,
     known: frozenset[str] = _KEYS_ReplayFromStartVariant,
+    proven: int = 1,
 ) -> ReplayFromStartVariant:
     if type(data) is not dict:
         raise DecodeError(path, "ReplayFromStartVariant (an object)", data)
     if data.get("type", _rt.MISSING) != "start":
         raise DecodeError((path, "type"), '"start"', data.get("type", _rt.MISSING))
-    return cast(ReplayFromStartVariant, _decode_ReplayFromStart(data, ctx, path, cls, known))
+    return cast(ReplayFromStartVariant, _decode_ReplayFromStart(data, ctx, path, cls, known, proven))
 
 
 def _encode_ReplayFromStartVariant(obj: ReplayFromStartVariant) -> dict[str, Any]:
@@ -14206,6 +14643,7 @@ def _decode_ReplayFromOther(
     path: _rt.Path,
     cls: type[ReplayFromOther] = ReplayFromOther,
     known: frozenset[str] = _KEYS_ReplayFromOther,
+    proven: int = 1,
 ) -> ReplayFromOther:
     if type(data) is not dict:
         raise DecodeError(path, "ReplayFromOther (an object)", data)
@@ -14215,7 +14653,7 @@ def _decode_ReplayFromOther(
         raise _rt.missing_or_invalid(v, (path, "type"), "string")
     obj.type = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ReplayFromOther = obj
     return decoded
@@ -14240,11 +14678,12 @@ def _decode_CloseSessionRequest(
     path: _rt.Path,
     cls: type[CloseSessionRequest] = CloseSessionRequest,
     known: frozenset[str] = _KEYS_CloseSessionRequest,
+    proven: int = 1,
 ) -> CloseSessionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "CloseSessionRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         if type(r0) is str:
             obj.session_id = r0
@@ -14264,7 +14703,7 @@ def _decode_CloseSessionRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CloseSessionRequest = obj
     return decoded
@@ -14292,11 +14731,12 @@ def _decode_CancelToolCallRequest(
     path: _rt.Path,
     cls: type[CancelToolCallRequest] = CancelToolCallRequest,
     known: frozenset[str] = _KEYS_CancelToolCallRequest,
+    proven: int = 2,
 ) -> CancelToolCallRequest:
     if type(data) is not dict:
         raise DecodeError(path, "CancelToolCallRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("toolCallId", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -14322,7 +14762,7 @@ def _decode_CancelToolCallRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CancelToolCallRequest = obj
     return decoded
@@ -14352,11 +14792,12 @@ def _decode_CancelTerminalRequest(
     path: _rt.Path,
     cls: type[CancelTerminalRequest] = CancelTerminalRequest,
     known: frozenset[str] = _KEYS_CancelTerminalRequest,
+    proven: int = 2,
 ) -> CancelTerminalRequest:
     if type(data) is not dict:
         raise DecodeError(path, "CancelTerminalRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("terminalId", UNDEFINED)
         if not (type(r0) is not str or type(r1) is not str):
@@ -14382,7 +14823,7 @@ def _decode_CancelTerminalRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CancelTerminalRequest = obj
     return decoded
@@ -14412,6 +14853,7 @@ def _decode_SetSessionConfigOptionRequestTypeId(
     path: _rt.Path,
     cls: type[SetSessionConfigOptionRequestTypeId] = SetSessionConfigOptionRequestTypeId,
     known: frozenset[str] = _KEYS_SetSessionConfigOptionRequestTypeId,
+    proven: int = 2,
 ) -> SetSessionConfigOptionRequestTypeId:
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionConfigOptionRequestTypeId (an object)", data)
@@ -14423,7 +14865,7 @@ def _decode_SetSessionConfigOptionRequestTypeId(
         raise _rt.missing_or_invalid(v, (path, "value"), "string")
     obj.value = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SetSessionConfigOptionRequestTypeId = obj
     return decoded
@@ -14448,6 +14890,7 @@ def _decode_SetSessionConfigOptionRequestTypeBoolean(
     path: _rt.Path,
     cls: type[SetSessionConfigOptionRequestTypeBoolean] = SetSessionConfigOptionRequestTypeBoolean,
     known: frozenset[str] = _KEYS_SetSessionConfigOptionRequestTypeBoolean,
+    proven: int = 2,
 ) -> SetSessionConfigOptionRequestTypeBoolean:
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionConfigOptionRequestTypeBoolean (an object)", data)
@@ -14459,7 +14902,7 @@ def _decode_SetSessionConfigOptionRequestTypeBoolean(
         raise _rt.missing_or_invalid(v, (path, "value"), "boolean")
     obj.value = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SetSessionConfigOptionRequestTypeBoolean = obj
     return decoded
@@ -14484,6 +14927,7 @@ def _decode_SetSessionConfigOptionRequestTypeOther(
     path: _rt.Path,
     cls: type[SetSessionConfigOptionRequestTypeOther] = SetSessionConfigOptionRequestTypeOther,
     known: frozenset[str] = _KEYS_SetSessionConfigOptionRequestTypeOther,
+    proven: int = 2,
 ) -> SetSessionConfigOptionRequestTypeOther:
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionConfigOptionRequestTypeOther (an object)", data)
@@ -14499,7 +14943,7 @@ def _decode_SetSessionConfigOptionRequestTypeOther(
         _rt.check_json(v, (path, "value"))
     obj.value = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SetSessionConfigOptionRequestTypeOther = obj
     return decoded
@@ -14526,6 +14970,7 @@ def _decode_SetSessionConfigOptionRequest(
     path: _rt.Path,
     cls: type[SetSessionConfigOptionRequest] = SetSessionConfigOptionRequest,
     known: frozenset[str] = _KEYS_SetSessionConfigOptionRequest,
+    proven: int = 2,
 ) -> SetSessionConfigOptionRequest:
     if type(data) is not dict:
         raise DecodeError(path, "SetSessionConfigOptionRequest (an object)", data)
@@ -14545,7 +14990,9 @@ def _decode_SetSessionConfigOptionRequest(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
-    rest = {key: value for key, value in data.items() if key not in known}
+    rest = data.copy()
+    for key in known:
+        rest.pop(key, None)
     obj.type = _decode_SetSessionConfigOptionRequestType(rest, ctx, path)
     decoded: SetSessionConfigOptionRequest = obj
     return decoded
@@ -14574,11 +15021,12 @@ def _decode_PromptRequest(
     path: _rt.Path,
     cls: type[PromptRequest] = PromptRequest,
     known: frozenset[str] = _KEYS_PromptRequest,
+    proven: int = 2,
 ) -> PromptRequest:
     if type(data) is not dict:
         raise DecodeError(path, "PromptRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         r1 = data.get("prompt", UNDEFINED)
         if not (type(r0) is not str or r1 is UNDEFINED):
@@ -14606,7 +15054,7 @@ def _decode_PromptRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: PromptRequest = obj
     return decoded
@@ -14636,6 +15084,7 @@ def _decode_ClientResponseResult(
     path: _rt.Path,
     cls: type[ClientResponseResult] = ClientResponseResult,
     known: frozenset[str] = _KEYS_ClientResponseResult,
+    proven: int = 2,
 ) -> ClientResponseResult:
     if type(data) is not dict:
         raise DecodeError(path, "ClientResponseResult (an object)", data)
@@ -14651,7 +15100,7 @@ def _decode_ClientResponseResult(
     v = _decode_ClientResponseResultResult(v, ctx, (path, "result"))
     obj.result = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ClientResponseResult = obj
     return decoded
@@ -14678,6 +15127,7 @@ def _decode_ClientResponseError(
     path: _rt.Path,
     cls: type[ClientResponseError] = ClientResponseError,
     known: frozenset[str] = _KEYS_ClientResponseError,
+    proven: int = 2,
 ) -> ClientResponseError:
     if type(data) is not dict:
         raise DecodeError(path, "ClientResponseError (an object)", data)
@@ -14694,7 +15144,7 @@ def _decode_ClientResponseError(
     v = _decode_Error(v, ctx, (path, "error"))
     obj.error = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ClientResponseError = obj
     return decoded
@@ -14721,14 +15171,20 @@ def _decode_RequestPermissionResponse(
     path: _rt.Path,
     cls: type[RequestPermissionResponse] = RequestPermissionResponse,
     known: frozenset[str] = _KEYS_RequestPermissionResponse,
+    proven: int = 1,
 ) -> RequestPermissionResponse:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionResponse (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("outcome", UNDEFINED)
         if r0 is not UNDEFINED:
-            r0 = _decode_RequestPermissionOutcome(r0, ctx, (path, "outcome"))
+            tag = r0.get("outcome") if type(r0) is dict else None
+            variant = _VARIANTS_RequestPermissionOutcome.get(tag) if type(tag) is str else None
+            if variant is None:
+                r0 = _decode_RequestPermissionOutcome(r0, ctx, (path, "outcome"))
+            else:
+                r0 = variant[0](r0, ctx, (path, "outcome"), variant[1], variant[2], variant[3])
             obj.outcome = r0
             obj.meta = UNDEFINED
             obj.unknown_properties = {}
@@ -14737,7 +15193,12 @@ def _decode_RequestPermissionResponse(
     v = data.get("outcome", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "outcome"), "a value (required)", _rt.MISSING)
-    v = _decode_RequestPermissionOutcome(v, ctx, (path, "outcome"))
+    tag = v.get("outcome") if type(v) is dict else None
+    variant = _VARIANTS_RequestPermissionOutcome.get(tag) if type(tag) is str else None
+    if variant is None:
+        v = _decode_RequestPermissionOutcome(v, ctx, (path, "outcome"))
+    else:
+        v = variant[0](v, ctx, (path, "outcome"), variant[1], variant[2], variant[3])
     obj.outcome = v
     v = data.get("_meta", UNDEFINED)
     if v is not UNDEFINED and v is not None:
@@ -14747,7 +15208,7 @@ def _decode_RequestPermissionResponse(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: RequestPermissionResponse = obj
     return decoded
@@ -14775,6 +15236,7 @@ def _decode_CancelledPermissionOutcome(
     path: _rt.Path,
     cls: type[CancelledPermissionOutcome] = CancelledPermissionOutcome,
     known: frozenset[str] = _KEYS_CancelledPermissionOutcome,
+    proven: int = 0,
 ) -> CancelledPermissionOutcome:
     if type(data) is not dict:
         raise DecodeError(path, "CancelledPermissionOutcome (an object)", data)
@@ -14787,7 +15249,7 @@ def _decode_CancelledPermissionOutcome(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CancelledPermissionOutcome = obj
     return decoded
@@ -14816,12 +15278,15 @@ def _decode_RequestPermissionOutcomeCancelled(
     path: _rt.Path,
     cls: type[RequestPermissionOutcomeCancelled] = RequestPermissionOutcomeCancelled,
     known: frozenset[str] = _KEYS_RequestPermissionOutcomeCancelled,
+    proven: int = 1,
 ) -> RequestPermissionOutcomeCancelled:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionOutcomeCancelled (an object)", data)
     if data.get("outcome", _rt.MISSING) != "cancelled":
         raise DecodeError((path, "outcome"), '"cancelled"', data.get("outcome", _rt.MISSING))
-    return cast(RequestPermissionOutcomeCancelled, _decode_CancelledPermissionOutcome(data, ctx, path, cls, known))
+    return cast(
+        RequestPermissionOutcomeCancelled, _decode_CancelledPermissionOutcome(data, ctx, path, cls, known, proven)
+    )
 
 
 def _encode_RequestPermissionOutcomeCancelled(obj: RequestPermissionOutcomeCancelled) -> dict[str, Any]:
@@ -14837,11 +15302,12 @@ def _decode_SelectedPermissionOutcome(
     path: _rt.Path,
     cls: type[SelectedPermissionOutcome] = SelectedPermissionOutcome,
     known: frozenset[str] = _KEYS_SelectedPermissionOutcome,
+    proven: int = 1,
 ) -> SelectedPermissionOutcome:
     if type(data) is not dict:
         raise DecodeError(path, "SelectedPermissionOutcome (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("optionId", UNDEFINED)
         if type(r0) is str:
             obj.option_id = r0
@@ -14861,7 +15327,7 @@ def _decode_SelectedPermissionOutcome(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: SelectedPermissionOutcome = obj
     return decoded
@@ -14892,12 +15358,15 @@ def _decode_RequestPermissionOutcomeSelected(
     path: _rt.Path,
     cls: type[RequestPermissionOutcomeSelected] = RequestPermissionOutcomeSelected,
     known: frozenset[str] = _KEYS_RequestPermissionOutcomeSelected,
+    proven: int = 2,
 ) -> RequestPermissionOutcomeSelected:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionOutcomeSelected (an object)", data)
     if data.get("outcome", _rt.MISSING) != "selected":
         raise DecodeError((path, "outcome"), '"selected"', data.get("outcome", _rt.MISSING))
-    return cast(RequestPermissionOutcomeSelected, _decode_SelectedPermissionOutcome(data, ctx, path, cls, known))
+    return cast(
+        RequestPermissionOutcomeSelected, _decode_SelectedPermissionOutcome(data, ctx, path, cls, known, proven)
+    )
 
 
 def _encode_RequestPermissionOutcomeSelected(obj: RequestPermissionOutcomeSelected) -> dict[str, Any]:
@@ -14913,6 +15382,7 @@ def _decode_RequestPermissionOutcomeOther(
     path: _rt.Path,
     cls: type[RequestPermissionOutcomeOther] = RequestPermissionOutcomeOther,
     known: frozenset[str] = _KEYS_RequestPermissionOutcomeOther,
+    proven: int = 1,
 ) -> RequestPermissionOutcomeOther:
     if type(data) is not dict:
         raise DecodeError(path, "RequestPermissionOutcomeOther (an object)", data)
@@ -14922,7 +15392,7 @@ def _decode_RequestPermissionOutcomeOther(
         raise _rt.missing_or_invalid(v, (path, "outcome"), "string")
     obj.outcome = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: RequestPermissionOutcomeOther = obj
     return decoded
@@ -14947,6 +15417,7 @@ def _decode_ElicitationAcceptAction(
     path: _rt.Path,
     cls: type[ElicitationAcceptAction] = ElicitationAcceptAction,
     known: frozenset[str] = _KEYS_ElicitationAcceptAction,
+    proven: int = 0,
 ) -> ElicitationAcceptAction:
     if type(data) is not dict:
         raise DecodeError(path, "ElicitationAcceptAction (an object)", data)
@@ -14956,7 +15427,7 @@ def _decode_ElicitationAcceptAction(
         v = _decode_map_of_ElicitationContentValue(v, ctx, (path, "content"))
     obj.content = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ElicitationAcceptAction = obj
     return decoded
@@ -14990,12 +15461,15 @@ def _decode_CreateElicitationResponseActionAccept(
     path: _rt.Path,
     cls: type[CreateElicitationResponseActionAccept] = CreateElicitationResponseActionAccept,
     known: frozenset[str] = _KEYS_CreateElicitationResponseActionAccept,
+    proven: int = 1,
 ) -> CreateElicitationResponseActionAccept:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponseActionAccept (an object)", data)
     if data.get("action", _rt.MISSING) != "accept":
         raise DecodeError((path, "action"), '"accept"', data.get("action", _rt.MISSING))
-    return cast(CreateElicitationResponseActionAccept, _decode_ElicitationAcceptAction(data, ctx, path, cls, known))
+    return cast(
+        CreateElicitationResponseActionAccept, _decode_ElicitationAcceptAction(data, ctx, path, cls, known, proven)
+    )
 
 
 def _encode_CreateElicitationResponseActionAccept(obj: CreateElicitationResponseActionAccept) -> dict[str, Any]:
@@ -15011,6 +15485,7 @@ def _decode_CreateElicitationResponseActionDecline(
     path: _rt.Path,
     cls: type[CreateElicitationResponseActionDecline] = CreateElicitationResponseActionDecline,
     known: frozenset[str] = _KEYS_CreateElicitationResponseActionDecline,
+    proven: int = 1,
 ) -> CreateElicitationResponseActionDecline:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponseActionDecline (an object)", data)
@@ -15018,7 +15493,7 @@ def _decode_CreateElicitationResponseActionDecline(
         raise DecodeError((path, "action"), '"decline"', data.get("action", _rt.MISSING))
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CreateElicitationResponseActionDecline = obj
     return decoded
@@ -15040,6 +15515,7 @@ def _decode_CreateElicitationResponseActionCancel(
     path: _rt.Path,
     cls: type[CreateElicitationResponseActionCancel] = CreateElicitationResponseActionCancel,
     known: frozenset[str] = _KEYS_CreateElicitationResponseActionCancel,
+    proven: int = 1,
 ) -> CreateElicitationResponseActionCancel:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponseActionCancel (an object)", data)
@@ -15047,7 +15523,7 @@ def _decode_CreateElicitationResponseActionCancel(
         raise DecodeError((path, "action"), '"cancel"', data.get("action", _rt.MISSING))
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CreateElicitationResponseActionCancel = obj
     return decoded
@@ -15069,6 +15545,7 @@ def _decode_CreateElicitationResponseActionOther(
     path: _rt.Path,
     cls: type[CreateElicitationResponseActionOther] = CreateElicitationResponseActionOther,
     known: frozenset[str] = _KEYS_CreateElicitationResponseActionOther,
+    proven: int = 1,
 ) -> CreateElicitationResponseActionOther:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponseActionOther (an object)", data)
@@ -15078,7 +15555,7 @@ def _decode_CreateElicitationResponseActionOther(
         raise _rt.missing_or_invalid(v, (path, "action"), "string")
     obj.action = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CreateElicitationResponseActionOther = obj
     return decoded
@@ -15103,6 +15580,7 @@ def _decode_CreateElicitationResponse(
     path: _rt.Path,
     cls: type[CreateElicitationResponse] = CreateElicitationResponse,
     known: frozenset[str] = _KEYS_CreateElicitationResponse,
+    proven: int = 0,
 ) -> CreateElicitationResponse:
     if type(data) is not dict:
         raise DecodeError(path, "CreateElicitationResponse (an object)", data)
@@ -15114,7 +15592,9 @@ def _decode_CreateElicitationResponse(
         elif ctx.strict:
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
-    rest = {key: value for key, value in data.items() if key not in known}
+    rest = data.copy()
+    for key in known:
+        rest.pop(key, None)
     obj.action = _decode_CreateElicitationResponseAction(rest, ctx, path)
     decoded: CreateElicitationResponse = obj
     return decoded
@@ -15139,11 +15619,12 @@ def _decode_MessageMcpResponseResult(
     path: _rt.Path,
     cls: type[MessageMcpResponseResult] = MessageMcpResponseResult,
     known: frozenset[str] = _KEYS_MessageMcpResponseResult,
+    proven: int = 1,
 ) -> MessageMcpResponseResult:
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpResponseResult (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("result", UNDEFINED)
         if r0 is not UNDEFINED:
             if ctx.strict:
@@ -15167,7 +15648,7 @@ def _decode_MessageMcpResponseResult(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: MessageMcpResponseResult = obj
     return decoded
@@ -15195,11 +15676,12 @@ def _decode_MessageMcpResponseError(
     path: _rt.Path,
     cls: type[MessageMcpResponseError] = MessageMcpResponseError,
     known: frozenset[str] = _KEYS_MessageMcpResponseError,
+    proven: int = 1,
 ) -> MessageMcpResponseError:
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpResponseError (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("error", UNDEFINED)
         if r0 is not UNDEFINED:
             r0 = _decode_McpError(r0, ctx, (path, "error"))
@@ -15221,7 +15703,7 @@ def _decode_MessageMcpResponseError(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: MessageMcpResponseError = obj
     return decoded
@@ -15249,11 +15731,12 @@ def _decode_McpError(
     path: _rt.Path,
     cls: type[McpError] = McpError,
     known: frozenset[str] = _KEYS_McpError,
+    proven: int = 2,
 ) -> McpError:
     if type(data) is not dict:
         raise DecodeError(path, "McpError (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("code", UNDEFINED)
         r1 = data.get("message", UNDEFINED)
         if not (r0 is UNDEFINED or type(r1) is not str):
@@ -15280,7 +15763,7 @@ def _decode_McpError(
         _rt.check_json(v, (path, "data"))
     obj.data = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: McpError = obj
     return decoded
@@ -15310,11 +15793,12 @@ def _decode_ClientNotification(
     path: _rt.Path,
     cls: type[ClientNotification] = ClientNotification,
     known: frozenset[str] = _KEYS_ClientNotification,
+    proven: int = 1,
 ) -> ClientNotification:
     if type(data) is not dict:
         raise DecodeError(path, "ClientNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("method", UNDEFINED)
         if type(r0) is str:
             obj.method = r0
@@ -15331,7 +15815,7 @@ def _decode_ClientNotification(
         v = _decode_ClientNotificationParams(v, ctx, (path, "params"))
     obj.params = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ClientNotification = obj
     return decoded
@@ -15359,11 +15843,12 @@ def _decode_CancelSessionNotification(
     path: _rt.Path,
     cls: type[CancelSessionNotification] = CancelSessionNotification,
     known: frozenset[str] = _KEYS_CancelSessionNotification,
+    proven: int = 1,
 ) -> CancelSessionNotification:
     if type(data) is not dict:
         raise DecodeError(path, "CancelSessionNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("sessionId", UNDEFINED)
         if type(r0) is str:
             obj.session_id = r0
@@ -15383,7 +15868,7 @@ def _decode_CancelSessionNotification(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CancelSessionNotification = obj
     return decoded
@@ -15411,11 +15896,12 @@ def _decode_MessageMcpNotification(
     path: _rt.Path,
     cls: type[MessageMcpNotification] = MessageMcpNotification,
     known: frozenset[str] = _KEYS_MessageMcpNotification,
+    proven: int = 3,
 ) -> MessageMcpNotification:
     if type(data) is not dict:
         raise DecodeError(path, "MessageMcpNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("serverId", UNDEFINED)
         r1 = data.get("requestId", UNDEFINED)
         r2 = data.get("method", UNDEFINED)
@@ -15455,7 +15941,7 @@ def _decode_MessageMcpNotification(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: MessageMcpNotification = obj
     return decoded
@@ -15490,11 +15976,12 @@ def _decode_CancelRequestNotification(
     path: _rt.Path,
     cls: type[CancelRequestNotification] = CancelRequestNotification,
     known: frozenset[str] = _KEYS_CancelRequestNotification,
+    proven: int = 1,
 ) -> CancelRequestNotification:
     if type(data) is not dict:
         raise DecodeError(path, "CancelRequestNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("requestId", UNDEFINED)
         if r0 is not UNDEFINED:
             r0 = _decode_RequestId(r0, ctx, (path, "requestId"))
@@ -15516,7 +16003,7 @@ def _decode_CancelRequestNotification(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: CancelRequestNotification = obj
     return decoded
@@ -15544,11 +16031,12 @@ def _decode_ProxyRequest(
     path: _rt.Path,
     cls: type[ProxyRequest] = ProxyRequest,
     known: frozenset[str] = _KEYS_ProxyRequest,
+    proven: int = 2,
 ) -> ProxyRequest:
     if type(data) is not dict:
         raise DecodeError(path, "ProxyRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("id", UNDEFINED)
         r1 = data.get("method", UNDEFINED)
         if not (r0 is UNDEFINED or type(r1) is not str):
@@ -15573,7 +16061,7 @@ def _decode_ProxyRequest(
         v = _decode_ProxyRequestParams(v, ctx, (path, "params"))
     obj.params = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ProxyRequest = obj
     return decoded
@@ -15603,11 +16091,12 @@ def _decode_ProxySuccessorRequest(
     path: _rt.Path,
     cls: type[ProxySuccessorRequest] = ProxySuccessorRequest,
     known: frozenset[str] = _KEYS_ProxySuccessorRequest,
+    proven: int = 1,
 ) -> ProxySuccessorRequest:
     if type(data) is not dict:
         raise DecodeError(path, "ProxySuccessorRequest (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("method", UNDEFINED)
         if type(r0) is str:
             obj.method = r0
@@ -15632,7 +16121,7 @@ def _decode_ProxySuccessorRequest(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ProxySuccessorRequest = obj
     return decoded
@@ -15663,6 +16152,7 @@ def _decode_ProxyResponseResult(
     path: _rt.Path,
     cls: type[ProxyResponseResult] = ProxyResponseResult,
     known: frozenset[str] = _KEYS_ProxyResponseResult,
+    proven: int = 2,
 ) -> ProxyResponseResult:
     if type(data) is not dict:
         raise DecodeError(path, "ProxyResponseResult (an object)", data)
@@ -15678,7 +16168,7 @@ def _decode_ProxyResponseResult(
     v = _decode_ProxyResponseResultResult(v, ctx, (path, "result"))
     obj.result = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ProxyResponseResult = obj
     return decoded
@@ -15705,6 +16195,7 @@ def _decode_ProxyResponseError(
     path: _rt.Path,
     cls: type[ProxyResponseError] = ProxyResponseError,
     known: frozenset[str] = _KEYS_ProxyResponseError,
+    proven: int = 2,
 ) -> ProxyResponseError:
     if type(data) is not dict:
         raise DecodeError(path, "ProxyResponseError (an object)", data)
@@ -15721,7 +16212,7 @@ def _decode_ProxyResponseError(
     v = _decode_Error(v, ctx, (path, "error"))
     obj.error = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ProxyResponseError = obj
     return decoded
@@ -15748,11 +16239,12 @@ def _decode_ProxyNotification(
     path: _rt.Path,
     cls: type[ProxyNotification] = ProxyNotification,
     known: frozenset[str] = _KEYS_ProxyNotification,
+    proven: int = 1,
 ) -> ProxyNotification:
     if type(data) is not dict:
         raise DecodeError(path, "ProxyNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 1:
+    if len(data) == proven:
         r0 = data.get("method", UNDEFINED)
         if type(r0) is str:
             obj.method = r0
@@ -15769,7 +16261,7 @@ def _decode_ProxyNotification(
         v = _decode_ProxyNotificationParams(v, ctx, (path, "params"))
     obj.params = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 1 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ProxyNotification = obj
     return decoded
@@ -15797,11 +16289,12 @@ def _decode_ProxySuccessorNotification(
     path: _rt.Path,
     cls: type[ProxySuccessorNotification] = ProxySuccessorNotification,
     known: frozenset[str] = _KEYS_ProxySuccessorNotification,
+    proven: int = 1,
 ) -> ProxySuccessorNotification:
     if type(data) is not dict:
         raise DecodeError(path, "ProxySuccessorNotification (an object)", data)
     obj: Any = new_object(cls)  # the decoder, not mypy, checks what each field is given
-    if len(data) == len(known) - 2:
+    if len(data) == proven:
         r0 = data.get("method", UNDEFINED)
         if type(r0) is str:
             obj.method = r0
@@ -15826,7 +16319,7 @@ def _decode_ProxySuccessorNotification(
             _rt.check_json(v, (path, "_meta"))
     obj.meta = v
     obj.unknown_properties = (
-        {} if len(data) == len(known) - 2 or known.issuperset(data) else _rt.unknown_properties(data, known, path)
+        {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
     )
     decoded: ProxySuccessorNotification = obj
     return decoded
@@ -15956,11 +16449,13 @@ _VARIANTS_RequestPermissionSubject: Final[dict[str, _rt.TaggedVariant]] = {
         _decode_ToolCallPermissionSubject,
         RequestPermissionSubjectToolCall,
         _KEYS_RequestPermissionSubjectToolCall,
+        2,
     ),
     "command": (
         _decode_CommandPermissionSubject,
         RequestPermissionSubjectCommand,
         _KEYS_RequestPermissionSubjectCommand,
+        3,
     ),
 }
 
@@ -15970,8 +16465,8 @@ def _decode_RequestPermissionSubject(data: Any, ctx: _rt.Context, path: _rt.Path
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_RequestPermissionSubject.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: RequestPermissionSubject = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: RequestPermissionSubject = decoder(data, ctx, path, cls, known, proven)
             return decoded
         if type(tag) is str:
             return _decode_RequestPermissionSubjectOther(data, ctx, path)
@@ -16006,9 +16501,9 @@ def _encode_ToolCallId(value: ToolCallId) -> Any:
 
 
 _VARIANTS_ToolCallContent: Final[dict[str, _rt.TaggedVariant]] = {
-    "content": (_decode_Content, ToolCallContentContent, _KEYS_ToolCallContentContent),
-    "diff": (_decode_Diff, ToolCallContentDiff, _KEYS_ToolCallContentDiff),
-    "terminal": (_decode_Terminal, ToolCallContentTerminal, _KEYS_ToolCallContentTerminal),
+    "content": (_decode_Content, ToolCallContentContent, _KEYS_ToolCallContentContent, 2),
+    "diff": (_decode_Diff, ToolCallContentDiff, _KEYS_ToolCallContentDiff, 2),
+    "terminal": (_decode_Terminal, ToolCallContentTerminal, _KEYS_ToolCallContentTerminal, 2),
 }
 
 
@@ -16017,8 +16512,8 @@ def _decode_ToolCallContent(data: Any, ctx: _rt.Context, path: _rt.Path) -> Tool
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_ToolCallContent.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: ToolCallContent = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: ToolCallContent = decoder(data, ctx, path, cls, known, proven)
             return decoded
         if type(tag) is str:
             return _decode_ToolCallContentOther(data, ctx, path)
@@ -16039,11 +16534,11 @@ def _encode_ToolCallContent(value: ToolCallContent) -> Any:
 
 
 _VARIANTS_ContentBlock: Final[dict[str, _rt.TaggedVariant]] = {
-    "text": (_decode_TextContent, ContentBlockText, _KEYS_ContentBlockText),
-    "image": (_decode_ImageContent, ContentBlockImage, _KEYS_ContentBlockImage),
-    "audio": (_decode_AudioContent, ContentBlockAudio, _KEYS_ContentBlockAudio),
-    "resource_link": (_decode_ResourceLink, ContentBlockResourceLink, _KEYS_ContentBlockResourceLink),
-    "resource": (_decode_EmbeddedResource, ContentBlockResource, _KEYS_ContentBlockResource),
+    "text": (_decode_TextContent, ContentBlockText, _KEYS_ContentBlockText, 2),
+    "image": (_decode_ImageContent, ContentBlockImage, _KEYS_ContentBlockImage, 3),
+    "audio": (_decode_AudioContent, ContentBlockAudio, _KEYS_ContentBlockAudio, 3),
+    "resource_link": (_decode_ResourceLink, ContentBlockResourceLink, _KEYS_ContentBlockResourceLink, 3),
+    "resource": (_decode_EmbeddedResource, ContentBlockResource, _KEYS_ContentBlockResource, 2),
 }
 
 
@@ -16052,8 +16547,8 @@ def _decode_ContentBlock(data: Any, ctx: _rt.Context, path: _rt.Path) -> Content
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_ContentBlock.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: ContentBlock = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: ContentBlock = decoder(data, ctx, path, cls, known, proven)
             return decoded
         if type(tag) is str:
             return _decode_ContentBlockOther(data, ctx, path)
@@ -16123,11 +16618,11 @@ def _encode_EmbeddedResourceResource(value: EmbeddedResourceResource) -> Any:
 
 
 _VARIANTS_DiffChangeOperation: Final[dict[str, _rt.TaggedVariant]] = {
-    "add": (_decode_DiffPathChange, DiffChangeOperationAdd, _KEYS_DiffChangeOperationAdd),
-    "delete": (_decode_DiffPathChange, DiffChangeOperationDelete, _KEYS_DiffChangeOperationDelete),
-    "modify": (_decode_DiffPathChange, DiffChangeOperationModify, _KEYS_DiffChangeOperationModify),
-    "move": (_decode_DiffPathPairChange, DiffChangeOperationMove, _KEYS_DiffChangeOperationMove),
-    "copy": (_decode_DiffPathPairChange, DiffChangeOperationCopy, _KEYS_DiffChangeOperationCopy),
+    "add": (_decode_DiffPathChange, DiffChangeOperationAdd, _KEYS_DiffChangeOperationAdd, 2),
+    "delete": (_decode_DiffPathChange, DiffChangeOperationDelete, _KEYS_DiffChangeOperationDelete, 2),
+    "modify": (_decode_DiffPathChange, DiffChangeOperationModify, _KEYS_DiffChangeOperationModify, 2),
+    "move": (_decode_DiffPathPairChange, DiffChangeOperationMove, _KEYS_DiffChangeOperationMove, 3),
+    "copy": (_decode_DiffPathPairChange, DiffChangeOperationCopy, _KEYS_DiffChangeOperationCopy, 3),
 }
 
 
@@ -16136,8 +16631,8 @@ def _decode_DiffChangeOperation(data: Any, ctx: _rt.Context, path: _rt.Path) -> 
         tag = data.get("operation", _rt.MISSING)
         variant = _VARIANTS_DiffChangeOperation.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: DiffChangeOperation = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: DiffChangeOperation = decoder(data, ctx, path, cls, known, proven)
             return decoded
         if type(tag) is str:
             return _decode_DiffChangeOperationOther(data, ctx, path)
@@ -16348,8 +16843,8 @@ def _encode_CreateElicitationRequestModeOtherVariant(value: CreateElicitationReq
 
 
 _VARIANTS_CreateElicitationRequestMode: Final[dict[str, _rt.TaggedVariant]] = {
-    "form": (_decode_ElicitationFormMode, CreateElicitationRequestModeForm, _KEYS_CreateElicitationRequestModeForm),
-    "url": (_decode_ElicitationUrlMode, CreateElicitationRequestModeUrl, _KEYS_CreateElicitationRequestModeUrl),
+    "form": (_decode_ElicitationFormMode, CreateElicitationRequestModeForm, _KEYS_CreateElicitationRequestModeForm, 2),
+    "url": (_decode_ElicitationUrlMode, CreateElicitationRequestModeUrl, _KEYS_CreateElicitationRequestModeUrl, 3),
 }
 
 
@@ -16358,8 +16853,8 @@ def _decode_CreateElicitationRequestMode(data: Any, ctx: _rt.Context, path: _rt.
         tag = data.get("mode", _rt.MISSING)
         variant = _VARIANTS_CreateElicitationRequestMode.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: CreateElicitationRequestMode = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: CreateElicitationRequestMode = decoder(data, ctx, path, cls, known, proven)
             return decoded
         if type(tag) is str:
             return _decode_CreateElicitationRequestModeOther(data, ctx, path)
@@ -16382,19 +16877,26 @@ def _encode_CreateElicitationRequestMode(value: CreateElicitationRequestMode) ->
 
 
 _VARIANTS_ElicitationPropertySchema: Final[dict[str, _rt.TaggedVariant]] = {
-    "string": (_decode_StringPropertySchema, ElicitationPropertySchemaString, _KEYS_ElicitationPropertySchemaString),
-    "number": (_decode_NumberPropertySchema, ElicitationPropertySchemaNumber, _KEYS_ElicitationPropertySchemaNumber),
+    "string": (_decode_StringPropertySchema, ElicitationPropertySchemaString, _KEYS_ElicitationPropertySchemaString, 1),
+    "number": (_decode_NumberPropertySchema, ElicitationPropertySchemaNumber, _KEYS_ElicitationPropertySchemaNumber, 1),
     "integer": (
         _decode_IntegerPropertySchema,
         ElicitationPropertySchemaInteger,
         _KEYS_ElicitationPropertySchemaInteger,
+        1,
     ),
     "boolean": (
         _decode_BooleanPropertySchema,
         ElicitationPropertySchemaBoolean,
         _KEYS_ElicitationPropertySchemaBoolean,
+        1,
     ),
-    "array": (_decode_MultiSelectPropertySchema, ElicitationPropertySchemaArray, _KEYS_ElicitationPropertySchemaArray),
+    "array": (
+        _decode_MultiSelectPropertySchema,
+        ElicitationPropertySchemaArray,
+        _KEYS_ElicitationPropertySchemaArray,
+        2,
+    ),
 }
 
 
@@ -16403,8 +16905,8 @@ def _decode_ElicitationPropertySchema(data: Any, ctx: _rt.Context, path: _rt.Pat
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_ElicitationPropertySchema.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: ElicitationPropertySchema = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: ElicitationPropertySchema = decoder(data, ctx, path, cls, known, proven)
             return decoded
         if type(tag) is str:
             return _decode_ElicitationPropertySchemaOther(data, ctx, path)
@@ -16434,7 +16936,7 @@ def _encode_ElicitationPropertySchema(value: ElicitationPropertySchema) -> Any:
 
 
 _VARIANTS_MultiSelectItems: Final[dict[str, _rt.TaggedVariant]] = {
-    "string": (_decode_StringMultiSelectItems, MultiSelectItemsString, _KEYS_MultiSelectItemsString),
+    "string": (_decode_StringMultiSelectItems, MultiSelectItemsString, _KEYS_MultiSelectItemsString, 2),
 }
 
 
@@ -16454,10 +16956,10 @@ def _decode_MultiSelectItems(data: Any, ctx: _rt.Context, path: _rt.Path) -> Mul
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_MultiSelectItems.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
+            decoder, cls, known, proven = variant
             # The tag does not decide: an untagged variant may take what the tagged one rejects.
             try:
-                result: MultiSelectItems = decoder(data, ctx, path, cls, known)
+                result: MultiSelectItems = decoder(data, ctx, path, cls, known, proven)
             except DecodeError:
                 if not _rt.matches(_match_MultiSelectItems, data, path):
                     raise
@@ -16755,8 +17257,8 @@ def _encode_ProtocolVersion(value: ProtocolVersion) -> Any:
 
 
 _VARIANTS_AuthMethod: Final[dict[str, _rt.TaggedVariant]] = {
-    "terminal": (_decode_AuthMethodTerminal, AuthMethodTerminalVariant, _KEYS_AuthMethodTerminalVariant),
-    "agent": (_decode_AuthMethodAgent, AuthMethodAgentVariant, _KEYS_AuthMethodAgentVariant),
+    "terminal": (_decode_AuthMethodTerminal, AuthMethodTerminalVariant, _KEYS_AuthMethodTerminalVariant, 3),
+    "agent": (_decode_AuthMethodAgent, AuthMethodAgentVariant, _KEYS_AuthMethodAgentVariant, 3),
 }
 
 
@@ -16765,8 +17267,8 @@ def _decode_AuthMethod(data: Any, ctx: _rt.Context, path: _rt.Path) -> AuthMetho
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_AuthMethod.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: AuthMethod = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: AuthMethod = decoder(data, ctx, path, cls, known, proven)
             return decoded
         if type(tag) is str:
             return _decode_AuthMethodOther(data, ctx, path)
@@ -16811,8 +17313,8 @@ def _encode_ProviderId(value: ProviderId) -> Any:
 
 
 _VARIANTS_SessionConfigOptionType: Final[dict[str, _rt.TaggedVariant]] = {
-    "select": (_decode_SessionConfigSelect, SessionConfigOptionTypeSelect, _KEYS_SessionConfigOptionTypeSelect),
-    "boolean": (_decode_SessionConfigBoolean, SessionConfigOptionTypeBoolean, _KEYS_SessionConfigOptionTypeBoolean),
+    "select": (_decode_SessionConfigSelect, SessionConfigOptionTypeSelect, _KEYS_SessionConfigOptionTypeSelect, 3),
+    "boolean": (_decode_SessionConfigBoolean, SessionConfigOptionTypeBoolean, _KEYS_SessionConfigOptionTypeBoolean, 2),
 }
 
 
@@ -16821,8 +17323,8 @@ def _decode_SessionConfigOptionType(data: Any, ctx: _rt.Context, path: _rt.Path)
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_SessionConfigOptionType.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: SessionConfigOptionType = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: SessionConfigOptionType = decoder(data, ctx, path, cls, known, proven)
             return decoded
         if type(tag) is str:
             return _decode_SessionConfigOptionTypeOther(data, ctx, path)
@@ -16911,7 +17413,7 @@ def _encode_SessionConfigGroupId(value: SessionConfigGroupId) -> Any:
 
 
 _VARIANTS_AvailableCommand: Final[dict[str, _rt.TaggedVariant]] = {
-    "command": (_decode_Command, AvailableCommandCommand, _KEYS_AvailableCommandCommand),
+    "command": (_decode_Command, AvailableCommandCommand, _KEYS_AvailableCommandCommand, 3),
 }
 
 
@@ -16920,8 +17422,8 @@ def _decode_AvailableCommand(data: Any, ctx: _rt.Context, path: _rt.Path) -> Ava
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_AvailableCommand.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: AvailableCommand = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: AvailableCommand = decoder(data, ctx, path, cls, known, proven)
             return decoded
         if type(tag) is str:
             return _decode_AvailableCommandOther(data, ctx, path)
@@ -16940,7 +17442,7 @@ def _encode_AvailableCommand(value: AvailableCommand) -> Any:
 
 
 _VARIANTS_AvailableCommandInput: Final[dict[str, _rt.TaggedVariant]] = {
-    "text": (_decode_TextCommandInput, AvailableCommandInputText, _KEYS_AvailableCommandInputText),
+    "text": (_decode_TextCommandInput, AvailableCommandInputText, _KEYS_AvailableCommandInputText, 2),
 }
 
 
@@ -16949,8 +17451,8 @@ def _decode_AvailableCommandInput(data: Any, ctx: _rt.Context, path: _rt.Path) -
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_AvailableCommandInput.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: AvailableCommandInput = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: AvailableCommandInput = decoder(data, ctx, path, cls, known, proven)
             return decoded
         if type(tag) is str:
             return _decode_AvailableCommandInputOther(data, ctx, path)
@@ -16987,28 +17489,33 @@ _VARIANTS_IdleStateUpdateStopReason: Final[dict[str, _rt.TaggedVariant]] = {
         _decode_IdleStateUpdateStopReasonEndTurn,
         IdleStateUpdateStopReasonEndTurn,
         _KEYS_IdleStateUpdateStopReasonEndTurn,
+        1,
     ),
     "max_tokens": (
         _decode_IdleStateUpdateStopReasonMaxTokens,
         IdleStateUpdateStopReasonMaxTokens,
         _KEYS_IdleStateUpdateStopReasonMaxTokens,
+        1,
     ),
     "max_turn_requests": (
         _decode_IdleStateUpdateStopReasonMaxTurnRequests,
         IdleStateUpdateStopReasonMaxTurnRequests,
         _KEYS_IdleStateUpdateStopReasonMaxTurnRequests,
+        1,
     ),
     "refusal": (
         _decode_IdleStateUpdateStopReasonRefusal,
         IdleStateUpdateStopReasonRefusal,
         _KEYS_IdleStateUpdateStopReasonRefusal,
+        1,
     ),
     "cancelled": (
         _decode_IdleStateUpdateStopReasonCancelled,
         IdleStateUpdateStopReasonCancelled,
         _KEYS_IdleStateUpdateStopReasonCancelled,
+        1,
     ),
-    "error": (_decode_ErrorStopReason, IdleStateUpdateStopReasonError, _KEYS_IdleStateUpdateStopReasonError),
+    "error": (_decode_ErrorStopReason, IdleStateUpdateStopReasonError, _KEYS_IdleStateUpdateStopReasonError, 1),
 }
 
 
@@ -17028,10 +17535,10 @@ def _decode_IdleStateUpdateStopReason(data: Any, ctx: _rt.Context, path: _rt.Pat
         tag = data.get("stopReason", _rt.MISSING)
         variant = _VARIANTS_IdleStateUpdateStopReason.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
+            decoder, cls, known, proven = variant
             # The tag does not decide: an untagged variant may take what the tagged one rejects.
             try:
-                result: IdleStateUpdateStopReason = decoder(data, ctx, path, cls, known)
+                result: IdleStateUpdateStopReason = decoder(data, ctx, path, cls, known, proven)
             except DecodeError:
                 if not _rt.matches(_match_IdleStateUpdateStopReason, data, path):
                     raise
@@ -17052,10 +17559,15 @@ def _encode_IdleStateUpdateStopReason(value: IdleStateUpdateStopReason) -> Any:
 
 
 _VARIANTS_StateUpdate: Final[dict[str, _rt.TaggedVariant]] = {
-    "running": (_decode_RunningStateUpdate, StateUpdateRunning, _KEYS_StateUpdateRunning),
-    "idle": (_decode_IdleStateUpdate, StateUpdateIdle, _KEYS_StateUpdateIdle),
-    "requires_action": (_decode_RequiresActionStateUpdate, StateUpdateRequiresAction, _KEYS_StateUpdateRequiresAction),
-    "unknown": (_decode_UnknownStateUpdate, StateUpdateUnknown, _KEYS_StateUpdateUnknown),
+    "running": (_decode_RunningStateUpdate, StateUpdateRunning, _KEYS_StateUpdateRunning, 1),
+    "idle": (_decode_IdleStateUpdate, StateUpdateIdle, _KEYS_StateUpdateIdle, 1),
+    "requires_action": (
+        _decode_RequiresActionStateUpdate,
+        StateUpdateRequiresAction,
+        _KEYS_StateUpdateRequiresAction,
+        1,
+    ),
+    "unknown": (_decode_UnknownStateUpdate, StateUpdateUnknown, _KEYS_StateUpdateUnknown, 1),
 }
 
 
@@ -17064,8 +17576,8 @@ def _decode_StateUpdate(data: Any, ctx: _rt.Context, path: _rt.Path) -> StateUpd
         tag = data.get("state", _rt.MISSING)
         variant = _VARIANTS_StateUpdate.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: StateUpdate = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: StateUpdate = decoder(data, ctx, path, cls, known, proven)
             return decoded
         if type(tag) is str:
             return _decode_StateUpdateOther(data, ctx, path)
@@ -17086,9 +17598,9 @@ def _encode_StateUpdate(value: StateUpdate) -> Any:
 
 
 _VARIANTS_BackgroundWork: Final[dict[str, _rt.TaggedVariant]] = {
-    "terminal": (_decode_BackgroundTerminal, BackgroundWorkTerminal, _KEYS_BackgroundWorkTerminal),
-    "tool_call": (_decode_BackgroundToolCall, BackgroundWorkToolCall, _KEYS_BackgroundWorkToolCall),
-    "subagent": (_decode_BackgroundSubagent, BackgroundWorkSubagent, _KEYS_BackgroundWorkSubagent),
+    "terminal": (_decode_BackgroundTerminal, BackgroundWorkTerminal, _KEYS_BackgroundWorkTerminal, 2),
+    "tool_call": (_decode_BackgroundToolCall, BackgroundWorkToolCall, _KEYS_BackgroundWorkToolCall, 2),
+    "subagent": (_decode_BackgroundSubagent, BackgroundWorkSubagent, _KEYS_BackgroundWorkSubagent, 2),
 }
 
 
@@ -17097,8 +17609,8 @@ def _decode_BackgroundWork(data: Any, ctx: _rt.Context, path: _rt.Path) -> Backg
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_BackgroundWork.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: BackgroundWork = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: BackgroundWork = decoder(data, ctx, path, cls, known, proven)
             return decoded
         if type(tag) is str:
             return _decode_BackgroundWorkOther(data, ctx, path)
@@ -17229,56 +17741,78 @@ def _encode_AgentNotificationParams(value: AgentNotificationParams) -> Any:
 
 
 _VARIANTS_SessionUpdate: Final[dict[str, _rt.TaggedVariant]] = {
-    "user_message_chunk": (_decode_ContentChunk, SessionUpdateUserMessageChunk, _KEYS_SessionUpdateUserMessageChunk),
-    "user_message": (_decode_UserMessage, SessionUpdateUserMessage, _KEYS_SessionUpdateUserMessage),
-    "agent_message_chunk": (_decode_ContentChunk, SessionUpdateAgentMessageChunk, _KEYS_SessionUpdateAgentMessageChunk),
-    "agent_message": (_decode_AgentMessage, SessionUpdateAgentMessage, _KEYS_SessionUpdateAgentMessage),
-    "agent_thought_chunk": (_decode_ContentChunk, SessionUpdateAgentThoughtChunk, _KEYS_SessionUpdateAgentThoughtChunk),
-    "agent_thought": (_decode_AgentThought, SessionUpdateAgentThought, _KEYS_SessionUpdateAgentThought),
-    "state_update": (_decode_SessionUpdateStateUpdate, SessionUpdateStateUpdate, _KEYS_SessionUpdateStateUpdate),
+    "user_message_chunk": (_decode_ContentChunk, SessionUpdateUserMessageChunk, _KEYS_SessionUpdateUserMessageChunk, 3),
+    "user_message": (_decode_UserMessage, SessionUpdateUserMessage, _KEYS_SessionUpdateUserMessage, 2),
+    "agent_message_chunk": (
+        _decode_ContentChunk,
+        SessionUpdateAgentMessageChunk,
+        _KEYS_SessionUpdateAgentMessageChunk,
+        3,
+    ),
+    "agent_message": (_decode_AgentMessage, SessionUpdateAgentMessage, _KEYS_SessionUpdateAgentMessage, 2),
+    "agent_thought_chunk": (
+        _decode_ContentChunk,
+        SessionUpdateAgentThoughtChunk,
+        _KEYS_SessionUpdateAgentThoughtChunk,
+        3,
+    ),
+    "agent_thought": (_decode_AgentThought, SessionUpdateAgentThought, _KEYS_SessionUpdateAgentThought, 2),
+    "state_update": (_decode_SessionUpdateStateUpdate, SessionUpdateStateUpdate, _KEYS_SessionUpdateStateUpdate, 1),
     "tool_call_content_chunk": (
         _decode_ToolCallContentChunk,
         SessionUpdateToolCallContentChunk,
         _KEYS_SessionUpdateToolCallContentChunk,
+        3,
     ),
-    "tool_call_update": (_decode_ToolCallUpdate, SessionUpdateToolCallUpdate, _KEYS_SessionUpdateToolCallUpdate),
-    "terminal_update": (_decode_TerminalUpdate, SessionUpdateTerminalUpdate, _KEYS_SessionUpdateTerminalUpdate),
+    "tool_call_update": (_decode_ToolCallUpdate, SessionUpdateToolCallUpdate, _KEYS_SessionUpdateToolCallUpdate, 2),
+    "terminal_update": (_decode_TerminalUpdate, SessionUpdateTerminalUpdate, _KEYS_SessionUpdateTerminalUpdate, 2),
     "terminal_output_chunk": (
         _decode_TerminalOutputChunk,
         SessionUpdateTerminalOutputChunk,
         _KEYS_SessionUpdateTerminalOutputChunk,
+        3,
     ),
-    "plan_update": (_decode_PlanUpdate, SessionUpdatePlanUpdate, _KEYS_SessionUpdatePlanUpdate),
-    "plan_removed": (_decode_PlanRemoved, SessionUpdatePlanRemoved, _KEYS_SessionUpdatePlanRemoved),
+    "plan_update": (_decode_PlanUpdate, SessionUpdatePlanUpdate, _KEYS_SessionUpdatePlanUpdate, 2),
+    "plan_removed": (_decode_PlanRemoved, SessionUpdatePlanRemoved, _KEYS_SessionUpdatePlanRemoved, 2),
     "available_commands_update": (
         _decode_AvailableCommandsUpdate,
         SessionUpdateAvailableCommandsUpdate,
         _KEYS_SessionUpdateAvailableCommandsUpdate,
+        2,
     ),
     "config_option_update": (
         _decode_ConfigOptionUpdate,
         SessionUpdateConfigOptionUpdate,
         _KEYS_SessionUpdateConfigOptionUpdate,
+        2,
     ),
     "session_info_update": (
         _decode_SessionInfoUpdate,
         SessionUpdateSessionInfoUpdate,
         _KEYS_SessionUpdateSessionInfoUpdate,
+        1,
     ),
-    "usage_update": (_decode_UsageUpdate, SessionUpdateUsageUpdate, _KEYS_SessionUpdateUsageUpdate),
-    "notice": (_decode_Notice, SessionUpdateNotice, _KEYS_SessionUpdateNotice),
-    "compaction_update": (_decode_CompactionUpdate, SessionUpdateCompactionUpdate, _KEYS_SessionUpdateCompactionUpdate),
+    "usage_update": (_decode_UsageUpdate, SessionUpdateUsageUpdate, _KEYS_SessionUpdateUsageUpdate, 3),
+    "notice": (_decode_Notice, SessionUpdateNotice, _KEYS_SessionUpdateNotice, 3),
+    "compaction_update": (
+        _decode_CompactionUpdate,
+        SessionUpdateCompactionUpdate,
+        _KEYS_SessionUpdateCompactionUpdate,
+        3,
+    ),
     "compaction_summary_chunk": (
         _decode_CompactionSummaryChunk,
         SessionUpdateCompactionSummaryChunk,
         _KEYS_SessionUpdateCompactionSummaryChunk,
+        3,
     ),
-    "subagent_update": (_decode_SubagentUpdate, SessionUpdateSubagentUpdate, _KEYS_SessionUpdateSubagentUpdate),
-    "session_message": (_decode_SessionMessage, SessionUpdateSessionMessage, _KEYS_SessionUpdateSessionMessage),
+    "subagent_update": (_decode_SubagentUpdate, SessionUpdateSubagentUpdate, _KEYS_SessionUpdateSubagentUpdate, 2),
+    "session_message": (_decode_SessionMessage, SessionUpdateSessionMessage, _KEYS_SessionUpdateSessionMessage, 2),
     "session_message_chunk": (
         _decode_SessionMessageChunk,
         SessionUpdateSessionMessageChunk,
         _KEYS_SessionUpdateSessionMessageChunk,
+        3,
     ),
 }
 
@@ -17288,8 +17822,8 @@ def _decode_SessionUpdate(data: Any, ctx: _rt.Context, path: _rt.Path) -> Sessio
         tag = data.get("sessionUpdate", _rt.MISSING)
         variant = _VARIANTS_SessionUpdate.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: SessionUpdate = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: SessionUpdate = decoder(data, ctx, path, cls, known, proven)
             return decoded
         if type(tag) is str:
             return _decode_SessionUpdateOther(data, ctx, path)
@@ -17339,9 +17873,9 @@ def _encode_SessionUpdate(value: SessionUpdate) -> Any:
 
 
 _VARIANTS_PlanUpdateContent: Final[dict[str, _rt.TaggedVariant]] = {
-    "items": (_decode_PlanItems, PlanUpdateContentItems, _KEYS_PlanUpdateContentItems),
-    "file": (_decode_PlanFile, PlanUpdateContentFile, _KEYS_PlanUpdateContentFile),
-    "markdown": (_decode_PlanMarkdown, PlanUpdateContentMarkdown, _KEYS_PlanUpdateContentMarkdown),
+    "items": (_decode_PlanItems, PlanUpdateContentItems, _KEYS_PlanUpdateContentItems, 3),
+    "file": (_decode_PlanFile, PlanUpdateContentFile, _KEYS_PlanUpdateContentFile, 3),
+    "markdown": (_decode_PlanMarkdown, PlanUpdateContentMarkdown, _KEYS_PlanUpdateContentMarkdown, 3),
 }
 
 
@@ -17350,8 +17884,8 @@ def _decode_PlanUpdateContent(data: Any, ctx: _rt.Context, path: _rt.Path) -> Pl
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_PlanUpdateContent.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: PlanUpdateContent = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: PlanUpdateContent = decoder(data, ctx, path, cls, known, proven)
             return decoded
         if type(tag) is str:
             return _decode_PlanUpdateContentOther(data, ctx, path)
@@ -17551,9 +18085,9 @@ def _encode_ClientRequestParams(value: ClientRequestParams) -> Any:
 
 
 _VARIANTS_McpServer: Final[dict[str, _rt.TaggedVariant]] = {
-    "http": (_decode_McpServerHttp, McpServerHttpVariant, _KEYS_McpServerHttpVariant),
-    "acp": (_decode_McpServerAcp, McpServerAcpVariant, _KEYS_McpServerAcpVariant),
-    "stdio": (_decode_McpServerStdio, McpServerStdioVariant, _KEYS_McpServerStdioVariant),
+    "http": (_decode_McpServerHttp, McpServerHttpVariant, _KEYS_McpServerHttpVariant, 3),
+    "acp": (_decode_McpServerAcp, McpServerAcpVariant, _KEYS_McpServerAcpVariant, 3),
+    "stdio": (_decode_McpServerStdio, McpServerStdioVariant, _KEYS_McpServerStdioVariant, 3),
 }
 
 
@@ -17562,8 +18096,8 @@ def _decode_McpServer(data: Any, ctx: _rt.Context, path: _rt.Path) -> McpServer:
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_McpServer.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: McpServer = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: McpServer = decoder(data, ctx, path, cls, known, proven)
             return decoded
         if type(tag) is str:
             return _decode_McpServerOther(data, ctx, path)
@@ -17584,7 +18118,7 @@ def _encode_McpServer(value: McpServer) -> Any:
 
 
 _VARIANTS_ReplayFrom: Final[dict[str, _rt.TaggedVariant]] = {
-    "start": (_decode_ReplayFromStart, ReplayFromStartVariant, _KEYS_ReplayFromStartVariant),
+    "start": (_decode_ReplayFromStart, ReplayFromStartVariant, _KEYS_ReplayFromStartVariant, 1),
 }
 
 
@@ -17593,8 +18127,8 @@ def _decode_ReplayFrom(data: Any, ctx: _rt.Context, path: _rt.Path) -> ReplayFro
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_ReplayFrom.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: ReplayFrom = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: ReplayFrom = decoder(data, ctx, path, cls, known, proven)
             return decoded
         if type(tag) is str:
             return _decode_ReplayFromOther(data, ctx, path)
@@ -17617,11 +18151,13 @@ _VARIANTS_SetSessionConfigOptionRequestType: Final[dict[str, _rt.TaggedVariant]]
         _decode_SetSessionConfigOptionRequestTypeId,
         SetSessionConfigOptionRequestTypeId,
         _KEYS_SetSessionConfigOptionRequestTypeId,
+        2,
     ),
     "boolean": (
         _decode_SetSessionConfigOptionRequestTypeBoolean,
         SetSessionConfigOptionRequestTypeBoolean,
         _KEYS_SetSessionConfigOptionRequestTypeBoolean,
+        2,
     ),
 }
 
@@ -17633,8 +18169,8 @@ def _decode_SetSessionConfigOptionRequestType(
         tag = data.get("type", _rt.MISSING)
         variant = _VARIANTS_SetSessionConfigOptionRequestType.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: SetSessionConfigOptionRequestType = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: SetSessionConfigOptionRequestType = decoder(data, ctx, path, cls, known, proven)
             return decoded
         if type(tag) is str:
             return _decode_SetSessionConfigOptionRequestTypeOther(data, ctx, path)
@@ -17806,11 +18342,13 @@ _VARIANTS_RequestPermissionOutcome: Final[dict[str, _rt.TaggedVariant]] = {
         _decode_CancelledPermissionOutcome,
         RequestPermissionOutcomeCancelled,
         _KEYS_RequestPermissionOutcomeCancelled,
+        1,
     ),
     "selected": (
         _decode_SelectedPermissionOutcome,
         RequestPermissionOutcomeSelected,
         _KEYS_RequestPermissionOutcomeSelected,
+        2,
     ),
 }
 
@@ -17820,8 +18358,8 @@ def _decode_RequestPermissionOutcome(data: Any, ctx: _rt.Context, path: _rt.Path
         tag = data.get("outcome", _rt.MISSING)
         variant = _VARIANTS_RequestPermissionOutcome.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: RequestPermissionOutcome = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: RequestPermissionOutcome = decoder(data, ctx, path, cls, known, proven)
             return decoded
         if type(tag) is str:
             return _decode_RequestPermissionOutcomeOther(data, ctx, path)
@@ -17848,16 +18386,19 @@ _VARIANTS_CreateElicitationResponseAction: Final[dict[str, _rt.TaggedVariant]] =
         _decode_ElicitationAcceptAction,
         CreateElicitationResponseActionAccept,
         _KEYS_CreateElicitationResponseActionAccept,
+        1,
     ),
     "decline": (
         _decode_CreateElicitationResponseActionDecline,
         CreateElicitationResponseActionDecline,
         _KEYS_CreateElicitationResponseActionDecline,
+        1,
     ),
     "cancel": (
         _decode_CreateElicitationResponseActionCancel,
         CreateElicitationResponseActionCancel,
         _KEYS_CreateElicitationResponseActionCancel,
+        1,
     ),
 }
 
@@ -17869,8 +18410,8 @@ def _decode_CreateElicitationResponseAction(
         tag = data.get("action", _rt.MISSING)
         variant = _VARIANTS_CreateElicitationResponseAction.get(tag) if type(tag) is str else None
         if variant is not None:
-            decoder, cls, known = variant
-            decoded: CreateElicitationResponseAction = decoder(data, ctx, path, cls, known)
+            decoder, cls, known, proven = variant
+            decoded: CreateElicitationResponseAction = decoder(data, ctx, path, cls, known, proven)
             return decoded
         if type(tag) is str:
             return _decode_CreateElicitationResponseActionOther(data, ctx, path)

@@ -83,6 +83,20 @@ class NamedQueries:
         return len(NamedQueries.wire_keys(obj)) - proven - (1 if obj.tag else 0)
 
     @staticmethod
+    def proven_keys(obj: ObjectType) -> int:
+        """How many of `wire_keys(obj)` the decoder of `obj` proves present (with the tag):
+        an object of that many keys has no unknown key. A decoder takes it as `proven`,
+        the default for its own known keys; a tagged union passes its variant's."""
+        return len(NamedQueries.wire_keys(obj)) - NamedQueries.unproven_keys(obj)
+
+    def variant_proven_keys(self, variant: TypeExpr) -> int:
+        """`proven_keys` of the object class `variant` of a tagged union."""
+        assert isinstance(variant, Ref), variant
+        named = self.types[variant.name]
+        assert isinstance(named, ObjectType), named
+        return self.proven_keys(named)
+
+    @staticmethod
     def required_only_path(obj: ObjectType) -> bool:
         """Whether the decoder of `obj` starts with a path for an object of its required keys
         alone, the commonest shape: no optional key looked up, no unknown key sought.

@@ -29,6 +29,7 @@ from generator.ir.model import (
     Ref,
     TupleOf,
     TypeExpr,
+    UnionType,
 )
 
 
@@ -156,6 +157,10 @@ class Queries:
                 if isinstance(named, EnumType) and named.value_kind == "str" and named.checks is None:
                     # The decoder's first step, a member lookup, in place (see enum.jinja).
                     return Decoding(call=Call(f"_decode_{expr.name}", members=f"_MEMBERS_{expr.name}"))
+                if isinstance(named, UnionType) and is_plain_tagged(named):
+                    # The union decoder's first step, the variant's lookup by its tag, in place (see union.jinja).
+                    variants = f"_VARIANTS_{expr.name}"
+                    return Decoding(call=Call(f"_decode_{expr.name}", variants=variants, tag_key=named.tag_key))
                 return Decoding(call=Call(f"_decode_{expr.name}"))
             case ListOf() | MapOf() | TupleOf():
                 return Decoding(call=Call(f"_decode_{helper_name(expr)}"))
@@ -266,3 +271,9 @@ def _present(item: Field, annotation: str) -> str:
     if not item.nullable:
         return "Undefined | None" if annotation == "None" else f"{annotation} | Undefined"
     return f"MaybeUndefined[{annotation}]"
+
+
+def is_plain_tagged(union: UnionType) -> bool:
+    """Whether the decoder of `union` does nothing but call the variant its tag names when
+    there is one: a tagged union without untagged variants or checks of its own."""
+    return union.tag_key is not None and union.checks is None and all(v.tag is not None for v in union.variants)

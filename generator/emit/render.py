@@ -169,6 +169,8 @@ def environment(queries: Queries) -> jinja2.Environment:
         holds_models_only=named.holds_models_only,
         wire_keys=named.wire_keys,
         unproven_keys=named.unproven_keys,
+        proven_keys=named.proven_keys,
+        variant_proven_keys=named.variant_proven_keys,
         required_only_path=named.required_only_path,
         untagged_descriptions=named.untagged_descriptions,
         tag_expectation=named.tag_expectation,

@@ -21,6 +21,10 @@ class Call:
     bounds: tuple[Bound, Bound] | None = None
     members: str | None = None
     """A string enum's member table: a string it holds is looked up in place, without the call."""
+    variants: str | None = None
+    """A tagged union's table of variants (by the value of `tag_key`): a dict whose tag it
+    holds is decoded by its variant's decoder in place, without the call into the union's."""
+    tag_key: str | None = None
 
 
 @dataclass(frozen=True)

@@ -205,9 +205,10 @@ class Salvage:
 SalvageCallback = Callable[[Salvage], None]
 Decoder = Callable[[Any, "Context", Path], T]
 """A generated decoder: (JSON value, options, path) → typed value."""
-TaggedVariant: TypeAlias = "tuple[Callable[..., Any], type, frozenset[str]]"
+TaggedVariant: TypeAlias = "tuple[Callable[..., Any], type, frozenset[str], int]"
 """A tagged union's entry for a tag: the decoder it calls with (JSON value, options, path,
-class, known keys), and the variant's class and known keys."""
+class, known keys, proven keys), and the variant's class, known keys and how many of
+them a decoded value certainly has (so that a length tells it has no other)."""
 
 
 class Context:
