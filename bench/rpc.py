@@ -12,7 +12,9 @@ implementation as the side measured) or in one process over a socket pair:
 - round trip in one process: sequential `session/new` requests; time, target <= 1.25x.
 
 Each pass runs the floor and the connection back to back (alternating which goes first); the
-ratio of each pass is taken, and the table gives the medians with their spread (min-max).
+ratio of each pass is taken, and the table gives the medians with their spread (min-max). Beside
+the wall-clock ratio, the ratio of the CPU time both processes spent (each asks its peer for
+its `process_time` before and after): on a shared machine it varies much less.
 
     .venv/bin/python bench/rpc.py [--passes 7]
 """
@@ -47,6 +49,7 @@ PASSES = 7
 INIT = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="bench", version="1"))
 NEW_SESSION = acp.NewSessionRequest(cwd="/work")
 DONE = "_bench/done"  # the flood's receiver says it has handled them all
+CPU = "_bench/cpu"  # a request for the peer's CPU seconds so far
 JSONS = ("json", "orjson")
 ORJSON = acp._runtime.ORJSON
 
@@ -157,6 +160,9 @@ class Agent(acp.Agent):
     async def ext_notification(self, method: str, params: Any) -> None:
         self.done.set()
 
+    async def ext_method(self, method: str, params: Any) -> Any:
+        return {"cpu": time.process_time()}
+
 
 class Client(acp.Client):
     def __init__(self, counter: Counter | None = None) -> None:
@@ -166,9 +172,16 @@ class Client(acp.Client):
         if self.counter is not None:
             await self.counter.note()
 
+    async def ext_method(self, method: str, params: Any) -> Any:
+        return {"cpu": time.process_time()}
+
 
 async def raw_new_session(params: Any) -> Any:
     return {"sessionId": "s1"}
+
+
+async def raw_cpu(params: Any) -> Any:
+    return {"cpu": time.process_time()}
 
 
 # --- the child process: the peer over a pipe -------------------------------------------
@@ -188,7 +201,7 @@ async def child(kind: str, role: str, json_name: str, expected: int) -> None:
             await acp.connect_to_client(Agent(), reader, writer).wait_closed()
         return
     raw_counter = Counter(expected, lambda: peer.notify(DONE, {}))
-    requests = {"session/new": raw_new_session}
+    requests = {"session/new": raw_new_session, CPU: raw_cpu}
     peer = RawPeer(reader, writer, RAW_JSON[json_name], requests, {"session/update": lambda _: raw_counter.note()})
     await peer.task
 
@@ -229,11 +242,27 @@ async def spawn(kind: str, role: str, json_name: str) -> Any:
 # --- the measured runs ---------------------------------------------------------------
 
 
-async def flood(kind: str, side: Any, signal: Any, notes: list[Any], raw_params: list[Any]) -> float:
-    """Seconds to send every notification and hear that the peer handled the last one."""
+async def peer_cpu(kind: str, side: Any) -> float:
+    """The CPU seconds the peer process has spent so far."""
+    answer = await (side.ext_method(CPU, {}) if kind == "typed" else side.request(CPU, {}))
+    return float(answer["cpu"])
+
+
+async def measured(kind: str, peer: Any, work: Awaitable[None]) -> tuple[float, float]:
+    """The wall-clock seconds of `work` and the CPU seconds of this process and of `peer`'s (None: none)."""
+    peer_start = 0.0 if peer is None else await peer_cpu(kind, peer)
+    wall, cpu = time.perf_counter(), time.process_time()
+    await work
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    if peer is not None:
+        cpu += await peer_cpu(kind, peer) - peer_start
+    return wall, cpu
+
+
+async def flood(kind: str, side: Any, signal: Any, notes: list[Any], raw_params: list[Any]) -> None:
+    """Send every notification and hear that the peer handled the last one."""
     done: asyncio.Event = signal.done if kind == "typed" else signal
     done.clear()
-    start = time.perf_counter()
     if kind == "typed":
         for note in notes:
             await side.session_update(note)
@@ -241,11 +270,10 @@ async def flood(kind: str, side: Any, signal: Any, notes: list[Any], raw_params:
         for params in raw_params:
             await side.notify("session/update", params)
     await done.wait()
-    return time.perf_counter() - start
 
 
-async def concurrent(kind: str, side: Any, raw_params: Any) -> float:
-    """Seconds for REQUESTS `session/new` requests, IN_FLIGHT at a time."""
+async def concurrent(kind: str, side: Any, raw_params: Any) -> None:
+    """REQUESTS `session/new` requests, IN_FLIGHT at a time."""
 
     async def worker() -> None:
         if kind == "typed":
@@ -255,13 +283,11 @@ async def concurrent(kind: str, side: Any, raw_params: Any) -> float:
             for _ in range(REQUESTS // IN_FLIGHT):
                 await side.request("session/new", raw_params)
 
-    start = time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(IN_FLIGHT)))
-    return time.perf_counter() - start
 
 
-async def round_trips(kind: str, json_name: str, raw_params: Any) -> float:
-    """Seconds for ROUND_TRIPS sequential `session/new` requests between two peers of one process."""
+async def round_trips(kind: str, json_name: str, raw_params: Any) -> tuple[float, float]:
+    """ROUND_TRIPS sequential `session/new` requests between two peers of one process."""
     left, right = socket.socketpair()
     server_streams = await asyncio.open_connection(sock=left, limit=acp.DEFAULT_LIMIT)
     client_streams = await asyncio.open_connection(sock=right, limit=acp.DEFAULT_LIMIT)
@@ -269,17 +295,21 @@ async def round_trips(kind: str, json_name: str, raw_params: Any) -> float:
         server: Any = acp.connect_to_client(Agent(), *server_streams)
         client: Any = acp.connect_to_agent(Client(), *client_streams)
         await client.initialize(INIT)
-        start = time.perf_counter()
-        for _ in range(ROUND_TRIPS):
-            await client.session_new(NEW_SESSION)
+
+        async def work() -> None:
+            for _ in range(ROUND_TRIPS):
+                await client.session_new(NEW_SESSION)
+
     else:
         codec = RAW_JSON[json_name]
         server = RawPeer(*server_streams, codec, {"session/new": raw_new_session}, {})
         client = RawPeer(*client_streams, codec, {}, {})
-        start = time.perf_counter()
-        for _ in range(ROUND_TRIPS):
-            await client.request("session/new", raw_params)
-    seconds = time.perf_counter() - start
+
+        async def work() -> None:
+            for _ in range(ROUND_TRIPS):
+                await client.request("session/new", raw_params)
+
+    seconds = await measured(kind, None, work())
     await client.close()
     await server.close()
     return seconds
@@ -317,8 +347,11 @@ TARGETS = (
 )
 
 
-async def run(passes: int) -> dict[tuple[str, str, str], list[float]]:
-    """Seconds per message of every pass: (target, json, "floor" | "typed") → [seconds]."""
+Times = dict[tuple[str, str, str], list[tuple[float, float]]]
+
+
+async def run(passes: int) -> Times:
+    """Wall-clock and CPU seconds per message of every pass: (target, json, "floor" | "typed") → [(wall, cpu)]."""
     from codec import build_lines
 
     notes = [acp.UpdateSessionNotification.from_json(line) for line in build_lines()[:NOTIFICATIONS]]
@@ -332,7 +365,14 @@ async def run(passes: int) -> dict[tuple[str, str, str], list[float]]:
         for json_name in JSONS
         for side in kinds
     }
-    times: dict[tuple[str, str, str], list[float]] = {}
+    for (role, _, side), (_, conn, signal) in peers.items():  # a first pass, not measured, warms both
+        if role == "flood":
+            await flood(kinds[side], conn, signal, notes, raw_notes)
+    times: Times = {}
+
+    def note(target: Target, json_name: str, side: str, seconds: tuple[float, float], messages: int) -> None:
+        times.setdefault((target.name, json_name, side), []).append((seconds[0] / messages, seconds[1] / messages))
+
     for number in range(passes):
         for json_name in JSONS:
             for side in ("floor", "typed") if number % 2 == 0 else ("typed", "floor"):
@@ -340,53 +380,65 @@ async def run(passes: int) -> dict[tuple[str, str, str], list[float]]:
                 kind = kinds[side]
                 _, conn, signal = peers["flood", json_name, side]
                 gc.collect()
-                seconds = await flood(kind, conn, signal, notes, raw_notes)
-                times.setdefault((TARGETS[0].name, json_name, side), []).append(seconds / NOTIFICATIONS)
+                seconds = await measured(kind, conn, flood(kind, conn, signal, notes, raw_notes))
+                note(TARGETS[0], json_name, side, seconds, NOTIFICATIONS)
                 _, conn, _ = peers["serve", json_name, side]
                 gc.collect()
-                seconds = await concurrent(kind, conn, raw_new)
-                times.setdefault((TARGETS[1].name, json_name, side), []).append(seconds / REQUESTS)
+                seconds = await measured(kind, conn, concurrent(kind, conn, raw_new))
+                note(TARGETS[1], json_name, side, seconds, REQUESTS // IN_FLIGHT * IN_FLIGHT)
                 gc.collect()
-                seconds = await round_trips(kind, json_name, raw_new)
-                times.setdefault((TARGETS[2].name, json_name, side), []).append(seconds / ROUND_TRIPS)
+                note(TARGETS[2], json_name, side, await round_trips(kind, json_name, raw_new), ROUND_TRIPS)
     for process, conn, _ in peers.values():
         await conn.close()
         await process.wait()
     return times
 
 
-def spread(values: list[float], digits: int) -> str:
-    return f"{min(values):.{digits}f}-{max(values):.{digits}f}"
+def spread(values: list[float]) -> str:
+    return f"{min(values):.2f}-{max(values):.2f}"
 
 
-def report(times: dict[tuple[str, str, str], list[float]], passes: int) -> None:
-    load = os.getloadavg()[0]
+def ratios(target: Target, floor: list[float], typed: list[float]) -> list[float]:
+    """The connection's ratio to the floor in each pass: of rates (floor time / its time) or of times."""
+    if target.unit == "rate":
+        return [f / t for f, t in zip(floor, typed, strict=True)]
+    return [t / f for f, t in zip(floor, typed, strict=True)]
+
+
+def shown(target: Target, seconds: list[float]) -> str:
+    median = statistics.median(seconds)
+    return f"{1 / median:,.0f}/s" if target.unit == "rate" else f"{median * 1e6:.1f} µs"
+
+
+def report(times: Times, passes: int, load: tuple[float, float]) -> None:
     print(
-        f"{passes} interleaved passes, load average {load:.1f} on {os.cpu_count()} cores; "
-        f"{NOTIFICATIONS} notifications, {REQUESTS} requests ({IN_FLIGHT} in flight), {ROUND_TRIPS} round trips\n"
+        f"{passes} interleaved passes, load average {load[0]:.1f} before and {load[1]:.1f} after, "
+        f"on {os.cpu_count()} cores; {NOTIFICATIONS} notifications, {REQUESTS} requests "
+        f"({IN_FLIGHT} in flight), {ROUND_TRIPS} round trips\n"
     )
-    print("| target | json | floor | connection | ratio to floor (spread) | target | met |")
-    print("|---|---|---:|---:|---:|---|---|")
+    print("| target | json | floor | connection | ratio (spread) | CPU ratio (spread) | target | met (wall, CPU) |")
+    print("|---|---|---:|---:|---:|---:|---|---|")
     for target in TARGETS:
         for json_name in JSONS:
             floor = times[target.name, json_name, "floor"]
             typed = times[target.name, json_name, "typed"]
+            wall = ratios(target, [f[0] for f in floor], [t[0] for t in typed])
+            cpu = ratios(target, [f[1] for f in floor], [t[1] for t in typed])
             if target.unit == "rate":
-                ratios = [f / t for f, t in zip(floor, typed, strict=True)]
-                show = [f"{1 / statistics.median(values):,.0f}/s" for values in (floor, typed)]
-                met, wanted = statistics.median(ratios) >= target.limit, f">= {target.limit}x"
+                wanted, met = f">= {target.limit}x", [statistics.median(r) >= target.limit for r in (wall, cpu)]
             else:
-                ratios = [t / f for f, t in zip(floor, typed, strict=True)]
-                show = [f"{statistics.median(values) * 1e6:.1f} µs" for values in (floor, typed)]
-                met, wanted = statistics.median(ratios) <= target.limit, f"<= {target.limit}x"
+                wanted, met = f"<= {target.limit}x", [statistics.median(r) <= target.limit for r in (wall, cpu)]
             print(
-                f"| {target.name} | {json_name} | {show[0]} | {show[1]} | "
-                f"{statistics.median(ratios):.2f}x ({spread(ratios, 2)}) | {wanted} | {'yes' if met else '**no**'} |"
+                f"| {target.name} | {json_name} | {shown(target, [f[0] for f in floor])} | "
+                f"{shown(target, [t[0] for t in typed])} | {statistics.median(wall):.2f}x ({spread(wall)}) | "
+                f"{statistics.median(cpu):.2f}x ({spread(cpu)}) | {wanted} | "
+                f"{', '.join('yes' if m else '**no**' for m in met)} |"
             )
-    print("\nwhat the connection adds per message, µs (median):")
+    print("\nwhat the connection adds per message, µs of CPU (median, both processes):")
     for target in TARGETS:
         added = [
-            (statistics.median(times[target.name, json_name, "typed"]) - statistics.median(times[target.name, json_name, "floor"])) * 1e6
+            (statistics.median(t[1] for t in times[target.name, json_name, "typed"])
+             - statistics.median(f[1] for f in times[target.name, json_name, "floor"])) * 1e6
             for json_name in JSONS
         ]  # fmt: skip
         print(f"- {target.name}: {added[0]:.1f} (json), {added[1]:.1f} (orjson)")
@@ -400,7 +452,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--passes", type=int, default=PASSES)
     passes = parser.parse_args().passes
-    report(asyncio.run(run(passes)), passes)
+    load = os.getloadavg()[0]
+    times = asyncio.run(run(passes))
+    report(times, passes, (load, os.getloadavg()[0]))
 
 
 if __name__ == "__main__":

@@ -501,7 +501,15 @@ class Connection:
         while len(self._serving) >= self._limits.max_concurrent_requests:
             self._slot_free.clear()  # the reader stops reading until a request finishes
             await self._slot_free.wait()
-        self._serving[key] = asyncio.create_task(self._serve(request, key))
+        if sys.version_info >= (3, 12):
+            # The handler's first step runs now, in its own task (`current_task()`, timeouts and
+            # task groups see it): a handler that does not wait answers without a trip through
+            # the event loop, and its task is never entered in `_serving`.
+            task = asyncio.Task(self._serve(request, key), loop=asyncio.get_running_loop(), eager_start=True)
+            if not task.done():
+                self._serving[key] = task
+        else:
+            self._serving[key] = asyncio.create_task(self._serve(request, key))
 
     async def _serve(self, request: Any, key: tuple[type, Any]) -> None:
         try:
