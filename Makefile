@@ -21,7 +21,7 @@ check: $(STAMP)
 	$(PY) -m generator check
 
 # Style and types of the generator, tests and benchmarks, and types of the generated package.
-# (The README's examples are type-checked by tests/test_readme.py.) The steps are independent:
+# (The samples of the README and docs/ are type-checked by tests/test_docs.py.) The steps are independent:
 # they run in parallel.
 lint: $(STAMP)
 	@$(MAKE) --no-print-directory $(PARALLEL) $(LINT_STEPS)
@@ -38,7 +38,7 @@ lint-mypy: $(STAMP)
 lint-mypy-generated: $(STAMP)
 	cd generated && ../$(PY) -m mypy --strict --cache-dir ../.cache/mypy-generated acp_v2 acp_v1
 
-# The documentation site (mkdocs.yml): the README and the generated package's API reference;
+# The documentation site (mkdocs.yml): the guides in docs/ and the generated package's API reference;
 # --strict turns a broken link or a missing include into a failure.
 docs: $(STAMP)
 	$(PY) -m mkdocs build --strict --quiet

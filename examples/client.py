@@ -1,7 +1,8 @@
 """An ACP v2 client: starts an agent, runs a prompt turn, then cancels a second one.
 
-Each streamed update is folded into the state of its message or tool call with `acp.merge`;
-when the agent reports `idle`, the turn's folded state is printed. `main` plays the user: it
+Each streamed update and permission request is folded into the session's `acp.SessionState`
+(chunks joined per message, tool call updates merged); when the agent reports `idle`, what
+the turn changed is printed, folded. `main` plays the user: it
 allows the first permission request, and at the second it cancels the turn with `session/cancel`
 and answers the request `cancelled`.
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Hashable
 from pathlib import Path
 
 import acp_v2 as acp
@@ -27,53 +28,48 @@ Question = tuple[acp.RequestPermissionRequest, asyncio.Future[acp.RequestPermiss
 
 
 class ConsoleClient(acp.Client):
-    """Keeps the folded messages and tool calls of the turn; queues permission requests for the user."""
+    """Folds the session into a `SessionState`, noting what each turn changed; queues permission requests for the user."""
 
     def __init__(self) -> None:
-        self.messages: dict[acp.MessageId, acp.AgentMessage] = {}
-        self.tool_calls: dict[acp.ToolCallId, acp.ToolCallUpdate] = {}
+        self.state = acp.SessionState()
+        self.state.subscribe(self.changed)
+        self.turn: list[tuple[str, Hashable]] = []  # (slot, key) of what this turn changed, in order
         self.questions: asyncio.Queue[Question] = asyncio.Queue()  # permission requests for the user
         self.turn_ended: asyncio.Queue[str] = asyncio.Queue()  # stop reasons
 
     async def session_update(self, params: acp.UpdateSessionNotification) -> None:
-        update = params.update
-        if isinstance(update, acp.SessionUpdateAgentMessageChunk):  # a chunk appends to its message
-            content = [*blocks(self.messages.get(update.message_id)), update.content]
-            update = acp.SessionUpdateAgentMessage(message_id=update.message_id, content=content)
-        if isinstance(update, acp.SessionUpdateAgentMessage):
-            self.messages[update.message_id] = acp.merge(self.messages.get(update.message_id), update)
-        elif isinstance(update, acp.SessionUpdateToolCallUpdate):
-            self.tool_calls[update.tool_call_id] = acp.merge(self.tool_calls.get(update.tool_call_id), update)
-        elif isinstance(update, acp.SessionUpdateStateUpdate) and isinstance(update.state, acp.StateUpdateIdle):
-            self.end_turn(str(update.state.stop_reason.stop_reason))
+        self.state.apply(params)  # chunks join their message, tool call updates merge, ...
 
     async def session_request_permission(self, params: acp.RequestPermissionRequest) -> acp.RequestPermissionResponse:
-        if isinstance(params.subject, acp.RequestPermissionSubjectToolCall):  # applied like a tool_call_update
-            call = params.subject.tool_call
-            self.tool_calls[call.tool_call_id] = acp.merge(self.tool_calls.get(call.tool_call_id), call)
+        self.state.apply_permission_request(params)  # tied to its tool call, applied as a tool_call_update
         answer: asyncio.Future[acp.RequestPermissionOutcome] = asyncio.get_running_loop().create_future()
         self.questions.put_nowait((params, answer))
         try:
             return acp.RequestPermissionResponse(outcome=await answer)
         except asyncio.CancelledError:  # the agent withdrew the request ($/cancel_request)
             return acp.RequestPermissionResponse(outcome=acp.RequestPermissionOutcomeCancelled())
+        finally:
+            self.state.resolve_request(params)
+
+    def changed(self, change: acp.SessionChange) -> None:
+        if change.key is not None and (change.slot, change.key) not in self.turn:
+            self.turn.append((change.slot, change.key))
+        state = change.after.state if isinstance(change.after, acp.SessionUpdateStateUpdate) else None
+        if isinstance(state, acp.StateUpdateIdle):
+            self.end_turn(str(state.stop_reason.stop_reason))
 
     def end_turn(self, stop_reason: str) -> None:
-        for message in self.messages.values():
-            text = "".join(block.text for block in blocks(message) if isinstance(block, acp.ContentBlockText))
-            print(f"message {message.message_id}: {text}")
-        for call in self.tool_calls.values():
-            status = call.status.value if isinstance(call.status, acp.ToolCallStatus) else call.status
-            print(f"tool call {call.tool_call_id} {call.title!r}: {status}")
+        for slot, key in self.turn:
+            match self.state.entity(slot, key):
+                case acp.SessionUpdateUserMessage(content=content) | acp.SessionUpdateAgentMessage(content=content):
+                    blocks = content if isinstance(content, list) else []
+                    text = "".join(block.text for block in blocks if isinstance(block, acp.ContentBlockText))
+                    print(f"{slot.removesuffix('s').replace('_', ' ')}: {text}")
+                case acp.SessionUpdateToolCallUpdate(title=title, status=status):
+                    print(f"tool call {title!r}: {status.value if isinstance(status, acp.ToolCallStatus) else status}")
         print(f"turn ended: {stop_reason}")
-        self.messages.clear()
-        self.tool_calls.clear()
+        self.turn.clear()
         self.turn_ended.put_nowait(stop_reason)
-
-
-def blocks(message: acp.AgentMessage | None) -> list[acp.ContentBlock]:
-    """The content of a folded message (none yet when it is None)."""
-    return message.content if message is not None and isinstance(message.content, list) else []
 
 
 @contextlib.asynccontextmanager
@@ -109,7 +105,7 @@ async def main(agent: list[str]) -> None:
                 print(f"permission asked: {question.title} -> cancel the turn")
                 await conn.session_cancel(acp.CancelSessionNotification(session_id=session.session_id))
                 answer.set_result(acp.RequestPermissionOutcomeCancelled())
-            print(f"prompt inserted as {(await prompt).message_id}")
+            await prompt  # answered once the agent has inserted the prompt (a user_message update)
             await client.turn_ended.get()
 
 

@@ -28,12 +28,6 @@ from typing import Any
 import acp_v1
 import acp_v2 as acp
 
-ALLOW = "allow"
-OPTIONS = [
-    acp.PermissionOption(option_id=ALLOW, name="Echo", kind=acp.PermissionOptionKind.ALLOW_ONCE),
-    acp.PermissionOption(option_id="reject", name="Don't", kind=acp.PermissionOptionKind.REJECT_ONCE),
-]
-
 
 class EchoAgent(acp.Agent):
     def __init__(self) -> None:
@@ -56,50 +50,36 @@ class EchoAgent(acp.Agent):
     async def session_prompt(self, params: acp.PromptRequest) -> acp.PromptResponse:
         session_id = params.session_id
         if session_id not in self.turns:
-            raise acp.RequestError.resource_not_found(acp.SessionNotFoundErrorData(session_id=session_id))
+            raise acp.RequestError.session_not_found(session_id)
         cancels = self.cancels[session_id]
         while (turn := self.turns[session_id]) and not turn.done():  # a turn runs: hold the prompt
             await asyncio.wait([turn])
             if self.cancels[session_id] != cancels:  # session/cancel came meanwhile
                 raise acp.RequestError.request_cancelled()
         text = " ".join(block.text for block in params.prompt if isinstance(block, acp.ContentBlockText))
-        self.turns[session_id] = asyncio.create_task(self.turn(session_id, text))  # runs once this handler waits
-        message_id = f"user-{next(self.ids)}"
-        await self.update(session_id, acp.SessionUpdateUserMessage(message_id=message_id, content=params.prompt))
-        return acp.PromptResponse(message_id=message_id)
+        session = self.client.session(session_id)
+        self.turns[session_id] = asyncio.create_task(self.turn(session, text))  # runs once this handler waits
+        return acp.PromptResponse(message_id=await session.user_message(params.prompt))
 
     async def session_cancel(self, params: acp.CancelSessionNotification) -> None:
         self.cancels[params.session_id] += 1
         if turn := self.turns.get(params.session_id):
             turn.cancel()
 
-    async def turn(self, session_id: acp.SessionId, text: str) -> None:
-        tool = f"echo-{next(self.ids)}"
-        status = acp.ToolCallStatus.CANCELLED  # unless the client answers with an option
-        stop: acp.IdleStateUpdateStopReason = acp.IdleStateUpdateStopReasonCancelled()
-        await self.update(session_id, acp.SessionUpdateStateUpdate(state=acp.StateUpdateRunning()))
-        call = acp.SessionUpdateToolCallUpdate(tool_call_id=tool, name="echo", title="Echo", raw_input={"text": text})
-        await self.update(session_id, call)
-        subject = acp.RequestPermissionSubjectToolCall(tool_call=acp.ToolCallUpdate(tool_call_id=tool))
-        question = acp.RequestPermissionRequest(session_id=session_id, title="Echo?", options=OPTIONS, subject=subject)
+    async def turn(self, session: acp.AgentSession, text: str) -> None:
+        await session.running()
+        call = await session.tool_call("Echo", name="echo", raw_input={"text": text})
+        outcome = "cancelled"  # unless the client answers with an option
         try:  # session/cancel cancels this task: a pending permission request is withdrawn ($/cancel_request)
-            answer = await self.client.session_request_permission(question)
-            if answer.outcome == acp.RequestPermissionOutcomeSelected(option_id=ALLOW):
-                in_progress = acp.SessionUpdateToolCallUpdate(tool_call_id=tool, status=acp.ToolCallStatus.IN_PROGRESS)
-                await self.update(session_id, in_progress)
-                reply = f"reply-{next(self.ids)}"
+            answer = await session.ask_permission(call, title="Echo?", allow="Echo", reject="Don't")
+            if answer.allowed:
+                await call.update(status=acp.ToolCallStatus.IN_PROGRESS)
                 for word in re.findall(r"\s*\S+", text):  # one chunk per word, all of one message
-                    chunk = acp.ContentBlockText(text=word)
-                    await self.update(session_id, acp.SessionUpdateAgentMessageChunk(message_id=reply, content=chunk))
-                status, stop = acp.ToolCallStatus.COMPLETED, acp.IdleStateUpdateStopReasonEndTurn()
-            elif isinstance(answer.outcome, acp.RequestPermissionOutcomeSelected):  # rejected
-                status, stop = acp.ToolCallStatus.FAILED, acp.IdleStateUpdateStopReasonEndTurn()
+                    await session.say(word)
+            outcome = "completed" if answer.allowed else "cancelled" if answer.cancelled else "failed"
         finally:
-            await self.update(session_id, acp.SessionUpdateToolCallUpdate(tool_call_id=tool, status=status))
-            await self.update(session_id, acp.SessionUpdateStateUpdate(state=acp.StateUpdateIdle(stop_reason=stop)))
-
-    async def update(self, session_id: acp.SessionId, update: acp.SessionUpdate) -> None:
-        await self.client.session_update(acp.UpdateSessionNotification(session_id=session_id, update=update))
+            await call.update(status=outcome)
+            await session.idle("cancelled" if outcome == "cancelled" else "end_turn")
 
 
 class EchoAgentV1(acp_v1.Agent):
@@ -124,34 +104,23 @@ class EchoAgentV1(acp_v1.Agent):
             turn.cancel()
 
     async def session_prompt(self, params: acp_v1.PromptRequest) -> acp_v1.PromptResponse:
-        session_id, tool = params.session_id, f"echo-{next(self.ids)}"
+        session = self.client.session(params.session_id)
         turn = asyncio.current_task()
         assert turn is not None
-        self.turns[session_id] = turn
+        self.turns[params.session_id] = turn
         text = " ".join(block.text for block in params.prompt if isinstance(block, acp_v1.ContentBlockText))
         try:
-            await self.update(session_id, acp_v1.SessionUpdateToolCall(tool_call_id=tool, title="Echo", kind="other"))
-            options = [
-                acp_v1.PermissionOption(option_id=ALLOW, name="Echo", kind="allow_once"),
-                acp_v1.PermissionOption(option_id="reject", name="Don't", kind="reject_once"),
-            ]
-            call = acp_v1.ToolCallUpdate(tool_call_id=tool)
-            question = acp_v1.RequestPermissionRequest(session_id=session_id, tool_call=call, options=options)
-            answer = await self.client.session_request_permission(question)
-            allowed = answer.outcome == acp_v1.RequestPermissionOutcomeSelected(option_id=ALLOW)
-            for word in re.findall(r"\s*\S+", text) if allowed else []:
-                chunk = acp_v1.ContentBlockText(text=word)
-                await self.update(session_id, acp_v1.SessionUpdateAgentMessageChunk(content=chunk))
-            status = acp_v1.ToolCallStatus.COMPLETED if allowed else acp_v1.ToolCallStatus.FAILED
-            await self.update(session_id, acp_v1.SessionUpdateToolCallUpdate(tool_call_id=tool, status=status))
+            call = await session.tool_call("Echo", kind=acp_v1.ToolKind.OTHER)
+            answer = await session.ask_permission(call, allow="Echo", reject="Don't")
+            for word in re.findall(r"\s*\S+", text) if answer.allowed else []:
+                await session.say(word)
+            done = acp_v1.ToolCallStatus.COMPLETED if answer.allowed else acp_v1.ToolCallStatus.FAILED
+            await call.update(status=done)
             return acp_v1.PromptResponse(stop_reason="end_turn")
         except asyncio.CancelledError:  # session/cancel: the turn ends `cancelled`
             return acp_v1.PromptResponse(stop_reason="cancelled")
         finally:
-            self.turns.pop(session_id, None)
-
-    async def update(self, session_id: str, update: acp_v1.SessionUpdate) -> None:
-        await self.client.session_update(acp_v1.SessionNotification(session_id=session_id, update=update))
+            self.turns.pop(params.session_id, None)
 
 
 if __name__ == "__main__":

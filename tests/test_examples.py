@@ -1,6 +1,7 @@
-"""examples/echo_agent.py and examples/client.py as real processes over stdio: a turn with
-streamed updates and a permission request, a rejected one, cancellation by `session/cancel`
-and by `$/cancel_request`, held prompts. (tests/package/test_package.py type-checks them.)"""
+"""The examples as real processes over stdio: echo_agent.py (a turn with streamed updates and a
+permission request, a rejected one, cancellation by `session/cancel` and by `$/cancel_request`,
+held prompts), client.py and live_client.py (their output), helpers_agent.py (rejection,
+"allow always", cancellation). (tests/package/test_package.py type-checks them.)"""
 
 from __future__ import annotations
 
@@ -224,12 +225,101 @@ def test_the_example_client_folds_a_turn_answers_permission_and_cancels_the_seco
     assert result.stdout.splitlines() == [
         "connected to echo-agent 1.0",
         "permission asked: Echo? -> Echo",
-        "prompt inserted as user-2",
-        "message reply-4: hello world, echo me",  # five chunks, folded into one message
-        "tool call echo-3 'Echo': completed",  # four tool_call_updates and the permission subject, folded
+        "user message: hello world, echo me",  # what the turn changed, folded by SessionState:
+        "tool call 'Echo': completed",  # four tool_call_updates and the permission subject
+        "agent message: hello world, echo me",  # five chunks of one message
         "turn ended: end_turn",
         "permission asked: Echo? -> cancel the turn",
-        "prompt inserted as user-5",
-        "tool call echo-6 'Echo': cancelled",
+        "user message: and this too",
+        "tool call 'Echo': cancelled",
         "turn ended: cancelled",
     ]
+
+
+def test_the_live_client_prints_the_helpers_agents_turn_as_the_session_state_folds_it():
+    result = subprocess.run(
+        [sys.executable, str(EXAMPLES / "live_client.py")], env=ENV, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "+ user message: 'count these five words please'",
+        "+ state: running",
+        "+ plan: Read the prompt (in_progress), Count the words (pending), Answer (pending)",
+        "+ agent thought: 'The user wants their words counted.'",
+        "+ tool call 'Count words': pending",
+        "~ plan: Read the prompt (completed), Count the words (in_progress), Answer (pending)",
+        "? permission: Count words [Count, Always count, Don't]",
+        "~ tool call 'Count words': pending",  # the permission request's subject, applied
+        "~ tool call 'Count words': in_progress",
+        "~ tool call 'Count words': completed",
+        "~ plan: Read the prompt (completed), Count the words (completed), Answer (in_progress)",
+        "+ agent message: 'Your prompt has '",
+        "~ agent message: 'Your prompt has 5 '",
+        "~ agent message: 'Your prompt has 5 words.'",
+        "~ plan: Read the prompt (completed), Count the words (completed), Answer (completed)",
+        "+ session title: '5 words'",
+        "~ state: idle (end_turn)",
+    ]
+
+
+@asynccontextmanager
+async def helpers_agent() -> AsyncIterator[tuple[Any, UserClient, str]]:
+    """A connection to examples/helpers_agent.py, initialized, with a new session."""
+    client = UserClient()
+    agent = [sys.executable, str(EXAMPLES / "helpers_agent.py")]
+    async with acp.spawn_agent_process(client, *agent, env=ENV) as (conn, process):
+        assert (await conn.initialize(INIT)).info.name == "word-count-agent"
+        session = await conn.session_new(acp.NewSessionRequest(cwd=str(ROOT)))
+        yield conn, client, session.session_id
+    assert process.returncode == 0
+
+
+def test_the_helpers_agent_fails_its_tool_call_when_the_user_rejects_it():
+    async def test() -> None:
+        async with helpers_agent() as (conn, client, session_id):
+            await conn.session_prompt(prompt(session_id, "one two"))
+            question, answer = await client.questions.get()
+            assert [(o.option_id, o.kind) for o in question.options] == [
+                ("allow", "allow_once"),
+                ("allow_always", "allow_always"),
+                ("reject", "reject_once"),
+            ]
+            assert question.subject.tool_call.tool_call_id == client.updates[4].tool_call_id
+            answer.set_result(acp.RequestPermissionOutcomeSelected(option_id="reject"))
+            assert await client.idle.get() == "end_turn"
+            *_, failed, said, _idle = client.take()
+        assert failed == {"sessionUpdate": "tool_call_update", "toolCallId": failed["toolCallId"], "status": "failed"}
+        assert said["content"] == {"type": "text", "text": "I did not count them."}
+
+    run(test)
+
+
+def test_the_helpers_agent_remembers_allow_always_for_the_session():
+    async def test() -> None:
+        async with helpers_agent() as (conn, client, session_id):
+            await conn.session_prompt(prompt(session_id, "one two"))
+            _, answer = await client.questions.get()
+            answer.set_result(acp.RequestPermissionOutcomeSelected(option_id="allow_always"))
+            assert await client.idle.get() == "end_turn"
+            await conn.session_prompt(prompt(session_id, "one two three"))
+            assert await client.idle.get() == "end_turn"  # not asked again
+            assert client.questions.empty()
+            updates = client.take()
+        results = [u["rawOutput"] for u in updates if u["sessionUpdate"] == "tool_call_update" and "rawOutput" in u]
+        assert results == [2, 3]
+        titles = [u["title"] for u in updates if u["sessionUpdate"] == "session_info_update"]
+        assert titles == ["2 words", "3 words"]
+
+    run(test)
+
+
+def test_session_cancel_withdraws_the_helpers_agents_permission_request_and_ends_the_turn_cancelled():
+    async def test() -> None:
+        async with helpers_agent() as (conn, client, session_id):
+            await conn.session_prompt(prompt(session_id, "one"))
+            question, _ = await client.questions.get()
+            await conn.session_cancel(acp.CancelSessionNotification(session_id=session_id))
+            assert await client.withdrawn.get() is question
+            assert await client.idle.get() == "cancelled"
+
+    run(test)

@@ -140,13 +140,13 @@ def test_the_example_client_drives_a_typescript_agent_over_http_and_websocket(sc
 EXAMPLE_CLIENT_OUTPUT = [
     "connected to ts-echo-agent 1.0",
     "permission asked: Echo? -> Echo",
-    "prompt inserted as user-2",
-    "message reply-4: hello world, echo me",
-    "tool call echo-3 'Echo': completed",
+    "user message: hello world, echo me",
+    "tool call 'Echo': completed",
+    "agent message: hello world, echo me",
     "turn ended: end_turn",
     "permission asked: Echo? -> cancel the turn",
-    "prompt inserted as user-5",
-    "tool call echo-6 'Echo': cancelled",
+    "user message: and this too",
+    "tool call 'Echo': cancelled",
     "turn ended: cancelled",
 ]
 

@@ -99,6 +99,7 @@ from .rpc import Methods, Notification, PendingRequests, Request, Response, deco
 if TYPE_CHECKING:
     from ._http_server import AcpHttpApp
     from ._websocket import Authorize, WebSocketServer
+    from .helpers import AgentSession
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -358,6 +359,12 @@ class AgentSideConnection(Connection):
             limits=limits,
         )
         agent.on_connect(self)
+
+    def session(self, session_id: str) -> AgentSession:
+        """One session as the agent speaks in it (`helpers.AgentSession`): `await conn.session(sid).say("Hi")`."""
+        from .helpers import AgentSession
+
+        return AgentSession(self, session_id)
 
     async def elicitation_complete(self, params: CompleteElicitationNotification) -> None:
         """elicitation/complete: Notification sent by the agent when a URL-based elicitation is complete."""
@@ -665,7 +672,7 @@ async def run_agent(
     `others` are agents of other protocol versions (`run_agent(agent, acp_v1_agent)`): then the
     connection is routed by the `protocolVersion` of the client's `initialize`, as `serve_agent`
     says (the routed connection takes its package's default limits; `limits` bounds the stream);
-    without them `agent` serves whatever the client asks for."""
+    without them `agent` serves the connection alone."""
     limits = _limits(limits, limit)
     reader, writer = await stdio_streams(limits.max_message_bytes + 1)
     transport = StreamTransport(reader, writer, limits=limits)

@@ -42,7 +42,7 @@ from ._connection import (
     stdio_streams,
 )
 from ._router import ProtocolVersionMismatch, Routable
-from ._runtime import UNDEFINED
+from ._runtime import UNDEFINED, MaybeUndefined
 from .models import (
     ArchiveSessionRequest,
     ArchiveSessionResponse,
@@ -85,11 +85,14 @@ from .models import (
     NewSessionResponse,
     PromptRequest,
     PromptResponse,
+    ProtocolVersion,
     RequestId,
     RequestPermissionRequest,
     RequestPermissionResponse,
     ResumeSessionRequest,
     ResumeSessionResponse,
+    SessionId,
+    SessionNotFoundErrorData,
     SessionStatusRequest,
     SessionStatusResponse,
     SetProviderRequest,
@@ -100,6 +103,7 @@ from .models import (
     SetSessionTitleResponse,
     UnarchiveSessionRequest,
     UnarchiveSessionResponse,
+    UnsupportedProtocolVersionErrorData,
     UpdateSessionNotification,
 )
 from .rpc import Methods, Notification, PendingRequests, Request, Response, decode_message, encode_message
@@ -107,6 +111,7 @@ from .rpc import Methods, Notification, PendingRequests, Request, Response, deco
 if TYPE_CHECKING:
     from ._http_server import AcpHttpApp
     from ._websocket import Authorize, WebSocketServer
+    from .helpers import AgentSession
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -141,6 +146,8 @@ class RequestError(_connection.RequestError):
 
     One constructor per member of `ErrorCode` (`RequestError.invalid_params({"sessionId": "s9"})`,
     `data` and `message` optional), or `RequestError(code, message, data)` for any code.
+    One per error-data type of the schema takes its properties and builds the data
+    (`unsupported_protocol_version`, `session_not_found`).
     Awaiting a request that the peer answered with an error raises it too."""
 
     def error(self) -> Error:
@@ -195,15 +202,48 @@ class RequestError(_connection.RequestError):
 
     @classmethod
     def unsupported_protocol_version(
-        cls, data: Any = UNDEFINED, message: str = "Unsupported protocol version"
+        cls,
+        requested: ProtocolVersion,
+        supported: list[ProtocolVersion],
+        *,
+        meta: MaybeUndefined[dict[str, Any]] = UNDEFINED,
+        message: str = "Unsupported protocol version",
     ) -> RequestError:
-        """No protocol version supported by the Agent is at or below the requested version.
-        The error data is an [`UnsupportedProtocolVersionErrorData`]."""
+        """`UNSUPPORTED_PROTOCOL_VERSION` (-32022), its data a `UnsupportedProtocolVersionErrorData` of the properties given.
+
+        Data for the `-32022` (Unsupported protocol version) error."""
+        data = UnsupportedProtocolVersionErrorData(requested=requested, supported=supported, meta=meta)
         return cls(ErrorCode.UNSUPPORTED_PROTOCOL_VERSION, message, data)
+
+    @classmethod
+    def session_not_found(
+        cls,
+        session_id: SessionId,
+        *,
+        meta: MaybeUndefined[dict[str, Any]] = UNDEFINED,
+        message: str = "Resource not found",
+    ) -> RequestError:
+        """`RESOURCE_NOT_FOUND` (-32002), its data a `SessionNotFoundErrorData` of the properties given.
+
+        Data for the `-32002` (Resource not found) error when a session-scoped request names a
+        session that does not exist or is not active."""
+        data = SessionNotFoundErrorData(session_id=session_id, meta=meta)
+        return cls(ErrorCode.RESOURCE_NOT_FOUND, message, data)
 
 
 PROTOCOL_VERSION: Final[int | None] = 2
 """The ACP protocol version this package speaks (`protocol-version` in acp-codegen's config)."""
+
+
+def _served_version(params: InitializeRequest) -> InitializeRequest:
+    """`initialize` params as the agent's connection serves them: a version below
+    `PROTOCOL_VERSION` is answered -32022 before the agent's handler runs, a newer one is served
+    as `PROTOCOL_VERSION` (as the TypeScript SDK and the router have it)."""
+    requested = params.protocol_version
+    if requested < 2:
+        raise RequestError.unsupported_protocol_version(requested, [2])
+    params.protocol_version = 2
+    return params
 
 
 def _method_not_found(method: str) -> RequestError:
@@ -506,7 +546,7 @@ _AGENT_REQUESTS: Final[Handlers] = {
     Methods.AUTH_LOGIN: lambda handler, params: handler.auth_login(params),
     Methods.AUTH_LOGOUT: lambda handler, params: handler.auth_logout(params),
     Methods.AUTH_STATUS: lambda handler, params: handler.auth_status(params),
-    Methods.INITIALIZE: lambda handler, params: handler.initialize(params),
+    Methods.INITIALIZE: lambda handler, params: handler.initialize(_served_version(params)),
     Methods.PROVIDERS_DISABLE: lambda handler, params: handler.providers_disable(params),
     Methods.PROVIDERS_LIST: lambda handler, params: handler.providers_list(params),
     Methods.PROVIDERS_SET: lambda handler, params: handler.providers_set(params),
@@ -549,6 +589,12 @@ class AgentSideConnection(Connection):
             limits=limits,
         )
         agent.on_connect(self)
+
+    def session(self, session_id: str) -> AgentSession:
+        """One session as the agent speaks in it (`helpers.AgentSession`): `await conn.session(sid).say("Hi")`."""
+        from .helpers import AgentSession
+
+        return AgentSession(self, session_id)
 
     async def auth_status_update(self, params: AuthStatusUpdateNotification) -> None:
         """auth/status_update: **UNSTABLE**
@@ -1019,7 +1065,8 @@ async def run_agent(
     `others` are agents of other protocol versions (`run_agent(agent, acp_v1_agent)`): then the
     connection is routed by the `protocolVersion` of the client's `initialize`, as `serve_agent`
     says (the routed connection takes its package's default limits; `limits` bounds the stream);
-    without them `agent` serves whatever the client asks for."""
+    without them `agent` serves the connection alone (an `initialize` asking for a
+    version below 2 is answered -32022 before `agent.initialize` runs)."""
     limits = _limits(limits, limit)
     reader, writer = await stdio_streams(limits.max_message_bytes + 1)
     transport = StreamTransport(reader, writer, limits=limits)

@@ -96,6 +96,7 @@ class PackageContext:
     connection_exported: list[str]
     connection_imported: list[str]
     session_exported: list[str]  # session.py's public names (none without it)
+    helpers_exported: list[str]  # helpers.py's public names (none without it)
     uses: dict[str, bool]  # which names of `typing` and `dataclasses` models.py uses
 
 

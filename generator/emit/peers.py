@@ -7,15 +7,16 @@ import re
 from dataclasses import dataclass
 
 from generator.emit.contexts import PEER_SIDES, SHARED_SIDE, import_sort_key, rpc_code_enum, sort_key
+from generator.emit.exprs import children
 from generator.emit.pytypes import Queries
 from generator.errors import GenerationError
 from generator.ir import naming
-from generator.ir.model import EnumType, Method, Module, ObjectType, Ref
+from generator.ir.model import EnumType, Method, Module, ObjectType, Ref, TypeExpr, UnionType
 
 INITIALIZE_METHOD = "initialize"  # served first: earlier requests are refused
 CANCEL_METHOD = "$/cancel_request"  # handled by the connection: cancels a request being served
 # What the interfaces and connections define themselves: no method may take these names.
-CONNECTION_ATTRIBUTES = frozenset({"on_connect", "ext_method", "ext_notification", "close", "wait_closed"})
+CONNECTION_ATTRIBUTES = frozenset({"on_connect", "ext_method", "ext_notification", "close", "wait_closed", "session"})
 # The error-code enum members the interfaces answer with (the engine in _connection.py
 # answers the JSON-RPC errors by their numbers).
 USED_ERROR_CODES = frozenset({"METHOD_NOT_FOUND"})
@@ -23,6 +24,10 @@ USED_ERROR_CODES = frozenset({"METHOD_NOT_FOUND"})
 REQUEST_ERROR_ATTRIBUTES = frozenset(
     {"code", "message", "data", "error", "response", "from_error", "from_decode_error"}
 )
+UNSUPPORTED_PROTOCOL_VERSION = -32022  # the code the agent's connection answers an old `initialize` with
+# How an error-data type's description names the code it is the data of:
+# "Data for the `-32002` (Resource not found) error ...".
+ERROR_DATA_CODE = re.compile(r"Data for the `(-?\d+)`")
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,40 @@ class ErrorConstructor:
     member: str
     message: str
     doc: str
+
+
+@dataclass(frozen=True)
+class ErrorDataParam:
+    """A parameter of an error-data constructor: one property of the data type."""
+
+    name: str
+    annotation: str
+    required: bool  # positional; the others are keyword-only and default to UNDEFINED
+
+
+@dataclass(frozen=True)
+class ErrorDataConstructor:
+    """A `RequestError` class method for one error-data type of the schema (a variant of the
+    error object's `data`): its code, and the data built from the properties it takes."""
+
+    python_name: str
+    member: str  # the error-code enum member of the code the data type is for
+    data_type: str
+    params: tuple[ErrorDataParam, ...]
+    message: str
+    doc: str
+    names: tuple[str, ...]  # the models names its annotations use
+
+
+@dataclass(frozen=True)
+class VersionCheck:
+    """How the agent's connection answers an `initialize` asking for a protocol version below
+    the package's before the handler: the params type, its version property, the constructor."""
+
+    params: str
+    field: str  # the Python name of `protocolVersion`
+    version: int
+    constructor: str  # the -32022 error-data constructor, taking (requested, supported)
 
 
 def _method_doc(method: Method, queries: Queries) -> str:
@@ -105,6 +144,103 @@ def _error_constructors(module: Module, queries: Queries) -> list[ErrorConstruct
     return constructors
 
 
+def _error_data_types(module: Module, queries: Queries) -> list[ObjectType]:
+    """The object types among the variants of the error object's `data` (all of them, the
+    error-data types the schema defines; none when `data` is any value)."""
+    error = queries.types.get(module.rpc_error or "")
+    if not isinstance(error, ObjectType):
+        return []
+    data = next((queries.resolve(item.type) for item in error.fields if item.wire_name == "data"), None)
+    union = queries.types.get(data.name) if isinstance(data, Ref) else None
+    variants = [queries.resolve(v.type) for v in union.variants] if isinstance(union, UnionType) else [data]
+    return [
+        named
+        for variant in variants
+        if isinstance(variant, Ref) and isinstance(named := queries.types[variant.name], ObjectType)
+    ]
+
+
+def _ref_names(expr: TypeExpr) -> set[str]:
+    """The named types `expr` mentions."""
+    names = {expr.name} if isinstance(expr, Ref) else set()
+    for child in children(expr):
+        names |= _ref_names(child)
+    return names
+
+
+def _error_data_constructors(
+    module: Module, queries: Queries, codes: list[ErrorConstructor]
+) -> list[ErrorDataConstructor]:
+    """One constructor per error-data type (`SessionNotFoundErrorData` → `session_not_found`),
+    for the code its description names; a data type whose description names no code of the
+    error-code enum is an error, so that a schema update cannot lose one silently."""
+    by_code = {}
+    enum = queries.types.get(rpc_code_enum(module, queries) or "")
+    if isinstance(enum, EnumType):
+        by_code = {member.value: member.name for member in enum.members}
+    messages = {c.member: c.message for c in codes}
+    constructors = []
+    for data_type in _error_data_types(module, queries):
+        found = ERROR_DATA_CODE.search(data_type.doc or "")
+        member = by_code.get(int(found.group(1))) if found else None
+        if found is None or member is None:
+            named = f"`{found.group(1)}`, not a code of the error-code enum" if found else "no code"
+            raise GenerationError(
+                data_type.pointer,
+                f"error data type {data_type.name}: expected its description to name its error code"
+                f' ("Data for the `-32002` ..."), found {named}',
+            )
+        fields = [item for item in data_type.fields if not item.flatten]
+        clashes = sorted({item.name for item in fields} & {"cls", "message"})
+        if clashes:
+            message = f"error data type {data_type.name}: properties named {clashes} clash with its constructor"
+            raise GenerationError(data_type.pointer, message)
+        params = tuple(
+            ErrorDataParam(item.name, queries.field(item).init_annotation, item.required)
+            for item in sorted(fields, key=lambda item: not item.required)
+        )
+        names = {data_type.name}.union(*(_ref_names(item.type) for item in fields))
+        name = naming.error_data_constructor_name(data_type.name)
+        described = (data_type.doc or "").split("\n\n")[0]
+        doc = f"`{member}` ({found.group(1)}), its data a `{data_type.name}` of the properties given."
+        doc = f"{doc}\n\n{described}" if described else doc
+        constructors.append(
+            ErrorDataConstructor(name, member, data_type.name, params, messages[member], doc, tuple(sorted(names)))
+        )
+    return constructors
+
+
+def _version_check(
+    module: Module, queries: Queries, data_constructors: list[ErrorDataConstructor]
+) -> VersionCheck | None:
+    """The check of `initialize`'s `protocolVersion`, when the package speaks a version and
+    its schema has a -32022 error-data type (v1 has neither the code nor the data: a v1 agent
+    answers with the version it speaks and the client decides)."""
+    enum = queries.types.get(rpc_code_enum(module, queries) or "")
+    members = {member.name: member.value for member in enum.members} if isinstance(enum, EnumType) else {}
+    constructor = next((c for c in data_constructors if members.get(c.member) == UNSUPPORTED_PROTOCOL_VERSION), None)
+    initialize = next((m for m in module.methods if m.name == INITIALIZE_METHOD), None)
+    if constructor is None or initialize is None or module.protocol_version is None:
+        return None
+    params = queries.types[initialize.params]
+    field = (
+        next((f.name for f in params.fields if f.wire_name == "protocolVersion"), None)
+        if isinstance(params, ObjectType)
+        else None
+    )
+    taken = [p.name for p in constructor.params if p.required]
+    if field is None or taken != ["requested", "supported"]:
+        found = (
+            f"properties {taken} of {constructor.data_type}" if field else f"no protocolVersion in {initialize.params}"
+        )
+        raise GenerationError(
+            params.pointer,
+            f"the -32022 answer to initialize needs initialize params with a protocolVersion and error"
+            f" data with the required properties ['requested', 'supported'], found {found}",
+        )
+    return VersionCheck(initialize.params, field, module.protocol_version, constructor.python_name)
+
+
 def connection_names(module: Module) -> tuple[str, ...]:
     """The public names of connection.py, or () when the schema has no connection
     (no JSON-RPC envelopes, no `$/cancel_request`, or no agent or client methods)."""
@@ -130,12 +266,15 @@ class ConnectionContext:
     cancel_params: str
     cancel_field: str  # the property of the cancel params that holds the request id
     initialize: str | None  # the constant of `initialize`, served first
-    error_constructors: list[ErrorConstructor]
+    error_constructors: list[ErrorConstructor]  # those no error-data constructor replaces
+    error_data_constructors: list[ErrorDataConstructor]
     errors: dict[str, str]  # error-code member → RequestError constructor
     code_enum: str
     rpc_error: str | None
     request_id: str | None
     connection_imports: list[str]
+    runtime_imports: list[str]  # what connection.py imports from _runtime
+    version_check: VersionCheck | None
 
 
 def connection_context(module: Module, queries: Queries) -> ConnectionContext:
@@ -160,12 +299,21 @@ def connection_context(module: Module, queries: Queries) -> ConnectionContext:
         if constructor.python_name in REQUEST_ERROR_ATTRIBUTES:
             message = f"member {constructor.member} collides with RequestError.{constructor.python_name}"
             raise GenerationError(queries.types[code_enum].pointer, message)
+    data_constructors = _error_data_constructors(module, queries, constructors)
+    for data_constructor in data_constructors:
+        if data_constructor.python_name in REQUEST_ERROR_ATTRIBUTES:
+            message = f"error data type {data_constructor.data_type} collides with RequestError.{data_constructor.python_name}"
+            raise GenerationError(queries.types[data_constructor.data_type].pointer, message)
+    # A code whose constructor takes the same name as a data type's (`unsupported_protocol_version`)
+    # has one data shape: the typed constructor replaces the untyped one.
+    replaced = {c.python_name for c in data_constructors}
     agent, client = (peer(module, queries, side) for side in PEER_SIDES)
     shared = [m for m in module.methods if m.side == SHARED_SIDE]
     names = {module.rpc_error, module.request_id, code_enum} | {
         m.params for peer in (agent, client) for m in peer.methods
     }
     names |= {m.result for peer in (agent, client) for m in peer.methods if m.result}
+    names |= {name for c in data_constructors for name in c.names}
     return ConnectionContext(
         peers=[(agent, client), (client, agent)],
         shared_side=SHARED_SIDE,
@@ -175,10 +323,19 @@ def connection_context(module: Module, queries: Queries) -> ConnectionContext:
         cancel_params=cancel.params,
         cancel_field=cancel_field,
         initialize=wires[INITIALIZE_METHOD].constant if INITIALIZE_METHOD in wires else None,
-        error_constructors=constructors,
-        errors={c.member: c.python_name for c in constructors},
+        error_constructors=[c for c in constructors if c.python_name not in replaced],
+        error_data_constructors=data_constructors,
+        errors={c.member: c.python_name for c in constructors if c.python_name not in replaced},
         code_enum=code_enum,
         rpc_error=module.rpc_error,
         request_id=module.request_id,
         connection_imports=sorted({name for name in names if name} | {cancel.params}, key=import_sort_key),
+        runtime_imports=sorted({"UNDEFINED"} | _runtime_names(data_constructors), key=import_sort_key),
+        version_check=_version_check(module, queries, data_constructors),
     )
+
+
+def _runtime_names(constructors: list[ErrorDataConstructor]) -> set[str]:
+    """The `_runtime` names the constructors' annotations use."""
+    annotations = [param.annotation for c in constructors for param in c.params]
+    return {name for name in ("MaybeUndefined", "Undefined") if any(re.search(rf"\b{name}\b", a) for a in annotations)}

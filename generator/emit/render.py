@@ -24,6 +24,7 @@ from generator.emit.contexts import (
     variables,
 )
 from generator.emit.exprs import expressions, helper_name
+from generator.emit.helpers import helper_names, helpers_context
 from generator.emit.layout import bracket_layout
 from generator.emit.literals import comment_safe, docstring, json_literal, python_literal, string_block
 from generator.emit.peers import connection_context, connection_names
@@ -200,7 +201,8 @@ def base_context(module: Module, queries: Queries, versions: dict[str, str]) -> 
             + (["merge", *merge_functions] if merge_functions else [])
             + (list(RPC_NAMES) if rpc else [])
             + list(connection)
-            + (list(SESSION_NAMES) if session else []),
+            + (list(SESSION_NAMES) if session else [])
+            + list(helper_names(module)),
             key=sort_key,
         ),
         builders=any(not obj.base for obj in objects),
@@ -210,6 +212,7 @@ def base_context(module: Module, queries: Queries, versions: dict[str, str]) -> 
         connection_exported=list(connection),
         connection_imported=sorted(connection, key=import_sort_key),
         session_exported=list(SESSION_NAMES) if session else [],
+        helpers_exported=list(helper_names(module)),
         uses={
             "field": any(obj.keep_unknown == "keep" and not obj.base for obj in objects),
             "ClassVar": any(obj.tag for obj in objects),
@@ -327,6 +330,10 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         files["connection.py"] = split_units(
             template.render(variables(context, upserts, connection_context(module, queries)))
         )
+        helpers = helpers_context(module, queries)
+        if helpers is not None:
+            template = env.get_template(helpers.helpers_template)
+            files["helpers.py"] = split_units(template.render(variables(context, upserts, helpers)))
     # `import package` runs _runtime.py and models.py; the other modules wait for first use.
     lazy_modules = [name.removesuffix(".py") for name in sorted(files) if name.endswith(".py")]
     imported_by_others = (

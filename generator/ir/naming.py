@@ -73,6 +73,8 @@ CONNECTION_NAMES = (
 )
 # The session state API (session.py), re-exported by __init__.py.
 SESSION_NAMES = ("SessionChange", "SessionRequest", "SessionState")
+# The agent-side helpers (helpers.py, v1's without StopReasonTag), re-exported by __init__.py.
+HELPER_NAMES = ("AgentSession", "PermissionAnswer", "StopReasonTag", "ToolCallHandle")
 # Other names the generated modules that import the types (models.py, _codec.py,
 # _builders.py, rpc.py, upserts.py, connection.py, __init__.py) bind at module level;
 # tests/ir/test_naming.py checks this list against a generated package.
@@ -144,6 +146,7 @@ RESERVED_TYPE_NAMES = frozenset(
         *RPC_NAMES,
         *CONNECTION_NAMES,
         *SESSION_NAMES,
+        *HELPER_NAMES,
     }
 )
 # Attributes are class-body names and parameters of `builder()`: they must not
@@ -345,6 +348,15 @@ def method_name(method: str) -> str:
 def error_constructor_name(member: str) -> str:
     """An error-code enum member → its `RequestError` constructor (`INVALID_PARAMS` → `invalid_params`)."""
     return _lower_identifier(member.lower(), "e_")
+
+
+def error_data_constructor_name(type_name: str) -> str:
+    """An error-data type → its `RequestError` constructor, the type's words without the
+    trailing "error data" (`SessionNotFoundErrorData` → `session_not_found`)."""
+    parts = [word.lower() for word in words(type_name)]
+    if parts[-2:] == ["error", "data"] and len(parts) > 2:
+        parts = parts[:-2]
+    return _lower_identifier("_".join(parts), "e_")
 
 
 def _lower_identifier(name: str, prefix: str) -> str:

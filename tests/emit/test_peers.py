@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-from generator.emit.peers import peer
+from generator.emit.peers import connection_context, peer
 from generator.emit.pytypes import Queries
 from generator.errors import GenerationError
 from generator.ir.model import Method, Module, ObjectType
+from generator.pipeline import build_ir
+from tests.helpers import ROOT, V2_SCHEMA
 
 
 def _with_methods(*methods: Method) -> Module:
@@ -44,3 +48,48 @@ def test_a_method_named_like_the_connection_api_is_an_error():
     module = _with_methods(Method("close", "CLOSE", "close", "client", "request", "P1", "R"))
     with pytest.raises(GenerationError, match="#/\\$defs/P1: method 'close' would be named close"):
         peer(module, Queries(module), "client")
+
+
+def _v2(protocol_version: int | None = 2) -> Module:
+    return dataclasses.replace(build_ir(V2_SCHEMA, "acp_v2", ROOT), protocol_version=protocol_version)
+
+
+def _redocumented(module: Module, name: str, doc: str) -> Module:
+    types = tuple(dataclasses.replace(t, doc=doc) if t.name == name else t for t in module.types)
+    return dataclasses.replace(module, types=types)
+
+
+def test_each_error_data_type_gets_a_constructor_for_the_code_its_description_names():
+    module = _v2()
+    context = connection_context(module, Queries(module))
+    assert [
+        (c.python_name, c.member, [(p.name, p.required) for p in c.params]) for c in context.error_data_constructors
+    ] == [
+        (
+            "unsupported_protocol_version",
+            "UNSUPPORTED_PROTOCOL_VERSION",
+            [("requested", True), ("supported", True), ("meta", False)],
+        ),
+        ("session_not_found", "RESOURCE_NOT_FOUND", [("session_id", True), ("meta", False)]),
+    ]
+    # the typed constructor replaces the code's untyped one of the same name; the others stay
+    assert "unsupported_protocol_version" not in [c.python_name for c in context.error_constructors]
+    assert "resource_not_found" in [c.python_name for c in context.error_constructors]
+    assert context.version_check is not None and context.version_check.version == 2
+
+
+def test_an_error_data_type_whose_description_names_no_code_fails_generation():
+    module = _redocumented(_v2(), "SessionNotFoundErrorData", "Data for a missing session.")
+    with pytest.raises(
+        GenerationError,
+        match=r"SessionNotFoundErrorData.*expected its description to name its error code.*found no code",
+    ):
+        connection_context(module, Queries(module))
+    module = _redocumented(_v2(), "SessionNotFoundErrorData", "Data for the `-32999` error.")
+    with pytest.raises(GenerationError, match=r"found `-32999`, not a code of the error-code enum"):
+        connection_context(module, Queries(module))
+
+
+def test_a_package_without_a_protocol_version_has_no_version_check():
+    module = _v2(None)
+    assert connection_context(module, Queries(module)).version_check is None

@@ -7,7 +7,7 @@ known tag or enum string of another type, a number just outside an integer forma
 range, an extra or a missing level of nesting, null, an empty list or string, another
 part of the same value. jsonschema is the oracle, with these documented differences:
 
-- Integer formats (`uint16`, `int64`, ...) are bounds (README, "Strict vs lenient"), which
+- Integer formats (`uint16`, `int64`, ...) are bounds (docs/guides/package.md, "Strict vs lenient"), which
   jsonschema does not check: the validator gets a format checker that enforces each
   `[u]intN` range, written here from the format's name, not taken from the generator.
 - Every other format (`uri`, `date-time`, `regex`, `double`) is an annotation in 2020-12
@@ -259,7 +259,7 @@ def disagreement(name: str, value: object) -> str:
 
 # A member of an integer enum is one Python value per JSON number: -32700.0, which JSON
 # Schema calls the integer -32700, decodes to ErrorCode.PARSE_ERROR, which encodes as
-# -32700 (README, "Lossless"). Where such an enum is expected, that integral float comes
+# -32700 (docs/guides/package.md, "Lossless"). Where such an enum is expected, that integral float comes
 # back as the member's int; everywhere else a number keeps its type.
 INTEGER_ENUMS = {
     enum.name: frozenset(member.value for member in enum.members)

@@ -10,6 +10,7 @@ import json
 import logging
 import socket
 import tracemalloc
+import typing
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -664,6 +665,97 @@ def test_request_error_has_a_constructor_per_error_code():
         "error": {"code": -32002, "message": "Resource not found", "data": {"sessionId": "s9"}},
     }
     assert acp.RequestError.from_error(error.error()).data == {"sessionId": "s9"}
+
+
+def test_request_error_has_a_constructor_per_error_data_type_of_the_schema():
+    missing = acp.RequestError.session_not_found("s9")
+    assert (missing.code, missing.message, missing.data) == (
+        -32002,
+        "Resource not found",
+        acp.SessionNotFoundErrorData(session_id="s9"),
+    )
+    assert acp.encode_message(missing.response(3))["error"] == {
+        "code": -32002,
+        "message": "Resource not found",
+        "data": {"sessionId": "s9"},
+    }
+    old = acp.RequestError.unsupported_protocol_version(1, [2], message="Too old")
+    assert acp.encode_message(old.response("a"))["error"] == {
+        "code": -32022,
+        "message": "Too old",
+        "data": {"requested": 1, "supported": [2]},
+    }
+    # every error-data type of the schema has its constructor, named after it
+    data_types = [t for t in typing.get_args(acp.ErrorData) if isinstance(t, type) and issubclass(t, acp.Model)]
+    assert sorted(t.__name__ for t in data_types) == ["SessionNotFoundErrorData", "UnsupportedProtocolVersionErrorData"]
+    assert all(hasattr(acp.RequestError, name) for name in ("session_not_found", "unsupported_protocol_version"))
+
+
+def test_an_error_built_from_error_data_reaches_the_peer_typed():
+    class Strict(EchoAgent):
+        async def session_new(self, params: Any) -> Any:
+            raise acp.RequestError.session_not_found("gone", meta={"why": "archived"})
+
+    async def test() -> None:
+        async with connected(Strict()) as (_, conn):
+            with pytest.raises(acp.RequestError) as caught:
+                await conn.session_new(acp.NewSessionRequest(cwd="/w"))
+        assert caught.value.code == -32002
+        assert caught.value.data == acp.SessionNotFoundErrorData(session_id="gone", meta={"why": "archived"})
+
+    run(test)
+
+
+@pytest.mark.parametrize("requested", [0, 1])
+def test_an_initialize_asking_for_an_older_version_is_answered_minus_32022_before_the_handler(requested):
+    async def test() -> None:
+        called: list[int] = []
+
+        class Recording(EchoAgent):
+            async def initialize(self, params: Any) -> Any:
+                called.append(params.protocol_version)
+                return await super().initialize(params)
+
+        async with raw_client(Recording()) as peer:
+            params = {**acp.encode(INIT), "protocolVersion": requested}
+            answer = await peer.ask(request(0, "initialize", params))
+            assert answer == {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "error": {
+                    "code": -32022,
+                    "message": "Unsupported protocol version",
+                    "data": {"requested": requested, "supported": [2]},
+                },
+            }
+            # not initialized: a later initialize of the version it speaks is served
+            assert (await peer.ask(request(1, "session/new", {"cwd": "/w"})))["error"]["code"] == -32600
+            await peer.initialize()
+        assert called == [2]  # only the initialize it serves reached the handler
+
+    run(test)
+
+
+def test_an_initialize_asking_for_a_newer_version_is_served_as_the_packages_version():
+    async def test() -> None:
+        agent = EchoAgent()  # answers with the version its handler was given
+        async with raw_client(agent) as peer:
+            answer = await peer.ask(request(0, "initialize", {**acp.encode(INIT), "protocolVersion": 7}))
+        assert answer["result"]["protocolVersion"] == 2
+
+    run(test)
+
+
+def test_the_typed_client_gets_minus_32022_as_a_typed_request_error():
+    async def test() -> None:
+        async with connected(initialize=False) as (_, conn):
+            old = acp.InitializeRequest(protocol_version=1, info=acp.Implementation(name="old", version="1"))
+            with pytest.raises(acp.RequestError) as caught:
+                await conn.initialize(old)
+        assert caught.value.code == -32022
+        assert caught.value.data == acp.UnsupportedProtocolVersionErrorData(requested=1, supported=[2])
+
+    run(test)
 
 
 def test_a_base_value_where_a_tagged_variant_is_expected_is_refused_before_sending():

@@ -1,6 +1,6 @@
 """Hostile names: every `$defs` name, property name and enum value gives a package that
 imports and round-trips, unless two of them become one Python name: then one clear
-GenerationError naming that collision (README, "Names")."""
+GenerationError naming that collision (docs/guides/json-schema.md, "Names")."""
 
 from __future__ import annotations
 
@@ -280,7 +280,7 @@ def test_an_empty_string_tag_key_still_dispatches(tmp_path):
 
 @dataclass(frozen=True)
 class Collision:
-    """Two names the schema gives that become one Python name: README, "Names", the one
+    """Two names the schema gives that become one Python name: docs/guides/json-schema.md, "Names", the one
     reason a hostile name is refused. `message` matches the GenerationError it makes."""
 
     first: str
@@ -348,7 +348,7 @@ def refusal_or_none(schema: dict, package: str, directory: Path, *, generate_fil
     checked against the collisions the schema holds: it is refused exactly when it has one,
     with that collision's message, in one line, pointing into `$defs`."""
     expected = collisions(schema)
-    for collision in expected:  # the rules are those README, "Names", documents
+    for collision in expected:  # the rules are those docs/guides/json-schema.md, "Names", documents
         first, second = simplified(collision.first), simplified(collision.second)
         assert first == second or first == second + "builder" or second == first + "builder", collision
     path = directory / "schema.json"

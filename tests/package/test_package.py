@@ -44,6 +44,7 @@ def test_imports_in_a_clean_interpreter_with_no_third_party_packages():
         "acp_v2._runtime",
         "acp_v2._session",
         "acp_v2.connection",
+        "acp_v2.helpers",
         "acp_v2.models",
         "acp_v2.rpc",
         "acp_v2.session",

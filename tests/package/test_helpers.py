@@ -1,0 +1,397 @@
+"""The agent-side helpers (helpers.py) over a real connection: what each sends, as the client
+receives it on the wire and as `SessionState` folds it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from tests.helpers import MYPY_CACHE, ROOT, import_package
+
+acp = import_package(ROOT / "generated", "acp_v2")
+acp_v1 = import_package(ROOT / "generated", "acp_v1")
+SYNC = acp.SessionUpdatePlanRemoved(plan_id="sync")  # not recorded: marks what the client has handled
+INIT = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="test-client", version="1"))
+
+
+def run(test: Callable[[], Awaitable[None]]) -> None:
+    async def checked() -> None:
+        await asyncio.wait_for(test(), 30)
+        leaked = asyncio.all_tasks() - {asyncio.current_task()}
+        assert not leaked, leaked
+
+    asyncio.run(checked())
+
+
+class Recorder(acp.Client):
+    """Keeps every update as JSON, folds them into a SessionState, answers permission with `answer`."""
+
+    def __init__(self, answer: Any = None) -> None:
+        self.updates: list[Any] = []
+        self.state = acp.SessionState("s1")
+        self.questions: list[Any] = []
+        self.answer = answer or acp.RequestPermissionOutcomeSelected(option_id="allow")
+        self.synced = asyncio.Event()
+
+    async def session_update(self, params: Any) -> None:
+        if params.update == SYNC:
+            self.synced.set()
+            return
+        self.updates.append(acp.encode(params.update))
+        self.state.apply(params)
+
+    async def session_request_permission(self, params: Any) -> Any:
+        self.questions.append(acp.encode(params))
+        self.state.apply_permission_request(params)
+        return acp.RequestPermissionResponse(outcome=self.answer)
+
+
+class Agent(acp.Agent):
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+
+    async def initialize(self, params: Any) -> Any:
+        return acp.InitializeResponse(protocol_version=2, info=acp.Implementation(name="a", version="1"))
+
+
+@contextlib.asynccontextmanager
+async def connected(client: Any) -> AsyncIterator[Any]:
+    """The agent's connection to `client`, initialized, over a socket pair."""
+    left, right = socket.socketpair()
+    agent_reader, agent_writer = await asyncio.open_connection(sock=left)
+    client_reader, client_writer = await asyncio.open_connection(sock=right)
+    agent = Agent()
+    agent_conn = acp.connect_to_client(agent, agent_reader, agent_writer)
+    client_conn = acp.connect_to_agent(client, client_reader, client_writer)
+    try:
+        await client_conn.initialize(INIT)
+        yield agent_conn
+    finally:
+        await client_conn.close()
+        await agent_conn.close()
+
+
+async def settled(conn: Any, client: Recorder) -> None:
+    """Wait until the client has handled what was sent: notifications are handled in order,
+    so once it has the SYNC update it has all before it."""
+    await conn.session_update(acp.UpdateSessionNotification(session_id="s1", update=SYNC))
+    await client.synced.wait()
+
+
+def test_say_streams_chunks_of_one_message_until_idle():
+    async def test() -> None:
+        client = Recorder()
+        async with connected(client) as conn:
+            session = conn.session("s1")
+            first = await session.say("Hello")
+            assert await session.say(" world") == first
+            await session.think("hmm")
+            await session.idle()
+            second = await session.say(acp.ContentBlockText(text="again"))
+            await settled(conn, client)
+        assert first != second
+        assert client.updates[:5] == [
+            {"sessionUpdate": "agent_message_chunk", "messageId": first, "content": {"type": "text", "text": "Hello"}},
+            {"sessionUpdate": "agent_message_chunk", "messageId": first, "content": {"type": "text", "text": " world"}},
+            {
+                "sessionUpdate": "agent_thought_chunk",
+                "messageId": client.updates[2]["messageId"],
+                "content": {"type": "text", "text": "hmm"},
+            },
+            {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"},
+            {"sessionUpdate": "agent_message_chunk", "messageId": second, "content": {"type": "text", "text": "again"}},
+        ]
+        assert [block.text for block in client.state.agent_messages[first].content] == ["Hello", " world"]
+
+    run(test)
+
+
+@pytest.mark.parametrize("reason", ["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error"])
+def test_idle_takes_every_stop_reason_of_the_schema_by_its_tag(reason):
+    async def test() -> None:
+        client = Recorder()
+        async with connected(client) as conn:
+            await conn.session("s1").idle(reason)
+            await settled(conn, client)
+        assert client.updates[0] == {"sessionUpdate": "state_update", "state": "idle", "stopReason": reason}
+
+    run(test)
+
+
+def test_running_requires_action_and_idle_with_a_stop_reason_value_report_state():
+    async def test() -> None:
+        client = Recorder()
+        async with connected(client) as conn:
+            session = conn.session("s1")
+            await session.running()
+            await session.requires_action()
+            await session.idle(acp.IdleStateUpdateStopReasonOther(stop_reason="vendor_stop"))
+            await settled(conn, client)
+        assert client.updates[:3] == [
+            {"sessionUpdate": "state_update", "state": "running"},
+            {"sessionUpdate": "state_update", "state": "requires_action"},
+            {"sessionUpdate": "state_update", "state": "idle", "stopReason": "vendor_stop"},
+        ]
+
+    run(test)
+
+
+def test_a_tool_call_is_started_and_patched_through_its_handle_and_folds_into_one_call():
+    async def test() -> None:
+        client = Recorder()
+        async with connected(client) as conn:
+            session = conn.session("s1")
+            call = await session.tool_call("Read notes", kind=acp.ToolKind.READ, raw_input={"path": "notes.txt"})
+            await call.update(status=acp.ToolCallStatus.IN_PROGRESS)
+            await call.update(status=acp.ToolCallStatus.COMPLETED, content="three lines", raw_output={"lines": 3})
+            await settled(conn, client)
+        tool_call_id = call.tool_call_id
+        assert client.updates[:3] == [
+            {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": tool_call_id,
+                "title": "Read notes",
+                "kind": "read",
+                "rawInput": {"path": "notes.txt"},
+            },
+            {"sessionUpdate": "tool_call_update", "toolCallId": tool_call_id, "status": "in_progress"},
+            {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": tool_call_id,
+                "status": "completed",
+                "content": [{"type": "content", "content": {"type": "text", "text": "three lines"}}],
+                "rawOutput": {"lines": 3},
+            },
+        ]
+        folded = client.state.tool_calls[tool_call_id]
+        assert (folded.title, folded.kind, folded.status) == ("Read notes", "read", "completed")
+
+    run(test)
+
+
+@pytest.mark.parametrize(
+    ("outcome", "allowed", "rejected", "cancelled", "option"),
+    [
+        (acp.RequestPermissionOutcomeSelected(option_id="allow"), True, False, False, "allow"),
+        (acp.RequestPermissionOutcomeSelected(option_id="allow_always"), True, False, False, "allow_always"),
+        (acp.RequestPermissionOutcomeSelected(option_id="reject"), False, True, False, "reject"),
+        (acp.RequestPermissionOutcomeCancelled(), False, False, True, None),
+        (acp.RequestPermissionOutcomeSelected(option_id="not-offered"), False, False, False, None),
+    ],
+)
+def test_ask_permission_offers_typed_options_about_the_tool_call_and_reads_the_answer(
+    outcome, allowed, rejected, cancelled, option
+):
+    async def test() -> None:
+        client = Recorder(outcome)
+        async with connected(client) as conn:
+            session = conn.session("s1")
+            call = await session.tool_call("Delete build/", kind=acp.ToolKind.DELETE)
+            answer = await session.ask_permission(call, allow="Delete", allow_always="Always delete", reject="Keep")
+        assert (answer.allowed, answer.rejected, answer.cancelled) == (allowed, rejected, cancelled)
+        assert (answer.option.option_id if answer.option else None) == option
+        assert answer.outcome == outcome
+        assert client.questions == [
+            {
+                "sessionId": "s1",
+                "title": "Delete build/",
+                "subject": {"type": "tool_call", "toolCall": {"toolCallId": call.tool_call_id}},
+                "options": [
+                    {"optionId": "allow", "name": "Delete", "kind": "allow_once"},
+                    {"optionId": "allow_always", "name": "Always delete", "kind": "allow_always"},
+                    {"optionId": "reject", "name": "Keep", "kind": "reject_once"},
+                ],
+            }
+        ]
+        assert [request.title for request in client.state.requests_for("tool_calls", call.tool_call_id)] == [
+            "Delete build/"
+        ]
+
+    run(test)
+
+
+def test_ask_permission_needs_a_title_and_an_option():
+    async def test() -> None:
+        async with connected(Recorder()) as conn:
+            session = conn.session("s1")
+            with pytest.raises(ValueError, match="needs a title"):
+                await session.ask_permission()
+            with pytest.raises(ValueError, match="at least one option"):
+                await session.ask_permission(title="Go?", allow=None, reject=None)
+
+    run(test)
+
+
+def test_cancelling_ask_permission_withdraws_the_request():
+    class Waiting(Recorder):
+        def __init__(self) -> None:
+            super().__init__()
+            self.asked = asyncio.Event()
+            self.withdrawn = asyncio.Event()
+
+        async def session_request_permission(self, params: Any) -> Any:
+            self.asked.set()
+            try:
+                await asyncio.get_running_loop().create_future()
+            finally:
+                self.withdrawn.set()
+
+    async def test() -> None:
+        client = Waiting()
+        async with connected(client) as conn:
+            asking = asyncio.create_task(conn.session("s1").ask_permission(title="Go?"))
+            await client.asked.wait()
+            asking.cancel()
+            await client.withdrawn.wait()  # the client's handler was cancelled by $/cancel_request
+            with pytest.raises(asyncio.CancelledError):
+                await asking
+
+    run(test)
+
+
+def test_plan_user_message_and_raw_updates():
+    async def test() -> None:
+        client = Recorder()
+        async with connected(client) as conn:
+            session = conn.session("s1")
+            plan_id = await session.plan(
+                ["Read", acp.PlanEntry(content="Write", priority="high", status="in_progress")]
+            )
+            assert await session.plan(["Read"]) == plan_id  # the session's plan, replaced
+            user = await session.user_message("hi")
+            await session.update(acp.SessionUpdateSessionInfoUpdate(title="Notes"))
+            await settled(conn, client)
+        assert client.updates[:4] == [
+            {
+                "sessionUpdate": "plan_update",
+                "plan": {
+                    "type": "items",
+                    "planId": plan_id,
+                    "entries": [
+                        {"content": "Read", "priority": "medium", "status": "pending"},
+                        {"content": "Write", "priority": "high", "status": "in_progress"},
+                    ],
+                },
+            },
+            {
+                "sessionUpdate": "plan_update",
+                "plan": {
+                    "type": "items",
+                    "planId": plan_id,
+                    "entries": [{"content": "Read", "priority": "medium", "status": "pending"}],
+                },
+            },
+            {"sessionUpdate": "user_message", "messageId": user, "content": [{"type": "text", "text": "hi"}]},
+            {"sessionUpdate": "session_info_update", "title": "Notes"},
+        ]
+        assert list(client.state.plans) == [plan_id]
+
+    run(test)
+
+
+# --- v1 -----------------------------------------------------------------------------
+
+
+class RecorderV1(acp_v1.Client):
+    def __init__(self) -> None:
+        self.updates: list[Any] = []
+        self.questions: list[Any] = []
+        self.synced = asyncio.Event()
+
+    async def session_update(self, params: Any) -> None:
+        if params.update == SYNC_V1:
+            self.synced.set()
+        else:
+            self.updates.append(acp_v1.encode(params.update))
+
+    async def session_request_permission(self, params: Any) -> Any:
+        self.questions.append(acp_v1.encode(params))
+        return acp_v1.RequestPermissionResponse(outcome=acp_v1.RequestPermissionOutcomeSelected(option_id="reject"))
+
+
+class AgentV1(acp_v1.Agent):
+    async def initialize(self, params: Any) -> Any:
+        return acp_v1.InitializeResponse(protocol_version=1)
+
+
+SYNC_V1 = acp_v1.SessionUpdateSessionInfoUpdate(title="sync")
+
+
+def test_the_v1_helpers_speak_v1():
+    async def test() -> None:
+        client = RecorderV1()
+        left, right = socket.socketpair()
+        agent_reader, agent_writer = await asyncio.open_connection(sock=left)
+        client_reader, client_writer = await asyncio.open_connection(sock=right)
+        agent_conn = acp_v1.connect_to_client(AgentV1(), agent_reader, agent_writer)
+        client_conn = acp_v1.connect_to_agent(client, client_reader, client_writer)
+        try:
+            await client_conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
+            session = agent_conn.session("s1")
+            call = await session.tool_call("Echo", kind=acp_v1.ToolKind.OTHER, content="hi")
+            answer = await session.ask_permission(call, allow="Echo", reject="Don't")
+            message_id = await session.say("a")
+            await session.say("b")
+            await call.update(status=acp_v1.ToolCallStatus.FAILED)
+            await session.plan(["Echo"])
+            await agent_conn.session_update(acp_v1.SessionNotification(session_id="s1", update=SYNC_V1))
+            await client.synced.wait()
+        finally:
+            await client_conn.close()
+            await agent_conn.close()
+        assert answer.rejected and not answer.allowed
+        tool_call_id = call.tool_call_id
+        assert client.updates == [
+            {
+                "sessionUpdate": "tool_call",
+                "toolCallId": tool_call_id,
+                "title": "Echo",
+                "kind": "other",
+                "content": [{"type": "content", "content": {"type": "text", "text": "hi"}}],
+            },
+            {"sessionUpdate": "agent_message_chunk", "messageId": message_id, "content": {"type": "text", "text": "a"}},
+            {"sessionUpdate": "agent_message_chunk", "messageId": message_id, "content": {"type": "text", "text": "b"}},
+            {"sessionUpdate": "tool_call_update", "toolCallId": tool_call_id, "status": "failed"},
+            {"sessionUpdate": "plan", "entries": [{"content": "Echo", "priority": "medium", "status": "pending"}]},
+        ]
+        assert client.questions == [
+            {
+                "sessionId": "s1",
+                "toolCall": {"toolCallId": tool_call_id},
+                "options": [
+                    {"optionId": "allow", "name": "Echo", "kind": "allow_once"},
+                    {"optionId": "reject", "name": "Don't", "kind": "reject_once"},
+                ],
+            }
+        ]
+
+    run(test)
+
+
+def test_misused_helpers_fail_mypy_strict():
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--cache-dir",
+            str(MYPY_CACHE),
+            str(ROOT / "tests" / "typing" / "helpers_bad.py"),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MYPYPATH": str(ROOT / "generated")},
+    )
+    assert result.returncode == 1
+    errors = [line for line in result.stdout.splitlines() if ": error:" in line]
+    assert [int(line.split(":")[1]) for line in errors] == [8, 9, 10, 11, 12], result.stdout
+    assert '"idle" of "AgentSession" has incompatible type "Literal[\'finished\']"' in errors[0]
