@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import shlex
 import shutil
 import sys
 import tempfile
@@ -15,28 +16,33 @@ from pathlib import Path
 from generator.changes.changelog import FORMATS, format_markdown, format_text
 from generator.changes.diff import diff_modules
 from generator.config import (
-    ABSENT_ROW,
-    CONFIG,
+    Commands,
     Config,
     PackageConfig,
     SchemaOptions,
     find_root,
     load_config,
     schema_dir_problem,
+    vendored_path_problem,
 )
-from generator.errors import GenerationError
+from generator.errors import UNKNOWN_TYPE, GenerationError, SchemaWarning
 from generator.ir import model
 from generator.output import cache, project
 from generator.output.write import compare, write_package
-from generator.pipeline import build_ir, emit, generate
+from generator.pipeline import build_ir, emit, with_commands
 from generator.schema import vendor
 
 EXIT_DRIFT = 1
 EXIT_ERROR = 2
 EXIT_BREAKING = 3
 EXIT_INTERRUPTED = 130
-CHANGELOG_PATH = "schema/CHANGELOG.md"
+CHANGELOG = "CHANGELOG.md"  # beside the lock: the API changelog update-schema prepends to
 CACHE_DIR = ".cache/acp-codegen"
+# The warnings the last generate or check printed (cause and text): the next prints only the others.
+WARNED_FILE = "warned.json"
+DIFF_PACKAGE = "acp"  # what `diff` calls the package outside a configured project (the changelog names no package)
+# The arguments of generate and check that decide what they write (the generated headers repeat them).
+OUTPUT_OPTIONS = ("schema", "out", "package", "schema_dirs", "no_pyproject")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -60,19 +66,46 @@ def _parser() -> argparse.ArgumentParser:
             help="run black on every unit: trust neither the cache nor the committed format manifest",
         )
         command.add_argument("--strict", action="store_true", help="fail (exit 2) on any schema-drift warning")
-        command.add_argument(
-            "--no-pyproject", action="store_true", help="write and compare no pyproject.toml beside the package"
-        )
+        _no_pyproject_argument(command)
     update = commands.add_parser("update-schema", help="vendor a release of the npm package, then generate")
     update.add_argument("version", help="exact npm version, e.g. 2.4.0")
+    update.add_argument(
+        "--path",
+        dest="paths",
+        action="append",
+        type=_mapping,
+        default=[],
+        metavar="NPM_PATH=PROJECT_PATH",
+        help="vendor the npm package's file NPM_PATH as PROJECT_PATH (repeatable; in place of [tool.acp-codegen] "
+        "schema-files)",
+    )
+    _no_pyproject_argument(update)
     changes = commands.add_parser("diff", help="the changelog of the generated API between two schemas")
     changes.add_argument("old", type=Path, help="the old schema file")
     changes.add_argument("new", type=Path, help="the new schema file")
     changes.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format (default: text)")
-    changes.add_argument("--package", help="package name (default: [tool.acp-codegen] package)")
+    changes.add_argument("--package", help="package name the changelog speaks of (default: the configured one)")
     changes.add_argument("--fail-on-breaking", action="store_true", help=f"exit {EXIT_BREAKING} on a breaking change")
     _schema_dir_argument(changes)
     return parser
+
+
+def _no_pyproject_argument(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--no-pyproject",
+        action="store_true",
+        help="write and compare no pyproject.toml beside the packages (also: [tool.acp-codegen] pyproject = false)",
+    )
+
+
+def _mapping(text: str) -> tuple[str, str]:
+    source, equals, target = text.partition("=")
+    if not equals:
+        raise argparse.ArgumentTypeError("expected NPM_PATH=PROJECT_PATH")
+    problem = vendored_path_problem(source) or vendored_path_problem(target)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return source, target
 
 
 def _schema_dir_argument(command: argparse.ArgumentParser) -> None:
@@ -93,7 +126,7 @@ def _schema_dir(text: str) -> tuple[str, Path]:
     problem = schema_dir_problem(prefix) if equals and directory else "expected PREFIX=DIR"
     if problem:
         raise argparse.ArgumentTypeError(problem)
-    return prefix, Path(directory).absolute()
+    return prefix, Path(directory)  # as given: the generated headers repeat it
 
 
 def _schema(config: Config, explicit: Path | None) -> Path:
@@ -121,11 +154,16 @@ def _cache(config: Config, disabled: bool) -> Path | None:
     return cache_dir
 
 
-def _diff(config: Config, old: Path, new: Path, package: str, output: str, fail_on_breaking: bool) -> int:
-    options = SchemaOptions(schema_dirs=config.options.schema_dirs)  # the documents, not the rules
-    changes = diff_modules(build_ir(old, package, config.root, options), build_ir(new, package, config.root, options))
-    print(FORMATS[output](changes))
-    return EXIT_BREAKING if fail_on_breaking and any(change.breaking for change in changes) else 0
+def _diff(config: Config, args: argparse.Namespace) -> int:
+    """The API changelog between two schema files: in a configured project its schema-dirs read
+    the documents their `$ref`s name; anywhere else the command line is enough."""
+    package = args.package or config.package or DIFF_PACKAGE
+    # the documents, not the project's rules (the official schema's shipped ones, unless turned off)
+    options = SchemaOptions(schema_dirs=config.options.schema_dirs, official_defaults=config.options.official_defaults)
+    old, new = (build_ir(path, package, config.root, options) for path in (args.old, args.new))
+    changes = diff_modules(old, new)
+    print(FORMATS[args.format](changes))
+    return EXIT_BREAKING if args.fail_on_breaking and any(change.breaking for change in changes) else 0
 
 
 def _vendored(config: Config, schema: Path, lock: Path, package: str) -> tuple[str, model.Module] | None:
@@ -136,7 +174,7 @@ def _vendored(config: Config, schema: Path, lock: Path, package: str) -> tuple[s
 
 
 def _changelog_section(old_version: str, old: model.Module, version: str, new: model.Module) -> tuple[str, str]:
-    """The API changelog of an update: as printed, and as the section CHANGELOG_PATH gains."""
+    """The API changelog of an update: as printed, and as the section the changelog gains."""
     changes = diff_modules(old, new)
     heading = f"## {old_version} → {version} ({datetime.date.today().isoformat()})"
     return format_text(changes), f"{heading}\n\n{format_markdown(changes, level=3)}\n"
@@ -149,47 +187,54 @@ def _pyproject(config: Config, modules: list[model.Module]) -> dict[str, str]:
     return {project.FILE: project.render_pyproject(modules, release)}
 
 
-def _update_schema(config: Config, version: str) -> int:
-    """Vendor `version` (as npm resolves it), regenerate every configured package and prepend
+def _update_schema(config: Config, args: argparse.Namespace) -> int:
+    """Vendor `args.version` (as npm resolves it), regenerate every configured package and prepend
     the API changelog: schema files, lock, changelog and generated packages change together, or,
     on any failure or interruption before the packages are written, not at all."""
-    if config.npm_package is None or config.lock is None or config.schema is None:
+    if args.paths:
+        config = replace(config, schema_files=tuple(args.paths))
+    if config.lock is None or config.schema is None or not config.schema_files:
         where = str(config.root / "pyproject.toml")
-        raise GenerationError(where, "update-schema needs a [tool.acp-codegen] table naming the schema and npm package")
+        raise GenerationError(
+            where,
+            "update-schema needs a [tool.acp-codegen] table naming the lock, the packages and schema-files "
+            "(or --path NPM_PATH=PROJECT_PATH)",
+        )
     out = _out(config, None)
+    with_pyproject = config.pyproject and not args.no_pyproject
     targets = config.packages
     previous = [_vendored(config, package.schema, config.lock, package.package) for package in targets]
-    changelog = config.root / CHANGELOG_PATH
-    project.ensure_generated(out / project.FILE)
-    tracked = [config.root / name for name in (*config.schema_files, vendor.LICENSE_PATH)]
-    tracked += [config.lock, changelog]  # write_package puts back the package and the files beside it
+    changelog = config.lock.parent / CHANGELOG
+    if with_pyproject:
+        project.ensure_generated(out / project.FILE)
+    # what fetch brings (at the project's paths), then what the update writes; write_package puts
+    # back the package and the files beside it
+    vendored = [*(config.root / target for _, target in config.schema_files), vendor.license_path(config)]
+    tracked = [*vendored, config.lock, changelog]
     with tempfile.TemporaryDirectory() as work:
         fetched = Path(work) / "fetched"
-        lock = vendor.fetch(config, version, fetched)
+        lock = vendor.fetch(config, args.version, fetched)
         resolved = str(lock["version"])
         backup = Path(work) / "backup"
         saved = [path for path in tracked if path.exists()]
-        for path in saved:
-            target = backup / path.relative_to(config.root)
+        for index, path in enumerate(saved):
+            target = backup / str(index)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, target)
         try:
-            for name in (*config.schema_files, vendor.LICENSE_PATH):
-                (config.root / name).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(fetched / name, config.root / name)
+            for path in vendored:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(fetched / path.relative_to(config.root), path)
             config.lock.write_text(json.dumps(lock, indent=2) + "\n")
             cache_dir = _cache(config, False)
-            results = [
-                generate(
-                    package.schema,
-                    package.package,
-                    config.root,
-                    cache_dir,
-                    config.options,
-                    committed=out / package.package,
-                    protocol_version=package.protocol_version,
+            modules = [
+                build_ir(
+                    package.schema, package.package, config.root, config.options, cache_dir, package.protocol_version
                 )
                 for package in targets
+            ]
+            results = [
+                emit(with_commands(module, config.commands), cache_dir, out / module.package) for module in modules
             ]
             printed, sections = [], []
             for old, result in zip(previous, results, strict=True):
@@ -204,14 +249,14 @@ def _update_schema(config: Config, version: str) -> int:
                 earlier = changelog.read_text() if changelog.exists() else ""
                 changelog.write_text("\n".join(sections) + ("\n" + earlier if earlier else ""))
             # last: the swaps that commit the update; the pyproject is versioned from the new lock
-            beside = _pyproject(config, [result.module for result in results])
+            beside = _pyproject(config, [result.module for result in results]) if with_pyproject else {}
             for index, result in enumerate(results):
                 package_dir = out / result.module.package
                 write_package(package_dir, result.files, result.manifest, beside if index == len(results) - 1 else {})
         except BaseException:
             for path in tracked:
                 if path in saved:
-                    shutil.copy2(backup / path.relative_to(config.root), path)
+                    shutil.copy2(backup / str(saved.index(path)), path)
                 else:
                     path.unlink(missing_ok=True)  # the update brought it; take it away again
             raise
@@ -221,7 +266,7 @@ def _update_schema(config: Config, version: str) -> int:
     for text in printed:
         print(text)
     if printed:
-        print(f"changelog prepended to {CHANGELOG_PATH}")
+        print(f"changelog prepended to {changelog.relative_to(config.root)}")
     return 0
 
 
@@ -250,30 +295,83 @@ def _targets(config: Config, args: argparse.Namespace) -> list[PackageConfig]:
     return list(config.packages)
 
 
-def _warnings(modules: list[model.Module]) -> list[str]:
-    """Every module's warnings, once each. With several packages a config row that names a type
+def _warnings(modules: list[model.Module], ignored: tuple[str, ...]) -> list[SchemaWarning]:
+    """The modules' warnings, one per cause (the first module's text of it), without those
+    `ignored` names by code or cause. With several packages a config row that names a type
     only some of their schemas have is what one config serving several schemas means: it is a
     warning only when no schema has the type."""
-    seen: dict[str, int] = {}
+    first: dict[str, SchemaWarning] = {}
+    counts: dict[str, int] = {}
     for module in modules:
-        for warning in dict.fromkeys(module.warnings):
-            seen[warning] = seen.get(warning, 0) + 1
+        for cause in dict.fromkeys(warning.cause for warning in module.warnings):
+            counts[cause] = counts.get(cause, 0) + 1
+        for warning in module.warnings:
+            first.setdefault(warning.cause, warning)
     return [
         warning
-        for warning, count in seen.items()
-        if count == len(modules) or not (warning.startswith(CONFIG) and warning.endswith(ABSENT_ROW))
+        for cause, warning in first.items()
+        if (counts[cause] == len(modules) or warning.code != UNKNOWN_TYPE)
+        and warning.code not in ignored
+        and cause not in ignored
     ]
 
 
-def run(argv: list[str]) -> int:
+def _print_warnings(warnings: list[SchemaWarning], cache_dir: Path | None) -> None:
+    """Print each warning the last run in this project (its cache) did not print: a warning is
+    printed once per cause, while its text stays the same; without a cache (--no-cache, --strict)
+    every one. The cache then remembers these warnings, and forgets those gone."""
+    keys = [f"{warning.cause}\0{warning.text}" for warning in warnings]
+    shown = cache.read(cache_dir / WARNED_FILE) if cache_dir is not None else None
+    known = set(shown) if isinstance(shown, list) and all(isinstance(key, str) for key in shown) else set()
+    for warning, key in zip(warnings, keys, strict=True):
+        if key not in known:
+            print(f"warning: {warning}", file=sys.stderr)
+    if cache_dir is not None and set(keys) != known:
+        cache.write(cache_dir / WARNED_FILE, keys)
+
+
+def _program(argv0: str) -> str:
+    """How the user started the generator: `python -m generator` or the `acp-codegen` script."""
+    path = Path(argv0)
+    return "python -m generator" if (path.parent.name, path.name) == ("generator", "__main__.py") else "acp-codegen"
+
+
+def _commands(config: Config, program: str, args: argparse.Namespace) -> Commands:
+    """The project's commands, and for those it does not name, the command as the user ran it
+    with the arguments that decide what generate and check write."""
+    given = []
+    for option in OUTPUT_OPTIONS:
+        value = getattr(args, option, None)
+        flag = "--" + option.replace("_", "-")
+        if option == "schema_dirs":
+            given += [item for prefix, directory in value or () for item in ("--schema-dir", f"{prefix}={directory}")]
+        elif value is True:
+            given.append(flag)
+        elif value not in (None, False):
+            given += [flag, str(value)]
+    arguments = "".join(f" {shlex.quote(item)}" for item in given)
+    return Commands(
+        generate=config.commands.generate or f"{program} generate{arguments}",
+        check=config.commands.check or f"{program} check{arguments}",
+        update_schema=config.commands.update_schema or f"{program} update-schema VERSION",
+    )
+
+
+def run(argv: list[str], program: str = "acp-codegen") -> int:
     args = _parser().parse_args(argv)
     config = load_config(find_root(Path.cwd()))
+    # Files name the installed script, so their bytes do not depend on how the generator was
+    # started (`python -m generator generate` then `acp-codegen check` finds no drift);
+    # messages name the command as the user ran it.
+    written = _commands(config, "acp-codegen", args)
+    config = replace(config, commands=_commands(config, program, args))
     if getattr(args, "schema_dirs", None):
-        config = replace(config, options=config.options.with_schema_dirs(args.schema_dirs))
+        given = [(prefix, directory.absolute()) for prefix, directory in args.schema_dirs]
+        config = replace(config, options=config.options.with_schema_dirs(given))
     if args.command == "update-schema":
-        return _update_schema(config, args.version)
+        return _update_schema(config, args)
     if args.command == "diff":
-        return _diff(config, args.old, args.new, _package(config, args.package), args.format, args.fail_on_breaking)
+        return _diff(config, args)
     targets = _targets(config, args)
     if args.command == "ir":
         target = targets[0]
@@ -281,22 +379,25 @@ def run(argv: list[str]) -> int:
         print(json.dumps(model.to_json(ir), indent=2))
         return 0
     out = _out(config, args.out)
-    if not args.no_pyproject:
+    with_pyproject = config.pyproject and not args.no_pyproject
+    if with_pyproject:
         project.ensure_generated(out / project.FILE)
     started = time.perf_counter()
     cache_dir = _cache(config, args.no_cache)
     modules = [
-        build_ir(target.schema, target.package, config.root, config.options, cache_dir, target.protocol_version)
+        with_commands(
+            build_ir(target.schema, target.package, config.root, config.options, cache_dir, target.protocol_version),
+            written,
+        )
         for target in targets
     ]
-    warnings = _warnings(modules)
-    for warning in warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+    warnings = _warnings(modules, config.ignore_warnings)
+    _print_warnings(warnings, None if args.strict else cache_dir)
     if args.strict and warnings:
         print("error: --strict and the warnings above; nothing was written", file=sys.stderr)
         return EXIT_ERROR
     results = [emit(module, cache_dir, None if args.no_cache else out / module.package, started) for module in modules]
-    beside = {} if args.no_pyproject else _pyproject(config, modules)
+    beside = _pyproject(config, modules) if with_pyproject else {}
     if args.command == "generate":
         # one package after the other, the files beside them with the last: each write is atomic
         for index, result in enumerate(results):
@@ -309,7 +410,7 @@ def run(argv: list[str]) -> int:
         package_dir = out / result.module.package
         drift = compare(package_dir, result.files, result.manifest, beside if index == len(results) - 1 else {})
         if not drift.clean:
-            print(drift.report(package_dir), file=sys.stderr)
+            print(drift.report(package_dir, config.commands.generate or "acp-codegen generate"), file=sys.stderr)
             drifted = True
         else:
             print(result.summary(package_dir, "up to date:"))
@@ -319,7 +420,7 @@ def run(argv: list[str]) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Run the command; a user error is one line on stderr, never a traceback."""
     try:
-        return run(sys.argv[1:] if argv is None else argv)
+        return run(sys.argv[1:] if argv is None else argv, _program(sys.argv[0]))
     except GenerationError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR

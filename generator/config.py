@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import tomllib
 
-from generator.errors import GenerationError
+from generator.errors import UNKNOWN_TYPE, GenerationError, SchemaWarning
 
 CONFIG = "pyproject.toml [tool.acp-codegen]"
 ABSENT_ROW = "no $defs of that name in this schema; the row is ignored"  # how a row's warning ends
+# The settings the official schema gets before the project's own (same keys as the table).
+OFFICIAL_DEFAULTS = Path(__file__).with_name("official.toml")
+OFFICIAL_TITLE = "Agent Client Protocol"  # the official schema's `title`, in every release
+OFFICIAL_NPM_PACKAGE = "@agentclientprotocol/sdk"  # where update-schema takes it from by default
 
 
 @dataclass(frozen=True)
@@ -55,15 +60,24 @@ class SchemaOptions:
     path_types: tuple[str, ...] = ()
     # (URI prefix, local directory): where the documents other `$ref`s name are read from
     schema_dirs: tuple[tuple[str, Path], ...] = ()
+    # whether a schema titled OFFICIAL_TITLE gets the rows of OFFICIAL_DEFAULTS under these
+    official_defaults: bool = True
 
-    def restricted_to(self, names: Collection[str]) -> tuple[SchemaOptions, list[str]]:
+    def restricted_to(self, names: Collection[str]) -> tuple[SchemaOptions, list[SchemaWarning]]:
         """These options without the rows that name types absent from a schema
         with the `$defs` `names`, and a warning for each row dropped (one config
         can serve several schemas; a typo shows up as a warning, `--strict` fails)."""
-        absent = ABSENT_ROW
-        warnings = [f"{CONFIG} upserts.{name}: {absent}" for name in self.upserts if name not in names]
+        warnings = [
+            SchemaWarning(UNKNOWN_TYPE, name, f"{CONFIG} upserts.{name}: {ABSENT_ROW}")
+            for name in self.upserts
+            if name not in names
+        ]
         for key, rows in (("not-upserts", self.not_upserts), ("path-types", self.path_types)):
-            warnings += [f"{CONFIG} {key}: {name}: {absent}" for name in rows if name not in names]
+            warnings += [
+                SchemaWarning(UNKNOWN_TYPE, name, f"{CONFIG} {key}: {name}: {ABSENT_ROW}")
+                for name in rows
+                if name not in names
+            ]
         kept = replace(
             self,
             upserts={name: rule for name, rule in self.upserts.items() if name in names},
@@ -71,6 +85,19 @@ class SchemaOptions:
             path_types=tuple(name for name in self.path_types if name in names),
         )
         return kept, warnings
+
+    def over(self, defaults: SchemaOptions) -> SchemaOptions:
+        """These options over `defaults`: a row of `upserts` replaces the default row of its type,
+        a name in `not_upserts` drops it, and the lists add to the default lists."""
+        upserts = {name: rule for name, rule in defaults.upserts.items() if name not in self.not_upserts}
+        upserts.update(self.upserts)
+        not_upserts = [name for name in defaults.not_upserts if name not in self.upserts]
+        return replace(
+            self,
+            upserts=upserts,
+            not_upserts=tuple(dict.fromkeys((*not_upserts, *self.not_upserts))),
+            path_types=tuple(dict.fromkeys((*defaults.path_types, *self.path_types))),
+        )
 
     def with_schema_dirs(self, schema_dirs: Collection[tuple[str, Path]]) -> SchemaOptions:
         """These options with `schema_dirs` (from the command line) before the configured
@@ -102,6 +129,16 @@ class PackageConfig:
 
 
 @dataclass(frozen=True)
+class Commands:
+    """How the project runs generate, check and update-schema (`make generate`), when it
+    says so: what the generated headers and the messages tell the user to run."""
+
+    generate: str | None = None
+    check: str | None = None
+    update_schema: str | None = None
+
+
+@dataclass(frozen=True)
 class Config:
     """The project's settings; without a `[tool.acp-codegen]` table only `root`
     and empty options, and the command line must name schema, out and package."""
@@ -112,11 +149,16 @@ class Config:
     out: Path | None = None
     package: str | None = None
     npm_package: str | None = None
-    schema_files: tuple[str, ...] = ()
+    # (path in the npm package, path in the project) of each file update-schema vendors
+    schema_files: tuple[tuple[str, str], ...] = ()
     options: SchemaOptions = field(default_factory=SchemaOptions)
     # every package `generate` and `check` write into `out`, the first being `schema`/`package`:
     # one for a table with `schema` and `package`, several for a `[[tool.acp-codegen.packages]]` list
     packages: tuple[PackageConfig, ...] = ()
+    pyproject: bool = True  # whether a pyproject.toml is written (and compared) beside the packages
+    # warning codes (`unconfigured-upsert`) or causes (`unconfigured-upsert:ToolCallUpdate`) not printed
+    ignore_warnings: tuple[str, ...] = ()
+    commands: Commands = field(default_factory=lambda: Commands())
 
 
 def find_root(start: Path) -> Path:
@@ -141,69 +183,135 @@ def load_config(root: Path) -> Config:
         raise GenerationError(str(path), f"not valid TOML: {error}") from None
     if table is None:
         return Config(root=root)
+    where = f"{path}: [tool.acp-codegen]"
     if not isinstance(table, dict):
-        raise GenerationError(f"{path}: [tool.acp-codegen]", "expected a table")
+        raise GenerationError(where, "expected a table")
 
     def setting(key: str) -> str:
         value = table.get(key)
         if not isinstance(value, str) or not value:
-            raise GenerationError(f"{path}: [tool.acp-codegen] {key}", "expected a non-empty string")
+            raise GenerationError(f"{where} {key}", "expected a non-empty string")
         return value
 
-    def strings(where: str, value: object) -> tuple[str, ...]:
-        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-            raise GenerationError(f"{path}: [tool.acp-codegen] {where}", "expected a list of strings")
-        return tuple(value)
-
-    upserts = {}
-    for name, row in table.get("upserts", {}).items():
-        where = f"upserts.{name}"
-        if not isinstance(row, dict) or "identity" not in row:
-            raise GenerationError(f"{path}: [tool.acp-codegen] {where}", "expected a table with `identity`")
-        unknown = set(row) - {"identity", "start", "null-resets", "empty-clears", "snapshot"}
-        if unknown:
-            raise GenerationError(f"{path}: [tool.acp-codegen] {where}", f"unknown keys {sorted(unknown)}")
-        start = row.get("start", {})
-        if not isinstance(start, dict):
-            raise GenerationError(f"{path}: [tool.acp-codegen] {where}.start", "expected an inline table")
-        upserts[name] = UpsertRule(
-            identity=strings(f"{where}.identity", row["identity"]),
-            start=start,
-            null_resets=strings(f"{where}.null-resets", row.get("null-resets", [])),
-            empty_clears=strings(f"{where}.empty-clears", row.get("empty-clears", [])),
-            snapshot=strings(f"{where}.snapshot", row.get("snapshot", [])),
-        )
-        contradiction = upserts[name].contradiction()
-        if contradiction:
-            raise GenerationError(f"{path}: [tool.acp-codegen] {where}", contradiction)
     schema_dirs = table.get("schema-dirs", {})
     if not isinstance(schema_dirs, dict) or not all(isinstance(d, str) and d for d in schema_dirs.values()):
-        raise GenerationError(f"{path}: [tool.acp-codegen] schema-dirs", "expected a table of URI prefix = directory")
+        raise GenerationError(f"{where} schema-dirs", "expected a table of URI prefix = directory")
     for prefix in schema_dirs:
         problem = schema_dir_problem(prefix)
         if problem:
-            raise GenerationError(f"{path}: [tool.acp-codegen] schema-dirs", problem)
-    options = SchemaOptions(
-        upserts=upserts,
-        not_upserts=strings("not-upserts", table.get("not-upserts", [])),
-        path_types=strings("path-types", table.get("path-types", [])),
+            raise GenerationError(f"{where} schema-dirs", problem)
+    options = replace(
+        _rules(where, table),
         schema_dirs=tuple((prefix, root / directory) for prefix, directory in schema_dirs.items()),
+        official_defaults=_flag(f"{where} official-defaults", table.get("official-defaults", True)),
     )
-    both = sorted(set(upserts) & set(options.not_upserts))
+    both = sorted(set(options.upserts) & set(options.not_upserts))
     if both:
-        raise GenerationError(f"{path}: [tool.acp-codegen] not-upserts", f"{both} also have upsert rules")
+        raise GenerationError(f"{where} not-upserts", f"{both} also have upsert rules")
     packages = _packages(path, root, table, setting)
     return Config(
         root=root,
         schema=packages[0].schema,
-        lock=root / setting("lock"),
+        lock=root / setting("lock") if "lock" in table else None,
         out=root / setting("out"),
         package=packages[0].package,
         packages=packages,
-        npm_package=setting("npm-package"),
-        schema_files=strings("schema-files", table.get("schema-files", [])),
+        npm_package=setting("npm-package") if "npm-package" in table else OFFICIAL_NPM_PACKAGE,
+        schema_files=_schema_files(f"{where} schema-files", table.get("schema-files", [])),
         options=options,
+        pyproject=_flag(f"{where} pyproject", table.get("pyproject", True)),
+        ignore_warnings=_strings(f"{where} ignore-warnings", table.get("ignore-warnings", [])),
+        commands=_commands(f"{where} commands", table.get("commands", {})),
     )
+
+
+@functools.cache
+def official_options() -> SchemaOptions:
+    """The rows of OFFICIAL_DEFAULTS (shipped with the generator), checked as a project's are."""
+    with OFFICIAL_DEFAULTS.open("rb") as handle:
+        return _rules(str(OFFICIAL_DEFAULTS), tomllib.load(handle))
+
+
+def _strings(where: str, value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise GenerationError(where, "expected a list of strings")
+    return tuple(value)
+
+
+def _flag(where: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise GenerationError(where, "expected true or false")
+    return value
+
+
+def _rules(where: str, table: dict[str, object]) -> SchemaOptions:
+    """The upserts, not-upserts and path-types of a table (`where` names it in errors)."""
+    rows = table.get("upserts", {})
+    if not isinstance(rows, dict):
+        raise GenerationError(f"{where} upserts", "expected a table of upsert rows")
+    upserts = {}
+    for name, row in rows.items():
+        here = f"{where} upserts.{name}"
+        if not isinstance(row, dict) or "identity" not in row:
+            raise GenerationError(here, "expected a table with `identity`")
+        unknown = set(row) - {"identity", "start", "null-resets", "empty-clears", "snapshot"}
+        if unknown:
+            raise GenerationError(here, f"unknown keys {sorted(unknown)}")
+        start = row.get("start", {})
+        if not isinstance(start, dict):
+            raise GenerationError(f"{here}.start", "expected an inline table")
+        upserts[name] = UpsertRule(
+            identity=_strings(f"{here}.identity", row["identity"]),
+            start=start,
+            null_resets=_strings(f"{here}.null-resets", row.get("null-resets", [])),
+            empty_clears=_strings(f"{here}.empty-clears", row.get("empty-clears", [])),
+            snapshot=_strings(f"{here}.snapshot", row.get("snapshot", [])),
+        )
+        contradiction = upserts[name].contradiction()
+        if contradiction:
+            raise GenerationError(here, contradiction)
+    return SchemaOptions(
+        upserts=upserts,
+        not_upserts=_strings(f"{where} not-upserts", table.get("not-upserts", [])),
+        path_types=_strings(f"{where} path-types", table.get("path-types", [])),
+    )
+
+
+def _schema_files(where: str, value: object) -> tuple[tuple[str, str], ...]:
+    """(path in the npm package, path in the project) of each vendored schema file: a list of
+    paths kept as they are, or a table of npm path = project path."""
+    if isinstance(value, list):
+        pairs = tuple((name, name) for name in _strings(where, value))
+    elif isinstance(value, dict) and all(isinstance(target, str) for target in value.values()):
+        pairs = tuple(value.items())
+    else:
+        raise GenerationError(where, "expected a list of paths or a table of npm path = project path")
+    for source, target in pairs:
+        problem = vendored_path_problem(source) or vendored_path_problem(target)
+        if problem:
+            raise GenerationError(f"{where} {source!r}", problem)
+    return pairs
+
+
+def vendored_path_problem(path: str) -> str | None:
+    """Why `path` cannot name a vendored file (in the npm package or the project), or None:
+    it must be relative and stay inside (no `..`)."""
+    parts = PurePosixPath(path).parts
+    if not parts or PurePosixPath(path).is_absolute() or ".." in parts or "\\" in path:
+        return f"{path!r} is not a relative path inside the package or project"
+    return None
+
+
+def _commands(where: str, value: object) -> Commands:
+    if not isinstance(value, dict):
+        raise GenerationError(where, "expected a table of command = how the project runs it")
+    unknown = set(value) - {"generate", "check", "update-schema"}
+    if unknown:
+        raise GenerationError(where, f"unknown keys {sorted(unknown)}; expected generate, check, update-schema")
+    for key, text in value.items():
+        if not isinstance(text, str) or not text:
+            raise GenerationError(f"{where}.{key}", "expected a non-empty string")
+    return Commands(value.get("generate"), value.get("check"), value.get("update-schema"))
 
 
 def _protocol_version(where: str, value: object) -> int | None:

@@ -11,7 +11,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 from generator import __version__
-from generator.config import SchemaOptions
+from generator.config import OFFICIAL_DEFAULTS, OFFICIAL_TITLE, Commands, SchemaOptions, official_options
 from generator.emit.render import TEMPLATES, render_package
 from generator.emit.units import join_units
 from generator.ir.build import build_module
@@ -60,10 +60,11 @@ def display_path(schema: Path, root: Path) -> str:
 
 @functools.cache
 def _generator_fingerprint() -> str:
-    """What else the IR depends on: this generator's code and the schema-reading libraries."""
+    """What else the IR depends on: this generator's code, the official schema's default
+    settings and the schema-reading libraries."""
     digest = hashlib.sha256()
     package = Path(__file__).parent
-    for path in sorted(package.rglob("*.py")):
+    for path in [*sorted(package.rglob("*.py")), OFFICIAL_DEFAULTS]:
         digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
     for name in ("datamodel-code-generator", "pydantic"):
         digest.update(version(name).encode())
@@ -103,6 +104,9 @@ def build_ir(
                     return module
     loaded = load_schema(schema, options.schema_dirs if options else ())
     options, config_warnings = (options or SchemaOptions()).restricted_to(loaded.definitions)
+    if options.official_defaults and loaded.document.get("title") == OFFICIAL_TITLE:
+        defaults, _ = official_options().restricted_to(loaded.definitions)  # they serve every release
+        options = options.over(defaults)
     module = build_module(loaded, package, path, options)
     module = replace(module, warnings=(*config_warnings, *module.warnings), protocol_version=protocol_version)
     if cached is not None:
@@ -110,6 +114,15 @@ def build_ir(
         cache.write(cached, {"documents": documents, "module": cache.ir_to_data(module)})
         cache.keep_newest(cached.parent, "ir-*.json", cache.MAX_IR_FILES)
     return module
+
+
+def with_commands(module: Module, commands: Commands) -> Module:
+    """`module` with the commands its generated headers name (those `commands` gives)."""
+    return replace(
+        module,
+        generate_command=commands.generate or module.generate_command,
+        check_command=commands.check or module.check_command,
+    )
 
 
 def _unchanged(documents: object) -> bool:

@@ -22,6 +22,7 @@ from generator.output.write import ordinary_mode
 from tests.helpers import FIXTURES, ROOT, TEST_CACHES, copy_tracked
 
 COPIED = ("pyproject.toml", "schema", "generator", "templates", "generated")
+TERMINAL_ROW = '\n[tool.acp-codegen.upserts.TerminalUpdate]\nidentity = ["terminalId"]\n'
 
 
 @pytest.fixture(scope="session")
@@ -56,6 +57,14 @@ def cli(project: Path, *args: str, **env: str) -> subprocess.CompletedProcess[st
         capture_output=True,
         text=True,
         env={**os.environ, **env},
+    )
+
+
+def configure(project: Path, keys: str = "", tables: str = "") -> None:
+    """Add `keys` to the project's [tool.acp-codegen] table, and `tables` after everything."""
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text().replace("[tool.acp-codegen]\n", f"[tool.acp-codegen]\n{keys}", 1) + tables
     )
 
 
@@ -106,11 +115,7 @@ def test_an_explicit_package_generates_that_one_alone(project):
 
 
 def test_with_several_packages_a_row_is_a_warning_only_when_no_schema_has_its_type(project):
-    pyproject = project / "pyproject.toml"
-    text = pyproject.read_text().replace(
-        'not-upserts = ["SessionMessageChunk"]', 'not-upserts = ["SessionMessageChunk", "Gone"]'
-    )
-    pyproject.write_text(text)
+    configure(project, 'not-upserts = ["SessionMessageChunk", "Gone"]\n')
     result = cli(project, "check")
     assert result.returncode == 0, result.stderr
     assert result.stderr.count("warning:") == 1  # SessionMessageChunk is in v2 only: no warning
@@ -187,17 +192,44 @@ def test_ir_prints_the_decisions_as_json(project):
     assert (title["type"]["$class"], title["type"]["kind"]) == ("Primitive", "str")  # a field named kind is kept
 
 
-def test_an_unconfigured_upsert_warns_and_fails_with_strict(project):
-    pyproject = project / "pyproject.toml"
-    pyproject.write_text(
-        pyproject.read_text().replace('[tool.acp-codegen.upserts.TerminalUpdate]\nidentity = ["terminalId"]\n', "")
-    )
+def test_an_unconfigured_upsert_warns_once_with_its_code_and_fails_with_strict(project):
+    configure(project, "official-defaults = false\n")  # the shipped rules off: every upsert type warns
     before = digest(project / "generated")
     warned = cli(project, "check")
+    # both v1 and v2 describe CompactionUpdate as an upsert: one cause, printed once
+    assert warned.stderr.count("warning: CompactionUpdate (#/$defs/CompactionUpdate)") == 1
     assert "warning: TerminalUpdate (#/$defs/TerminalUpdate)" in warned.stderr
+    assert "but it is not in [tool.acp-codegen.upserts] (or not-upserts) [unconfigured-upsert]" in warned.stderr
     strict = cli(project, "generate", "--strict")
     assert strict.returncode == 2 and "--strict" in strict.stderr
     assert digest(project / "generated") == before
+
+
+def test_a_warning_is_silenced_by_its_code_or_its_cause(project):
+    original = (project / "pyproject.toml").read_text()
+    v2 = ("--schema", "schema/v2/schema.unstable.json", "--out", "v2")
+    configure(project, 'official-defaults = false\nignore-warnings = ["unconfigured-upsert"]\n')
+    assert "warning:" not in cli(project, "check", *v2).stderr
+    (project / "pyproject.toml").write_text(original)
+    configure(project, 'official-defaults = false\nignore-warnings = ["unconfigured-upsert:TerminalUpdate"]\n')
+    one = cli(project, "check", *v2).stderr
+    assert "warning: ToolCallUpdate (" in one and "TerminalUpdate" not in one
+
+
+def test_a_warning_is_printed_by_the_first_run_that_meets_its_cause(tmp_path):
+    upsert = {"type": "object", "description": "Patch semantics.", "properties": {"id": {"type": "string"}}}
+    schema = tmp_path / "api.json"
+    schema.write_text(json.dumps({"$defs": {"Update": upsert}}))
+    args = ("--schema", "api.json", "--out", "out", "--package", "api")
+    assert cli(tmp_path, "generate", *args).stderr.count("warning: Update (") == 1
+    assert "warning:" not in cli(tmp_path, "check", *args).stderr  # printed once: not again at every check
+    assert "warning: Update (" in cli(tmp_path, "check", "--strict", *args).stderr  # --strict prints every one
+    schema.write_text(json.dumps({"$defs": {"Update": upsert, "Patch": upsert}}))
+    assert cli(tmp_path, "generate", *args).stderr.count("warning:") == 1  # the new cause only: Patch
+    schema.write_text(json.dumps({"$defs": {"Patch": upsert}}))
+    assert cli(tmp_path, "generate", *args).stderr == ""
+    schema.write_text(json.dumps({"$defs": {"Update": upsert, "Patch": upsert}}))
+    assert "warning: Update (" in cli(tmp_path, "generate", *args).stderr  # gone, then back: printed again
 
 
 def one_line_error(result: subprocess.CompletedProcess[str]) -> str:
@@ -217,6 +249,44 @@ def test_generate_and_check_in_a_directory_without_pyproject(tmp_path):
     assert "pass --package" in one_line_error(cli(tmp_path, "generate", *args[:4]))
     assert "pass --schema" in one_line_error(cli(tmp_path, "check"))
     assert "update-schema needs a [tool.acp-codegen] table" in one_line_error(cli(tmp_path, "update-schema", "1.0.0"))
+
+
+def test_without_configured_commands_the_header_names_the_script_and_the_drift_report_the_command_as_run(tmp_path):
+    shutil.copy(FIXTURES / "rules.json", tmp_path / "rules.json")
+    args = ("--schema", "rules.json", "--out", "out dir", "--package", "rules_pkg")
+    assert cli(tmp_path, "generate", *args).returncode == 0  # started as `python -m generator`
+    models = tmp_path / "out dir" / "rules_pkg" / "models.py"
+    written = "acp-codegen generate --schema rules.json --out 'out dir' --package rules_pkg"
+    assert f"# Regenerate with `{written}`; `{written.replace(' generate ', ' check ')}` fails" in models.read_text()
+    assert "make" not in (tmp_path / "out dir" / "pyproject.toml").read_text()
+    script = Path(sys.executable).with_name("acp-codegen")  # the console script, as pip installs it
+    assert subprocess.run([script, "check", *args], cwd=tmp_path).returncode == 0  # the bytes do not depend on it
+    models.write_text(models.read_text() + "# edited\n")
+    drift = cli(tmp_path, "check", *args)
+    ran = written.replace("acp-codegen", "python -m generator")
+    assert drift.returncode == 1 and drift.stderr.endswith(f"Run `{ran}` and commit the result.\n")
+    by_script = subprocess.run([script, "check", *args], cwd=tmp_path, capture_output=True, text=True)
+    assert by_script.stderr.endswith(
+        "Run `acp-codegen generate --schema rules.json --out 'out dir' --package rules_pkg` and commit the result.\n"
+    )
+
+
+def test_configured_commands_are_what_the_headers_and_messages_name(tmp_path):
+    shutil.copy(FIXTURES / "rules.json", tmp_path / "rules.json")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.acp-codegen]\nschema = "rules.json"\nout = "out"\npackage = "rules_pkg"\nlock = "lock.json"\n'
+        '[tool.acp-codegen.commands]\ngenerate = "tox -e gen"\ncheck = "tox -e drift"\nupdate-schema = "tox -e vendor -- V"\n'
+    )
+    assert "no schema lock; run `tox -e vendor -- V`" in one_line_error(cli(tmp_path, "generate"))
+    no_lock = (tmp_path / "pyproject.toml").read_text().replace('lock = "lock.json"\n', "pyproject = false\n")
+    (tmp_path / "pyproject.toml").write_text(no_lock)
+    assert cli(tmp_path, "generate").returncode == 0  # no lock: the schema is used as it is
+    assert not (tmp_path / "out" / "pyproject.toml").exists()  # pyproject = false: none written
+    assert cli(tmp_path, "check").returncode == 0  # ... and none compared
+    assert (
+        "# Regenerate with `tox -e gen`; `tox -e drift` fails"
+        in (tmp_path / "out" / "rules_pkg" / "models.py").read_text()
+    )
 
 
 def test_schema_dir_maps_the_documents_refs_name_and_an_unmapped_one_is_one_line(tmp_path):
@@ -241,13 +311,15 @@ def test_black_runs_only_on_what_neither_the_committed_output_nor_the_cache_hold
     first = cli(tmp_path, "generate", *args, "--out", "a")
     total = re.search(r"black ran on (\d+) of (\d+) units \((\d+) reshaped\)", first.stdout)
     assert total is not None and total.group(1) == total.group(2)  # empty cache: every unit
-    assert "black ran on 0 of" in cli(tmp_path, "generate", *args, "--out", "b").stdout  # the cache
+    shutil.rmtree(tmp_path / "a")
+    assert "black ran on 0 of" in cli(tmp_path, "generate", *args, "--out", "a").stdout  # the cache
     shutil.rmtree(tmp_path / ".cache")
     assert "black ran on 0 of" in cli(tmp_path, "check", *args, "--out", "a").stdout  # the committed output
     assert f"black ran on {total.group(2)} of" in cli(tmp_path, "check", "--full", *args, "--out", "a").stdout
 
 
 def test_config_rows_for_types_the_schema_lacks_are_warnings_and_errors_under_strict(project):
+    configure(project, 'path-types = ["AbsolutePath"]\n', TERMINAL_ROW)
     schema = project / "tiny.json"
     schema.write_text(json.dumps({"$defs": {"A": {"type": "object", "properties": {"x": {"type": "string"}}}}}))
     tiny = ("--schema", str(schema), "--out", "tiny")
@@ -257,9 +329,11 @@ def test_config_rows_for_types_the_schema_lacks_are_warnings_and_errors_under_st
     assert warned.returncode == 0, warned.stderr
     assert "warning: pyproject.toml [tool.acp-codegen] upserts.TerminalUpdate: no $defs of that name" in warned.stderr
     assert "warning: pyproject.toml [tool.acp-codegen] path-types: AbsolutePath: no $defs" in warned.stderr
+    assert warned.stderr.count("warning:") == 2 and "[unknown-type]" in warned.stderr  # the project's rows only
 
 
 def test_a_config_row_that_does_not_fit_its_type_is_still_an_error(project):
+    configure(project, tables='\n[tool.acp-codegen.upserts.ToolCallUpdate]\nidentity = ["toolCallId"]\n')
     schema = project / "tiny.json"
     schema.write_text(
         json.dumps({"$defs": {"ToolCallUpdate": {"type": "object", "properties": {"x": {"type": "string"}}}}})
@@ -268,18 +342,20 @@ def test_a_config_row_that_does_not_fit_its_type_is_still_an_error(project):
     assert "upserts.ToolCallUpdate.identity: ToolCallUpdate has no property 'toolCallId'" in error
 
 
-def test_the_projects_config_serves_the_vendored_v1_schema_with_warnings(project):
-    strict = cli(project, "generate", "--schema", "schema/v1/schema.json", "--out", "v1", "--strict")
+def test_the_shipped_rules_serve_the_vendored_v1_schema_and_a_projects_v2_only_row_warns(project):
+    v1 = ("generate", "--schema", "schema/v1/schema.json", "--out", "v1", "--strict")
+    shipped = cli(project, *v1)
+    assert shipped.returncode == 0, shipped.stderr  # the shipped rows v1 lacks are skipped silently
+    configure(project, tables='\n[tool.acp-codegen.upserts.SessionMessage]\nidentity = ["messageId"]\n')
+    strict = cli(project, *v1)
     assert strict.returncode == 2
     assert "upserts.SessionMessage: no $defs of that name in this schema" in strict.stderr
     assert "Traceback" not in strict.stderr
 
 
 def test_a_contradictory_upsert_rule_is_refused(project):
-    pyproject = project / "pyproject.toml"
-    pyproject.write_text(
-        pyproject.read_text().replace('empty-clears = ["content", "locations"]', 'empty-clears = ["content", "kind"]')
-    )
+    row = 'identity = ["toolCallId"]\nstart = { kind = "other" }\nnull-resets = ["kind"]\nempty-clears = ["kind"]\n'
+    configure(project, tables=f"\n[tool.acp-codegen.upserts.ToolCallUpdate]\n{row}")
     assert "'kind' is listed in null-resets and empty-clears" in one_line_error(cli(project, "check"))
 
 
@@ -313,9 +389,11 @@ def fake_npm(tmp_path: Path, body: str) -> dict[str, str]:
     return {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
 
 
-def release_tarball(project: Path, version: str) -> Path:
-    """An npm tarball holding the vendored schemas as release `version`."""
-    staging = project.parent / "release" / "package"
+def release_tarball(project: Path, version: str, work: Path | None = None) -> Path:
+    """An npm tarball holding the vendored schemas of `project` as release `version` (built in `work`,
+    by default beside the project)."""
+    work = project.parent if work is None else work
+    staging = work / "release" / "package"
     for name in ("schema/v1/schema.json", "schema/v1/schema.unstable.json", "schema/v2/schema.unstable.json"):
         (staging / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(project / name, staging / name)
@@ -323,7 +401,7 @@ def release_tarball(project: Path, version: str) -> Path:
     (staging / "package.json").write_text(
         json.dumps({"name": "@agentclientprotocol/sdk", "version": version, "license": "Apache-2.0"})
     )
-    tarball = project.parent / "release.tgz"
+    tarball = work / "release.tgz"
     with tarfile.open(tarball, "w:gz") as archive:
         archive.add(staging, arcname="package")
     return tarball
@@ -358,6 +436,31 @@ def test_update_schema_locks_the_version_npm_resolved(project, tmp_path):
     assert cli(project, "check").returncode == 0
     changelog = (project / "schema" / "CHANGELOG.md").read_text()
     assert "## acp_v2: 2.4.0 → 2.4.0" in changelog and "## acp_v1: 2.4.0 → 2.4.0" in changelog
+
+
+def test_update_schema_maps_npm_paths_to_the_projects_and_can_write_no_pyproject(tmp_path, committed_black_cache):
+    (tmp_path / ".cache" / "acp-codegen").mkdir(parents=True)
+    shutil.copy(committed_black_cache, tmp_path / ".cache" / "acp-codegen" / cache.BLACK_FILE)
+    tarball = release_tarball(ROOT, "2.4.0", tmp_path)
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.acp-codegen]\nschema = "vendor/acp/v2.json"\npackage = "acp_v2"\nprotocol-version = 2\nout = "src"\n'
+        'lock = "vendor/acp/lock.json"\n'
+    )
+    copy = f"shutil.copy({str(tarball)!r}, sys.argv[sys.argv.index('--pack-destination') + 1]); print('release.tgz')"
+    path = "--path=schema/v2/schema.unstable.json=vendor/acp/v2.json"
+    result = cli(tmp_path, "update-schema", "2.4.0", path, "--no-pyproject", **fake_npm(tmp_path, copy))
+    assert result.returncode == 0, result.stderr
+    vendored = tmp_path / "vendor" / "acp"
+    assert sorted(item.name for item in vendored.iterdir()) == ["LICENSE", "lock.json", "v2.json"]
+    assert (vendored / "v2.json").read_bytes() == (ROOT / "schema" / "v2" / "schema.unstable.json").read_bytes()
+    (entry,) = json.loads((vendored / "lock.json").read_text())["files"]
+    assert (entry["path"], entry["source"]) == ("vendor/acp/v2.json", "schema/v2/schema.unstable.json")
+    assert sorted(item.name for item in (tmp_path / "src").iterdir()) == ["acp_v2", "acp_v2.format.json"]
+    assert "merge_tool_call_update" in (tmp_path / "src" / "acp_v2" / "__init__.py").read_text()  # the shipped rules
+    assert cli(tmp_path, "check", "--no-pyproject").returncode == 0
+    assert "missing: ../pyproject.toml" in cli(tmp_path, "check").stderr  # without the flag: one is due
+    bad = cli(tmp_path, "update-schema", "2.4.0", "--path", "schema/v2/schema.unstable.json=../v2.json")
+    assert bad.returncode == 2 and "'../v2.json' is not a relative path inside" in bad.stderr
 
 
 def test_generated_files_get_ordinary_permissions(project):

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from generator.config import Config, PackageConfig, SchemaOptions, UpsertRule, find_root, load_config
+from generator.config import (
+    Commands,
+    Config,
+    PackageConfig,
+    SchemaOptions,
+    UpsertRule,
+    find_root,
+    load_config,
+    official_options,
+)
 from generator.errors import GenerationError
 from tests.helpers import ROOT
 
@@ -70,8 +81,26 @@ def test_contradictory_upsert_rules(row, message):
     assert row.contradiction() == message
 
 
-def test_the_projects_own_rules_do_not_contradict_themselves():
-    assert all(row.contradiction() is None for row in load_config(ROOT).options.upserts.values())
+def test_the_shipped_rules_of_the_official_schema_load_and_do_not_contradict_themselves():
+    shipped = official_options()
+    assert {"ToolCallUpdate", "TerminalUpdate", "UsageUpdate"} <= set(shipped.upserts)
+    assert all(row.contradiction() is None for row in shipped.upserts.values())
+    assert (shipped.not_upserts, shipped.path_types) == (("SessionMessageChunk",), ("AbsolutePath",))
+
+
+def test_the_projects_table_overrides_and_extends_the_defaults():
+    defaults = SchemaOptions(upserts={"A": rule(), "B": rule(), "C": rule()}, not_upserts=("N", "D"), path_types=("P",))
+    own = SchemaOptions(upserts={"B": rule(identity=("id",)), "D": rule()}, not_upserts=("C", "M"), path_types=("Q",))
+    merged = own.over(defaults)
+    assert merged.upserts == {"A": rule(), "B": rule(identity=("id",)), "D": rule()}
+    assert (merged.not_upserts, merged.path_types) == (("N", "C", "M"), ("P", "Q"))
+
+
+def test_official_defaults_can_be_turned_off(tmp_path):
+    assert write(tmp_path, TABLE).options.official_defaults is True
+    assert write(tmp_path, TABLE + "official-defaults = false\n").options.official_defaults is False
+    with pytest.raises(GenerationError, match=r"official-defaults: expected true or false"):
+        write(tmp_path, TABLE + 'official-defaults = "no"\n')
 
 
 def test_a_contradiction_is_refused_when_loading(tmp_path):
@@ -88,7 +117,10 @@ def test_rows_for_types_a_schema_lacks_are_dropped_with_a_warning():
     options = SchemaOptions(upserts={"A": rule(), "Gone": rule()}, not_upserts=("B", "Old"), path_types=("Path", "P2"))
     kept, warnings = options.restricted_to({"A", "B", "Path"})
     assert kept == SchemaOptions(upserts={"A": rule()}, not_upserts=("B",), path_types=("Path",))
-    assert warnings == [
+    assert {(warning.code, warning.subject) for warning in warnings} == {
+        ("unknown-type", n) for n in ("Gone", "Old", "P2")
+    }
+    assert [warning.text for warning in warnings] == [
         "pyproject.toml [tool.acp-codegen] upserts.Gone: no $defs of that name in this schema; the row is ignored",
         "pyproject.toml [tool.acp-codegen] not-upserts: Old: no $defs of that name in this schema; the row is ignored",
         "pyproject.toml [tool.acp-codegen] path-types: P2: no $defs of that name in this schema; the row is ignored",
@@ -173,3 +205,56 @@ def test_the_projects_config_lists_v2_then_v1():
 def test_a_bad_list_of_packages_is_one_clear_error(tmp_path, edit, message):
     with pytest.raises(GenerationError, match=message):
         write(tmp_path, PACKAGES.replace(*edit, 1))
+
+
+def test_a_minimal_table_names_the_schema_the_package_and_where_it_goes(tmp_path):
+    config = write(tmp_path, '[tool.acp-codegen]\nschema = "vendor/acp.json"\npackage = "acp"\nout = "src"\n')
+    assert (config.schema, config.package, config.out) == (tmp_path / "vendor/acp.json", "acp", tmp_path / "src")
+    assert (config.lock, config.npm_package, config.schema_files) == (None, "@agentclientprotocol/sdk", ())
+    assert (config.pyproject, config.ignore_warnings, config.commands) == (True, (), Commands())
+
+
+def test_schema_files_map_npm_paths_to_the_projects(tmp_path):
+    listed = write(tmp_path, TABLE + 'schema-files = ["schema/schema.json"]\n')
+    assert listed.schema_files == (("schema/schema.json", "schema/schema.json"),)
+    mapped = write(tmp_path, TABLE + '[tool.acp-codegen.schema-files]\n"schema/v2/schema.json" = "vendor/v2.json"\n')
+    assert mapped.schema_files == (("schema/v2/schema.json", "vendor/v2.json"),)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('schema-files = "s.json"\n', r"schema-files: expected a list of paths or a table"),
+        ('[tool.acp-codegen.schema-files]\n"s.json" = "/etc/s.json"\n', r"'/etc/s.json' is not a relative path"),
+        ('[tool.acp-codegen.schema-files]\n"../s.json" = "s.json"\n', r"'../s.json' is not a relative path"),
+        ("pyproject = 0\n", r"pyproject: expected true or false"),
+        ('ignore-warnings = "unknown-type"\n', r"ignore-warnings: expected a list of strings"),
+        ('[tool.acp-codegen.commands]\nregenerate = "x"\n', r"commands: unknown keys \['regenerate'\]"),
+        ('[tool.acp-codegen.commands]\ngenerate = ""\n', r"commands.generate: expected a non-empty string"),
+    ],
+)
+def test_a_bad_vendoring_setting_is_one_clear_error(tmp_path, text, message):
+    with pytest.raises(GenerationError, match=message):
+        write(tmp_path, TABLE + text)
+
+
+def test_commands_and_warnings_settings(tmp_path):
+    config = write(
+        tmp_path,
+        TABLE + 'pyproject = false\nignore-warnings = ["unknown-type", "unconfigured-upsert:X"]\n'
+        '[tool.acp-codegen.commands]\ngenerate = "tox -e gen"\nupdate-schema = "tox -e vendor"\n',
+    )
+    assert (config.pyproject, config.ignore_warnings) == (False, ("unknown-type", "unconfigured-upsert:X"))
+    assert config.commands == Commands(generate="tox -e gen", check=None, update_schema="tox -e vendor")
+
+
+def test_the_generator_guides_tables_are_valid_configurations(tmp_path):
+    """Each ```toml sample of docs/guides/generator.md holding a [tool.acp-codegen] table loads."""
+    guide = (ROOT / "docs" / "guides" / "generator.md").read_text()
+    tables = [text for text in re.findall(r"```toml\n(.*?)```", guide, re.DOTALL) if "[tool.acp-codegen" in text]
+    assert len(tables) >= 3
+    for text in tables:
+        if not text.startswith("[tool.acp-codegen]"):  # a subtable alone: under the minimal table
+            text = '[tool.acp-codegen]\nschema = "s.json"\npackage = "p"\nout = "o"\n' + text
+        config = write(tmp_path, text)
+        assert config.out is not None and config.packages

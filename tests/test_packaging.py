@@ -70,6 +70,7 @@ def test_the_wheel_carries_every_template(wheel):
     expected = {f"generator/templates/{path.relative_to(templates).as_posix()}" for path in templates.rglob("*.jinja")}
     assert len(expected) > 10
     assert expected <= set(zipfile.ZipFile(wheel).namelist())
+    assert "generator/official.toml" in zipfile.ZipFile(wheel).namelist()  # the official schema's default rules
 
 
 def test_an_installed_generator_generates_in_another_directory(wheel, tmp_path):
@@ -87,6 +88,18 @@ def test_an_installed_generator_generates_in_another_directory(wheel, tmp_path):
     run(*generate, "--out", "out", "--package", "rules_copy", cwd=work)
     imported = run(python, "-c", "import rules_copy; print(rules_copy.__file__)", cwd=work / "out").stdout
     assert Path(imported.strip()) == work / "out" / "rules_copy" / "__init__.py"
+    # the official schema gets its upsert rules from the installed generator, with no configuration
+    ir = run(
+        tmp_path / "venv" / "bin" / "acp-codegen",
+        "ir",
+        "--schema",
+        ROOT / "schema/v2/schema.unstable.json",
+        "--package",
+        "acp",
+        cwd=work,
+    ).stdout
+    upserts = {named["name"]: named["upsert"] for named in json.loads(ir)["types"] if named.get("upsert")}
+    assert upserts["ToolCallUpdate"]["identity"] == ["tool_call_id"]
 
 
 def test_pip_install_of_the_generated_directory_gives_a_typed_stdlib_only_dependency(tmp_path):

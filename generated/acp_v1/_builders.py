@@ -7,7 +7,6 @@ Imported on first use: `builder()` imports it, importing the types does not."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 

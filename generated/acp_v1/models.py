@@ -11,8 +11,7 @@ comes with its decoder and encoder in `_codec` and each class with its builder i
 from __future__ import annotations
 
 import builtins
-import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, TypeVar, overload
 

@@ -44,3 +44,46 @@ def bracket_layout(indent: int, head: str, items: Sequence[str], tail: str, kind
     if kind not in ("display", "condition") and indent + INDENT + len(joined) <= LINE_LENGTH:
         return "hugged"
     return "exploded"
+
+
+def annotation_operands(annotation: str) -> tuple[str, Kind, list[str], str]:
+    """The parts black splits a too-long annotation into: for one subscript (`X[...]`) its
+    opening, what it holds and its closing bracket; for anything else no brackets and the
+    annotation itself. What is held is split into the items of a subscript that has several
+    (kind "call": `str, Any`) or the operands of a `|` union (kind "expression"), each after
+    the first with its `| `; operands and items are those outside brackets and strings."""
+    opening, inner, closing = "", annotation, ""
+    bracket = annotation.find("[")
+    depths = [depth for char, depth in _brackets(annotation) if char == "]"]
+    if bracket > 0 and annotation.endswith("]") and not _top_level(annotation, "|") and depths.count(0) == 1:
+        opening, inner, closing = annotation[: bracket + 1], annotation[bracket + 1 : -1], "]"
+    commas = _top_level(inner, ",") if opening else []
+    kind: Kind = "call" if commas else "expression"
+    cuts = commas or _top_level(inner, "|")
+    parts = [inner[start + 1 : end].strip() for start, end in zip([-1, *cuts], [*cuts, len(inner)], strict=True)]
+    if kind == "call":
+        return opening, kind, parts, closing
+    return opening, kind, [parts[0], *(f"| {operand}" for operand in parts[1:])], closing
+
+
+def _top_level(text: str, separator: str) -> list[int]:
+    """Where `separator` stands outside brackets and string literals in `text`."""
+    return [index for index, (char, depth) in enumerate(_brackets(text)) if char == separator and depth == 0]
+
+
+def _brackets(text: str) -> list[tuple[str, int]]:
+    """Each character of `text` with the depth of brackets it stands in (a closing bracket:
+    the depth after it), characters inside string literals as spaces."""
+    marked, depth, quote = [], 0, ""
+    for index, char in enumerate(text):
+        if quote:
+            if char == quote and text[index - 1] != "\\":
+                quote = ""
+            marked.append((" ", depth))
+            continue
+        if char in "\"'":
+            quote = char
+        depth += 1 if char in "([{" else 0
+        depth -= 1 if char in ")]}" else 0
+        marked.append((char, depth))
+    return marked

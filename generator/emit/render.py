@@ -16,6 +16,7 @@ import jinja2
 from generator import runtime
 from generator.emit.contexts import (
     PackageContext,
+    UpsertContext,
     import_sort_key,
     names_in_code,
     rpc_context,
@@ -25,7 +26,7 @@ from generator.emit.contexts import (
 )
 from generator.emit.exprs import expressions, helper_name
 from generator.emit.helpers import helper_names, helpers_context
-from generator.emit.layout import bracket_layout
+from generator.emit.layout import annotation_operands, bracket_layout
 from generator.emit.literals import comment_safe, docstring, json_literal, python_literal, string_block
 from generator.emit.peers import connection_context, connection_names
 from generator.emit.pynamed import NamedQueries
@@ -160,6 +161,7 @@ def environment(queries: Queries) -> jinja2.Environment:
     env.globals.update(
         fits=lambda line: len(line) <= LINE_LENGTH,
         bracket_layout=bracket_layout,
+        annotation_operands=annotation_operands,
         bases=named.bases,
         shares_object=named.shares_object,
         is_recursive=named.is_recursive,
@@ -174,15 +176,22 @@ def environment(queries: Queries) -> jinja2.Environment:
     return env
 
 
-def base_context(module: Module, queries: Queries, versions: dict[str, str]) -> PackageContext:
-    """What every template may use: the module, its types in definition order, the public names."""
-    objects = class_order(module)
+def base_context(
+    module: Module,
+    queries: Queries,
+    versions: dict[str, str],
+    objects: list[ObjectType],
+    upserts: UpsertContext,
+    session: bool,
+) -> PackageContext:
+    """What every template may use: the module, its types in definition order (`objects` in
+    class order), the public names (the merge functions of `upserts`, the session names if
+    the package has `session`)."""
     aliases_and_unions = definition_order(module)
     rpc = module.has_rpc
     defs_names = {python: name for name, python in module.public_names}
     connection = connection_names(module)
-    merge_functions = upsert_context(objects, queries).merge_functions
-    session = merge_functions and session_context(module, objects) is not None
+    merge_functions = upserts.merge_functions
     names = [named.name for named in module.types]
     runtime_names = ["DecodeError", "MaybeUndefined", "Model", "Salvage", "UNDEFINED", "Undefined", "decode", "encode"]
     return PackageContext(
@@ -237,8 +246,7 @@ def model_units(env: jinja2.Environment, context: PackageContext, base: dict[str
         key=import_sort_key,
     )
     models: Any = env.get_template("models.py.jinja").make_module({**base, "builder_imports": builder_imports})
-    units = [models.head()]
-    units += [
+    units = [
         enums.enum_class(t) if isinstance(t, EnumType) else objects.object_class(t)
         for t in context.module.types
         if isinstance(t, (EnumType, ObjectType))
@@ -248,7 +256,21 @@ def model_units(env: jinja2.Environment, context: PackageContext, base: dict[str
         for t in context.aliases_and_unions
     ]
     units.append(models.tail())
-    return [str(unit) for unit in units]
+    body = [str(unit) for unit in units]
+    # the head imports what the rest uses: a module of its own, made once the rest is rendered
+    with_imports: Any = env.get_template("models.py.jinja").make_module(
+        {**base, "builder_imports": builder_imports, **_standard_imports(body)}
+    )
+    return [str(with_imports.head()), *body]
+
+
+def _standard_imports(units: list[str]) -> dict[str, list[str]]:
+    """The modules (`import os`) and the `collections.abc` names that `units` use, of those
+    the signatures of constructors and builders may need: what their module's head imports."""
+    return {
+        "module_imports": names_in_code(units, ["builtins", "os"]),
+        "abc_imports": names_in_code(units, ["Iterable", "Mapping"]),
+    }
 
 
 def builder_units(env: jinja2.Environment, context: PackageContext, base: dict[str, Any]) -> list[str]:
@@ -259,7 +281,7 @@ def builder_units(env: jinja2.Environment, context: PackageContext, base: dict[s
     # Each TypeVar names its class in a string (`bound="ToolCallUpdate"`), which tokens do not show.
     imports = sorted(set(names_in_code(units, context.imported)).union(o.name for o in built), key=import_sort_key)
     builders_module: Any = env.get_template("builders.py.jinja").make_module(
-        {**base, "builders_module_imports": imports}
+        {**base, "builders_module_imports": imports, **_standard_imports(units)}
     )
     return [str(builders_module.head()), *units]
 
@@ -297,8 +319,10 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
     renders a whole file."""
     queries = Queries(module)
     env = environment(queries)
-    context = base_context(module, queries, versions)
-    upserts = upsert_context(context.objects, queries)
+    objects = class_order(module)
+    upserts = upsert_context(objects, queries)
+    session = session_context(module, objects) if upserts.upserts else None
+    context = base_context(module, queries, versions, objects, upserts, session is not None)
     base = variables(context, upserts)
     files = {
         "_runtime.py": static_units(env, "_runtime.py", base),
@@ -310,7 +334,6 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         files["_builders.py"] = builder_units(env, context, base)
     if upserts.upserts:
         files["upserts.py"] = split_units(env.get_template("upserts.py.jinja").render(base))
-    session = session_context(module, context.objects) if upserts.upserts else None
     if session is not None:
         files["_session.py"] = static_units(env, "_session.py", base)
         files["session.py"] = split_units(

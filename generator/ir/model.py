@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from generator.errors import SchemaWarning
 from generator.ir.assertions import Checks
 
 # --- type expressions: what a field, list item or alias holds ----------------
@@ -247,12 +248,15 @@ class Module:
     types: tuple[NamedType, ...]
     public_names: tuple[tuple[str, str], ...]  # (`$defs` name, Python name), in schema order
     path_types: tuple[str, ...] = ()  # string aliases whose builders accept os.PathLike
-    warnings: tuple[str, ...] = ()  # schema drift the generator noticed (see `generate --strict`)
+    warnings: tuple[SchemaWarning, ...] = ()  # schema drift the generator noticed (see `generate --strict`)
     methods: tuple[Method, ...] = ()
     request_id: str | None = None  # the type of JSON-RPC ids (from the envelopes)
     rpc_error: str | None = None  # the type of JSON-RPC error objects
     batches: bool = False  # whether the document admits a JSON array of messages
     protocol_version: int | None = None  # the ACP version the package speaks (config), for routing
+    # what the generated files' headers tell the reader to run (the project's commands, or as invoked)
+    generate_command: str = "acp-codegen generate"
+    check_command: str = "acp-codegen check"
 
     def by_name(self) -> dict[str, NamedType]:
         return {named.name: named for named in self.types}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from generator.errors import GenerationError
+from generator.errors import UNROUTED_METHOD, GenerationError, SchemaWarning
 from generator.ir import naming
 from generator.ir.model import Method, NamedType, Route
 from generator.schema.load import Node, Schema, unescape
@@ -27,7 +27,7 @@ def route(node: Node) -> Route | None:
 
 def methods(
     schema: Schema, types: dict[str, NamedType], python_names: dict[str, str]
-) -> tuple[tuple[Method, ...], list[str]]:
+) -> tuple[tuple[Method, ...], list[SchemaWarning]]:
     """The JSON-RPC methods, and a warning for each `x-method` type no envelope carries."""
     roles: dict[str, str] = {}
     for node in (schema.root, *schema.definitions.values()):
@@ -39,7 +39,8 @@ def methods(
         if named.route is None:
             continue
         if named.name not in roles:
-            unrouted.append(f"{named.name} ({named.pointer}): has x-method but no JSON-RPC envelope carries it")
+            text = f"{named.name} ({named.pointer}): has x-method but no JSON-RPC envelope carries it"
+            unrouted.append(SchemaWarning(UNROUTED_METHOD, named.name, text))
             continue
         by_route.setdefault((named.route.side, named.route.method), {})[roles[named.name]] = named.name
     found = []

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from generator.config import CONFIG, SchemaOptions, UpsertRule
-from generator.errors import GenerationError
+from generator.errors import UNCONFIGURED_UPSERT, GenerationError, SchemaWarning
 from generator.ir import naming
 from generator.ir.model import JsonObject, NamedType, ObjectType, Upsert
 from generator.schema.load import Schema
@@ -75,11 +75,15 @@ def with_upsert(named: NamedType | None, name: str, rule: UpsertRule) -> ObjectT
 
 def drift_warnings(
     types: dict[str, NamedType], schema: Schema, options: SchemaOptions, python_names: dict[str, str]
-) -> list[str]:
+) -> list[SchemaWarning]:
     """`$defs` objects whose description speaks of upserts but have no merge rules."""
     return [
-        f"{name} ({schema.definitions[name].pointer}): its description mentions upserts or patch semantics, "
-        f"but it is not in [tool.acp-codegen.upserts] (or not-upserts)"
+        SchemaWarning(
+            UNCONFIGURED_UPSERT,
+            name,
+            f"{name} ({schema.definitions[name].pointer}): its description mentions upserts or patch semantics, "
+            f"but it is not in [tool.acp-codegen.upserts] (or not-upserts)",
+        )
         for name, python in python_names.items()
         if isinstance(types[python], ObjectType)
         and UPSERT_WORDS.search(types[python].doc or "")

@@ -192,7 +192,8 @@ class Drift:
     def clean(self) -> bool:
         return not (self.changed or self.missing or self.extra or self.mode)
 
-    def report(self, package_dir: Path) -> str:
+    def report(self, package_dir: Path, regenerate: str) -> str:
+        """What differs, and the fix: `regenerate` is the command that writes a fresh generation."""
         lines = [f"{package_dir} differs from a fresh generation:"]
         for label, names in (
             ("changed", self.changed),
@@ -206,7 +207,7 @@ class Drift:
         lines.extend(shown)
         if len(self.diff) > len(shown):
             lines.append(f"... {len(self.diff) - len(shown)} more diff lines")
-        lines.append("Run `make generate` and commit the result.")
+        lines.append(f"Run `{regenerate}` and commit the result.")
         return "\n".join(lines)
 
     def compare_file(self, name: str, path: Path, text: str) -> None:

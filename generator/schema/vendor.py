@@ -12,7 +12,16 @@ from pathlib import Path
 from generator.config import Config
 from generator.errors import GenerationError
 
-LICENSE_PATH = "schema/LICENSE"
+LICENSE = "LICENSE"  # the upstream license, vendored beside the lock
+
+
+def license_path(config: Config) -> Path:
+    """Where the upstream license is vendored: beside the lock."""
+    return _lock(config).parent / LICENSE
+
+
+def _update_command(config: Config) -> str:
+    return config.commands.update_schema or "acp-codegen update-schema VERSION"
 
 
 def sha256_of(path: Path) -> str:
@@ -20,23 +29,24 @@ def sha256_of(path: Path) -> str:
 
 
 def fetch(config: Config, version: str, destination: Path) -> dict[str, object]:
-    """Extract `config.schema_files` (paths inside the npm package, kept as they
-    are under `destination`) and the upstream LICENSE; return the lock, which
+    """Extract each of `config.schema_files` (npm path → project path, placed under `destination`
+    at its project path) and the upstream LICENSE (at `license_path`); return the lock, which
     records the version npm resolved (`latest` becomes the release it names)."""
     spec = f"{config.npm_package}@{version}"
+    license_file = license_path(config).relative_to(config.root).as_posix()
     with tempfile.TemporaryDirectory() as work:
         tarball = _npm_pack(spec, Path(work))
         try:
             with tarfile.open(tarball) as archive:
                 members = {member.name: member for member in archive.getmembers()}
-                files = []
-                for relative in (*config.schema_files, "LICENSE"):
-                    data = _member(archive, members, spec, relative)
-                    target = destination / (LICENSE_PATH if relative == "LICENSE" else relative)
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    target.write_bytes(data)
-                    if relative != "LICENSE":
-                        files.append({"path": relative, "sha256": hashlib.sha256(data).hexdigest()})
+                files: list[dict[str, str]] = []
+                for source, target in (*config.schema_files, (LICENSE, license_file)):
+                    data = _member(archive, members, spec, source)
+                    (destination / target).parent.mkdir(parents=True, exist_ok=True)
+                    (destination / target).write_bytes(data)
+                    if target != license_file:
+                        entry = {"path": target, "sha256": hashlib.sha256(data).hexdigest()}
+                        files.append(entry if source == target else {"path": target, "source": source, **entry})
                 manifest = json.loads(_member(archive, members, spec, "package.json"))
         except (tarfile.TarError, EOFError) as error:
             raise GenerationError(spec, f"npm pack wrote an unreadable tarball: {error}") from None
@@ -49,7 +59,7 @@ def fetch(config: Config, version: str, destination: Path) -> dict[str, object]:
         "package": config.npm_package,
         "version": resolved,
         "license": manifest.get("license"),
-        "license_file": LICENSE_PATH,
+        "license_file": license_file,
         "files": files,
     }
 
@@ -91,7 +101,7 @@ def read_lock(config: Config) -> dict[str, object]:
     try:
         data = json.loads(lock.read_bytes())
     except FileNotFoundError:
-        raise GenerationError(str(lock), "no schema lock; run `make update-schema VERSION=...`") from None
+        raise GenerationError(str(lock), f"no schema lock; run `{_update_command(config)}`") from None
     except OSError as error:
         raise GenerationError(str(lock), f"cannot read it: {error.strerror}") from None
     except ValueError as error:
@@ -102,7 +112,10 @@ def read_lock(config: Config) -> dict[str, object]:
 
 
 def verify_locked(config: Config, schema: Path) -> None:
-    """Refuse a vendored schema whose sha256 differs from its lock entry (a hand edit)."""
+    """Refuse a vendored schema whose sha256 differs from its lock entry (a hand edit); a
+    project without a lock vendors its schema by hand and uses it as it is."""
+    if config.lock is None:
+        return
     lock = read_lock(config)
     relative = schema.resolve().relative_to(config.root.resolve()).as_posix()
     entries = lock.get("files")
@@ -113,8 +126,8 @@ def verify_locked(config: Config, schema: Path) -> None:
                 raise GenerationError(
                     str(schema),
                     f"sha256 {actual} does not match {_lock(config).name} ({entry.get('sha256')}); "
-                    "the vendored schema was edited by hand. Restore it, run "
-                    "`make update-schema VERSION=...`, or pass --schema PATH explicitly",
+                    f"the vendored schema was edited by hand. Restore it, run `{_update_command(config)}`, "
+                    "or pass --schema PATH explicitly",
                 )
             return
     raise GenerationError(str(schema), f"not listed in {config.lock}")

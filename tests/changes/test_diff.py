@@ -200,6 +200,14 @@ def test_an_identical_pair_has_no_api_changes(tmp_path):
     assert json.loads(as_json.stdout) == {"changes": [], "breaking": 0, "compatible": 0}
 
 
+def test_diff_works_in_a_directory_without_pyproject(tmp_path):
+    old, new = schema_files("routes", tmp_path)
+    (work := tmp_path / "elsewhere").mkdir()
+    result = run_cli("diff", old, new, cwd=work)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout.endswith("2 breaking, 2 compatible changes\n")
+
+
 def test_fail_on_breaking_exits_3_only_when_something_breaks(tmp_path):
     old, new = schema_files("routes", tmp_path)
     assert run_cli("diff", old, new).returncode == 0
@@ -286,7 +294,8 @@ def offer(monkeypatch, schema: dict) -> None:
     """Make the next `update-schema` fetch `schema`."""
 
     def fetch(config, version, destination):
-        for relative, text in (("schema/api.json", json.dumps(schema)), (vendor.LICENSE_PATH, "License.\n")):
+        license_file = vendor.license_path(config).relative_to(config.root)  # beside the lock
+        for relative, text in (("schema/api.json", json.dumps(schema)), (license_file, "License.\n")):
             (destination / relative).parent.mkdir(parents=True, exist_ok=True)
             (destination / relative).write_text(text)
         return {"package": config.npm_package, "version": version, "files": []}

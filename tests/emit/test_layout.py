@@ -172,3 +172,30 @@ def test_an_encoding_is_laid_out_as_black_lays_it_out(length, indent, head, plac
     for encoding in encodings("N" * length):
         statement = ENCODE.encode_lines(encoding, "v", indent, head, place)
         assert black_stable(within("def f():" + "\n    if v:" * (indent // 4 - 1), statement, indent=indent))
+
+
+LITERAL = 'Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"]'
+SHORTER = 'Literal["read", "edit", "delete", "move", "search", "execute", "think"]'
+LONG_NAME = "kind_of_the_tool_call_reported_here"
+
+
+@pytest.mark.parametrize(
+    ("name", "annotation", "lines"),
+    [
+        ("kind", "ToolKind | Undefined", 1),
+        ("kind", f"MaybeUndefined[ToolKind | {LITERAL}]", 4),  # inside the subscript, one operand a line
+        (LONG_NAME, f"MaybeUndefined[ToolKind | {SHORTER}]", 3),  # inside the subscript, on one line
+        ("kind", f"ToolKind | {LITERAL} | Undefined", 5),  # in brackets of its own, one operand a line
+        (LONG_NAME, f"ToolKind | {SHORTER} | Undefined", 3),  # in brackets of its own, on one line
+        ("kind", f"dict[str, {LITERAL}]", 4),  # a lone subscript of several items: one a line
+        ("kind", f"list[{LITERAL}]", 3),  # a lone subscript of one item: on a line of its own
+    ],
+)
+def test_a_long_parameter_annotation_is_split_as_black_splits_it(name, annotation, lines):
+    for tail in (" = UNDEFINED,", ","):
+        param = MACROS.annotated(8, name, annotation, tail)
+        assert param.count("\n") + 1 == lines
+        signature = within(
+            "class A:\n    def __init__(\n        self,\n        *,", param, "    ) -> None:\n        pass", 8
+        )
+        assert black_stable(signature), signature

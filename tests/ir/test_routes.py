@@ -80,7 +80,9 @@ def test_envelopes_make_requests_with_their_response_and_notifications(tmp_path)
 
 def test_a_type_with_x_method_that_no_envelope_carries_is_a_warning(tmp_path):
     module = ir_of(rpc_schema(Lost={**OBJECT, "x-method": "lost", "x-side": "agent"}), tmp_path)
-    assert module.warnings == ("Lost (#/$defs/Lost): has x-method but no JSON-RPC envelope carries it",)
+    (warning,) = module.warnings
+    assert (warning.code, warning.subject) == ("unrouted-method", "Lost")
+    assert warning.text == "Lost (#/$defs/Lost): has x-method but no JSON-RPC envelope carries it"
 
 
 def test_a_request_without_a_response_type_is_an_error(tmp_path):

@@ -7,10 +7,10 @@ from dataclasses import replace
 
 import pytest
 
-from generator.config import SchemaOptions, UpsertRule, load_config
+from generator.config import SchemaOptions, UpsertRule, official_options
 from generator.errors import GenerationError
 from generator.ir import upserts
-from generator.ir.model import Upsert
+from generator.ir.model import ObjectType, Upsert
 from generator.pipeline import build_ir
 from tests.helpers import ROOT, V2_SCHEMA, ir_of
 
@@ -83,14 +83,33 @@ def test_two_rows_whose_merge_functions_meet_are_an_error(types):
 def test_a_description_that_speaks_of_upserts_warns_unless_a_row_or_not_upserts_names_it(tmp_path):
     (schema := tmp_path / "schema.json").write_text(json.dumps(SCHEMA))
     (warning,) = build_ir(schema, "pkg", ROOT).warnings
-    assert warning.startswith("Update (#/$defs/Update): its description mentions upserts or patch semantics")
+    assert (warning.code, warning.subject) == ("unconfigured-upsert", "Update")
+    assert warning.text.startswith("Update (#/$defs/Update): its description mentions upserts or patch semantics")
     assert build_ir(schema, "pkg", ROOT, SchemaOptions(upserts={"Update": rule(identity=("id",))})).warnings == ()
     assert build_ir(schema, "pkg", ROOT, SchemaOptions(not_upserts=("Update",))).warnings == ()
 
 
-def test_generate_warns_about_upserts_missing_from_the_configuration():
-    options = load_config(ROOT).options
-    without = replace(options, upserts={k: v for k, v in options.upserts.items() if k != "TerminalUpdate"})
-    warnings = build_ir(V2_SCHEMA, "acp_v2", ROOT, without).warnings
-    assert len(warnings) == 1 and warnings[0].startswith("TerminalUpdate (#/$defs/TerminalUpdate)")
-    assert build_ir(V2_SCHEMA, "acp_v2", ROOT, options).warnings == ()
+def test_the_official_schema_gets_the_shipped_rules_and_a_projects_rows_override_them():
+    shipped = build_ir(V2_SCHEMA, "acp_v2", ROOT)  # no configuration at all
+    assert shipped.warnings == ()
+    merged = {named.name: named.upsert for named in shipped.types if getattr(named, "upsert", None)}
+    assert set(official_options().upserts) <= set(merged)
+    tool_call = merged["ToolCallUpdate"]
+    assert tool_call.identity == ("tool_call_id",) and ("status", "pending") in tool_call.start
+    # a row of the project replaces the shipped row of its type whole
+    own = SchemaOptions(upserts={"ToolCallUpdate": rule(identity=("toolCallId",))})
+    overridden = build_ir(V2_SCHEMA, "acp_v2", ROOT, own).by_name()["ToolCallUpdate"]
+    assert isinstance(overridden, ObjectType) and overridden.upsert is not None and overridden.upsert.start == ()
+    # not-upserts drops a shipped row; without the shipped rules every upsert type warns
+    dropped = build_ir(V2_SCHEMA, "acp_v2", ROOT, SchemaOptions(not_upserts=("TerminalUpdate",))).by_name()
+    assert dropped["TerminalUpdate"].upsert is None  # type: ignore[union-attr]
+    bare = build_ir(V2_SCHEMA, "acp_v2", ROOT, SchemaOptions(official_defaults=False)).warnings
+    assert {warning.subject for warning in bare} >= {"ToolCallUpdate", "TerminalUpdate", "SessionMessageChunk"}
+
+
+def test_a_schema_with_another_title_gets_none_of_the_shipped_rules(tmp_path):
+    document = json.loads(V2_SCHEMA.read_text())
+    (schema := tmp_path / "schema.json").write_text(json.dumps({**document, "title": "My Protocol"}))
+    module = build_ir(schema, "pkg", ROOT)
+    assert not any(getattr(named, "upsert", None) for named in module.types)
+    assert "TerminalUpdate" in {warning.subject for warning in module.warnings}

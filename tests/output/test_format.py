@@ -10,8 +10,8 @@ from generator.emit.render import render_package
 from generator.emit.units import join_units, split_units
 from generator.output.format import _batches, reshaped, unit_key
 from generator.output.manifest import proven_units
-from generator.pipeline import build_ir, versions
-from tests.helpers import CACHE, ROOT, V2_SCHEMA
+from generator.pipeline import build_ir, versions, with_commands
+from tests.helpers import CACHE, ROOT
 
 GENERATED = ROOT / "generated" / "acp_v2"
 
@@ -77,12 +77,15 @@ def test_a_unit_is_reshaped_when_black_s_text_differs_from_it():
     assert reshaped("x = (1)\n", "x = 1\n")
 
 
-def test_black_finds_every_unit_of_the_vendored_schema_formatted():
+@pytest.mark.parametrize("index", [0, 1], ids=["acp_v2", "acp_v1"])
+def test_black_finds_every_unit_of_the_vendored_schemas_formatted(index):
     """The committed format manifest holds black's text of each unit: each is the unit
     itself, so black formats it once (`black.format_str` runs twice on what it changes)."""
     config = load_config(ROOT)
-    module = build_ir(V2_SCHEMA, "acp_v2", ROOT, config.options, CACHE, config.packages[0].protocol_version)
-    black_texts = proven_units(GENERATED)
+    package = config.packages[index]
+    module = build_ir(package.schema, package.package, ROOT, config.options, CACHE, package.protocol_version)
+    module = with_commands(module, config.commands)  # the headers name the project's commands
+    black_texts = proven_units(ROOT / "generated" / package.package)
     for name, units in render_package(module, versions()).items():
         if name.endswith(".py"):
             for unit in units:

@@ -36,6 +36,7 @@ lock = "schema.lock.json"
 out = "generated"
 package = "pkg"
 npm-package = "@agentclientprotocol/sdk"
+schema-files = ["schema.json"]
 """
 
 
@@ -160,7 +161,7 @@ def test_generate_into_a_project_root_leaves_its_own_pyproject_alone(project, cl
 def test_update_schema_versions_the_pyproject_from_the_new_lock(project, cli, monkeypatch):
     def fetch(config, version, destination):
         schema = (FIXTURES / "rules.json").read_bytes()
-        for relative, data in (("schema.json", schema), (vendor.LICENSE_PATH, b"License.\n")):
+        for relative, data in (("schema.json", schema), (vendor.LICENSE, b"License.\n")):
             (destination / relative).parent.mkdir(parents=True, exist_ok=True)
             (destination / relative).write_bytes(data)
         entry = {"path": "schema.json", "sha256": hashlib.sha256(schema).hexdigest()}

@@ -29,8 +29,8 @@ def test_compare_reports_changed_missing_and_extra_files(tmp_path):
     write_package(package, {"same.py": "x\n", "changed.py": "old\n", "extra.py": "e\n"})
     drift = compare(package, {"same.py": "x\n", "changed.py": "new\n", "missing.py": "m\n"})
     assert (drift.changed, drift.missing, drift.extra) == (["changed.py"], ["missing.py"], ["extra.py"])
-    report = drift.report(package)
-    assert "-old" in report and "+new" in report and "make generate" in report
+    report = drift.report(package, "tox -e generate")
+    assert "-old" in report and "+new" in report and report.endswith("Run `tox -e generate` and commit the result.")
 
 
 def test_compare_ignores_bytecode_caches(tmp_path):
@@ -75,7 +75,7 @@ def test_compare_is_byte_for_byte_crlf_is_drift(tmp_path):
     (package / "a.py").write_bytes(b"A = 1\r\nB = 2\r\n")
     drift = compare(package, {"a.py": "A = 1\nB = 2\n"})
     assert drift.changed == ["a.py"]
-    assert "a.py: line endings differ (CRLF on disk)" in drift.report(package)
+    assert "a.py: line endings differ (CRLF on disk)" in drift.report(package, "acp-codegen generate")
 
 
 def test_a_changed_mode_is_drift(tmp_path):
@@ -114,7 +114,7 @@ def test_files_beside_the_package_are_written_and_compared_as_dot_dot(tmp_path):
     assert compare(package, {"a.py": "A = 1\n"}, beside={"pyproject.toml": "new\n"}).clean
     drift = compare(package, {"a.py": "A = 1\n"}, beside={"pyproject.toml": "newer\n", "setup.cfg": "s\n"})
     assert (drift.changed, drift.missing) == (["../pyproject.toml"], ["../setup.cfg"])
-    assert "+newer" in drift.report(package)
+    assert "+newer" in drift.report(package, "acp-codegen generate")
 
 
 # An interrupted write, step by step. A write of NEW over OLD (a package, its format

@@ -96,9 +96,10 @@ def test_passes_mypy_strict():
     assert result.returncode == 0, result.stdout
 
 
-def test_passes_ruff():
+@pytest.mark.parametrize("package", ["acp_v2", "acp_v1"])
+def test_passes_ruff(package):
     result = subprocess.run(
-        [sys.executable, "-m", "ruff", "check", "--no-cache", "generated/acp_v2"],
+        [sys.executable, "-m", "ruff", "check", "--no-cache", f"generated/{package}"],
         cwd=ROOT,
         capture_output=True,
         text=True,
