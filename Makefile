@@ -7,7 +7,7 @@ LINT_STEPS := lint-ruff lint-format lint-mypy lint-mypy-generated
 # Parallel steps print their output whole when they end (GNU make 4+; 3.81 interleaves lines).
 PARALLEL := -j $(if $(filter 3.%,$(MAKE_VERSION)),,--output-sync=target)
 
-.PHONY: generate check lint $(LINT_STEPS) docs test interop update-schema bench bench-gen bench-rpc bench-import clean
+.PHONY: generate check lint $(LINT_STEPS) docs test peers interop update-schema bench bench-gen bench-rpc bench-import clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -43,18 +43,33 @@ lint-mypy-generated: $(STAMP)
 docs: $(STAMP)
 	$(PY) -m mkdocs build --strict --quiet
 
-# The drift check, the lint steps and the docs build in parallel, then the whole suite
-# (pytest-xdist, a worker per core).
+# The drift check, the lint steps, the docs build and the peers' install in parallel, then the
+# whole suite (pytest-xdist, a worker per core), the live tests against the official SDKs included.
 test: $(STAMP)
-	@$(MAKE) --no-print-directory $(PARALLEL) check $(LINT_STEPS) docs
+	@$(MAKE) --no-print-directory $(PARALLEL) check $(LINT_STEPS) docs peers
 	$(PY) -m pytest -n auto
 
-# acp_v2 against the official TypeScript SDK (node + npm; the SDK goes to interop/node_modules) and the
-# example agent's v1 route against the Python SDK's v1 client (pip --target .cache/peers).
-interop: $(STAMP)
-	@command -v node >/dev/null || { echo "make interop: skipped, node is not installed"; exit 0; }
-	cd interop && npm install --silent --no-audit --no-fund
-	test -d .cache/peers/acp || $(PY) -m pip install --quiet --disable-pip-version-check --target .cache/peers 'agent-client-protocol==0.12.1'
+# The official SDKs tests/test_interop.py runs against, in git-ignored folders: the TypeScript SDK
+# (interop/package.json) in interop/node_modules, with npm, where node is installed (elsewhere
+# those tests are skipped); the Python SDK in .cache/peers, with pip --target (it brings pydantic,
+# which the generated packages must not see). Each is installed again only when its pin changes.
+PY_SDK_VERSION := 0.12.1
+NODE_PEERS := interop/node_modules/.installed
+PY_PEERS := .cache/peers/agent_client_protocol-$(PY_SDK_VERSION).dist-info
+
+peers: $(PY_PEERS)
+	@if ! command -v node >/dev/null || ! command -v npm >/dev/null; then \
+		echo "node is not installed: the tests against the TypeScript SDK will be skipped"; \
+	elif [ ! -f $(NODE_PEERS) ] || [ interop/package.json -nt $(NODE_PEERS) ]; then \
+		cd interop && npm install --silent --no-audit --no-fund && touch node_modules/.installed; \
+	fi
+
+$(PY_PEERS): | $(STAMP)
+	rm -rf .cache/peers
+	$(PY) -m pip install --quiet --disable-pip-version-check --target .cache/peers 'agent-client-protocol==$(PY_SDK_VERSION)'
+
+# The live tests alone (make test runs them too).
+interop: peers
 	$(PY) -m pytest tests/test_interop.py -v
 
 update-schema: $(STAMP)
@@ -67,8 +82,9 @@ bench: $(STAMP)
 bench-gen: $(STAMP)
 	$(PY) bench/generate.py
 
-bench-rpc: $(STAMP)
+bench-rpc: $(STAMP) peers
 	$(PY) bench/rpc.py
+	$(PY) bench/rpc_transports.py
 
 bench-import: $(STAMP)
 	$(PY) bench/imports.py

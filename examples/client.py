@@ -104,7 +104,8 @@ async def main(agent: list[str]) -> None:
             else:  # the user stops the turn instead of answering
                 print(f"permission asked: {question.title} -> cancel the turn")
                 await conn.session_cancel(acp.CancelSessionNotification(session_id=session.session_id))
-                answer.set_result(acp.RequestPermissionOutcomeCancelled())
+                if not answer.done():  # the agent may have withdrawn the request already ($/cancel_request)
+                    answer.set_result(acp.RequestPermissionOutcomeCancelled())
             await prompt  # answered once the agent has inserted the prompt (a user_message update)
             await client.turn_ended.get()
 

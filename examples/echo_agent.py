@@ -14,15 +14,27 @@ A v1 turn is the same echo in v1 terms: `session/prompt` opens an "echo" tool ca
 permission with an "allow" option, streams the words as `agent_message_chunk`s and is answered
 `stopReason: end_turn` (`cancelled` after `session/cancel`).
 
-Run it with `generated/` on PYTHONPATH (or `acp_v2` and `acp_v1` copied next to it)."""
+Run it with `generated/` on PYTHONPATH (or `acp_v2` and `acp_v1` copied next to it):
+
+    PYTHONPATH=generated python examples/echo_agent.py
+    PYTHONPATH=generated python examples/echo_agent.py --listen 127.0.0.1:8765
+
+`--listen HOST:PORT` serves the same agents over Streamable HTTP and WebSocket instead, at
+`http://HOST:PORT/acp` and `ws://HOST:PORT/acp` (`acp.http_app` under uvicorn: `pip install
+uvicorn`, or the tests' pinned one), until interrupted (Ctrl-C); port 0 takes a free port.
+It prints the two URLs, one a line, once it listens."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import contextlib
 import itertools
 import logging
 import re
+import signal
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import acp_v1
@@ -123,6 +135,55 @@ class EchoAgentV1(acp_v1.Agent):
             self.turns.pop(params.session_id, None)
 
 
+def address(text: str) -> tuple[str, int]:
+    """`HOST:PORT` (`[::1]:PORT` for an IPv6 host) as a host and a port."""
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit() or int(port) > 65535:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT (127.0.0.1:8765), found {text!r}")
+    return host.strip("[]"), int(port)
+
+
+async def listen(host: str, port: int) -> None:
+    """Serve the agents over HTTP and WebSocket at `host:port` until SIGINT or SIGTERM."""
+    import uvicorn  # the ASGI server; acp.http_app itself needs nothing beyond the standard library
+
+    class Server(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:  # the signals are handled below
+            yield
+
+    app = acp.http_app(EchoAgent, EchoAgentV1)
+    server = Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on"))
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    serving = asyncio.create_task(server.serve())
+    while not server.started and not serving.done():
+        await asyncio.sleep(0.01)
+    if server.started:
+        bound = server.servers[0].sockets[0].getsockname()
+        where = f"[{bound[0]}]:{bound[1]}" if ":" in bound[0] else f"{bound[0]}:{bound[1]}"
+        print(f"http://{where}/acp\nws://{where}/acp", flush=True)
+        await asyncio.wait([serving, asyncio.create_task(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
+        logging.info("stopping: ending every ACP connection")
+        await app.close()  # their event streams end, which uvicorn's graceful shutdown waits for
+        server.should_exit = True
+    await serving
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="An ACP echo agent (v1 and v2) over stdio, or HTTP and WebSocket.")
+    parser.add_argument(
+        "--listen", type=address, metavar="HOST:PORT", help="serve http://HOST:PORT/acp and ws://HOST:PORT/acp"
+    )
+    listening = parser.parse_args().listen
+    logging.basicConfig(level=logging.INFO)  # stderr: over stdio, stdout carries only protocol lines
+    if listening is None:
+        asyncio.run(acp.run_agent(EchoAgent(), EchoAgentV1()))
+    else:
+        asyncio.run(listen(*listening))
+
+
 if __name__ == "__main__":
-    logging.basicConfig(level=logging.INFO)  # stderr: stdout carries only protocol lines
-    asyncio.run(acp.run_agent(EchoAgent(), EchoAgentV1()))
+    main()

@@ -187,7 +187,7 @@ def _pyproject(config: Config, modules: list[model.Module]) -> dict[str, str]:
     return {project.FILE: project.render_pyproject(modules, release)}
 
 
-def _update_schema(config: Config, args: argparse.Namespace) -> int:
+def _update_schema(config: Config, args: argparse.Namespace, written: Commands) -> int:
     """Vendor `args.version` (as npm resolves it), regenerate every configured package and prepend
     the API changelog: schema files, lock, changelog and generated packages change together, or,
     on any failure or interruption before the packages are written, not at all."""
@@ -233,9 +233,7 @@ def _update_schema(config: Config, args: argparse.Namespace) -> int:
                 )
                 for package in targets
             ]
-            results = [
-                emit(with_commands(module, config.commands), cache_dir, out / module.package) for module in modules
-            ]
+            results = [emit(with_commands(module, written), cache_dir, out / module.package) for module in modules]
             printed, sections = [], []
             for old, result in zip(previous, results, strict=True):
                 if old is not None:
@@ -369,7 +367,7 @@ def run(argv: list[str], program: str = "acp-codegen") -> int:
         given = [(prefix, directory.absolute()) for prefix, directory in args.schema_dirs]
         config = replace(config, options=config.options.with_schema_dirs(given))
     if args.command == "update-schema":
-        return _update_schema(config, args)
+        return _update_schema(config, args, written)
     if args.command == "diff":
         return _diff(config, args)
     targets = _targets(config, args)

@@ -1,7 +1,7 @@
 """A v1 client written with the official Python SDK (`agent-client-protocol` 0.12.1, v1 only):
 starts the agent given on the command line, runs a turn whose permission request it allows, then a
 turn it cancels with `session/cancel` while the permission request is pending, and prints what it
-saw as one JSON line. Run with the SDK on PYTHONPATH (`make interop` installs it into .cache/peers).
+saw as one JSON line. Run with the SDK on PYTHONPATH (`make test` and `make interop` install it into .cache/peers).
 `py_client_v1.py --url http://HOST:PORT/acp` (or `ws://`) connects to a running agent with the SDK's
 `acp.http.create_http_stream` (given an HTTP/1.1 httpx client: its default asks for HTTP/2, which needs
 `h2`) or `acp.ws.create_websocket_stream` instead."""

@@ -1,15 +1,18 @@
 """The examples as real processes over stdio: echo_agent.py (a turn with streamed updates and a
 permission request, a rejected one, cancellation by `session/cancel` and by `$/cancel_request`,
 held prompts), client.py and live_client.py (their output), helpers_agent.py (rejection,
-"allow always", cancellation). (tests/package/test_package.py type-checks them.)"""
+"allow always", cancellation); and `echo_agent.py --listen` over HTTP and WebSocket, driven by
+`client.py --url`, stopped by SIGINT. (tests/package/test_package.py type-checks them.)"""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 import pytest
@@ -321,5 +324,73 @@ def test_session_cancel_withdraws_the_helpers_agents_permission_request_and_ends
             await conn.session_cancel(acp.CancelSessionNotification(session_id=session_id))
             assert await client.withdrawn.get() is question
             assert await client.idle.get() == "cancelled"
+
+    run(test)
+
+
+EXAMPLE_CLIENT_OUTPUT = [
+    "connected to echo-agent 1.0",
+    "permission asked: Echo? -> Echo",
+    "user message: hello world, echo me",
+    "tool call 'Echo': completed",
+    "agent message: hello world, echo me",
+    "turn ended: end_turn",
+    "permission asked: Echo? -> cancel the turn",
+    "user message: and this too",
+    "tool call 'Echo': cancelled",
+    "turn ended: cancelled",
+]
+
+
+@contextmanager
+def listening_echo_agent() -> Iterator[tuple[dict[str, str], subprocess.Popen[str]]]:
+    """`echo_agent.py --listen 127.0.0.1:0` running: its URLs by scheme (`http`, `ws`) and its
+    process. On exit it is sent SIGINT (unless it has ended) and must have stopped cleanly (exit
+    status 0) within 10 s."""
+    command = [sys.executable, str(EXAMPLES / "echo_agent.py"), "--listen", "127.0.0.1:0"]
+    with subprocess.Popen(command, env={**os.environ, **ENV}, stdout=subprocess.PIPE, text=True) as server:
+        assert server.stdout is not None
+        try:
+            urls = {line.partition(":")[0]: line for line in (server.stdout.readline().strip() for _ in "hw")}
+            assert urls.keys() == {"http", "ws"}, urls
+            assert urls["http"].startswith("http://127.0.0.1:") and urls["http"].endswith("/acp"), urls
+            assert urls["ws"] == urls["http"].replace("http", "ws", 1), urls
+            yield urls, server
+        finally:
+            if server.poll() is None:
+                server.send_signal(signal.SIGINT)
+            try:
+                status = server.wait(10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                raise
+    assert status == 0
+
+
+@pytest.mark.parametrize("scheme", ["http", "ws"])
+def test_the_example_client_drives_the_listening_example_agent(scheme):
+    with listening_echo_agent() as (urls, _):
+        command = [sys.executable, str(EXAMPLES / "client.py"), "--url", urls[scheme]]
+        result = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == EXAMPLE_CLIENT_OUTPUT
+
+
+def test_the_listening_example_agent_stops_on_sigint_while_clients_are_connected():
+    """An open event stream (HTTP) and an open WebSocket do not hold the shutdown: the agent ends
+    both connections, the clients see their connections end, and the process exits 0."""
+
+    async def test() -> None:
+        with listening_echo_agent() as (urls, server):
+            async with (
+                acp.connect_http(UserClient(), urls["http"]) as over_http,
+                acp.connect_websocket(UserClient(), urls["ws"]) as over_ws,
+            ):
+                for conn in (over_http, over_ws):
+                    assert (await conn.initialize(INIT)).info.name == "echo-agent"
+                    await conn.session_new(acp.NewSessionRequest(cwd=str(ROOT)))
+                server.send_signal(signal.SIGINT)
+                await asyncio.wait_for(over_http.wait_closed(), 10)
+                await asyncio.wait_for(over_ws.wait_closed(), 10)
 
     run(test)

@@ -1,11 +1,19 @@
-"""acp_v2 against the official TypeScript SDK 2.4.0 (experimental v2), over stdio and WebSocket: the
-example agent serves a TypeScript client (interop/ts_client.mjs; over WebSocket its
-`createWebSocketStream` against interop/ws_echo_agent.py) and the example client drives a
-TypeScript agent (interop/ts_agent.mjs, the example agent's counterpart; over WebSocket behind the
-SDK's `AcpServer`), on every path: a turn with streamed updates and a permission request,
-cancellation both ways, error codes.
+"""Live tests against the official SDKs, run by `make test` (which installs them: the TypeScript
+SDK 2.4.0 into interop/node_modules, the Python SDK 0.12.1 into .cache/peers). The matrix:
 
-Needs `node` and the SDK in interop/node_modules (`make interop` installs it); skipped otherwise."""
+- the TypeScript SDK's v2 client (interop/ts_client.mjs) against the example agent over stdio,
+  and over Streamable HTTP and WebSocket against `echo_agent.py --listen` (`http_app` under
+  uvicorn) and over WebSocket against `serve_websocket` (interop/ws_echo_agent.py); its v1
+  client (interop/ts_client_v1.mjs) over stdio;
+- the Python SDK's v1 client (interop/py_client_v1.py) over stdio, HTTP and WebSocket;
+- the example client (v2) against a TypeScript SDK agent (interop/ts_agent.mjs) over stdio, and
+  over HTTP and WebSocket behind the SDK's `AcpServer`; a Python client cancelling its requests
+  and turns; its error answers and its answer to each hostile line;
+- acp_v1's client against the Python SDK's own server (interop/py_agent_v1.py: `acp.http`'s
+  ASGI `AcpServer` under uvicorn, WebSocket through `acp.ws`) over HTTP and WebSocket.
+
+A test that needs node is skipped where node is absent; a missing SDK is a failure that says
+how to install it. Every peer runs on 127.0.0.1 with a bounded wait."""
 
 from __future__ import annotations
 
@@ -22,23 +30,43 @@ from typing import Any
 import pytest
 
 from tests.helpers import ROOT, import_package
-from tests.test_examples import ALLOW, ENV, EXAMPLES, INIT, UserClient, prompt, run
+from tests.test_examples import ALLOW, ENV, EXAMPLES, INIT, UserClient, listening_echo_agent, prompt, run
 
 acp = import_package(ROOT / "generated", "acp_v2")
+acp_v1 = import_package(ROOT / "generated", "acp_v1")
 INTEROP = ROOT / "interop"
-NODE = shutil.which("node")
-pytestmark = pytest.mark.skipif(
-    NODE is None or not (INTEROP / "node_modules" / "@agentclientprotocol" / "sdk").is_dir(),
-    reason="interop needs node and the TypeScript SDK: run `make interop`",
-)
-needs_ws = pytest.mark.skipif(
-    not (INTEROP / "node_modules" / "ws").is_dir(),
-    reason="the TypeScript SDK's WebSocket transports need the `ws` package in node: run `make interop`",
-)
+PEERS = ROOT / ".cache" / "peers"
+TS_SDK_VERSION = "2.4.0"
+PY_SDK_VERSION = "0.12.1"
 
 
-def test_the_example_agent_serves_a_typescript_client():
-    command = [NODE, str(INTEROP / "ts_client.mjs"), sys.executable, str(EXAMPLES / "echo_agent.py")]
+@pytest.fixture
+def node() -> str:
+    """The `node` command, with the TypeScript SDK (and `ws`: Node 20 has no global WebSocket)
+    installed in interop/node_modules; the test is skipped where node is absent."""
+    found = shutil.which("node")
+    if found is None:
+        pytest.skip("node is not installed: the tests against the TypeScript SDK need it")
+    manifests = INTEROP / "node_modules" / "@agentclientprotocol" / "sdk" / "package.json"
+    if not manifests.is_file() or not (INTEROP / "node_modules" / "ws" / "package.json").is_file():
+        pytest.fail("the TypeScript SDK is not in interop/node_modules: `make test` (or `make interop`) installs it")
+    version = json.loads(manifests.read_text())["version"]
+    assert version == TS_SDK_VERSION, f"interop/node_modules has the TypeScript SDK {version}, not {TS_SDK_VERSION}"
+    return found
+
+
+@pytest.fixture
+def python_sdk() -> dict[str, str]:
+    """The environment of a process that imports the Python SDK (and the generated packages)."""
+    if not (PEERS / f"agent_client_protocol-{PY_SDK_VERSION}.dist-info").is_dir():
+        pytest.fail(
+            f"the Python SDK {PY_SDK_VERSION} is not in .cache/peers: `make test` (or `make interop`) installs it"
+        )
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(PEERS), str(ROOT / "generated")])}
+
+
+def test_the_example_agent_serves_a_typescript_client(node):
+    command = [node, str(INTEROP / "ts_client.mjs"), sys.executable, str(EXAMPLES / "echo_agent.py")]
     env = {**os.environ, **ENV}
     result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
@@ -46,10 +74,11 @@ def test_the_example_agent_serves_a_typescript_client():
 
 
 @contextmanager
-def listening(command: list[str]) -> Iterator[str]:
+def listening(command: list[str], env: dict[str, str] | None = None) -> Iterator[str]:
     """A server process that prints its `ws://` or `http://127.0.0.1:PORT/acp` and serves until its stdin ends: that URL."""
-    env = {**os.environ, **ENV}
-    with subprocess.Popen(command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as server:
+    with subprocess.Popen(
+        command, env=env or {**os.environ, **ENV}, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    ) as server:
         assert server.stdin is not None and server.stdout is not None
         try:
             url = server.stdout.readline().strip()
@@ -63,25 +92,33 @@ def listening(command: list[str]) -> Iterator[str]:
                 server.kill()
 
 
-@needs_ws
-def test_the_example_agent_serves_a_typescript_client_over_websocket():
+def test_the_example_agent_serves_a_typescript_client_over_websocket_from_serve_websocket(node):
     with listening([sys.executable, str(INTEROP / "ws_echo_agent.py")]) as url:
-        command = [NODE, str(INTEROP / "ts_client.mjs"), "--url", url]
+        command = [node, str(INTEROP / "ts_client.mjs"), "--url", url]
         result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     check_typescript_client_report(json.loads(result.stdout))
 
 
-@needs_ws
 @pytest.mark.parametrize("scheme", ["http", "ws"])
-def test_the_example_agent_serves_a_typescript_client_over_http_and_websocket_from_its_asgi_app(scheme):
-    """interop/http_echo_agent.py: `http_app` under uvicorn, HTTP and WebSocket on one path;
-    the SDK's `createHttpStream` and `createWebSocketStream`."""
-    with listening([sys.executable, str(INTEROP / "http_echo_agent.py")]) as url:
-        command = [NODE, str(INTEROP / "ts_client.mjs"), "--url", url.replace("http", scheme, 1)]
+def test_the_listening_example_agent_serves_a_typescript_client_over_http_and_websocket(node, scheme):
+    """`echo_agent.py --listen`: `http_app` under uvicorn, HTTP and WebSocket on one path; the
+    SDK's `createHttpStream` and `createWebSocketStream`."""
+    with listening_echo_agent() as (urls, _):
+        command = [node, str(INTEROP / "ts_client.mjs"), "--url", urls[scheme]]
         result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     check_typescript_client_report(json.loads(result.stdout))
+
+
+def test_the_example_agent_routes_a_typescript_v1_client_to_its_v1_agent(node):
+    command = [node, str(INTEROP / "ts_client_v1.mjs"), sys.executable, str(EXAMPLES / "echo_agent.py")]
+    env = {**os.environ, **ENV}
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["exitCode"] == 0
+    check_v1_client_report(report, "echo-agent", ["hello", " from", " typescript"])
 
 
 def check_typescript_client_report(report: dict[str, Any]) -> None:
@@ -119,18 +156,17 @@ def check_typescript_client_report(report: dict[str, Any]) -> None:
     }
 
 
-def test_the_example_client_drives_a_typescript_agent():
-    command = [sys.executable, str(EXAMPLES / "client.py"), NODE, str(INTEROP / "ts_agent.mjs")]
+def test_the_example_client_drives_a_typescript_agent(node):
+    command = [sys.executable, str(EXAMPLES / "client.py"), node, str(INTEROP / "ts_agent.mjs")]
     result = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == EXAMPLE_CLIENT_OUTPUT
 
 
-@needs_ws
 @pytest.mark.parametrize("scheme", ["http", "ws"])
-def test_the_example_client_drives_a_typescript_agent_over_http_and_websocket(scheme):
+def test_the_example_client_drives_a_typescript_agent_over_http_and_websocket(node, scheme):
     """interop/ts_agent.mjs --listen: the SDK's AcpServer with its Node adapter and `ws`."""
-    with listening([NODE, str(INTEROP / "ts_agent.mjs"), "--listen"]) as url:
+    with listening([node, str(INTEROP / "ts_agent.mjs"), "--listen"]) as url:
         command = [sys.executable, str(EXAMPLES / "client.py"), "--url", url.replace("http", scheme, 1)]
         result = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
@@ -152,18 +188,18 @@ EXAMPLE_CLIENT_OUTPUT = [
 
 
 @asynccontextmanager
-async def typescript_agent() -> AsyncIterator[tuple[Any, UserClient, str]]:
+async def typescript_agent(node: str) -> AsyncIterator[tuple[Any, UserClient, str]]:
     client = UserClient()
-    async with acp.spawn_agent_process(client, NODE, str(INTEROP / "ts_agent.mjs")) as (conn, process):
+    async with acp.spawn_agent_process(client, node, str(INTEROP / "ts_agent.mjs")) as (conn, process):
         assert (await conn.initialize(INIT)).info.name == "ts-echo-agent"
         session = await conn.session_new(acp.NewSessionRequest(cwd=str(ROOT)))
         yield conn, client, session.session_id
     assert process.returncode == 0
 
 
-def test_a_python_client_cancels_a_typescript_agents_requests_and_turns():
+def test_a_python_client_cancels_a_typescript_agents_requests_and_turns(node):
     async def test() -> None:
-        async with typescript_agent() as (conn, client, session_id):
+        async with typescript_agent(node) as (conn, client, session_id):
             await conn.session_prompt(prompt(session_id, "first"))
             question, _ = await client.questions.get()
             withdrawn = asyncio.create_task(conn.session_prompt(prompt(session_id, "withdrawn")))
@@ -201,9 +237,9 @@ def test_a_python_client_cancels_a_typescript_agents_requests_and_turns():
     run(test)
 
 
-def test_a_typescript_agent_answers_errors_a_python_client_reads():
+def test_a_typescript_agent_answers_errors_a_python_client_reads(node):
     async def test() -> None:
-        async with typescript_agent() as (conn, _, _session_id):
+        async with typescript_agent(node) as (conn, _, _session_id):
             with pytest.raises(acp.RequestError) as caught:
                 await conn.session_prompt(prompt("nope", "hello"))
             assert (caught.value.code, caught.value.data) == (-32002, acp.SessionNotFoundErrorData(session_id="nope"))
@@ -217,43 +253,96 @@ def test_a_typescript_agent_answers_errors_a_python_client_reads():
     run(test)
 
 
-PEERS = ROOT / ".cache" / "peers"  # `make interop` installs agent-client-protocol 0.12.1 here
-
-
-@pytest.mark.skipif(not (PEERS / "acp").is_dir(), reason="needs the Python SDK in .cache/peers: run `make interop`")
-def test_the_example_agent_routes_a_python_sdk_v1_client_to_its_v1_agent():
+def test_the_example_agent_routes_a_python_sdk_v1_client_to_its_v1_agent(python_sdk):
     command = [sys.executable, str(INTEROP / "py_client_v1.py"), sys.executable, str(EXAMPLES / "echo_agent.py")]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PEERS), str(ROOT / "generated")])}
-    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    result = subprocess.run(command, cwd=ROOT, env=python_sdk, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    check_python_v1_client_report(json.loads(result.stdout))
+    check_v1_client_report(json.loads(result.stdout), "echo-agent", ["hello", " from", " python"])
 
 
-@pytest.mark.skipif(not (PEERS / "acp").is_dir(), reason="needs the Python SDK in .cache/peers: run `make interop`")
 @pytest.mark.parametrize("scheme", ["http", "ws"])
-def test_the_example_agents_asgi_app_routes_a_python_sdk_v1_client_over_http_and_websocket(scheme):
-    """The Python SDK 0.12.1's `acp.http` and `acp.ws` clients against `http_app` under uvicorn; its
-    HTTP client answers the session's permission request without `Acp-Session-Id`."""
-    with listening([sys.executable, str(INTEROP / "http_echo_agent.py")]) as url:
-        command = [sys.executable, str(INTEROP / "py_client_v1.py"), "--url", url.replace("http", scheme, 1)]
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PEERS), str(ROOT / "generated")])}
-        result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+def test_the_listening_example_agent_routes_a_python_sdk_v1_client_over_http_and_websocket(python_sdk, scheme):
+    """The Python SDK 0.12.1's `acp.http` and `acp.ws` clients against `echo_agent.py --listen`;
+    its HTTP client answers the session's permission request without `Acp-Session-Id`."""
+    with listening_echo_agent() as (urls, _):
+        command = [sys.executable, str(INTEROP / "py_client_v1.py"), "--url", urls[scheme]]
+        result = subprocess.run(command, cwd=ROOT, env=python_sdk, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    check_python_v1_client_report(json.loads(result.stdout))
+    check_v1_client_report(json.loads(result.stdout), "echo-agent", ["hello", " from", " python"])
 
 
-def check_python_v1_client_report(report: dict[str, Any]) -> None:
-    """What interop/py_client_v1.py saw of the example agent's v1 route, over any transport."""
+def check_v1_client_report(report: dict[str, Any], agent: str, words: list[str]) -> None:
+    """What a v1 client (interop/py_client_v1.py, interop/ts_client_v1.mjs) saw of a v1 echo agent."""
     assert report["init"]["protocolVersion"] == 1
-    assert report["init"]["agentInfo"] == {"name": "echo-agent", "version": "1.0"}
+    assert report["init"]["agentInfo"]["name"] == agent
     assert report["firstStop"] == "end_turn"
     opened, *chunks, completed = report["firstUpdates"]
     assert (opened["sessionUpdate"], opened["title"]) == ("tool_call", "Echo")
-    assert [chunk["sessionUpdate"] for chunk in chunks] == ["agent_message_chunk"] * 3
-    assert [chunk["content"]["text"] for chunk in chunks] == ["hello", " from", " python"]
+    assert [chunk["sessionUpdate"] for chunk in chunks] == ["agent_message_chunk"] * len(words)
+    assert [chunk["content"]["text"] for chunk in chunks] == words
     assert (completed["toolCallId"], completed["status"]) == (opened["toolCallId"], "completed")
     assert report["asked"] == [["allow", "reject"], ["allow", "reject"]]
     assert report["secondStop"] == "cancelled"  # session/cancel during the permission request
+
+
+class V1UserClient(acp_v1.Client):
+    """acp_v1's client: records every update; hands each permission request to the test."""
+
+    def __init__(self) -> None:
+        self.updates: list[dict[str, Any]] = []
+        self.questions: asyncio.Queue[tuple[Any, asyncio.Future[Any]]] = asyncio.Queue()
+
+    async def session_update(self, params: Any) -> None:
+        self.updates.append(params.update.to_dict())
+
+    async def session_request_permission(self, params: Any) -> Any:
+        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.questions.put_nowait((params, answer))
+        try:
+            return acp_v1.RequestPermissionResponse(outcome=await answer)
+        except asyncio.CancelledError:
+            return acp_v1.RequestPermissionResponse(outcome=acp_v1.RequestPermissionOutcomeCancelled())
+
+
+@pytest.mark.parametrize("scheme", ["http", "ws"])
+def test_acp_v1s_client_drives_the_python_sdks_own_server_over_http_and_websocket(python_sdk, scheme):
+    """interop/py_agent_v1.py: the Python SDK's ASGI `AcpServer` (`acp.http`, WebSocket through
+    `acp.ws`) under uvicorn; `acp_v1.connect_http` and `acp_v1.connect_websocket`."""
+
+    def text(words: str) -> list[Any]:
+        return [acp_v1.ContentBlockText(text=words)]
+
+    async def test(url: str) -> None:
+        client = V1UserClient()
+        connect = acp_v1.connect_http if scheme == "http" else acp_v1.connect_websocket
+        async with connect(client, url) as conn:
+            init = await conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
+            assert (init.protocol_version, init.agent_info.name) == (1, "py-sdk-echo-agent")
+            session = await conn.session_new(acp_v1.NewSessionRequest(cwd=str(ROOT), mcp_servers=[]))
+            sid = session.session_id
+            first = asyncio.create_task(
+                conn.session_prompt(acp_v1.PromptRequest(session_id=sid, prompt=text("hi v1 peer")))
+            )
+            question, answer = await client.questions.get()
+            assert [option.option_id for option in question.options] == ["allow", "reject"]
+            answer.set_result(acp_v1.RequestPermissionOutcomeSelected(option_id="allow"))
+            assert (await first).stop_reason == "end_turn"
+            opened, *chunks, completed = client.updates
+            assert (opened["sessionUpdate"], opened["title"]) == ("tool_call", "Echo")
+            assert [chunk["content"]["text"] for chunk in chunks] == ["hi", " v1", " peer"]
+            assert (completed["toolCallId"], completed["status"]) == (opened["toolCallId"], "completed")
+
+            second = asyncio.create_task(
+                conn.session_prompt(acp_v1.PromptRequest(session_id=sid, prompt=text("again")))
+            )
+            _, answer = await client.questions.get()
+            await conn.session_cancel(acp_v1.CancelNotification(session_id=sid))
+            assert (await second).stop_reason == "cancelled"
+            if not answer.done():
+                answer.set_result(acp_v1.RequestPermissionOutcomeCancelled())
+
+    with listening([sys.executable, str(INTEROP / "py_agent_v1.py")], env=python_sdk) as url:
+        run(lambda: test(url.replace("http", scheme, 1)))
 
 
 def loads_deep(raw: bytes) -> Any:
@@ -266,7 +355,7 @@ def loads_deep(raw: bytes) -> Any:
         sys.setrecursionlimit(limit)
 
 
-def test_the_typescript_sdk_answers_each_hostile_line_as_tests_hostile_lines_says():
+def test_the_typescript_sdk_answers_each_hostile_line_as_tests_hostile_lines_says(node):
     """tests/hostile_lines.py's answers, checked against the TypeScript agent live: the same
     `(id, code)` on every line, except the differences the table lists (and explains)."""
     from tests.hostile_lines import LINES, TS_EXITS
@@ -292,7 +381,7 @@ def test_the_typescript_sdk_answers_each_hostile_line_as_tests_hostile_lines_say
 
     async def test() -> None:
         process = await asyncio.create_subprocess_exec(
-            NODE, str(INTEROP / "ts_agent.mjs"), stdin=subprocess.PIPE, stdout=subprocess.PIPE, limit=1 << 26
+            node, str(INTEROP / "ts_agent.mjs"), stdin=subprocess.PIPE, stdout=subprocess.PIPE, limit=1 << 26
         )
         try:
             init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": acp.encode(INIT)}

@@ -171,8 +171,9 @@ class Envelopes:
         on_salvage: _rt.SalvageCallback | None,
         path: _rt.Path,
     ) -> Any:
-        """The typed result of a response to a `method` request (raw JSON for extensions)."""
-        if method.startswith("_"):
+        """The typed result of a response to a `method` request (raw JSON for extensions and for
+        methods the schema does not define, which only `send_request` sends)."""
+        if method.startswith("_") or method not in self.request_lookup.get(None, {}):
             return result
         route: RequestRoute = _route(self.request_lookup, method, side, _rt.ROOT)
         try:  # `run_decoder` inline, as in `decode_message`

@@ -6,7 +6,9 @@
 Subclass `Agent` (or `Client`) and override the methods you serve: a request
 you do not override is answered with -32601 (method not found), a notification you do
 not override is ignored. `run_agent(agent)` serves an agent over stdin/stdout;
-`spawn_agent_process(client, command, ...)` starts an agent and connects a client to it.
+`spawn_agent_process(client, command, ...)` starts an agent and connects a client to it,
+`spawn_client_process(agent, command, ...)` starts a client and serves it; `connect_pair(agent,
+client)` connects the two in this process (tests).
 The connection hands itself to `on_connect`, and its typed methods call the peer:
 `await conn.session_prompt(PromptRequest(...))` returns a `PromptResponse`.
 
@@ -41,6 +43,9 @@ from ._connection import (
     spawn_process,
     stdio_streams,
 )
+from ._cookies import AffinityCookies
+from ._memory import MemoryTransport, memory_transports
+from ._observe import LoggingObserver, WireEvent, WireObserver, opentelemetry_observer
 from ._router import ProtocolVersionMismatch, Routable
 from ._runtime import UNDEFINED
 from .models import (
@@ -105,27 +110,37 @@ __all__ = [
     "DEFAULT_LIMIT",
     "DEFAULT_LIMITS",
     "PROTOCOL_VERSION",
+    "AffinityCookies",
     "Agent",
     "AgentSideConnection",
     "Client",
     "ClientSideConnection",
     "ConnectionClosed",
     "ConnectionLimits",
+    "LoggingObserver",
+    "MemoryTransport",
     "MessageTooLarge",
     "ProtocolVersionMismatch",
     "RequestError",
     "StreamTransport",
     "Transport",
+    "WireEvent",
+    "WireObserver",
     "connect_http",
     "connect_negotiated",
+    "connect_pair",
     "connect_to_agent",
     "connect_to_client",
     "connect_websocket",
     "http_app",
+    "memory_transports",
+    "opentelemetry_observer",
     "run_agent",
     "serve_agent",
     "serve_websocket",
     "spawn_agent_process",
+    "spawn_client_process",
+    "stdio_streams",
 ]
 
 
@@ -209,6 +224,35 @@ _WIRE: Final = Wire(
     cancel_params=lambda request_id: CancelRequestNotification(request_id=request_id),
     cancelled_id=lambda params: params.request_id,
     initialize_method=Methods.INITIALIZE,
+    schema_methods=frozenset(
+        {
+            Methods.AUTHENTICATE,
+            Methods.CANCEL_REQUEST,
+            Methods.ELICITATION_COMPLETE,
+            Methods.ELICITATION_CREATE,
+            Methods.FS_READ_TEXT_FILE,
+            Methods.FS_WRITE_TEXT_FILE,
+            Methods.INITIALIZE,
+            Methods.LOGOUT,
+            Methods.SESSION_CANCEL,
+            Methods.SESSION_CLOSE,
+            Methods.SESSION_DELETE,
+            Methods.SESSION_LIST,
+            Methods.SESSION_LOAD,
+            Methods.SESSION_NEW,
+            Methods.SESSION_PROMPT,
+            Methods.SESSION_REQUEST_PERMISSION,
+            Methods.SESSION_RESUME,
+            Methods.SESSION_SET_CONFIG_OPTION,
+            Methods.SESSION_SET_MODE,
+            Methods.SESSION_UPDATE,
+            Methods.TERMINAL_CREATE,
+            Methods.TERMINAL_KILL,
+            Methods.TERMINAL_OUTPUT,
+            Methods.TERMINAL_RELEASE,
+            Methods.TERMINAL_WAIT_FOR_EXIT,
+        }
+    ),
 )
 
 
@@ -714,7 +758,8 @@ def connect_to_agent(
     *,
     limits: ConnectionLimits = DEFAULT_LIMITS,
 ) -> ClientSideConnection:
-    """A client connection over the agent's output (`reader`) and input (`writer`)."""
+    """A client connection over the agent's output (`reader`) and input (`writer`); a client that
+    an agent started (`spawn_client_process`) connects over `await stdio_streams()`."""
     return ClientSideConnection(client, StreamTransport(reader, writer, limits=limits), limits=limits)
 
 
@@ -737,14 +782,17 @@ async def connect_websocket(
     headers: Mapping[str, str] | None = None,
     max_message_bytes: int = DEFAULT_LIMIT,
     open_timeout: float = 10.0,
+    cookies: AffinityCookies | None = None,
 ) -> AsyncIterator[ClientSideConnection]:
     """Connect `client` to the agent at `url` over WebSocket (`ws://host:port/acp`, `wss://`;
     one JSON-RPC message per text frame), `headers` on the upgrade request; the connection is
-    closed on exit. Needs the `websocket` extra (the `websockets` library)."""
+    closed on exit. `cookies`, shared by the connections to one agent, keep the cookies its
+    server (a load balancer) sets, and send them again: a reconnect reaches the same worker.
+    Needs the `websocket` extra (the `websockets` library)."""
     from . import _websocket
 
     async with _websocket.open_websocket(
-        url, headers=headers, max_message_bytes=max_message_bytes, open_timeout=open_timeout
+        url, headers=headers, max_message_bytes=max_message_bytes, open_timeout=open_timeout, cookies=cookies
     ) as transport:
         conn = ClientSideConnection(client, transport)
         try:
@@ -792,16 +840,23 @@ async def serve_websocket(
 
 @contextlib.asynccontextmanager
 async def connect_http(
-    client: Client, url: str, *, headers: Mapping[str, str] | None = None, max_message_bytes: int = DEFAULT_LIMIT
+    client: Client,
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    max_message_bytes: int = DEFAULT_LIMIT,
+    cookies: AffinityCookies | None = None,
 ) -> AsyncIterator[ClientSideConnection]:
     """Connect `client` to the agent at `url` over Streamable HTTP (`http://host:port/acp`,
     `https://`: POST per message, server-sent events per connection and per session), with
     `headers` on every request; on exit the connection is closed and ended with `DELETE`. HTTP
     errors as the TypeScript SDK's `createHttpStream` maps them (`_http_client`'s docstring).
-    Needs the `http` extra (the `httpx` library)."""
+    `cookies` as for `connect_websocket`. Needs the `http` extra (the `httpx` library)."""
     from . import _http_client
 
-    async with _http_client.open_http(url, headers=headers, max_message_bytes=max_message_bytes) as transport:
+    async with _http_client.open_http(
+        url, headers=headers, max_message_bytes=max_message_bytes, cookies=cookies
+    ) as transport:
         conn = ClientSideConnection(client, transport)
         try:
             yield conn
@@ -817,13 +872,20 @@ def http_app(
     max_message_bytes: int = DEFAULT_LIMIT,
     max_buffered_bytes: int = DEFAULT_LIMIT,
     max_output_stall: float = 60.0,
+    max_request_body_bytes: int = 16 * 1024 * 1024,
+    max_buffered_session_streams: int = 1024,
+    max_id_length: int = 1024,
 ) -> AcpHttpApp:
     """An ASGI application serving agents over Streamable HTTP and WebSocket at `path`, wire-
     compatible with the TypeScript SDK's `AcpServer`: run it with any ASGI server
     (`uvicorn.run(app, host="127.0.0.1", port=8765)`). `agents` make the agents of one connection,
     one per protocol version, as for `serve_websocket`; `allowed_origins` and `authorize` too
     (refusals are 403 and 401). The agent's output that its client has not read is held up to
-    `max_buffered_bytes`, beyond which the agent waits, at most `max_output_stall` seconds.
+    `max_buffered_bytes`, beyond which the agent waits (and the client's requests are held
+    back), at most `max_output_stall` seconds. A POST body over `max_request_body_bytes` is
+    refused 413; output waiting for more than `max_buffered_session_streams` sessions no client
+    receives ends the connection; a request or session id over `max_id_length` characters is
+    refused 400 (WebSocket: close 1008), as the TypeScript SDK's `ConnectionLimits` have it.
     Needs nothing beyond the standard library (the ASGI server aside)."""
     from . import _http_server
 
@@ -838,6 +900,9 @@ def http_app(
         max_message_bytes=max_message_bytes,
         max_buffered_bytes=max_buffered_bytes,
         max_output_stall=max_output_stall,
+        max_request_body_bytes=max_request_body_bytes,
+        max_buffered_session_streams=max_buffered_session_streams,
+        max_id_length=max_id_length,
     )
 
 
@@ -867,3 +932,60 @@ async def spawn_agent_process(
             yield conn, process
         finally:
             await conn.close()
+
+
+@contextlib.asynccontextmanager
+async def spawn_client_process(
+    agent: Agent,
+    command: str | os.PathLike[str],
+    *args: str | os.PathLike[str],
+    env: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    limits: ConnectionLimits = DEFAULT_LIMITS,
+    timeout: float = 5.0,
+) -> AsyncIterator[tuple[AgentSideConnection, asyncio.subprocess.Process]]:
+    """Start the client `command` (an editor that speaks ACP over stdio) and serve `agent` to it
+    over its stdin/stdout (stderr is inherited): `spawn_agent_process` the other way round.
+
+    On exit the connection is closed, which ends the client's stdin; a client that has not
+    exited after `timeout` seconds is terminated, and killed after another `timeout`; a
+    cancellation kills it at once. `limits` bounds what the connection holds."""
+    async with spawn_process(
+        command, *args, env=env, cwd=cwd, limit=limits.max_message_bytes + 1, timeout=timeout
+    ) as process:
+        assert process.stdin is not None and process.stdout is not None
+        conn = connect_to_client(agent, process.stdout, process.stdin, limits=limits)
+        try:
+            yield conn, process
+        finally:
+            await conn.close()
+
+
+@contextlib.asynccontextmanager
+async def connect_pair(
+    agent: Agent,
+    client: Client,
+    *,
+    limits: ConnectionLimits = DEFAULT_LIMITS,
+    client_limits: ConnectionLimits | None = None,
+    timeout: float = 5.0,
+) -> AsyncIterator[tuple[AgentSideConnection, ClientSideConnection]]:
+    """Connect `agent` and `client` in this process over `memory_transports()`: every message is
+    encoded to JSON bytes and decoded again, as over a pipe, and the limits hold (`limits` for
+    both ends, `client_limits` for the client's when they differ). Yields the agent's and the
+    client's connections.
+
+    On exit the client's connection closes; the agent's handles what the client sent before
+    (its notifications too) and closes, at the latest after `timeout` seconds."""
+    agent_end, client_end = memory_transports(limits, client_limits)
+    agent_conn = AgentSideConnection(agent, agent_end, limits=limits)
+    client_conn = ClientSideConnection(client, client_end, limits=client_limits or limits)
+    try:
+        yield agent_conn, client_conn
+    finally:
+        try:
+            await client_conn.close()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(agent_conn.wait_closed(), timeout)
+        finally:
+            await agent_conn.close()

@@ -14,11 +14,12 @@ import contextlib
 import logging
 import os
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Protocol, TypeVar
 
 from . import _runtime as _rt
+from ._observe import Tap, WireObserver
 from ._runtime import UNDEFINED, DecodeError
 
 _log = logging.getLogger(f"{_rt.LOGGER}.connection")
@@ -62,6 +63,7 @@ class ConnectionLimits:
 DEFAULT_LIMITS: Final = ConnectionLimits()
 
 _E = TypeVar("_E", bound="RequestError")
+_T = TypeVar("_T")
 
 
 class ErrorObject(Protocol):
@@ -243,6 +245,7 @@ class Wire:
     cancel_params: Callable[[int], Any]  # a request id → the params of `cancel_method`
     cancelled_id: Callable[[Any], Any]  # the params of `cancel_method` → the request id
     initialize_method: str | None  # served first: earlier requests are refused
+    schema_methods: Collection[str] = ()  # refused by `send_request`/`send_notification` (typed methods send them)
 
 
 def _readable_id(message: Any) -> Any:
@@ -305,11 +308,13 @@ class Connection:
         self._waiting: dict[int, tuple[str, asyncio.Future[Any]]] = {}
         self._abandoned: set[int] = set()  # cancelled requests whose response is dropped quietly
         self._serving: dict[tuple[type, Any], asyncio.Task[None]] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
         # None: the stream has ended. Bounded: the reader awaits room (backpressure).
         self._inbox: asyncio.Queue[Any] = asyncio.Queue(limits.max_queued_notifications)
         self._initialized = wire.initialize_method is None
         self._closed = False
+        self._tap: Tap | None = None  # the wire observers, when there are any
+        self._stopping = False  # `_shutdown` has begun: no task may start
         self._worker = asyncio.create_task(self._notification_loop())
         self._reader = asyncio.create_task(self._receive_loop())
 
@@ -325,10 +330,60 @@ class Connection:
             raise ValueError(f"extension methods start with '_', not {method!r}")
         await self._notify(method, params)
 
+    async def send_request(self, method: str, params: Any = UNDEFINED) -> Any:
+        """Send a request for a method the schema does not define (an extension's too): params and
+        result are raw JSON. The schema's methods have typed methods of their own, which this refuses."""
+        self._check_raw(method)
+        return await self._request(method, params)
+
+    async def send_notification(self, method: str, params: Any = UNDEFINED) -> None:
+        """Send a notification for a method the schema does not define, with raw JSON params."""
+        self._check_raw(method)
+        await self._notify(method, params)
+
+    def _check_raw(self, method: str) -> None:
+        if type(method) is not str or not method:
+            raise ValueError(f"a method name is a non-empty string, not {method!r}")
+        if method in self._wire.schema_methods:
+            raise ValueError(f"{method!r} is a method of the schema: call the connection's typed method for it")
+
+    def start_task(self, work: Coroutine[Any, Any, _T], *, name: str | None = None) -> asyncio.Task[_T]:
+        """Run `work` in a task the connection owns: when the connection ends it is cancelled and
+        awaited. An exception it raises is logged (once); await the task for its result."""
+        if self._stopping:
+            work.close()
+            raise ConnectionClosed("cannot start a task: the connection is closed")
+        task = asyncio.create_task(work, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            _log.error("the connection's task %s failed", task.get_name(), exc_info=task.exception())
+
+    def add_observer(self, observer: WireObserver) -> None:
+        """Tell `observer` of every message from now on (`WireObserver`); attach it in `on_connect`
+        to see the first."""
+        if self._tap is None:
+            self._tap = Tap(self._side)
+        self._tap.observers.append(observer)
+
+    def remove_observer(self, observer: WireObserver) -> None:
+        """Stop telling `observer` (ValueError when it is not attached)."""
+        if self._tap is None or observer not in self._tap.observers:
+            raise ValueError(f"{observer!r} is not observing this connection")
+        self._tap.observers.remove(observer)
+        if not self._tap.observers:
+            self._tap = None
+
     async def close(self) -> None:
         """Stop reading, fail pending requests with ConnectionClosed, cancel the handlers, close the transport."""
         self._reader.cancel()
         await asyncio.wait([self._reader])
+        if not self._stopping:  # cancelled before its first step, the reader never ran its `finally`
+            await self._shutdown()
 
     async def wait_closed(self) -> None:
         """Wait until the connection has ended (the peer closed it, or `close`)."""
@@ -370,6 +425,8 @@ class Connection:
         await self._write(self._encode(self._wire.notification(method=method, params=params)))
 
     async def _write(self, data: bytes) -> None:
+        if self._tap is not None:
+            self._tap.crossed("out", data)
         try:
             await self._transport.send(data)
         except ConnectionClosed as error:
@@ -401,6 +458,8 @@ class Connection:
                 if data is None:
                     await self._finish()
                     break
+                if self._tap is not None:
+                    self._tap.crossed("in", data)
                 try:
                     await self._receive(data)
                 except asyncio.CancelledError:
@@ -611,7 +670,7 @@ class Connection:
         self._abandoned.clear()
 
     async def _shutdown(self) -> None:
-        self._closed = True
+        self._closed = self._stopping = True
         self._fail_waiting()
         tasks = [*self._serving.values(), *self._tasks, self._worker]
         for task in tasks:
@@ -619,6 +678,8 @@ class Connection:
         await asyncio.gather(*tasks, return_exceptions=True)
         with contextlib.suppress(OSError, RuntimeError):
             await self._transport.close()
+        if self._tap is not None:
+            self._tap.closed()
 
 
 async def stdio_streams(limit: int = DEFAULT_LIMIT) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:

@@ -16,7 +16,21 @@ from generator.ir.model import EnumType, Method, Module, ObjectType, Ref, TypeEx
 INITIALIZE_METHOD = "initialize"  # served first: earlier requests are refused
 CANCEL_METHOD = "$/cancel_request"  # handled by the connection: cancels a request being served
 # What the interfaces and connections define themselves: no method may take these names.
-CONNECTION_ATTRIBUTES = frozenset({"on_connect", "ext_method", "ext_notification", "close", "wait_closed", "session"})
+CONNECTION_ATTRIBUTES = frozenset(
+    {
+        "on_connect",
+        "ext_method",
+        "ext_notification",
+        "close",
+        "wait_closed",
+        "session",
+        "send_request",
+        "send_notification",
+        "start_task",
+        "add_observer",
+        "remove_observer",
+    }
+)
 # The error-code enum members the interfaces answer with (the engine in _connection.py
 # answers the JSON-RPC errors by their numbers).
 USED_ERROR_CODES = frozenset({"METHOD_NOT_FOUND"})
@@ -266,6 +280,7 @@ class ConnectionContext:
     cancel_params: str
     cancel_field: str  # the property of the cancel params that holds the request id
     initialize: str | None  # the constant of `initialize`, served first
+    method_constants: list[str]  # every method of the schema, which `send_request` refuses
     error_constructors: list[ErrorConstructor]  # those no error-data constructor replaces
     error_data_constructors: list[ErrorDataConstructor]
     errors: dict[str, str]  # error-code member → RequestError constructor
@@ -323,6 +338,7 @@ def connection_context(module: Module, queries: Queries) -> ConnectionContext:
         cancel_params=cancel.params,
         cancel_field=cancel_field,
         initialize=wires[INITIALIZE_METHOD].constant if INITIALIZE_METHOD in wires else None,
+        method_constants=sorted({method.constant for method in module.methods}),
         error_constructors=[c for c in constructors if c.python_name not in replaced],
         error_data_constructors=data_constructors,
         errors={c.member: c.python_name for c in constructors if c.python_name not in replaced},

@@ -346,9 +346,14 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
     if context.connection_exported:
         files["_connection.py"] = static_units(env, "_connection.py", base)
         files["_router.py"] = static_units(env, "_router.py", base)
+        files["_observe.py"] = static_units(env, "_observe.py", base)
+        files["_otel.py"] = static_units(env, "_otel.py", base)
+        files["_memory.py"] = static_units(env, "_memory.py", base)
+        files["_cookies.py"] = static_units(env, "_cookies.py", base)
         files["_websocket.py"] = static_units(env, "_websocket.py", base)
         files["_http_server.py"] = static_units(env, "_http_server.py", base)
         files["_http_client.py"] = static_units(env, "_http_client.py", base)
+        files["_http11.py"] = static_units(env, "_http11.py", base)
         template = env.get_template("connection.py.jinja")
         files["connection.py"] = split_units(
             template.render(variables(context, upserts, connection_context(module, queries)))
@@ -364,10 +369,15 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         "_jsonrpc",
         "_connection",
         "_router",
+        "_observe",
+        "_otel",
+        "_memory",
+        "_cookies",
         "_session",
         "_websocket",
         "_http_server",
         "_http_client",
+        "_http11",
         "models",
     )
     lazy_modules = [name for name in lazy_modules if name not in imported_by_others]

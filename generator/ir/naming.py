@@ -46,6 +46,7 @@ RPC_NAMES = (
 # The asyncio connection API (connection.py), re-exported by __init__.py: the
 # interfaces and connections of the two peers, and the helpers.
 CONNECTION_NAMES = (
+    "AffinityCookies",
     "DEFAULT_LIMIT",
     "DEFAULT_LIMITS",
     "Agent",
@@ -54,22 +55,31 @@ CONNECTION_NAMES = (
     "ClientSideConnection",
     "ConnectionClosed",
     "ConnectionLimits",
+    "LoggingObserver",
+    "MemoryTransport",
     "MessageTooLarge",
     "PROTOCOL_VERSION",
     "ProtocolVersionMismatch",
     "RequestError",
     "StreamTransport",
     "Transport",
+    "WireEvent",
+    "WireObserver",
+    "connect_pair",
     "connect_to_agent",
     "connect_to_client",
     "connect_http",
     "connect_negotiated",
     "connect_websocket",
     "http_app",
+    "memory_transports",
+    "opentelemetry_observer",
     "run_agent",
     "serve_agent",
     "serve_websocket",
     "spawn_agent_process",
+    "spawn_client_process",
+    "stdio_streams",
 )
 # The session state API (session.py), re-exported by __init__.py.
 SESSION_NAMES = ("SessionChange", "SessionRequest", "SessionState")

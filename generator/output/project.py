@@ -65,6 +65,8 @@ ORJSON_REQUIREMENT = "orjson>=3.13,<4"
 WEBSOCKETS_REQUIREMENT = "websockets>=17,<18"
 # The `http` extra (connect_http): the httpx series the HTTP client's tests run against.
 HTTPX_REQUIREMENT = "httpx>=0.29,<0.30"
+# The `otel` extra (opentelemetry_observer): the OpenTelemetry API series its tests run against.
+OPENTELEMETRY_REQUIREMENT = "opentelemetry-api>=1.45,<2"
 
 
 def render_pyproject(module: Module | Sequence[Module], release: str | None) -> str:
@@ -90,6 +92,7 @@ def render_pyproject(module: Module | Sequence[Module], release: str | None) -> 
         orjson=ORJSON_REQUIREMENT,
         websockets=WEBSOCKETS_REQUIREMENT,
         httpx=HTTPX_REQUIREMENT,
+        opentelemetry=OPENTELEMETRY_REQUIREMENT,
     )
 
 

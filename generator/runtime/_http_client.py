@@ -13,7 +13,8 @@ in flight and is reopened by the next message; any other HTTP error of a request
 only that request (-32603, `data` = `{status, body}`, the body cut at 8 KiB); 401, 403, 404,
 410, network errors and failed POSTs of notifications or responses close the transport. The
 end of the connection's stream ends the transport; `close()` sends `DELETE`. Cookies the server
-sets (load-balancer affinity) are sent back for the connection's life.
+sets (load-balancer affinity) are sent back for the connection's life, and to later connections
+given the same `AffinityCookies` (as the TypeScript SDK's `cookieStore` option).
 
 Needs httpx (the package's `http` extra); importing this module without it raises an
 `ImportError` that says so."""
@@ -23,11 +24,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, Final
 
 from . import _runtime as _rt
 from ._connection import DEFAULT_LIMITS, MessageTooLarge
+from ._cookies import AffinityCookies
+from ._http11 import Poster
 from ._runtime import DecodeError
 
 try:
@@ -46,6 +49,9 @@ MAX_ERROR_BODY_BYTES: Final = 8 * 1024
 CONNECTION_FAILURES: Final = frozenset({401, 403, 404, 410})
 REATTACH_METHODS: Final = frozenset({"session/load", "session/resume"})
 DEFAULT_MAX_MESSAGE_BYTES: Final = DEFAULT_LIMITS.max_message_bytes  # as over stdio
+MAX_CONNECTIONS: Final = 10
+"""HTTP connections to the server at most, all kept alive (httpx keeps 20 by default: beyond
+them, concurrent POSTs would open and close a TCP connection each)."""
 
 
 class HttpError(Exception):
@@ -92,14 +98,29 @@ class HttpClientTransport:
         headers: Mapping[str, str] | None = None,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
         client: httpx.AsyncClient | None = None,
+        cookies: AffinityCookies | None = None,
     ) -> None:
         self.url = url
         self.connection_id: str | None = None
         self._limit = max_message_bytes
-        self._http = client or httpx.AsyncClient(headers=dict(headers or {}), timeout=httpx.Timeout(30.0, read=None))
+        hooks = _cookie_hooks(cookies) if cookies is not None else {}
+        self._http = client or httpx.AsyncClient(
+            headers=dict(headers or {}),
+            timeout=httpx.Timeout(30.0, read=None),
+            limits=httpx.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=100),
+            event_hooks=hooks,
+        )
         self._owns_client = client is None
+        self._headers = dict(headers or {})
+        self._cookies = cookies
+        self._poster = (
+            Poster(url, max_connections=MAX_CONNECTIONS, max_body_bytes=max_message_bytes)
+            if client is None and url.startswith(("http://", "https://")) and not _proxied(url)
+            else None
+        )
+        """The messages after `initialize` are POSTed through it (httpx when given a client or a proxy)."""
         self._inbox: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=256)
-        self._lock = asyncio.Lock()
+        self._initializing = asyncio.Lock()
         self._closed = False
         self._ended = False
         self._tasks: set[asyncio.Task[None]] = set()
@@ -121,14 +142,20 @@ class HttpClientTransport:
         return message
 
     async def send(self, message: bytes) -> None:
-        async with self._lock:  # messages are posted in order, as the TypeScript SDK does
-            if self._closed:
-                raise ConnectionResetError("the HTTP transport is closed")
-            parsed = _rt.parse_json(message)
-            if self.connection_id is None:
-                await self._initialize(parsed, message)
-            else:
-                await self._post(parsed, message)
+        """POST `message`. Unlike the TypeScript SDK, which posts one message at a time, each
+        send posts at once: sends awaited one after another arrive in order, concurrent ones
+        (of different tasks) travel side by side and may overtake each other. Until
+        `initialize` is answered, sends wait for it."""
+        if self.connection_id is None:
+            async with self._initializing:
+                if self.connection_id is None:
+                    if self._closed:
+                        raise ConnectionResetError("the HTTP transport is closed")
+                    await self._initialize(_rt.parse_json(message), message)
+                    return
+        if self._closed:
+            raise ConnectionResetError("the HTTP transport is closed")
+        await self._post(_rt.parse_json(message), message)
 
     async def close(self) -> None:
         """Send `DELETE` for the connection and stop its streams."""
@@ -197,7 +224,7 @@ class HttpClientTransport:
                 return
             await self._fail(error)
             raise ConnectionResetError(str(error)) from error
-        except httpx.HTTPError as error:
+        except (httpx.HTTPError, OSError) as error:
             await self._fail(error)
             raise ConnectionResetError(str(error)) from error
         if "method" not in message and key is not None:
@@ -208,11 +235,39 @@ class HttpClientTransport:
         headers = {"Content-Type": "application/json", CONNECTION_ID_HEADER: self.connection_id}
         if session is not None:
             headers[SESSION_ID_HEADER] = session
+        if self._poster is not None:
+            await self._post_lean(data, headers)
+            return
         async with self._http.stream("POST", self.url, content=data, headers=headers) as response:
             if response.is_success:
+                await response.aread()  # read to its end (202: nothing), the connection is reused
                 return
             body = await _read_cut(response, MAX_ERROR_BODY_BYTES)
             raise HttpError("ACP POST failed", response.status_code, body)
+
+    async def _post_lean(self, data: bytes, headers: dict[str, str]) -> None:
+        """`_post_raw` through the lean poster: the client's headers and cookies, as httpx sends them."""
+        assert self._poster is not None
+        merged = {**self._headers, **headers}
+        caller = next((merged.pop(name) for name in list(merged) if name.lower() == "cookie"), None)
+        jar = "; ".join(f"{cookie.name}={cookie.value}" for cookie in self._http.cookies.jar)
+        cookie = "; ".join(part for part in (jar, caller) if part) or None
+        if self._cookies is not None:
+            cookie = self._cookies.header(cookie)
+        if cookie:
+            merged["Cookie"] = cookie
+        response = await self._poster.post(data, merged.items())
+        set_cookies = response.header_values("set-cookie")
+        if set_cookies:
+            for value in set_cookies:
+                name, separator, rest = value.split(";", 1)[0].partition("=")
+                if separator and name.strip():
+                    self._http.cookies.set(name.strip(), rest.strip())
+            if self._cookies is not None:
+                self._cookies.store(set_cookies)
+        if not 200 <= response.status < 300:
+            body = response.body[:MAX_ERROR_BODY_BYTES].decode("utf-8", "ignore")
+            raise HttpError("ACP POST failed", response.status, body)
 
     async def _drop(self, message: dict[str, Any], error: HttpError) -> None:
         """A message for a failed session: a request is answered with the error, anything else dropped."""
@@ -344,6 +399,8 @@ class HttpClientTransport:
         if delete and self.connection_id is not None:
             with contextlib.suppress(httpx.HTTPError):
                 await self._http.delete(self.url, headers={CONNECTION_ID_HEADER: self.connection_id})
+        if self._poster is not None:
+            await self._poster.close()
         if self._owns_client:
             await self._http.aclose()
         while self._inbox.full():  # the end must get through: a reader this far behind loses the oldest
@@ -354,6 +411,29 @@ class HttpClientTransport:
         task: asyncio.Task[None] = asyncio.get_running_loop().create_task(work, name=name)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+
+def _proxied(url: str) -> bool:
+    """Whether the environment names a proxy for `url` (httpx honours it; the lean poster does not)."""
+    import urllib.request
+
+    scheme, _, rest = url.partition("://")
+    host = rest.split("/", 1)[0].rpartition("@")[2].rsplit(":", 1)[0].strip("[]")
+    return scheme in urllib.request.getproxies() and not urllib.request.proxy_bypass(host)
+
+
+def _cookie_hooks(cookies: AffinityCookies) -> dict[str, list[Callable[[Any], Awaitable[None]]]]:
+    """httpx event hooks that send `cookies` on every request and store what responses set."""
+
+    async def apply(request: httpx.Request) -> None:
+        header = cookies.header(request.headers.get("Cookie"))
+        if header is not None:
+            request.headers["Cookie"] = header
+
+    async def store(response: httpx.Response) -> None:
+        cookies.store(response.headers.get_list("Set-Cookie"))
+
+    return {"request": [apply], "response": [store]}
 
 
 async def _read_cut(response: httpx.Response, limit: int) -> str:
@@ -392,10 +472,14 @@ async def _events(response: httpx.Response, limit: int) -> AsyncIterator[bytes]:
 
 @contextlib.asynccontextmanager
 async def open_http(
-    url: str, *, headers: Mapping[str, str] | None = None, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    cookies: AffinityCookies | None = None,
 ) -> AsyncIterator[HttpClientTransport]:
     """A transport to the agent at `url` (`http://host:port/acp`), closed (DELETE) on exit."""
-    transport = HttpClientTransport(url, headers=headers, max_message_bytes=max_message_bytes)
+    transport = HttpClientTransport(url, headers=headers, max_message_bytes=max_message_bytes, cookies=cookies)
     try:
         yield transport
     finally:

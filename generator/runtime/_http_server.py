@@ -45,6 +45,9 @@ KEEP_ALIVE_SECONDS: Final = 15.0
 DEFAULT_MAX_MESSAGE_BYTES: Final = DEFAULT_LIMITS.max_message_bytes  # as over stdio
 DEFAULT_MAX_BUFFERED_BYTES: Final = DEFAULT_LIMITS.max_buffered_bytes
 DEFAULT_MAX_OUTPUT_STALL: Final = 60.0
+DEFAULT_MAX_REQUEST_BODY_BYTES: Final = 16 * 1024 * 1024  # the TypeScript SDK's Node adapter's
+DEFAULT_MAX_BUFFERED_SESSION_STREAMS: Final = 1024  # as the TypeScript SDK's ConnectionLimits
+DEFAULT_MAX_ID_LENGTH: Final = 1024  # as the TypeScript SDK's ConnectionLimits
 SESSION_SCOPED_METHODS: Final = frozenset(
     {
         "session/cancel",
@@ -82,6 +85,22 @@ def _session_of(message: Any) -> str | None:
     params = message.get("params") if type(message) is dict else None
     session = params.get("sessionId") if type(params) is dict else None
     return session if type(session) is str else None
+
+
+def over_long_id(message: Any, session_header: str | None, limit: int) -> str | None:
+    """Why a client's message is refused for an id longer than `limit` characters (a request's
+    string id, its session's id in the params or the `Acp-Session-Id` header), or None."""
+    if session_header is not None and len(session_header) > limit:
+        return f"Session ID exceeds maxIdLength ({limit})"
+    if type(message) is not dict or "method" not in message:
+        return None
+    session = _session_of(message)
+    if session is not None and len(session) > limit:
+        return f"Session ID exceeds maxIdLength ({limit})"
+    request_id = message.get("id")
+    if type(request_id) is str and len(request_id) > limit:
+        return f"Request ID exceeds maxIdLength ({limit})"
+    return None
 
 
 class _Outbox:
@@ -158,6 +177,8 @@ class HttpConnection:
             self._push(route, message)
         else:
             session = _session_of(parsed)
+            if session is not None and len(session) > self.server.max_id_length:
+                self.close_for_limit(f"its agent issued a session ID over maxIdLength ({self.server.max_id_length})")
             if key is not None:
                 self.client_response_routes[key] = session
             self._push(session, message)
@@ -171,8 +192,20 @@ class HttpConnection:
     def _push(self, route: Route, message: bytes) -> None:
         outbox = self.streams.get(route)
         if outbox is None:
+            if self.buffered_session_streams() >= self.server.max_buffered_session_streams:
+                limit = self.server.max_buffered_session_streams
+                self.close_for_limit(f"its output would buffer more than maxBufferedSessionStreams ({limit}) sessions")
             outbox = self.streams[route] = _Outbox()
         outbox.put(message)
+
+    def buffered_session_streams(self) -> int:
+        """Sessions whose messages wait with no client receiving them."""
+        return sum(1 for route, outbox in self.streams.items() if route is not None and not outbox.receiver)
+
+    def close_for_limit(self, why: str) -> None:
+        _log.warning("closing HTTP connection %s: %s", self.id, why)
+        self.end()
+        raise ConnectionResetError(f"the connection closed: {why}")
 
     def buffered(self) -> int:
         return sum(outbox.bytes for outbox in self.streams.values())
@@ -193,6 +226,12 @@ class HttpConnection:
                 _log.warning("closing HTTP connection %s: its client stopped reading", self.id)
                 self.end()
                 raise ConnectionResetError("the client stopped reading its output") from None
+
+    async def room(self) -> None:
+        """Until the agent's output not yet read is within the limit, or the connection ends."""
+        while self.buffered() > self.server.max_buffered_bytes and not self.closed:
+            self.drained.clear()
+            await self.drained.wait()
 
     async def deliver(self, message: bytes) -> None:
         """A message the client posted, for the handler (dropped once the connection has ended)."""
@@ -221,9 +260,14 @@ class AcpHttpApp:
     `allowed_origins`: the `Origin`s (`scheme://host:port`) a browser page may connect from; a
     request with any other `Origin` is refused 403 (clients that are not browsers send none).
     `authorize(headers)` (names lowercased) is asked before any message is handled; False: 401.
-    `max_message_bytes` bounds a POST body and a WebSocket frame (413, close 1009);
-    `max_buffered_bytes` the agent's output of one connection not yet read by its client, beyond
-    which the agent waits, for at most `max_output_stall` seconds before the connection ends."""
+    `max_request_body_bytes` bounds a POST body (413; `max_message_bytes` too, when smaller),
+    `max_message_bytes` a WebSocket frame (close 1009); `max_buffered_bytes` the agent's output of
+    one connection not yet read by its client, beyond which the agent waits, and the client's
+    requests are held back, for at most `max_output_stall` seconds before the connection ends
+    (a WebSocket whose client reads nothing is dropped after that long too);
+    `max_buffered_session_streams` the sessions of one connection holding output that no client
+    receives (one more ends the connection); `max_id_length` the request and session ids a client
+    may send (400, close 1008; an agent issuing a longer session id loses the connection)."""
 
     def __init__(
         self,
@@ -235,6 +279,9 @@ class AcpHttpApp:
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
         max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
         max_output_stall: float = DEFAULT_MAX_OUTPUT_STALL,
+        max_request_body_bytes: int = DEFAULT_MAX_REQUEST_BODY_BYTES,
+        max_buffered_session_streams: int = DEFAULT_MAX_BUFFERED_SESSION_STREAMS,
+        max_id_length: int = DEFAULT_MAX_ID_LENGTH,
         keep_alive: float = KEEP_ALIVE_SECONDS,
     ) -> None:
         self.handler = handler
@@ -244,6 +291,9 @@ class AcpHttpApp:
         self.max_message_bytes = max_message_bytes
         self.max_buffered_bytes = max_buffered_bytes
         self.max_output_stall = max_output_stall
+        self.max_request_body_bytes = max_request_body_bytes
+        self.max_buffered_session_streams = max_buffered_session_streams
+        self.max_id_length = max_id_length
         self.keep_alive = keep_alive
         self.connections: dict[str, HttpConnection] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -330,9 +380,11 @@ class AcpHttpApp:
         if headers.get("content-type", "").split(";", 1)[0].strip().lower() != "application/json":
             await _text(send, 415, "Unsupported Media Type")
             return
-        body = await _read_body(receive, self.max_message_bytes)
+        limit = min(self.max_request_body_bytes, self.max_message_bytes)
+        declared = headers.get("content-length", "")
+        body = None if declared.isdigit() and int(declared) > limit else await _read_body(receive, limit)
         if body is None:
-            await _text(send, 413, "Request body too large")
+            await _text(send, 413, f"Request body exceeds {limit} bytes")
             return
         try:
             message = _rt.parse_json(body)
@@ -347,11 +399,15 @@ class AcpHttpApp:
             await _text(send, 400, "Invalid JSON-RPC message")
             return
         connection_id = headers.get(CONNECTION_ID_HEADER)
+        refusal = over_long_id(message, headers.get(SESSION_ID_HEADER), self.max_id_length)
+        if refusal is not None:
+            await _text(send, 400, refusal)
+            return
         if message.get("method") == "initialize" and "id" in message and message.get("jsonrpc") == "2.0":
             if connection_id:
                 await _text(send, 400, "Initialize not allowed on existing connection")
             else:
-                await self._initialize(message, body, send)
+                await self._initialize(message, body, receive, send)
             return
         connection = await self._named_connection(connection_id, send)
         if connection is None:
@@ -360,6 +416,14 @@ class AcpHttpApp:
         if refusal is not None:
             await _text(send, 400, refusal)
             return
+        if "method" in message and "id" in message and connection.buffered() > self.max_buffered_bytes:
+            # a request makes the agent answer: held back while its output waits for the client
+            if not await _until_done(connection.room(), receive):
+                await _text(send, 499, "Request aborted")  # the client went away (as AcpServer answers)
+                return
+            if connection.closed:
+                await _text(send, 404, "Unknown Acp-Connection-Id")
+                return
         await connection.deliver(body)
         await _empty(send, 202)
 
@@ -380,7 +444,7 @@ class AcpHttpApp:
             connection.pending_routes[key] = None if message.get("method") == "session/load" else header or session
         return None
 
-    async def _initialize(self, message: dict[str, Any], body: bytes, send: Send) -> None:
+    async def _initialize(self, message: dict[str, Any], body: bytes, receive: Receive, send: Send) -> None:
         if message.get("id") is None:
             await _text(send, 400, "Initialize request must include an ID")
             return
@@ -390,7 +454,12 @@ class AcpHttpApp:
         connection.task = self._start(connection)
         await connection.deliver(body)
         try:
-            answer = await connection.initialized
+            if not await _until_done(asyncio.shield(connection.initialized), receive):
+                connection.end()  # the client went away before the answer: no connection is left behind
+                connection.initialized.exception()  # retrieved: nobody waits for it any more
+                await _text(send, 499, "Request aborted")
+                return
+            answer = connection.initialized.result()
         except ConnectionResetError as error:
             connection.end()
             failure = {"code": _rt.INTERNAL_ERROR, "message": "Initialize failed", "data": str(error)}
@@ -417,6 +486,10 @@ class AcpHttpApp:
         if connection is None:
             return
         route = headers.get(SESSION_ID_HEADER) or None
+        refusal = over_long_id(None, route, self.max_id_length)
+        if refusal is not None:
+            await _text(send, 400, refusal)
+            return
         outbox = connection.streams.get(route)
         if outbox is None:
             outbox = connection.streams[route] = _Outbox()
@@ -430,6 +503,9 @@ class AcpHttpApp:
             outbox.receiver = False
             if route is not None and not outbox.messages and connection.streams.get(route) is outbox:
                 del connection.streams[route]
+            elif route is not None and connection.buffered_session_streams() > self.max_buffered_session_streams:
+                with contextlib.suppress(ConnectionResetError):
+                    connection.close_for_limit("a client left a session stream past maxBufferedSessionStreams")
 
     async def _stream(self, connection: HttpConnection, outbox: _Outbox, receive: Receive, send: Send) -> None:
         """Send `outbox` as server-sent events until the connection ends or the client leaves."""
@@ -473,7 +549,13 @@ class AcpHttpApp:
     async def _websocket(self, receive: Receive, send: Send) -> None:
         if (await receive())["type"] != "websocket.connect":
             return
-        transport = AsgiWebSocketTransport(receive, send, self.max_message_bytes)
+        transport = AsgiWebSocketTransport(
+            receive,
+            send,
+            self.max_message_bytes,
+            max_output_stall=self.max_output_stall,
+            max_id_length=self.max_id_length,
+        )
         connection_id = secrets.token_hex(16)
         await send({"type": "websocket.accept", "headers": [(CONNECTION_ID_HEADER.encode(), connection_id.encode())]})
         await self._start(transport)
@@ -481,12 +563,24 @@ class AcpHttpApp:
 
 class AsgiWebSocketTransport:
     """A `Transport` over an ASGI WebSocket: one message per text frame; a binary frame is
-    ignored, a frame over `max_message_bytes` closes the socket with 1009."""
+    ignored, a frame over `max_message_bytes` closes the socket with 1009, a request or session
+    id over `max_id_length` with 1008; a send the client does not take within `max_output_stall`
+    seconds (it stopped reading) ends the connection."""
 
-    def __init__(self, receive: Receive, send: Send, max_message_bytes: int) -> None:
+    def __init__(
+        self,
+        receive: Receive,
+        send: Send,
+        max_message_bytes: int,
+        *,
+        max_output_stall: float = DEFAULT_MAX_OUTPUT_STALL,
+        max_id_length: int = DEFAULT_MAX_ID_LENGTH,
+    ) -> None:
         self._receive = receive
         self._send = send
         self._limit = max_message_bytes
+        self._stall = max_output_stall
+        self._max_id_length = max_id_length
         self._closed = False
 
     async def receive(self) -> bytes | None:
@@ -503,6 +597,12 @@ class AsgiWebSocketTransport:
             if len(data) > self._limit:
                 await self._close(1009)
                 raise MessageTooLarge("a WebSocket frame longer than the limit")
+            if len(data) > self._max_id_length:  # a shorter message cannot hold a longer id
+                with contextlib.suppress(DecodeError):
+                    refusal = over_long_id(_rt.parse_json(data), None, self._max_id_length)
+                    if refusal is not None:
+                        await self._close(1008)
+                        raise ConnectionResetError(f"the WebSocket is closed: {refusal}")
             return data
         return None
 
@@ -510,7 +610,13 @@ class AsgiWebSocketTransport:
         if self._closed:
             raise ConnectionResetError("the WebSocket is closed")
         try:
-            await self._send({"type": "websocket.send", "text": message.decode("utf-8", "surrogatepass")})
+            await within(
+                self._send({"type": "websocket.send", "text": message.decode("utf-8", "surrogatepass")}), self._stall
+            )
+        except asyncio.TimeoutError:  # before OSError: TimeoutError is one since Python 3.11
+            self._closed = True
+            _log.warning("dropping a WebSocket whose client stopped reading")
+            raise ConnectionResetError("the client stopped reading") from None
         except OSError as error:
             self._closed = True
             raise ConnectionResetError(f"the WebSocket is closed: {error}") from None
@@ -550,27 +656,71 @@ async def _read_body(receive: Receive, limit: int) -> bytes | None:
             return b"".join(chunks)
 
 
+async def within(work: Awaitable[None], seconds: float) -> None:
+    """Await `work`; `asyncio.TimeoutError` once it has taken `seconds`. A timer that cancels
+    this task, cheaper than `asyncio.wait_for` (a task per call, and a turn of the loop: it
+    halved the messages per second of a WebSocket, measured here)."""
+    task = asyncio.current_task()
+    assert task is not None
+    expired = False
+
+    def expire() -> None:
+        nonlocal expired
+        expired = True
+        task.cancel()
+
+    timer = asyncio.get_running_loop().call_later(seconds, expire)
+    try:
+        await work
+    except asyncio.CancelledError:
+        if not expired:
+            raise
+        if hasattr(task, "uncancel"):  # Python 3.11+: this cancellation was ours, and is handled
+            task.uncancel()
+        raise asyncio.TimeoutError from None
+    finally:
+        timer.cancel()
+
+
 async def _disconnected(receive: Receive) -> None:
     while (await receive())["type"] != "http.disconnect":
         pass
 
 
+async def _until_done(work: Awaitable[Any], receive: Receive) -> bool:
+    """Wait for `work`; False, with `work` cancelled, when the client disconnects first."""
+    task = asyncio.ensure_future(work)
+    gone = asyncio.ensure_future(_disconnected(receive))
+    try:
+        await asyncio.wait({task, gone}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await gone
+    if not task.done():
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        return False
+    if not task.cancelled():
+        task.exception()  # retrieved: the caller reads the outcome from `work` itself
+    return True
+
+
 async def _text(send: Send, status: int, text: str) -> None:
-    await send({"type": "http.response.start", "status": status, "headers": _TEXT_HEADERS})
-    await send({"type": "http.response.body", "body": text.encode()})
+    await _respond(send, status, _TEXT_HEADERS, text.encode())
 
 
 async def _json(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]] | None = None) -> None:
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [(b"content-type", b"application/json"), *(headers or [])],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    await _respond(send, status, [(b"content-type", b"application/json"), *(headers or [])], body)
 
 
 async def _empty(send: Send, status: int) -> None:
-    await send({"type": "http.response.start", "status": status, "headers": []})
-    await send({"type": "http.response.body", "body": b""})
+    await _respond(send, status, [], b"")
+
+
+async def _respond(send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
+    """A whole response, its length declared (without it the server would frame it chunked)."""
+    length = (b"content-length", str(len(body)).encode())
+    await send({"type": "http.response.start", "status": status, "headers": [*headers, length]})
+    await send({"type": "http.response.body", "body": body})

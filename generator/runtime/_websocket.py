@@ -18,6 +18,8 @@ from typing import Final
 
 from . import _runtime as _rt
 from ._connection import DEFAULT_LIMITS, Transport
+from ._cookies import AffinityCookies
+from ._http_server import within
 
 try:
     from websockets.asyncio.client import ClientConnection, connect
@@ -77,7 +79,7 @@ class WebSocketTransport:
         """Send one text frame, waiting while the socket's buffer is full (websockets' write
         limit); a peer that reads nothing for `max_output_stall` seconds is dropped."""
         try:
-            await asyncio.wait_for(self.websocket.send(message, text=True), self.max_output_stall)
+            await within(self.websocket.send(message, text=True), self.max_output_stall)
         except _WebSocketClosed as error:
             raise ConnectionResetError(f"the WebSocket is closed: {error}") from None
         except asyncio.TimeoutError:
@@ -97,13 +99,21 @@ async def open_websocket(
     headers: Mapping[str, str] | None = None,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     open_timeout: float = 10.0,
+    cookies: AffinityCookies | None = None,
 ) -> AsyncIterator[WebSocketTransport]:
     """Connect to the agent at `url` (`ws://` or `wss://`, the server's `/acp`) and yield the
-    transport; `headers` go on the upgrade request (`Authorization`, say). The WebSocket is
-    closed on exit."""
+    transport; `headers` go on the upgrade request (`Authorization`, say), and the `cookies`
+    stored from earlier connections; the cookies the `101` sets are stored in them. The
+    WebSocket is closed on exit."""
+    upgrade_headers = dict(headers or {})
+    if cookies is not None:
+        caller = next((name for name in upgrade_headers if name.lower() == "cookie"), None)
+        header = cookies.header(upgrade_headers.pop(caller) if caller is not None else None)
+        if header is not None:
+            upgrade_headers["Cookie"] = header
     websocket = await connect(
         url,
-        additional_headers=dict(headers or {}),
+        additional_headers=upgrade_headers,
         max_size=max_message_bytes,
         open_timeout=open_timeout,
         close_timeout=CLOSE_TIMEOUT,
@@ -111,6 +121,8 @@ async def open_websocket(
     )
     response = websocket.response
     connection_id = response.headers.get(CONNECTION_ID_HEADER) if response is not None else None
+    if cookies is not None and response is not None:
+        cookies.store(response.headers.get_all("Set-Cookie"))
     try:
         yield WebSocketTransport(websocket, connection_id)
     finally:

@@ -50,6 +50,20 @@ def test_a_method_named_like_the_connection_api_is_an_error():
         peer(module, Queries(module), "client")
 
 
+def test_every_public_name_of_the_engine_and_the_interfaces_is_kept_from_the_schemas_methods():
+    """A method named `send_request` (or any public attribute of `Connection`) would hide the
+    engine's own method in the typed connection: the names are reserved."""
+    from generator.emit.peers import CONNECTION_ATTRIBUTES
+    from generator.runtime._connection import Connection
+
+    public = {name for name in dir(Connection) if not name.startswith("_")}
+    assert public <= CONNECTION_ATTRIBUTES
+    assert {"on_connect", "ext_method", "ext_notification"} <= CONNECTION_ATTRIBUTES  # the interfaces'
+    module = _with_methods(Method("send/request", "SEND_REQUEST", "send_request", "agent", "request", "P1", "R"))
+    with pytest.raises(GenerationError, match="would be named send_request, a name the connection API uses"):
+        peer(module, Queries(module), "agent")
+
+
 def _v2(protocol_version: int | None = 2) -> Module:
     return dataclasses.replace(build_ir(V2_SCHEMA, "acp_v2", ROOT), protocol_version=protocol_version)
 

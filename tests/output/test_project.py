@@ -18,6 +18,7 @@ from generator.config import load_config
 from generator.errors import GenerationError
 from generator.output.project import (
     HTTPX_REQUIREMENT,
+    OPENTELEMETRY_REQUIREMENT,
     ORJSON_REQUIREMENT,
     WEBSOCKETS_REQUIREMENT,
     distribution_name,
@@ -100,12 +101,15 @@ def test_the_pyproject_installs_the_package_and_its_py_typed(tmp_path):
         "orjson": [ORJSON_REQUIREMENT],
         "websocket": [WEBSOCKETS_REQUIREMENT],
         "http": [HTTPX_REQUIREMENT],
+        "otel": [OPENTELEMETRY_REQUIREMENT],
     }
     assert data["tool"]["setuptools"]["packages"]["find"]["include"] == ["pkg", "pkg.*"]
     assert data["tool"]["setuptools"]["package-data"] == {"pkg": ["py.typed"]}
 
 
-@pytest.mark.parametrize("extra", [ORJSON_REQUIREMENT, WEBSOCKETS_REQUIREMENT, HTTPX_REQUIREMENT])
+@pytest.mark.parametrize(
+    "extra", [ORJSON_REQUIREMENT, WEBSOCKETS_REQUIREMENT, HTTPX_REQUIREMENT, OPENTELEMETRY_REQUIREMENT]
+)
 def test_each_extra_admits_the_version_the_tests_run_against(extra):
     name = extra.split(">", 1)[0]
     test_extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]

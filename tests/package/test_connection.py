@@ -122,16 +122,10 @@ class RecordingClient(acp.Client):
 async def connected(
     agent: Any = None, client: Any = None, *, initialize: bool = True
 ) -> AsyncIterator[tuple[Any, Any]]:
-    (agent_reader, agent_writer), (client_reader, client_writer) = await stream_pair()
-    agent_conn = acp.connect_to_client(agent or EchoAgent(), agent_reader, agent_writer)
-    client_conn = acp.connect_to_agent(client or RecordingClient(), client_reader, client_writer)
-    try:
+    async with acp.connect_pair(agent or EchoAgent(), client or RecordingClient()) as (agent_conn, client_conn):
         if initialize:
             await client_conn.initialize(INIT)
         yield agent_conn, client_conn
-    finally:
-        await client_conn.close()
-        await agent_conn.close()
 
 
 class RawPeer:

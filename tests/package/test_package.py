@@ -39,7 +39,10 @@ def test_imports_in_a_clean_interpreter_with_no_third_party_packages():
         "acp_v2._builders",
         "acp_v2._codec",
         "acp_v2._connection",
+        "acp_v2._cookies",
         "acp_v2._jsonrpc",
+        "acp_v2._memory",
+        "acp_v2._observe",
         "acp_v2._router",
         "acp_v2._runtime",
         "acp_v2._session",
@@ -50,6 +53,25 @@ def test_imports_in_a_clean_interpreter_with_no_third_party_packages():
         "acp_v2.session",
         "acp_v2.upserts",
     }
+
+
+def test_opentelemetry_is_imported_only_by_the_observer_that_needs_it():
+    """With opentelemetry installed, every public name leaves it unimported until
+    `opentelemetry_observer()`; without it, that call names the `otel` extra."""
+    program = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import acp_v2, acp_v1\n"
+        "[getattr(package, name) for package in (acp_v2, acp_v1) for name in package.__all__]\n"
+        "print(sorted(m for m in sys.modules if m.startswith('opentelemetry') or m.endswith('._otel')))\n"
+        "acp_v2.opentelemetry_observer()\n"
+        "print('opentelemetry.trace' in sys.modules, 'acp_v2._otel' in sys.modules)\n"
+        "sys.modules['opentelemetry'] = None\n"
+        "try:\n    acp_v1.opentelemetry_observer()\nexcept ImportError as error:\n    print(error)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", program, str(GENERATED)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    unimported, imported, missing = result.stdout.splitlines()
+    assert (unimported, imported) == ("[]", "True True")
+    assert "`otel` extra" in missing and "pip install" in missing
 
 
 def test_importing_the_package_imports_the_types_only():

@@ -159,3 +159,57 @@ def test_without_httpx_the_http_client_names_the_extra_and_the_server_needs_noth
     )
     assert result.returncode == 0, result.stderr
     assert "`http` extra" in result.stdout and "pip install" in result.stdout
+
+
+class Balancer:
+    """An ASGI middleware in front of the app, as a load balancer pinning clients by cookie: it
+    sets `worker=w1` (and `seen=1`) on every response, WebSocket upgrades included, and records
+    the `Cookie` header of every request."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.cookies: list[str | None] = []
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope["headers"])
+        self.cookies.append(headers[b"cookie"].decode() if b"cookie" in headers else None)
+        set_cookies = [(b"set-cookie", b"worker=w1; Path=/; HttpOnly"), (b"set-cookie", b"seen=1")]
+
+        async def pinned(message: Any) -> None:
+            if message["type"] in ("http.response.start", "websocket.accept"):
+                message = {**message, "headers": [*message.get("headers", []), *set_cookies]}
+            await send(message)
+
+        await self.app(scope, receive, pinned)
+
+
+@pytest.mark.parametrize("scheme", ["http", "ws"])
+def test_affinity_cookies_set_on_one_connection_are_sent_by_the_next(scheme):
+    """`cookies=AffinityCookies()` shared by two connections: the second one's requests carry the
+    cookies the server set on the first (the TypeScript SDK's `cookieStore`); its own `Cookie`
+    header is kept beside them."""
+
+    async def test() -> None:
+        balancer = Balancer(acp.http_app(V2Agent))
+        cookies = acp.AffinityCookies()
+        connect = acp.connect_http if scheme == "http" else acp.connect_websocket
+        init = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
+        async with uvicorn_serving(balancer) as url:
+            seen = []
+            for headers in ({}, {"Cookie": "mine=x"}):
+                async with connect(
+                    Recorder(), url.replace("http", scheme, 1), headers=headers, cookies=cookies
+                ) as conn:
+                    await conn.initialize(init)
+                    await conn.session_new(acp.NewSessionRequest(cwd="/"))
+                seen.append(balancer.cookies)
+                balancer.cookies = []
+        assert cookies.cookies == {"worker": "w1", "seen": "1"}
+        first, second = seen
+        assert first[0] is None  # nothing stored yet
+        assert second and set(second) == {"worker=w1; seen=1; mine=x"}
+
+    run(test)

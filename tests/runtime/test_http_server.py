@@ -7,10 +7,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import secrets
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import httpx
+import pytest
 
 from generator.runtime import _http_server as hs
 from generator.runtime._connection import Transport
@@ -241,3 +243,220 @@ async def test_the_websocket_of_the_app_shares_its_path_and_its_checks():
             await socket_.wait_closed()
             assert socket_.close_code == 1009
     assert agent.received == [INIT]
+
+
+async def test_a_post_body_over_max_request_body_bytes_is_refused_413_declared_or_not():
+    agent = Agent()
+    app = hs.AcpHttpApp(agent, max_request_body_bytes=500)
+
+    async def chunked(data: bytes) -> AsyncIterator[bytes]:  # no Content-Length: the body is counted as read
+        for start in range(0, len(data), 100):
+            yield data[start : start + 100]
+
+    big = json.dumps({**INIT, "params": {"protocolVersion": 2, "pad": "x" * 500}}).encode()
+    async with asyncio.timeout(TIMEOUT), uvicorn_serving(app) as url, httpx.AsyncClient() as http:
+        declared = await http.post(url, content=big, headers=JSON)
+        assert (declared.status_code, declared.text) == (413, "Request body exceeds 500 bytes")
+        assert (await http.post(url, content=chunked(big), headers=JSON)).status_code == 413
+        await initialize(http, url)
+    assert agent.received == [INIT]
+
+
+async def test_ids_over_max_id_length_are_refused_400_and_close_the_websocket_1008():
+    from websockets.asyncio.client import connect
+
+    agent = Agent()
+    app = hs.AcpHttpApp(agent, max_id_length=8)
+    long_id = "i" * 9
+    async with asyncio.timeout(TIMEOUT), uvicorn_serving(app) as url, httpx.AsyncClient() as http:
+        refused = await http.post(url, json={**INIT, "id": long_id})
+        assert (refused.status_code, refused.text) == (400, "Request ID exceeds maxIdLength (8)")
+        connection = {"Acp-Connection-Id": await initialize(http, url)}
+        request = {"jsonrpc": "2.0", "id": 1, "method": "m", "params": {}}
+        for message, headers in (
+            ({**request, "id": long_id}, connection),
+            ({**request, "params": {"sessionId": long_id}}, {**connection, "Acp-Session-Id": long_id}),
+            ({**request, "method": "n"}, {**connection, "Acp-Session-Id": long_id}),
+        ):
+            answer = await http.post(url, json=message, headers=headers)
+            assert answer.status_code == 400 and "exceeds maxIdLength (8)" in answer.text, message
+        stream = await http.get(url, headers={**SSE, **connection, "Acp-Session-Id": long_id})
+        assert (stream.status_code, stream.text) == (400, "Session ID exceeds maxIdLength (8)")
+        assert (await http.post(url, json={**request, "id": "i" * 8}, headers=connection)).status_code == 202
+        async with connect(url.replace("http", "ws", 1), close_timeout=1) as socket_:
+            await socket_.send(json.dumps(INIT))
+            await socket_.recv()
+            await socket_.send(json.dumps({**request, "id": long_id}))
+            await socket_.wait_closed()
+            assert socket_.close_code == 1008
+    assert [message["id"] for message in agent.received] == [0, "i" * 8, 0]
+
+
+async def test_an_agent_issuing_a_session_id_over_max_id_length_loses_the_connection():
+    outcome: list[str] = []
+
+    async def agent(transport: Transport) -> None:
+        message = json.loads(await transport.receive() or b"{}")
+        await send(transport, {"id": message["id"], "result": {}})
+        try:
+            await send(transport, {"method": "session/update", "params": {"sessionId": "s" * 9}})
+        except ConnectionError as error:
+            outcome.append(str(error))
+
+    app = hs.AcpHttpApp(agent, max_id_length=8)
+    async with asyncio.timeout(TIMEOUT), uvicorn_serving(app) as url, httpx.AsyncClient() as http:
+        connection = {"Acp-Connection-Id": (await http.post(url, json=INIT)).headers["Acp-Connection-Id"]}
+        while not outcome:
+            await asyncio.sleep(0.02)
+        assert (await http.post(url, json={"jsonrpc": "2.0", "method": "n"}, headers=connection)).status_code == 404
+    assert outcome == ["the connection closed: its agent issued a session ID over maxIdLength (8)"]
+
+
+async def test_output_for_more_sessions_than_max_buffered_session_streams_ends_the_connection():
+    outcome: list[str] = []
+
+    async def agent(transport: Transport) -> None:
+        message = json.loads(await transport.receive() or b"{}")
+        await send(transport, {"id": message["id"], "result": {}})
+        try:
+            for session in ("s1", "s2", "s1", "s3"):  # nobody receives any session's stream
+                await send(transport, {"method": "session/update", "params": {"sessionId": session}})
+                outcome.append(session)
+        except ConnectionError as error:
+            outcome.append(str(error))
+
+    app = hs.AcpHttpApp(agent, max_buffered_session_streams=2)
+    async with asyncio.timeout(TIMEOUT), uvicorn_serving(app) as url, httpx.AsyncClient() as http:
+        await http.post(url, json=INIT)
+        while len(outcome) < 4:
+            await asyncio.sleep(0.02)
+    assert outcome == [
+        "s1",
+        "s2",
+        "s1",
+        "the connection closed: its output would buffer more than maxBufferedSessionStreams (2) sessions",
+    ]
+
+
+class FakeHttp:
+    """One ASGI HTTP request by hand: its body, then `http.disconnect` once `leave` is set."""
+
+    def __init__(self, body: dict[str, Any], headers: Mapping[str, str]) -> None:
+        self.scope = {
+            "type": "http",
+            "method": "POST",
+            "path": "/acp",
+            "headers": [(k.lower().encode(), v.encode()) for k, v in {**JSON, **headers}.items()],
+        }
+        self.body = json.dumps(body).encode()
+        self.leave = asyncio.Event()
+        self.sent: list[dict[str, Any]] = []
+
+    async def receive(self) -> dict[str, Any]:
+        if self.body:
+            body, self.body = self.body, b""
+            return {"type": "http.request", "body": body, "more_body": False}
+        await self.leave.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(self, message: dict[str, Any]) -> None:
+        self.sent.append(message)
+
+    def status(self) -> int | None:
+        return next((m["status"] for m in self.sent if m["type"] == "http.response.start"), None)
+
+
+async def test_a_client_that_leaves_during_initialize_is_answered_499_and_leaves_no_connection():
+    started = asyncio.Event()
+
+    async def silent(transport: Transport) -> None:  # never answers initialize
+        await transport.receive()
+        started.set()
+        await transport.receive()
+
+    app = hs.AcpHttpApp(silent)
+    request = FakeHttp(INIT, {})
+    async with asyncio.timeout(TIMEOUT):
+        posting = asyncio.ensure_future(app(request.scope, request.receive, request.send))
+        await started.wait()
+        assert len(app.connections) == 1 and request.status() is None
+        request.leave.set()
+        await posting
+        assert request.status() == 499 and app.connections == {}
+        await app.close()
+
+
+async def test_a_request_is_held_back_while_output_waits_for_the_client_499_if_it_leaves():
+    full = asyncio.Event()
+
+    async def flood(transport: Transport) -> None:
+        message = json.loads(await transport.receive() or b"{}")
+        await send(transport, {"id": message["id"], "result": {}})
+        full.set()
+        await send(transport, {"method": "note", "params": {"text": "x" * 2000}})  # over the limit: waits
+        while (data := await transport.receive()) is not None:
+            received.append(json.loads(data))
+
+    received: list[Any] = []
+    app = hs.AcpHttpApp(flood, max_buffered_bytes=1000, max_output_stall=TIMEOUT)
+    async with asyncio.timeout(TIMEOUT), uvicorn_serving(app) as url, httpx.AsyncClient() as http:
+        connection = {"Acp-Connection-Id": (await http.post(url, json=INIT)).headers["Acp-Connection-Id"]}
+        await full.wait()
+        request = {"jsonrpc": "2.0", "id": 1, "method": "m"}
+        leaving = FakeHttp({**request, "id": "gone"}, connection)
+        left = asyncio.ensure_future(app({**leaving.scope}, leaving.receive, leaving.send))
+        held = asyncio.ensure_future(http.post(url, json=request, headers=connection))
+        notified = await http.post(url, json={"jsonrpc": "2.0", "method": "n"}, headers=connection)
+        assert notified.status_code == 202  # a notification is not held back
+        await asyncio.sleep(0.3)
+        assert not held.done() and not left.done()
+        leaving.leave.set()
+        await left
+        assert leaving.status() == 499
+        async with events(http, url, connection) as stream:
+            assert (await stream.next())["method"] == "note"
+            assert (await held).status_code == 202
+        while len(received) < 2:
+            await asyncio.sleep(0.02)
+    assert received == [{"jsonrpc": "2.0", "method": "n"}, request]
+
+
+async def test_the_apps_websocket_drops_a_client_that_stops_reading():
+    from websockets.asyncio.client import connect
+
+    outcome: list[str] = []
+
+    async def flood(transport: Transport) -> None:
+        message = json.loads(await transport.receive() or b"{}")
+        await send(transport, {"id": message["id"], "result": {}})
+        text = secrets.token_hex(32768)  # random: permessage-deflate would shrink repeated text to nothing
+        try:
+            for _ in range(2000):  # 128 MiB at most; the client reads nothing
+                await send(transport, {"method": "note", "params": {"text": text}})
+        except ConnectionError as error:
+            outcome.append(str(error))
+
+    app = hs.AcpHttpApp(flood, max_output_stall=0.3)
+    async with (
+        asyncio.timeout(TIMEOUT),
+        uvicorn_serving(app) as url,
+        connect(url.replace("http", "ws", 1), max_queue=1, close_timeout=0.5) as socket_,
+    ):
+        await socket_.send(json.dumps(INIT))
+        while not outcome:
+            await asyncio.sleep(0.05)
+    assert outcome == ["the client stopped reading"]
+
+
+async def test_within_times_out_its_work_and_lets_other_cancellations_through():
+    with pytest.raises(asyncio.TimeoutError):
+        await hs.within(asyncio.sleep(10), 0.05)
+    current = asyncio.current_task()
+    assert current is not None and current.cancelling() == 0  # its own cancellation, handled
+    await hs.within(asyncio.sleep(0), 0.05)
+    await asyncio.sleep(0.1)  # the timer of a finished call fires never
+    outer = asyncio.ensure_future(hs.within(asyncio.sleep(10), 10))
+    await asyncio.sleep(0.01)
+    outer.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await outer
