@@ -10,7 +10,7 @@ module gives as `Envelopes`."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Final, Generic, TypeVar
 
 from . import _runtime as _rt
@@ -109,7 +109,11 @@ class Envelopes:
             if not self.batches:
                 raise _invalid(_rt.ROOT, "a single JSON-RPC message (this schema defines no batches)", data)
             return [self.decode_message(item, side, strict, on_salvage) for item in data]
-        return _rt.run_decoder(lambda value, ctx, path: self._decode_one(value, side, ctx), data, strict, on_salvage)
+        # `run_decoder` inline (without its lambda): this is every received message's path.
+        try:
+            return self._decode_one(data, side, _rt.context(strict, on_salvage))
+        except RecursionError:
+            raise _rt.too_deep() from None
 
     def _request_id(self, data: dict[str, Any], ctx: _rt.Context, nullable: bool = False) -> Any:
         value = data.get("id", _rt.MISSING)
@@ -172,25 +176,46 @@ class Envelopes:
         if method.startswith("_") or method not in self.request_lookup.get(None, {}):
             return result
         route: RequestRoute = _route(self.request_lookup, method, side, _rt.ROOT)
-        return _rt.run_decoder(lambda value, ctx, _: route.decode_result(value, ctx, path), result, strict, on_salvage)
+        try:  # `run_decoder` inline, as in `decode_message`
+            return route.decode_result(result, _rt.context(strict, on_salvage), path)
+        except RecursionError:
+            raise _rt.too_deep() from None
 
     def encode_message(self, message: Any) -> dict[str, Any]:
         """The JSON-RPC object of `message`, `"jsonrpc": "2.0"` included, in plain JSON types."""
-        data: dict[str, Any] = {"jsonrpc": JSONRPC_VERSION}
-        if isinstance(message, self.request):
-            data["id"] = _rt.encode_value(message.id)
-        if isinstance(message, (self.request, self.notification)):
-            data["method"] = _rt.encode_value(message.method)
-            if not isinstance(message.params, Undefined):
-                data["params"] = _rt.encode_value(message.params)
+        kind = type(message)  # the exact classes first: one check for each message sent
+        if kind is self.notification or (kind is not self.request and isinstance(message, self.notification)):
+            data = notification_object(message.method, message.params)
+        elif kind is self.request or isinstance(message, self.request):
+            data = request_object(message.id, message.method, message.params)
+        elif not isinstance(message.error, Undefined):
+            data = {"jsonrpc": JSONRPC_VERSION, "id": _rt.encode_value(message.id), "error": message.error.to_dict()}
         else:
-            data["id"] = _rt.encode_value(message.id)
-            if not isinstance(message.error, Undefined):
-                data["error"] = message.error.to_dict()
-            else:
-                data["result"] = _rt.encode_value(message.result)
-        data.update(_rt.encode_value(message.unknown_properties))
+            data = result_object(message.id, message.result)
+        if message.unknown_properties:
+            data.update(_rt.encode_value(message.unknown_properties))
         return data
+
+
+def request_object(request_id: Any, method: str, params: Any) -> dict[str, Any]:
+    """The JSON-RPC object of a request (`params` UNDEFINED: none), in plain JSON types."""
+    data = {"jsonrpc": JSONRPC_VERSION, "id": _rt.encode_value(request_id), "method": _rt.encode_value(method)}
+    if not isinstance(params, Undefined):
+        data["params"] = _rt.encode_value(params)
+    return data
+
+
+def notification_object(method: str, params: Any) -> dict[str, Any]:
+    """The JSON-RPC object of a notification (`params` UNDEFINED: none), in plain JSON types."""
+    data = {"jsonrpc": JSONRPC_VERSION, "method": _rt.encode_value(method)}
+    if not isinstance(params, Undefined):
+        data["params"] = _rt.encode_value(params)
+    return data
+
+
+def result_object(request_id: Any, result: Any) -> dict[str, Any]:
+    """The JSON-RPC object of a response with a result, in plain JSON types."""
+    return {"jsonrpc": JSONRPC_VERSION, "id": _rt.encode_value(request_id), "result": _rt.encode_value(result)}
 
 
 RequestT = TypeVar("RequestT")
@@ -258,5 +283,6 @@ class PendingRequests(Generic[RequestT, ResponseT]):
         if isinstance(response.error, Undefined):
             path = (_rt.ROOT, "result")
             typed = envelopes.typed_result(method, response.result, self.side, strict, on_salvage, path)
-            response = replace(response, result=typed)
+            # A new response (the caller's is left as it is), made directly: `replace` walks the fields.
+            response = envelopes.response(id=response.id, result=typed, unknown_properties=response.unknown_properties)
         return response  # type: ignore[no-any-return]

@@ -194,6 +194,15 @@ class StreamTransport:
                 return line
 
     async def send(self, message: bytes) -> None:
+        if not self._lock.locked():
+            # The common case, without the lock (a third of this method's time): no writer is
+            # waiting for the peer, so this line goes out in order, and at or below the mark
+            # `drain` does not wait (nothing can come between the check and the write).
+            transport = self._writer.transport
+            if transport.get_write_buffer_size() + len(message) < self._limits.max_buffered_bytes:
+                self._writer.writelines((message, b"\n"))
+                await self._writer.drain()
+                return
         async with self._lock:
             self._writer.writelines((message, b"\n"))
             transport = self._writer.transport
@@ -550,7 +559,10 @@ class Connection:
                 # cancelled before it starts would never run `_serve` and never answer.
                 asyncio.get_running_loop().call_soon(task.cancel)
         elif self._initialized:
-            await self._inbox.put(decoded)
+            if self._inbox.full():
+                await self._inbox.put(decoded)  # backpressure: the reader waits for room
+            else:
+                self._inbox.put_nowait(decoded)
         else:
             _log.debug("ignored %s before initialization", decoded.method)
 
@@ -584,15 +596,27 @@ class Connection:
         while len(self._serving) >= self._limits.max_concurrent_requests:
             self._slot_free.clear()  # the reader stops reading until a request finishes
             await self._slot_free.wait()
-        task = asyncio.create_task(self._serve(request))
-        self._serving[key] = task
-        task.add_done_callback(lambda _: self._served(key))
+        if sys.version_info >= (3, 12):
+            # The handler's first step runs now, in its own task (`current_task()`, timeouts and
+            # task groups see it): a handler that does not wait answers without a trip through
+            # the event loop, and its task is never entered in `_serving`.
+            task = asyncio.Task(self._serve(request, key), loop=asyncio.get_running_loop(), eager_start=True)
+            if not task.done():
+                self._serving[key] = task
+        else:
+            self._serving[key] = asyncio.create_task(self._serve(request, key))
 
-    def _served(self, key: tuple[type, Any]) -> None:
-        self._serving.pop(key, None)
-        self._slot_free.set()
+    async def _serve(self, request: Any, key: tuple[type, Any]) -> None:
+        try:
+            await self._answer_request(request)
+        finally:
+            # Here rather than in a done callback (one scheduled call less per request): the
+            # task always starts, as a cancellation is scheduled after its first step (at shutdown,
+            # which may cancel it before, nothing waits for a slot).
+            self._serving.pop(key, None)
+            self._slot_free.set()
 
-    async def _serve(self, request: Any) -> None:
+    async def _answer_request(self, request: Any) -> None:
         try:
             if request.method.startswith("_"):
                 result = await self._handler.ext_method(request.method, request.params)
@@ -630,7 +654,8 @@ class Connection:
             await self._write(data)
 
     async def _notification_loop(self) -> None:
-        while (notification := await self._inbox.get()) is not None:
+        inbox = self._inbox
+        while (notification := inbox.get_nowait() if inbox.qsize() else await inbox.get()) is not None:
             try:
                 if notification.method.startswith("_"):
                     await self._handler.ext_notification(notification.method, notification.params)

@@ -586,18 +586,31 @@ def dump_json(data: Any) -> str:
     orjson writes NaN and Infinity as `null` and some small floats its own way, and
     refuses integers past 64 bits, lone surrogates and non-string keys: text with a
     `null`, such a float or what orjson refuses is written by the standard library."""
-    if ORJSON is not None:
-        try:
-            raw: bytes = ORJSON.dumps(data, option=_ORJSON_OPTIONS)
-        except TypeError:
-            pass
-        else:
-            if (
-                b"null" not in raw
-                and b"0.0000" not in raw
-                and not (b"e-" in raw and any(form in raw for form in _ORJSON_SHORT_EXPONENTS))
-            ):
-                return raw.decode()
+    raw = _orjson_dump(data)
+    if raw is not None:
+        return raw.decode()
+    return _stdlib_dump(data)
+
+
+def _orjson_dump(data: Any) -> bytes | None:
+    """orjson's UTF-8 text of `data` when it is installed and writes what `dump_json` does, else None."""
+    if ORJSON is None:
+        return None
+    try:
+        raw: bytes = ORJSON.dumps(data, option=_ORJSON_OPTIONS)
+    except TypeError:
+        return None
+    if (
+        b"null" not in raw
+        and b"0.0000" not in raw
+        and not (b"e-" in raw and any(form in raw for form in _ORJSON_SHORT_EXPONENTS))
+    ):
+        return raw
+    return None
+
+
+def _stdlib_dump(data: Any) -> str:
+    """`dump_json` by the standard library."""
     if _JSON_CHUNKS is not None:
         try:
             return "".join(_JSON_CHUNKS(data, 0))
@@ -612,7 +625,10 @@ _LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 def dump_json_bytes(data: Any) -> bytes:
     """`dump_json` as UTF-8, always valid: a lone surrogate in a string (which `json.loads`
     accepts as `"\\ud800"`) is written as its escape, as JavaScript's `JSON.stringify` does."""
-    text = dump_json(data)
+    raw = _orjson_dump(data)
+    if raw is not None:
+        return raw  # UTF-8 already (orjson refuses lone surrogates): not decoded and encoded again
+    text = _stdlib_dump(data)
     try:
         return text.encode()
     except UnicodeEncodeError:
