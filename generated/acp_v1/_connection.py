@@ -197,15 +197,6 @@ class StreamTransport:
                 return line
 
     async def send(self, message: bytes) -> None:
-        if not self._lock.locked():
-            # The common case, without the lock (a third of this method's time): no writer is
-            # waiting for the peer, so this line goes out in order, and at or below the mark
-            # `drain` does not wait (nothing can come between the check and the write).
-            transport = self._writer.transport
-            if transport.get_write_buffer_size() + len(message) < self._limits.max_buffered_bytes:
-                self._writer.writelines((message, b"\n"))
-                await self._writer.drain()
-                return
         async with self._lock:
             self._writer.writelines((message, b"\n"))
             transport = self._writer.transport

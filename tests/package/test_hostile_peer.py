@@ -265,7 +265,9 @@ def test_a_peer_that_pauses_reading_gets_every_answer_and_memory_stays_bounded(t
     """2,000 requests of 64 KiB answers while this peer reads nothing for two seconds (less than
     the output stall): every answer arrives once it reads. What the agent holds meanwhile is
     bounded by its limits: max_concurrent_requests (64 here) answers being written, each held
-    twice (the result and its JSON), and max_buffered_bytes (4 MiB): RSS grows less than 48 MiB."""
+    twice (the result and its JSON), and max_buffered_bytes (4 MiB), with the allocator's arenas
+    around them: peak RSS grows by 41-49 MiB here, less than 64 MiB; serving all 2,000 at once
+    (max_concurrent_requests removed) grows it by 239 MiB."""
 
     async def test() -> None:
         limits = {"max_buffered_bytes": 4 * MiB, "max_output_stall": 20.0, "max_concurrent_requests": 64}
@@ -287,7 +289,7 @@ def test_a_peer_that_pauses_reading_gets_every_answer_and_memory_stays_bounded(t
             await writing
             assert ids == set(range(2000))
             assert await agent.answers() == []
-            assert agent.growth() < 48 * MiB, f"{agent.growth() / MiB:.1f} MiB"
+            assert agent.growth() < 64 * MiB, f"{agent.growth() / MiB:.1f} MiB"
 
     run(test)
 
