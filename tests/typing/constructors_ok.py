@@ -1,6 +1,8 @@
 """Natural constructor calls: plain strings and numbers where the schema has ids, other
 aliases and enums (as JSON and the TypeScript SDK have them). Must pass `mypy --strict`."""
 
+from typing import assert_type
+
 import acp_v2 as acp
 
 update = acp.ToolCallUpdate(tool_call_id="t1", kind="execute", status=acp.ToolCallStatus.PENDING)
