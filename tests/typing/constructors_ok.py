@@ -1,8 +1,6 @@
 """Natural constructor calls: plain strings and numbers where the schema has ids, other
 aliases and enums (as JSON and the TypeScript SDK have them). Must pass `mypy --strict`."""
 
-from typing import assert_type
-
 import acp_v2 as acp
 
 update = acp.ToolCallUpdate(tool_call_id="t1", kind="execute", status=acp.ToolCallStatus.PENDING)
@@ -16,3 +14,5 @@ ids: list[acp.ToolCallId] = ["t1", "t2"]
 same: str = update.tool_call_id
 form = acp.ElicitationSchema(type="object", properties={})  # a closed enum: its plain value too
 capabilities: acp.ClientCapabilities = init.capabilities or acp.ClientCapabilities()  # Undefined is falsy
+# `and` narrows the other way: its right side sees no Undefined (nor None), so `.auth` type-checks.
+auth = init.capabilities and init.capabilities.auth
