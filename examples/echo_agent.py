@@ -70,7 +70,7 @@ class EchoAgent(acp.Agent):
                 raise acp.RequestError.request_cancelled()
         text = " ".join(block.text for block in params.prompt if isinstance(block, acp.ContentBlockText))
         session = self.client.session(session_id)
-        self.turns[session_id] = asyncio.create_task(self.turn(session, text))  # runs once this handler waits
+        self.turns[session_id] = self.client.start_task(self.turn(session, text))  # the connection owns it
         return acp.PromptResponse(message_id=await session.user_message(params.prompt))
 
     async def session_cancel(self, params: acp.CancelSessionNotification) -> None:

@@ -56,7 +56,7 @@ class WordCountAgent(acp.Agent):
             raise acp.RequestError.invalid_request(message="a turn is running in this session")
         session = self.client.session(params.session_id)
         text = " ".join(block.text for block in params.prompt if isinstance(block, acp.ContentBlockText))
-        self.turns[params.session_id] = asyncio.create_task(self.turn(session, text))
+        self.turns[params.session_id] = self.client.start_task(self.turn(session, text))  # the connection owns it
         return acp.PromptResponse(message_id=await session.user_message(params.prompt))
 
     async def session_cancel(self, params: acp.CancelSessionNotification) -> None:

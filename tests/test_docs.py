@@ -88,6 +88,8 @@ def test_the_readme_stays_a_front_door():
     readme = (ROOT / "README.md").read_text()
     assert len(readme.encode()) < 8 * 1024, "move what the README grew into a guide under docs/guides/"
     assert readme.index("make generate") < readme.index("```python"), "the two commands come first"
+    lines = {s.title: s.code.count("\n") for s in samples_of(ROOT / "README.md", readme) if s.language == RUN}
+    assert lines["agent.py"] <= 23 and lines["client.py"] <= 21, f"the samples grew: {lines}"
 
 
 def test_the_readme_agent_and_client_run():

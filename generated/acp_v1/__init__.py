@@ -318,6 +318,7 @@ if TYPE_CHECKING:
         encode_message,
     )
     from .session import (
+        ChunkedMessage,
         SessionChange,
         SessionRequest,
         SessionState,
@@ -369,6 +370,7 @@ __all__ = [
     "BooleanPropertySchema",
     "CancelNotification",
     "CancelRequestNotification",
+    "ChunkedMessage",
     "Client",
     "ClientCapabilities",
     "ClientNotification",
@@ -696,6 +698,7 @@ _DEFINED_IN: dict[str, str] = {
     "decode_message": "rpc",
     "decode_result": "rpc",
     "encode_message": "rpc",
+    "ChunkedMessage": "session",
     "SessionChange": "session",
     "SessionRequest": "session",
     "SessionState": "session",

@@ -6,7 +6,7 @@
 Entities (messages, tool calls, plans, ...) are kept in first-seen order and folded:
 chunks append to their entity, upserts go through `merge`, full values replace. The
 session's current values (state, usage, ...) replace or merge the previous one; events
-(notices) and updates without a rule (unknown kinds) are kept in order. What each variant
+(notices) and updates without a rule (unknown kinds) are kept where they came. What each variant
 does is read off the schema (`generator/emit/session.py` says how); the folding itself is
 `_session.SessionFold`."""
 
@@ -16,26 +16,33 @@ from collections.abc import Iterator
 from typing import Any, Final, cast
 
 from . import _session
-from ._session import LinkPath, Rule, SessionChange, SessionRequest
+from ._session import ChunkedMessage, LinkPath, Rule, SessionChange, SessionRequest
 from .models import (
     CompactionId,
     CompactionStatus,
+    ContentBlock,
     CreateElicitationRequest,
     CreateElicitationRequestModeForm,
     CreateElicitationRequestModeUrl,
     ElicitationSessionScope,
+    MessageId,
     RequestPermissionRequest,
     SessionNotification,
     SessionUpdate,
+    SessionUpdateAgentMessageChunk,
+    SessionUpdateAgentThoughtChunk,
     SessionUpdateAvailableCommandsUpdate,
     SessionUpdateCompactionSummaryChunk,
     SessionUpdateCompactionUpdate,
     SessionUpdateConfigOptionUpdate,
     SessionUpdateCurrentModeUpdate,
     SessionUpdateNotice,
+    SessionUpdatePlan,
     SessionUpdateSessionInfoUpdate,
+    SessionUpdateToolCall,
     SessionUpdateToolCallUpdate,
     SessionUpdateUsageUpdate,
+    SessionUpdateUserMessageChunk,
     ToolCallId,
     ToolCallUpdate,
     decode,
@@ -43,7 +50,12 @@ from .models import (
 )
 from .upserts import merge
 
-__all__ = ["SessionChange", "SessionRequest", "SessionState"]
+__all__ = ["ChunkedMessage", "SessionChange", "SessionRequest", "SessionState"]
+
+# The messages of chunks that may not name them, each kept as its chunks (`ChunkedMessage`).
+_UserMessage = ChunkedMessage[SessionUpdateUserMessageChunk, ContentBlock]
+_AgentMessage = ChunkedMessage[SessionUpdateAgentMessageChunk, ContentBlock]
+_AgentThought = ChunkedMessage[SessionUpdateAgentThoughtChunk, ContentBlock]
 
 
 def _fold_compaction_summary_chunk(
@@ -59,6 +71,26 @@ def _fold_compaction_summary_chunk(
     return merge(stored, patch)
 
 
+def _fold_tool_call(
+    stored: SessionUpdateToolCallUpdate | None, report: SessionUpdateToolCall
+) -> SessionUpdateToolCallUpdate:
+    """A full report of the entity: it replaces the stored one (what it leaves out takes its start value)."""
+    update = SessionUpdateToolCallUpdate(
+        tool_call_id=report.tool_call_id,
+        title=report.title,
+        name=report.name,
+        kind=report.kind,
+        status=report.status,
+        content=report.content,
+        locations=report.locations,
+        raw_input=report.raw_input,
+        raw_output=report.raw_output,
+        meta=report.meta,
+        unknown_properties=dict(report.unknown_properties),
+    )
+    return merge(None, update)
+
+
 def _fold_tool_call_update(
     stored: SessionUpdateToolCallUpdate | None, patch: ToolCallUpdate
 ) -> SessionUpdateToolCallUpdate:
@@ -69,9 +101,22 @@ def _fold_tool_call_update(
 
 
 _RULES: Final[dict[type, Rule]] = {
+    SessionUpdateUserMessageChunk: Rule(
+        _session.JOIN, "user_messages", _session.key_at(("message_id",), "messageId"), _session.join
+    ),
+    SessionUpdateAgentMessageChunk: Rule(
+        _session.JOIN, "agent_messages", _session.key_at(("message_id",), "messageId"), _session.join
+    ),
+    SessionUpdateAgentThoughtChunk: Rule(
+        _session.JOIN, "agent_thoughts", _session.key_at(("message_id",), "messageId"), _session.join
+    ),
+    SessionUpdateToolCall: Rule(
+        _session.ENTITY, "tool_calls", _session.key_at(("tool_call_id",), "toolCallId"), _fold_tool_call
+    ),
     SessionUpdateToolCallUpdate: Rule(
         _session.ENTITY, "tool_calls", _session.key_at(("tool_call_id",), "toolCallId"), merge
     ),
+    SessionUpdatePlan: Rule(_session.VALUE, "plan"),
     SessionUpdateAvailableCommandsUpdate: Rule(_session.VALUE, "available_commands"),
     SessionUpdateCurrentModeUpdate: Rule(_session.VALUE, "current_mode"),
     SessionUpdateConfigOptionUpdate: Rule(_session.VALUE, "config_option"),
@@ -112,15 +157,16 @@ class SessionState(_session.SessionFold):
     """The folded state of one session: apply each `SessionNotification` (or its update) with
     `apply`, each `RequestPermissionRequest` with `apply_permission_request`, each `CreateElicitationRequest` with `apply_elicitation_request`.
 
-    Iterating gives the timeline (every entity in first-seen order, as its folded update);
-    the properties give each slot; `other` keeps the updates without a rule, in order;
+    Iterating gives the timeline: each entity where it was first seen, as its folded update,
+    and each event and update without a rule where it came (the values are current, not in
+    it); the properties give each slot; `other` keeps the updates without a rule, in order;
     `subscribe(callback)` calls back with a `SessionChange` per applied update; `to_json()` and
     `SessionState.from_json(text)` snapshot and restore it losslessly."""
 
     RULES = _RULES
     LINKS = _LINKS
-    ENTITY_SLOTS = ("tool_calls", "compactions")
-    VALUE_SLOTS = ("available_commands", "current_mode", "config_option", "session_info", "usage")
+    ENTITY_SLOTS = ("user_messages", "agent_messages", "agent_thoughts", "tool_calls", "compactions")
+    VALUE_SLOTS = ("plan", "available_commands", "current_mode", "config_option", "session_info", "usage")
     EVENT_SLOTS = ("notices",)
 
     @staticmethod
@@ -160,13 +206,33 @@ class SessionState(_session.SessionFold):
         update of that entity it carries is applied first, as the stream's would be."""
         return self._apply_request("elicitation", request)
 
-    def __iter__(self) -> Iterator[SessionUpdate]:
+    def __iter__(self) -> Iterator[SessionUpdate | _UserMessage | _AgentMessage | _AgentThought]:
         return super().__iter__()
+
+    @property
+    def user_messages(self) -> dict[MessageId | int, _UserMessage]:
+        """The user_message_chunks joined into messages."""
+        return self._entities.by_slot["user_messages"]
+
+    @property
+    def agent_messages(self) -> dict[MessageId | int, _AgentMessage]:
+        """The agent_message_chunks joined into messages."""
+        return self._entities.by_slot["agent_messages"]
+
+    @property
+    def agent_thoughts(self) -> dict[MessageId | int, _AgentThought]:
+        """The agent_thought_chunks joined into messages."""
+        return self._entities.by_slot["agent_thoughts"]
 
     @property
     def tool_calls(self) -> dict[ToolCallId, SessionUpdateToolCallUpdate]:
         """The tool_call_update entities by id."""
         return self._entities.by_slot["tool_calls"]
+
+    @property
+    def plan(self) -> SessionUpdatePlan | None:
+        """The latest plan."""
+        return cast(SessionUpdatePlan | None, self._values.get("plan"))
 
     @property
     def available_commands(self) -> SessionUpdateAvailableCommandsUpdate | None:

@@ -469,6 +469,7 @@ if TYPE_CHECKING:
         encode_message,
     )
     from .session import (
+        ChunkedMessage,
         SessionChange,
         SessionRequest,
         SessionState,
@@ -553,6 +554,7 @@ __all__ = [
     "CancelToolCallRequest",
     "CancelToolCallResponse",
     "CancelledPermissionOutcome",
+    "ChunkedMessage",
     "Client",
     "ClientAuthCapabilities",
     "ClientCapabilities",
@@ -1011,6 +1013,7 @@ _DEFINED_IN: dict[str, str] = {
     "decode_message": "rpc",
     "decode_result": "rpc",
     "encode_message": "rpc",
+    "ChunkedMessage": "session",
     "SessionChange": "session",
     "SessionRequest": "session",
     "SessionState": "session",

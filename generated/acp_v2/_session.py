@@ -3,11 +3,12 @@
 # Regenerate with `make generate`; `make check` fails when this file drifts.
 """Folding a session's stream of updates into its current state, without the schema.
 
-`SessionFold` keeps what a client shows of one session: a timeline of entities (messages,
-tool calls, plans, ...) in first-seen order, each folded from the updates that name it; the
-current value of each value slot (state, usage, ...); events kept in order (notices); the
-updates it has no rule for, in order (`other`); and the requests that ask about its
-entities (a permission request and the tool call it names). What each update type does is a
+`SessionFold` keeps what a client shows of one session: a timeline of what happened in it,
+in order: entities (messages, tool calls, plans, ...) at the place they were first seen, each
+folded from the updates that name it, events (notices) and the updates it has no rule for
+(`other`) where they came; the current value of each value slot (state, usage, ...), which
+has no place in the timeline; and the requests that ask about its entities (a permission
+request and the tool call it names). What each update type does is a
 `Rule`: the generated `session.py` subclasses `SessionFold` with one rule per update type of
 the schema, typed accessors per slot, and the functions that fold chunks and find what a
 request is about. Standard library only."""
@@ -18,11 +19,11 @@ import base64
 import json
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Final, Literal, TypeVar
+from typing import Any, ClassVar, Final, Generic, Literal, TypeVar, cast
 
 from ._runtime import UNDEFINED
 
-__all__ = ["LinkPath", "Rule", "SessionChange", "SessionFold", "SessionRequest"]
+__all__ = ["ChunkedMessage", "LinkPath", "Rule", "SessionChange", "SessionFold", "SessionRequest"]
 
 ENTITY: Final = "entity"
 """An update that names an entity by its key: folded into the stored one (or replaces it)."""
@@ -32,14 +33,20 @@ EVENT: Final = "event"
 """An update kept in order in its slot's list, folding nothing."""
 REMOVE: Final = "remove"
 """An update that removes the entity its key names from the slot."""
+JOIN: Final = "join"
+"""A chunk of a message that may not name it (v1's message chunks): it joins the message its key
+names, or, without a key, the timeline's last entity when that is a message of its slot; else it
+starts a new message."""
 OTHER: Final = "other"
 """The slot of updates without a rule: kept in order, as they came."""
 
-RuleKind = Literal["entity", "value", "event", "remove"]
+RuleKind = Literal["entity", "value", "event", "remove", "join"]
 Fold = Callable[[Any, Any], Any]
 """(stored or None, update) → the new stored value."""
 
 _S = TypeVar("_S", bound="SessionFold")
+_C = TypeVar("_C")
+_B = TypeVar("_B")
 
 
 def replace(stored: Any, update: Any) -> Any:
@@ -55,8 +62,26 @@ class Rule:
 
     kind: RuleKind
     slot: str
-    key: Callable[[Any], Hashable] | None = None
+    key: Callable[[Any], Hashable] | None = None  # JOIN: None when its chunks never name their message
     fold: Fold = replace
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkedMessage(Generic[_C, _B]):
+    """A message streamed as chunks of type `_C` that carry one `content` of type `_B` each (a
+    JOIN rule's entity): the chunks, in order, as they came, so that a snapshot writes them back."""
+
+    chunks: tuple[_C, ...]
+
+    @property
+    def content(self) -> list[_B]:
+        """Each chunk's content, in order: the message."""
+        return [cast(_B, getattr(chunk, "content")) for chunk in self.chunks]  # noqa: B009
+
+
+def join(stored: ChunkedMessage[Any, Any] | None, chunk: Any) -> ChunkedMessage[Any, Any]:
+    """The fold of a JOIN rule: the chunk appended to its message."""
+    return ChunkedMessage((chunk,) if stored is None else (*stored.chunks, chunk))
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,10 +176,11 @@ def append_base64(stored: str | None, chunk: str) -> str:
 
 @dataclass(slots=True)
 class _Entities:
-    """The entities of the timeline: per slot, key → stored value; the timeline as (slot, key)."""
+    """The entities (per slot, key → stored value) and the timeline: (slot, key) of each entity
+    where it was first seen, (slot, index in its list) of each event and `other` update."""
 
     by_slot: dict[str, dict[Any, Any]] = field(default_factory=dict)
-    order: dict[tuple[str, Hashable], None] = field(default_factory=dict)  # insertion order: first seen
+    order: dict[tuple[str, Hashable], None] = field(default_factory=dict)  # insertion order
 
 
 class SessionFold:
@@ -174,6 +200,7 @@ class SessionFold:
         self._values: dict[str, Any] = {}
         self._events: dict[str, list[Any]] = {slot: [] for slot in self.EVENT_SLOTS}
         self._other: list[Any] = []
+        self._unnamed = 0  # the messages started by chunks that name none: their keys are 1, 2, ...
         self._requests: list[SessionRequest] = []
         self._subscribers: list[Callable[[SessionChange], None]] = []
 
@@ -237,6 +264,7 @@ class SessionFold:
     def _fold(self, update: Any, cause: Any) -> SessionChange:
         rule = self.RULES.get(type(update))
         if rule is None:
+            self._entities.order[(OTHER, len(self._other))] = None
             self._other.append(update)
             return SessionChange(cause, OTHER, None, None, update)
         if rule.kind == VALUE:
@@ -244,10 +272,10 @@ class SessionFold:
             after = self._values[rule.slot] = rule.fold(before, update)
             return SessionChange(cause, rule.slot, None, before, after)
         if rule.kind == EVENT:
+            self._entities.order[(rule.slot, len(self._events[rule.slot]))] = None
             self._events[rule.slot].append(update)
             return SessionChange(cause, rule.slot, None, None, update)
-        assert rule.key is not None, rule
-        key = rule.key(update)
+        key = self._joined(rule, update) if rule.kind == JOIN else cast(Callable[[Any], Hashable], rule.key)(update)
         slot = self._entities.by_slot[rule.slot]
         before = slot.get(key)
         if rule.kind == REMOVE:
@@ -258,6 +286,20 @@ class SessionFold:
         after = slot[key] = rule.fold(before, update)
         self._entities.order.setdefault((rule.slot, key), None)
         return SessionChange(cause, rule.slot, key, before, after)
+
+    def _joined(self, rule: Rule, chunk: Any) -> Hashable:
+        """The key of the message a JOIN chunk joins (see `JOIN`). A snapshot writes a message's
+        chunks together in its place, so the same rule joins them again on restore."""
+        named = None if rule.key is None else rule.key(chunk)
+        if named is not None and named is not UNDEFINED:
+            return named
+        for slot, key in reversed(self._entities.order):
+            if slot in self._entities.by_slot:
+                if slot == rule.slot:
+                    return key
+                break
+        self._unnamed += 1
+        return self._unnamed
 
     def _apply_request(self, kind: str, request: Any) -> SessionChange:
         """Keep `request`, tied to the entity it asks about; an update of that entity it
@@ -288,17 +330,25 @@ class SessionFold:
     # --- reading -------------------------------------------------------------------------
 
     def __iter__(self) -> Iterator[Any]:
-        """The timeline: every entity in first-seen order, each as its folded update."""
-        by_slot = self._entities.by_slot
-        return (by_slot[slot][key] for slot, key in self._entities.order)
+        """The timeline, in order: each entity where it was first seen, as its folded update (a
+        JOIN rule's message as a `ChunkedMessage`), each event and `other` update where it came. The
+        values (state, usage, ...) are not in it: they are the session's current ones."""
+        return (value for _, _, value in self.timeline())
 
     def __len__(self) -> int:
         return len(self._entities.order)
 
     def timeline(self) -> list[tuple[str, Hashable, Any]]:
-        """The timeline as (slot, key, folded update), in first-seen order."""
-        by_slot = self._entities.by_slot
-        return [(slot, key, by_slot[slot][key]) for slot, key in self._entities.order]
+        """The timeline (see `__iter__`) as (slot, key, value): the key of an entity, None for
+        an event or an `other` update (as in `SessionChange`)."""
+        entities = self._entities.by_slot
+        return [(slot, key if slot in entities else None, self._at(slot, key)) for slot, key in self._entities.order]
+
+    def _at(self, slot: str, key: Hashable) -> Any:
+        """What is at a place of the timeline: an entity, or an event or `other` update by index."""
+        if slot in self._entities.by_slot:
+            return self._entities.by_slot[slot][key]
+        return (self._other if slot == OTHER else self._events[slot])[cast(int, key)]
 
     def entity(self, slot: str, key: Hashable) -> Any:
         """The folded entity `key` of `slot`, or None."""
@@ -337,13 +387,14 @@ class SessionFold:
     # --- snapshots -----------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        """The state as JSON data: `updates`, the folded entities in timeline order, then the
-        values, events and `other` as the updates that, applied to a new state, give this one;
+        """The state as JSON data: `updates`, the timeline (each entity folded, a `ChunkedMessage` as
+        its chunks) then the values, as the updates that, applied to a new state, give this one;
         `requests` with the entity each is tied to."""
-        updates = [self.encode_update(value) for value in self]
+        timeline = (
+            update for value in self for update in (value.chunks if isinstance(value, ChunkedMessage) else (value,))
+        )
+        updates = [self.encode_update(update) for update in timeline]
         updates += [self.encode_update(self._values[slot]) for slot in self.VALUE_SLOTS if slot in self._values]
-        updates += [self.encode_update(event) for slot in self.EVENT_SLOTS for event in self._events[slot]]
-        updates += [self.encode_update(update) for update in self._other]
         requests = [
             {"kind": entry.kind, "request": self.encode_request(entry.kind, entry.request)}
             | ({} if entry.slot is None else {"slot": entry.slot, "key": entry.key})

@@ -1415,18 +1415,23 @@ async def spawn_client_process(
     cwd: str | os.PathLike[str] | None = None,
     limits: ConnectionLimits = DEFAULT_LIMITS,
     timeout: float = 5.0,
+    strict: bool = False,
+    on_salvage: SalvageCallback | None = None,
 ) -> AsyncIterator[tuple[AgentSideConnection, asyncio.subprocess.Process]]:
     """Start the client `command` (an editor that speaks ACP over stdio) and serve `agent` to it
     over its stdin/stdout (stderr is inherited): `spawn_agent_process` the other way round.
 
     On exit the connection is closed, which ends the client's stdin; a client that has not
     exited after `timeout` seconds is terminated, and killed after another `timeout`; a
-    cancellation kills it at once. `limits` bounds what the connection holds."""
+    cancellation kills it at once. `limits` bounds what the connection holds; `strict` and
+    `on_salvage` are passed to every decode it makes."""
     async with spawn_process(
         command, *args, env=env, cwd=cwd, limit=limits.max_message_bytes + 1, timeout=timeout
     ) as process:
         assert process.stdin is not None and process.stdout is not None
-        conn = connect_to_client(agent, process.stdout, process.stdin, limits=limits)
+        conn = connect_to_client(
+            agent, process.stdout, process.stdin, limits=limits, strict=strict, on_salvage=on_salvage
+        )
         try:
             yield conn, process
         finally:
@@ -1441,17 +1446,21 @@ async def connect_pair(
     limits: ConnectionLimits = DEFAULT_LIMITS,
     client_limits: ConnectionLimits | None = None,
     timeout: float = 5.0,
+    strict: bool = False,
+    on_salvage: SalvageCallback | None = None,
 ) -> AsyncIterator[tuple[AgentSideConnection, ClientSideConnection]]:
     """Connect `agent` and `client` in this process over `memory_transports()`: every message is
     encoded to JSON bytes and decoded again, as over a pipe, and the limits hold (`limits` for
-    both ends, `client_limits` for the client's when they differ). Yields the agent's and the
-    client's connections.
+    both ends, `client_limits` for the client's when they differ); `strict` and `on_salvage` are
+    passed to every decode either end makes. Yields the agent's and the client's connections.
 
     On exit the client's connection closes; the agent's handles what the client sent before
     (its notifications too) and closes, at the latest after `timeout` seconds."""
     agent_end, client_end = memory_transports(limits, client_limits)
-    agent_conn = AgentSideConnection(agent, agent_end, limits=limits)
-    client_conn = ClientSideConnection(client, client_end, limits=client_limits or limits)
+    agent_conn = AgentSideConnection(agent, agent_end, limits=limits, strict=strict, on_salvage=on_salvage)
+    client_conn = ClientSideConnection(
+        client, client_end, limits=client_limits or limits, strict=strict, on_salvage=on_salvage
+    )
     try:
         yield agent_conn, client_conn
     finally:

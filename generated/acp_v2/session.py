@@ -6,7 +6,7 @@
 Entities (messages, tool calls, plans, ...) are kept in first-seen order and folded:
 chunks append to their entity, upserts go through `merge`, full values replace. The
 session's current values (state, usage, ...) replace or merge the previous one; events
-(notices) and updates without a rule (unknown kinds) are kept in order. What each variant
+(notices) and updates without a rule (unknown kinds) are kept where they came. What each variant
 does is read off the schema (`generator/emit/session.py` says how); the folding itself is
 `_session.SessionFold`."""
 
@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any, Final, cast
 
 from . import _session
-from ._session import LinkPath, Rule, SessionChange, SessionRequest
+from ._session import ChunkedMessage, LinkPath, Rule, SessionChange, SessionRequest
 from .models import (
     CompactionId,
     CompactionStatus,
@@ -63,7 +63,7 @@ from .models import (
 )
 from .upserts import merge
 
-__all__ = ["SessionChange", "SessionRequest", "SessionState"]
+__all__ = ["ChunkedMessage", "SessionChange", "SessionRequest", "SessionState"]
 
 
 def _fold_user_message_chunk(
@@ -229,8 +229,9 @@ class SessionState(_session.SessionFold):
     """The folded state of one session: apply each `UpdateSessionNotification` (or its update) with
     `apply`, each `RequestPermissionRequest` with `apply_permission_request`, each `CreateElicitationRequest` with `apply_elicitation_request`.
 
-    Iterating gives the timeline (every entity in first-seen order, as its folded update);
-    the properties give each slot; `other` keeps the updates without a rule, in order;
+    Iterating gives the timeline: each entity where it was first seen, as its folded update,
+    and each event and update without a rule where it came (the values are current, not in
+    it); the properties give each slot; `other` keeps the updates without a rule, in order;
     `subscribe(callback)` calls back with a `SessionChange` per applied update; `to_json()` and
     `SessionState.from_json(text)` snapshot and restore it losslessly."""
 

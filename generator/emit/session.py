@@ -7,6 +7,14 @@ Derived from the IR (so a schema update keeps `SessionState` current):
 - a **chunk** is a variant without a rule whose required properties are an entity's identity
   and one payload: it appends the payload to that entity's list of the payload's type (several
   entities with that identity: the one whose tag the chunk's tag extends with `_chunk`);
+- a **message chunk** is a variant tagged `..._chunk` whose one required property is its
+  payload (v1's message chunks): its chunks join into messages (a `JOIN` rule), named by an
+  optional `messageId` when the schema has one, else by their place in the timeline;
+- a **report** is a variant without a rule whose required properties name an entity (its
+  identity) and whose properties all are properties of that entity's upsert type (v1's
+  `tool_call` beside `tool_call_update`): it replaces the entity, as an update of it that
+  sets every property the report has (several such entities: the one tagged the report's tag
+  plus `_update`);
 - any other variant tagged `..._update` is a **value**: the latest replaces the one before;
 - a request of the agent is tied to the entity whose identity it names (a property of that
   name anywhere in its params, through unions), and an entity's upsert type in its params is
@@ -30,6 +38,9 @@ SESSION_UPDATE_METHOD = "session/update"
 
 CHUNK_SUFFIX = "_chunk"
 UPDATE_SUFFIX = "_update"
+MESSAGE_ID = "messageId"
+"""The optional property that names a message chunk's message ("All chunks belonging to the same
+message share the same `messageId`. A change in `messageId` indicates a new message has started.")."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +55,13 @@ class Keyed:
 @dataclass(frozen=True)
 class Removes(Keyed):
     """A variant that removes the entity it names."""
+
+
+@dataclass(frozen=True)
+class Value:
+    """A variant that is the session's current value of `slot`: the latest replaces the one before."""
+
+    slot: str
 
 
 @dataclass(frozen=True)
@@ -68,7 +86,7 @@ class AppendsBase64:
 class Explicit:
     """What the schema does not say in a form the generator can read."""
 
-    variants: dict[str, Keyed | Event | AppendsBase64]  # by the variant's tag
+    variants: dict[str, Keyed | Value | Event | AppendsBase64]  # by the variant's tag
     chunk_starts: dict[str, dict[str, str]]  # tag → required property → start value (JSON)
     requests: dict[str, str]  # the request kinds the state ties to entities, by method
 
@@ -78,6 +96,8 @@ EXPLICIT = Explicit(
         # "A content update for a plan identified by ID": the ID is inside the content.
         "plan_update": Keyed("plans", ("plan", "plan_id"), "planId"),
         "plan_removed": Removes("plans", ("plan_id",), "planId"),
+        # v1, untagged `_update`: "The client replaces the entire plan with each update."
+        "plan": Value("plan"),
         # "Notices are live events rather than session history."
         "notice": Event("notices"),
         # "A chunk of bytes appended to an agent-owned terminal's output" (base64 each).
@@ -94,10 +114,10 @@ class RuleView:
     """One `Rule` of `SessionState.RULES`: the update class, its kind, slot, key and fold."""
 
     cls: str
-    kind: str  # ENTITY | VALUE | EVENT | REMOVE
+    kind: str  # ENTITY | VALUE | EVENT | REMOVE | JOIN
     slot: str
     key: tuple[tuple[str, ...], str] | None  # the attribute path of the key, and its wire name
-    fold: str  # "merge", "replace" or a generated function
+    fold: str  # "merge", "replace", "_session.join" or a generated function
 
 
 @dataclass(frozen=True)
@@ -112,6 +132,16 @@ class ChunkView:
     list_attribute: str | None  # the entity's list the payload is appended to
     base64: AppendsBase64 | None
     required: tuple[tuple[Field, str], ...]  # the entity's other required attributes, each with its start value
+
+
+@dataclass(frozen=True)
+class ReportView:
+    """A generated fold function: a full report of an entity replaces it."""
+
+    function: str
+    report: str  # the report's variant class
+    target: str  # the entity's variant class
+    attributes: tuple[tuple[str, str], ...]  # (the update's attribute, the report's) of each property it has
 
 
 @dataclass(frozen=True)
@@ -159,10 +189,13 @@ class SessionContext:
     union: str
     rules: list[RuleView]
     chunks: list[ChunkView]
+    reports: list[ReportView]
     base_folds: list[BaseView]
     slots: list[SlotView]
     requests: list[RequestView]
     other: list[str]  # variants of the union that get no rule (kept in `other`)
+    messages: list[tuple[str, str]]  # (alias, `ChunkedMessage[...]`) of each JOIN rule's messages
+    timeline: str  # the annotation of what iterating the state gives
     session_imports: list[str]
 
 
@@ -210,6 +243,8 @@ def session_context(module: Module, objects: list[ObjectType]) -> SessionContext
     entities: dict[str, tuple[str, ObjectType, Field]] = {}  # variant → (slot, base, identity field)
     rules: list[RuleView] = []
     chunks: list[ChunkView] = []
+    reports: list[ReportView] = []
+    messages: list[tuple[str, str]] = []
     slots: list[SlotView] = []
     base_folds: list[BaseView] = []
     other: list[str] = []
@@ -246,6 +281,10 @@ def session_context(module: Module, objects: list[ObjectType]) -> SessionContext
             if kind == "ENTITY":
                 slots.append(SlotView(explicit.slot, "entity", f"dict[str, {obj.name}]", f"The {tag} entities by id."))
             continue
+        if isinstance(explicit, Value):
+            rules.append(RuleView(obj.name, "VALUE", explicit.slot, None, "replace"))
+            slots.append(SlotView(explicit.slot, "value", f"{obj.name} | None", f"The latest {tag}."))
+            continue
         required = [f for f in base.fields if f.required]
         chunk_target = _chunk_target(tag, required, entities, variants)
         if chunk_target is not None:
@@ -276,6 +315,26 @@ def session_context(module: Module, objects: list[ObjectType]) -> SessionContext
             )
             rules.append(RuleView(obj.name, "ENTITY", slot, ((own_identity.name,), identity_wire), function))
             continue
+        if tag.endswith(CHUNK_SUFFIX) and len(required) == 1 and required[0].wire_name not in identities:
+            slot = _plural(tag.removesuffix(CHUNK_SUFFIX))
+            named = next((f for f in base.fields if f.wire_name == MESSAGE_ID and not f.required), None)
+            key = ((named.name,), named.wire_name) if named else None
+            alias = "_" + "".join(word.title() for word in tag.removesuffix(CHUNK_SUFFIX).split("_"))
+            key_type = f"{typed(named.type)} | int" if named else "int"
+            rules.append(RuleView(obj.name, "JOIN", slot, key, "_session.join"))
+            slots.append(SlotView(slot, "entity", f"dict[{key_type}, {alias}]", f"The {tag}s joined into messages."))
+            messages.append((alias, f"ChunkedMessage[{obj.name}, {typed(required[0].type)}]"))
+            key_types |= {f.type.name for f in (named, required[0]) if f is not None and isinstance(f.type, Ref)}
+            continue
+        reported = _reported_entity(tag, base, entities, variants)
+        if reported is not None:
+            slot, target_base, identity = entities[reported]
+            function = fold_function_name(tag)
+            names_of = {f.wire_name: f.name for f in target_base.fields}
+            attributes = tuple((names_of[f.wire_name], f.name) for f in base.fields)
+            reports.append(ReportView(function, obj.name, reported, attributes))
+            rules.append(RuleView(obj.name, "ENTITY", slot, ((identity.name,), identity.wire_name), function))
+            continue
         if base.upsert is not None and not base.upsert.identity:
             slot = _slot_name(tag)
             rules.append(RuleView(obj.name, "VALUE", slot, None, "merge"))
@@ -297,6 +356,7 @@ def session_context(module: Module, objects: list[ObjectType]) -> SessionContext
             base_folds.append(BaseView(fold_function_name(base.name), base.name, variant_name, arguments))
     names = {params.name, union.name, "TerminalOutput"} if any(c.base64 for c in chunks) else {params.name, union.name}
     names |= {rule.cls for rule in rules} | {c.target for c in chunks} | {b.base for b in base_folds}
+    names |= {r.target for r in reports}
     names |= {b.variant for b in base_folds} | {r.params for r in requests}
     names |= {step for r in requests for link in r.links for kind, step in link.steps if kind == "type"}
     queries = Queries(module)
@@ -309,10 +369,13 @@ def session_context(module: Module, objects: list[ObjectType]) -> SessionContext
         union=union.name,
         rules=rules,
         chunks=chunks,
+        reports=reports,
         base_folds=base_folds,
         slots=slots,
         requests=requests,
         other=other,
+        messages=messages,
+        timeline=" | ".join([union.name, *(alias for alias, _ in messages)]),
         session_imports=sorted(names, key=import_sort_key),
     )
 
@@ -334,6 +397,28 @@ def _chunk_target(
         if len(candidates) == 1:
             return candidates[0], item.wire_name
     return None
+
+
+def _reported_entity(
+    tag: str,
+    base: ObjectType,
+    entities: dict[str, tuple[str, ObjectType, Field]],
+    variants: list[tuple[str, ObjectType]],
+) -> str | None:
+    """The entity variant a report replaces (see the module docstring), or None."""
+    required = {f.wire_name for f in base.fields if f.required}
+    properties = {f.wire_name for f in base.fields}
+    tags = {obj.name: variant_tag for variant_tag, obj in variants}
+    candidates = [
+        name
+        for name, (_, target_base, identity) in entities.items()
+        if identity.wire_name in required
+        and properties <= {f.wire_name for f in target_base.fields}
+        and base.keep_unknown == target_base.keep_unknown == "keep"
+    ]
+    if len(candidates) > 1:
+        candidates = [name for name in candidates if tags[name] == tag + UPDATE_SUFFIX]
+    return candidates[0] if len(candidates) == 1 else None
 
 
 def _requests(

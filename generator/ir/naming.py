@@ -82,7 +82,7 @@ CONNECTION_NAMES = (
     "stdio_streams",
 )
 # The session state API (session.py), re-exported by __init__.py.
-SESSION_NAMES = ("SessionChange", "SessionRequest", "SessionState")
+SESSION_NAMES = ("ChunkedMessage", "SessionChange", "SessionRequest", "SessionState")
 # The agent-side helpers (helpers.py, v1's without StopReasonTag), re-exported by __init__.py.
 HELPER_NAMES = ("AgentSession", "PermissionAnswer", "StopReasonTag", "ToolCallHandle")
 # Other names the generated modules that import the types (models.py, _codec.py,

@@ -72,6 +72,33 @@ def test_a_pair_of_the_v1_package_works_the_same():
     run(test)
 
 
+def test_a_pair_passes_strict_and_on_salvage_to_both_ends():
+    """A lenient pair salvages a bad tool kind (dropped, reported with its path); a strict one
+    refuses the whole update. The valid update sent after it shows the first was handled."""
+
+    class Sloppy(EchoAgent):
+        async def session_new(self, params: Any) -> Any:
+            bad = acp.SessionUpdateToolCallUpdate(tool_call_id="t")
+            bad.kind = 5  # not a ToolKind: written as given
+            for update in (bad, acp.SessionUpdateToolCallUpdate(tool_call_id="ok")):
+                await self.client.session_update(acp.UpdateSessionNotification(session_id="s1", update=update))
+            return acp.NewSessionResponse(session_id="s1")
+
+    async def test() -> None:
+        for strict in (False, True):
+            seen: list[Any] = []
+            client = RecordingClient()
+            async with acp.connect_pair(Sloppy(), client, strict=strict, on_salvage=seen.append) as (_, client_conn):
+                await client_conn.initialize(INIT)
+                await client_conn.session_new(acp.NewSessionRequest(cwd="/"))
+                while not client.updates or client.updates[-1].tool_call_id != "ok":
+                    await asyncio.sleep(0.01)
+            assert [update.tool_call_id for update in client.updates] == (["ok"] if strict else ["t", "ok"])
+            assert [report.path for report in seen] == ([] if strict else ["$.params.update.kind"])
+
+    run(test)
+
+
 def test_a_pair_honours_the_limit_on_requests_served_at_once():
     async def test() -> None:
         running, most = 0, 0
@@ -407,6 +434,38 @@ def test_spawn_client_process_serves_an_agent_to_a_client_it_starts():
             "session/new",
             "session/prompt",
         ]
+
+    run(test)
+
+
+SALVAGING_CLIENT = """
+import json, sys
+
+def ask(message):
+    print(json.dumps(message), flush=True)
+    return json.loads(sys.stdin.readline())
+
+ask({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": json.loads(sys.argv[1])})
+answer = ask({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/", "mcpServers": None}})
+sys.exit(0 if "result" in answer else 1)
+"""
+
+
+def test_spawn_client_process_passes_strict_and_on_salvage_to_its_connection():
+    """A lenient connection salvages the client's `mcpServers: null` (reported), a strict one
+    answers -32602: the child exits 0 on a result, 1 on an error."""
+
+    async def test() -> None:
+        for strict in (False, True):
+            seen: list[Any] = []
+            command = (sys.executable, "-c", SALVAGING_CLIENT, json.dumps(acp.encode(INIT)))
+            async with acp.spawn_client_process(EchoAgent(), *command, strict=strict, on_salvage=seen.append) as (
+                conn,
+                process,
+            ):
+                await asyncio.wait_for(conn.wait_closed(), 30)
+            assert process.returncode == (1 if strict else 0)
+            assert [report.path for report in seen] == ([] if strict else ["$.params.mcpServers"])
 
     run(test)
 

@@ -1,6 +1,7 @@
-"""The generated `SessionState`: realistic streams folded into exact state, order, snapshots
-and subscriber calls; the rules read off the schema; tool-call patches folded as `merge`
-applies them; and a client keeping one over a real connection."""
+"""The generated `SessionState` of both packages: realistic streams folded into exact state,
+timeline order, snapshots and subscriber calls; the rules read off each schema; tool-call
+patches folded as `merge` applies them; v1's tool calls, plans and message chunks without
+ids; and a client keeping one over a real connection."""
 
 from __future__ import annotations
 
@@ -19,8 +20,10 @@ from tests.helpers import ROOT, V2_SCHEMA, import_package
 from tests.package.test_connection import connected, run
 
 acp = import_package(ROOT / "generated", "acp_v2")
+acp_v1 = import_package(ROOT / "generated", "acp_v1")
 UNDEFINED = acp.UNDEFINED
 MODULE = build_ir(V2_SCHEMA, "acp_v2", ROOT, load_config(ROOT).options)
+MODULE_V1 = build_ir(ROOT / "schema" / "v1" / "schema.json", "acp_v1", ROOT, load_config(ROOT).options)
 
 
 def text(value: str) -> Any:
@@ -74,7 +77,12 @@ def folded() -> Any:
 
 def test_a_stream_folds_into_exact_state_in_first_seen_order():
     state = folded()
-    assert [entry.to_dict() for entry in state] == [
+    entities = [entry for entry in state if entry.session_update not in {"_vendor", "notice"}]
+    assert [entry.session_update for entry in state] == [
+        *["user_message", "agent_message", "agent_thought", "tool_call_update", "plan_update"],
+        *["_vendor", "notice"],  # where they came; the values (state, usage) are not in the timeline
+    ]
+    assert [entry.to_dict() for entry in entities] == [
         {"sessionUpdate": "user_message", "messageId": "u1", "content": [{"type": "text", "text": "hi"}]},
         {
             "sessionUpdate": "agent_message",
@@ -140,7 +148,7 @@ def test_tool_call_content_terminal_output_and_compaction_chunks_append_to_their
 def test_a_removed_plan_leaves_the_timeline():
     state = folded()
     state.apply(acp.SessionUpdatePlanRemoved(plan_id="p1"))
-    assert state.plans == {} and [entry.session_update for entry in state][-1] == "tool_call_update"
+    assert state.plans == {} and "plan_update" not in [entry.session_update for entry in state]
 
 
 def test_the_snapshot_is_json_that_restores_the_same_state():
@@ -150,7 +158,7 @@ def test_the_snapshot_is_json_that_restores_the_same_state():
     data = json.loads(text_)
     assert [u["sessionUpdate"] for u in data["updates"]] == [
         *["user_message", "agent_message", "agent_thought", "tool_call_update", "plan_update"],
-        *["state_update", "usage_update", "notice", "_vendor"],
+        *["_vendor", "notice", "state_update", "usage_update"],  # the timeline, then the values
     ]
     restored = acp.SessionState.from_json(text_)
     assert restored == state and restored.to_json() == text_
@@ -232,6 +240,93 @@ def test_every_variant_of_the_union_has_a_rule_or_is_the_fallback():
     assert kinds["SessionUpdateSessionMessageChunk"] == ("ENTITY", "session_messages")  # by tag among messageIds
     assert kinds["SessionUpdateUsageUpdate"] == ("VALUE", "usage")  # an upsert without identity
     assert kinds["SessionUpdateStateUpdate"] == ("VALUE", "state")  # a `_update` without identity
+
+
+def v1_chunk(kind: str, value: str, message_id: str | None = None) -> Any:
+    ids = {} if message_id is None else {"messageId": message_id}
+    return acp_v1.decode("SessionUpdate", {"sessionUpdate": kind, "content": {"type": "text", "text": value}, **ids})
+
+
+def test_every_v1_variant_has_a_rule_or_is_the_fallback():
+    objects = [t for t in MODULE_V1.types if isinstance(t, ObjectType)]
+    context = session_context(MODULE_V1, objects)
+    assert context is not None and context.other == []
+    union = MODULE_V1.by_name()["SessionUpdate"]
+    kinds = {rule.cls: (rule.kind, rule.slot) for rule in context.rules}
+    assert set(kinds) >= {v.type.name for v in union.variants} - {union.fallback}
+    assert kinds["SessionUpdateToolCall"] == ("ENTITY", "tool_calls")  # a report of the tool_call_update entity
+    assert kinds["SessionUpdateToolCallUpdate"] == ("ENTITY", "tool_calls")
+    assert kinds["SessionUpdatePlan"] == ("VALUE", "plan")  # explicit: the whole plan each time
+    assert kinds["SessionUpdateAgentMessageChunk"] == ("JOIN", "agent_messages")  # no entity to append to
+    assert kinds["SessionUpdateUserMessageChunk"] == ("JOIN", "user_messages")
+    assert kinds["SessionUpdateAgentThoughtChunk"] == ("JOIN", "agent_thoughts")
+
+
+def test_a_v1_tool_call_creates_or_replaces_its_entity_and_updates_merge_into_it():
+    state = acp_v1.SessionState()
+    state.apply(acp_v1.SessionUpdateToolCall(tool_call_id="t", title="Read", kind="read", raw_input={"p": 1}))
+    state.apply(acp_v1.SessionUpdateToolCallUpdate(tool_call_id="t", status="in_progress"))
+    call = state.tool_calls["t"]
+    assert isinstance(call, acp_v1.SessionUpdateToolCallUpdate)
+    assert (call.title, call.kind, call.status, call.raw_input) == ("Read", "read", "in_progress", {"p": 1})
+    assert call.content == [] and call.locations == []  # the start values of what it left out
+    state.apply(
+        acp_v1.decode("SessionUpdate", {"sessionUpdate": "tool_call", "toolCallId": "t", "title": "Again", "x": 1})
+    )
+    call = state.tool_calls["t"]  # replaced: the update's status and raw input are gone
+    assert (call.title, call.status, call.unknown_properties) == ("Again", "pending", {"x": 1})
+    assert call.raw_input is acp_v1.UNDEFINED
+    state.apply(acp_v1.SessionUpdateToolCallUpdate(tool_call_id="u", title="first seen by an update"))
+    assert list(state.tool_calls) == ["t", "u"]
+
+
+def test_v1_chunks_without_ids_join_the_current_message_of_their_kind():
+    """A message goes on while no other entity starts: a thought, a tool call or the user's
+    prompt (applied as user_message_chunks, as session/load replays it) ends it."""
+    state = acp_v1.SessionState()
+    stream = [
+        v1_chunk("user_message_chunk", "Hi"),
+        v1_chunk("agent_thought_chunk", "hm"),
+        v1_chunk("agent_message_chunk", "Hel"),
+        acp_v1.SessionUpdateToolCallUpdate(tool_call_id="t", status="completed"),  # patches t: t is not new
+        v1_chunk("agent_message_chunk", "lo"),
+        acp_v1.SessionUpdateToolCall(tool_call_id="u", title="Run"),
+        v1_chunk("agent_message_chunk", "Done"),
+        v1_chunk("user_message_chunk", "Again"),
+        v1_chunk("agent_message_chunk", "Sure"),
+        v1_chunk("agent_message_chunk", "Named", "m1"),
+        v1_chunk("agent_message_chunk", " on"),  # no id: joins the last message, m1
+    ]
+    state.apply(acp_v1.SessionUpdateToolCall(tool_call_id="t", title="Earlier"))
+    for update in stream:
+        state.apply(acp_v1.SessionNotification(session_id="s1", update=update))
+    texts = {key: [block.text for block in message.content] for key, message in state.agent_messages.items()}
+    assert texts == {3: ["Hel", "lo"], 4: ["Done"], 6: ["Sure"], "m1": ["Named", " on"]}
+    assert [[b.text for b in m.content] for m in state.user_messages.values()] == [["Hi"], ["Again"]]
+    assert [type(entry).__name__ for entry in state] == [
+        *["SessionUpdateToolCallUpdate", "ChunkedMessage", "ChunkedMessage", "ChunkedMessage"],
+        *["SessionUpdateToolCallUpdate", "ChunkedMessage", "ChunkedMessage", "ChunkedMessage", "ChunkedMessage"],
+    ]
+    assert isinstance(state.agent_messages[3], acp_v1.ChunkedMessage)
+    assert state.agent_messages[3].chunks[1].message_id is acp_v1.UNDEFINED  # kept as they came
+    data = json.loads(state.to_json())
+    assert [u["sessionUpdate"].removesuffix("_chunk") for u in data["updates"]] == [
+        *["tool_call_update", "user_message", "agent_thought", "agent_message", "agent_message"],  # Hel, lo
+        *["tool_call_update", "agent_message", "user_message", "agent_message", "agent_message", "agent_message"],
+    ]  # each message as its chunks, in its place; t's update folded into it
+    restored = acp_v1.SessionState.from_json(state.to_json())
+    assert restored == state and restored.agent_messages == state.agent_messages
+
+
+def test_a_v1_plan_replaces_the_one_before_and_notices_stay_in_the_timeline():
+    state = acp_v1.SessionState()
+    entry = acp_v1.PlanEntry(content="test", priority="high", status="pending")
+    state.apply(acp_v1.SessionUpdatePlan(entries=[entry, entry]))
+    state.apply(acp_v1.SessionUpdateNotice(severity="info", title="note"))
+    state.apply(acp_v1.SessionUpdatePlan(entries=[entry]))
+    assert state.plan == acp_v1.SessionUpdatePlan(entries=[entry])
+    assert [e.session_update for e in state] == ["notice"]
+    assert acp_v1.SessionState.from_json(state.to_json()) == state
 
 
 TOOL_CALL_PATCH = st.fixed_dictionaries(

@@ -1,6 +1,6 @@
 """generator/runtime/_session.py on its own: folding over hand-written rules (no schema):
-entities in first-seen order, values, events, removals, `other`, requests, subscribers and
-snapshots. The generated `SessionState` is tested in tests/package/test_session.py."""
+the timeline (entities where first seen, events and `other` where they came), values,
+removals, chunks joined into messages, requests, subscribers and snapshots. The generated `SessionState` is tested in tests/package/test_session.py."""
 
 from __future__ import annotations
 
@@ -40,6 +40,17 @@ class Unknown:
 
 
 @dataclass
+class Said:  # a chunk of a message that may not name it
+    content: str
+    message_id: str | None = None
+
+
+@dataclass
+class Thought:
+    content: str
+
+
+@dataclass
 class Ask:
     about: Item | None = None
     item_id: str | None = None
@@ -49,7 +60,15 @@ def append(stored: Item | None, update: Item) -> Item:
     return update if stored is None else replace(stored, text=stored.text + update.text)
 
 
-CODEC: dict[str, type] = {"Item": Item, "Gone": Gone, "Status": Status, "Note": Note, "Unknown": Unknown}
+CODEC: dict[str, type] = {
+    "Item": Item,
+    "Gone": Gone,
+    "Status": Status,
+    "Note": Note,
+    "Unknown": Unknown,
+    "Said": Said,
+    "Thought": Thought,
+}
 
 
 class Fold(s.SessionFold):
@@ -58,6 +77,8 @@ class Fold(s.SessionFold):
         Gone: s.Rule(s.REMOVE, "items", s.key_at(("id",), "id")),
         Status: s.Rule(s.VALUE, "status"),
         Note: s.Rule(s.EVENT, "notes"),
+        Said: s.Rule(s.JOIN, "said", s.key_at(("message_id",), "messageId"), s.join),
+        Thought: s.Rule(s.JOIN, "thoughts", None, s.join),
     }
     LINKS: ClassVar[dict[str, tuple[s.LinkPath, ...]]] = {
         "ask": (
@@ -65,7 +86,7 @@ class Fold(s.SessionFold):
             s.LinkPath(("item_id",), "items"),
         )
     }
-    ENTITY_SLOTS = ("items",)
+    ENTITY_SLOTS = ("items", "said", "thoughts")
     VALUE_SLOTS = ("status",)
     EVENT_SLOTS = ("notes",)
 
@@ -114,7 +135,39 @@ def test_events_and_updates_without_a_rule_are_kept_in_order():
     assert fold._events["notes"] == [Note("1"), Note("2")]
     assert fold.other == [Unknown({"x": 1}), Unknown({"y": 2})]
     assert [change.slot for change in changes] == ["notes", s.OTHER, "notes", s.OTHER]
-    assert all(change.created for change in changes) and list(fold) == []
+    assert all(change.created for change in changes)
+
+
+def test_the_timeline_keeps_entities_events_and_other_in_the_order_they_came_and_values_out():
+    fold = Fold()
+    for update in [Note("1"), Item("a", "1"), Status("running"), Unknown({"x": 1}), Item("b"), Item("a", "2")]:
+        fold.apply(update)
+    assert list(fold) == [Note("1"), Item("a", "12"), Unknown({"x": 1}), Item("b")]
+    assert [(slot, key) for slot, key, _ in fold.timeline()] == [
+        ("notes", None),
+        ("items", "a"),
+        (s.OTHER, None),
+        ("items", "b"),
+    ]
+    assert len(fold) == 4
+
+
+def test_chunks_join_the_message_they_name_or_the_last_entity_of_their_slot():
+    fold = Fold()
+    updates = [Said("Hel"), Said("lo"), Note("n"), Said("!"), Thought("hm"), Said("Two"), Item("a"), Said("Three")]
+    changes = [fold.apply(update) for update in updates]
+    said = fold._entities.by_slot["said"]
+    assert list(said) == [1, 3, 4]  # a thought and an item in between start new messages; a note does not
+    assert [message.content for message in said.values()] == [["Hel", "lo", "!"], ["Two"], ["Three"]]
+    assert [change.key for change in changes if change.slot == "said"] == [1, 1, 1, 3, 4]
+    assert fold.entity("thoughts", 2) == s.ChunkedMessage((Thought("hm"),))
+    fold.apply(Said("by id", "m"))
+    fold.apply(Said(" too"))  # no id: joins the last message, the one named m
+    fold.apply(Thought("x"))
+    fold.apply(Said("again", "m"))  # its id names m, wherever it is
+    assert said["m"].content == ["by id", " too", "again"] and said["m"].chunks[1] == Said(" too")
+    restored = Fold.from_json(fold.to_json())
+    assert restored == fold and restored._entities.by_slot["said"] == said
 
 
 def test_each_change_says_what_it_changed_and_subscribers_get_each_one():
@@ -172,7 +225,12 @@ def test_a_snapshot_restores_the_same_state_without_applying_requests_again():
     text = fold.to_json()
     restored = Fold.from_json(text)
     assert restored == fold and restored.to_json() == text
-    assert list(restored) == [Item("a", "12"), Item("b")]  # not "122": the request was not applied again
+    assert list(restored) == [
+        Item("a", "12"),
+        Note("n"),
+        Unknown({"x": 1}),
+        Item("b"),
+    ]  # not "122": the request was not applied again
     assert restored.requests[0].slot == "items" and restored.requests[0].key == "a"
     assert restored.session_id == "s1" and restored != Fold("s1")
     assert "items=2" in repr(restored)

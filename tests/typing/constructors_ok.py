@@ -14,3 +14,5 @@ ids: list[acp.ToolCallId] = ["t1", "t2"]
 same: str = update.tool_call_id
 form = acp.ElicitationSchema(type="object", properties={})  # a closed enum: its plain value too
 capabilities: acp.ClientCapabilities = init.capabilities or acp.ClientCapabilities()  # Undefined is falsy
+# `and` narrows the other way: its right side sees no Undefined (nor None), so `.auth` type-checks.
+auth = init.capabilities and init.capabilities.auth
