@@ -141,6 +141,29 @@ def test_http_app_serves_v2_and_v1_clients_over_http_and_websocket(scheme):
     run(test)
 
 
+class ManySessions(V2Agent):
+    async def session_new(self, params: Any) -> Any:
+        self.sessions = getattr(self, "sessions", 0) + 1
+        return acp.NewSessionResponse(session_id=f"s{self.sessions}")
+
+
+def test_the_event_streams_of_many_sessions_leave_room_for_the_posts():
+    """Each session's event stream holds an HTTP connection; with httpx's pool bounded at ten
+    connections the ninth session's prompt waited forever."""
+
+    async def test() -> None:
+        async with uvicorn_serving(acp.http_app(ManySessions)) as url, acp.connect_http(Recorder(), url) as conn:
+            await conn.initialize(
+                acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
+            )
+            for _ in range(12):
+                session = await conn.session_new(acp.NewSessionRequest(cwd="/"))
+                prompt = [acp.ContentBlockText(text="hi")]
+                await conn.session_prompt(acp.PromptRequest(session_id=session.session_id, prompt=prompt))
+
+    run(test)
+
+
 def test_without_httpx_the_http_client_names_the_extra_and_the_server_needs_nothing():
     program = (
         "import sys; sys.modules['httpx'] = None; sys.modules['websockets'] = None; sys.path.insert(0, sys.argv[1])\n"
