@@ -228,6 +228,7 @@ _WIRE: Final = Wire(
     cancel_params=lambda request_id: CancelRequestNotification(request_id=request_id),
     cancelled_id=lambda params: params.request_id,
     initialize_method=Methods.INITIALIZE,
+    repeated_initialize=None,
     schema_methods=frozenset(
         {
             Methods.AUTHENTICATE,

@@ -265,6 +265,18 @@ def _served_version(params: InitializeRequest) -> InitializeRequest:
     return params
 
 
+def _repeated_initialize(params: Any, after_other_requests: bool) -> str | None:
+    """Why a repeated `initialize` is refused (-32600), as the TypeScript SDK's v2 agent refuses
+    it: a repeat must come before any other request, and ask for the version the first answer
+    selected (or a newer one); None: the agent's handler serves it."""
+    if after_other_requests:
+        return "ACP v2 initialize must not be repeated after other requests"
+    requested = params.get("protocolVersion") if type(params) is dict else None
+    if type(requested) is int and requested < 2:
+        return "a repeated initialize must request protocol version 2 or later"
+    return None
+
+
 def _method_not_found(method: str) -> RequestError:
     """The answer to a method this side does not serve, worded as the TypeScript SDK words it."""
     return RequestError.method_not_found({"method": method}, f'"Method not found": {method}')
@@ -283,6 +295,7 @@ _WIRE: Final = Wire(
     cancel_params=lambda request_id: CancelRequestNotification(request_id=request_id),
     cancelled_id=lambda params: params.request_id,
     initialize_method=Methods.INITIALIZE,
+    repeated_initialize=_repeated_initialize,
     schema_methods=frozenset(
         {
             Methods.AUTH_LOGIN,
