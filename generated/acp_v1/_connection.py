@@ -540,7 +540,12 @@ class Connection:
             method = message["method"]
             if type(method) is str and not method.startswith("_"):
                 message["params"] = {}  # served as `{}`, as the TypeScript SDK does
-        if self._initialized and self._wire.repeated_initialize is not None and await self._refused_repeat(message):
+        if (
+            type(message) is dict
+            and message.get("method") == self._wire.initialize_method
+            and self._initialized
+            and await self._refused_repeat(message)
+        ):
             return
         try:
             decoded = self._wire.decode(message, side=self._side, strict=self._strict, on_salvage=self._on_salvage)
@@ -583,13 +588,13 @@ class Connection:
             request_id = None  # not a JSON-RPC request: answered with `id: null`, as the TypeScript SDK does
         await self._answer(self._error(request_id, error.code, error.message, error.data))
 
-    async def _refused_repeat(self, message: Any) -> bool:
-        """Whether `message` is a repeated `initialize` the wire refuses, answered -32600 here
+    async def _refused_repeat(self, message: dict[str, Any]) -> bool:
+        """Whether `message`, a repeated `initialize`, is one the wire refuses, answered -32600 here
         (before its params are read: a v1 client's repeat is refused, not found invalid)."""
-        assert self._wire.repeated_initialize is not None
-        if type(message) is not dict or message.get("method") != self._wire.initialize_method or "id" not in message:
+        refusal = self._wire.repeated_initialize
+        if refusal is None or "id" not in message:
             return False
-        reason = self._wire.repeated_initialize(message.get("params"), self._served_other)
+        reason = refusal(message.get("params"), self._served_other)
         if reason is None:
             return False
         await self._answer(self._error(_readable_id(message), _rt.INVALID_REQUEST, f"Invalid request: {reason}"))
