@@ -1,10 +1,10 @@
 """An ACP client: starts an agent, runs a prompt turn, then cancels a second one, in v2 or, when
-the agent speaks only v1 (every agent today), in v1: it asks for v2 with `connect_negotiated`
+the agent speaks only v1 (most agents today), in v1: it asks for v2 with `connect_negotiated`
 and falls back to its v1 client, over stdio, HTTP or WebSocket alike.
 
 Each streamed update and permission request is folded into the session's `acp.SessionState`
 (chunks joined per message, tool call updates merged); when the agent reports `idle`, what
-the turn changed is printed, folded. `main` plays the user: it
+the turn changed is printed, folded. `run_v2` (and `run_v1`) play the user: each
 allows the first permission request, and at the second it cancels the turn with `session/cancel`
 and answers the request `cancelled`. A v1 agent's turn is printed as it ends, from its updates
 (v1 has no idle update: its `session/prompt` is answered when the turn ends).
