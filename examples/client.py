@@ -1,10 +1,13 @@
-"""An ACP v2 client: starts an agent, runs a prompt turn, then cancels a second one.
+"""An ACP client: starts an agent, runs a prompt turn, then cancels a second one, in v2 or, when
+the agent speaks only v1 (most agents today), in v1: it asks for v2 with `connect_negotiated`
+and falls back to its v1 client, over stdio, HTTP or WebSocket alike.
 
 Each streamed update and permission request is folded into the session's `acp.SessionState`
 (chunks joined per message, tool call updates merged); when the agent reports `idle`, what
-the turn changed is printed, folded. `main` plays the user: it
+the turn changed is printed, folded. `run_v2` (and `run_v1`) play the user: each
 allows the first permission request, and at the second it cancels the turn with `session/cancel`
-and answers the request `cancelled`.
+and answers the request `cancelled`. A v1 agent's turn is printed as it ends, from its updates
+(v1 has no idle update: its `session/prompt` is answered when the turn ends).
 
     PYTHONPATH=generated python examples/client.py [agent command ...]
     PYTHONPATH=generated python examples/client.py --url http://127.0.0.1:8765/acp
@@ -21,10 +24,12 @@ import sys
 from collections.abc import AsyncIterator, Hashable
 from pathlib import Path
 
+import acp_v1
 import acp_v2 as acp
 
 ECHO_AGENT = [sys.executable, str(Path(__file__).with_name("echo_agent.py"))]
 Question = tuple[acp.RequestPermissionRequest, asyncio.Future[acp.RequestPermissionOutcome]]
+QuestionV1 = tuple[acp_v1.RequestPermissionRequest, asyncio.Future[acp_v1.RequestPermissionOutcome]]
 
 
 class ConsoleClient(acp.Client):
@@ -72,42 +77,113 @@ class ConsoleClient(acp.Client):
         self.turn_ended.put_nowait(stop_reason)
 
 
+class ConsoleClientV1(acp_v1.Client):
+    """The same user at a v1 agent: notes the turn's tool calls and message; queues permission requests."""
+
+    def __init__(self) -> None:
+        self.tool_calls: dict[str, str] = {}  # tool call id → title
+        self.turn: list[str] = []  # what the turn did, in order, printed when it ends
+        self.message = ""
+        self.questions: asyncio.Queue[QuestionV1] = asyncio.Queue()
+
+    async def session_update(self, params: acp_v1.SessionNotification) -> None:
+        match params.update:
+            case acp_v1.SessionUpdateToolCall(tool_call_id=tool_call_id, title=title):
+                self.tool_calls[tool_call_id] = title
+            case acp_v1.SessionUpdateToolCallUpdate(
+                tool_call_id=tool_call_id, status=acp_v1.ToolCallStatus() as status
+            ):
+                self.turn.append(f"tool call {self.tool_calls.get(tool_call_id)!r}: {status.value}")
+            case acp_v1.SessionUpdateAgentMessageChunk(content=acp_v1.ContentBlockText(text=text)):
+                self.message += text
+
+    async def session_request_permission(
+        self, params: acp_v1.RequestPermissionRequest
+    ) -> acp_v1.RequestPermissionResponse:
+        answer: asyncio.Future[acp_v1.RequestPermissionOutcome] = asyncio.get_running_loop().create_future()
+        self.questions.put_nowait((params, answer))
+        try:
+            return acp_v1.RequestPermissionResponse(outcome=await answer)
+        except asyncio.CancelledError:
+            return acp_v1.RequestPermissionResponse(outcome=acp_v1.RequestPermissionOutcomeCancelled())
+
+    def end_turn(self, stop_reason: str) -> None:
+        if self.message:
+            self.turn.append(f"agent message: {self.message}")
+        print(*self.turn, f"turn ended: {stop_reason}", sep="\n")
+        self.turn.clear()
+        self.message = ""
+
+
 @contextlib.asynccontextmanager
-async def connected(client: acp.Client, agent: list[str]) -> AsyncIterator[acp.ClientSideConnection]:
-    """A connection to the agent at `--url URL`, or to the agent command started here."""
+async def opened(agent: list[str]) -> AsyncIterator[acp.Transport]:
+    """A transport to the agent at `--url URL`, or to the agent command started here."""
     if agent[:1] == ["--url"] and agent[1].startswith(("ws://", "wss://")):
-        async with acp.connect_websocket(client, agent[1]) as conn:
-            yield conn
+        async with acp.open_websocket(agent[1]) as transport:
+            yield transport
     elif agent[:1] == ["--url"]:
-        async with acp.connect_http(client, agent[1]) as conn:
-            yield conn
+        async with acp.open_http(agent[1]) as transport:
+            yield transport
     else:
-        async with acp.spawn_agent_process(client, *agent) as (conn, _process):
-            yield conn
+        async with acp.open_agent_process(*agent) as (transport, _process):
+            yield transport
+
+
+TURNS = (("hello world, echo me", True), ("and this too", False))  # (prompt, allow the permission request)
 
 
 async def main(agent: list[str]) -> None:
-    client = ConsoleClient()
-    async with connected(client, agent) as conn:
-        info = acp.Implementation(name="console-client", version="1.0")
-        init = await conn.initialize(acp.InitializeRequest(protocol_version=2, info=info))
-        print(f"connected to {init.info.name} {init.info.version}")
-        session = await conn.session_new(acp.NewSessionRequest(cwd=str(Path.cwd().resolve())))
-        for text, allow in (("hello world, echo me", True), ("and this too", False)):
-            request = acp.PromptRequest(session_id=session.session_id, prompt=[acp.ContentBlockText(text=text)])
-            prompt = asyncio.create_task(conn.session_prompt(request))
-            question, answer = await client.questions.get()
-            if allow:
-                option = next(o for o in question.options if o.kind == acp.PermissionOptionKind.ALLOW_ONCE)
-                print(f"permission asked: {question.title} -> {option.name}")
-                answer.set_result(acp.RequestPermissionOutcomeSelected(option_id=option.option_id))
-            else:  # the user stops the turn instead of answering
-                print(f"permission asked: {question.title} -> cancel the turn")
-                await conn.session_cancel(acp.CancelSessionNotification(session_id=session.session_id))
-                if not answer.done():  # the agent may have withdrawn the request already ($/cancel_request)
-                    answer.set_result(acp.RequestPermissionOutcomeCancelled())
-            await prompt  # answered once the agent has inserted the prompt (a user_message update)
-            await client.turn_ended.get()
+    client, client_v1 = ConsoleClient(), ConsoleClientV1()
+    info = acp.Implementation(name="console-client", version="1.0")
+    async with opened(agent) as transport:
+        conn, init = await acp.connect_negotiated(
+            client, transport, acp.InitializeRequest(protocol_version=2, info=info), client_v1
+        )
+        async with conn:
+            if isinstance(conn, acp_v1.ClientSideConnection):
+                name = init.agent_info.name if init.agent_info else "a v1 agent"
+                print(f"connected to {name} over v1")
+                await run_v1(conn, client_v1)
+            else:
+                print(f"connected to {init.info.name} {init.info.version}")
+                await run_v2(conn, client)
+
+
+async def run_v2(conn: acp.ClientSideConnection, client: ConsoleClient) -> None:
+    session = await conn.session_new(acp.NewSessionRequest(cwd=str(Path.cwd().resolve())))
+    for text, allow in TURNS:
+        request = acp.PromptRequest(session_id=session.session_id, prompt=[acp.ContentBlockText(text=text)])
+        prompt = asyncio.create_task(conn.session_prompt(request))
+        question, answer = await client.questions.get()
+        if allow:
+            option = next(o for o in question.options if o.kind == acp.PermissionOptionKind.ALLOW_ONCE)
+            print(f"permission asked: {question.title} -> {option.name}")
+            answer.set_result(acp.RequestPermissionOutcomeSelected(option_id=option.option_id))
+        else:  # the user stops the turn instead of answering
+            print(f"permission asked: {question.title} -> cancel the turn")
+            await conn.session_cancel(acp.CancelSessionNotification(session_id=session.session_id))
+            if not answer.done():  # the agent may have withdrawn the request already ($/cancel_request)
+                answer.set_result(acp.RequestPermissionOutcomeCancelled())
+        await prompt  # answered once the agent has inserted the prompt (a user_message update)
+        await client.turn_ended.get()
+
+
+async def run_v1(conn: acp_v1.ClientSideConnection, client: ConsoleClientV1) -> None:
+    session = await conn.session_new(acp_v1.NewSessionRequest(cwd=str(Path.cwd().resolve()), mcp_servers=[]))
+    for text, allow in TURNS:
+        request = acp_v1.PromptRequest(session_id=session.session_id, prompt=[acp_v1.ContentBlockText(text=text)])
+        prompt = asyncio.create_task(conn.session_prompt(request))
+        question, answer = await client.questions.get()
+        if allow:
+            option = next(o for o in question.options if o.kind == acp_v1.PermissionOptionKind.ALLOW_ONCE)
+            print(f"permission asked: {client.tool_calls.get(question.tool_call.tool_call_id)} -> {option.name}")
+            answer.set_result(acp_v1.RequestPermissionOutcomeSelected(option_id=option.option_id))
+        else:
+            print(f"permission asked: {client.tool_calls.get(question.tool_call.tool_call_id)} -> cancel the turn")
+            await conn.session_cancel(acp_v1.CancelNotification(session_id=session.session_id))
+            if not answer.done():
+                answer.set_result(acp_v1.RequestPermissionOutcomeCancelled())
+        client.end_turn((await prompt).stop_reason.value)
 
 
 if __name__ == "__main__":

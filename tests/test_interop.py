@@ -10,7 +10,8 @@ SDK 2.4.0 into interop/node_modules, the Python SDK 0.12.1 into .cache/peers). T
   over HTTP and WebSocket behind the SDK's `AcpServer`; a Python client cancelling its requests
   and turns; its error answers and its answer to each hostile line;
 - acp_v1's client against the Python SDK's own server (interop/py_agent_v1.py: `acp.http`'s
-  ASGI `AcpServer` under uvicorn, WebSocket through `acp.ws`) over HTTP and WebSocket.
+  ASGI `AcpServer` under uvicorn, WebSocket through `acp.ws`) over HTTP and WebSocket, and the
+  example client negotiating down to v1 with it.
 
 A test that needs node is skipped where node is absent; a missing SDK is a failure that says
 how to install it. Every peer runs on 127.0.0.1 with a bounded wait."""
@@ -343,6 +344,25 @@ def test_acp_v1s_client_drives_the_python_sdks_own_server_over_http_and_websocke
 
     with listening([sys.executable, str(INTEROP / "py_agent_v1.py")], env=python_sdk) as url:
         run(lambda: test(url.replace("http", scheme, 1)))
+
+
+@pytest.mark.parametrize("scheme", ["http", "ws"])
+def test_the_example_client_negotiates_down_to_v1_with_the_python_sdks_own_server(python_sdk, scheme):
+    """examples/client.py asks for v2 (`connect_negotiated` over `open_http` / `open_websocket`);
+    the Python SDK's agent speaks only v1 and answers 1, so the example's v1 client runs the turns."""
+    with listening([sys.executable, str(INTEROP / "py_agent_v1.py")], env=python_sdk) as url:
+        command = [sys.executable, str(EXAMPLES / "client.py"), "--url", url.replace("http", scheme, 1)]
+        result = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "connected to py-sdk-echo-agent over v1",
+        "permission asked: Echo -> Echo",
+        "tool call 'Echo': completed",
+        "agent message: hello world, echo me",
+        "turn ended: end_turn",
+        "permission asked: Echo -> cancel the turn",
+        "turn ended: cancelled",
+    ]
 
 
 def loads_deep(raw: bytes) -> Any:

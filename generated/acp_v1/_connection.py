@@ -265,6 +265,9 @@ class Wire:
     cancelled_id: Callable[[Any], Any]  # the params of `cancel_method` → the request id
     initialize_method: str | None  # served first: earlier requests are refused
     schema_methods: Collection[str] = ()  # refused by `send_request`/`send_notification` (typed methods send them)
+    # A repeated `initialize`'s raw params, and whether another request came since the last →
+    # why it is refused (-32600), or None to serve it; None: every repeat is served (v1).
+    repeated_initialize: Callable[[Any, bool], str | None] | None = None
 
 
 def _readable_id(message: Any) -> Any:
@@ -337,6 +340,7 @@ class Connection:
         # None: the stream has ended. Bounded: the reader awaits room (backpressure).
         self._inbox: asyncio.Queue[Any] = asyncio.Queue(limits.max_queued_notifications)
         self._initialized = wire.initialize_method is None
+        self._served_other = False  # a request other than `initialize` came once initialized
         self._closed = False
         self._tap: Tap | None = None  # the wire observers, when there are any
         self._stopping = False  # `_shutdown` has begun: no task may start
@@ -536,6 +540,13 @@ class Connection:
             method = message["method"]
             if type(method) is str and not method.startswith("_"):
                 message["params"] = {}  # served as `{}`, as the TypeScript SDK does
+        if (
+            type(message) is dict
+            and message.get("method") == self._wire.initialize_method
+            and self._initialized
+            and await self._refused_repeat(message)
+        ):
+            return
         try:
             decoded = self._wire.decode(message, side=self._side, strict=self._strict, on_salvage=self._on_salvage)
         except DecodeError as error:
@@ -577,16 +588,30 @@ class Connection:
             request_id = None  # not a JSON-RPC request: answered with `id: null`, as the TypeScript SDK does
         await self._answer(self._error(request_id, error.code, error.message, error.data))
 
+    async def _refused_repeat(self, message: dict[str, Any]) -> bool:
+        """Whether `message`, a repeated `initialize`, is one the wire refuses, answered -32600 here
+        (before its params are read: a v1 client's repeat is refused, not found invalid)."""
+        refusal = self._wire.repeated_initialize
+        if refusal is None or "id" not in message:
+            return False
+        reason = refusal(message.get("params"), self._served_other)
+        if reason is None:
+            return False
+        await self._answer(self._error(_readable_id(message), _rt.INVALID_REQUEST, f"Invalid request: {reason}"))
+        return True
+
     async def _dispatch(self, request: Any) -> None:
         key = (type(request.id), request.id)
         if key in self._serving:
             message = f"Invalid request: request id {request.id!r} is in use"
             await self._answer(self._error(request.id, _rt.INVALID_REQUEST, message))
             return
-        if not self._initialized and request.method != self._wire.initialize_method:
-            message = f"Invalid request: the connection must be initialized before {request.method!r}"
-            await self._answer(self._error(request.id, _rt.INVALID_REQUEST, message))
-            return
+        if request.method != self._wire.initialize_method:
+            if not self._initialized:
+                message = f"Invalid request: the connection must be initialized before {request.method!r}"
+                await self._answer(self._error(request.id, _rt.INVALID_REQUEST, message))
+                return
+            self._served_other = True
         while len(self._serving) >= self._limits.max_concurrent_requests:
             self._slot_free.clear()  # the reader stops reading until a request finishes
             await self._slot_free.wait()

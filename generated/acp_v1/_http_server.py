@@ -22,7 +22,9 @@ message; 404 for an unknown connection or another path, 406 for a GET that does 
 from `AcpServer`: the client's answer to a session-scoped request of the agent is accepted without
 `Acp-Session-Id` (the Python SDK 0.12.1's client sends none; it is matched to its request by id),
 a mismatched one is still refused; 413 for a body over `max_body_bytes`; 403 for a request with
-an `Origin` not allowed, 401 for one `authorize` refuses. No module outside the standard library
+an `Origin` not allowed, 401 for one `authorize` refuses; CORS for the allowed origins (a
+preflight `OPTIONS` answered 204, the CORS headers on every response), which `AcpServer` lacks
+(it answers `OPTIONS` 405). No module outside the standard library
 is imported here: any ASGI server runs the app (uvicorn, hypercorn)."""
 
 from __future__ import annotations
@@ -45,6 +47,11 @@ PATH: Final = "/acp"
 CONNECTION_ID_HEADER: Final = "acp-connection-id"
 SESSION_ID_HEADER: Final = "acp-session-id"
 KEEP_ALIVE_SECONDS: Final = 15.0
+CORS_ALLOWED_METHODS: Final = "GET, POST, DELETE"
+CORS_ALLOWED_HEADERS: Final = "Acp-Connection-Id, Acp-Session-Id, Authorization, Content-Type"
+"""The request headers a page of an allowed origin may send (`Accept` needs no permission)."""
+CORS_EXPOSED_HEADERS: Final = "Acp-Connection-Id, Acp-Session-Id"
+CORS_MAX_AGE_SECONDS: Final = 600
 DEFAULT_MAX_MESSAGE_BYTES: Final = DEFAULT_LIMITS.max_message_bytes  # as over stdio
 DEFAULT_MAX_BUFFERED_BYTES: Final = DEFAULT_LIMITS.max_buffered_bytes
 DEFAULT_MAX_OUTPUT_STALL: Final = 60.0
@@ -261,7 +268,11 @@ class AcpHttpApp:
     """The ASGI application: `handler(transport)` serves each connection (HTTP or WebSocket).
 
     `allowed_origins`: the `Origin`s (`scheme://host:port`) a browser page may connect from; a
-    request with any other `Origin` is refused 403 (clients that are not browsers send none).
+    request with any other `Origin` is refused 403 (clients that are not browsers send none). A
+    page of an allowed origin gets CORS: its preflight `OPTIONS` is answered 204 (methods GET,
+    POST, DELETE; headers `CORS_ALLOWED_HEADERS`), every response carries
+    `Access-Control-Allow-Origin` (with credentials, `Vary: Origin`) and exposes the
+    `Acp-Connection-Id` and `Acp-Session-Id` headers.
     `authorize(headers)` (names lowercased) is asked before any message is handled; False: 401.
     `max_request_body_bytes` bounds a POST body (413; `max_message_bytes` too, when smaller),
     `max_message_bytes` a WebSocket frame (close 1009); `max_buffered_bytes` the agent's output of
@@ -316,6 +327,11 @@ class AcpHttpApp:
         if origin is not None and origin not in self.allowed_origins:
             await self._refuse(kind, send, 403, "Origin not allowed")
             return
+        if origin is not None and kind == "http":
+            if scope["method"] == "OPTIONS" and "access-control-request-method" in headers:
+                await _preflight(send, origin)  # before `authorize`: a preflight carries no credentials
+                return
+            send = _with_cors(send, origin)
         if self.authorize is not None:
             allowed = self.authorize(headers)
             if not isinstance(allowed, bool):
@@ -708,6 +724,45 @@ async def _until_done(work: Awaitable[Any], receive: Receive) -> bool:
     if not task.cancelled():
         task.exception()  # retrieved: the caller reads the outcome from `work` itself
     return True
+
+
+def _cors_headers(origin: str) -> list[tuple[bytes, bytes]]:
+    """What lets a page of `origin` (an allowed one) read a response: the origin itself, not `*`,
+    and credentials allowed, as the TypeScript SDK's HTTP client sends its cookies by default
+    (`credentials: "include"`); the connection and session ids readable by the page."""
+    return [
+        (b"access-control-allow-origin", origin.encode("latin-1")),
+        (b"access-control-allow-credentials", b"true"),
+        (b"access-control-expose-headers", CORS_EXPOSED_HEADERS.encode()),
+        (b"vary", b"Origin"),
+    ]
+
+
+def _with_cors(send: Send, origin: str) -> Send:
+    """`send`, adding the CORS headers of `origin` to the response: without them a browser hides
+    every response (its status, body and `Acp-Connection-Id`) from a page of another origin."""
+    cors = _cors_headers(origin)
+
+    async def send_with_cors(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", ()), *cors]}
+        await send(message)
+
+    return send_with_cors
+
+
+async def _preflight(send: Send, origin: str) -> None:
+    """The answer to a browser's preflight (`OPTIONS` with `Access-Control-Request-Method`) from
+    an allowed `origin`: the methods and headers of ACP over HTTP, cached for ten minutes. (The
+    TypeScript SDK's `AcpServer` answers `OPTIONS` 405: a browser cannot use it across origins.)"""
+    headers = [
+        *_cors_headers(origin),
+        (b"access-control-allow-methods", CORS_ALLOWED_METHODS.encode()),
+        (b"access-control-allow-headers", CORS_ALLOWED_HEADERS.encode()),
+        (b"access-control-max-age", str(CORS_MAX_AGE_SECONDS).encode()),
+    ]
+    await send({"type": "http.response.start", "status": 204, "headers": headers})
+    await send({"type": "http.response.body", "body": b""})
 
 
 async def _text(send: Send, status: int, text: str) -> None:

@@ -147,6 +147,9 @@ __all__ = [
     "connect_websocket",
     "http_app",
     "memory_transports",
+    "open_agent_process",
+    "open_http",
+    "open_websocket",
     "opentelemetry_observer",
     "run_agent",
     "serve_agent",
@@ -262,6 +265,18 @@ def _served_version(params: InitializeRequest) -> InitializeRequest:
     return params
 
 
+def _repeated_initialize(params: Any, after_other_requests: bool) -> str | None:
+    """Why a repeated `initialize` is refused (-32600), as the TypeScript SDK's v2 agent refuses
+    it: a repeat must come before any other request, and ask for the version the first answer
+    selected (or a newer one); None: the agent's handler serves it."""
+    if after_other_requests:
+        return "ACP v2 initialize must not be repeated after other requests"
+    requested = params.get("protocolVersion") if type(params) is dict else None
+    if type(requested) is int and requested < 2:
+        return "a repeated initialize must request protocol version 2 or later"
+    return None
+
+
 def _method_not_found(method: str) -> RequestError:
     """The answer to a method this side does not serve, worded as the TypeScript SDK words it."""
     return RequestError.method_not_found({"method": method}, f'"Method not found": {method}')
@@ -280,6 +295,7 @@ _WIRE: Final = Wire(
     cancel_params=lambda request_id: CancelRequestNotification(request_id=request_id),
     cancelled_id=lambda params: params.request_id,
     initialize_method=Methods.INITIALIZE,
+    repeated_initialize=_repeated_initialize,
     schema_methods=frozenset(
         {
             Methods.AUTH_LOGIN,
@@ -1192,7 +1208,12 @@ async def connect_negotiated(
     other generated packages) speaks, that package's, its `initialize` params downgraded from
     `params`. An answer of a version none speaks raises `ProtocolVersionMismatch`, an error
     answer `RequestError`; neither closes the transport. The typed connection takes `limits`,
-    `strict` and `on_salvage`."""
+    `strict` and `on_salvage`; close it when done (`async with conn:`).
+
+    Any transport negotiates: `open_agent_process`, `open_http` and `open_websocket` open the
+    transports `spawn_agent_process`, `connect_http` and `connect_websocket` connect over
+    (`async with open_http(url) as transport: conn, answer = await connect_negotiated(client,
+    transport, params, client_v1)`)."""
     routes = [fallback._acp_route() for fallback in fallbacks]
     options = _router.Options(limits, strict, on_salvage)
     return await _router.negotiate(transport, params, client._acp_route(), routes, options)
@@ -1246,9 +1267,7 @@ async def connect_websocket(
     server (a load balancer) sets, and send them again: a reconnect reaches the same worker.
     The connection takes `limits`, `strict` and `on_salvage` (a frame is bounded by
     `max_message_bytes`). Needs the `websocket` extra (the `websockets` library)."""
-    from . import _websocket
-
-    async with _websocket.open_websocket(
+    async with open_websocket(
         url, headers=headers, max_message_bytes=max_message_bytes, open_timeout=open_timeout, cookies=cookies
     ) as transport:
         conn = ClientSideConnection(client, transport, limits=limits, strict=strict, on_salvage=on_salvage)
@@ -1256,6 +1275,24 @@ async def connect_websocket(
             yield conn
         finally:
             await conn.close()
+
+
+def open_websocket(
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    max_message_bytes: int = DEFAULT_LIMIT,
+    open_timeout: float = 10.0,
+    cookies: AffinityCookies | None = None,
+) -> contextlib.AbstractAsyncContextManager[Transport]:
+    """The transport `connect_websocket` connects over, without a connection: for
+    `connect_negotiated`, which picks the connection of the version the agent answers. The
+    options are `connect_websocket`'s; the WebSocket is closed on exit."""
+    from . import _websocket
+
+    return _websocket.open_websocket(
+        url, headers=headers, max_message_bytes=max_message_bytes, open_timeout=open_timeout, cookies=cookies
+    )
 
 
 @contextlib.asynccontextmanager
@@ -1317,16 +1354,27 @@ async def connect_http(
     errors as the TypeScript SDK's `createHttpStream` maps them (`_http_client`'s docstring).
     `cookies` as for `connect_websocket`. The connection takes `limits`, `strict` and
     `on_salvage`. Needs the `http` extra (the `httpx` library)."""
-    from . import _http_client
-
-    async with _http_client.open_http(
-        url, headers=headers, max_message_bytes=max_message_bytes, cookies=cookies
-    ) as transport:
+    async with open_http(url, headers=headers, max_message_bytes=max_message_bytes, cookies=cookies) as transport:
         conn = ClientSideConnection(client, transport, limits=limits, strict=strict, on_salvage=on_salvage)
         try:
             yield conn
         finally:
             await conn.close()
+
+
+def open_http(
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    max_message_bytes: int = DEFAULT_LIMIT,
+    cookies: AffinityCookies | None = None,
+) -> contextlib.AbstractAsyncContextManager[Transport]:
+    """The transport `connect_http` connects over, without a connection: for
+    `connect_negotiated`, which picks the connection of the version the agent answers. The
+    options are `connect_http`'s; on exit the connection is ended with `DELETE`."""
+    from . import _http_client
+
+    return _http_client.open_http(url, headers=headers, max_message_bytes=max_message_bytes, cookies=cookies)
 
 
 def http_app(
@@ -1395,15 +1443,38 @@ async def spawn_agent_process(
     cancellation kills it at once. `limits` bounds what the connection holds; `strict` and
     `on_salvage` are passed to every decode it makes."""
     limits = _limits(limits, limit)
-    async with spawn_process(command, *args, env=env, cwd=cwd, timeout=timeout) as process:
-        assert process.stdin is not None and process.stdout is not None
-        conn = connect_to_agent(
-            client, process.stdout, process.stdin, limits=limits, strict=strict, on_salvage=on_salvage
-        )
+    async with open_agent_process(command, *args, env=env, cwd=cwd, limits=limits, timeout=timeout) as (
+        transport,
+        process,
+    ):
+        conn = ClientSideConnection(client, transport, limits=limits, strict=strict, on_salvage=on_salvage)
         try:
             yield conn, process
         finally:
             await conn.close()
+
+
+@contextlib.asynccontextmanager
+async def open_agent_process(
+    command: str | os.PathLike[str],
+    *args: str | os.PathLike[str],
+    env: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    limits: ConnectionLimits = DEFAULT_LIMITS,
+    timeout: float = 5.0,
+) -> AsyncIterator[tuple[Transport, asyncio.subprocess.Process]]:
+    """Start the agent `command` and yield the transport over its stdin/stdout that
+    `spawn_agent_process` connects over, without a connection (for `connect_negotiated`, which
+    picks the connection of the version the agent answers), and the process. On exit the
+    transport is closed, which ends the agent's stdin, and the agent stopped as
+    `spawn_agent_process` says."""
+    async with spawn_process(command, *args, env=env, cwd=cwd, timeout=timeout) as process:
+        assert process.stdin is not None and process.stdout is not None
+        transport = StreamTransport(process.stdout, process.stdin, limits=limits)
+        try:
+            yield transport, process
+        finally:
+            await transport.close()
 
 
 @contextlib.asynccontextmanager

@@ -20,6 +20,7 @@ from generator.output.project import (
     HTTPX_REQUIREMENT,
     OPENTELEMETRY_REQUIREMENT,
     ORJSON_REQUIREMENT,
+    SNIFFIO_REQUIREMENT,
     WEBSOCKETS_REQUIREMENT,
     distribution_name,
     distribution_version,
@@ -100,7 +101,7 @@ def test_the_pyproject_installs_the_package_and_its_py_typed(tmp_path):
     assert data["project"]["optional-dependencies"] == {
         "orjson": [ORJSON_REQUIREMENT],
         "websocket": [WEBSOCKETS_REQUIREMENT],
-        "http": [HTTPX_REQUIREMENT],
+        "http": [HTTPX_REQUIREMENT, SNIFFIO_REQUIREMENT],
         "otel": [OPENTELEMETRY_REQUIREMENT],
     }
     assert data["tool"]["setuptools"]["packages"]["find"]["include"] == ["pkg", "pkg.*"]
@@ -108,7 +109,8 @@ def test_the_pyproject_installs_the_package_and_its_py_typed(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "extra", [ORJSON_REQUIREMENT, WEBSOCKETS_REQUIREMENT, HTTPX_REQUIREMENT, OPENTELEMETRY_REQUIREMENT]
+    "extra",
+    [ORJSON_REQUIREMENT, WEBSOCKETS_REQUIREMENT, HTTPX_REQUIREMENT, SNIFFIO_REQUIREMENT, OPENTELEMETRY_REQUIREMENT],
 )
 def test_each_extra_admits_the_version_the_tests_run_against(extra):
     name = extra.split(">", 1)[0]

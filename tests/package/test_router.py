@@ -294,6 +294,38 @@ def test_a_routed_connection_is_never_routed_again():
     run(test)
 
 
+def test_a_repeated_initialize_on_a_v2_connection_is_refused_minus_32600_as_the_typescript_sdk_refuses_it():
+    """A repeat must ask for v2 (or newer) and come before any other request; the agent's
+    handler never sees a refused one (it could answer protocolVersion 1 on a v2 connection)."""
+
+    async def test() -> None:
+        pipe, v2, v1 = Pipe(), V2Agent(), V1Agent()
+        task = await routed(pipe, v2, v1)
+        pipe.feed(request(1, V2_INIT))
+        assert (await pipe.next())["result"]["protocolVersion"] == 2
+        below = "Invalid request: a repeated initialize must request protocol version 2 or later"
+        for request_id, params in ((2, {**V2_INIT, "protocolVersion": 1}), (3, V1_INIT)):
+            pipe.feed(request(request_id, params))
+            assert await pipe.next() == {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "error": {"code": -32600, "message": below},
+            }
+        pipe.feed(request(4, {**V2_INIT, "protocolVersion": 3}))  # newer: served as v2
+        assert (await pipe.next())["result"]["protocolVersion"] == 2
+        pipe.feed(request(5, {"cwd": "/"}, "session/new"), request(6, V2_INIT))
+        answers = {answer["id"]: answer for answer in (await pipe.next(), await pipe.next())}
+        assert answers[5]["error"]["code"] == -32601  # V2Agent serves no session/new
+        assert answers[6]["error"] == {
+            "code": -32600,
+            "message": "Invalid request: ACP v2 initialize must not be repeated after other requests",
+        }
+        assert [params.protocol_version for params in v2.seen] == [2, 2] and v1.seen == []
+        await finish(pipe, task)
+
+    run(test)
+
+
 def test_the_stream_ending_before_initialize_closes_the_transport():
     async def test() -> None:
         pipe = Pipe()

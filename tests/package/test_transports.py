@@ -6,9 +6,10 @@ TypeScript SDK's WebSocket client against the example agent.)"""
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
 import pytest
@@ -137,6 +138,86 @@ def test_http_app_serves_v2_and_v1_clients_over_http_and_websocket(scheme):
             v1_connect = acp_v1.connect_http if scheme == "http" else acp_v1.connect_websocket
             async with v1_connect(acp_v1.Client(), url) as conn:
                 assert (await conn.initialize(acp_v1.InitializeRequest(protocol_version=1))).protocol_version == 1
+
+    run(test)
+
+
+class ManySessions(V2Agent):
+    async def session_new(self, params: Any) -> Any:
+        self.sessions = getattr(self, "sessions", 0) + 1
+        return acp.NewSessionResponse(session_id=f"s{self.sessions}")
+
+
+def test_the_event_streams_of_many_sessions_leave_room_for_the_posts():
+    """Each session's event stream holds an HTTP connection; with httpx's pool bounded at ten
+    connections the ninth session's prompt waited forever."""
+
+    async def test() -> None:
+        async with uvicorn_serving(acp.http_app(ManySessions)) as url, acp.connect_http(Recorder(), url) as conn:
+            await conn.initialize(
+                acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
+            )
+            for _ in range(12):
+                session = await conn.session_new(acp.NewSessionRequest(cwd="/"))
+                prompt = [acp.ContentBlockText(text="hi")]
+                await conn.session_prompt(acp.PromptRequest(session_id=session.session_id, prompt=prompt))
+
+    run(test)
+
+
+V1_ONLY_AGENT = """
+import asyncio, sys
+sys.path.insert(0, sys.argv[1])
+import acp_v1
+
+class Agent(acp_v1.Agent):
+    async def initialize(self, params):
+        return acp_v1.InitializeResponse(protocol_version=1, agent_info=acp_v1.Implementation(name="v1", version="1"))
+
+    async def session_new(self, params):
+        return acp_v1.NewSessionResponse(session_id="v1-session")
+
+asyncio.run(acp_v1.run_agent(Agent()))
+"""
+
+
+class V1OnlyAgent(acp_v1.Agent):
+    async def initialize(self, params: Any) -> Any:
+        return acp_v1.InitializeResponse(protocol_version=1, agent_info=acp_v1.Implementation(name="v1", version="1"))
+
+    async def session_new(self, params: Any) -> Any:
+        return acp_v1.NewSessionResponse(session_id="v1-session")
+
+
+@pytest.mark.parametrize("transport", ["process", "http", "ws"])
+def test_every_transport_negotiates_down_to_a_v1_only_agent(transport):
+    """`open_agent_process`, `open_http` and `open_websocket` with `connect_negotiated`: a v2
+    initialize, answered 1, gives the v1 fallback client's connection."""
+
+    @contextlib.asynccontextmanager
+    async def opened(url: str) -> AsyncIterator[Any]:
+        if transport == "process":
+            async with acp.open_agent_process(sys.executable, "-c", V1_ONLY_AGENT, str(ROOT / "generated")) as (
+                pipe,
+                process,
+            ):
+                yield pipe
+            assert process.returncode == 0
+        else:
+            async with (acp.open_http if transport == "http" else acp.open_websocket)(url) as remote:
+                yield remote
+
+    async def test() -> None:
+        async with uvicorn_serving(acp.http_app(V1OnlyAgent)) as url:
+            url = url.replace("http", "ws", 1) if transport == "ws" else url
+            async with opened(url) as pipe:
+                init = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
+                conn, answer = await acp.connect_negotiated(Recorder(), pipe, init, acp_v1.Client())
+                async with conn:
+                    assert isinstance(conn, acp_v1.ClientSideConnection)
+                    assert (answer.protocol_version, answer.agent_info.name) == (1, "v1")
+                    session = await conn.session_new(acp_v1.NewSessionRequest(cwd="/", mcp_servers=[]))
+                    assert session.session_id == "v1-session"
 
     run(test)
 

@@ -198,3 +198,26 @@ async def test_initialize_must_come_first_and_be_answered_with_the_connection():
     with pytest.raises(ConnectionError, match="401"):
         await transport.send(json.dumps(INIT).encode())
     assert await transport.receive() is None
+
+
+async def test_at_most_max_connections_posts_are_in_flight_the_rest_wait_their_turn():
+    server, release = Server(), asyncio.Event()
+    in_flight: list[Any] = []
+
+    async def handle(request: httpx.Request) -> httpx.Response:
+        if request.method != "POST" or json.loads(request.content)["method"] == "initialize":
+            return await server.handle(request)
+        in_flight.append(request)
+        await release.wait()
+        return httpx.Response(202)
+
+    transport = hc.HttpClientTransport(URL, client=httpx.AsyncClient(transport=httpx.MockTransport(handle)))
+    await transport.send(json.dumps(INIT).encode())
+    await next_message(transport)
+    sends = [asyncio.create_task(transport.send(request(i))) for i in range(1, 3 * hc.MAX_CONNECTIONS)]
+    await asyncio.sleep(0.1)
+    assert len(in_flight) == hc.MAX_CONNECTIONS
+    release.set()
+    await asyncio.wait_for(asyncio.gather(*sends), TIMEOUT)
+    assert len(in_flight) == 3 * hc.MAX_CONNECTIONS - 1
+    await transport.close()

@@ -199,6 +199,47 @@ async def test_origin_and_authorization_are_checked_before_any_message():
     assert agent.received == [INIT]
 
 
+async def test_an_allowed_origin_gets_cors_a_preflight_and_every_response_readable_by_its_page():
+    async def authorize(headers: Mapping[str, str]) -> bool:
+        return headers.get("authorization") == "Bearer t"
+
+    page = {"Origin": "https://editor.example"}
+    app = hs.AcpHttpApp(Agent(), allowed_origins=[page["Origin"]], authorize=authorize)
+    preflight = {**page, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type"}
+    async with asyncio.timeout(TIMEOUT), uvicorn_serving(app) as url, httpx.AsyncClient() as http:
+        answer = await http.options(url, headers=preflight)  # no Authorization: a browser sends none
+        assert answer.status_code == 204
+        assert answer.headers["Access-Control-Allow-Origin"] == page["Origin"]
+        assert answer.headers["Access-Control-Allow-Credentials"] == "true"
+        assert answer.headers["Access-Control-Allow-Methods"] == "GET, POST, DELETE"
+        allowed = {name.strip().lower() for name in answer.headers["Access-Control-Allow-Headers"].split(",")}
+        assert allowed == {"acp-connection-id", "acp-session-id", "authorization", "content-type"}
+        assert answer.headers["Vary"] == "Origin" and answer.headers["Access-Control-Max-Age"] == "600"
+
+        refused = await http.options(url, headers={**preflight, "Origin": "https://evil.example"})
+        assert refused.status_code == 403 and "Access-Control-Allow-Origin" not in refused.headers
+        not_preflight = await http.options(url, headers={"Authorization": "Bearer t"})
+        assert not_preflight.status_code == 405  # as AcpServer answers
+
+        good = {**page, "Authorization": "Bearer t"}
+        opened = await http.post(url, json=INIT, headers=good)
+        assert opened.status_code == 200 and opened.headers["Access-Control-Allow-Origin"] == page["Origin"]
+        assert opened.headers["Access-Control-Expose-Headers"] == "Acp-Connection-Id, Acp-Session-Id"
+        assert opened.headers["Vary"] == "Origin"
+        connection = {"Acp-Connection-Id": opened.headers["Acp-Connection-Id"]}
+        async with http.stream("GET", url, headers={**good, **SSE, **connection}) as stream:
+            assert stream.status_code == 200 and stream.headers["Access-Control-Allow-Origin"] == page["Origin"]
+        for failed in (  # errors are readable by the page too
+            await http.post(url, json=INIT, headers={**page, "Authorization": "Bearer x"}),
+            await http.delete(url, headers={**good, "Acp-Connection-Id": "unknown"}),
+        ):
+            assert failed.status_code in (401, 404) and failed.headers["Access-Control-Allow-Origin"] == page["Origin"]
+        without_origin = await http.post(url, json=INIT, headers={"Authorization": "Bearer t"})
+        assert without_origin.status_code == 200 and "Access-Control-Allow-Origin" not in without_origin.headers
+        for ended in (connection, {"Acp-Connection-Id": without_origin.headers["Acp-Connection-Id"]}):
+            assert (await http.delete(url, headers={**good, **ended})).status_code in (200, 202, 204)
+
+
 async def test_an_agent_whose_client_reads_nothing_waits_then_loses_the_connection():
     outcome: list[str] = []
 
