@@ -50,11 +50,22 @@ class ConnectionLimits:
     """The longest string request id, in characters; a longer one is answered -32600."""
 
     def __post_init__(self) -> None:
-        for name in ("max_message_bytes", "max_concurrent_requests", "max_queued_notifications", "max_buffered_bytes"):
-            if not (type(getattr(self, name)) is int and getattr(self, name) > 0):
-                raise ValueError(f"{name} must be a positive integer, not {getattr(self, name)!r}")
-        if not self.max_output_stall > 0:
-            raise ValueError(f"max_output_stall must be positive, not {self.max_output_stall!r}")
+        for name in _COUNTS:
+            value = getattr(self, name)
+            if not (type(value) is int and value > 0):
+                raise ValueError(f"{name} must be a positive integer, not {value!r}")
+        stall = self.max_output_stall
+        if not (type(stall) in (int, float) and stall > 0):  # NaN is not > 0
+            raise ValueError(f"max_output_stall must be a positive number of seconds, not {stall!r}")
+
+
+_COUNTS: Final = (
+    "max_message_bytes",
+    "max_concurrent_requests",
+    "max_queued_notifications",
+    "max_buffered_bytes",
+    "max_id_length",
+)
 
 
 DEFAULT_LIMITS: Final = ConnectionLimits()

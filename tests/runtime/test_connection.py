@@ -339,6 +339,22 @@ async def test_pending_requests_fail_with_connection_closed_when_the_peer_leaves
             await connection._request("echo", 2)
 
 
+@pytest.mark.parametrize(
+    "field",
+    ["max_message_bytes", "max_concurrent_requests", "max_queued_notifications", "max_buffered_bytes", "max_id_length"],
+)
+@pytest.mark.parametrize("value", [0, -1, 1.0, True, "8", None])
+def test_limits_that_are_not_positive_integers_are_refused(field, value):
+    with pytest.raises(ValueError, match=f"{field} must be a positive integer, not {value!r}"):
+        conn.ConnectionLimits(**{field: value})
+
+
+@pytest.mark.parametrize("value", [0, -1.5, float("nan"), True, "60", None])
+def test_an_output_stall_that_is_not_a_positive_number_is_refused(value):
+    with pytest.raises(ValueError, match="max_output_stall must be a positive number of seconds"):
+        conn.ConnectionLimits(max_output_stall=value)
+
+
 # --- the stream transport over real pipes ---------------------------------------------------
 
 
