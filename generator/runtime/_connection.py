@@ -227,15 +227,22 @@ class StreamTransport:
 
     async def close(self) -> None:
         """Close the writing direction. A peer that has not read what is still queued after
-        `close_timeout` seconds is cut off (the transport is aborted): close always returns."""
+        `close_timeout` seconds is cut off (the transport is aborted), and so is one when this
+        wait is cancelled: close always returns, and never leaves the transport open."""
         if not self._writer.is_closing():
             self._writer.close()
         try:
-            await asyncio.wait_for(self._writer.wait_closed(), self._close_timeout)
+            # Shielded: a timeout cancels the wait, not the stream's own close waiter, which a
+            # subprocess pipe still sets when `abort` closes it (set once cancelled, it logs
+            # an InvalidStateError).
+            await asyncio.wait_for(asyncio.shield(self._writer.wait_closed()), self._close_timeout)
         except asyncio.TimeoutError:
             self._writer.transport.abort()
         except OSError:
             pass
+        except BaseException:
+            self._writer.transport.abort()
+            raise
 
 
 def _take(buffer: bytearray, end: int) -> bytes:
@@ -245,7 +252,7 @@ def _take(buffer: bytearray, end: int) -> bytes:
 
 
 _RUNNING: Final[set[asyncio.Task[None]]] = set()
-"""The reader task of every connection that has not ended. asyncio holds tasks weakly: without
+"""The reader task (and `close`'s shutdown) of every connection that has not ended. asyncio holds tasks weakly: without
 this, a connection its owner keeps no reference to (`connect_to_client(agent, ...)` called for
 its effect) would be collected, and its socket closed, by the next garbage collection."""
 
@@ -348,6 +355,7 @@ class Connection:
         self._closed = False
         self._tap: Tap | None = None  # the wire observers, when there are any
         self._stopping = False  # `_shutdown` has begun: no task may start
+        self._closing: asyncio.Task[None] | None = None  # `close`'s shutdown, which every caller awaits
         self._worker = asyncio.create_task(self._notification_loop())
         self._reader = asyncio.create_task(self._receive_loop())
         _RUNNING.add(self._reader)
@@ -414,8 +422,18 @@ class Connection:
             self._tap = None
 
     async def close(self) -> None:
-        """Stop reading, fail pending requests with ConnectionClosed, cancel the handlers, close the transport."""
-        self._reader.cancel()
+        """Stop reading, fail pending requests with ConnectionClosed, cancel the handlers and await
+        them, close the transport. Every call awaits the same shutdown, which runs to its end even
+        when a caller is cancelled (then that caller returns at once)."""
+        if self._closing is None:
+            self._closing = asyncio.ensure_future(self._close())
+            _RUNNING.add(self._closing)
+            self._closing.add_done_callback(_RUNNING.discard)
+        await asyncio.shield(self._closing)
+
+    async def _close(self) -> None:
+        if not self._stopping:  # once the reader is shutting down (the stream ended), it finishes
+            self._reader.cancel()
         await asyncio.wait([self._reader])
         if not self._stopping:  # cancelled before its first step, the reader never ran its `finally`
             await self._shutdown()
@@ -472,7 +490,7 @@ class Connection:
 
     def _fail(self, error: ConnectionClosed) -> None:
         """The transport has failed for good (a peer that stopped reading): end the connection."""
-        if not self._reader.done():
+        if not self._reader.done() and not self._stopping:
             _log.warning("%s", error)
             self._reader.cancel()
 

@@ -355,6 +355,57 @@ def test_an_output_stall_that_is_not_a_positive_number_is_refused(value):
         conn.ConnectionLimits(max_output_stall=value)
 
 
+class Lingering(Handler):
+    """A handler whose cleanup, once cancelled, takes a while (it still runs when close is called again)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cleaned = False
+
+    async def echo(self, params: Any) -> Any:
+        try:
+            return await super().echo(params)
+        finally:
+            await asyncio.sleep(0.2)
+            self.cleaned = True
+
+
+class Recording(MemoryTransport):
+    """Records when it is closed; its close takes a moment, as a stream's drain does."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.closed = False
+
+    async def close(self) -> None:
+        await asyncio.sleep(0.1)
+        self.closed = True
+
+
+async def test_a_second_close_during_the_shutdown_awaits_the_same_shutdown():
+    transport, handler = Recording(), Lingering()
+    connection = connect(handler, transport)
+    transport.feed(request(1, "hold"))
+    await asyncio.wait_for(handler.started.wait(), 5)
+    first = asyncio.create_task(connection.close())
+    await asyncio.sleep(0.05)  # the shutdown now awaits the handler's cleanup
+    await connection.close()
+    assert handler.cleaned and transport.closed
+    await first
+
+
+async def test_a_cancelled_close_does_not_interrupt_the_shutdown():
+    transport, handler = Recording(), Lingering()
+    connection = connect(handler, transport)  # closed before its reader's first step
+    closing = asyncio.create_task(connection.close())
+    await asyncio.sleep(0.05)  # the shutdown now awaits the transport's close
+    closing.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await closing
+    await connection.close()  # the same shutdown, run to its end
+    assert transport.closed
+
+
 # --- the stream transport over real pipes ---------------------------------------------------
 
 
@@ -429,6 +480,20 @@ async def test_close_returns_when_the_peer_never_reads_what_is_queued():
     os.close(peer_read)
 
 
+async def test_a_cancelled_close_cuts_off_a_peer_that_never_reads():
+    reader, writer, peer_write, peer_read = await pipe_pair()
+    transport = conn.StreamTransport(reader, writer, close_timeout=30)
+    writer.write(b"x" * (4 * 1024 * 1024))  # far more than a pipe holds; the peer reads none of it
+    closing = asyncio.create_task(transport.close())
+    await asyncio.sleep(0.1)
+    closing.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await closing
+    await asyncio.wait_for(writer.wait_closed(), 5)  # aborted: the queued output is dropped
+    os.close(peer_write)
+    os.close(peer_read)
+
+
 # --- the process helper ---------------------------------------------------------------------
 
 STUBBORN_CHILD = (
@@ -460,3 +525,18 @@ async def test_a_child_that_ignores_sigterm_is_killed_after_the_timeouts():
         assert process.stdout is not None
         await process.stdout.readline()
     assert process.returncode == -signal.SIGKILL
+
+
+async def test_close_cuts_off_a_child_that_never_reads_within_its_timeout_and_quietly():
+    """A subprocess pipe's close waiter is not cancelled by the timeout (asyncio logs an
+    InvalidStateError from `pipe_connection_lost` when it is)."""
+    unhandled: list[Any] = []
+    asyncio.get_running_loop().set_exception_handler(lambda _, context: unhandled.append(context))
+    async with conn.spawn_process(sys.executable, "-c", STUBBORN_CHILD, timeout=0.2) as process:
+        assert process.stdin is not None and process.stdout is not None
+        await process.stdout.readline()
+        transport = conn.StreamTransport(process.stdout, process.stdin, close_timeout=0.2)
+        process.stdin.write(b"x" * (4 * 1024 * 1024))
+        await asyncio.wait_for(transport.close(), 5)
+    await asyncio.sleep(0.1)  # the pipe's connection_lost runs
+    assert not unhandled, unhandled
