@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
+import re
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Coroutine, Mapping
 from dataclasses import dataclass
@@ -300,6 +302,41 @@ def _response_shaped(message: Any) -> bool:
     )
 
 
+_TOKENS: Final = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[][{}:]')
+"""A JSON string, a bracket or a colon: what `_unparsed_response_id` reads of a line."""
+_SCALAR: Final = re.compile(rb'\s*(-?\d+|"[^"\\]*(?:\\.[^"\\]*)*")\s*[,}]')
+"""An integer or a string, then the end of a member: the id `_unparsed_response_id` reads."""
+
+
+def _unparsed_response_id(data: bytes) -> Any:
+    """The id of a line that did not parse (nested deeper than the parser reaches, a number it
+    cannot hold) when its top level reads as a response: an object without `method`, with `id`
+    and `result` or `error`. Read by scanning strings and brackets, without recursion; None
+    when the line does not read so."""
+    depth, key, members = 0, b"", {}
+    for token in _TOKENS.finditer(data):
+        text = token[0]
+        if depth == 0 and text != b"{":
+            return None  # the top level is not an object
+        if text == b"{" or text == b"[":
+            depth += 1
+        elif text == b"}" or text == b"]":
+            depth -= 1
+            if depth == 0:
+                break
+        elif depth == 1 and text == b":":
+            members[key] = token.end()
+        elif depth == 1:
+            key = text
+    start = members.get(b'"id"')
+    if b'"method"' in members or start is None or not ({b'"result"', b'"error"'} & members.keys()):
+        return None
+    value = _SCALAR.match(data, start)
+    with contextlib.suppress(ValueError):
+        return json.loads(value[1]) if value else None
+    return None
+
+
 def _parse(data: bytes) -> Any:
     """The JSON value of one line. Bytes that are not UTF-8 read as U+FFFD and a leading byte
     order mark is skipped, as the TypeScript SDK's `TextDecoder` reads them."""
@@ -551,6 +588,8 @@ class Connection:
         try:
             message = _parse(data)
         except DecodeError as error:
+            if self._waiting:
+                self._fail_unparsed(data, error)
             await self._answer(self._error(None, _rt.PARSE_ERROR, "Parse error", {"error": str(error)}))
             return
         if type(message) is dict and type(message.get("id")) is str and len(message["id"]) > self._limits.max_id_length:
@@ -585,6 +624,13 @@ class Connection:
                 self._inbox.put_nowait(decoded)
         else:
             _log.debug("ignored %s before initialization", decoded.method)
+
+    def _fail_unparsed(self, data: bytes, error: DecodeError) -> None:
+        """A line that did not parse may still answer a pending request: fail it with the parse
+        error rather than leave it waiting until the connection closes."""
+        request_id = _unparsed_response_id(data)
+        if type(request_id) is int and request_id in self._waiting:
+            self._settle(request_id, error)
 
     async def _refuse(self, message: Any, error: DecodeError) -> None:
         """Answer a message that did not decode with its error. A malformed response fails

@@ -57,7 +57,9 @@ def decode(data: Any, *, side: str, strict: bool = False, on_salvage: Any = None
         raise rt.DecodeError("$", "a JSON-RPC message", data, code=rt.INVALID_REQUEST)
     if "method" not in data:
         error = data.get("error")
-        return Response(data.get("id"), data.get("result", rt.UNDEFINED), error and ErrorObject(**error))
+        return Response(
+            data.get("id"), data.get("result", rt.UNDEFINED), ErrorObject(**error) if error else rt.UNDEFINED
+        )
     if data["method"] not in ("echo", "note", "$/cancel") and not data["method"].startswith("_"):
         raise rt.DecodeError("$.method", "a known method", data["method"], code=rt.METHOD_NOT_FOUND)
     if "id" in data:
@@ -337,6 +339,63 @@ async def test_pending_requests_fail_with_connection_closed_when_the_peer_leaves
             await asyncio.wait_for(call, 5)
         with pytest.raises(conn.ConnectionClosed):
             await connection._request("echo", 2)
+
+
+TOO_DEEP = b"[" * 5000 + b"]" * 5000
+"""Deeper than the JSON parsers reach."""
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"jsonrpc": "2.0", "id": ID, "result": ' + TOO_DEEP + b"}",
+        b'{"jsonrpc": "2.0", "result": {"n": 1e400}, "id": ID}',
+        b'{"jsonrpc": "2.0", "id": ID, "error": {"code": 1, "message": "m", "data": ' + TOO_DEEP + b"}}",
+    ],
+    ids=["deep-result", "huge-number", "deep-error-data"],
+)
+async def test_a_response_that_does_not_parse_fails_its_pending_request(line):
+    transport = MemoryTransport()
+    async with connect(Handler(), transport) as connection:
+        call = asyncio.create_task(connection._request("echo", 1))
+        sent = await transport.next()
+        transport.feed(line.replace(b"ID", str(sent["id"]).encode()))
+        assert (await transport.next())["error"]["code"] == -32700
+        with pytest.raises(rt.DecodeError):
+            await asyncio.wait_for(call, 5)
+
+
+async def test_a_request_that_does_not_parse_leaves_a_pending_request_of_the_same_id_waiting():
+    transport = MemoryTransport()
+    async with connect(Handler(), transport) as connection:
+        call = asyncio.create_task(connection._request("echo", 1))
+        sent = await transport.next()
+        transport.feed(b'{"jsonrpc": "2.0", "id": %d, "method": "echo", "result": %s}' % (sent["id"], TOO_DEEP))
+        assert (await transport.next())["error"]["code"] == -32700
+        transport.feed({"jsonrpc": "2.0", "id": sent["id"], "result": "answer"})
+        assert await asyncio.wait_for(call, 5) == "answer"
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        (b'{"id": 3, "result": [[[', 3),
+        (b' {"result": [[["id", 1]]], "error": {"id": 4}, "id" : -7 }', -7),
+        (b'{"jsonrpc": "2.0", "id": "a\\"b", "error": {"message": "}{]["}}', 'a"b'),
+        (b'{"id": 1, "id": 2, "result": 1e400}', 2),
+        (b'{"id": 3, "method": "m", "result": 1}', None),
+        (b'{"id": 3, "params": 1}', None),
+        (b'{"result": {"id": 3}}', None),
+        (b'[{"id": 3, "result": 1}]', None),
+        (b'{"id": 3.5, "result": 1}', None),
+        (b'{"id": 01, "result": 1}', None),
+        (b'{"id": ' + b"9" * 5000 + b', "result": 1}', None),
+        (b'{"id": 3} {"method": "m"}', None),
+        (b"", None),
+    ],
+)
+def test_the_id_of_an_unparsable_response_is_read_off_its_top_level(line, found):
+    assert conn._unparsed_response_id(line) == found
 
 
 @pytest.mark.parametrize(
