@@ -340,6 +340,21 @@ def _unparsed_response_id(data: bytes) -> Any:
     return None
 
 
+def failed_message_id(data: bytes) -> tuple[bool, Any]:
+    """Whether a message whose handling raised is answered -32603, and with which id: a
+    notification or a response is not answered, a request by its id when it can be read,
+    anything else with `id: null`."""
+    try:
+        message = _parse(data)
+    except Exception:
+        return True, None
+    if type(message) is dict and "method" in message and "id" not in message:
+        return False, None
+    if _response_shaped(message):
+        return False, None
+    return True, _readable_id(message)
+
+
 def _parse(data: bytes) -> Any:
     """The JSON value of one line. Bytes that are not UTF-8 read as U+FFFD and a leading byte
     order mark is skipped, as the TypeScript SDK's `TextDecoder` reads them."""
@@ -576,16 +591,10 @@ class Connection:
         """A message whose handling raised: answer a request -32603 (with its id when it can
         be read) and go on; the connection itself is unharmed."""
         _log.error("failed to handle a message of %d bytes: %r", len(data), error)
-        with contextlib.suppress(Exception):
-            message = _parse(data)
-            if type(message) is dict and "method" in message and "id" not in message:
-                return  # a notification: never answered
-            if _response_shaped(message):
-                return
-            await self._answer(self._error(_readable_id(message), _rt.INTERNAL_ERROR, "Internal error"))
-            return
-        with contextlib.suppress(Exception):
-            await self._answer(self._error(None, _rt.INTERNAL_ERROR, "Internal error"))
+        answered, request_id = failed_message_id(data)
+        if answered:
+            with contextlib.suppress(Exception):
+                await self._answer(self._error(request_id, _rt.INTERNAL_ERROR, "Internal error"))
 
     async def _receive(self, data: bytes) -> None:
         try:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
 from . import _runtime as _rt
-from ._connection import ConnectionClosed, MessageTooLarge, Transport, Wire
+from ._connection import ConnectionClosed, MessageTooLarge, Transport, Wire, failed_message_id
 from ._runtime import DecodeError
 
 _log = logging.getLogger(f"{_rt.LOGGER}.router")
@@ -212,7 +212,18 @@ class Routed:
 
 def route_initialize(data: bytes, routes: dict[int, RouteLike]) -> Routed | bytes | None:
     """What to do with a message received before the connection is routed: route it (a valid
-    `initialize`), ignore it (None: a notification or a response), or answer it (bytes)."""
+    `initialize`), ignore it (None: a notification or a response), or answer it (bytes). An exception while handling it (a
+    `RecursionError` re-encoding deep params, a `MemoryError`) answers it -32603, as the typed
+    connection does: no message ends the connection."""
+    try:
+        return _route_initialize(data, routes)
+    except Exception as error:
+        _log.error("failed to handle a message of %d bytes before initialize: %r", len(data), error)
+        answered, request_id = failed_message_id(data)
+        return _error(request_id, _rt.INTERNAL_ERROR, "Internal error") if answered else None
+
+
+def _route_initialize(data: bytes, routes: dict[int, RouteLike]) -> Routed | bytes | None:
     try:
         message = _rt.parse_json(data)
     except DecodeError as error:
@@ -263,12 +274,21 @@ async def serve(transport: Transport, routes: Sequence[RouteLike], options: Opti
     batch -32600 with `id: null`, a failing `initialize` answered with its error (-32602 for its
     params, -32022 for an unsupported version); none of them closes the connection. The stream
     ending before `initialize` closes the transport. The typed connection takes `options`."""
-    by_version = _versions(routes)
+    routed = await _route(transport, _versions(routes))
+    if routed is None:
+        return
+    connection: Connected = options.connect(routed.route, Replay(transport, [routed.message]))
+    await connection.wait_closed()
+
+
+async def _route(transport: Transport, routes: dict[int, RouteLike]) -> Routed | None:
+    """Read and answer messages until a valid `initialize` (None: the stream ended before it,
+    and the transport is closed)."""
     while True:
         try:
             data = await transport.receive()
         except MessageTooLarge as error:
-            await transport.send(_invalid_request(None, str(error)))
+            await _answer(transport, _invalid_request(None, str(error)))
             continue
         except (OSError, RuntimeError) as error:
             _log.warning("connection failed before initialize: %s", error)
@@ -276,17 +296,20 @@ async def serve(transport: Transport, routes: Sequence[RouteLike], options: Opti
         if data is None:
             with contextlib.suppress(OSError, RuntimeError):
                 await transport.close()
-            return
-        outcome = route_initialize(data, by_version)
+            return None
+        outcome = route_initialize(data, routes)
         if isinstance(outcome, Routed):
-            break
+            return outcome
         if outcome is not None:
-            try:
-                await transport.send(outcome)
-            except (OSError, RuntimeError) as error:
-                _log.warning("connection failed before initialize: %s", error)
-    connection: Connected = options.connect(outcome.route, Replay(transport, [outcome.message]))
-    await connection.wait_closed()
+            await _answer(transport, outcome)
+
+
+async def _answer(transport: Transport, message: bytes) -> None:
+    """Send an answer before routing; a transport that failed ends at the next `receive`."""
+    try:
+        await transport.send(message)
+    except (OSError, RuntimeError) as error:
+        _log.warning("connection failed before initialize: %s", error)
 
 
 class Primed:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import ROOT, import_package, run_bounded
+from tests.hostile_lines import LINES
 
 acp = import_package(ROOT / "generated", "acp_v2")
 acp_v1 = import_package(ROOT / "generated", "acp_v1")
@@ -159,6 +160,57 @@ def test_unparsable_json_is_answered_minus_32700_and_it_stays_open():
         await finish(pipe, task)
 
     run(test)
+
+
+@pytest.mark.parametrize("use_orjson", [True, False], ids=["orjson", "json"])
+@pytest.mark.parametrize("hostile", LINES, ids=[line.name for line in LINES])
+def test_no_line_before_initialize_ends_the_routed_connection(hostile, use_orjson, monkeypatch):
+    """Each hostile line of tests/hostile_lines.py gets at most one answer, an error, and the
+    router routes the `initialize` that follows; nothing escapes to asyncio."""
+    if not use_orjson:
+        monkeypatch.setattr(acp._runtime, "ORJSON", None)
+
+    async def test() -> None:
+        unhandled: list[dict[str, Any]] = []
+        asyncio.get_running_loop().set_exception_handler(lambda _, context: unhandled.append(context))
+        pipe = Pipe()
+        task = await routed(pipe, V2Agent(), V1Agent())
+        pipe.feed(hostile.line, request("next", V2_INIT))
+        answers = []
+        while (answer := await pipe.next()).get("id") != "next":
+            answers.append(answer)
+        assert answer["result"]["protocolVersion"] == 2
+        assert len(answers) <= 1 and all("error" in answer for answer in answers), answers
+        await finish(pipe, task)
+        assert not unhandled
+
+    run(test)
+
+
+@pytest.mark.parametrize(
+    ("params", "agents"),
+    [
+        ({**V2_INIT, "protocolVersion": 7, "x": "DEEP"}, "v2 v1"),
+        ({**V2_INIT, "_meta": {"x": "DEEP"}}, "v1"),
+    ],
+    ids=["newer, served by v2", "v2, downgraded to v1"],
+)
+def test_an_initialize_too_deep_to_rewrite_is_answered_minus_32603_and_it_stays_open(params, agents, caplog):
+    """Params nested as deep as the parser reads, which the router writes again for the version
+    it selects: encoding them raises `RecursionError`, this message's error, as in the typed
+    connection (it ended `serve_agent`)."""
+
+    async def test() -> None:
+        pipe = Pipe()
+        task = await routed(pipe, *([V2Agent()] if "v2" in agents else []), V1Agent())
+        line = json.dumps(request(0, params)).replace('"DEEP"', "[" * 985 + "1" + "]" * 985)
+        pipe.feed(line.encode(), request(1, V1_INIT))
+        assert await pipe.next() == {"jsonrpc": "2.0", "id": 0, "error": {"code": -32603, "message": "Internal error"}}
+        assert (await pipe.next())["result"]["protocolVersion"] == 1
+        await finish(pipe, task)
+
+    run(test)
+    assert "RecursionError" in caplog.text
 
 
 @pytest.mark.parametrize(
