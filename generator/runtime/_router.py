@@ -210,20 +210,21 @@ class Routed:
     message: bytes
 
 
-def route_initialize(data: bytes, routes: dict[int, RouteLike]) -> Routed | bytes | None:
+def route_initialize(data: bytes, routes: dict[int, RouteLike], strict: bool = False) -> Routed | bytes | None:
     """What to do with a message received before the connection is routed: route it (a valid
-    `initialize`), ignore it (None: a notification or a response), or answer it (bytes). An exception while handling it (a
+    `initialize`, as the selected version reads it, `strict` or not), ignore it (None: a
+    notification or a response), or answer it (bytes). An exception while handling it (a
     `RecursionError` re-encoding deep params, a `MemoryError`) answers it -32603, as the typed
     connection does: no message ends the connection."""
     try:
-        return _route_initialize(data, routes)
+        return _route_initialize(data, routes, strict)
     except Exception as error:
         _log.error("failed to handle a message of %d bytes before initialize: %r", len(data), error)
         answered, request_id = failed_message_id(data)
         return _error(request_id, _rt.INTERNAL_ERROR, "Internal error") if answered else None
 
 
-def _route_initialize(data: bytes, routes: dict[int, RouteLike]) -> Routed | bytes | None:
+def _route_initialize(data: bytes, routes: dict[int, RouteLike], strict: bool) -> Routed | bytes | None:
     try:
         message = _rt.parse_json(data)
     except DecodeError as error:
@@ -261,7 +262,9 @@ def _route_initialize(data: bytes, routes: dict[int, RouteLike]) -> Routed | byt
     rewritten = _initialize_params(params, requested, selected)
     normalized = message if rewritten is params else {**message, "params": rewritten}
     try:
-        route.wire.decode(normalized, side="agent")  # the selected version reads it strictly
+        # As the typed connection will read it, so that a failing `initialize` is answered before
+        # routing; `on_salvage` hears of its salvages once, when the typed connection decodes it.
+        route.wire.decode(normalized, side="agent", strict=strict)
     except DecodeError as error:
         return _error(request_id, error.code, error.message, error.data)
     return Routed(route, data if normalized is message else _rt.dump_json_bytes(normalized))
@@ -274,14 +277,14 @@ async def serve(transport: Transport, routes: Sequence[RouteLike], options: Opti
     batch -32600 with `id: null`, a failing `initialize` answered with its error (-32602 for its
     params, -32022 for an unsupported version); none of them closes the connection. The stream
     ending before `initialize` closes the transport. The typed connection takes `options`."""
-    routed = await _route(transport, _versions(routes))
+    routed = await _route(transport, _versions(routes), options.strict)
     if routed is None:
         return
     connection: Connected = options.connect(routed.route, Replay(transport, [routed.message]))
     await connection.wait_closed()
 
 
-async def _route(transport: Transport, routes: dict[int, RouteLike]) -> Routed | None:
+async def _route(transport: Transport, routes: dict[int, RouteLike], strict: bool) -> Routed | None:
     """Read and answer messages until a valid `initialize` (None: the stream ended before it,
     and the transport is closed)."""
     while True:
@@ -297,7 +300,7 @@ async def _route(transport: Transport, routes: dict[int, RouteLike]) -> Routed |
             with contextlib.suppress(OSError, RuntimeError):
                 await transport.close()
             return None
-        outcome = route_initialize(data, routes)
+        outcome = route_initialize(data, routes, strict)
         if isinstance(outcome, Routed):
             return outcome
         if outcome is not None:

@@ -213,6 +213,37 @@ def test_an_initialize_too_deep_to_rewrite_is_answered_minus_32603_and_it_stays_
     assert "RecursionError" in caplog.text
 
 
+def test_a_strict_router_refuses_an_initialize_lenient_decoding_would_salvage_before_routing():
+    """Refused before routing, as the strict typed connection would refuse it: the client may
+    initialize again, with another version."""
+
+    async def test() -> None:
+        pipe = Pipe()
+        task = asyncio.create_task(acp.serve_agent(pipe, V2Agent(), V1Agent(), strict=True))
+        pipe.feed(request(0, {**V2_INIT, "capabilities": 5}), request(1, V1_INIT))
+        answer = await pipe.next()
+        assert (answer["id"], answer["error"]["code"]) == (0, -32602)
+        assert answer["error"]["data"]["path"] == "$.params.capabilities"
+        assert (await pipe.next())["result"]["protocolVersion"] == 1
+        await finish(pipe, task)
+
+    run(test)
+
+
+def test_on_salvage_sees_a_routed_initializes_salvage_once():
+    """The router's check of the `initialize` does not report it: the typed connection does."""
+
+    async def test() -> None:
+        pipe, seen = Pipe(), []
+        task = asyncio.create_task(acp.serve_agent(pipe, V2Agent(), on_salvage=seen.append))
+        pipe.feed(request(0, {**V2_INIT, "capabilities": 5}))
+        assert (await pipe.next())["result"]["protocolVersion"] == 2
+        assert [salvage.path for salvage in seen] == ["$.params.capabilities"]
+        await finish(pipe, task)
+
+    run(test)
+
+
 @pytest.mark.parametrize(
     ("params", "code", "text"),
     [
