@@ -37,9 +37,11 @@ UNKNOWN_IMPLEMENTATION: Final = {"name": "unknown", "version": "unknown"}
 
 
 class Connected(Protocol):
-    """What the router needs of a typed connection: a way to wait for its end."""
+    """What the router needs of a typed connection: a way to wait for its end, and to end it."""
 
     async def wait_closed(self) -> None: ...
+
+    async def close(self) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,12 +281,22 @@ async def serve(transport: Transport, routes: Sequence[RouteLike], options: Opti
     `initialize`: notifications and responses are ignored, other requests answered -32600, a
     batch -32600 with `id: null`, a failing `initialize` answered with its error (-32602 for its
     params, -32022 for an unsupported version); none of them closes the connection. The stream
-    ending before `initialize` closes the transport. The typed connection takes `options`."""
-    routed = await _route(transport, _versions(routes), options.strict)
+    ending before `initialize`, or a cancellation, closes the transport (or the typed
+    connection). The typed connection takes `options`."""
+    by_version = _versions(routes)
+    try:
+        routed = await _route(transport, by_version, options.strict)
+    except BaseException:  # cancelled before routing: the transport is closed, as its end closes it
+        with contextlib.suppress(Exception):
+            await transport.close()
+        raise
     if routed is None:
         return
     connection: Connected = options.connect(routed.route, Replay(transport, [routed.message]))
-    await connection.wait_closed()
+    try:
+        await connection.wait_closed()
+    finally:
+        await connection.close()
 
 
 async def _route(transport: Transport, routes: dict[int, RouteLike], strict: bool) -> Routed | None:
