@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
 from . import _runtime as _rt
-from ._connection import ConnectionClosed, MessageTooLarge, Transport, Wire, failed_message_id
+from ._connection import ConnectionClosed, MessageTooLarge, Transport, Wire, failed_message_id, unparsed_response_id
 from ._runtime import DecodeError
 
 _log = logging.getLogger(f"{_rt.LOGGER}.router")
@@ -375,8 +375,8 @@ async def negotiate(
     and return the typed connection and `InitializeResponse` of the version it answered: the
     newest's, or one of `others` (a fallback, given its version's params, downgraded from
     `params`). An error answer raises the newest package's `RequestError`; an answer of a version
-    no route speaks raises `ProtocolVersionMismatch`; neither closes the transport. The typed
-    connection takes `options`."""
+    no route speaks raises `ProtocolVersionMismatch`, one that does not parse `DecodeError`; none
+    closes the transport. The typed connection takes `options`."""
     by_version = _versions([newest, *others])
     wire = newest.wire
     request = wire.encode(wire.request(id=NEGOTIATION_ID, method=INITIALIZE, params=params))
@@ -389,6 +389,8 @@ async def negotiate(
         try:
             message = _rt.parse_json(data)
         except DecodeError:
+            if unparsed_response_id(data) == NEGOTIATION_ID:
+                raise  # the answer, nested deeper than the parser reaches (or a number it cannot hold)
             received.append(data)  # the typed connection answers it
             continue
         if type(message) is dict and "method" not in message and message.get("id") == NEGOTIATION_ID:

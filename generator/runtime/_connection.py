@@ -303,12 +303,12 @@ def _response_shaped(message: Any) -> bool:
 
 
 _TOKENS: Final = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[][{}:]')
-"""A JSON string, a bracket or a colon: what `_unparsed_response_id` reads of a line."""
+"""A JSON string, a bracket or a colon: what `unparsed_response_id` reads of a line."""
 _SCALAR: Final = re.compile(rb'\s*(-?\d+|"[^"\\]*(?:\\.[^"\\]*)*")\s*[,}]')
-"""An integer or a string, then the end of a member: the id `_unparsed_response_id` reads."""
+"""An integer or a string, then the end of a member: the id `unparsed_response_id` reads."""
 
 
-def _unparsed_response_id(data: bytes) -> Any:
+def unparsed_response_id(data: bytes) -> Any:
     """The id of a line that did not parse (nested deeper than the parser reaches, a number it
     cannot hold) when its top level reads as a response: an object without `method`, with `id`
     and `result` or `error`. Read by scanning strings and brackets, without recursion; None
@@ -637,7 +637,7 @@ class Connection:
     def _fail_unparsed(self, data: bytes, error: DecodeError) -> None:
         """A line that did not parse may still answer a pending request: fail it with the parse
         error rather than leave it waiting until the connection closes."""
-        request_id = _unparsed_response_id(data)
+        request_id = unparsed_response_id(data)
         if type(request_id) is int and request_id in self._waiting:
             self._settle(request_id, error)
 

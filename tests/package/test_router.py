@@ -455,6 +455,23 @@ def test_negotiation_without_a_client_of_the_answered_version_is_a_clear_error()
     run(test)
 
 
+def test_negotiation_answered_with_a_result_that_does_not_parse_raises_decode_error():
+    """An answer nested deeper than the parser reaches: the client is not left waiting for another."""
+
+    async def test() -> None:
+        agent_end, client_end = await socket_transports()
+        negotiating = asyncio.create_task(acp.connect_negotiated(acp.Client(), client_end, V2_PARAMS))
+        request_id = json.loads(await agent_end.receive())["id"]
+        deep = "[" * 5000 + "]" * 5000
+        await agent_end.send(f'{{"jsonrpc": "2.0", "id": {json.dumps(request_id)}, "result": {deep}}}'.encode())
+        with pytest.raises(acp.DecodeError):
+            await negotiating
+        await client_end.close()
+        await agent_end.close()
+
+    run(test)
+
+
 def test_negotiation_answered_with_an_error_raises_it():
     async def test() -> None:
         agent_end, client_end = await socket_transports()

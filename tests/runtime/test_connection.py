@@ -395,7 +395,7 @@ async def test_a_request_that_does_not_parse_leaves_a_pending_request_of_the_sam
     ],
 )
 def test_the_id_of_an_unparsable_response_is_read_off_its_top_level(line, found):
-    assert conn._unparsed_response_id(line) == found
+    assert conn.unparsed_response_id(line) == found
 
 
 @pytest.mark.parametrize(
