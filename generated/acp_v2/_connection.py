@@ -257,9 +257,10 @@ def _take(buffer: bytearray, end: int) -> bytes:
 
 
 _RUNNING: Final[set[asyncio.Task[None]]] = set()
-"""The reader task (and `close`'s shutdown) of every connection that has not ended. asyncio holds tasks weakly: without
-this, a connection its owner keeps no reference to (`connect_to_client(agent, ...)` called for
-its effect) would be collected, and its socket closed, by the next garbage collection."""
+"""The reader task (and `close`'s shutdown) of every connection that has not ended. asyncio
+holds tasks weakly: without this, a connection its owner keeps no reference to
+(`connect_to_client(agent, ...)` called for its effect) would be collected, and its socket
+closed, by the next garbage collection."""
 
 Handlers = Mapping[str, Callable[[Any, Any], Awaitable[Any]]]
 """Wire method → a call of the handler's method for it: `lambda handler, params: handler.m(params)`."""
