@@ -93,6 +93,28 @@ def run_bounded(test: Coroutine[Any, Any, None], timeout: float = ASYNC_TEST_TIM
         pytest.fail(f"the test ran longer than {timeout} s{ended}; it was awaiting:\n{where[0]}", pytrace=False)
 
 
+class Stepped:
+    """Awaits `coroutine`, calling `on_step(n)` before its n-th step (each resumption after an
+    await): the owner of a connection, whose every await a test can cancel it at."""
+
+    def __init__(self, coroutine: Any, on_step: Any) -> None:
+        self.coroutine, self.on_step = coroutine, on_step
+
+    def __await__(self) -> Any:
+        value, error, step = None, None, 0
+        while True:
+            self.on_step(step)
+            step += 1
+            try:
+                yielded = self.coroutine.send(value) if error is None else self.coroutine.throw(error)
+            except StopIteration as stop:
+                return stop.value
+            try:
+                value, error = (yield yielded), None
+            except BaseException as thrown:  # passed on to the coroutine
+                value, error = None, thrown
+
+
 def copy_tracked(names: tuple[str, ...], destination: Path) -> None:
     """Copy what git tracks under each of `names` (files or folders of this checkout) to
     `destination`, as a fresh clone would have it: no caches, builds or stray files."""

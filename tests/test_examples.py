@@ -11,13 +11,13 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 import pytest
 
-from tests.helpers import ROOT, import_package
+from tests.helpers import ROOT, import_package, run_bounded
 
 acp = import_package(ROOT / "generated", "acp_v2")
 EXAMPLES = ROOT / "examples"
@@ -72,8 +72,8 @@ async def echo_agent() -> AsyncIterator[tuple[Any, UserClient, str]]:
     assert process.returncode == 0
 
 
-def run(test: Callable[[], Awaitable[None]]) -> None:
-    asyncio.run(asyncio.wait_for(test(), 60))
+def run(test: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    run_bounded(test(), 60)
 
 
 def prompt(session_id: str, text: str) -> Any:

@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import ROOT, import_package
+from tests.helpers import ROOT, import_package, run_bounded
 from tests.test_examples import ALLOW, ENV, EXAMPLES, INIT, UserClient, listening_echo_agent, prompt, run
 
 acp = import_package(ROOT / "generated", "acp_v2")
@@ -423,4 +423,4 @@ def test_the_typescript_sdk_answers_each_hostile_line_as_tests_hostile_lines_say
                 process.kill()
                 await process.wait()
 
-    asyncio.run(asyncio.wait_for(test(), 120))
+    run_bounded(test(), 120)

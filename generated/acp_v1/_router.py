@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
 from . import _runtime as _rt
-from ._connection import ConnectionClosed, MessageTooLarge, Transport, Wire
+from ._connection import ConnectionClosed, MessageTooLarge, Transport, Wire, failed_message_id, unparsed_response_id
 from ._runtime import DecodeError
 
 _log = logging.getLogger(f"{_rt.LOGGER}.router")
@@ -37,9 +37,11 @@ UNKNOWN_IMPLEMENTATION: Final = {"name": "unknown", "version": "unknown"}
 
 
 class Connected(Protocol):
-    """What the router needs of a typed connection: a way to wait for its end."""
+    """What the router needs of a typed connection: a way to wait for its end, and to end it."""
 
     async def wait_closed(self) -> None: ...
+
+    async def close(self) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,9 +215,21 @@ class Routed:
     message: bytes
 
 
-def route_initialize(data: bytes, routes: dict[int, RouteLike]) -> Routed | bytes | None:
+def route_initialize(data: bytes, routes: dict[int, RouteLike], strict: bool = False) -> Routed | bytes | None:
     """What to do with a message received before the connection is routed: route it (a valid
-    `initialize`), ignore it (None: a notification or a response), or answer it (bytes)."""
+    `initialize`, as the selected version reads it, `strict` or not), ignore it (None: a
+    notification or a response), or answer it (bytes). An exception while handling it (a
+    `RecursionError` re-encoding deep params, a `MemoryError`) answers it -32603, as the typed
+    connection does: no message ends the connection."""
+    try:
+        return _route_initialize(data, routes, strict)
+    except Exception as error:
+        _log.error("failed to handle a message of %d bytes before initialize: %r", len(data), error)
+        answered, request_id = failed_message_id(data)
+        return _error(request_id, _rt.INTERNAL_ERROR, "Internal error") if answered else None
+
+
+def _route_initialize(data: bytes, routes: dict[int, RouteLike], strict: bool) -> Routed | bytes | None:
     try:
         message = _rt.parse_json(data)
     except DecodeError as error:
@@ -253,7 +267,9 @@ def route_initialize(data: bytes, routes: dict[int, RouteLike]) -> Routed | byte
     rewritten = _initialize_params(params, requested, selected)
     normalized = message if rewritten is params else {**message, "params": rewritten}
     try:
-        route.wire.decode(normalized, side="agent")  # the selected version reads it strictly
+        # As the typed connection will read it, so that a failing `initialize` is answered before
+        # routing; `on_salvage` hears of its salvages once, when the typed connection decodes it.
+        route.wire.decode(normalized, side="agent", strict=strict)
     except DecodeError as error:
         return _error(request_id, error.code, error.message, error.data)
     return Routed(route, data if normalized is message else _rt.dump_json_bytes(normalized))
@@ -265,13 +281,32 @@ async def serve(transport: Transport, routes: Sequence[RouteLike], options: Opti
     `initialize`: notifications and responses are ignored, other requests answered -32600, a
     batch -32600 with `id: null`, a failing `initialize` answered with its error (-32602 for its
     params, -32022 for an unsupported version); none of them closes the connection. The stream
-    ending before `initialize` closes the transport. The typed connection takes `options`."""
+    ending before `initialize`, or a cancellation, closes the transport (or the typed
+    connection). The typed connection takes `options`."""
     by_version = _versions(routes)
+    try:
+        routed = await _route(transport, by_version, options.strict)
+    except BaseException:  # cancelled before routing: the transport is closed, as its end closes it
+        with contextlib.suppress(Exception):
+            await transport.close()
+        raise
+    if routed is None:
+        return
+    connection: Connected = options.connect(routed.route, Replay(transport, [routed.message]))
+    try:
+        await connection.wait_closed()
+    finally:
+        await connection.close()
+
+
+async def _route(transport: Transport, routes: dict[int, RouteLike], strict: bool) -> Routed | None:
+    """Read and answer messages until a valid `initialize` (None: the stream ended before it,
+    and the transport is closed)."""
     while True:
         try:
             data = await transport.receive()
         except MessageTooLarge as error:
-            await transport.send(_invalid_request(None, str(error)))
+            await _answer(transport, _invalid_request(None, str(error)))
             continue
         except (OSError, RuntimeError) as error:
             _log.warning("connection failed before initialize: %s", error)
@@ -279,17 +314,20 @@ async def serve(transport: Transport, routes: Sequence[RouteLike], options: Opti
         if data is None:
             with contextlib.suppress(OSError, RuntimeError):
                 await transport.close()
-            return
-        outcome = route_initialize(data, by_version)
+            return None
+        outcome = route_initialize(data, routes, strict)
         if isinstance(outcome, Routed):
-            break
+            return outcome
         if outcome is not None:
-            try:
-                await transport.send(outcome)
-            except (OSError, RuntimeError) as error:
-                _log.warning("connection failed before initialize: %s", error)
-    connection: Connected = options.connect(outcome.route, Replay(transport, [outcome.message]))
-    await connection.wait_closed()
+            await _answer(transport, outcome)
+
+
+async def _answer(transport: Transport, message: bytes) -> None:
+    """Send an answer before routing; a transport that failed ends at the next `receive`."""
+    try:
+        await transport.send(message)
+    except (OSError, RuntimeError) as error:
+        _log.warning("connection failed before initialize: %s", error)
 
 
 class Primed:
@@ -337,8 +375,8 @@ async def negotiate(
     and return the typed connection and `InitializeResponse` of the version it answered: the
     newest's, or one of `others` (a fallback, given its version's params, downgraded from
     `params`). An error answer raises the newest package's `RequestError`; an answer of a version
-    no route speaks raises `ProtocolVersionMismatch`; neither closes the transport. The typed
-    connection takes `options`."""
+    no route speaks raises `ProtocolVersionMismatch`, one that does not parse `DecodeError`; none
+    closes the transport. The typed connection takes `options`."""
     by_version = _versions([newest, *others])
     wire = newest.wire
     request = wire.encode(wire.request(id=NEGOTIATION_ID, method=INITIALIZE, params=params))
@@ -351,6 +389,8 @@ async def negotiate(
         try:
             message = _rt.parse_json(data)
         except DecodeError:
+            if unparsed_response_id(data) == NEGOTIATION_ID:
+                raise  # the answer, nested deeper than the parser reaches (or a number it cannot hold)
             received.append(data)  # the typed connection answers it
             continue
         if type(message) is dict and "method" not in message and message.get("id") == NEGOTIATION_ID:

@@ -743,10 +743,13 @@ async def run_agent(
     limit: int | None = None,
     strict: bool = False,
     on_salvage: SalvageCallback | None = None,
+    close_timeout: float = 5.0,
 ) -> None:
-    """Serve `agent` over stdin/stdout until stdin ends. stdout carries only protocol lines:
-    log to stderr, never print. `limits` bounds what the connection holds (`ConnectionLimits`);
-    `strict` and `on_salvage` are passed to every decode the connection makes.
+    """Serve `agent` over stdin/stdout until stdin ends (or the task running it is cancelled:
+    the connection is closed either way). stdout carries only protocol lines: log to stderr,
+    never print. `limits` bounds what the connection holds (`ConnectionLimits`); `strict` and
+    `on_salvage` are passed to every decode the connection makes; on close, output the client
+    has not read after `close_timeout` seconds is dropped.
 
     `others` are agents of other protocol versions (`run_agent(agent, acp_v1_agent)`): then the
     connection is routed by the `protocolVersion` of the client's `initialize`, as `serve_agent`
@@ -754,11 +757,15 @@ async def run_agent(
     connection alone."""
     limits = _limits(limits, limit)
     reader, writer = await stdio_streams()
-    transport = StreamTransport(reader, writer, limits=limits)
+    transport = StreamTransport(reader, writer, limits=limits, close_timeout=close_timeout)
     if others:
         await serve_agent(transport, agent, *others, limits=limits, strict=strict, on_salvage=on_salvage)
-    else:
-        await AgentSideConnection(agent, transport, limits=limits, strict=strict, on_salvage=on_salvage).wait_closed()
+        return
+    conn = AgentSideConnection(agent, transport, limits=limits, strict=strict, on_salvage=on_salvage)
+    try:
+        await conn.wait_closed()
+    finally:
+        await conn.close()
 
 
 async def serve_agent(
@@ -775,8 +782,9 @@ async def serve_agent(
     -32600, a batch -32600 with `id: null`, a failing `initialize` answered with its error
     (-32602, or -32022 for a version none serves) and the connection stays open; from it on the
     selected agent's typed connection serves everything, that `initialize` first, and the
-    connection is never routed again. Returns when the connection ends. The typed connection
-    takes `limits`, `strict` and `on_salvage` (whichever package it is of)."""
+    connection is never routed again. Returns when the connection ends; cancelled, it closes the
+    connection (or the transport, before routing). The typed connection takes `limits`, `strict`
+    and `on_salvage` (whichever package it is of)."""
     options = _router.Options(limits, strict, on_salvage)
     await _router.serve(transport, [agent._acp_route() for agent in agents], options)
 
@@ -815,10 +823,12 @@ def connect_to_agent(
     limits: ConnectionLimits = DEFAULT_LIMITS,
     strict: bool = False,
     on_salvage: SalvageCallback | None = None,
+    close_timeout: float = 5.0,
 ) -> ClientSideConnection:
     """A client connection over the agent's output (`reader`) and input (`writer`); a client that
-    an agent started (`spawn_client_process`) connects over `await stdio_streams()`."""
-    transport = StreamTransport(reader, writer, limits=limits)
+    an agent started (`spawn_client_process`) connects over `await stdio_streams()`.
+    On close, output the agent has not read after `close_timeout` seconds is dropped."""
+    transport = StreamTransport(reader, writer, limits=limits, close_timeout=close_timeout)
     return ClientSideConnection(client, transport, limits=limits, strict=strict, on_salvage=on_salvage)
 
 
@@ -830,9 +840,11 @@ def connect_to_client(
     limits: ConnectionLimits = DEFAULT_LIMITS,
     strict: bool = False,
     on_salvage: SalvageCallback | None = None,
+    close_timeout: float = 5.0,
 ) -> AgentSideConnection:
-    """An agent connection over the client's output (`reader`) and input (`writer`)."""
-    transport = StreamTransport(reader, writer, limits=limits)
+    """An agent connection over the client's output (`reader`) and input (`writer`).
+    On close, output the client has not read after `close_timeout` seconds is dropped."""
+    transport = StreamTransport(reader, writer, limits=limits, close_timeout=close_timeout)
     return AgentSideConnection(agent, transport, limits=limits, strict=strict, on_salvage=on_salvage)
 
 
@@ -1026,10 +1038,10 @@ async def spawn_agent_process(
 ) -> AsyncIterator[tuple[ClientSideConnection, asyncio.subprocess.Process]]:
     """Start the agent `command` and connect `client` to its stdin/stdout (stderr is inherited).
 
-    On exit the connection is closed, which ends the agent's stdin; an agent that has not
-    exited after `timeout` seconds is terminated, and killed after another `timeout`; a
-    cancellation kills it at once. `limits` bounds what the connection holds; `strict` and
-    `on_salvage` are passed to every decode it makes."""
+    On exit the connection is closed, which ends the agent's stdin (input the agent has not read
+    after `timeout` seconds is dropped); an agent that has not exited after `timeout` seconds more
+    is terminated, and killed after another `timeout`; a cancellation kills it at once. `limits`
+    bounds what the connection holds; `strict` and `on_salvage` are passed to every decode it makes."""
     limits = _limits(limits, limit)
     async with open_agent_process(command, *args, env=env, cwd=cwd, limits=limits, timeout=timeout) as (
         transport,
@@ -1058,7 +1070,7 @@ async def open_agent_process(
     `spawn_agent_process` says."""
     async with spawn_process(command, *args, env=env, cwd=cwd, timeout=timeout) as process:
         assert process.stdin is not None and process.stdout is not None
-        transport = StreamTransport(process.stdout, process.stdin, limits=limits)
+        transport = StreamTransport(process.stdout, process.stdin, limits=limits, close_timeout=timeout)
         try:
             yield transport, process
         finally:
@@ -1080,8 +1092,9 @@ async def spawn_client_process(
     """Start the client `command` (an editor that speaks ACP over stdio) and serve `agent` to it
     over its stdin/stdout (stderr is inherited): `spawn_agent_process` the other way round.
 
-    On exit the connection is closed, which ends the client's stdin; a client that has not
-    exited after `timeout` seconds is terminated, and killed after another `timeout`; a
+    On exit the connection is closed, which ends the client's stdin (input the client has not
+    read after `timeout` seconds is dropped); a client that has not exited after `timeout`
+    seconds more is terminated, and killed after another `timeout`; a
     cancellation kills it at once. `limits` bounds what the connection holds; `strict` and
     `on_salvage` are passed to every decode it makes."""
     async with spawn_process(
@@ -1089,7 +1102,13 @@ async def spawn_client_process(
     ) as process:
         assert process.stdin is not None and process.stdout is not None
         conn = connect_to_client(
-            agent, process.stdout, process.stdin, limits=limits, strict=strict, on_salvage=on_salvage
+            agent,
+            process.stdout,
+            process.stdin,
+            limits=limits,
+            strict=strict,
+            on_salvage=on_salvage,
+            close_timeout=timeout,
         )
         try:
             yield conn, process

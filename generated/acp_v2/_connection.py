@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
+import re
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Coroutine, Mapping
 from dataclasses import dataclass
@@ -53,11 +55,22 @@ class ConnectionLimits:
     """The longest string request id, in characters; a longer one is answered -32600."""
 
     def __post_init__(self) -> None:
-        for name in ("max_message_bytes", "max_concurrent_requests", "max_queued_notifications", "max_buffered_bytes"):
-            if not (type(getattr(self, name)) is int and getattr(self, name) > 0):
-                raise ValueError(f"{name} must be a positive integer, not {getattr(self, name)!r}")
-        if not self.max_output_stall > 0:
-            raise ValueError(f"max_output_stall must be positive, not {self.max_output_stall!r}")
+        for name in _COUNTS:
+            value = getattr(self, name)
+            if not (type(value) is int and value > 0):
+                raise ValueError(f"{name} must be a positive integer, not {value!r}")
+        stall = self.max_output_stall
+        if not (type(stall) in (int, float) and stall > 0):  # NaN is not > 0
+            raise ValueError(f"max_output_stall must be a positive number of seconds, not {stall!r}")
+
+
+_COUNTS: Final = (
+    "max_message_bytes",
+    "max_concurrent_requests",
+    "max_queued_notifications",
+    "max_buffered_bytes",
+    "max_id_length",
+)
 
 
 DEFAULT_LIMITS: Final = ConnectionLimits()
@@ -219,15 +232,22 @@ class StreamTransport:
 
     async def close(self) -> None:
         """Close the writing direction. A peer that has not read what is still queued after
-        `close_timeout` seconds is cut off (the transport is aborted): close always returns."""
+        `close_timeout` seconds is cut off (the transport is aborted), and so is one when this
+        wait is cancelled: close always returns, and never leaves the transport open."""
         if not self._writer.is_closing():
             self._writer.close()
         try:
-            await asyncio.wait_for(self._writer.wait_closed(), self._close_timeout)
+            # Shielded: a timeout cancels the wait, not the stream's own close waiter, which a
+            # subprocess pipe still sets when `abort` closes it (set once cancelled, it logs
+            # an InvalidStateError).
+            await asyncio.wait_for(asyncio.shield(self._writer.wait_closed()), self._close_timeout)
         except asyncio.TimeoutError:
             self._writer.transport.abort()
         except OSError:
             pass
+        except BaseException:
+            self._writer.transport.abort()
+            raise
 
 
 def _take(buffer: bytearray, end: int) -> bytes:
@@ -237,9 +257,10 @@ def _take(buffer: bytearray, end: int) -> bytes:
 
 
 _RUNNING: Final[set[asyncio.Task[None]]] = set()
-"""The reader task of every connection that has not ended. asyncio holds tasks weakly: without
-this, a connection its owner keeps no reference to (`connect_to_client(agent, ...)` called for
-its effect) would be collected, and its socket closed, by the next garbage collection."""
+"""The reader task (and `close`'s shutdown) of every connection that has not ended. asyncio
+holds tasks weakly: without this, a connection its owner keeps no reference to
+(`connect_to_client(agent, ...)` called for its effect) would be collected, and its socket
+closed, by the next garbage collection."""
 
 Handlers = Mapping[str, Callable[[Any, Any], Awaitable[Any]]]
 """Wire method → a call of the handler's method for it: `lambda handler, params: handler.m(params)`."""
@@ -286,6 +307,56 @@ def _response_shaped(message: Any) -> bool:
         and "method" not in message
         and ("id" in message or "result" in message or "error" in message)
     )
+
+
+_TOKENS: Final = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[][{}:]')
+"""A JSON string, a bracket or a colon: what `unparsed_response_id` reads of a line."""
+_SCALAR: Final = re.compile(rb'\s*(-?\d+|"[^"\\]*(?:\\.[^"\\]*)*")\s*[,}]')
+"""An integer or a string, then the end of a member: the id `unparsed_response_id` reads."""
+
+
+def unparsed_response_id(data: bytes) -> Any:
+    """The id of a line that did not parse (nested deeper than the parser reaches, a number it
+    cannot hold) when its top level reads as a response: an object without `method`, with `id`
+    and `result` or `error`. Read by scanning strings and brackets, without recursion; None
+    when the line does not read so."""
+    depth, key, members = 0, b"", {}
+    for token in _TOKENS.finditer(data):
+        text = token[0]
+        if depth == 0 and text != b"{":
+            return None  # the top level is not an object
+        if text == b"{" or text == b"[":
+            depth += 1
+        elif text == b"}" or text == b"]":
+            depth -= 1
+            if depth == 0:
+                break
+        elif depth == 1 and text == b":":
+            members[key] = token.end()
+        elif depth == 1:
+            key = text
+    start = members.get(b'"id"')
+    if b'"method"' in members or start is None or not ({b'"result"', b'"error"'} & members.keys()):
+        return None
+    value = _SCALAR.match(data, start)
+    with contextlib.suppress(ValueError):
+        return json.loads(value[1]) if value else None
+    return None
+
+
+def failed_message_id(data: bytes) -> tuple[bool, Any]:
+    """Whether a message whose handling raised is answered -32603, and with which id: a
+    notification or a response is not answered, a request by its id when it can be read,
+    anything else with `id: null`."""
+    try:
+        message = _parse(data)
+    except Exception:
+        return True, None
+    if type(message) is dict and "method" in message and "id" not in message:
+        return False, None
+    if _response_shaped(message):
+        return False, None
+    return True, _readable_id(message)
 
 
 def _parse(data: bytes) -> Any:
@@ -344,6 +415,7 @@ class Connection:
         self._closed = False
         self._tap: Tap | None = None  # the wire observers, when there are any
         self._stopping = False  # `_shutdown` has begun: no task may start
+        self._closing: asyncio.Task[None] | None = None  # `close`'s shutdown, which every caller awaits
         self._worker = asyncio.create_task(self._notification_loop())
         self._reader = asyncio.create_task(self._receive_loop())
         _RUNNING.add(self._reader)
@@ -410,8 +482,18 @@ class Connection:
             self._tap = None
 
     async def close(self) -> None:
-        """Stop reading, fail pending requests with ConnectionClosed, cancel the handlers, close the transport."""
-        self._reader.cancel()
+        """Stop reading, fail pending requests with ConnectionClosed, cancel the handlers and await
+        them, close the transport. Every call awaits the same shutdown, which runs to its end even
+        when a caller is cancelled (then that caller returns at once)."""
+        if self._closing is None:
+            self._closing = asyncio.ensure_future(self._close())
+            _RUNNING.add(self._closing)
+            self._closing.add_done_callback(_RUNNING.discard)
+        await asyncio.shield(self._closing)
+
+    async def _close(self) -> None:
+        if not self._stopping:  # once the reader is shutting down (the stream ended), it finishes
+            self._reader.cancel()
         await asyncio.wait([self._reader])
         if not self._stopping:  # cancelled before its first step, the reader never ran its `finally`
             await self._shutdown()
@@ -468,7 +550,7 @@ class Connection:
 
     def _fail(self, error: ConnectionClosed) -> None:
         """The transport has failed for good (a peer that stopped reading): end the connection."""
-        if not self._reader.done():
+        if not self._reader.done() and not self._stopping:
             _log.warning("%s", error)
             self._reader.cancel()
 
@@ -514,21 +596,17 @@ class Connection:
         """A message whose handling raised: answer a request -32603 (with its id when it can
         be read) and go on; the connection itself is unharmed."""
         _log.error("failed to handle a message of %d bytes: %r", len(data), error)
-        with contextlib.suppress(Exception):
-            message = _parse(data)
-            if type(message) is dict and "method" in message and "id" not in message:
-                return  # a notification: never answered
-            if _response_shaped(message):
-                return
-            await self._answer(self._error(_readable_id(message), _rt.INTERNAL_ERROR, "Internal error"))
-            return
-        with contextlib.suppress(Exception):
-            await self._answer(self._error(None, _rt.INTERNAL_ERROR, "Internal error"))
+        answered, request_id = failed_message_id(data)
+        if answered:
+            with contextlib.suppress(Exception):
+                await self._answer(self._error(request_id, _rt.INTERNAL_ERROR, "Internal error"))
 
     async def _receive(self, data: bytes) -> None:
         try:
             message = _parse(data)
         except DecodeError as error:
+            if self._waiting:
+                self._fail_unparsed(data, error)
             await self._answer(self._error(None, _rt.PARSE_ERROR, "Parse error", {"error": str(error)}))
             return
         if type(message) is dict and type(message.get("id")) is str and len(message["id"]) > self._limits.max_id_length:
@@ -570,6 +648,13 @@ class Connection:
                 self._inbox.put_nowait(decoded)
         else:
             _log.debug("ignored %s before initialization", decoded.method)
+
+    def _fail_unparsed(self, data: bytes, error: DecodeError) -> None:
+        """A line that did not parse may still answer a pending request: fail it with the parse
+        error rather than leave it waiting until the connection closes."""
+        request_id = unparsed_response_id(data)
+        if type(request_id) is int and request_id in self._waiting:
+            self._settle(request_id, error)
 
     async def _refuse(self, message: Any, error: DecodeError) -> None:
         """Answer a message that did not decode with its error. A malformed response fails

@@ -9,6 +9,8 @@ import gc
 import json
 import logging
 import socket
+import sys
+import time
 import tracemalloc
 import typing
 from collections.abc import AsyncIterator, Callable, Coroutine
@@ -16,10 +18,11 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import ROOT, import_package, run_bounded
+from tests.helpers import ROOT, Stepped, import_package, run_bounded
 from tests.hostile_lines import LINES
 
 acp = import_package(ROOT / "generated", "acp_v2")
+acp_v1 = import_package(ROOT / "generated", "acp_v1")
 INIT = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="test-client", version="1"))
 PROMPT = [acp.ContentBlockText(text="hello")]
 
@@ -1113,5 +1116,113 @@ def test_a_connection_nobody_references_keeps_serving_through_garbage_collection
         peer_writer.close()
         while len(asyncio.all_tasks()) > 1:  # the agent's connection ends with the stream
             await asyncio.sleep(0.01)
+
+    run(test)
+
+
+# --- cancelling the owner, and how long a close takes -------------------------------------
+
+
+async def a_client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, hang_up: Callable[[], bool]) -> None:
+    """A client's whole life with an agent (initialize, a session, a prompt whose updates stream,
+    a notification), then it ends its output if `hang_up()`, and reads until the agent's output
+    ends; it stops early when that ends first (a socket closed with input unread is reset)."""
+    peer = RawPeer(reader, writer)
+    messages = [
+        request(0, "initialize", acp.encode(INIT)),
+        request(1, "session/new", {"cwd": "/w"}),
+        request(2, "session/prompt", {"sessionId": "s1", "prompt": [{"type": "text", "text": "hi"}]}),
+    ]
+    with contextlib.suppress(ConnectionResetError):
+        for message in messages:
+            await peer.send(message)
+            while (line := await reader.readline()) and json.loads(line).get("id") != message["id"]:
+                pass
+            if not line:
+                return
+        await peer.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "s1"}})
+        if hang_up():
+            writer.write_eof()
+        while await reader.readline():
+            pass
+
+
+@pytest.mark.parametrize("routed", [False, True], ids=["alone", "routed"])
+def test_cancelling_run_agent_at_any_await_closes_its_connection(routed, monkeypatch):
+    """`run_agent` (alone, and routed through `serve_agent`) serving a client's whole life,
+    cancelled at each of its awaits: it ends, and closes its connection (a client that has not
+    hung up yet sees the agent's output end), leaving no task behind."""
+    stdio: list[tuple[Any, Any]] = []
+
+    async def stdio_streams(limit: int = 0) -> tuple[Any, Any]:
+        return stdio.pop()
+
+    monkeypatch.setattr(acp.connection, "stdio_streams", stdio_streams)
+    others = [acp_v1.Agent()] if routed else []
+
+    async def serve(point: int | None, steps: list[int]) -> None:
+        """run_agent serving a client, cancelled at its await `point` (None: never)."""
+
+        def on_step(step: int) -> None:
+            steps.append(step)
+            if step == point:
+                asyncio.current_task().cancel()  # run_agent's task
+
+        agent_end, (reader, writer) = await stream_pair()
+        stdio.append(agent_end)
+        client = asyncio.create_task(a_client(reader, writer, hang_up=lambda: point not in steps))
+        owner = asyncio.ensure_future(Stepped(acp.run_agent(EchoAgent(), *others), on_step))
+        await asyncio.wait([owner], timeout=10)
+        assert owner.done(), "run_agent did not end"
+        await asyncio.wait_for(client, 10)  # the agent's output ended
+        writer.close()
+
+    async def test() -> None:
+        steps: list[int] = []
+        await serve(None, steps)
+        for point in steps:
+            await serve(point, [])
+            leaked = asyncio.all_tasks() - {asyncio.current_task()}
+            assert not leaked, f"cancelled at await {point} of {len(steps)}: {leaked}"
+
+    run(test)
+
+
+@pytest.mark.parametrize("connect", [acp.connect_to_agent, acp.connect_to_client])
+def test_close_drops_output_the_peer_has_not_read_after_close_timeout(connect):
+    async def test() -> None:
+        (reader, writer), (_, peer_writer) = await stream_pair()  # the peer reads nothing
+        handler = acp.Client() if connect is acp.connect_to_agent else EchoAgent()
+        conn = connect(handler, reader, writer, close_timeout=0.2)
+        for _ in range(20):  # more than the socket holds; the peer reads none of it
+            await conn.ext_notification("_x", "y" * 2**20)
+        started = time.monotonic()
+        await conn.close()
+        assert time.monotonic() - started < 3  # 5 s: the transport's default
+        peer_writer.close()
+
+    run(test)
+
+
+STUBBORN_AGENT = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)"
+
+
+def test_spawn_agent_process_exits_within_its_timeouts_from_an_agent_that_reads_nothing():
+    """The agent reads none of its input and ignores SIGTERM: leaving the block drops the input
+    after `timeout`, terminates after another, kills after a third (5.6 s when closing the
+    connection waited 5 s), and asyncio reports no error (the pipe's close waiter is intact)."""
+
+    async def test() -> None:
+        unhandled: list[dict[str, Any]] = []
+        asyncio.get_running_loop().set_exception_handler(lambda _, context: unhandled.append(context))
+        command = (sys.executable, "-c", STUBBORN_AGENT)
+        async with acp.spawn_agent_process(acp.Client(), *command, timeout=0.3) as (conn, process):
+            for _ in range(10):  # more than a pipe holds
+                await conn.ext_notification("_x", "y" * 100_000)
+            started = time.monotonic()
+        assert time.monotonic() - started < 3
+        assert process.returncode == -9
+        await asyncio.sleep(0.1)  # the pipe's connection_lost runs
+        assert not unhandled, unhandled
 
     run(test)

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
-from tests.helpers import ROOT, import_package, run_bounded
+from tests.helpers import ROOT, Stepped, import_package, run_bounded
 from tests.hostile_lines import LINES
 from tests.strategies import hostile_lines
 
@@ -330,28 +330,6 @@ def test_a_peer_that_dies_mid_line_leaves_the_agent_to_exit_cleanly(tmp_path, ho
 
 
 # --- cancellation of the owner at every await ----------------------------------------------
-
-
-class Stepped:
-    """Awaits `coroutine`, calling `on_step(n)` before its n-th step (each resumption after an
-    await): the owner of a connection, whose every await a test can cancel it at."""
-
-    def __init__(self, coroutine: Any, on_step: Any) -> None:
-        self.coroutine, self.on_step = coroutine, on_step
-
-    def __await__(self) -> Any:
-        value, error, step = None, None, 0
-        while True:
-            self.on_step(step)
-            step += 1
-            try:
-                yielded = self.coroutine.send(value) if error is None else self.coroutine.throw(error)
-            except StopIteration as stop:
-                return stop.value
-            try:
-                value, error = (yield yielded), None
-            except BaseException as thrown:  # passed on to the coroutine
-                value, error = None, thrown
 
 
 def children() -> list[str]:

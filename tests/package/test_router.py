@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import ROOT, import_package, run_bounded
+from tests.hostile_lines import LINES
 
 acp = import_package(ROOT / "generated", "acp_v2")
 acp_v1 = import_package(ROOT / "generated", "acp_v1")
@@ -156,6 +157,88 @@ def test_unparsable_json_is_answered_minus_32700_and_it_stays_open():
         assert (answer["id"], answer["error"]["code"]) == (None, -32700)
         pipe.feed(request(1, V1_INIT))
         assert (await pipe.next())["result"]["protocolVersion"] == 1
+        await finish(pipe, task)
+
+    run(test)
+
+
+@pytest.mark.parametrize("use_orjson", [True, False], ids=["orjson", "json"])
+@pytest.mark.parametrize("hostile", LINES, ids=[line.name for line in LINES])
+def test_no_line_before_initialize_ends_the_routed_connection(hostile, use_orjson, monkeypatch):
+    """Each hostile line of tests/hostile_lines.py gets at most one answer, an error, and the
+    router routes the `initialize` that follows; nothing escapes to asyncio."""
+    if not use_orjson:
+        monkeypatch.setattr(acp._runtime, "ORJSON", None)
+
+    async def test() -> None:
+        unhandled: list[dict[str, Any]] = []
+        asyncio.get_running_loop().set_exception_handler(lambda _, context: unhandled.append(context))
+        pipe = Pipe()
+        task = await routed(pipe, V2Agent(), V1Agent())
+        pipe.feed(hostile.line, request("next", V2_INIT))
+        answers = []
+        while (answer := await pipe.next()).get("id") != "next":
+            answers.append(answer)
+        assert answer["result"]["protocolVersion"] == 2
+        assert len(answers) <= 1 and all("error" in answer for answer in answers), answers
+        await finish(pipe, task)
+        assert not unhandled
+
+    run(test)
+
+
+@pytest.mark.parametrize(
+    ("params", "agents"),
+    [
+        ({**V2_INIT, "protocolVersion": 7, "x": "DEEP"}, "v2 v1"),
+        ({**V2_INIT, "_meta": {"x": "DEEP"}}, "v1"),
+    ],
+    ids=["newer, served by v2", "v2, downgraded to v1"],
+)
+def test_an_initialize_too_deep_to_rewrite_is_answered_minus_32603_and_it_stays_open(params, agents, caplog):
+    """Params nested as deep as the parser reads, which the router writes again for the version
+    it selects: encoding them raises `RecursionError`, this message's error, as in the typed
+    connection (it ended `serve_agent`)."""
+
+    async def test() -> None:
+        pipe = Pipe()
+        task = await routed(pipe, *([V2Agent()] if "v2" in agents else []), V1Agent())
+        line = json.dumps(request(0, params)).replace('"DEEP"', "[" * 985 + "1" + "]" * 985)
+        pipe.feed(line.encode(), request(1, V1_INIT))
+        assert await pipe.next() == {"jsonrpc": "2.0", "id": 0, "error": {"code": -32603, "message": "Internal error"}}
+        assert (await pipe.next())["result"]["protocolVersion"] == 1
+        await finish(pipe, task)
+
+    run(test)
+    assert "RecursionError" in caplog.text
+
+
+def test_a_strict_router_refuses_an_initialize_lenient_decoding_would_salvage_before_routing():
+    """Refused before routing, as the strict typed connection would refuse it: the client may
+    initialize again, with another version."""
+
+    async def test() -> None:
+        pipe = Pipe()
+        task = asyncio.create_task(acp.serve_agent(pipe, V2Agent(), V1Agent(), strict=True))
+        pipe.feed(request(0, {**V2_INIT, "capabilities": 5}), request(1, V1_INIT))
+        answer = await pipe.next()
+        assert (answer["id"], answer["error"]["code"]) == (0, -32602)
+        assert answer["error"]["data"]["path"] == "$.params.capabilities"
+        assert (await pipe.next())["result"]["protocolVersion"] == 1
+        await finish(pipe, task)
+
+    run(test)
+
+
+def test_on_salvage_sees_a_routed_initializes_salvage_once():
+    """The router's check of the `initialize` does not report it: the typed connection does."""
+
+    async def test() -> None:
+        pipe, seen = Pipe(), []
+        task = asyncio.create_task(acp.serve_agent(pipe, V2Agent(), on_salvage=seen.append))
+        pipe.feed(request(0, {**V2_INIT, "capabilities": 5}))
+        assert (await pipe.next())["result"]["protocolVersion"] == 2
+        assert [salvage.path for salvage in seen] == ["$.params.capabilities"]
         await finish(pipe, task)
 
     run(test)
@@ -400,6 +483,23 @@ def test_negotiation_without_a_client_of_the_answered_version_is_a_clear_error()
             await acp.connect_negotiated(acp.Client(), client_end, V2_PARAMS)
         await client_end.close()
         await serving
+
+    run(test)
+
+
+def test_negotiation_answered_with_a_result_that_does_not_parse_raises_decode_error():
+    """An answer nested deeper than the parser reaches: the client is not left waiting for another."""
+
+    async def test() -> None:
+        agent_end, client_end = await socket_transports()
+        negotiating = asyncio.create_task(acp.connect_negotiated(acp.Client(), client_end, V2_PARAMS))
+        request_id = json.loads(await agent_end.receive())["id"]
+        deep = "[" * 5000 + "]" * 5000
+        await agent_end.send(f'{{"jsonrpc": "2.0", "id": {json.dumps(request_id)}, "result": {deep}}}'.encode())
+        with pytest.raises(acp.DecodeError):
+            await negotiating
+        await client_end.close()
+        await agent_end.close()
 
     run(test)
 

@@ -57,7 +57,9 @@ def decode(data: Any, *, side: str, strict: bool = False, on_salvage: Any = None
         raise rt.DecodeError("$", "a JSON-RPC message", data, code=rt.INVALID_REQUEST)
     if "method" not in data:
         error = data.get("error")
-        return Response(data.get("id"), data.get("result", rt.UNDEFINED), error and ErrorObject(**error))
+        return Response(
+            data.get("id"), data.get("result", rt.UNDEFINED), ErrorObject(**error) if error else rt.UNDEFINED
+        )
     if data["method"] not in ("echo", "note", "$/cancel") and not data["method"].startswith("_"):
         raise rt.DecodeError("$.method", "a known method", data["method"], code=rt.METHOD_NOT_FOUND)
     if "id" in data:
@@ -339,6 +341,130 @@ async def test_pending_requests_fail_with_connection_closed_when_the_peer_leaves
             await connection._request("echo", 2)
 
 
+TOO_DEEP = b"[" * 5000 + b"]" * 5000
+"""Deeper than the JSON parsers reach."""
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"jsonrpc": "2.0", "id": ID, "result": ' + TOO_DEEP + b"}",
+        b'{"jsonrpc": "2.0", "result": {"n": 1e400}, "id": ID}',
+        b'{"jsonrpc": "2.0", "id": ID, "error": {"code": 1, "message": "m", "data": ' + TOO_DEEP + b"}}",
+    ],
+    ids=["deep-result", "huge-number", "deep-error-data"],
+)
+async def test_a_response_that_does_not_parse_fails_its_pending_request(line):
+    transport = MemoryTransport()
+    async with connect(Handler(), transport) as connection:
+        call = asyncio.create_task(connection._request("echo", 1))
+        sent = await transport.next()
+        transport.feed(line.replace(b"ID", str(sent["id"]).encode()))
+        assert (await transport.next())["error"]["code"] == -32700
+        with pytest.raises(rt.DecodeError):
+            await asyncio.wait_for(call, 5)
+
+
+async def test_a_request_that_does_not_parse_leaves_a_pending_request_of_the_same_id_waiting():
+    transport = MemoryTransport()
+    async with connect(Handler(), transport) as connection:
+        call = asyncio.create_task(connection._request("echo", 1))
+        sent = await transport.next()
+        transport.feed(b'{"jsonrpc": "2.0", "id": %d, "method": "echo", "result": %s}' % (sent["id"], TOO_DEEP))
+        assert (await transport.next())["error"]["code"] == -32700
+        transport.feed({"jsonrpc": "2.0", "id": sent["id"], "result": "answer"})
+        assert await asyncio.wait_for(call, 5) == "answer"
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        (b'{"id": 3, "result": [[[', 3),
+        (b' {"result": [[["id", 1]]], "error": {"id": 4}, "id" : -7 }', -7),
+        (b'{"jsonrpc": "2.0", "id": "a\\"b", "error": {"message": "}{]["}}', 'a"b'),
+        (b'{"id": 1, "id": 2, "result": 1e400}', 2),
+        (b'{"id": 3, "method": "m", "result": 1}', None),
+        (b'{"id": 3, "params": 1}', None),
+        (b'{"result": {"id": 3}}', None),
+        (b'[{"id": 3, "result": 1}]', None),
+        (b'{"id": 3.5, "result": 1}', None),
+        (b'{"id": 01, "result": 1}', None),
+        (b'{"id": ' + b"9" * 5000 + b', "result": 1}', None),
+        (b'{"id": 3} {"method": "m"}', None),
+        (b"", None),
+    ],
+)
+def test_the_id_of_an_unparsable_response_is_read_off_its_top_level(line, found):
+    assert conn.unparsed_response_id(line) == found
+
+
+@pytest.mark.parametrize(
+    "field",
+    ["max_message_bytes", "max_concurrent_requests", "max_queued_notifications", "max_buffered_bytes", "max_id_length"],
+)
+@pytest.mark.parametrize("value", [0, -1, 1.0, True, "8", None])
+def test_limits_that_are_not_positive_integers_are_refused(field, value):
+    with pytest.raises(ValueError, match=f"{field} must be a positive integer, not {value!r}"):
+        conn.ConnectionLimits(**{field: value})
+
+
+@pytest.mark.parametrize("value", [0, -1.5, float("nan"), True, "60", None])
+def test_an_output_stall_that_is_not_a_positive_number_is_refused(value):
+    with pytest.raises(ValueError, match="max_output_stall must be a positive number of seconds"):
+        conn.ConnectionLimits(max_output_stall=value)
+
+
+class Lingering(Handler):
+    """A handler whose cleanup, once cancelled, takes a while (it still runs when close is called again)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cleaned = False
+
+    async def echo(self, params: Any) -> Any:
+        try:
+            return await super().echo(params)
+        finally:
+            await asyncio.sleep(0.2)
+            self.cleaned = True
+
+
+class Recording(MemoryTransport):
+    """Records when it is closed; its close takes a moment, as a stream's drain does."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.closed = False
+
+    async def close(self) -> None:
+        await asyncio.sleep(0.1)
+        self.closed = True
+
+
+async def test_a_second_close_during_the_shutdown_awaits_the_same_shutdown():
+    transport, handler = Recording(), Lingering()
+    connection = connect(handler, transport)
+    transport.feed(request(1, "hold"))
+    await asyncio.wait_for(handler.started.wait(), 5)
+    first = asyncio.create_task(connection.close())
+    await asyncio.sleep(0.05)  # the shutdown now awaits the handler's cleanup
+    await connection.close()
+    assert handler.cleaned and transport.closed
+    await first
+
+
+async def test_a_cancelled_close_does_not_interrupt_the_shutdown():
+    transport, handler = Recording(), Lingering()
+    connection = connect(handler, transport)  # closed before its reader's first step
+    closing = asyncio.create_task(connection.close())
+    await asyncio.sleep(0.05)  # the shutdown now awaits the transport's close
+    closing.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await closing
+    await connection.close()  # the same shutdown, run to its end
+    assert transport.closed
+
+
 # --- the stream transport over real pipes ---------------------------------------------------
 
 
@@ -413,6 +539,20 @@ async def test_close_returns_when_the_peer_never_reads_what_is_queued():
     os.close(peer_read)
 
 
+async def test_a_cancelled_close_cuts_off_a_peer_that_never_reads():
+    reader, writer, peer_write, peer_read = await pipe_pair()
+    transport = conn.StreamTransport(reader, writer, close_timeout=30)
+    writer.write(b"x" * (4 * 1024 * 1024))  # far more than a pipe holds; the peer reads none of it
+    closing = asyncio.create_task(transport.close())
+    await asyncio.sleep(0.1)
+    closing.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await closing
+    await asyncio.wait_for(writer.wait_closed(), 5)  # aborted: the queued output is dropped
+    os.close(peer_write)
+    os.close(peer_read)
+
+
 # --- the process helper ---------------------------------------------------------------------
 
 STUBBORN_CHILD = (
@@ -444,3 +584,18 @@ async def test_a_child_that_ignores_sigterm_is_killed_after_the_timeouts():
         assert process.stdout is not None
         await process.stdout.readline()
     assert process.returncode == -signal.SIGKILL
+
+
+async def test_close_cuts_off_a_child_that_never_reads_within_its_timeout_and_quietly():
+    """A subprocess pipe's close waiter is not cancelled by the timeout (asyncio logs an
+    InvalidStateError from `pipe_connection_lost` when it is)."""
+    unhandled: list[Any] = []
+    asyncio.get_running_loop().set_exception_handler(lambda _, context: unhandled.append(context))
+    async with conn.spawn_process(sys.executable, "-c", STUBBORN_CHILD, timeout=0.2) as process:
+        assert process.stdin is not None and process.stdout is not None
+        await process.stdout.readline()
+        transport = conn.StreamTransport(process.stdout, process.stdin, close_timeout=0.2)
+        process.stdin.write(b"x" * (4 * 1024 * 1024))
+        await asyncio.wait_for(transport.close(), 5)
+    await asyncio.sleep(0.1)  # the pipe's connection_lost runs
+    assert not unhandled, unhandled
