@@ -262,12 +262,16 @@ def test_a_flood_of_notifications_to_a_stuck_handler_pushes_back_and_keeps_memor
 
 
 def test_a_peer_that_pauses_reading_gets_every_answer_and_memory_stays_bounded(tmp_path):
-    """2,000 requests of 64 KiB answers while this peer reads nothing for two seconds (less than
+    """4,000 requests of 64 KiB answers while this peer reads nothing for two seconds (less than
     the output stall): every answer arrives once it reads. What the agent holds meanwhile is
-    bounded by its limits: max_concurrent_requests (64 here) answers being written, each held
-    twice (the result and its JSON), and max_buffered_bytes (4 MiB), with the allocator's arenas
-    around them: peak RSS grows by 41-49 MiB here, less than 64 MiB; serving all 2,000 at once
-    (max_concurrent_requests removed) grows it by 239 MiB."""
+    bounded by its limits, not by how much the peer asks: max_concurrent_requests (64 here)
+    answers being written, each held as its result and its JSON, and max_buffered_bytes (4 MiB),
+    with the allocator's fragmentation around them. Peak RSS grows by 69-85 MiB here for 2,000
+    requests and the same for 4,000 (how much depends on the scheduling of both processes, so the
+    bound leaves room); serving all of them at once (max_concurrent_requests removed) grows it by
+    270 MiB for 2,000 and 545 MiB for 4,000."""
+
+    requests_count = 4000
 
     async def test() -> None:
         limits = {"max_buffered_bytes": 4 * MiB, "max_output_stall": 20.0, "max_concurrent_requests": 64}
@@ -275,21 +279,21 @@ def test_a_peer_that_pauses_reading_gets_every_answer_and_memory_stays_bounded(t
             requests = b"".join(
                 json.dumps({"jsonrpc": "2.0", "id": n, "method": "_test/big", "params": {"bytes": 65536}}).encode()
                 + b"\n"
-                for n in range(2000)
+                for n in range(requests_count)
             )
             agent.output_pipe.pause_reading()
             writing = asyncio.create_task(agent.write(requests))
             await asyncio.sleep(2.0)
             agent.output_pipe.resume_reading()
             ids = set()
-            while len(ids) < 2000:
+            while len(ids) < requests_count:
                 answer = await agent.read()
                 assert len(answer["result"]) == 65536
                 ids.add(answer["id"])
             await writing
-            assert ids == set(range(2000))
+            assert ids == set(range(requests_count))
             assert await agent.answers() == []
-            assert agent.growth() < 64 * MiB, f"{agent.growth() / MiB:.1f} MiB"
+            assert agent.growth() < 128 * MiB, f"{agent.growth() / MiB:.1f} MiB"
 
     run(test)
 
