@@ -297,6 +297,7 @@ _WIRE: Final = Wire(
     initialize_method=Methods.INITIALIZE,
     repeated_initialize=_repeated_initialize,
     encode_notification=_jsonrpc.notification_object,
+    encode_request=_jsonrpc.request_object,
     encode_result=_jsonrpc.result_object,
     schema_methods=frozenset(
         {

@@ -195,7 +195,7 @@ class StreamTransport:
                 line = bytes(buffer)
                 buffer.clear()
                 self._scanned = 0
-                return line if line.strip() else None
+                return line if line and not line.isspace() else None
             skipped = self._skipping or end > limit
             line = b"" if skipped else _take(buffer, end)
             del buffer[: end + 1]
@@ -203,7 +203,7 @@ class StreamTransport:
             if skipped:
                 self._skipping = False
                 raise MessageTooLarge(f"a message longer than {limit} bytes")
-            if line.strip():
+            if line and not line.isspace():  # not blank (`strip` would copy the line to say so)
                 return line
 
     async def send(self, message: bytes) -> None:
@@ -291,10 +291,12 @@ class Wire:
     # A repeated `initialize`'s raw params, and whether another request came since the last →
     # why it is refused (-32600), or None to serve it; None: every repeat is served (v1).
     repeated_initialize: Callable[[Any, bool], str | None] | None = None
-    # The JSON-RPC object of a notification (method, params) and of a response with a result
-    # (id, result), as `encode` writes them, without the message object (the hot path's);
+    # The JSON-RPC object of a notification (method, params), of a request the engine made (id,
+    # method, params) and of a response with a result (id, result), as `encode` writes them,
+    # without the message object (the hot path's);
     # None: the engine makes the message and calls `encode`.
     encode_notification: Callable[[str, Any], dict[str, Any]] | None = None
+    encode_request: Callable[[Any, str, Any], dict[str, Any]] | None = None  # (id, method, params)
     encode_result: Callable[[Any, Any], dict[str, Any]] | None = None
 
 
@@ -523,8 +525,12 @@ class Connection:
         assert type(request_id) is int
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._waiting[request_id] = (method, future)
+        encode = self._wire.encode_request
         try:
-            await self._write(self._encode(request))
+            if encode is not None:
+                await self._write(_rt.dump_json_bytes(encode(request_id, request.method, request.params)))
+            else:
+                await self._write(self._encode(request))
             return await future
         except asyncio.CancelledError:
             if not self._closed and request_id in self._waiting:
@@ -620,22 +626,23 @@ class Connection:
                 self._fail_unparsed(data, error)
             await self._answer(self._error(None, _rt.PARSE_ERROR, "Parse error", {"error": str(error)}))
             return
-        if type(message) is dict and type(message.get("id")) is str and len(message["id"]) > self._limits.max_id_length:
-            text = f"Invalid request: a request id longer than {self._limits.max_id_length} characters"
-            if "method" in message:
-                await self._answer(self._error(None, _rt.INVALID_REQUEST, text))
-            return  # a response to no request of ours
-        if type(message) is dict and "method" in message and message.get("params") is None:
-            method = message["method"]
-            if type(method) is str and not method.startswith("_"):
-                message["params"] = {}  # served as `{}`, as the TypeScript SDK does
-        if (
-            type(message) is dict
-            and message.get("method") == self._wire.initialize_method
-            and self._initialized
-            and await self._refused_repeat(message)
-        ):
-            return
+        if type(message) is dict:
+            request_id = message.get("id")
+            if type(request_id) is str and len(request_id) > self._limits.max_id_length:
+                text = f"Invalid request: a request id longer than {self._limits.max_id_length} characters"
+                if "method" in message:
+                    await self._answer(self._error(None, _rt.INVALID_REQUEST, text))
+                return  # a response to no request of ours
+            if "method" in message and message.get("params") is None:
+                method = message["method"]
+                if type(method) is str and not method.startswith("_"):
+                    message["params"] = {}  # served as `{}`, as the TypeScript SDK does
+            if (
+                message.get("method") == self._wire.initialize_method
+                and self._initialized
+                and await self._refused_repeat(message)
+            ):
+                return
         try:
             decoded = self._wire.decode(message, side=self._side, strict=self._strict, on_salvage=self._on_salvage)
         except DecodeError as error:
