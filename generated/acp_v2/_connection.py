@@ -190,6 +190,15 @@ class StreamTransport:
                 self._scanned = len(buffer)
                 chunk = await self._reader.read(READ_SIZE)
                 if chunk:
+                    if not buffer and not self._skipping:
+                        end = chunk.find(b"\n")
+                        if end == len(chunk) - 1 and end <= limit:
+                            # One whole line, as a peer that waits for answers sends them: taken
+                            # from the chunk, without a trip through the buffer.
+                            line = chunk[:end]
+                            if line and not line.isspace():
+                                return line
+                            continue
                     buffer += chunk
                     continue
                 if self._skipping:  # the stream ended inside an overlong line
@@ -631,6 +640,18 @@ class Connection:
             return
         if type(message) is dict:
             request_id = message.get("id")
+            if (
+                type(request_id) is int
+                and len(message) == 3
+                and "result" in message
+                and message.get("jsonrpc") == "2.0"
+                and request_id in self._waiting
+            ):
+                # The answer to one of our requests with nothing else in it (`jsonrpc`, `id`,
+                # `result`): the wire's response without its generic decoding, which would find
+                # the same (the id is one this connection made).
+                self._resolve(self._wire.response(id=request_id, result=message["result"]))
+                return
             if type(request_id) is str and len(request_id) > self._limits.max_id_length:
                 text = f"Invalid request: a request id longer than {self._limits.max_id_length} characters"
                 if "method" in message:

@@ -309,6 +309,23 @@ async def test_cancel_cancels_the_handler_and_answers_request_cancelled():
         }
 
 
+@pytest.mark.parametrize(
+    "extra",
+    [{"id": 0, "result": 1, "other": 2}, {"jsonrpc": "1.0", "id": 0, "result": 1}, {"id": 0, "result": 1, "error": 2}],
+    ids=["no-version", "bad-version", "result-and-error"],
+)
+async def test_a_three_key_response_that_is_not_a_plain_result_fails_its_request(extra):
+    transport = MemoryTransport()
+    async with connect(Handler(), transport) as connection:
+        call = asyncio.create_task(connection._request("echo", 1))
+        sent = await transport.next()
+        transport.feed({**extra, "id": sent["id"]})
+        with pytest.raises(rt.DecodeError):  # a malformed response fails its request
+            await asyncio.wait_for(call, 5)
+        transport.feed(request(2, "after"))
+        assert await transport.next() == {"jsonrpc": "2.0", "id": 2, "result": "after"}
+
+
 async def test_a_request_answered_with_an_error_raises_the_wires_request_error():
     transport = MemoryTransport()
     async with connect(Handler(), transport) as connection:
