@@ -742,7 +742,11 @@ class Connection:
         while len(self._serving) >= self._limits.max_concurrent_requests:
             self._slot_free.clear()  # the reader stops reading until a request finishes
             await self._slot_free.wait()
-        if sys.version_info >= (3, 12):
+        if self._inbox.qsize():
+            # Notifications read before this request wait for their handler: a task, which starts
+            # after them, as the request came after them (an eager start would overtake them).
+            self._serving[key] = asyncio.create_task(self._serve(request, key))
+        elif sys.version_info >= (3, 12):
             # The handler's first step runs now, in its own task (`current_task()`, timeouts and
             # task groups see it): a handler that does not wait answers without a trip through
             # the event loop, and its task is never entered in `_serving`.

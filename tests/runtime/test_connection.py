@@ -326,6 +326,26 @@ async def test_a_three_key_response_that_is_not_a_plain_result_fails_its_request
         assert await transport.next() == {"jsonrpc": "2.0", "id": 2, "result": "after"}
 
 
+async def test_a_request_starts_after_the_handlers_of_the_notifications_read_before_it():
+    """On Python 3.12+ a served request starts eagerly, unless notifications read before it still
+    wait for their handler: it must not overtake them."""
+
+    class Ordered(Handler):
+        async def note(self, params: Any) -> None:
+            self.notes.append(params)
+
+        async def echo(self, params: Any) -> Any:
+            return list(self.notes)
+
+    transport = MemoryTransport()
+    async with connect(Ordered(), transport):
+        transport.feed(
+            {"jsonrpc": "2.0", "method": "note", "params": 1}, {"jsonrpc": "2.0", "method": "note", "params": 2}
+        )
+        transport.feed(request(1, "notes"))
+        assert (await transport.next())["result"] == [1, 2]
+
+
 async def test_a_request_answered_with_an_error_raises_the_wires_request_error():
     transport = MemoryTransport()
     async with connect(Handler(), transport) as connection:
