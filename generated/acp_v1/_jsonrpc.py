@@ -270,13 +270,11 @@ class PendingRequests(Generic[RequestT, ResponseT]):
 
         The request is forgotten even when its result does not decode (DecodeError)."""
         envelopes = self._envelopes
-        response = (
-            message
-            if isinstance(message, envelopes.response)
-            else envelopes.decode_message(message, None, strict, None)
-        )
+        response = message
         if not isinstance(response, envelopes.response):
-            raise _invalid(_rt.ROOT, "a response", envelopes.encode_message(response))
+            response = envelopes.decode_message(message, None, strict, None)
+            if not isinstance(response, envelopes.response):
+                raise _invalid(_rt.ROOT, "a response", envelopes.encode_message(response))
         method = self._methods.pop((type(response.id), response.id), None)
         if method is None:
             raise _invalid((_rt.ROOT, "id"), "the id of a pending request", response.id)

@@ -190,6 +190,15 @@ class StreamTransport:
                 self._scanned = len(buffer)
                 chunk = await self._reader.read(READ_SIZE)
                 if chunk:
+                    if not buffer and not self._skipping:
+                        end = chunk.find(b"\n")
+                        if end == len(chunk) - 1 and end <= limit:
+                            # One whole line, as a peer that waits for answers sends them: taken
+                            # from the chunk, without a trip through the buffer.
+                            line = chunk[:end]
+                            if line and not line.isspace():
+                                return line
+                            continue
                     buffer += chunk
                     continue
                 if self._skipping:  # the stream ended inside an overlong line
@@ -198,7 +207,7 @@ class StreamTransport:
                 line = bytes(buffer)
                 buffer.clear()
                 self._scanned = 0
-                return line if line.strip() else None
+                return line if line and not line.isspace() else None
             skipped = self._skipping or end > limit
             line = b"" if skipped else _take(buffer, end)
             del buffer[: end + 1]
@@ -206,12 +215,15 @@ class StreamTransport:
             if skipped:
                 self._skipping = False
                 raise MessageTooLarge(f"a message longer than {limit} bytes")
-            if line.strip():
+            if line and not line.isspace():  # not blank (`strip` would copy the line to say so)
                 return line
 
     async def send(self, message: bytes) -> None:
-        async with self._lock:
-            self._writer.writelines((message, b"\n"))
+        # The lock's own methods rather than `async with`: two coroutine frames less per message.
+        lock = self._lock
+        await lock.acquire()
+        try:
+            self._writer.write(message + b"\n")  # `writelines` joins them too, a call deeper
             transport = self._writer.transport
             if transport.get_write_buffer_size() <= self._limits.max_buffered_bytes:
                 # At or below the high-water mark: `drain` returns at once (it raises a
@@ -229,6 +241,8 @@ class StreamTransport:
                 transport.abort()
                 stall = self._limits.max_output_stall
                 raise ConnectionClosed(f"the peer read none of the output for {stall} s: the connection is closed")
+        finally:
+            lock.release()
 
     async def close(self) -> None:
         """Close the writing direction. A peer that has not read what is still queued after
@@ -289,6 +303,13 @@ class Wire:
     # A repeated `initialize`'s raw params, and whether another request came since the last →
     # why it is refused (-32600), or None to serve it; None: every repeat is served (v1).
     repeated_initialize: Callable[[Any, bool], str | None] | None = None
+    # The JSON-RPC object of a notification (method, params), of a request the engine made (id,
+    # method, params) and of a response with a result (id, result), as `encode` writes them,
+    # without the message object (the hot path's);
+    # None: the engine makes the message and calls `encode`.
+    encode_notification: Callable[[str, Any], dict[str, Any]] | None = None
+    encode_request: Callable[[Any, str, Any], dict[str, Any]] | None = None  # (id, method, params)
+    encode_result: Callable[[Any, Any], dict[str, Any]] | None = None
 
 
 def _readable_id(message: Any) -> Any:
@@ -516,8 +537,12 @@ class Connection:
         assert type(request_id) is int
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._waiting[request_id] = (method, future)
+        encode = self._wire.encode_request
         try:
-            await self._write(self._encode(request))
+            if encode is not None:
+                await self._write(_rt.dump_json_bytes(encode(request_id, request.method, request.params)))
+            else:
+                await self._write(self._encode(request))
             return await future
         except asyncio.CancelledError:
             if not self._closed and request_id in self._waiting:
@@ -535,7 +560,11 @@ class Connection:
     async def _notify(self, method: str, params: Any) -> None:
         if self._closed:
             raise ConnectionClosed(f"cannot send {method}: the connection is closed")
-        await self._write(self._encode(self._wire.notification(method=method, params=params)))
+        encode = self._wire.encode_notification
+        if encode is not None:
+            await self._write(_rt.dump_json_bytes(encode(method, params)))
+        else:
+            await self._write(self._encode(self._wire.notification(method=method, params=params)))
 
     async def _write(self, data: bytes) -> None:
         if self._tap is not None:
@@ -609,22 +638,35 @@ class Connection:
                 self._fail_unparsed(data, error)
             await self._answer(self._error(None, _rt.PARSE_ERROR, "Parse error", {"error": str(error)}))
             return
-        if type(message) is dict and type(message.get("id")) is str and len(message["id"]) > self._limits.max_id_length:
-            text = f"Invalid request: a request id longer than {self._limits.max_id_length} characters"
-            if "method" in message:
-                await self._answer(self._error(None, _rt.INVALID_REQUEST, text))
-            return  # a response to no request of ours
-        if type(message) is dict and "method" in message and message.get("params") is None:
-            method = message["method"]
-            if type(method) is str and not method.startswith("_"):
-                message["params"] = {}  # served as `{}`, as the TypeScript SDK does
-        if (
-            type(message) is dict
-            and message.get("method") == self._wire.initialize_method
-            and self._initialized
-            and await self._refused_repeat(message)
-        ):
-            return
+        if type(message) is dict:
+            request_id = message.get("id")
+            if (
+                type(request_id) is int
+                and len(message) == 3
+                and "result" in message
+                and message.get("jsonrpc") == "2.0"
+                and request_id in self._waiting
+            ):
+                # The answer to one of our requests with nothing else in it (`jsonrpc`, `id`,
+                # `result`): the wire's response without its generic decoding, which would find
+                # the same (the id is one this connection made).
+                self._resolve(self._wire.response(id=request_id, result=message["result"]))
+                return
+            if type(request_id) is str and len(request_id) > self._limits.max_id_length:
+                text = f"Invalid request: a request id longer than {self._limits.max_id_length} characters"
+                if "method" in message:
+                    await self._answer(self._error(None, _rt.INVALID_REQUEST, text))
+                return  # a response to no request of ours
+            if "method" in message and message.get("params") is None:
+                method = message["method"]
+                if type(method) is str and not method.startswith("_"):
+                    message["params"] = {}  # served as `{}`, as the TypeScript SDK does
+            if (
+                message.get("method") == self._wire.initialize_method
+                and self._initialized
+                and await self._refused_repeat(message)
+            ):
+                return
         try:
             decoded = self._wire.decode(message, side=self._side, strict=self._strict, on_salvage=self._on_salvage)
         except DecodeError as error:
@@ -700,7 +742,11 @@ class Connection:
         while len(self._serving) >= self._limits.max_concurrent_requests:
             self._slot_free.clear()  # the reader stops reading until a request finishes
             await self._slot_free.wait()
-        if sys.version_info >= (3, 12):
+        if self._inbox.qsize():
+            # Notifications read before this request wait for their handler: a task, which starts
+            # after them, as the request came after them (an eager start would overtake them).
+            self._serving[key] = asyncio.create_task(self._serve(request, key))
+        elif sys.version_info >= (3, 12):
             # The handler's first step runs now, in its own task (`current_task()`, timeouts and
             # task groups see it): a handler that does not wait answers without a trip through
             # the event loop, and its task is never entered in `_serving`.
@@ -711,40 +757,42 @@ class Connection:
             self._serving[key] = asyncio.create_task(self._serve(request, key))
 
     async def _serve(self, request: Any, key: tuple[type, Any]) -> None:
+        # The handler's call, its answer and its slot in one frame (one coroutine per request).
         try:
-            await self._answer_request(request)
+            try:
+                if request.method.startswith("_"):
+                    result = await self._handler.ext_method(request.method, request.params)
+                else:
+                    result = await self._requests[request.method](self._handler, request.params)
+                encode = self._wire.encode_result
+                if encode is not None:
+                    data = _rt.dump_json_bytes(encode(request.id, result))
+                else:
+                    data = self._encode(self._wire.response(id=request.id, result=result))
+            except asyncio.CancelledError:
+                if self._closed:
+                    raise
+                data = self._error(request.id, _rt.REQUEST_CANCELLED, "Request cancelled", {"requestId": request.id})
+            except RequestError as error:
+                try:
+                    data = self._error(request.id, error.code, error.message, error.data)
+                except Exception:
+                    _log.exception("the error of %s (request %r) does not encode", request.method, request.id)
+                    data = self._error(request.id, _rt.INTERNAL_ERROR, "Internal error")
+            except Exception:
+                _log.exception("the handler of %s (request %r) failed", request.method, request.id)
+                data = self._error(request.id, _rt.INTERNAL_ERROR, "Internal error")
+            else:
+                if request.method == self._wire.initialize_method:
+                    self._initialized = True
+            with contextlib.suppress(ConnectionClosed):
+                await self._write(data)
         finally:
             # Here rather than in a done callback (one scheduled call less per request): the
             # task always starts, as a cancellation is scheduled after its first step (at shutdown,
             # which may cancel it before, nothing waits for a slot).
             self._serving.pop(key, None)
             self._slot_free.set()
-
-    async def _answer_request(self, request: Any) -> None:
-        try:
-            if request.method.startswith("_"):
-                result = await self._handler.ext_method(request.method, request.params)
-            else:
-                result = await self._requests[request.method](self._handler, request.params)
-            data = self._encode(self._wire.response(id=request.id, result=result))
-        except asyncio.CancelledError:
-            if self._closed:
-                raise
-            data = self._error(request.id, _rt.REQUEST_CANCELLED, "Request cancelled", {"requestId": request.id})
-        except RequestError as error:
-            try:
-                data = self._error(request.id, error.code, error.message, error.data)
-            except Exception:
-                _log.exception("the error of %s (request %r) does not encode", request.method, request.id)
-                data = self._error(request.id, _rt.INTERNAL_ERROR, "Internal error")
-        except Exception:
-            _log.exception("the handler of %s (request %r) failed", request.method, request.id)
-            data = self._error(request.id, _rt.INTERNAL_ERROR, "Internal error")
-        else:
-            if request.method == self._wire.initialize_method:
-                self._initialized = True
-        with contextlib.suppress(ConnectionClosed):
-            await self._write(data)
 
     def _encode(self, message: Any) -> bytes:
         return _rt.dump_json_bytes(self._wire.encode(message))

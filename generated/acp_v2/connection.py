@@ -29,7 +29,7 @@ import os
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from . import _connection, _router
+from . import _connection, _jsonrpc, _router
 from ._connection import (
     DEFAULT_LIMIT,
     DEFAULT_LIMITS,
@@ -296,6 +296,9 @@ _WIRE: Final = Wire(
     cancelled_id=lambda params: params.request_id,
     initialize_method=Methods.INITIALIZE,
     repeated_initialize=_repeated_initialize,
+    encode_notification=_jsonrpc.notification_object,
+    encode_request=_jsonrpc.request_object,
+    encode_result=_jsonrpc.result_object,
     schema_methods=frozenset(
         {
             Methods.AUTH_LOGIN,

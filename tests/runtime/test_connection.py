@@ -309,6 +309,43 @@ async def test_cancel_cancels_the_handler_and_answers_request_cancelled():
         }
 
 
+@pytest.mark.parametrize(
+    "extra",
+    [{"id": 0, "result": 1, "other": 2}, {"jsonrpc": "1.0", "id": 0, "result": 1}, {"id": 0, "result": 1, "error": 2}],
+    ids=["no-version", "bad-version", "result-and-error"],
+)
+async def test_a_three_key_response_that_is_not_a_plain_result_fails_its_request(extra):
+    transport = MemoryTransport()
+    async with connect(Handler(), transport) as connection:
+        call = asyncio.create_task(connection._request("echo", 1))
+        sent = await transport.next()
+        transport.feed({**extra, "id": sent["id"]})
+        with pytest.raises(rt.DecodeError):  # a malformed response fails its request
+            await asyncio.wait_for(call, 5)
+        transport.feed(request(2, "after"))
+        assert await transport.next() == {"jsonrpc": "2.0", "id": 2, "result": "after"}
+
+
+async def test_a_request_starts_after_the_handlers_of_the_notifications_read_before_it():
+    """On Python 3.12+ a served request starts eagerly, unless notifications read before it still
+    wait for their handler: it must not overtake them."""
+
+    class Ordered(Handler):
+        async def note(self, params: Any) -> None:
+            self.notes.append(params)
+
+        async def echo(self, params: Any) -> Any:
+            return list(self.notes)
+
+    transport = MemoryTransport()
+    async with connect(Ordered(), transport):
+        transport.feed(
+            {"jsonrpc": "2.0", "method": "note", "params": 1}, {"jsonrpc": "2.0", "method": "note", "params": 2}
+        )
+        transport.feed(request(1, "notes"))
+        assert (await transport.next())["result"] == [1, 2]
+
+
 async def test_a_request_answered_with_an_error_raises_the_wires_request_error():
     transport = MemoryTransport()
     async with connect(Handler(), transport) as connection:
