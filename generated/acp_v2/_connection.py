@@ -300,9 +300,10 @@ class Wire:
     cancelled_id: Callable[[Any], Any]  # the params of `cancel_method` → the request id
     initialize_method: str | None  # served first: earlier requests are refused
     schema_methods: Collection[str] = ()  # refused by `send_request`/`send_notification` (typed methods send them)
-    # A repeated `initialize`'s raw params, and whether another request came since the last →
-    # why it is refused (-32600), or None to serve it; None: every repeat is served (v1).
-    repeated_initialize: Callable[[Any, bool], str | None] | None = None
+    # The raw params of an `initialize` that is not the first, whether another is being answered
+    # (its handler has not returned), and whether another request came since the last answered →
+    # the error that refuses it (-32600), or None to serve it; None: every one is served (v1).
+    repeated_initialize: Callable[[Any, bool, bool], RequestError | None] | None = None
     # The JSON-RPC object of a notification (method, params), of a request the engine made (id,
     # method, params) and of a response with a result (id, result), as `encode` writes them,
     # without the message object (the hot path's);
@@ -433,6 +434,7 @@ class Connection:
         self._inbox: asyncio.Queue[Any] = asyncio.Queue(limits.max_queued_notifications)
         self._initialized = wire.initialize_method is None
         self._served_other = False  # a request other than `initialize` came once initialized
+        self._initializing = False  # an `initialize` is being answered (its handler has not returned)
         self._closed = False
         self._tap: Tap | None = None  # the wire observers, when there are any
         self._stopping = False  # `_shutdown` has begun: no task may start
@@ -663,7 +665,7 @@ class Connection:
                     message["params"] = {}  # served as `{}`, as the TypeScript SDK does
             if (
                 message.get("method") == self._wire.initialize_method
-                and self._initialized
+                and (self._initialized or self._initializing)
                 and await self._refused_repeat(message)
             ):
                 return
@@ -716,15 +718,16 @@ class Connection:
         await self._answer(self._error(request_id, error.code, error.message, error.data))
 
     async def _refused_repeat(self, message: dict[str, Any]) -> bool:
-        """Whether `message`, a repeated `initialize`, is one the wire refuses, answered -32600 here
-        (before its params are read: a v1 client's repeat is refused, not found invalid)."""
+        """Whether `message`, an `initialize` that is not the first (or comes while the first is
+        being answered), is one the wire refuses, answered with its error here (before its params
+        are read: a v1 client's repeat is refused, not found invalid)."""
         refusal = self._wire.repeated_initialize
         if refusal is None or "id" not in message:
             return False
-        reason = refusal(message.get("params"), self._served_other)
-        if reason is None:
+        error = refusal(message.get("params"), self._initializing, self._served_other)
+        if error is None:
             return False
-        await self._answer(self._error(_readable_id(message), _rt.INVALID_REQUEST, f"Invalid request: {reason}"))
+        await self._answer(self._error(_readable_id(message), error.code, error.message, error.data))
         return True
 
     async def _dispatch(self, request: Any) -> None:
@@ -739,6 +742,8 @@ class Connection:
                 await self._answer(self._error(request.id, _rt.INVALID_REQUEST, message))
                 return
             self._served_other = True
+        else:
+            self._initializing = True  # until its handler returns: another `initialize` meanwhile may be refused
         while len(self._serving) >= self._limits.max_concurrent_requests:
             self._slot_free.clear()  # the reader stops reading until a request finishes
             await self._slot_free.wait()
@@ -785,6 +790,8 @@ class Connection:
             else:
                 if request.method == self._wire.initialize_method:
                     self._initialized = True
+            if self._initializing and request.method == self._wire.initialize_method:
+                self._initializing = False  # answered (before the answer is written, as in the TypeScript SDK)
             with contextlib.suppress(ConnectionClosed):
                 await self._write(data)
         finally:

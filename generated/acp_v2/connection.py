@@ -26,7 +26,7 @@ import contextlib
 import dataclasses
 import functools
 import os
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from . import _connection, _jsonrpc, _router
@@ -265,16 +265,33 @@ def _served_version(params: InitializeRequest) -> InitializeRequest:
     return params
 
 
-def _repeated_initialize(params: Any, after_other_requests: bool) -> str | None:
-    """Why a repeated `initialize` is refused (-32600), as the TypeScript SDK's v2 agent refuses
-    it: a repeat must come before any other request, and ask for the version the first answer
-    selected (or a newer one); None: the agent's handler serves it."""
+def _repeated_initialize(params: Any, in_progress: bool, after_other_requests: bool) -> RequestError | None:
+    """Why an `initialize` that is not the first is refused (-32600), as the TypeScript SDK's v2
+    agent refuses it, in its words: none while another is being answered (its handler has not
+    returned), and a repeat must come before any other request and ask for the version the first
+    answer selected (or a newer one); None: the agent's handler serves it."""
+    if in_progress:
+        return RequestError.invalid_request("ACP v2 initialize is already in progress")
     if after_other_requests:
-        return "ACP v2 initialize must not be repeated after other requests"
+        return RequestError.invalid_request("ACP v2 initialize must not be repeated after other requests")
     requested = params.get("protocolVersion") if type(params) is dict else None
     if type(requested) is int and requested < 2:
-        return "a repeated initialize must request protocol version 2 or later"
+        message = "Invalid request: a repeated initialize must request protocol version 2 or later"
+        return RequestError.invalid_request(message=message)
     return None
+
+
+async def _answered_version(answer: Awaitable[InitializeResponse]) -> InitializeResponse:
+    """The agent's answer to `initialize`, refused when its protocol version is not the package's:
+    the client's `initialize` is answered -32600 instead, as the TypeScript SDK's v2 agent answers
+    it, and the connection stays as it was (uninitialized, or with the previous answer in effect)."""
+    response = await answer
+    answered = response.protocol_version
+    if answered != 2:
+        data = {"expectedProtocolVersion": 2, "receivedProtocolVersion": answered}
+        message = "Invalid request: The v2 API only supports protocol version 2"
+        raise RequestError.invalid_request(data, message)
+    return response
 
 
 def _method_not_found(method: str) -> RequestError:
@@ -616,7 +633,7 @@ _AGENT_REQUESTS: Final[Handlers] = {
     Methods.AUTH_LOGIN: lambda handler, params: handler.auth_login(params),
     Methods.AUTH_LOGOUT: lambda handler, params: handler.auth_logout(params),
     Methods.AUTH_STATUS: lambda handler, params: handler.auth_status(params),
-    Methods.INITIALIZE: lambda handler, params: handler.initialize(_served_version(params)),
+    Methods.INITIALIZE: lambda handler, params: _answered_version(handler.initialize(_served_version(params))),
     Methods.PROVIDERS_DISABLE: lambda handler, params: handler.providers_disable(params),
     Methods.PROVIDERS_LIST: lambda handler, params: handler.providers_list(params),
     Methods.PROVIDERS_SET: lambda handler, params: handler.providers_set(params),
@@ -1169,7 +1186,8 @@ async def run_agent(
     connection is routed by the `protocolVersion` of the client's `initialize`, as `serve_agent`
     says, and the routed connection takes the same options; without them `agent` serves the
     connection alone (an `initialize` asking for a version below
-    2 is answered -32022 before `agent.initialize` runs)."""
+    2 is answered -32022 before `agent.initialize` runs, and one that
+    `agent.initialize` answers with another version -32600)."""
     limits = _limits(limits, limit)
     reader, writer = await stdio_streams()
     transport = StreamTransport(reader, writer, limits=limits, close_timeout=close_timeout)

@@ -103,12 +103,15 @@ class ErrorDataConstructor:
 @dataclass(frozen=True)
 class VersionCheck:
     """How the agent's connection answers an `initialize` asking for a protocol version below
-    the package's before the handler: the params type, its version property, the constructor."""
+    the package's before the handler: the params type, its version property, the constructor;
+    and how it checks the handler's answer: the result type and its version property."""
 
     params: str
     field: str  # the Python name of `protocolVersion`
     version: int
     constructor: str  # the -32022 error-data constructor, taking (requested, supported)
+    result: str
+    result_field: str  # the Python name of the result's `protocolVersion`
 
 
 def _method_doc(method: Method, queries: Queries) -> str:
@@ -252,7 +255,26 @@ def _version_check(
             f"the -32022 answer to initialize needs initialize params with a protocolVersion and error"
             f" data with the required properties ['requested', 'supported'], found {found}",
         )
-    return VersionCheck(initialize.params, field, module.protocol_version, constructor.python_name)
+    result = queries.types[initialize.result] if initialize.result else None
+    result_field = (
+        next((f.name for f in result.fields if f.wire_name == "protocolVersion" and f.required), None)
+        if isinstance(result, ObjectType)
+        else None
+    )
+    if result is None or result_field is None:
+        raise GenerationError(
+            params.pointer if result is None else result.pointer,
+            f"the check of the agent's answer to initialize needs a result with a required protocolVersion,"
+            f" found {'no result' if result is None else f'none in {initialize.result}'}",
+        )
+    return VersionCheck(
+        initialize.params,
+        field,
+        module.protocol_version,
+        constructor.python_name,
+        initialize.result or "",
+        result_field,
+    )
 
 
 def connection_names(module: Module) -> tuple[str, ...]:

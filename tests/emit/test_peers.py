@@ -90,6 +90,11 @@ def test_each_error_data_type_gets_a_constructor_for_the_code_its_description_na
     assert "unsupported_protocol_version" not in [c.python_name for c in context.error_constructors]
     assert "resource_not_found" in [c.python_name for c in context.error_constructors]
     assert context.version_check is not None and context.version_check.version == 2
+    # the agent's answer is checked too: the result type and its version property
+    assert (context.version_check.result, context.version_check.result_field) == (
+        "InitializeResponse",
+        "protocol_version",
+    )
 
 
 def test_an_error_data_type_whose_description_names_no_code_fails_generation():

@@ -399,11 +399,86 @@ def test_a_repeated_initialize_on_a_v2_connection_is_refused_minus_32600_as_the_
         pipe.feed(request(5, {"cwd": "/"}, "session/new"), request(6, V2_INIT))
         answers = {answer["id"]: answer for answer in (await pipe.next(), await pipe.next())}
         assert answers[5]["error"]["code"] == -32601  # V2Agent serves no session/new
-        assert answers[6]["error"] == {
+        assert answers[6]["error"] == {  # TS: `RequestError.invalidRequest(text)`, the text as data
             "code": -32600,
-            "message": "Invalid request: ACP v2 initialize must not be repeated after other requests",
+            "message": "Invalid request",
+            "data": "ACP v2 initialize must not be repeated after other requests",
         }
         assert [params.protocol_version for params in v2.seen] == [2, 2] and v1.seen == []
+        await finish(pipe, task)
+
+    run(test)
+
+
+class HeldV2Agent(V2Agent):
+    """Answers each `initialize` when the test releases it, with the protocol version it is given."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.released: asyncio.Queue[int] = asyncio.Queue()
+
+    async def initialize(self, params: Any) -> Any:
+        self.seen.append(params)
+        version = await self.released.get()
+        return acp.InitializeResponse(protocol_version=version, info=acp.Implementation(name="v2", version="1"))
+
+
+IN_PROGRESS = {"code": -32600, "message": "Invalid request", "data": "ACP v2 initialize is already in progress"}
+
+
+def test_an_initialize_while_another_is_being_answered_is_refused_minus_32600_as_the_typescript_sdk_refuses_it():
+    """The first `initialize`, or a repeat, whose handler has not returned: another meanwhile is
+    refused without reaching the handler; once it is answered, a repeat is served again."""
+
+    async def test() -> None:
+        pipe, v2 = Pipe(), HeldV2Agent()
+        task = await routed(pipe, v2, V1Agent())
+        pipe.feed(request(1, V2_INIT), request(2, V2_INIT))  # the second read before the first is answered
+        assert await pipe.next() == {"jsonrpc": "2.0", "id": 2, "error": IN_PROGRESS}
+        v2.released.put_nowait(2)
+        assert (await pipe.next())["id"] == 1
+        pipe.feed(request(3, V2_INIT))  # a repeat, held too
+        while len(v2.seen) < 2:
+            await asyncio.sleep(0)
+        pipe.feed(request(4, {**V2_INIT, "protocolVersion": 1}))  # in progress comes first, as in TS
+        assert await pipe.next() == {"jsonrpc": "2.0", "id": 4, "error": IN_PROGRESS}
+        v2.released.put_nowait(2)
+        assert (await pipe.next())["result"]["protocolVersion"] == 2
+        assert len(v2.seen) == 2
+        await finish(pipe, task)
+
+    run(test)
+
+
+@pytest.mark.parametrize("answered", [1, 3])
+def test_an_agent_answering_initialize_with_another_version_on_v2_is_answered_minus_32600_as_in_typescript(answered):
+    """The client gets the TypeScript SDK's error instead of the answer; the connection stays as
+    it was: uninitialized (other requests refused), then initialized by an answer of v2."""
+
+    async def test() -> None:
+        pipe, v2 = Pipe(), HeldV2Agent()
+        task = await routed(pipe, v2, V1Agent())
+        v2.released.put_nowait(answered)
+        pipe.feed(request(1, V2_INIT))
+        assert await pipe.next() == {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "error": {
+                "code": -32600,
+                "message": "Invalid request: The v2 API only supports protocol version 2",
+                "data": {"expectedProtocolVersion": 2, "receivedProtocolVersion": answered},
+            },
+        }
+        pipe.feed(request(2, {"cwd": "/"}, "session/new"))
+        assert (await pipe.next())["error"]["message"].startswith("Invalid request: the connection must be initialized")
+        v2.released.put_nowait(2)
+        pipe.feed(request(3, V2_INIT))  # the first answered initialize
+        assert (await pipe.next())["result"]["protocolVersion"] == 2
+        v2.released.put_nowait(answered)
+        pipe.feed(request(4, V2_INIT))  # a repeat answered with another version: refused, v2 stays
+        assert (await pipe.next())["error"]["data"]["receivedProtocolVersion"] == answered
+        pipe.feed(request(5, {"cwd": "/"}, "session/new"))
+        assert (await pipe.next())["error"]["code"] == -32601  # initialized: V2Agent serves no session/new
         await finish(pipe, task)
 
     run(test)

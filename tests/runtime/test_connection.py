@@ -249,6 +249,52 @@ async def test_an_exception_while_handling_one_message_is_that_messages_error(er
     assert "failed to handle a message" in caplog.text and not unhandled
 
 
+async def test_the_wire_hears_whether_an_initialize_comes_while_another_is_being_answered(monkeypatch):
+    """`Wire.repeated_initialize` is asked about every `initialize` but the first: while one's
+    handler has not returned (`in_progress`, until it returns or fails) and once one was answered;
+    its error is the answer, and the handler never sees a refused one."""
+    heard: list[tuple[Any, bool, bool]] = []
+
+    def repeated(params: Any, in_progress: bool, after_other_requests: bool) -> conn.RequestError | None:
+        heard.append((params, in_progress, after_other_requests))
+        return conn.RequestError(-32600, "Invalid request", "busy") if in_progress else None
+
+    wire = dataclasses.replace(WIRE, initialize_method="echo", repeated_initialize=repeated)
+    monkeypatch.setattr(sys.modules[__name__], "WIRE", wire)
+
+    class Gated(Handler):
+        def __init__(self) -> None:
+            super().__init__()
+            self.gate: asyncio.Queue[Any] = asyncio.Queue()
+            self.seen: list[Any] = []
+
+        async def echo(self, params: Any) -> Any:
+            self.seen.append(params)
+            answer = await self.gate.get()
+            if answer == "fail":
+                raise conn.RequestError(-32603, "Internal error")
+            return answer
+
+    handler, transport = Gated(), MemoryTransport()
+    async with connect(handler, transport):
+        transport.feed(request(1, "first"), request(2, "second"))
+        assert await transport.next() == {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "error": {"code": -32600, "message": "Invalid request", "data": "busy"},
+        }
+        handler.gate.put_nowait("fail")  # a failed first one: the next is a first one again
+        assert (await transport.next())["id"] == 1
+        transport.feed(request(3, "third"))
+        handler.gate.put_nowait("ok")
+        assert await transport.next() == {"jsonrpc": "2.0", "id": 3, "result": "ok"}
+        transport.feed(request(4, "fourth"))  # a repeat, served
+        handler.gate.put_nowait("again")
+        assert await transport.next() == {"jsonrpc": "2.0", "id": 4, "result": "again"}
+    assert heard == [("second", True, False), ("fourth", False, False)]
+    assert handler.seen == ["first", "third", "fourth"]
+
+
 async def test_an_error_whose_data_does_not_encode_answers_internal_error(caplog):
     class Refusing(Handler):
         async def echo(self, params: Any) -> Any:
