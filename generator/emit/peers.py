@@ -261,19 +261,14 @@ def _version_check(
         if isinstance(result, ObjectType)
         else None
     )
-    if result is None or result_field is None:
+    if initialize.result is None or result_field is None:
         raise GenerationError(
             params.pointer if result is None else result.pointer,
             f"the check of the agent's answer to initialize needs a result with a required protocolVersion,"
             f" found {'no result' if result is None else f'none in {initialize.result}'}",
         )
     return VersionCheck(
-        initialize.params,
-        field,
-        module.protocol_version,
-        constructor.python_name,
-        initialize.result or "",
-        result_field,
+        initialize.params, field, module.protocol_version, constructor.python_name, initialize.result, result_field
     )
 
 
