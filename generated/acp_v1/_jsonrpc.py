@@ -18,6 +18,11 @@ from ._runtime import UNDEFINED, DecodeError, Undefined
 
 JSONRPC_VERSION: Final = "2.0"
 _ENVELOPE_KEYS: Final = frozenset(["jsonrpc", "id", "method", "params", "result", "error"])
+_VERSION_PATH: Final[_rt.Path] = (_rt.ROOT, "jsonrpc")
+_ID_PATH: Final[_rt.Path] = (_rt.ROOT, "id")
+_METHOD_PATH: Final[_rt.Path] = (_rt.ROOT, "method")
+_PARAMS_PATH: Final[_rt.Path] = (_rt.ROOT, "params")
+_ERROR_PATH: Final[_rt.Path] = (_rt.ROOT, "error")
 
 
 @dataclass(frozen=True)
@@ -62,7 +67,9 @@ class MethodNotFound(DecodeError):
         return {"method": self.method}
 
 
-def _route(lookup: Mapping[str | None, Mapping[str, Any]], method: str, side: str | None, path: _rt.Path) -> Any:
+def _route(
+    lookup: Mapping[str | None, Mapping[str, Any]], method: str, side: str | None, path: _rt.Path = _METHOD_PATH
+) -> Any:
     routes = lookup.get(side)
     if routes is None:
         raise ValueError(f"unknown side {side!r}: one of {sorted(name for name in lookup if name is not None)}")
@@ -77,16 +84,13 @@ def _invalid(path: _rt.Path, expected: str, found: object) -> DecodeError:
     return DecodeError(path, expected, found, code=_rt.INVALID_REQUEST)
 
 
-def _params(route: Any, method: str, data: dict[str, Any], ctx: _rt.Context) -> Any:
+def _typed_params(decode: _rt.Decoder[Any], params: Any, ctx: _rt.Context) -> Any:
     """Typed params; missing or null params are checked as `{}` (so required properties
     are reported) and kept as they came."""
-    params = data.get("params", UNDEFINED)
-    if method.startswith("_"):
-        return params
     if params is UNDEFINED or params is None:
-        route.decode_params({}, ctx, (_rt.ROOT, "params"))
+        decode({}, ctx, _PARAMS_PATH)
         return params
-    return route.decode_params(params, ctx, (_rt.ROOT, "params"))
+    return decode(params, ctx, _PARAMS_PATH)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,43 +124,47 @@ class Envelopes:
         if value is None and nullable:
             return None
         if value is _rt.MISSING or value is None:
-            raise _invalid((_rt.ROOT, "id"), "a request id (a string or an integer, not null)", value)
+            raise _invalid(_ID_PATH, "a request id (a string or an integer, not null)", value)
         try:
-            return self.decode_id(value, ctx, (_rt.ROOT, "id"))
+            return self.decode_id(value, ctx, _ID_PATH)
         except DecodeError as error:
-            raise _invalid((_rt.ROOT, "id"), error.expected, value) from None
+            raise _invalid(_ID_PATH, error.expected, value) from None
 
     def _decode_one(self, data: Any, side: str | None, ctx: _rt.Context) -> Any:
+        # Every received message's path: the route lookup and the params' decoding inline, and
+        # the paths made once (`_ID_PATH`, ...), as the generated decoders do.
         if type(data) is not dict:
             raise _invalid(_rt.ROOT, "a JSON-RPC message (an object)", data)
         version = data.get("jsonrpc", _rt.MISSING)
         if version != JSONRPC_VERSION:
-            raise _invalid((_rt.ROOT, "jsonrpc"), repr(JSONRPC_VERSION), version)
+            raise _invalid(_VERSION_PATH, repr(JSONRPC_VERSION), version)
         unknown = (
             {}
             if _ENVELOPE_KEYS.issuperset(data)
             else {key: value for key, value in data.items() if key not in _ENVELOPE_KEYS}
         )
-        if "method" in data:
-            method = data["method"]
+        method = data.get("method", _rt.MISSING)
+        if method is not _rt.MISSING:
             if type(method) is not str:
-                raise _invalid((_rt.ROOT, "method"), "string", method)
+                raise _invalid(_METHOD_PATH, "string", method)
             if "result" in data or "error" in data:
                 raise _invalid(_rt.ROOT, "a request or notification without result or error", data)
-            extension = method.startswith("_")
+            params = data.get("params", UNDEFINED)
             if "id" in data:
                 request_id = self._request_id(data, ctx)  # before the method: a bad id is an invalid request
-                route = None if extension else _route(self.request_lookup, method, side, (_rt.ROOT, "method"))
-                params = _params(route, method, data, ctx)
+                if not method.startswith("_"):
+                    decode = _route(self.request_lookup, method, side).decode_params
+                    params = _typed_params(decode, params, ctx)
                 return self.request(id=request_id, method=method, params=params, unknown_properties=unknown)
-            route = None if extension else _route(self.notification_lookup, method, side, (_rt.ROOT, "method"))
-            params = _params(route, method, data, ctx)
+            if not method.startswith("_"):
+                decode = _route(self.notification_lookup, method, side).decode_params
+                params = _typed_params(decode, params, ctx)
             return self.notification(method=method, params=params, unknown_properties=unknown)
         if "result" in data and "error" in data:
             raise _invalid(_rt.ROOT, "a response with either result or error, not both", data)
         request_id = self._request_id(data, ctx, nullable="error" in data)
         if "error" in data:
-            error = self.decode_error(data["error"], ctx, (_rt.ROOT, "error"))
+            error = self.decode_error(data["error"], ctx, _ERROR_PATH)
             return self.response(id=request_id, error=error, unknown_properties=unknown)
         if "result" not in data:
             raise _invalid(_rt.ROOT, "a method (request or notification), or a result or error (response)", data)

@@ -100,7 +100,7 @@ from .models import (
     WriteTextFileRequest,
     WriteTextFileResponse,
 )
-from .rpc import Methods, Notification, PendingRequests, Request, Response, decode_message, encode_message
+from .rpc import _ENVELOPES, Methods, Notification, Request, Response, decode_message, encode_message
 
 if TYPE_CHECKING:
     from ._http_server import AcpHttpApp
@@ -221,7 +221,7 @@ _WIRE: Final = Wire(
     request=Request,
     notification=Notification,
     response=Response,
-    pending=PendingRequests,
+    decode_result=_ENVELOPES.typed_result,
     error=RequestError,
     error_object=lambda code, message, data: Error(code=code, message=message, data=data),
     cancel_method=Methods.CANCEL_REQUEST,

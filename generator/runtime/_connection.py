@@ -169,7 +169,8 @@ class StreamTransport:
         self._writer = writer
         self._close_timeout = close_timeout
         self._limits = limits
-        self._lock = asyncio.Lock()
+        self._lock = asyncio.Lock()  # held by the send that waits for the peer to read
+        self._held = 0  # the sends waiting for the peer (holding or awaiting the lock)
         self._buffer = bytearray()  # what has been read of the lines not yet returned
         self._scanned = 0  # the length of `_buffer`'s start known to hold no newline
         self._skipping = False  # dropping the rest of a line over the limit
@@ -216,30 +217,45 @@ class StreamTransport:
                 return line
 
     async def send(self, message: bytes) -> None:
-        # The lock's own methods rather than `async with`: two coroutine frames less per message.
-        lock = self._lock
-        await lock.acquire()
-        try:
-            self._writer.write(message + b"\n")  # `writelines` joins them too, a call deeper
-            transport = self._writer.transport
-            if transport.get_write_buffer_size() <= self._limits.max_buffered_bytes:
-                # At or below the high-water mark: `drain` returns at once (it raises a
-                # connection error, and yields to the loop so that a writer cannot starve it).
-                await self._writer.drain()
+        writer = self._writer
+        written = not self._held
+        if written:
+            # No send waits for the peer to read: this one writes at once, without the lock.
+            writer.write(message + b"\n")  # `writelines` joins them too, a call deeper
+            if writer.transport.get_write_buffer_size() <= self._limits.max_buffered_bytes:
+                # At or below the high-water mark: `drain` returns at once (it raises the
+                # connection's error, and yields to the loop when the transport is closing).
+                await writer.drain()
                 return
-            while True:
-                before = transport.get_write_buffer_size()
-                try:
-                    await asyncio.wait_for(self._writer.drain(), self._limits.max_output_stall)
-                    return
-                except asyncio.TimeoutError:
-                    if transport.get_write_buffer_size() < before:
-                        continue  # a slow reader, but a reader
-                transport.abort()
-                stall = self._limits.max_output_stall
-                raise ConnectionClosed(f"the peer read none of the output for {stall} s: the connection is closed")
+        # Over the high-water mark: this send, and every send after it (in order, behind the
+        # lock), waits until the peer has read enough.
+        self._held += 1
+        try:
+            async with self._lock:
+                if not written:
+                    writer.write(message + b"\n")
+                await self._drained()
         finally:
-            lock.release()
+            self._held -= 1
+
+    async def _drained(self) -> None:
+        """Wait until the peer holds at most `max_buffered_bytes` unread; fail the transport
+        (`ConnectionClosed`) when it reads none of it for `max_output_stall` seconds."""
+        transport = self._writer.transport
+        if transport.get_write_buffer_size() <= self._limits.max_buffered_bytes:
+            await self._writer.drain()
+            return
+        while True:
+            before = transport.get_write_buffer_size()
+            try:
+                await asyncio.wait_for(self._writer.drain(), self._limits.max_output_stall)
+                return
+            except asyncio.TimeoutError:
+                if transport.get_write_buffer_size() < before:
+                    continue  # a slow reader, but a reader
+            transport.abort()
+            stall = self._limits.max_output_stall
+            raise ConnectionClosed(f"the peer read none of the output for {stall} s: the connection is closed")
 
     async def close(self) -> None:
         """Close the writing direction. A peer that has not read what is still queued after
@@ -267,6 +283,8 @@ def _take(buffer: bytearray, end: int) -> bytes:
         return bytes(view[:end])
 
 
+_RESULT_PATH: Final[_rt.Path] = (_rt.ROOT, "result")  # where a result that does not decode is wrong
+
 _RUNNING: Final[set[asyncio.Task[None]]] = set()
 """The reader task (and `close`'s shutdown) of every connection that has not ended. asyncio
 holds tasks weakly: without this, a connection its owner keeps no reference to
@@ -289,7 +307,9 @@ class Wire:
     request: type
     notification: type
     response: type
-    pending: Callable[..., Any]  # `PendingRequests(side=...)`, whose `resolve` takes `strict=`, `on_salvage=`
+    # (method, result, side, strict, on_salvage, path) → the typed result of a response to a
+    # `method` request sent to `side` (DecodeError when it does not decode)
+    decode_result: Callable[[str, Any, str | None, bool, _rt.SalvageCallback | None, _rt.Path], Any]
     error: type[RequestError]  # the package's RequestError, raised by requests answered with an error
     error_object: Callable[[int, str, Any], Any]  # (code, message, data) → the schema's error object
     cancel_method: str  # handled by the engine: cancels the request being served
@@ -422,8 +442,9 @@ class Connection:
         self._side = side
         self._requests = requests
         self._notifications = notifications
-        self._pending = wire.pending(side=peer)
-        self._waiting: dict[int, tuple[str, asyncio.Future[Any]]] = {}
+        self._peer = peer
+        self._next_id = 0
+        self._waiting: dict[int, tuple[str, asyncio.Future[Any]]] = {}  # the requests sent, by id
         self._abandoned: set[int] = set()  # cancelled requests whose response is dropped quietly
         self._serving: dict[tuple[type, Any], asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -531,17 +552,16 @@ class Connection:
     async def _request(self, method: str, params: Any) -> Any:
         if self._closed:
             raise ConnectionClosed(f"cannot send {method}: the connection is closed")
-        request = self._pending.request(method, params)
-        request_id = request.id
-        assert type(request_id) is int
+        request_id = self._next_id
+        self._next_id = request_id + 1
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._waiting[request_id] = (method, future)
         encode = self._wire.encode_request
         try:
             if encode is not None:
-                await self._write(_rt.dump_json_bytes(encode(request_id, request.method, request.params)))
+                await self._write(_rt.dump_json_bytes(encode(request_id, method, params)))
             else:
-                await self._write(self._encode(request))
+                await self._write(self._encode(self._wire.request(id=request_id, method=method, params=params)))
             return await future
         except asyncio.CancelledError:
             if not self._closed and request_id in self._waiting:
@@ -550,7 +570,6 @@ class Connection:
             raise
         finally:
             self._waiting.pop(request_id, None)
-            self._pending.discard(request_id)
 
     async def _cancel(self, request_id: int) -> None:
         with contextlib.suppress(ConnectionClosed):
@@ -647,9 +666,9 @@ class Connection:
                 and request_id in self._waiting
             ):
                 # The answer to one of our requests with nothing else in it (`jsonrpc`, `id`,
-                # `result`): the wire's response without its generic decoding, which would find
-                # the same (the id is one this connection made).
-                self._resolve(self._wire.response(id=request_id, result=message["result"]))
+                # `result`): its result typed without the generic decoding of the envelope, which
+                # would find the same (the id is one this connection made).
+                self._resolve_result(request_id, message["result"])
                 return
             if type(request_id) is str and len(request_id) > self._limits.max_id_length:
                 text = f"Invalid request: a request id longer than {self._limits.max_id_length} characters"
@@ -828,22 +847,25 @@ class Connection:
             else:
                 _log.warning("dropped a response to unknown request id %r", request_id)
             return
+        if isinstance(response.error, _rt.Undefined):
+            self._resolve_result(request_id, response.result)
+        else:
+            self._settle(request_id, self._wire.error.from_error(response.error))
+
+    def _resolve_result(self, request_id: int, result: Any) -> None:
+        """Settle the pending request `request_id` with its typed `result` (or the DecodeError)."""
         method = self._waiting[request_id][0]
         try:
-            typed = self._pending.resolve(response, strict=self._strict, on_salvage=self._on_salvage)
+            typed = self._wire.decode_result(method, result, self._peer, self._strict, self._on_salvage, _RESULT_PATH)
         except DecodeError as error:
             self._settle(request_id, error)
             return
-        if not isinstance(typed.error, _rt.Undefined):
-            self._settle(request_id, self._wire.error.from_error(typed.error))
-            return
         if method == self._wire.initialize_method:
             self._initialized = True
-        self._settle(request_id, None, typed.result)
+        self._settle(request_id, None, typed)
 
     def _settle(self, request_id: int, error: BaseException | None, result: Any = None) -> None:
         _, future = self._waiting.pop(request_id)
-        self._pending.discard(request_id)
         if future.done():
             return
         if error is not None:

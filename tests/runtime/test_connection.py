@@ -83,28 +83,13 @@ def encode(message: Any) -> dict[str, Any]:
     return data
 
 
-class Pending:
-    def __init__(self, *, side: str) -> None:
-        self.next_id = 0
-
-    def request(self, method: str, params: Any) -> Request:
-        self.next_id += 1
-        return Request(self.next_id - 1, method, params)
-
-    def discard(self, request_id: Any) -> None:
-        pass
-
-    def resolve(self, response: Response, *, strict: bool = False, on_salvage: Any = None) -> Response:
-        return response
-
-
 WIRE = conn.Wire(
     decode=decode,
     encode=encode,
     request=Request,
     notification=Notification,
     response=Response,
-    pending=Pending,
+    decode_result=lambda method, result, side, strict, on_salvage, path: result,
     error=conn.RequestError,
     error_object=ErrorObject,
     cancel_method="$/cancel",
