@@ -75,6 +75,7 @@ _COUNTS: Final = (
 
 DEFAULT_LIMITS: Final = ConnectionLimits()
 READ_SIZE: Final = 64 * 1024
+FLUSH_STEP: Final = 64 * 1024  # `StreamTransport.send` lets the event loop flush each time its buffer grows by this
 """The most `StreamTransport` reads from its stream at once."""
 READER_LIMIT: Final = 64 * 1024
 """The `limit` of the stream readers the package's helpers create for a `StreamTransport`
@@ -174,6 +175,7 @@ class StreamTransport:
         self._limits = limits
         self._lock = asyncio.Lock()  # held by the send that waits for the peer to read
         self._held = 0  # the sends waiting for the peer (holding or awaiting the lock)
+        self._flushed = 0  # the write buffer's size after the last turn `send` gave the event loop
         self._buffer = bytearray()  # what has been read of the lines not yet returned
         self._scanned = 0  # the length of `_buffer`'s start known to hold no newline
         self._skipping = False  # dropping the rest of a line over the limit
@@ -225,10 +227,20 @@ class StreamTransport:
         if written:
             # No send waits for the peer to read: this one writes at once, without the lock.
             writer.write(message + b"\n")  # `writelines` joins them too, a call deeper
-            if writer.transport.get_write_buffer_size() <= self._limits.max_buffered_bytes:
+            buffered = writer.transport.get_write_buffer_size()
+            if buffered <= self._limits.max_buffered_bytes:
                 # At or below the high-water mark: `drain` returns at once (it raises the
                 # connection's error, and yields to the loop when the transport is closing).
                 await writer.drain()
+                if buffered >= self._flushed + FLUSH_STEP:
+                    # The peer reads slower than this side writes: a turn of the event loop,
+                    # in which the transport hands what the peer has made room for to the
+                    # system, so that both sides work at once (a writer that never waits
+                    # would fill the buffer while the peer, its pipe read, waits idle).
+                    await asyncio.sleep(0)
+                    self._flushed = writer.transport.get_write_buffer_size()
+                elif not buffered:
+                    self._flushed = 0
                 return
         # Over the high-water mark: this send, and every send after it (in order, behind the
         # lock), waits until the peer has read enough.
@@ -460,8 +472,9 @@ class Connection:
         self._tap: Tap | None = None  # the wire observers, when there are any
         self._stopping = False  # `_shutdown` has begun: no task may start
         self._closing: asyncio.Task[None] | None = None  # `close`'s shutdown, which every caller awaits
-        self._worker = asyncio.create_task(self._notification_loop())
-        self._reader = asyncio.create_task(self._receive_loop())
+        self._loop = asyncio.get_running_loop()
+        self._worker = self._loop.create_task(self._notification_loop())
+        self._reader = self._loop.create_task(self._receive_loop())
         _RUNNING.add(self._reader)
         self._reader.add_done_callback(_RUNNING.discard)
 
@@ -557,7 +570,7 @@ class Connection:
             raise ConnectionClosed(f"cannot send {method}: the connection is closed")
         request_id = self._next_id
         self._next_id = request_id + 1
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Any] = self._loop.create_future()
         self._waiting[request_id] = (method, future)
         encode = self._wire.encode_request
         try:
@@ -703,7 +716,7 @@ class Connection:
             if task is not None:
                 # Once the handler task has taken its first step (scheduled before this): a task
                 # cancelled before it starts would never run `_serve` and never answer.
-                asyncio.get_running_loop().call_soon(task.cancel)
+                self._loop.call_soon(task.cancel)
         elif self._initialized:
             if self._inbox.full():
                 await self._inbox.put(decoded)  # backpressure: the reader waits for room
@@ -769,16 +782,16 @@ class Connection:
         if self._inbox.qsize():
             # Notifications read before this request wait for their handler: a task, which starts
             # after them, as the request came after them (an eager start would overtake them).
-            self._serving[key] = asyncio.create_task(self._serve(request, key))
+            self._serving[key] = self._loop.create_task(self._serve(request, key))
         elif sys.version_info >= (3, 12):
             # The handler's first step runs now, in its own task (`current_task()`, timeouts and
             # task groups see it): a handler that does not wait answers without a trip through
             # the event loop, and its task is never entered in `_serving`.
-            task = asyncio.Task(self._serve(request, key), loop=asyncio.get_running_loop(), eager_start=True)
+            task = asyncio.Task(self._serve(request, key), loop=self._loop, eager_start=True)
             if not task.done():
                 self._serving[key] = task
         else:
-            self._serving[key] = asyncio.create_task(self._serve(request, key))
+            self._serving[key] = self._loop.create_task(self._serve(request, key))
 
     async def _serve(self, request: Any, key: tuple[type, Any]) -> None:
         # The handler's call, its answer and its slot in one frame (one coroutine per request).
@@ -811,8 +824,10 @@ class Connection:
                     self._initialized = True
             if self._initializing and request.method == self._wire.initialize_method:
                 self._initializing = False  # answered (before the answer is written, as in the TypeScript SDK)
-            with contextlib.suppress(ConnectionClosed):
+            try:
                 await self._write(data)
+            except ConnectionClosed:  # not `contextlib.suppress`: a context manager per answer
+                return  # the connection has ended: nothing can be answered
         finally:
             # Here rather than in a done callback (one scheduled call less per request): the
             # task always starts, as a cancellation is scheduled after its first step (at shutdown,

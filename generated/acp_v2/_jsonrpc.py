@@ -181,9 +181,11 @@ class Envelopes:
     ) -> Any:
         """The typed result of a response to a `method` request (raw JSON for extensions and for
         methods the schema does not define, which only `send_request` sends)."""
-        if method.startswith("_") or method not in self.request_lookup.get(None, {}):
+        route: RequestRoute | None = None if method.startswith("_") else self.request_lookup[None].get(method)
+        if route is None:  # an extension's, or a method the schema does not define
             return result
-        route: RequestRoute = _route(self.request_lookup, method, side, _rt.ROOT)
+        if side is not None:
+            route = _route(self.request_lookup, method, side, _rt.ROOT)
         try:  # `run_decoder` inline, as in `decode_message`
             return route.decode_result(result, _rt.context(strict, on_salvage), path)
         except RecursionError:

@@ -597,6 +597,35 @@ async def test_one_huge_line_holds_about_one_message_of_memory(line_bytes):
     assert peak < bound + 2**20, f"{peak / 2**20:.1f} MiB held for one line of {line_bytes / 2**20:.1f} MiB"
 
 
+async def test_a_writer_faster_than_its_peer_lets_the_peer_read_while_it_writes():
+    """A flood sent without other awaits: each time the write buffer grows by `FLUSH_STEP`,
+    `send` gives the event loop a turn, in which the transport hands the system what the peer
+    has made room for, so the peer reads while the writer writes (before: nothing past the
+    first pipeful until the writer stopped, the two sides taking turns)."""
+    left, right = socket.socketpair()
+    writer_end = conn.StreamTransport(*await asyncio.open_connection(sock=left, limit=conn.READER_LIMIT))
+    reader_end = conn.StreamTransport(*await asyncio.open_connection(sock=right, limit=conn.READER_LIMIT))
+    line = b'{"note":"' + b"x" * 1000 + b'"}'
+    lines = 4 * 1024  # 4 MiB: many times what the socket buffers hold
+    received = 0
+    received_while_writing: list[int] = []
+
+    async def read() -> None:
+        nonlocal received
+        while await reader_end.receive() is not None:
+            received += 1
+
+    reading = asyncio.create_task(read())
+    for _ in range(lines):
+        await writer_end.send(line)
+    received_while_writing.append(received)
+    await writer_end.close()
+    await asyncio.wait_for(reading, 10)
+    assert received == lines
+    assert received_while_writing[0] > lines // 2, f"the peer had read {received_while_writing[0]} of {lines}"
+    await reader_end.close()
+
+
 async def test_close_returns_when_the_peer_never_reads_what_is_queued():
     reader, writer, peer_write, peer_read = await pipe_pair()
     transport = conn.StreamTransport(reader, writer, close_timeout=0.2)
