@@ -9,7 +9,7 @@ module gives as `Envelopes`."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Generic, TypeVar
 
@@ -67,13 +67,17 @@ class MethodNotFound(DecodeError):
         return {"method": self.method}
 
 
-def _route(
-    lookup: Mapping[str | None, Mapping[str, Any]], method: str, side: str | None, path: _rt.Path = _METHOD_PATH
-) -> Any:
+def _routes(lookup: Mapping[str | None, Mapping[str, Any]], side: str | None) -> Mapping[str, Any]:
     routes = lookup.get(side)
     if routes is None:
         raise ValueError(f"unknown side {side!r}: one of {sorted(name for name in lookup if name is not None)}")
-    route = routes.get(method)
+    return routes
+
+
+def _route(
+    lookup: Mapping[str | None, Mapping[str, Any]], method: str, side: str | None, path: _rt.Path = _METHOD_PATH
+) -> Any:
+    route = _routes(lookup, side).get(method)
     if route is None:
         raise MethodNotFound(path, method)
     return route
@@ -118,6 +122,37 @@ class Envelopes:
             return self._decode_one(data, side, _rt.context(strict, on_salvage))
         except RecursionError:
             raise _rt.too_deep() from None
+
+    def decoder(self, side: str | None, strict: bool, on_salvage: _rt.SalvageCallback | None) -> Callable[[Any], Any]:
+        """`decode_message` with these options, for the many messages of one connection: a
+        request or notification of a method `side` serves, with exactly `jsonrpc`, `method`,
+        object `params` (and `id`), is decoded without the generic reading of its envelope
+        (which would find the same); any other message by `decode_message`."""
+        ctx = _rt.context(strict, on_salvage)
+        requests, notifications = _routes(self.request_lookup, side), _routes(self.notification_lookup, side)
+        request, notification = self.request, self.notification
+
+        def decode(data: Any) -> Any:
+            if type(data) is dict and data.get("jsonrpc") == JSONRPC_VERSION:
+                method, params = data.get("method"), data.get("params")
+                if type(method) is str and type(params) is dict:
+                    try:
+                        if len(data) == 3:  # `jsonrpc`, `method` and `params`: nothing else
+                            route = notifications.get(method)
+                            if route is not None:
+                                params = route.decode_params(params, ctx, _PARAMS_PATH)
+                                return notification(method=method, params=params, unknown_properties={})
+                        elif len(data) == 4 and data.get("id") is not None:  # and `id`
+                            route = requests.get(method)
+                            if route is not None:
+                                request_id = self._request_id(data, ctx)
+                                params = route.decode_params(params, ctx, _PARAMS_PATH)
+                                return request(id=request_id, method=method, params=params, unknown_properties={})
+                    except RecursionError:
+                        raise _rt.too_deep() from None
+            return self.decode_message(data, side, strict, on_salvage)
+
+        return decode
 
     def _request_id(self, data: dict[str, Any], ctx: _rt.Context, nullable: bool = False) -> Any:
         value = data.get("id", _rt.MISSING)

@@ -112,7 +112,7 @@ from .models import (
     UnsupportedProtocolVersionErrorData,
     UpdateSessionNotification,
 )
-from .rpc import _ENVELOPES, Methods, Notification, Request, Response, decode_message, encode_message
+from .rpc import _ENVELOPES, Methods, Notification, Request, Response, encode_message
 
 if TYPE_CHECKING:
     from ._http_server import AcpHttpApp
@@ -300,7 +300,7 @@ def _method_not_found(method: str) -> RequestError:
 
 
 _WIRE: Final = Wire(
-    decode=decode_message,
+    decoder=_ENVELOPES.decoder,
     encode=encode_message,
     request=Request,
     notification=Notification,

@@ -312,9 +312,9 @@ _Conn = TypeVar("_Conn", bound="Connection")
 class Wire:
     """What the engine needs of the schema, from the package's rpc and models modules."""
 
-    decode: Callable[
-        ..., Any
-    ]  # a parsed JSON-RPC object → Request | Notification | Response (`side=`, `strict=`, `on_salvage=`)
+    # (side, strict, on_salvage) → the decoder of the messages a connection serving `side` reads
+    # with these options: a parsed JSON-RPC object → Request | Notification | Response
+    decoder: Callable[[str | None, bool, _rt.SalvageCallback | None], Callable[[Any], Any]]
     encode: Callable[[Any], dict[str, Any]]  # a message → its JSON-RPC object
     request: type
     notification: type
@@ -455,6 +455,7 @@ class Connection:
         self._requests = requests
         self._notifications = notifications
         self._peer = peer
+        self._decode = wire.decoder(side, strict, on_salvage)
         self._next_id = 0
         self._waiting: dict[int, tuple[str, asyncio.Future[Any]]] = {}  # the requests sent, by id
         self._abandoned: set[int] = set()  # cancelled requests whose response is dropped quietly
@@ -699,7 +700,7 @@ class Connection:
             ):
                 return
         try:
-            decoded = self._wire.decode(message, side=self._side, strict=self._strict, on_salvage=self._on_salvage)
+            decoded = self._decode(message)
         except DecodeError as error:
             await self._refuse(message, error)
             return

@@ -266,7 +266,7 @@ def _route_initialize(data: bytes, routes: dict[int, RouteLike], strict: bool) -
     try:
         # As the typed connection will read it, so that a failing `initialize` is answered before
         # routing; `on_salvage` hears of its salvages once, when the typed connection decodes it.
-        route.wire.decode(normalized, side="agent", strict=strict)
+        route.wire.decoder("agent", strict, None)(normalized)
     except DecodeError as error:
         return _error(request_id, error.code, error.message, error.data)
     return Routed(route, data if normalized is message else _rt.dump_json_bytes(normalized))
@@ -408,7 +408,7 @@ async def negotiate(
         sent = request["params"]
         own = _initialize_params(sent, sent.get("protocolVersion", answered), answered)
         envelope = {"jsonrpc": "2.0", "id": 0, "method": INITIALIZE, "params": own}
-        typed = route.wire.decode(envelope, side="agent").params
+        typed = route.wire.decoder("agent", False, None)(envelope).params
     connection = options.connect(route, Primed(transport, result, received))
     response = await connection._request(INITIALIZE, typed)
     return connection, response

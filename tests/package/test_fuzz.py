@@ -72,3 +72,33 @@ METHOD_NAMES = st.sampled_from([*sorted({m.name for m in MODULE.methods}), "_ext
 def test_decode_message_raises_only_decode_error(message, strict):
     with contextlib.suppress(acp.DecodeError):
         acp.decode_message(message, strict=strict)
+
+
+SIDES = st.sampled_from(["agent", "client"])
+
+
+@SETTINGS
+@given(
+    st.fixed_dictionaries(
+        {
+            "jsonrpc": st.just("2.0"),
+            "method": METHOD_NAMES,
+            "params": st.dictionaries(st.text(max_size=8), JSON_VALUES),
+        },
+        optional={"id": JSON_VALUES | st.integers(), "extra": JSON_VALUES},
+    ),
+    SIDES,
+    st.booleans(),
+)
+def test_a_connections_decoder_reads_what_decode_message_reads(message, side, strict):
+    """The decoder a connection reads with takes the common envelopes of its side's methods by a
+    shorter path: the message it gives, or the error it raises, is decode_message's."""
+
+    def outcome(decode: object) -> object:
+        try:
+            return decode(message)  # type: ignore[operator]
+        except acp.DecodeError as error:
+            return type(error), error.code, error.path, str(error)
+
+    decoder = acp.rpc._ENVELOPES.decoder(side, strict, None)
+    assert outcome(decoder) == outcome(lambda value: acp.decode_message(value, side=side, strict=strict))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import json
 import os
 import signal
@@ -14,6 +15,7 @@ import socket
 import sys
 import threading
 import tracemalloc
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,8 +85,13 @@ def encode(message: Any) -> dict[str, Any]:
     return data
 
 
+def decoder(decode: Callable[..., Any]) -> Callable[..., Callable[[Any], Any]]:
+    """The `Wire.decoder` of a decode function that takes the options as keywords."""
+    return lambda side, strict, on_salvage: functools.partial(decode, side=side, strict=strict, on_salvage=on_salvage)
+
+
 WIRE = conn.Wire(
-    decode=decode,
+    decoder=decoder(decode),
     encode=encode,
     request=Request,
     notification=Notification,
@@ -214,7 +221,7 @@ class Exploding:
     "error", [RecursionError("deep"), MemoryError(), UnicodeEncodeError("utf-8", "\ud800", 0, 1, "surrogate")]
 )
 async def test_an_exception_while_handling_one_message_is_that_messages_error(error, monkeypatch, caplog):
-    monkeypatch.setattr(sys.modules[__name__], "WIRE", dataclasses.replace(WIRE, decode=Exploding(error)))
+    monkeypatch.setattr(sys.modules[__name__], "WIRE", dataclasses.replace(WIRE, decoder=decoder(Exploding(error))))
     unhandled: list[Any] = []
     asyncio.get_running_loop().set_exception_handler(lambda _, context: unhandled.append(context))
     transport = MemoryTransport()

@@ -29,7 +29,7 @@ def decode(data: Any, *, side: str, strict: bool = False, on_salvage: Any = None
     return message
 
 
-WIRE = dataclasses.replace(test_connection.WIRE, decode=decode)
+WIRE = dataclasses.replace(test_connection.WIRE, decoder=test_connection.decoder(decode))
 
 
 def serve(transport: Any, wire: conn.Wire = WIRE, handler: Any = None) -> conn.Connection:

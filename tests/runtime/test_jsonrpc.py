@@ -144,6 +144,75 @@ def test_the_side_restricts_the_lookup_and_extensions_keep_raw_params():
     assert decode({"jsonrpc": "2.0", "id": 1, "method": "_x/y", "params": {"a": 1}}).params == {"a": 1}
 
 
+def decode_settings(value: Any, ctx: rt.Context, path: rt.Path) -> dict[str, int]:
+    if type(value) is not dict:
+        raise rt.DecodeError(path, "object", value)
+    if type(value.get("level")) is not int:
+        raise rt.DecodeError((path, "level"), "integer", value.get("level", rt.MISSING))
+    return value
+
+
+CONFIGURE = rpc.RequestRoute("configure", "server", dict, dict, decode_settings, lambda value, ctx, path: value)
+CHANGED = rpc.NotificationRoute("changed", "client", dict, decode_settings)
+WITH_OBJECTS = rpc.Envelopes(
+    request=Request,
+    notification=Notification,
+    response=Response,
+    request_lookup={None: {"configure": CONFIGURE}, "server": {"configure": CONFIGURE}, "client": {}},
+    notification_lookup={None: {"changed": CHANGED}, "server": {}, "client": {"changed": CHANGED}},
+    decode_id=decode_id,
+    decode_error=decode_error,
+    batches=False,
+)
+
+
+def outcome(decode: Any, data: Any) -> Any:
+    """What decoding `data` gives: the message, or the error's kind, code, path and text."""
+    try:
+        return decode(data)
+    except rt.DecodeError as error:
+        return type(error), error.code, error.path, str(error)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"jsonrpc": "2.0", "id": 1, "method": "configure", "params": {"level": 2}},
+        {"jsonrpc": "2.0", "id": "a", "method": "configure", "params": {"level": 2}},
+        {"jsonrpc": "2.0", "method": "changed", "params": {"level": 2}},
+        {"jsonrpc": "2.0", "id": 1, "method": "configure", "params": {"level": 2}, "x": 1},
+        {"jsonrpc": "2.0", "id": 1.5, "method": "configure", "params": {"level": 2}},
+        {"jsonrpc": "2.0", "id": None, "method": "configure", "params": {"level": 2}},
+        {"jsonrpc": "2.0", "id": [1], "method": "configure", "params": {"level": 2}},
+        {"jsonrpc": "2.0", "id": 1, "method": "configure", "params": {"level": "high"}},
+        {"jsonrpc": "2.0", "id": 1, "method": "configure", "params": None},
+        {"jsonrpc": "2.0", "id": 1, "method": "configure", "params": [2]},
+        {"jsonrpc": "2.0", "id": 1, "method": "changed", "params": {"level": 2}},
+        {"jsonrpc": "2.0", "method": "configure", "params": {"level": 2}},
+        {"jsonrpc": "2.0", "id": 1, "method": "teleport", "params": {}},
+        {"jsonrpc": "2.0", "id": 1, "method": "_x/y", "params": {"a": 1}},
+        {"jsonrpc": "2.0", "method": "_x/y", "params": {"a": 1}},
+        {"jsonrpc": "1.0", "method": "changed", "params": {"level": 2}},
+        {"jsonrpc": "2.0", "id": 1, "result": {"level": 2}, "method": "configure"},
+        {"jsonrpc": "2.0", "method": 7, "params": {}},
+        {"jsonrpc": "2.0", "id": 1, "result": 3},
+        ["not", "an", "object"],
+    ],
+)
+@pytest.mark.parametrize("side", ["server", "client", None])
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_connections_decoder_reads_every_message_as_decode_message_does(data, side, strict):
+    """`decoder` reads the common shapes (exactly `jsonrpc`, `method`, object `params`, and `id`)
+    of the side's own methods without the generic path: with the same message, or the same error."""
+    decoder = WITH_OBJECTS.decoder(side, strict, None)
+    assert outcome(decoder, data) == outcome(lambda value: WITH_OBJECTS.decode_message(value, side, strict, None), data)
+
+
+def test_a_decoder_for_an_unknown_side_is_refused_when_it_is_made():
+    with pytest.raises(ValueError, match="unknown side 'editor'"):
+        WITH_OBJECTS.decoder("editor", False, None)
+
+
 def test_encode_writes_the_envelope_back_in_plain_json_types():
     class Id(str):
         pass
