@@ -704,10 +704,10 @@ class Connection:
         except DecodeError as error:
             await self._refuse(message, error)
             return
-        if isinstance(decoded, self._wire.response):
-            self._resolve(decoded)
-        elif isinstance(decoded, self._wire.request):
+        if isinstance(decoded, self._wire.request):
             await self._dispatch(decoded)
+        elif isinstance(decoded, self._wire.response):
+            self._resolve(decoded)
         elif decoded.method == self._wire.cancel_method:
             cancelled = self._wire.cancelled_id(decoded.params)
             task = self._serving.get((type(cancelled), cancelled))
@@ -716,10 +716,10 @@ class Connection:
                 # cancelled before it starts would never run `_serve` and never answer.
                 self._loop.call_soon(task.cancel)
         elif self._initialized:
-            if self._inbox.full():
-                await self._inbox.put(decoded)  # backpressure: the reader waits for room
-            else:
+            try:
                 self._inbox.put_nowait(decoded)
+            except asyncio.QueueFull:
+                await self._inbox.put(decoded)  # backpressure: the reader waits for room
         else:
             _log.debug("ignored %s before initialization", decoded.method)
 
@@ -846,7 +846,13 @@ class Connection:
 
     async def _notification_loop(self) -> None:
         inbox = self._inbox
-        while (notification := inbox.get_nowait() if inbox.qsize() else await inbox.get()) is not None:
+        while True:
+            try:
+                notification = inbox.get_nowait()
+            except asyncio.QueueEmpty:
+                notification = await inbox.get()
+            if notification is None:
+                return
             try:
                 if notification.method.startswith("_"):
                     await self._handler.ext_notification(notification.method, notification.params)
