@@ -172,7 +172,7 @@ class StreamTransport:
         self._limits = limits
         self._lock = asyncio.Lock()  # held by the send that waits for the peer to read
         self._held = 0  # the sends waiting for the peer (holding or awaiting the lock)
-        self._flushed = 0  # the write buffer's size after the last turn `send` gave the event loop
+        self._flushed = 0  # the write buffer's size when the event loop last wrote from it (as far as `send` saw)
         self._buffer = bytearray()  # what has been read of the lines not yet returned
         self._scanned = 0  # the length of `_buffer`'s start known to hold no newline
         self._skipping = False  # dropping the rest of a line over the limit
@@ -229,15 +229,15 @@ class StreamTransport:
                 # At or below the high-water mark: `drain` returns at once (it raises the
                 # connection's error, and yields to the loop when the transport is closing).
                 await writer.drain()
-                if buffered >= self._flushed + FLUSH_STEP:
+                if buffered < self._flushed:
+                    self._flushed = buffered  # the event loop has written some since
+                elif buffered >= self._flushed + FLUSH_STEP:
                     # The peer reads slower than this side writes: a turn of the event loop,
                     # in which the transport hands what the peer has made room for to the
                     # system, so that both sides work at once (a writer that never waits
                     # would fill the buffer while the peer, its pipe read, waits idle).
                     await asyncio.sleep(0)
                     self._flushed = writer.transport.get_write_buffer_size()
-                elif not buffered:
-                    self._flushed = 0
                 return
         # Over the high-water mark: this send, and every send after it (in order, behind the
         # lock), waits until the peer has read enough.
