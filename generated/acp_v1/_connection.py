@@ -75,11 +75,13 @@ _COUNTS: Final = (
 
 DEFAULT_LIMITS: Final = ConnectionLimits()
 READ_SIZE: Final = 64 * 1024
-FLUSH_STEP: Final = 64 * 1024  # `StreamTransport.send` lets the event loop flush each time its buffer grows by this
 """The most `StreamTransport` reads from its stream at once."""
 READER_LIMIT: Final = 64 * 1024
 """The `limit` of the stream readers the package's helpers create for a `StreamTransport`
 (asyncio's default): a reader pauses its pipe when it buffers twice that."""
+FLUSH_STEP: Final = 64 * 1024
+"""`StreamTransport.send` gives the event loop a turn each time its write buffer grows by this much
+(below the high-water mark, where it does not wait), so that a slower peer reads while it writes."""
 
 _E = TypeVar("_E", bound="RequestError")
 _T = TypeVar("_T")
