@@ -400,9 +400,10 @@ def test_a_defs_name_that_takes_even_the_name_of_a_place_is_the_one_to_rename(tm
 @given(schemas_with_nested_inline_types())
 def test_nested_inline_types_in_sibling_branches_always_get_names(schema):
     """Every such schema builds, and every name starts with the name of its `$defs` entry
-    and carries no number but a position (`AnyOf1`, `OneOf0`, `Item0`: under 10 here)."""
+    and carries no number but a position (`AnyOf1`, `OneOf0`, `Item0`, and `PrefixItems1` in a
+    name made of the pointer's tokens when the readable ones are taken: under 10 here)."""
     with tempfile.TemporaryDirectory() as directory:
         module = ir_of(schema, Path(directory))
     for named in module.types:
         assert named.name.startswith(named.pointer.split("/")[2])
-        assert not re.search(r"\d", re.sub(r"(AnyOf|OneOf|Item)\d", "", named.name)), named.name
+        assert not re.search(r"\d", re.sub(r"(AnyOf|OneOf|PrefixItems|Item)\d", "", named.name)), named.name
