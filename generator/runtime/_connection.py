@@ -76,7 +76,7 @@ READ_SIZE: Final = 64 * 1024
 READER_LIMIT: Final = 64 * 1024
 """The `limit` of the stream readers the package's helpers create for a `StreamTransport`
 (asyncio's default): a reader pauses its pipe when it buffers twice that."""
-FLUSH_STEP: Final = 64 * 1024
+FLUSH_STEP: Final = 16 * 1024
 """`StreamTransport.send` gives the event loop a turn each time its write buffer grows by this much
 (below the high-water mark, where it does not wait), so that a slower peer reads while it writes."""
 
@@ -856,10 +856,11 @@ class Connection:
             if notification is None:
                 return
             try:
-                if notification.method.startswith("_"):
+                handle = self._notifications.get(notification.method)
+                if handle is not None:
+                    await handle(self._handler, notification.params)
+                elif notification.method.startswith("_"):
                     await self._handler.ext_notification(notification.method, notification.params)
-                elif notification.method in self._notifications:
-                    await self._notifications[notification.method](self._handler, notification.params)
             except Exception:
                 _log.exception("the handler of notification %s failed", notification.method)
 
