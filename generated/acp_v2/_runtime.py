@@ -561,7 +561,7 @@ def parse_json(text: str | bytes) -> Any:
             pass  # orjson refuses it: the standard library gives its value or its error
     try:
         if not isinstance(text, str):
-            text = bytes(text).decode("utf-8")
+            text = (text if type(text) is bytes else bytes(text)).decode("utf-8")
         return _parse_text(text)
     except (ValueError, TypeError) as error:
         raise DecodeError(ROOT, "a JSON document", f"invalid JSON ({error})") from None
