@@ -554,7 +554,7 @@ def parse_json(text: str | bytes) -> Any:
     Python or a number too large for a float is a DecodeError at `$`."""
     if ORJSON is not None:
         try:
-            raw = text.encode() if isinstance(text, str) else bytes(text)
+            raw = text if type(text) is bytes else text.encode() if isinstance(text, str) else bytes(text)
             if _LONG_NUMBER not in raw.translate(_DIGITS_AS_ZEROS):
                 return ORJSON.loads(raw)
         except (ValueError, TypeError):
