@@ -216,7 +216,7 @@ class Envelopes:
     ) -> Any:
         """The typed result of a response to a `method` request (raw JSON for extensions and for
         methods the schema does not define, which only `send_request` sends)."""
-        route: RequestRoute | None = None if method.startswith("_") else self.request_lookup[None].get(method)
+        route: RequestRoute | None = None if method.startswith("_") else self.request_lookup.get(None, {}).get(method)
         if route is None:  # an extension's, or a method the schema does not define
             return result
         if side is not None:
