@@ -3,16 +3,23 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.installed-bench
 LINT_STEPS := lint-ruff lint-format lint-mypy lint-mypy-generated
 # Parallel steps print their output whole when they end (GNU make 4+; 3.81 interleaves lines).
 PARALLEL := -j $(if $(filter 3.%,$(MAKE_VERSION)),,--output-sync=target)
 
-.PHONY: generate check lint $(LINT_STEPS) docs test peers interop update-schema bench bench-gen bench-rpc bench-import clean
+.PHONY: generate check lint $(LINT_STEPS) docs test peers interop update-schema bench bench-gen bench-rpc bench-import hooks clean
 
+# The generator with what `make test` uses: the test tools and the docs site (pyproject.toml's extras).
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,docs]'
 	touch $(STAMP)
+
+# What the benchmarks compare against, added for `make bench*` only.
+$(BENCH_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,docs,bench]'
+	touch $(BENCH_STAMP)
 
 generate: $(STAMP)
 	$(PY) -m generator generate
@@ -78,18 +85,18 @@ update-schema: $(STAMP)
 	@test -n "$(VERSION)" || { echo "usage: make update-schema VERSION=2.4.0"; exit 2; }
 	$(PY) -m generator update-schema $(VERSION)
 
-bench: $(STAMP)
+bench: $(BENCH_STAMP)
 	$(PY) bench/codec.py
 
-bench-gen: $(STAMP)
+bench-gen: $(BENCH_STAMP)
 	$(PY) bench/generate.py
 
-bench-rpc: $(STAMP) peers
+bench-rpc: $(BENCH_STAMP) peers
 	$(PY) bench/rpc.py
 	$(PY) bench/rpc_transports.py
 	$(PY) bench/soak.py
 
-bench-import: $(STAMP)
+bench-import: $(BENCH_STAMP)
 	$(PY) bench/imports.py
 
 clean:
