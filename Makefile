@@ -27,23 +27,26 @@ generate: $(STAMP)
 check: $(STAMP)
 	$(PY) -m generator check
 
-# Style and types of the generator, tests and benchmarks, and types of the generated package.
-# (The samples of the README and docs/ are type-checked by tests/test_docs.py.) The steps are independent:
-# they run in parallel.
+# Style and types of the generator, tests, benchmarks, examples and interop peers, and types of the
+# generated package with the examples and the interop peer that use it. (The samples of the README and
+# docs/ are type-checked by tests/test_docs.py; the two Python-SDK peers of interop/ are not type-checked:
+# the SDK, in .cache/peers, is not typed for --strict, and mypy refuses the typing_extensions it ships.)
+# The steps are independent: they run in parallel.
 lint: $(STAMP)
 	@$(MAKE) --no-print-directory $(PARALLEL) $(LINT_STEPS)
 
 lint-ruff: $(STAMP)
-	$(PY) -m ruff check generator tests bench docs/hooks
+	$(PY) -m ruff check generator tests bench docs/hooks examples interop
 
 lint-format: $(STAMP)
-	$(PY) -m ruff format --check generator tests bench docs/hooks
+	$(PY) -m ruff format --check generator tests bench docs/hooks examples interop
 
 lint-mypy: $(STAMP)
 	$(PY) -m mypy --strict generator docs/hooks
 
 lint-mypy-generated: $(STAMP)
-	cd generated && ../$(PY) -m mypy --strict --cache-dir ../.cache/mypy-generated acp_v2 acp_v1
+	cd generated && MYPYPATH=../examples ../$(PY) -m mypy --strict --cache-dir ../.cache/mypy-generated \
+		acp_v2 acp_v1 ../examples/*.py ../interop/ws_echo_agent.py
 
 # The documentation site (mkdocs.yml): the guides in docs/ and the generated package's API reference;
 # --strict turns every warning (a broken link, a page left out of nav, a public name the reference
@@ -98,6 +101,10 @@ bench-rpc: $(BENCH_STAMP) peers
 
 bench-import: $(BENCH_STAMP)
 	$(PY) bench/imports.py
+
+# This checkout's git hooks (.githooks/): commit-msg refuses a subject over 72 characters.
+hooks:
+	git config core.hooksPath .githooks
 
 clean:
 	rm -rf $(VENV) .cache
