@@ -329,9 +329,14 @@ def position_name(owner: str | None, tokens: Sequence[str]) -> str:
     """The name of the schema at a JSON pointer, for a made-up name whose readable
     candidates are taken: the Python name of the `$defs` entry it is in, then the
     pointer's tokens below it (`#/$defs/A/anyOf/1/prefixItems/0` → `AAnyOf1PrefixItems0`);
-    `Root` and all the tokens for a schema outside `$defs`. Every token is said, repeated or
-    not (`A/items/items` is not `A/items`)."""
-    return _pascal_case([word for part in (owner or "Root", *tokens) for word in words(part)])
+    `Root` and all the tokens for a schema outside `$defs`."""
+    return pointer_name(owner or "Root", tokens)
+
+
+def pointer_name(prefix: str, tokens: Sequence[str]) -> str:
+    """`prefix` then every token of a JSON pointer, repeated or not, so that two places never
+    share a name (`A/items/items` is not `A/items`): ("Valid", ["$defs", "A"]) → `ValidDefsA`."""
+    return _pascal_case([word for part in (prefix, *tokens) for word in words(part)])
 
 
 def member_name(value: str) -> str:

@@ -25,6 +25,7 @@ from generator.ir.naming import (
     method_name,
     module_names,
     part_name,
+    pointer_name,
     position_name,
     type_name,
     variant_names,
@@ -228,6 +229,7 @@ def test_position_names_are_the_defs_name_then_the_pointer_below_it():
 def test_position_names_say_every_token_so_that_two_places_never_share_one():
     assert position_name("A", ["items", "items"]) != position_name("A", ["items"])
     assert position_name("Items", ["items"]) == "ItemsItems"
+    assert pointer_name("Valid", ["$defs", "Case", "then", "then"]) == "ValidDefsCaseThenThen"
 
 
 @pytest.mark.parametrize("schema", ["v2/schema.unstable.json", "v1/schema.json", "v1/schema.unstable.json"])
