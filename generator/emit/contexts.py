@@ -143,7 +143,7 @@ class PackageContext:
     decoder_keys: list[tuple[str, str]]  # (the key `decode` takes, the Python name)
     exported: list[str]  # the type names, in `__all__` order
     imported: list[str]  # the type names, in import order
-    public: list[str]  # every name `__init__` re-exports
+    public: list[tuple[str, list[str]]]  # every name `__init__` re-exports, in groups: (comment, names)
     builders: bool
     rpc: bool
     rpc_exported: list[str]
