@@ -7,12 +7,12 @@ held prompts), client.py and live_client.py (their output), helpers_agent.py (re
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
-import contextlib
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 

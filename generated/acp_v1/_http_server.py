@@ -61,6 +61,7 @@ DEFAULT_MAX_BUFFERED_SESSION_STREAMS: Final = 1024  # as the TypeScript SDK's Co
 DEFAULT_MAX_ID_LENGTH: Final = 1024  # as the TypeScript SDK's ConnectionLimits
 DEFAULT_REPLAY_BYTES: Final = 1024 * 1024
 DEFAULT_CLOSE_GRACE: Final = 5.0
+WEBSOCKET_READ_AHEAD: Final = 16  # as the websockets library's max_queue
 SESSION_SCOPED_METHODS: Final = frozenset(
     {
         "session/cancel",
@@ -685,14 +686,24 @@ class AcpHttpApp:
         )
         connection_id = secrets.token_hex(16)
         await send({"type": "websocket.accept", "headers": [(CONNECTION_ID_HEADER.encode(), connection_id.encode())]})
-        await self._start(transport)
+        reading = asyncio.ensure_future(transport.read_frames())
+        try:
+            await serve_until_gone(self._start(transport), transport.departed.wait(), self.server_limits.close_grace)
+        finally:
+            reading.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reading
 
 
 class AsgiWebSocketTransport:
     """A `Transport` over an ASGI WebSocket: one message per text frame; a binary frame is
     ignored, a frame over `max_message_bytes` closes the socket with 1009, a request or session
     id over `max_id_length` with 1008; a send the client does not take within `max_output_stall`
-    seconds (it stopped reading) ends the connection."""
+    seconds (it stopped reading) ends the connection.
+
+    `read_frames`, run beside the handler, reads ahead up to `WEBSOCKET_READ_AHEAD` frames: the
+    client's departure is seen (`departed`) while its handler reads nothing (at its concurrency
+    limit), unless that many frames wait before it."""
 
     def __init__(
         self,
@@ -709,10 +720,25 @@ class AsgiWebSocketTransport:
         self._stall = max_output_stall
         self._max_id_length = max_id_length
         self._closed = False
+        self._frames: asyncio.Queue[Message] = asyncio.Queue()
+        self._frame_taken = asyncio.Event()
+        self.departed = asyncio.Event()
+
+    async def read_frames(self) -> None:
+        while True:
+            while self._frames.qsize() >= WEBSOCKET_READ_AHEAD:
+                self._frame_taken.clear()
+                await self._frame_taken.wait()
+            event = await self._receive()
+            self._frames.put_nowait(event)  # the departure too, past the read-ahead
+            if event["type"] == "websocket.disconnect":
+                self.departed.set()
+                return
 
     async def receive(self) -> bytes | None:
         while not self._closed:
-            event = await self._receive()
+            event = await self._frames.get()
+            self._frame_taken.set()
             if event["type"] == "websocket.disconnect":
                 self._closed = True
                 return None
@@ -812,6 +838,22 @@ async def within(work: Awaitable[None], seconds: float) -> None:
         raise asyncio.TimeoutError from None
     finally:
         timer.cancel()
+
+
+async def serve_until_gone(handler: asyncio.Task[None], gone: Awaitable[Any], grace: float) -> None:
+    """Await `handler`; once its client is `gone`, give it `grace` seconds, then cancel it (one
+    at its concurrency limit reads nothing, and would never see the end)."""
+    watching = asyncio.ensure_future(gone)
+    try:
+        await asyncio.wait({handler, watching}, return_when=asyncio.FIRST_COMPLETED)
+        if not handler.done():
+            await asyncio.wait({handler}, timeout=grace)
+            handler.cancel()
+        await asyncio.gather(handler, return_exceptions=True)
+    finally:
+        watching.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watching
 
 
 async def _disconnected(receive: Receive) -> None:

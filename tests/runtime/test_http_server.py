@@ -586,9 +586,10 @@ async def test_messages_queued_for_a_client_that_left_wait_for_its_return_and_la
     async with asyncio.timeout(TIMEOUT):
         connection = await open_connection(app)
         assert await post(app, connection, {"jsonrpc": "2.0", "method": "burst"}) == 202
-        while app.connections[connection["Acp-Connection-Id"]].streams[None].bytes == 0 or len(
-            app.connections[connection["Acp-Connection-Id"]].streams[None].messages
-        ) < 30:
+        while (
+            app.connections[connection["Acp-Connection-Id"]].streams[None].bytes == 0
+            or len(app.connections[connection["Acp-Connection-Id"]].streams[None].messages) < 30
+        ):
             await asyncio.sleep(0.01)
         blip = FakeRequest("GET", connection)
         blip.leave.set()  # gone before its stream starts: whatever is sent to it is lost
@@ -699,3 +700,39 @@ async def test_a_post_whose_client_leaves_before_its_body_ends_is_not_executed()
             await asyncio.sleep(0.01)
         await app.close()
     assert [message["method"] for message in agent.received] == ["initialize", "whole"]
+
+
+async def test_a_websocket_client_that_vanishes_while_its_handler_reads_nothing_ends_the_handler():
+    cancelled = asyncio.Event()
+
+    async def stuck(transport: Transport) -> None:  # at its concurrency limit: reads no more
+        await transport.receive()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    frames = [
+        {"type": "websocket.connect"},
+        *(
+            {"type": "websocket.receive", "text": json.dumps({"jsonrpc": "2.0", "id": n, "method": "m"})}
+            for n in range(3)
+        ),
+        {"type": "websocket.disconnect", "code": 1006},
+    ]
+
+    async def receive() -> dict[str, Any]:
+        if frames:
+            return frames.pop(0)
+        await asyncio.Event().wait()
+        raise AssertionError
+
+    async def ignore(message: dict[str, Any]) -> None:
+        pass
+
+    app = hs.AcpHttpApp(stuck, server_limits=hs.ServerLimits(close_grace=0.2))
+    scope = {"type": "websocket", "path": "/acp", "headers": []}
+    async with asyncio.timeout(TIMEOUT):
+        await app(scope, receive, ignore)  # returns: the handler is ended
+        assert cancelled.is_set() and not app._tasks
