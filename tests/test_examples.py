@@ -431,3 +431,9 @@ def test_the_listening_example_agent_holds_its_memory_under_a_ping_flood():
         time.sleep(0.5)
         after = resident_mib(server.pid)
     assert peak - before < 40 and after - before < 40, (before, peak, after)
+
+
+def test_the_listening_example_agent_refuses_a_public_address_without_authorization():
+    command = [sys.executable, str(EXAMPLES / "echo_agent.py"), "--listen", "0.0.0.0:0"]
+    result = subprocess.run(command, env={**os.environ, **ENV}, capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2 and "--allow-unauthenticated" in result.stderr, result.stderr

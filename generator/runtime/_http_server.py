@@ -58,6 +58,8 @@ DEFAULT_MAX_BUFFERED_SESSION_STREAMS: Final = 1024  # as the TypeScript SDK's Co
 DEFAULT_MAX_ID_LENGTH: Final = 1024  # as the TypeScript SDK's ConnectionLimits
 DEFAULT_REPLAY_BYTES: Final = 1024 * 1024
 DEFAULT_CLOSE_GRACE: Final = 5.0
+HEALTH_PATH: Final = "/health"
+DRAIN_POLL_SECONDS: Final = 0.05
 WEBSOCKET_READ_AHEAD: Final = 16  # as the websockets library's max_queue
 SESSION_SCOPED_METHODS: Final = frozenset(
     {
@@ -131,17 +133,21 @@ Event = tuple[int, bytes]
 
 
 @dataclasses.dataclass(frozen=True)
-class ServerLimits:
-    """What the server keeps for its clients beyond a connection's own limits.
+class ServerSettings:
+    """What the server keeps for its clients beyond a connection's own limits, and its
+    operations.
 
     `replay_bytes`: the messages an SSE stream keeps after sending them, most recent first, for
     a client that reconnects with `Last-Event-ID` (a message sent just before a network blip
     may never have arrived). `close_grace`: the seconds a connection's handler is given to finish
     once its connection has ended (DELETE, or the server's shutdown) before it is cancelled: a
-    handler at its concurrency limit reads nothing more, and would never see the end."""
+    handler at its concurrency limit reads nothing more, and would never see the end.
+    `health_path`: answered `GET` 200 `ok` (503 `draining` once `drain` has begun), before the
+    origin and `authorize` checks (a load balancer's probe carries no credentials); None: none."""
 
     replay_bytes: int = DEFAULT_REPLAY_BYTES
     close_grace: float = DEFAULT_CLOSE_GRACE
+    health_path: str | None = HEALTH_PATH
 
 
 class _Outbox:
@@ -329,7 +335,7 @@ class HttpConnection:
         self.inbound_room.set()  # the POSTs waiting for room are answered
         if self.task is not None and self.task is not asyncio.current_task():
             # a handler at its concurrency limit reads no more: it is given `close_grace` seconds
-            grace = asyncio.get_running_loop().call_later(self.server.server_limits.close_grace, self.task.cancel)
+            grace = asyncio.get_running_loop().call_later(self.server.server_settings.close_grace, self.task.cancel)
             self.task.add_done_callback(lambda _: grace.cancel())
         for outbox in self.streams.values():
             outbox.close()
@@ -371,7 +377,7 @@ class AcpHttpApp:
         max_buffered_session_streams: int = DEFAULT_MAX_BUFFERED_SESSION_STREAMS,
         max_id_length: int = DEFAULT_MAX_ID_LENGTH,
         keep_alive: float = KEEP_ALIVE_SECONDS,
-        server_limits: ServerLimits = ServerLimits(),
+        server_settings: ServerSettings = ServerSettings(),
     ) -> None:
         self.handler = handler
         self.path = path
@@ -384,9 +390,10 @@ class AcpHttpApp:
         self.max_buffered_session_streams = max_buffered_session_streams
         self.max_id_length = max_id_length
         self.keep_alive = keep_alive
-        self.server_limits = server_limits
+        self.server_settings = server_settings
         self.connections: dict[str, HttpConnection] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self.draining = False
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -396,6 +403,9 @@ class AcpHttpApp:
         if kind not in ("http", "websocket"):
             return
         headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
+        if kind == "http" and scope["path"] == self.server_settings.health_path and scope["method"] == "GET":
+            await _text(send, 503 if self.draining else 200, "draining" if self.draining else "ok")
+            return
         if scope["path"] != self.path:
             await self._refuse(kind, send, 404, "Not Found")
             return
@@ -416,6 +426,9 @@ class AcpHttpApp:
                 await self._refuse(kind, send, 401, "Unauthorized")
                 return
         if kind == "websocket":
+            if self.draining:
+                await self._refuse(kind, send, 503, "Draining")
+                return
             await self._websocket(receive, send)
             return
         method = scope["method"]
@@ -427,6 +440,17 @@ class AcpHttpApp:
             await self._delete(headers, send)
         else:
             await _text(send, 405, "Method Not Allowed")
+
+    async def drain(self, seconds: float) -> None:
+        """Stop taking connections (`initialize` and WebSocket upgrades answered 503, the health
+        endpoint 503), give the HTTP connections with a request not yet answered (a turn
+        running) up to `seconds` to answer them, then end every connection (`close`)."""
+        self.draining = True
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + seconds
+        while loop.time() < deadline and any(c.pending_routes for c in self.connections.values()):
+            await asyncio.sleep(min(DRAIN_POLL_SECONDS, max(0.0, deadline - loop.time())))
+        await self.close()
 
     async def close(self) -> None:
         """End every connection and wait for their handlers."""
@@ -455,7 +479,7 @@ class AcpHttpApp:
             await _text(send, status, text)
 
     def new_outbox(self) -> _Outbox:
-        return _Outbox(self.server_limits.replay_bytes)
+        return _Outbox(self.server_settings.replay_bytes)
 
     def _start(self, transport: Transport) -> asyncio.Task[None]:
         task = asyncio.ensure_future(self._run(transport))
@@ -507,6 +531,8 @@ class AcpHttpApp:
         if message.get("method") == "initialize" and "id" in message and message.get("jsonrpc") == "2.0":
             if connection_id:
                 await _text(send, 400, "Initialize not allowed on existing connection")
+            elif self.draining:
+                await _text(send, 503, "Draining")
             else:
                 await self._initialize(message, body, receive, send)
             return
@@ -685,7 +711,7 @@ class AcpHttpApp:
         await send({"type": "websocket.accept", "headers": [(CONNECTION_ID_HEADER.encode(), connection_id.encode())]})
         reading = asyncio.ensure_future(transport.read_frames())
         try:
-            await serve_until_gone(self._start(transport), transport.departed.wait(), self.server_limits.close_grace)
+            await serve_until_gone(self._start(transport), transport.departed.wait(), self.server_settings.close_grace)
         finally:
             reading.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -627,7 +627,7 @@ async def test_delete_at_the_concurrency_limit_releases_the_handler_its_queue_an
             cancelled.set()
             raise
 
-    app = hs.AcpHttpApp(stuck, server_limits=hs.ServerLimits(close_grace=0.2))
+    app = hs.AcpHttpApp(stuck, server_settings=hs.ServerSettings(close_grace=0.2))
     async with asyncio.timeout(TIMEOUT):
         connection = await open_connection(app)
         held = app.connections[connection["Acp-Connection-Id"]]
@@ -731,8 +731,48 @@ async def test_a_websocket_client_that_vanishes_while_its_handler_reads_nothing_
     async def ignore(message: dict[str, Any]) -> None:
         pass
 
-    app = hs.AcpHttpApp(stuck, server_limits=hs.ServerLimits(close_grace=0.2))
+    app = hs.AcpHttpApp(stuck, server_settings=hs.ServerSettings(close_grace=0.2))
     scope = {"type": "websocket", "path": "/acp", "headers": []}
     async with asyncio.timeout(TIMEOUT):
         await app(scope, receive, ignore)  # returns: the handler is ended
         assert cancelled.is_set() and not app._tasks
+
+
+async def get_health(app: hs.AcpHttpApp) -> tuple[int | None, bytes]:
+    request = FakeRequest("GET", {"Origin": "http://elsewhere"})
+    request.scope["path"] = "/health"
+    await app(request.scope, request.receive, request.send)
+    return request.status(), b"".join(m.get("body", b"") for m in request.sent if m["type"] == "http.response.body")
+
+
+async def test_the_health_endpoint_answers_before_any_check_and_drain_refuses_new_connections():
+    async def agent(transport: Transport) -> None:  # answers initialize, then nothing: a turn running
+        message = json.loads(await transport.receive() or b"{}")
+        await send(transport, {"id": message["id"], "result": {}})
+        while await transport.receive() is not None:
+            pass
+
+    async def refuse(headers: Mapping[str, str]) -> bool:
+        return "authorization" in headers
+
+    app = hs.AcpHttpApp(agent, authorize=refuse)
+    async with asyncio.timeout(TIMEOUT):
+        assert await get_health(app) == (200, b"ok")  # no credentials, a foreign origin: a probe
+        credentials = {"Authorization": "Bearer t"}
+        first = FakeRequest("POST", credentials, INIT)
+        await app(first.scope, first.receive, first.send)
+        assert first.status() == 200 and len(app.connections) == 1
+        (running,) = app.connections.values()
+        turn = {"jsonrpc": "2.0", "id": 1, "method": "slow"}
+        assert await post(app, {**credentials, "Acp-Connection-Id": running.id}, turn) == 202
+        draining = asyncio.ensure_future(app.drain(0.3))
+        await asyncio.sleep(0.05)
+        assert await get_health(app) == (503, b"draining")
+        assert await post(app, credentials, INIT) == 503  # no new connection
+        upgrade = FakeRequest("GET", credentials)
+        upgrade.scope["type"] = "websocket"
+        await app(upgrade.scope, upgrade.receive, upgrade.send)
+        assert upgrade.sent[0] == {"type": "websocket.http.response.start", "status": 503, "headers": hs._TEXT_HEADERS}
+        assert not draining.done()  # a connection with a request unanswered is given its time
+        await draining  # after 0.3 s: the agent never answers "slow"
+        assert running.closed and app.connections == {} and not app._tasks
