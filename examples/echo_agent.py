@@ -201,20 +201,27 @@ def main() -> None:
     parser.add_argument(
         "--listen", type=address, metavar="HOST:PORT", help="serve http://HOST:PORT/acp and ws://HOST:PORT/acp"
     )
-    parser.add_argument("--drain", type=float, default=10.0, metavar="SECONDS", help="on SIGTERM, running connections' time")
     parser.add_argument(
-        "--allow-unauthenticated", action="store_true", help="listen on a host other than loopback without authorization"
+        "--drain", type=float, default=10.0, metavar="SECONDS", help="on SIGTERM, running connections' time"
+    )
+    parser.add_argument(
+        "--allow-unauthenticated",
+        action="store_true",
+        help="listen on a host other than loopback without authorization",
     )
     arguments = parser.parse_args()
     listening = arguments.listen
     if listening is not None and not loopback(listening[0]) and not arguments.allow_unauthenticated:
-        parser.error(f"--listen {listening[0]}: not a loopback address, and this agent has no authorization "
-                     "(anyone who reaches it runs its agent); pass --allow-unauthenticated to listen anyway")
+        parser.error(
+            f"--listen {listening[0]}: not a loopback address, and this agent has no authorization "
+            "(anyone who reaches it runs its agent); pass --allow-unauthenticated to listen anyway"
+        )
     logging.basicConfig(level=logging.INFO)  # stderr: over stdio, stdout carries only protocol lines
     if listening is None:
         asyncio.run(acp.run_agent(EchoAgent(), EchoAgentV1()))
     else:
-        asyncio.run(listen(*listening, arguments.drain))
+        host, port = listening
+        asyncio.run(listen(host, port, arguments.drain))
 
 
 if __name__ == "__main__":
