@@ -58,7 +58,11 @@ class McpAgent(acp.Agent):
     async def turn(self, session: acp.AgentSession, servers: dict[str, acp.McpServerAcp], text: str) -> None:
         await session.running()
         try:
-            await session.say(await self.answer(servers, text))
+            try:
+                answer = await self.answer(servers, text)
+            except Exception as error:  # an MCP error (MCPError), the client gone, ...
+                answer = f"calc failed: {error}"
+            await session.say(answer)
         finally:
             await session.idle("end_turn")
 

@@ -41,8 +41,8 @@ from mcp.shared.message import SessionMessage
 from mcp.shared.transport_context import TransportContext
 from mcp_types.version import LATEST_MODERN_VERSION
 
-from ._connection import ConnectionClosed, RequestError
-from ._runtime import UNDEFINED
+from ._connection import DEFAULT_LIMITS, ConnectionClosed, RequestError
+from ._runtime import UNDEFINED, dump_json
 
 __all__ = ["PROTOCOL_VERSION", "SERVER_UNAVAILABLE", "McpCaller", "McpMessages", "McpProvider"]
 
@@ -210,8 +210,9 @@ class McpCaller:
 
     messages: ClassVar[McpMessages]
 
-    def __init__(self, conn: _Peer) -> None:
+    def __init__(self, conn: _Peer, *, max_params_bytes: int = DEFAULT_LIMITS.max_message_bytes) -> None:
         self.conn = conn
+        self.max_params_bytes = max_params_bytes  # longer inner params are refused here, never sent
         self._prefix = secrets.token_hex(4)  # inner request ids unique on the connection
         self._ids = itertools.count(1)
         self._routes: dict[tuple[str, str], Callable[[mcp_types.JSONRPCNotification], None]] = {}
@@ -220,7 +221,7 @@ class McpCaller:
         """An `mcp.Client` of the ACP-transport MCP server `server` (its `McpServerAcp` entry, or
         its `serverId`), speaking the 2026-07-28 revision; `options` go to `mcp.Client`."""
         server_id = server if isinstance(server, str) else server.server_id
-        return Client(self.transport(server_id), mode=PROTOCOL_VERSION, **options)  # type: ignore[arg-type]
+        return Client(self.transport(server_id), mode=PROTOCOL_VERSION, **options)
 
     async def deliver(self, params: Any) -> None:
         """An `mcp/message` notification from the provider: to the client of its request (dropped
@@ -243,6 +244,12 @@ class McpCaller:
 
         async def call(request: mcp_types.JSONRPCRequest) -> None:
             request_id = f"{self._prefix}-{next(self._ids)}"
+            params = {} if request.params is None else request.params
+            if len(dump_json(params)) > self.max_params_bytes:
+                too_long = f"the params are longer than {self.max_params_bytes} bytes"
+                await to_client_send.send(SessionMessage(_error_response(request.id, -32600, too_long)))
+                calls.pop(request.id, None)
+                return
             self._routes[(server_id, request_id)] = deliver
             try:
                 answer = await self.conn.mcp_message(
