@@ -56,7 +56,7 @@ async def main(agent: list[str]) -> None:
             server = await provider.serve(calc, name="calc")
             cwd = str(Path.cwd().resolve())
             session = await conn.session_new(acp.NewSessionRequest(cwd=cwd, mcp_servers=[server]))
-            prompt = [acp.ContentBlockText(text="add 2 3")]
+            prompt: list[acp.ContentBlock] = [acp.ContentBlockText(text="add 2 3")]
             await conn.session_prompt(acp.PromptRequest(session_id=session.session_id, prompt=prompt))
             await client.turn_ended.wait()
             for text in client.messages.values():

@@ -21,6 +21,11 @@ A client (or proxy) serves `mcp` servers to its agent, an agent reaches them thr
 
 from __future__ import annotations
 
+from typing import Any
+
+from mcp.server import Server
+from mcp.server.mcpserver import MCPServer
+
 from . import _mcp
 from ._mcp import PROTOCOL_VERSION, SERVER_UNAVAILABLE
 from .models import (
@@ -28,6 +33,7 @@ from .models import (
     McpServerAcpVariant,
     MessageMcpNotification,
     MessageMcpRequest,
+    MessageMcpResponse,
     MessageMcpResponseError,
     MessageMcpResponseResult,
 )
@@ -47,6 +53,16 @@ _MESSAGES = _mcp.McpMessages(
 class McpProvider(_mcp.McpProvider):
     __doc__ = _mcp.McpProvider.__doc__
     messages = _MESSAGES
+
+    async def serve(self, server: Server[Any] | MCPServer, *, name: str | None = None) -> McpServerAcpVariant:
+        """Serve `server` from now on; its `McpServerAcp` entry for `session/new`."""
+        entry: McpServerAcpVariant = await super().serve(server, name=name)
+        return entry
+
+    async def handle(self, params: MessageMcpRequest, peer: _mcp.Peer) -> MessageMcpResponse:
+        """The answer to one `mcp/message` request (see `McpProvider`)."""
+        answer: MessageMcpResponse = await super().handle(params, peer)
+        return answer
 
 
 class McpCaller(_mcp.McpCaller):

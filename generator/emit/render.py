@@ -372,7 +372,7 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         files["connection.py"] = split_units(
             template.render(variables(context, upserts, connection_context(module, queries)))
         )
-        if MCP_NAMES <= queries.types.keys():
+        if queries.types.keys() >= MCP_NAMES:
             files["_mcp.py"] = static_units(env, "_mcp.py", base)
             files["mcp.py"] = split_units(env.get_template("mcp.py.jinja").render(base))
         helpers = helpers_context(module, queries)

@@ -24,7 +24,7 @@ import itertools
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, TypeVar
 
 import anyio
 import mcp_types
@@ -41,7 +41,7 @@ from mcp_types.version import LATEST_MODERN_VERSION
 from ._connection import DEFAULT_LIMITS, ConnectionClosed, RequestError
 from ._runtime import UNDEFINED, dump_json
 
-__all__ = ["PROTOCOL_VERSION", "SERVER_UNAVAILABLE", "McpCaller", "McpMessages", "McpProvider"]
+__all__ = ["PROTOCOL_VERSION", "SERVER_UNAVAILABLE", "McpCaller", "McpMessages", "McpProvider", "Peer"]
 
 PROTOCOL_VERSION = LATEST_MODERN_VERSION
 """The MCP revision of the inner traffic: 2026-07-28, the stateless one, on both sides."""
@@ -61,7 +61,12 @@ class McpMessages:
     server: Callable[..., Any]  # McpServerAcpVariant, the `type: "acp"` entry of `session/new`
 
 
-class _Peer(Protocol):
+_Provider = TypeVar("_Provider", bound="McpProvider")
+
+
+class Peer(Protocol):
+    """A connection that sends `mcp/message` (its typed method): the provider's notifications, the caller's requests."""
+
     async def mcp_message(self, params: Any) -> Any: ...
 
 
@@ -119,7 +124,7 @@ class McpProvider:
         self._servers: dict[str, _Served] = {}
         self._lifespans = contextlib.AsyncExitStack()
 
-    async def __aenter__(self) -> McpProvider:
+    async def __aenter__(self: _Provider) -> _Provider:
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
@@ -138,7 +143,7 @@ class McpProvider:
         self._servers[server_id] = _Served(lowlevel, modern_on_request(lowlevel, state))
         return self.messages.server(name=name or lowlevel.name, server_id=server_id)
 
-    async def handle(self, params: Any, peer: _Peer) -> Any:
+    async def handle(self, params: Any, peer: Peer) -> Any:
         """The answer to one `mcp/message` request: the inner result or inner MCP error; an outer
         `RequestError` for an unknown `serverId` (-33001) or an active `requestId` (-32602)."""
         served = self._servers.get(params.server_id)
@@ -159,7 +164,7 @@ class McpProvider:
         finally:
             served.active.discard(params.request_id)
 
-    async def _answer(self, served: _Served, params: Any, inner: dict[str, Any], peer: _Peer) -> Any:
+    async def _answer(self, served: _Served, params: Any, inner: dict[str, Any], peer: Peer) -> Any:
         route = classify_inbound_request({"method": params.method, "params": inner})
         if params.method == "initialize":
             return self._error(mcp_types.METHOD_NOT_FOUND, "the stateless MCP revision has no initialize")
@@ -207,7 +212,7 @@ class McpCaller:
 
     messages: ClassVar[McpMessages]
 
-    def __init__(self, conn: _Peer, *, max_params_bytes: int = DEFAULT_LIMITS.max_message_bytes) -> None:
+    def __init__(self, conn: Peer, *, max_params_bytes: int = DEFAULT_LIMITS.max_message_bytes) -> None:
         self.conn = conn
         self.max_params_bytes = max_params_bytes  # longer inner params are refused here, never sent
         self._prefix = secrets.token_hex(4)  # inner request ids unique on the connection

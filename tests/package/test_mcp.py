@@ -7,6 +7,8 @@ gets errors and leaves nothing behind."""
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -250,3 +252,12 @@ def test_calls_after_the_connection_or_the_provider_closed_are_errors():
             assert caller._routes == {}
 
     run(test)
+
+
+def test_import_acp_v2_imports_neither_the_mcp_module_nor_the_mcp_sdk():
+    code = "import sys, acp_v2; acp_v2.Agent; print(sorted(m for m in sys.modules if m.split('.')[0] == 'mcp' or m == 'acp_v2.mcp'))"
+    result = subprocess.run(
+        [sys.executable, "-c", code], env={"PYTHONPATH": str(ROOT / "generated")}, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
