@@ -4,13 +4,18 @@ an MCP server named `calc` with a tool `add(a: number, b: number)` over `mcp/mes
 the agent's messages and exits 0 once the turn has ended (the agent's idle state update).
 
     PYTHONPATH=generated python examples/mcp_client.py python examples/mcp_agent.py
+    PYTHONPATH=generated python examples/mcp_client.py --url ws://127.0.0.1:8765/acp
 
-Needs the `mcp` extra (the official MCP SDK)."""
+`--url` connects to a running agent over Streamable HTTP (`http://`: the `http` extra) or
+WebSocket (`ws://`: the `websocket` extra) instead of starting one. Needs the `mcp` extra (the
+official MCP SDK)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import acp_v2 as acp
@@ -46,8 +51,22 @@ class McpClient(acp.Client):
                 self.turn_ended.set()
 
 
+@contextlib.asynccontextmanager
+async def opened(agent: list[str]) -> AsyncIterator[acp.Transport]:
+    """A transport to the agent at `--url URL`, or to the agent command started here."""
+    if agent[:1] == ["--url"] and agent[1].startswith(("ws://", "wss://")):
+        async with acp.open_websocket(agent[1]) as transport:
+            yield transport
+    elif agent[:1] == ["--url"]:
+        async with acp.open_http(agent[1]) as transport:
+            yield transport
+    else:
+        async with acp.open_agent_process(*agent) as (transport, _process):
+            yield transport
+
+
 async def main(agent: list[str]) -> None:
-    async with McpProvider() as provider, acp.open_agent_process(*agent) as (transport, _process):
+    async with McpProvider() as provider, opened(agent) as transport:
         client = McpClient(provider)
         async with acp.ClientSideConnection(client, transport) as conn:
             info = acp.Implementation(name="mcp-client", version="1.0")

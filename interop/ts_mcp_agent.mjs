@@ -3,6 +3,9 @@
 // examples/mcp_agent.py. It advertises `session.mcp.acp`; on a prompt `add A B` it calls the tool
 // `add` of the ACP-transport MCP server named `calc` given in `session/new` (`tools/call`, the
 // caller adds the 2026-07-28 envelope), says `A + B = RESULT` and reports `idle`.
+// `ts_mcp_agent.mjs --listen` serves it over Streamable HTTP and WebSocket instead, with the SDK's
+// `AcpServer` on a free port of 127.0.0.1: it prints `http://127.0.0.1:PORT/acp` and serves until
+// stdin ends.
 import { Readable, Writable } from "node:stream";
 import { RequestError, agent, ndJsonStream } from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import { McpOverAcpCaller } from "@agentclientprotocol/sdk/experimental/v2/unstable";
@@ -36,7 +39,7 @@ async function turn(sessionId, text) {
   }
 }
 
-agent()
+const app = agent()
   .onConnect((connection) => {
     client = connection.client;
   })
@@ -59,5 +62,24 @@ agent()
     await update(params.sessionId, { sessionUpdate: "user_message", messageId, content: params.prompt });
     turn(params.sessionId, text);
     return { messageId };
-  })
-  .connect(ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
+  });
+
+if (process.argv[2] !== "--listen") {
+  app.connect(ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
+} else {
+  const { createServer } = await import("node:http");
+  const { WebSocketServer } = await import("ws");
+  const { AcpServer } = await import("@agentclientprotocol/sdk/experimental/server");
+  const { createNodeHttpHandler, createNodeWebSocketUpgradeHandler } = await import("@agentclientprotocol/sdk/experimental/node");
+  const acpServer = new AcpServer({ agent: app });
+  const httpServer = createServer(createNodeHttpHandler(acpServer));
+  httpServer.on("upgrade", createNodeWebSocketUpgradeHandler(acpServer, new WebSocketServer({ noServer: true })));
+  await new Promise((resolve) => httpServer.listen(0, "127.0.0.1", resolve));
+  console.log(`http://127.0.0.1:${httpServer.address().port}/acp`);
+  process.stdin.resume();
+  process.stdin.on("end", async () => {
+    await acpServer.close();
+    httpServer.close();
+    process.exit(0);
+  });
+}
