@@ -221,6 +221,15 @@ def test_a_prompt_to_an_unknown_session_is_answered_minus_32002():
     run(test)
 
 
+def test_the_mcp_agent_adds_with_the_calc_tool_its_client_serves_over_acp():
+    agent = [sys.executable, str(EXAMPLES / "mcp_agent.py")]
+    result = subprocess.run(
+        [sys.executable, str(EXAMPLES / "mcp_client.py"), *agent], env=ENV, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["connected to mcp-agent", "agent: 2 + 3 = 5.0"]
+
+
 def test_the_example_client_folds_a_turn_answers_permission_and_cancels_the_second_turn():
     result = subprocess.run(
         [sys.executable, str(EXAMPLES / "client.py")], env=ENV, capture_output=True, text=True, timeout=60

@@ -334,6 +334,19 @@ def codec_units(env: jinja2.Environment, queries: Queries, context: PackageConte
     return [str(codec_module.head()), *body]
 
 
+MCP_NAMES = frozenset(
+    {
+        "McpError",
+        "McpServerAcpVariant",
+        "MessageMcpNotification",
+        "MessageMcpRequest",
+        "MessageMcpResponseError",
+        "MessageMcpResponseResult",
+    }
+)
+"""The typed `mcp/message` messages `mcp.py` binds: a package whose schema has them gets MCP over ACP."""
+
+
 def static_units(env: jinja2.Environment, name: str, base: dict[str, Any]) -> list[str]:
     """The units of the static module `name` of `generator/runtime/`, copied in under the header."""
     header = _macros(env, "header").header(base["module"], base["versions"])
@@ -385,6 +398,9 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         files["connection.py"] = split_units(
             template.render(variables(context, upserts, connection_context(module, queries)))
         )
+        if queries.types.keys() >= MCP_NAMES:
+            files["_mcp.py"] = static_units(env, "_mcp.py", base)
+            files["mcp.py"] = split_units(env.get_template("mcp.py.jinja").render(base))
         helpers = helpers_context(module, queries)
         if helpers is not None:
             template = env.get_template(helpers.helpers_template)
@@ -404,6 +420,8 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         "_websocket",
         "_http_server",
         "_http_client",
+        "_mcp",
+        "mcp",  # needs the `mcp` extra: imported by name (`from acp_v2.mcp import ...`), never as an attribute
         "models",
     )
     lazy_modules = [name for name in lazy_modules if name not in imported_by_others]
