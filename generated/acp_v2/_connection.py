@@ -588,7 +588,9 @@ class Connection:
         except asyncio.CancelledError:
             if not self._closed and request_id in self._waiting:
                 self._abandoned.add(request_id)
-                self._spawn(self._cancel(request_id))
+                # Sent before the cancellation goes on: whatever the caller sends next (a turn's
+                # `cancelled` answer) follows the withdrawal on the wire.
+                await self._cancel(request_id)
             raise
         finally:
             self._waiting.pop(request_id, None)
