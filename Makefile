@@ -8,7 +8,7 @@ LINT_STEPS := lint-ruff lint-format lint-mypy lint-mypy-generated
 # Parallel steps print their output whole when they end (GNU make 4+; 3.81 interleaves lines).
 PARALLEL := -j $(if $(filter 3.%,$(MAKE_VERSION)),,--output-sync=target)
 
-.PHONY: generate check lint $(LINT_STEPS) docs test peers interop update-schema bench bench-gen bench-rpc bench-import hooks clean
+.PHONY: generate check lint $(LINT_STEPS) docs test matrix peers interop update-schema bench bench-gen bench-rpc bench-import hooks clean
 
 # The generator with what `make test` uses: the test tools and the docs site (pyproject.toml's extras).
 $(STAMP): pyproject.toml
@@ -36,13 +36,13 @@ lint: $(STAMP)
 	@$(MAKE) --no-print-directory $(PARALLEL) $(LINT_STEPS)
 
 lint-ruff: $(STAMP)
-	$(PY) -m ruff check generator tests bench docs/hooks examples interop
+	$(PY) -m ruff check generator tests bench docs/hooks examples interop .ci
 
 lint-format: $(STAMP)
-	$(PY) -m ruff format --check generator tests bench docs/hooks examples interop
+	$(PY) -m ruff format --check generator tests bench docs/hooks examples interop .ci
 
 lint-mypy: $(STAMP)
-	$(PY) -m mypy --strict generator docs/hooks
+	$(PY) -m mypy --strict generator docs/hooks .ci/matrix.py
 
 lint-mypy-generated: $(STAMP)
 	cd generated && MYPYPATH=../examples ../$(PY) -m mypy --strict --cache-dir ../.cache/mypy-generated \
@@ -55,11 +55,18 @@ lint-mypy-generated: $(STAMP)
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
-# The drift check, the lint steps, the docs build and the peers' install in parallel, then the
-# whole suite (pytest-xdist, a worker per core), the live tests against the official SDKs included.
+# The drift check, the lint steps, the docs build, the peers' install and the version matrix in
+# parallel, then the whole suite (pytest-xdist, a worker per core), the live tests against the
+# official SDKs included.
 test: $(STAMP)
-	@$(MAKE) --no-print-directory $(PARALLEL) check $(LINT_STEPS) docs peers
+	@$(MAKE) --no-print-directory $(PARALLEL) check $(LINT_STEPS) docs peers matrix
 	$(PY) -m pytest -n auto
+
+# The generated packages' behaviour tests on every other Python version they admit that this
+# machine has (.ci/matrix.py: a virtual environment per version, .venv-X.Y; a version the machine
+# lacks is reported). `make matrix VERSIONS="3.13"` runs those alone.
+matrix: $(STAMP)
+	$(PY) .ci/matrix.py $(VERSIONS)
 
 # The official SDKs tests/test_interop.py runs against, in git-ignored folders: the TypeScript SDK
 # (interop/package.json) in interop/node_modules, with npm, where node is installed (elsewhere
@@ -107,4 +114,4 @@ hooks:
 	git config core.hooksPath .githooks
 
 clean:
-	rm -rf $(VENV) .cache
+	rm -rf $(VENV) .venv-* .cache

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import functools
 import re
+import tomllib
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-
-import tomllib
 
 from generator.errors import UNKNOWN_TYPE, GenerationError, SchemaWarning
 

@@ -419,7 +419,7 @@ def test_the_typescript_sdk_answers_each_hostile_line_as_tests_hostile_lines_say
             process.stdin.close()
             try:
                 await asyncio.wait_for(process.wait(), 5)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 process.kill()
                 await process.wait()
 

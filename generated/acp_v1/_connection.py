@@ -79,6 +79,9 @@ READ_SIZE: Final = 64 * 1024
 READER_LIMIT: Final = 64 * 1024
 """The `limit` of the stream readers the package's helpers create for a `StreamTransport`
 (asyncio's default): a reader pauses its pipe when it buffers twice that."""
+ABORT_GRACE: Final = 1.0
+"""How long `StreamTransport.close` waits for an aborted transport to report itself closed (it
+takes a turn or two of the event loop)."""
 FLUSH_STEP: Final = 16 * 1024
 """`StreamTransport.send` gives the event loop a turn each time its write buffer grows by this much
 (below the high-water mark, where it does not wait), so that a slower peer reads while it writes."""
@@ -267,7 +270,7 @@ class StreamTransport:
             try:
                 await asyncio.wait_for(self._writer.drain(), self._limits.max_output_stall)
                 return
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 if transport.get_write_buffer_size() < before:
                     continue  # a slow reader, but a reader
             transport.abort()
@@ -280,18 +283,32 @@ class StreamTransport:
         wait is cancelled: close always returns, and never leaves the transport open."""
         if not self._writer.is_closing():
             self._writer.close()
+        # Shielded: a timeout cancels the wait, not the stream's own close waiter, which a
+        # subprocess pipe still sets when `abort` closes it (set once cancelled, it logs an
+        # InvalidStateError). An abort ends the waiter within a turn or two of the loop, and close
+        # waits for that, so that no task of its own outlives it.
+        closed = asyncio.ensure_future(self._writer.wait_closed())
+        closed.add_done_callback(_retrieve)
         try:
-            # Shielded: a timeout cancels the wait, not the stream's own close waiter, which a
-            # subprocess pipe still sets when `abort` closes it (set once cancelled, it logs
-            # an InvalidStateError).
-            await asyncio.wait_for(asyncio.shield(self._writer.wait_closed()), self._close_timeout)
-        except asyncio.TimeoutError:
-            self._writer.transport.abort()
+            await asyncio.wait_for(asyncio.shield(closed), self._close_timeout)
+        except TimeoutError:  # before OSError, which it is
+            await self._abort(closed)
         except OSError:
             pass
         except BaseException:
-            self._writer.transport.abort()
+            await self._abort(closed)
             raise
+
+    async def _abort(self, closed: asyncio.Future[None]) -> None:
+        """Cut the peer off, dropping what it has not read, and wait for the stream to close."""
+        self._writer.transport.abort()
+        await asyncio.wait([closed], timeout=ABORT_GRACE)
+
+
+def _retrieve(task: asyncio.Future[None]) -> None:
+    """Mark a background wait's outcome seen: the peer's going (an `OSError`) is no news."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _take(buffer: bytearray, end: int) -> bytes:
@@ -972,11 +989,11 @@ async def _stop(process: asyncio.subprocess.Process, timeout: float) -> None:
     try:
         try:
             await asyncio.wait_for(process.wait(), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             process.terminate()
             try:
                 await asyncio.wait_for(process.wait(), timeout)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 process.kill()
                 await process.wait()
     except BaseException:  # cancelled (or interrupted) while waiting: do not leave it running

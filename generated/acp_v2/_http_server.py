@@ -304,7 +304,7 @@ class HttpConnection:
             self.drained.clear()
             try:
                 await asyncio.wait_for(self.drained.wait(), max(0.0, deadline - loop.time()))
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 _log.warning("closing HTTP connection %s: its client stopped reading", self.id)
                 self.end()
                 raise ConnectionResetError("the client stopped reading its output") from None
@@ -684,7 +684,7 @@ class AcpHttpApp:
                     await within(send({"type": "http.response.body", "body": b":\n\n", "more_body": True}), stall)
             if not gone.done():
                 await within(send({"type": "http.response.body", "body": b"", "more_body": False}), stall)
-        except (OSError, asyncio.TimeoutError):
+        except (TimeoutError, OSError):
             pass  # the client left, or stopped reading: the messages not sent wait for the next receiver
         finally:
             gone.cancel()
@@ -792,7 +792,7 @@ class AsgiWebSocketTransport:
             await within(
                 self._send({"type": "websocket.send", "text": message.decode("utf-8", "surrogatepass")}), self._stall
             )
-        except asyncio.TimeoutError:  # before OSError: TimeoutError is one since Python 3.11
+        except TimeoutError:  # before OSError: TimeoutError is one since Python 3.11
             self._closed = True
             _log.warning("dropping a WebSocket whose client stopped reading")
             raise ConnectionResetError("the client stopped reading") from None
@@ -861,7 +861,7 @@ async def within(work: Awaitable[None], seconds: float) -> None:
             raise
         if hasattr(task, "uncancel"):  # Python 3.11+: this cancellation was ours, and is handled
             task.uncancel()
-        raise asyncio.TimeoutError from None
+        raise TimeoutError from None
     finally:
         timer.cancel()
 

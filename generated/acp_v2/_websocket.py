@@ -85,7 +85,7 @@ class WebSocketTransport:
             await within(self.websocket.send(message, text=True), self.max_output_stall)
         except _WebSocketClosed as error:
             raise ConnectionResetError(f"the WebSocket is closed: {error}") from None
-        except asyncio.TimeoutError:
+        except TimeoutError:
             _log.warning("dropping a WebSocket whose peer stopped reading")
             self.websocket.transport.abort()
             raise ConnectionResetError("the peer stopped reading") from None

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     import black
 
 BLACK_VERSION = importlib.metadata.version("black")
-TARGET = "py310"
+TARGET = "py311"
 MODE = f"black {BLACK_VERSION}, target {TARGET}, line length {LINE_LENGTH}"
 PARALLEL_LINES = 2000  # below this many lines, starting worker processes costs more than it saves
 BATCHES_PER_WORKER = 16  # small enough batches that the workers finish together

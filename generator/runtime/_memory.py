@@ -63,7 +63,7 @@ class MemoryTransport:
                 before = channel.buffered
                 try:
                     await asyncio.wait_for(channel.changed.wait(), self._limits.max_output_stall)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     if channel.buffered < before:
                         continue  # a slow reader, but a reader
                     self._abort(drop_output=True)

@@ -13,6 +13,7 @@ from generator.errors import GenerationError
 from generator.ir.model import Module
 from generator.output import cache
 from tests.helpers import FIXTURES, V2_SCHEMA, ir_of
+from tests.hostile_lines import DEEP
 
 
 def test_a_written_document_reads_back(tmp_path):
@@ -51,7 +52,7 @@ def test_a_pickle_is_never_loaded_even_with_a_matching_digest(tmp_path):
 
 
 def test_absurd_nesting_is_a_miss(tmp_path):
-    payload = b"[" * 100_000 + b"]" * 100_000
+    payload = b"[" * DEEP + b"]" * DEEP
     path = tmp_path / "entry.json"
     path.write_bytes(hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
     assert cache.read(path) is None

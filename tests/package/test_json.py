@@ -77,11 +77,21 @@ def outcome(function, *args):
 
 
 def typed(value: object) -> object:
-    """A comparable form that keeps types (1 vs 1.0 vs True), key order and -0.0."""
+    """A comparable form that keeps types (1 vs 1.0 vs True), key order and -0.0. It recurses
+    once per level: values as deep as Python 3.13 parses (9,998 levels) need a higher limit."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 12_000))
+    try:
+        return _typed(value)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _typed(value: object) -> object:
     if isinstance(value, dict):
-        return ("dict", [(typed(key), typed(item)) for key, item in value.items()])
+        return ("dict", [(_typed(key), _typed(item)) for key, item in value.items()])
     if isinstance(value, list):
-        return ("list", [typed(item) for item in value])
+        return ("list", [_typed(item) for item in value])
     if isinstance(value, float) and math.isnan(value):
         return ("float", "nan")
     return (type(value).__name__, repr(value))

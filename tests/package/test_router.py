@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import ROOT, import_package, run_bounded
-from tests.hostile_lines import LINES
+from tests.hostile_lines import DEEP, LINES
 
 acp = import_package(ROOT / "generated", "acp_v2")
 acp_v1 = import_package(ROOT / "generated", "acp_v1")
@@ -195,22 +195,54 @@ def test_no_line_before_initialize_ends_the_routed_connection(hostile, use_orjso
     ],
     ids=["newer, served by v2", "v2, downgraded to v1"],
 )
-def test_an_initialize_too_deep_to_rewrite_is_answered_minus_32603_and_it_stays_open(params, agents, caplog):
+def test_an_initialize_as_deep_as_the_parser_reads_is_routed_or_refused_and_it_stays_open(params, agents, caplog):
     """Params nested as deep as the parser reads, which the router writes again for the version
-    it selects: encoding them raises `RecursionError`, this message's error, as in the typed
-    connection (it ended `serve_agent`)."""
+    it selects: on Python 3.11 encoding them raises `RecursionError` (this message's error,
+    answered -32603); since 3.12 the C encoder has a recursion limit of its own, and they are
+    routed. Either way the connection stays open (a `RecursionError` once ended `serve_agent`)."""
 
     async def test() -> None:
         pipe = Pipe()
         task = await routed(pipe, *([V2Agent()] if "v2" in agents else []), V1Agent())
         line = json.dumps(request(0, params)).replace('"DEEP"', "[" * 985 + "1" + "]" * 985)
         pipe.feed(line.encode(), request(1, V1_INIT))
+        answer, following = await pipe.next(), await pipe.next()
+        if "error" in answer:  # not routed: the next initialize is
+            assert answer == {"jsonrpc": "2.0", "id": 0, "error": {"code": -32603, "message": "Internal error"}}
+            assert "RecursionError" in caplog.text
+            assert following["result"]["protocolVersion"] == 1
+        else:  # routed: the typed connection answers the next one
+            assert answer["result"]["protocolVersion"] == (2 if "v2" in agents else 1)
+            assert following["id"] == 1
+        await finish(pipe, task)
+
+    run(test)
+
+
+@pytest.mark.parametrize("failure", [RecursionError, MemoryError])
+def test_an_initialize_that_fails_while_routed_is_answered_minus_32603_and_it_stays_open(failure, monkeypatch, caplog):
+    """Whatever fails while an `initialize` is routed (here: rewriting its params for the
+    selected version) is that message's error, as in the typed connection."""
+
+    rewrite = acp._router._initialize_params
+
+    def fail_for_v2(params: dict[str, Any], requested: int, selected: int) -> dict[str, Any]:
+        if requested == 2:
+            raise failure("rewriting failed")
+        return rewrite(params, requested, selected)
+
+    monkeypatch.setattr(acp._router, "_initialize_params", fail_for_v2)
+
+    async def test() -> None:
+        pipe = Pipe()
+        task = await routed(pipe, V2Agent(), V1Agent())
+        pipe.feed(request(0, V2_INIT), request(1, V1_INIT))
         assert await pipe.next() == {"jsonrpc": "2.0", "id": 0, "error": {"code": -32603, "message": "Internal error"}}
         assert (await pipe.next())["result"]["protocolVersion"] == 1
         await finish(pipe, task)
 
     run(test)
-    assert "RecursionError" in caplog.text
+    assert failure.__name__ in caplog.text
 
 
 def test_a_strict_router_refuses_an_initialize_lenient_decoding_would_salvage_before_routing():
@@ -569,7 +601,7 @@ def test_negotiation_answered_with_a_result_that_does_not_parse_raises_decode_er
         agent_end, client_end = await socket_transports()
         negotiating = asyncio.create_task(acp.connect_negotiated(acp.Client(), client_end, V2_PARAMS))
         request_id = json.loads(await agent_end.receive())["id"]
-        deep = "[" * 5000 + "]" * 5000
+        deep = "[" * DEEP + "]" * DEEP
         await agent_end.send(f'{{"jsonrpc": "2.0", "id": {json.dumps(request_id)}, "result": {deep}}}'.encode())
         with pytest.raises(acp.DecodeError):
             await negotiating

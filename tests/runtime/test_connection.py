@@ -23,6 +23,7 @@ import pytest
 
 from generator.runtime import _connection as conn
 from generator.runtime import _runtime as rt
+from tests.hostile_lines import DEEP
 
 # --- a wire without a schema: "echo" (request), "note" (notification), "$/cancel" ----------
 
@@ -191,7 +192,7 @@ async def test_a_request_error_is_the_answer_and_any_other_exception_is_internal
     ("line", "code"),
     [
         (b"{", -32700),
-        (b"[" * 100_000 + b"]" * 100_000, -32700),
+        (b"[" * DEEP + b"]" * DEEP, -32700),
         (b'{"jsonrpc": "1.0", "id": 1, "method": "echo"}', -32600),
         (b'{"jsonrpc": "2.0", "id": 1, "method": "teleport"}', -32601),
     ],
@@ -416,8 +417,7 @@ async def test_pending_requests_fail_with_connection_closed_when_the_peer_leaves
             await connection._request("echo", 2)
 
 
-TOO_DEEP = b"[" * 5000 + b"]" * 5000
-"""Deeper than the JSON parsers reach."""
+TOO_DEEP = b"[" * DEEP + b"]" * DEEP
 
 
 @pytest.mark.parametrize(

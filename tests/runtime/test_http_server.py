@@ -603,7 +603,7 @@ async def test_messages_queued_for_a_client_that_left_wait_for_its_return_and_la
         again = FakeRequest("GET", {**connection, "Last-Event-ID": "28"})
         resumed = asyncio.ensure_future(app(again.scope, again.receive, again.send))
         await streaming  # the old receiver is ended
-        while not again.events():
+        while len(again.events()) < 2:  # one send each: the first may be seen alone
             await asyncio.sleep(0.01)
         assert again.status() == 200 and [id_ for id_, _ in again.events()] == [29, 30]
         assert (await post(app, connection, {"jsonrpc": "2.0", "method": "n"})) == 202
