@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import re
+import reprlib
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Coroutine, Mapping
 from dataclasses import dataclass
@@ -113,6 +114,11 @@ class RequestError(Exception):
         self.message = message
         self.data = data
 
+    def __str__(self) -> str:
+        """The message, the code and the data when there is one (where agents put the cause)."""
+        text = f"{self.message} ({self.code})"
+        return text if self.data is UNDEFINED else f"{text}: {_describe(self.data)}"
+
     @classmethod
     def from_error(cls: type[_E], error: ErrorObject) -> _E:
         """The exception of a received error object."""
@@ -123,6 +129,18 @@ class RequestError(Exception):
         """The error to answer a message that did not decode with: its code (-32602 for a
         value, -32600 for an envelope, -32601 for a method), where and what."""
         return cls(error.code, error.message, error.data)
+
+
+_DESCRIBE: Final = reprlib.Repr()
+_DESCRIBE.maxlevel, _DESCRIBE.maxdict, _DESCRIBE.maxlist, _DESCRIBE.maxstring, _DESCRIBE.maxother = 6, 20, 20, 500, 500
+
+
+def _describe(value: Any) -> str:
+    """A bounded description of an error's data (a deep or huge value is cut short, never fatal)."""
+    try:
+        return _DESCRIBE.repr(value)
+    except Exception:  # a data object whose repr fails (RecursionError among them)
+        return f"<{type(value).__name__}>"
 
 
 class ConnectionClosed(ConnectionError):

@@ -283,7 +283,8 @@ class Agent:
 
     def _acp_route(self) -> _router.Route:
         """This agent as the router and negotiation see it: version, wire and typed connection."""
-        return _router.Route(PROTOCOL_VERSION, _WIRE, functools.partial(AgentSideConnection, self))
+        connect = functools.partial(AgentSideConnection, self)
+        return _router.Route(PROTOCOL_VERSION, _WIRE, connect, _router.overrides(self, Agent))
 
     async def authenticate(self, params: AuthenticateRequest) -> AuthenticateResponse:
         """authenticate: Request parameters for the authenticate method.
@@ -521,7 +522,8 @@ class Client:
 
     def _acp_route(self) -> _router.Route:
         """This client as the router and negotiation see it: version, wire and typed connection."""
-        return _router.Route(PROTOCOL_VERSION, _WIRE, functools.partial(ClientSideConnection, self))
+        connect = functools.partial(ClientSideConnection, self)
+        return _router.Route(PROTOCOL_VERSION, _WIRE, connect, _router.overrides(self, Client))
 
     async def elicitation_complete(self, params: CompleteElicitationNotification) -> None:
         """elicitation/complete: Notification sent by the agent when a URL-based elicitation is complete."""

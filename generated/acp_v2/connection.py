@@ -373,7 +373,8 @@ class Agent:
 
     def _acp_route(self) -> _router.Route:
         """This agent as the router and negotiation see it: version, wire and typed connection."""
-        return _router.Route(PROTOCOL_VERSION, _WIRE, functools.partial(AgentSideConnection, self))
+        connect = functools.partial(AgentSideConnection, self)
+        return _router.Route(PROTOCOL_VERSION, _WIRE, connect, _router.overrides(self, Agent))
 
     async def auth_login(self, params: LoginAuthRequest) -> LoginAuthResponse:
         """auth/login: Request parameters for the `auth/login` method.
@@ -780,7 +781,8 @@ class Client:
 
     def _acp_route(self) -> _router.Route:
         """This client as the router and negotiation see it: version, wire and typed connection."""
-        return _router.Route(PROTOCOL_VERSION, _WIRE, functools.partial(ClientSideConnection, self))
+        connect = functools.partial(ClientSideConnection, self)
+        return _router.Route(PROTOCOL_VERSION, _WIRE, connect, _router.overrides(self, Client))
 
     async def auth_status_update(self, params: AuthStatusUpdateNotification) -> None:
         """auth/status_update: **UNSTABLE**

@@ -591,3 +591,74 @@ def test_negotiation_answered_with_an_error_raises_it():
         await serving
 
     run(test)
+
+
+def test_an_answer_naming_v2_with_a_v1_body_is_read_as_v1():
+    """Agents built on the official Python SDK echo the requested version with a v1 body."""
+
+    async def test() -> None:
+        agent_end, client_end = await socket_transports()
+        negotiating = asyncio.create_task(acp.connect_negotiated(acp.Client(), client_end, V2_PARAMS, acp_v1.Client()))
+        request_id = json.loads(await agent_end.receive())["id"]
+        v1_body = {"protocolVersion": 2, "agentCapabilities": {"loadSession": True}, "authMethods": []}
+        await agent_end.send(json.dumps({"jsonrpc": "2.0", "id": request_id, "result": v1_body}).encode())
+        conn, response = await negotiating
+        assert isinstance(conn, acp_v1.ClientSideConnection)
+        assert response.agent_capabilities.load_session is True
+        await conn.close()
+        await agent_end.close()
+
+    run(test)
+
+
+def test_a_failed_negotiation_leaves_nothing_reading_and_may_be_retried_on_the_same_transport():
+    async def test() -> None:
+        agent_end, client_end = await socket_transports()
+        negotiating = asyncio.create_task(acp.connect_negotiated(acp.Client(), client_end, V2_PARAMS))
+        request_id = json.loads(await agent_end.receive())["id"]
+        unreadable = {"protocolVersion": 2, "info": 5}
+        await agent_end.send(json.dumps({"jsonrpc": "2.0", "id": request_id, "result": unreadable}).encode())
+        with pytest.raises(acp.DecodeError):
+            await negotiating
+        serving = asyncio.create_task(acp.serve_agent(agent_end, V2Agent()))
+        conn, response = await acp.connect_negotiated(acp.Client(), client_end, V2_PARAMS)
+        assert response.info.name == "v2"
+        await conn.close()
+        await serving
+
+    run(test)
+
+
+class FileSystemClientV1(acp_v1.Client):
+    async def fs_read_text_file(self, params: Any) -> Any:
+        return acp_v1.ReadTextFileResponse(content="")
+
+
+def test_a_v1_agent_reached_by_negotiation_gets_the_v1_clients_capabilities_and_client_info():
+    async def test() -> None:
+        agent_end, client_end = await socket_transports()
+        v1 = V1Agent()
+        serving = asyncio.create_task(acp_v1.AgentSideConnection(v1, agent_end).wait_closed())
+        conn, _ = await acp.connect_negotiated(acp.Client(), client_end, V2_PARAMS, FileSystemClientV1())
+        seen = v1.seen[0]
+        assert seen.client_info == acp_v1.Implementation(name="client", version="1")
+        assert seen.client_capabilities.fs == acp_v1.FileSystemCapabilities(read_text_file=True, write_text_file=False)
+        assert seen.client_capabilities.terminal is False
+        await conn.close()
+        await serving
+
+    run(test)
+
+
+def test_a_v2_agent_reads_the_negotiating_initialize_as_its_own():
+    async def test() -> None:
+        agent_end, client_end = await socket_transports()
+        v2 = V2Agent()
+        serving = asyncio.create_task(acp.serve_agent(agent_end, v2, V1Agent(), strict=True))
+        conn, _ = await acp.connect_negotiated(acp.Client(), client_end, V2_PARAMS, FileSystemClientV1())
+        assert isinstance(conn, acp.ClientSideConnection)
+        assert v2.seen[0].info == acp.Implementation(name="client", version="1")
+        await conn.close()
+        await serving
+
+    run(test)
