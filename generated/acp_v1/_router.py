@@ -258,15 +258,15 @@ def _route_initialize(data: bytes, routes: dict[int, RouteLike], strict: bool) -
         and "id" in message
         and _is_id(message["id"])
     ):
-        return _invalid_request(None, "first ACP message must be an initialize request")
+        return _error(None, _rt.INVALID_REQUEST, "Invalid request", "first ACP message must be an initialize request")
     request_id = message["id"]
     if message["method"] != INITIALIZE:
-        return _invalid_request(request_id, "first ACP request must be initialize")
+        return _error(request_id, _rt.INVALID_REQUEST, "Invalid request", "first ACP request must be initialize")
     params = message.get("params")
     requested: Any = params.get("protocolVersion") if type(params) is dict else None
     if type(params) is not dict or not _is_protocol_version(requested):
-        detail = "Invalid params: initialize.protocolVersion must be a valid ACP protocol version"
-        return _error(request_id, _rt.INVALID_PARAMS, detail)
+        detail = "initialize.protocolVersion must be a valid ACP protocol version"
+        return _error(request_id, _rt.INVALID_PARAMS, "Invalid params", detail)  # the TypeScript SDK's wording
     selected = select(requested, sorted(routes))
     if selected is None:
         data_ = {"requested": requested, "supported": sorted(routes)}

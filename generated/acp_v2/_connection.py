@@ -359,6 +359,11 @@ class Wire:
     # (its handler has not returned), and whether another request came since the last answered →
     # the error that refuses it (-32600), or None to serve it; None: every one is served (v1).
     repeated_initialize: Callable[[Any, bool, bool], RequestError | None] | None = None
+    # A request's method → the error that refuses it before `initialize` has been answered
+    # (-32600, before its params are read); the default is the TypeScript SDK's v1 wording.
+    not_initialized: Callable[[str], RequestError] = lambda method: RequestError(
+        _rt.INVALID_REQUEST, f"Invalid request: ACP connection must be initialized before '{method}'"
+    )
     # The JSON-RPC object of a notification (method, params), of a request the engine made (id,
     # method, params) and of a response with a result (id, result), as `encode` writes them,
     # without the message object (the hot path's);
@@ -725,6 +730,8 @@ class Connection:
                 and await self._refused_repeat(message)
             ):
                 return
+            if not self._initialized and await self._refused_early(message):
+                return
         try:
             decoded = self._decode(message)
         except DecodeError as error:
@@ -786,6 +793,18 @@ class Connection:
         await self._answer(self._error(_readable_id(message), error.code, error.message, error.data))
         return True
 
+    async def _refused_early(self, message: dict[str, Any]) -> bool:
+        """Whether `message` is a request other than `initialize` before the connection is
+        initialized, answered -32600 here whatever its params (as the TypeScript SDK answers it)."""
+        method = message.get("method")
+        if type(method) is not str or method == self._wire.initialize_method or "id" not in message:
+            return False
+        if message.get("jsonrpc") != "2.0":
+            return False  # not a JSON-RPC request: the envelope's decoding refuses it
+        error = self._wire.not_initialized(method)
+        await self._answer(self._error(_readable_id(message), error.code, error.message, error.data))
+        return True
+
     async def _dispatch(self, request: Any) -> None:
         key = (type(request.id), request.id)
         if key in self._serving:
@@ -793,10 +812,6 @@ class Connection:
             await self._answer(self._error(request.id, _rt.INVALID_REQUEST, message))
             return
         if request.method != self._wire.initialize_method:
-            if not self._initialized:
-                message = f"Invalid request: the connection must be initialized before {request.method!r}"
-                await self._answer(self._error(request.id, _rt.INVALID_REQUEST, message))
-                return
             self._served_other = True
         else:
             self._initializing = True  # until its handler returns: another `initialize` meanwhile may be refused

@@ -281,6 +281,12 @@ def _repeated_initialize(params: Any, in_progress: bool, after_other_requests: b
     return None
 
 
+def _not_initialized(method: str) -> RequestError:
+    """The refusal of a request before `initialize` has been answered, as the TypeScript SDK's
+    v2 connection words it (its detail in `data`)."""
+    return RequestError.invalid_request(f"ACP v2 connection must be initialized before '{method}'")
+
+
 async def _answered_version(answer: Awaitable[InitializeResponse]) -> InitializeResponse:
     """The agent's answer to `initialize`, refused when its protocol version is not the package's:
     the client's `initialize` is answered -32600 instead, as the TypeScript SDK's v2 agent answers
@@ -313,6 +319,7 @@ _WIRE: Final = Wire(
     cancelled_id=lambda params: params.request_id,
     initialize_method=Methods.INITIALIZE,
     repeated_initialize=_repeated_initialize,
+    not_initialized=_not_initialized,
     encode_notification=_jsonrpc.notification_object,
     encode_request=_jsonrpc.request_object,
     encode_result=_jsonrpc.result_object,

@@ -426,10 +426,32 @@ def test_requests_before_initialize_are_refused_and_notifications_ignored():
             await peer.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "early"}})
             answer = await peer.ask(request(1, "session/new", {"cwd": "/w"}))
             assert answer["id"] == 1 and answer["error"]["code"] == -32600
-            assert "initialized before 'session/new'" in answer["error"]["message"]
+            assert answer["error"]["data"] == "ACP v2 connection must be initialized before 'session/new'"
             await peer.initialize()
             assert (await peer.ask(request(2, "session/new", {"cwd": "/w"})))["result"] == {"sessionId": "s1"}
             assert agent.cancelled_sessions == []
+
+    run(test)
+
+
+@pytest.mark.parametrize("params", [{"cwd": "/w"}, {"cwd": 5}, "not an object"])
+@pytest.mark.parametrize(
+    ("package", "error"),
+    [
+        (acp, {"code": -32600, "message": "Invalid request", "data": "ACP v2 connection must be initialized before 'session/new'"}),
+        (acp_v1, {"code": -32600, "message": "Invalid request: ACP connection must be initialized before 'session/new'"}),
+    ],
+)
+def test_a_request_before_initialize_is_refused_as_the_typescript_sdk_refuses_it_whatever_its_params(
+    package, error, params
+):
+    async def test() -> None:
+        (agent_reader, agent_writer), (peer_reader, peer_writer) = await stream_pair(acp.DEFAULT_LIMIT)
+        conn = package.connect_to_client(package.Agent(), agent_reader, agent_writer)
+        peer = RawPeer(peer_reader, peer_writer)
+        assert await peer.ask(request(7, "session/new", params)) == {"jsonrpc": "2.0", "id": 7, "error": error}
+        peer_writer.close()
+        await conn.wait_closed()
 
     run(test)
 

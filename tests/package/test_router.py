@@ -107,21 +107,21 @@ def test_notifications_and_responses_before_initialize_are_ignored():
 
 
 @pytest.mark.parametrize(
-    ("message", "answer_id", "text"),
+    ("message", "answer_id", "error"),
     [
-        (request(3, {}, "session/new"), 3, "Invalid request: first ACP request must be initialize"),
-        ([request(3, V2_INIT)], None, "Invalid request: JSON-RPC batches are not supported"),
-        ([], None, "Invalid request: JSON-RPC batches are not supported"),
-        (5, None, "Invalid request: first ACP message must be an initialize request"),
+        (request(3, {}, "session/new"), 3, ("Invalid request", "first ACP request must be initialize")),
+        ([request(3, V2_INIT)], None, ("Invalid request: JSON-RPC batches are not supported", None)),
+        ([], None, ("Invalid request: JSON-RPC batches are not supported", None)),
+        (5, None, ("Invalid request", "first ACP message must be an initialize request")),
         (
             {"jsonrpc": "1.0", "id": 4, "method": "initialize", "params": V2_INIT},
             None,
-            "Invalid request: first ACP message",
+            ("Invalid request", "first ACP message must be an initialize request"),
         ),
         (
             {"jsonrpc": "2.0", "id": 2.5, "method": "initialize", "params": V2_INIT},
             None,
-            "Invalid request: ACP v2 request IDs",
+            ("Invalid request: ACP v2 request IDs must be strings or integers", None),
         ),
     ],
     ids=[
@@ -133,14 +133,17 @@ def test_notifications_and_responses_before_initialize_are_ignored():
         "a v2 id that is no integer",
     ],
 )
-def test_what_cannot_start_the_connection_is_answered_minus_32600_and_it_stays_open(message, answer_id, text):
+def test_what_cannot_start_the_connection_is_answered_minus_32600_and_it_stays_open(message, answer_id, error):
+    """In the TypeScript SDK's words (its router puts some details in `data`)."""
+
     async def test() -> None:
         pipe, v2 = Pipe(), V2Agent()
         task = await routed(pipe, v2, V1Agent())
         pipe.feed(message)
         answer = await pipe.next()
-        assert answer["id"] == answer_id and answer["error"]["code"] == -32600
-        assert answer["error"]["message"].startswith(text)
+        text, data = error
+        assert answer["id"] == answer_id
+        assert answer["error"] == {"code": -32600, "message": text, **({} if data is None else {"data": data})}
         pipe.feed(request(1, V2_INIT))  # the client may initialize now
         assert (await pipe.next())["result"]["protocolVersion"] == 2
         await finish(pipe, task)
@@ -247,7 +250,7 @@ def test_on_salvage_sees_a_routed_initializes_salvage_once():
 @pytest.mark.parametrize(
     ("params", "code", "text"),
     [
-        (None, -32602, "initialize.protocolVersion must be a valid ACP protocol version"),
+        (None, -32602, '"message": "Invalid params", "data": "initialize.protocolVersion must be a valid ACP protocol version"'),
         ({"info": V2_INIT["info"]}, -32602, "initialize.protocolVersion must be a valid"),
         ({**V2_INIT, "protocolVersion": "2"}, -32602, "initialize.protocolVersion must be a valid"),
         ({**V2_INIT, "protocolVersion": 70000}, -32602, "initialize.protocolVersion must be a valid"),
@@ -470,7 +473,7 @@ def test_an_agent_answering_initialize_with_another_version_on_v2_is_answered_mi
             },
         }
         pipe.feed(request(2, {"cwd": "/"}, "session/new"))
-        assert (await pipe.next())["error"]["message"].startswith("Invalid request: the connection must be initialized")
+        assert (await pipe.next())["error"]["data"] == "ACP v2 connection must be initialized before 'session/new'"
         v2.released.put_nowait(2)
         pipe.feed(request(3, V2_INIT))  # the first answered initialize
         assert (await pipe.next())["result"]["protocolVersion"] == 2
