@@ -16,6 +16,7 @@ import logging
 import os
 import re
 import reprlib
+import stat
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Coroutine, Mapping
 from dataclasses import dataclass
@@ -959,14 +960,103 @@ class Connection:
 
 async def stdio_streams(limit: int = READER_LIMIT) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     """This process's stdin and stdout as an asyncio stream pair (stdout carries protocol lines
-    only); `limit` is the reader's (a `StreamTransport` splits lines itself)."""
+    only); `limit` is the reader's (a `StreamTransport` splits lines itself). Either may be a
+    pipe, a socket, a terminal or a regular file (`agent < requests.jsonl > answers.jsonl`)."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=limit)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    transport, protocol = await loop.connect_write_pipe(
-        lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()), sys.stdout
-    )
+    if _is_regular_file(sys.stdin):
+        _FileReadTransport(sys.stdin.fileno(), asyncio.StreamReaderProtocol(reader))
+    else:
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    protocol = asyncio.StreamReaderProtocol(asyncio.StreamReader())
+    transport: asyncio.WriteTransport
+    if _is_regular_file(sys.stdout):
+        transport = _FileWriteTransport(sys.stdout.fileno(), protocol)
+    else:
+        transport, _ = await loop.connect_write_pipe(lambda: protocol, sys.stdout)
     return reader, asyncio.StreamWriter(transport, protocol, None, loop)
+
+
+def _is_regular_file(stream: Any) -> bool:
+    """Whether `stream` is a regular file, which the event loop's pipe transports refuse."""
+    return stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+
+
+class _FileReadTransport(asyncio.ReadTransport):
+    """A regular file read into `protocol` a chunk at a time in a worker thread (a file is never
+    "ready" to a selector), paused while the reader holds more than its limit."""
+
+    def __init__(self, fd: int, protocol: asyncio.Protocol) -> None:
+        super().__init__()
+        self._fd = fd
+        self._protocol = protocol
+        self._resumed = asyncio.Event()
+        self._resumed.set()
+        protocol.connection_made(self)
+        self._task = asyncio.get_running_loop().create_task(self._read())
+
+    async def _read(self) -> None:
+        error: Exception | None = None
+        try:
+            while data := await asyncio.to_thread(os.read, self._fd, 1 << 16):
+                self._protocol.data_received(data)
+                await self._resumed.wait()
+            self._protocol.eof_received()
+        except OSError as failure:
+            error = failure
+        self._protocol.connection_lost(error)
+
+    def pause_reading(self) -> None:
+        self._resumed.clear()
+
+    def resume_reading(self) -> None:
+        self._resumed.set()
+
+    def is_reading(self) -> bool:
+        return self._resumed.is_set()
+
+    def is_closing(self) -> bool:
+        return self._task.done()
+
+    def close(self) -> None:
+        self._task.cancel()
+
+
+class _FileWriteTransport(asyncio.WriteTransport):
+    """Writes to a regular file at once (a file never blocks a writer for long); nothing is
+    buffered, so a writer's `drain` never waits."""
+
+    def __init__(self, fd: int, protocol: asyncio.BaseProtocol) -> None:
+        super().__init__()
+        self._fd = fd
+        self._protocol = protocol
+        self._closing = False
+        protocol.connection_made(self)
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view) :]
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+    def set_write_buffer_limits(self, high: int | None = None, low: int | None = None) -> None:
+        pass  # nothing is ever buffered
+
+    def can_write_eof(self) -> bool:
+        return False
+
+    def is_closing(self) -> bool:
+        return self._closing
+
+    def close(self) -> None:
+        if not self._closing:
+            self._closing = True
+            asyncio.get_running_loop().call_soon(self._protocol.connection_lost, None)
+
+    def abort(self) -> None:
+        self.close()
 
 
 @contextlib.asynccontextmanager
