@@ -16,11 +16,12 @@ import logging
 import os
 import re
 import reprlib
+import signal
 import stat
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Coroutine, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Protocol, TypeVar
+from typing import IO, Any, Final, Protocol, TypeVar
 
 from . import _runtime as _rt
 from ._observe import Tap, WireObserver
@@ -1059,6 +1060,12 @@ class _FileWriteTransport(asyncio.WriteTransport):
         self.close()
 
 
+Stderr = None | int | IO[Any] | Callable[[str], None]
+"""Where a started process's stderr goes: None inherits this process's, `subprocess.DEVNULL`
+discards it, an open file (or a file descriptor) receives it, and a callable is called with
+each line (without its line ending, decoded as UTF-8 with replacement)."""
+
+
 @contextlib.asynccontextmanager
 async def spawn_process(
     command: str | os.PathLike[str],
@@ -1067,41 +1074,98 @@ async def spawn_process(
     cwd: str | os.PathLike[str] | None = None,
     limit: int = READER_LIMIT,
     timeout: float = 5.0,
+    stderr: Stderr = None,
 ) -> AsyncIterator[asyncio.subprocess.Process]:
-    """Start `command` with its stdin and stdout piped to this process (stderr is inherited);
-    `limit` is the stdout reader's (a `StreamTransport` splits lines itself).
+    """Start `command` in a session of its own, with its stdin and stdout piped to this process
+    and its stderr where `stderr` says (`Stderr`); `limit` is the stdout reader's (a
+    `StreamTransport` splits lines itself).
 
-    On exit, a process that has not exited `timeout` seconds after its owner closed its
-    stdin is terminated, and killed after another `timeout`. A cancellation meanwhile kills
-    it at once: no process outlives the task that started it."""
+    The session's process group is the process's and every one it starts (a wrapper such as
+    `sh -c`, `npx` or an npm bin shim, and the agent behind it): on exit, once its owner has
+    closed its stdin, the group has half of `timeout` to exit, is then sent SIGTERM, and
+    SIGKILL when any of it remains at `timeout`; leaving takes at most `timeout`. A cancellation
+    meanwhile kills the group at once: no process outlives the task that started it."""
     process = await asyncio.create_subprocess_exec(
         command,
         *args,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE if callable(stderr) else stderr,
         env=None if env is None else dict(env),
         cwd=cwd,
         limit=limit,
+        start_new_session=True,
     )
+    lines = None
+    if callable(stderr):
+        assert process.stderr is not None
+        lines = asyncio.ensure_future(_each_line(process.stderr, stderr, limit))
     try:
         yield process
     finally:
-        await _stop(process, timeout)
+        await _stop(process, timeout, lines)
 
 
-async def _stop(process: asyncio.subprocess.Process, timeout: float) -> None:
+async def _each_line(stream: asyncio.StreamReader, call: Callable[[str], None], limit: int) -> None:
+    """Call `call` with each line of `stream` until it ends; a line longer than `limit` bytes is
+    passed in parts of `limit` bytes or more. A failing call is logged."""
+    pending = b""
+    while chunk := await stream.read(1 << 16):
+        *complete, pending = (pending + chunk).split(b"\n")
+        if len(pending) > limit:
+            complete.append(pending)
+            pending = b""
+        for line in complete:
+            _call_with_line(call, line)
+    if pending:
+        _call_with_line(call, pending)
+
+
+def _call_with_line(call: Callable[[str], None], line: bytes) -> None:
+    try:
+        call(line.decode("utf-8", "replace").removesuffix("\r"))
+    except Exception:
+        _log.exception("the stderr callback failed")
+
+
+async def _stop(process: asyncio.subprocess.Process, timeout: float, lines: asyncio.Future[None] | None) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
     try:
         try:
-            await asyncio.wait_for(process.wait(), timeout)
+            await asyncio.wait_for(process.wait(), timeout / 2)
         except asyncio.TimeoutError:
-            process.terminate()
-            try:
-                await asyncio.wait_for(process.wait(), timeout)
-            except asyncio.TimeoutError:
-                process.kill()
-                await process.wait()
+            pass
+        if _group_alive(process.pid):
+            _signal_group(process.pid, signal.SIGTERM)
+            while _group_alive(process.pid) and loop.time() < deadline:
+                await asyncio.sleep(min(0.02, max(0.0, deadline - loop.time())))
+            _signal_group(process.pid, signal.SIGKILL)
+        await process.wait()
+        if lines is not None:
+            await asyncio.wait([lines], timeout=max(0.0, deadline - loop.time()))
     except BaseException:  # cancelled (or interrupted) while waiting: do not leave it running
-        if process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
+        _signal_group(process.pid, signal.SIGKILL)
         raise
+    finally:
+        if lines is not None:
+            lines.cancel()
+        transport = getattr(process, "_transport", None)
+        if transport is not None:
+            transport.close()  # else `BaseSubprocessTransport.__del__` warns that it was left open
+
+
+def _group_alive(group: int) -> bool:
+    """Whether any process of the process group `group` remains (one not yet reaped included)."""
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # a member that is no longer ours: the group's id was reused
+        return False
+    return True
+
+
+def _signal_group(group: int, number: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, number)

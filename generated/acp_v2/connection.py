@@ -38,6 +38,7 @@ from ._connection import (
     ConnectionLimits,
     Handlers,
     MessageTooLarge,
+    Stderr,
     StreamTransport,
     Transport,
     Wire,
@@ -1477,15 +1478,20 @@ async def spawn_agent_process(
     timeout: float = 5.0,
     strict: bool = False,
     on_salvage: SalvageCallback | None = None,
+    stderr: Stderr = None,
 ) -> AsyncIterator[tuple[ClientSideConnection, asyncio.subprocess.Process]]:
-    """Start the agent `command` and connect `client` to its stdin/stdout (stderr is inherited).
+    """Start the agent `command` in a session of its own and connect `client` to its
+    stdin/stdout; its stderr goes where `stderr` says (inherited, a file, `subprocess.DEVNULL`,
+    or a callable called with each line).
 
     On exit the connection is closed, which ends the agent's stdin (input the agent has not read
-    after `timeout` seconds is dropped); an agent that has not exited after `timeout` seconds more
-    is terminated, and killed after another `timeout`; a cancellation kills it at once. `limits`
-    bounds what the connection holds; `strict` and `on_salvage` are passed to every decode it makes."""
+    after half of `timeout` is dropped), and its process group (the agent, a wrapper it was started
+    through and every process they started) is stopped as `spawn_process` says: leaving takes at
+    most `timeout` seconds, and no process started survives it; a cancellation kills them at once.
+    `limits` bounds what the connection holds; `strict` and `on_salvage` are passed to every
+    decode it makes."""
     limits = _limits(limits, limit)
-    async with open_agent_process(command, *args, env=env, cwd=cwd, limits=limits, timeout=timeout) as (
+    async with open_agent_process(command, *args, env=env, cwd=cwd, limits=limits, timeout=timeout, stderr=stderr) as (
         transport,
         process,
     ):
@@ -1504,15 +1510,16 @@ async def open_agent_process(
     cwd: str | os.PathLike[str] | None = None,
     limits: ConnectionLimits = DEFAULT_LIMITS,
     timeout: float = 5.0,
+    stderr: Stderr = None,
 ) -> AsyncIterator[tuple[Transport, asyncio.subprocess.Process]]:
     """Start the agent `command` and yield the transport over its stdin/stdout that
     `spawn_agent_process` connects over, without a connection (for `connect_negotiated`, which
     picks the connection of the version the agent answers), and the process. On exit the
     transport is closed, which ends the agent's stdin, and the agent stopped as
     `spawn_agent_process` says."""
-    async with spawn_process(command, *args, env=env, cwd=cwd, timeout=timeout) as process:
+    async with spawn_process(command, *args, env=env, cwd=cwd, timeout=timeout / 2, stderr=stderr) as process:
         assert process.stdin is not None and process.stdout is not None
-        transport = StreamTransport(process.stdout, process.stdin, limits=limits, close_timeout=timeout)
+        transport = StreamTransport(process.stdout, process.stdin, limits=limits, close_timeout=timeout / 2)
         try:
             yield transport, process
         finally:
@@ -1530,17 +1537,13 @@ async def spawn_client_process(
     timeout: float = 5.0,
     strict: bool = False,
     on_salvage: SalvageCallback | None = None,
+    stderr: Stderr = None,
 ) -> AsyncIterator[tuple[AgentSideConnection, asyncio.subprocess.Process]]:
     """Start the client `command` (an editor that speaks ACP over stdio) and serve `agent` to it
-    over its stdin/stdout (stderr is inherited): `spawn_agent_process` the other way round.
-
-    On exit the connection is closed, which ends the client's stdin (input the client has not
-    read after `timeout` seconds is dropped); a client that has not exited after `timeout`
-    seconds more is terminated, and killed after another `timeout`; a
-    cancellation kills it at once. `limits` bounds what the connection holds; `strict` and
-    `on_salvage` are passed to every decode it makes."""
+    over its stdin/stdout: `spawn_agent_process` the other way round, `stderr` and leaving
+    (at most `timeout` seconds, no process started surviving) as it says."""
     async with spawn_process(
-        command, *args, env=env, cwd=cwd, limit=limits.max_message_bytes + 1, timeout=timeout
+        command, *args, env=env, cwd=cwd, limit=limits.max_message_bytes + 1, timeout=timeout / 2, stderr=stderr
     ) as process:
         assert process.stdin is not None and process.stdout is not None
         conn = connect_to_client(
@@ -1550,7 +1553,7 @@ async def spawn_client_process(
             limits=limits,
             strict=strict,
             on_salvage=on_salvage,
-            close_timeout=timeout,
+            close_timeout=timeout / 2,
         )
         try:
             yield conn, process
