@@ -456,6 +456,30 @@ def _parse(data: bytes) -> Any:
     return _rt.parse_json(text)
 
 
+TURN_METHOD: Final = "session/prompt"
+"""The request whose answer ends a turn (ACP's, in every version): its answer is settled once the
+notifications received before it have been handled, and cancelling it cancels the turn."""
+TURN_CANCEL: Final = "session/cancel"
+"""The notification that cancels a session's turn, which every agent honours."""
+
+
+@dataclass(eq=False, slots=True)
+class _Settled:
+    """The answer to a turn request, queued behind the notifications received before it."""
+
+    future: asyncio.Future[Any]
+    error: BaseException | None
+    result: Any
+
+    def apply(self) -> None:
+        if self.future.done():
+            return
+        if self.error is not None:
+            self.future.set_exception(self.error)
+        else:
+            self.future.set_result(self.result)
+
+
 class Connection:
     """The JSON-RPC machinery of both typed connections: ids, pending requests, handler tasks,
     dispatch. `wire` says what the package's messages are; `requests` and `notifications` call
@@ -492,6 +516,8 @@ class Connection:
         self._next_id = 0
         self._waiting: dict[int, tuple[str, asyncio.Future[Any]]] = {}  # the requests sent, by id
         self._abandoned: set[int] = set()  # cancelled requests whose response is dropped quietly
+        self._ordered: set[int] = set()  # turn requests answered after the notifications before them
+        self._queued_answers: set[_Settled] = set()  # their answers, in the inbox
         self._serving: dict[tuple[type, Any], asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         # None: the stream has ended. Bounded: the reader awaits room (backpressure).
@@ -603,6 +629,8 @@ class Connection:
         self._next_id = request_id + 1
         future: asyncio.Future[Any] = self._loop.create_future()
         self._waiting[request_id] = (method, future)
+        if method == TURN_METHOD and asyncio.current_task() is not self._worker:
+            self._ordered.add(request_id)  # (a notification handler awaiting it would wait for itself)
         encode = self._wire.encode_request
         try:
             if encode is not None:
@@ -613,13 +641,19 @@ class Connection:
         except asyncio.CancelledError:
             if not self._closed and request_id in self._waiting:
                 self._abandoned.add(request_id)
-                self._spawn(self._cancel(request_id))
+                session_id = getattr(params, "session_id", None) if method == TURN_METHOD else None
+                self._spawn(self._cancel(request_id, session_id if type(session_id) is str else None))
             raise
         finally:
             self._waiting.pop(request_id, None)
+            self._ordered.discard(request_id)
 
-    async def _cancel(self, request_id: int) -> None:
+    async def _cancel(self, request_id: int, session_id: str | None) -> None:
+        """Cancel a request the peer is serving: its session's turn when it is one (`session/cancel`,
+        which every agent honours), and the request (`$/cancel_request`, which some honour)."""
         with contextlib.suppress(ConnectionClosed):
+            if session_id is not None:
+                await self._notify(TURN_CANCEL, {"sessionId": session_id})
             await self._notify(self._wire.cancel_method, self._wire.cancel_params(request_id))
 
     async def _notify(self, method: str, params: Any) -> None:
@@ -896,6 +930,10 @@ class Connection:
                 notification = await inbox.get()
             if notification is None:
                 return
+            if type(notification) is _Settled:
+                self._queued_answers.discard(notification)
+                notification.apply()
+                continue
             try:
                 handle = self._notifications.get(notification.method)
                 if handle is not None:
@@ -934,6 +972,15 @@ class Connection:
         _, future = self._waiting.pop(request_id)
         if future.done():
             return
+        if request_id in self._ordered:  # after the notifications received before it
+            self._ordered.discard(request_id)
+            answer = _Settled(future, error, result)
+            self._queued_answers.add(answer)
+            try:
+                self._inbox.put_nowait(answer)
+            except asyncio.QueueFull:
+                self._spawn(self._inbox.put(answer))
+            return
         if error is not None:
             future.set_exception(error)
         else:
@@ -953,6 +1000,9 @@ class Connection:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        for answer in self._queued_answers:  # the notifications before them will not be handled
+            answer.apply()
+        self._queued_answers.clear()
         with contextlib.suppress(OSError, RuntimeError):
             await self._transport.close()
         if self._tap is not None:

@@ -1248,3 +1248,81 @@ def test_spawn_agent_process_exits_within_its_timeouts_from_an_agent_that_reads_
         assert not unhandled, unhandled
 
     run(test)
+
+
+# --- v1 turns, as real v1 agents run them -------------------------------------------
+
+
+class V1TurnAgent(acp_v1.Agent):
+    """Sends a turn's last updates just before the answer that ends it (as real v1 agents do);
+    `hold` keeps the turn running until it is cancelled."""
+
+    def __init__(self, hold: bool = False) -> None:
+        self.conn: Any = None
+        self.hold = hold
+        self.cancelled: list[str] = []
+        self.prompt_cancelled = asyncio.Event()
+
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+
+    async def initialize(self, params: Any) -> Any:
+        return acp_v1.InitializeResponse(protocol_version=1)
+
+    async def session_prompt(self, params: Any) -> Any:
+        if self.hold:
+            try:
+                await asyncio.sleep(60)
+            except asyncio.CancelledError:
+                self.prompt_cancelled.set()
+                raise
+        for text in ("last", "words"):
+            chunk = acp_v1.SessionUpdateAgentMessageChunk(content=acp_v1.ContentBlockText(text=text))
+            await self.conn.session_update(acp_v1.SessionNotification(session_id=params.session_id, update=chunk))
+        return acp_v1.PromptResponse(stop_reason=acp_v1.StopReason.END_TURN)
+
+    async def session_cancel(self, params: Any) -> None:
+        self.cancelled.append(params.session_id)
+
+
+class SlowV1Client(acp_v1.Client):
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    async def session_update(self, params: Any) -> None:
+        await asyncio.sleep(0.02)
+        self.texts.append(params.update.content.text)
+
+
+V1_PROMPT = acp_v1.PromptRequest(session_id="s1", prompt=[acp_v1.ContentBlockText(text="hi")])
+
+
+def test_a_v1_prompt_returns_after_the_updates_received_before_its_answer_are_handled():
+    async def test() -> None:
+        client = SlowV1Client()
+        async with acp_v1.connect_pair(V1TurnAgent(), client) as (_, conn):
+            await conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
+            for _ in range(3):
+                client.texts.clear()
+                await conn.session_prompt(V1_PROMPT)
+                assert client.texts == ["last", "words"]
+
+    run(test)
+
+
+def test_cancelling_a_prompts_task_sends_session_cancel_for_its_session_and_cancels_the_request():
+    async def test() -> None:
+        agent = V1TurnAgent(hold=True)
+        async with acp_v1.connect_pair(agent, acp_v1.Client()) as (_, conn):
+            await conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
+            prompting = asyncio.create_task(conn.session_prompt(V1_PROMPT))
+            await asyncio.sleep(0.05)
+            prompting.cancel()
+            await asyncio.wait_for(agent.prompt_cancelled.wait(), 5)  # `$/cancel_request`
+            for _ in range(100):
+                if agent.cancelled:
+                    break
+                await asyncio.sleep(0.01)
+            assert agent.cancelled == ["s1"]
+
+    run(test)
