@@ -506,7 +506,7 @@ def test_an_agent_behind_sh_and_a_node_shim_that_ignores_stdin_eof_does_not_surv
         loop = asyncio.get_running_loop()
         async with acp_v1.spawn_agent_process(
             SlowV1Client(), *wrapped, "--deaf", env=python_sdk, timeout=2, stderr=pids.append
-        ) as (conn, process):
+        ) as (conn, _process):
             answer = await conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
             assert answer.agent_info.version == "0.12.1"
             leaving = loop.time()

@@ -1182,10 +1182,8 @@ async def _stop(process: asyncio.subprocess.Process, timeout: float, lines: asyn
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     try:
-        try:
+        with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(process.wait(), timeout / 2)
-        except asyncio.TimeoutError:
-            pass
         if _group_alive(process.pid):
             _signal_group(process.pid, signal.SIGTERM)
             while _group_alive(process.pid) and loop.time() < deadline:

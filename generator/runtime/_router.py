@@ -410,11 +410,12 @@ async def negotiate(
         code, text = error.get("code"), error.get("message")
         raise wire.error(code if type(code) is int else _rt.INTERNAL_ERROR, str(text), error.get("data", _rt.UNDEFINED))
     result = message["result"]
-    route = _answering_route(result, by_version, options.strict)
+    version = _answering_version(result, by_version, options.strict)
+    route = by_version[version]
     typed = params
     if route is not newest:
-        own = _initialize_params(sent, sent.get("protocolVersion", route.version), route.version)
-        if route.version == 1:
+        own = _initialize_params(sent, sent.get("protocolVersion", version), version)
+        if version == 1:
             own = {**own, **as_v1_fields(sent, route.serves)}
         envelope = {"jsonrpc": "2.0", "id": 0, "method": INITIALIZE, "params": own}
         typed = route.wire.decoder("agent", False, None)(envelope).params
@@ -444,7 +445,13 @@ def as_v1_fields(params: dict[str, Any], serves: Callable[[str], bool]) -> dict[
     return fields
 
 
-_V1_TERMINAL_METHODS: Final = ("terminal_create", "terminal_output", "terminal_release", "terminal_wait_for_exit", "terminal_kill")
+_V1_TERMINAL_METHODS: Final = (
+    "terminal_create",
+    "terminal_output",
+    "terminal_release",
+    "terminal_wait_for_exit",
+    "terminal_kill",
+)
 
 
 async def _answer_to_negotiation(transport: Transport) -> tuple[dict[str, Any], list[bytes]]:
@@ -466,22 +473,21 @@ async def _answer_to_negotiation(transport: Transport) -> tuple[dict[str, Any], 
         received.append(data)
 
 
-def _answering_route(result: Any, by_version: dict[int, RouteLike], strict: bool) -> RouteLike:
-    """The route of the version `result` (an `initialize` result) reads as: the version it names
-    when it reads as that, else the newest older one it reads as (DecodeError of the version
-    named when it reads as none)."""
+def _answering_version(result: Any, by_version: dict[int, RouteLike], strict: bool) -> int:
+    """The version `result` (an `initialize` result) reads as: the version it names when it
+    reads as that, else the newest older one it reads as (DecodeError of the version named when
+    it reads as none)."""
     answered: Any = result.get("protocolVersion") if type(result) is dict else None
-    named = by_version.get(answered) if type(answered) is int else None
-    if named is None:
+    if type(answered) is not int or answered not in by_version:
         raise ProtocolVersionMismatch(answered, sorted(by_version))
-    older = [by_version[version] for version in sorted(by_version, reverse=True) if version < answered]
+    candidates = [answered, *(version for version in sorted(by_version, reverse=True) if version < answered)]
     failure: DecodeError | None = None
-    for route in [named, *older]:
+    for version in candidates:
         try:
-            route.wire.decode_result(INITIALIZE, result, "agent", strict, None, RESULT_PATH)
+            by_version[version].wire.decode_result(INITIALIZE, result, "agent", strict, None, RESULT_PATH)
         except DecodeError as error:
             failure = failure or error
             continue
-        return route
+        return version
     assert failure is not None
     raise failure

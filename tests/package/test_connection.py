@@ -438,8 +438,18 @@ def test_requests_before_initialize_are_refused_and_notifications_ignored():
 @pytest.mark.parametrize(
     ("package", "error"),
     [
-        (acp, {"code": -32600, "message": "Invalid request", "data": "ACP v2 connection must be initialized before 'session/new'"}),
-        (acp_v1, {"code": -32600, "message": "Invalid request: ACP connection must be initialized before 'session/new'"}),
+        (
+            acp,
+            {
+                "code": -32600,
+                "message": "Invalid request",
+                "data": "ACP v2 connection must be initialized before 'session/new'",
+            },
+        ),
+        (
+            acp_v1,
+            {"code": -32600, "message": "Invalid request: ACP connection must be initialized before 'session/new'"},
+        ),
     ],
 )
 def test_a_request_before_initialize_is_refused_as_the_typescript_sdk_refuses_it_whatever_its_params(

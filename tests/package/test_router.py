@@ -250,7 +250,11 @@ def test_on_salvage_sees_a_routed_initializes_salvage_once():
 @pytest.mark.parametrize(
     ("params", "code", "text"),
     [
-        (None, -32602, '"message": "Invalid params", "data": "initialize.protocolVersion must be a valid ACP protocol version"'),
+        (
+            None,
+            -32602,
+            '"message": "Invalid params", "data": "initialize.protocolVersion must be a valid ACP protocol version"',
+        ),
         ({"info": V2_INIT["info"]}, -32602, "initialize.protocolVersion must be a valid"),
         ({**V2_INIT, "protocolVersion": "2"}, -32602, "initialize.protocolVersion must be a valid"),
         ({**V2_INIT, "protocolVersion": 70000}, -32602, "initialize.protocolVersion must be a valid"),
