@@ -1491,10 +1491,8 @@ async def spawn_agent_process(
     `limits` bounds what the connection holds; `strict` and `on_salvage` are passed to every
     decode it makes."""
     limits = _limits(limits, limit)
-    async with open_agent_process(command, *args, env=env, cwd=cwd, limits=limits, timeout=timeout, stderr=stderr) as (
-        transport,
-        process,
-    ):
+    opened = open_agent_process(command, *args, env=env, cwd=cwd, limits=limits, timeout=timeout, stderr=stderr)
+    async with opened as (transport, process):
         conn = ClientSideConnection(client, transport, limits=limits, strict=strict, on_salvage=on_salvage)
         try:
             yield conn, process
