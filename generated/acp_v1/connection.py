@@ -229,6 +229,7 @@ _WIRE: Final = Wire(
     cancel_params=lambda request_id: CancelRequestNotification(request_id=request_id),
     cancelled_id=lambda params: params.request_id,
     initialize_method=Methods.INITIALIZE,
+    turn_cancel=Methods.SESSION_CANCEL,
     repeated_initialize=None,
     encode_notification=_jsonrpc.notification_object,
     encode_request=_jsonrpc.request_object,

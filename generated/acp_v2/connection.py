@@ -319,6 +319,7 @@ _WIRE: Final = Wire(
     cancel_params=lambda request_id: CancelRequestNotification(request_id=request_id),
     cancelled_id=lambda params: params.request_id,
     initialize_method=Methods.INITIALIZE,
+    turn_cancel=None,
     repeated_initialize=_repeated_initialize,
     not_initialized=_not_initialized,
     encode_notification=_jsonrpc.notification_object,

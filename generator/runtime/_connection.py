@@ -353,6 +353,11 @@ class Wire:
     cancel_params: Callable[[int], Any]  # a request id → the params of `cancel_method`
     cancelled_id: Callable[[Any], Any]  # the params of `cancel_method` → the request id
     initialize_method: str | None  # served first: earlier requests are refused
+    # The notification (`{"sessionId": ...}`) that cancels the turn a pending TURN_METHOD request
+    # is running, sent when the task awaiting it is cancelled (v1's `session/cancel`, which every
+    # agent honours); None where a pending one is held, its turn not started (v2 answers once the
+    # prompt is inserted): withdrawing the request is its cancellation.
+    turn_cancel: str | None = None
     schema_methods: Collection[str] = ()  # refused by `send_request`/`send_notification` (typed methods send them)
     # The raw params of an `initialize` that is not the first, whether another is being answered
     # (its handler has not returned), and whether another request came since the last answered →
@@ -454,10 +459,8 @@ def _parse(data: bytes) -> Any:
 
 
 TURN_METHOD: Final = "session/prompt"
-"""The request whose answer ends a turn (ACP's, in every version): its answer is settled once the
-notifications received before it have been handled, and cancelling it cancels the turn."""
-TURN_CANCEL: Final = "session/cancel"
-"""The notification that cancels a session's turn, which every agent honours."""
+"""The request that starts a turn (ACP's, in every version): its answer is settled once the
+notifications received before it have been handled."""
 
 
 @dataclass(eq=False, slots=True)
@@ -638,7 +641,8 @@ class Connection:
         except asyncio.CancelledError:
             if not self._closed and request_id in self._waiting:
                 self._abandoned.add(request_id)
-                session_id = getattr(params, "session_id", None) if method == TURN_METHOD else None
+                turn = method == TURN_METHOD and self._wire.turn_cancel is not None
+                session_id = getattr(params, "session_id", None) if turn else None
                 self._spawn(self._cancel(request_id, session_id if type(session_id) is str else None))
             raise
         finally:
@@ -646,11 +650,11 @@ class Connection:
             self._ordered.discard(request_id)
 
     async def _cancel(self, request_id: int, session_id: str | None) -> None:
-        """Cancel a request the peer is serving: its session's turn when it is one (`session/cancel`,
-        which every agent honours), and the request (`$/cancel_request`, which some honour)."""
+        """Cancel a request the peer is serving: the turn it runs in `session_id` when given
+        (`Wire.turn_cancel`), and the request (`$/cancel_request`, which some peers honour)."""
         with contextlib.suppress(ConnectionClosed):
-            if session_id is not None:
-                await self._notify(TURN_CANCEL, {"sessionId": session_id})
+            if session_id is not None and self._wire.turn_cancel is not None:
+                await self._notify(self._wire.turn_cancel, {"sessionId": session_id})
             await self._notify(self._wire.cancel_method, self._wire.cancel_params(request_id))
 
     async def _notify(self, method: str, params: Any) -> None:

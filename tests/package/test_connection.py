@@ -1336,3 +1336,22 @@ def test_cancelling_a_prompts_task_sends_session_cancel_for_its_session_and_canc
             assert agent.cancelled == ["s1"]
 
     run(test)
+
+
+def test_cancelling_a_v2_prompts_task_withdraws_the_held_prompt_and_leaves_the_running_turn():
+    """A v2 prompt is answered once inserted: a pending one is held, its turn not started, and
+    `session/cancel` would cancel the turn before it. Cancelling its task sends `$/cancel_request`
+    alone."""
+
+    async def test() -> None:
+        agent = EchoAgent()
+        async with connected(agent) as (_, conn):
+            held = acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="block")])
+            prompting = asyncio.create_task(conn.session_prompt(held))
+            await agent.blocked.wait()
+            prompting.cancel()
+            await asyncio.wait_for(agent.handler_cancelled.wait(), 5)  # `$/cancel_request`
+            await asyncio.sleep(0.1)  # a `session/cancel` sent before it would have been handled
+            assert agent.cancelled_sessions == []
+
+    run(test)
