@@ -3,16 +3,23 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.installed-bench
 LINT_STEPS := lint-ruff lint-format lint-mypy lint-mypy-generated
 # Parallel steps print their output whole when they end (GNU make 4+; 3.81 interleaves lines).
 PARALLEL := -j $(if $(filter 3.%,$(MAKE_VERSION)),,--output-sync=target)
 
-.PHONY: generate check lint $(LINT_STEPS) docs test peers interop update-schema bench bench-gen bench-rpc bench-import clean
+.PHONY: generate check lint $(LINT_STEPS) docs test peers interop update-schema bench bench-gen bench-rpc bench-import hooks clean
 
+# The generator with what `make test` uses: the test tools and the docs site (pyproject.toml's extras).
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,docs]'
 	touch $(STAMP)
+
+# What the benchmarks compare against, added for `make bench*` only.
+$(BENCH_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,docs,bench]'
+	touch $(BENCH_STAMP)
 
 generate: $(STAMP)
 	$(PY) -m generator generate
@@ -20,23 +27,26 @@ generate: $(STAMP)
 check: $(STAMP)
 	$(PY) -m generator check
 
-# Style and types of the generator, tests and benchmarks, and types of the generated package.
-# (The samples of the README and docs/ are type-checked by tests/test_docs.py.) The steps are independent:
-# they run in parallel.
+# Style and types of the generator, tests, benchmarks, examples and interop peers, and types of the
+# generated package with the examples and the interop peer that use it. (The samples of the README and
+# docs/ are type-checked by tests/test_docs.py; the two Python-SDK peers of interop/ are not type-checked:
+# the SDK, in .cache/peers, is not typed for --strict, and mypy refuses the typing_extensions it ships.)
+# The steps are independent: they run in parallel.
 lint: $(STAMP)
 	@$(MAKE) --no-print-directory $(PARALLEL) $(LINT_STEPS)
 
 lint-ruff: $(STAMP)
-	$(PY) -m ruff check generator tests bench docs/hooks
+	$(PY) -m ruff check generator tests bench docs/hooks examples interop
 
 lint-format: $(STAMP)
-	$(PY) -m ruff format --check generator tests bench docs/hooks
+	$(PY) -m ruff format --check generator tests bench docs/hooks examples interop
 
 lint-mypy: $(STAMP)
 	$(PY) -m mypy --strict generator docs/hooks
 
 lint-mypy-generated: $(STAMP)
-	cd generated && ../$(PY) -m mypy --strict --cache-dir ../.cache/mypy-generated acp_v2 acp_v1
+	cd generated && MYPYPATH=../examples ../$(PY) -m mypy --strict --cache-dir ../.cache/mypy-generated \
+		acp_v2 acp_v1 ../examples/*.py ../interop/ws_echo_agent.py
 
 # The documentation site (mkdocs.yml): the guides in docs/ and the generated package's API reference;
 # --strict turns every warning (a broken link, a page left out of nav, a public name the reference
@@ -78,19 +88,23 @@ update-schema: $(STAMP)
 	@test -n "$(VERSION)" || { echo "usage: make update-schema VERSION=2.4.0"; exit 2; }
 	$(PY) -m generator update-schema $(VERSION)
 
-bench: $(STAMP)
+bench: $(BENCH_STAMP)
 	$(PY) bench/codec.py
 
-bench-gen: $(STAMP)
+bench-gen: $(BENCH_STAMP)
 	$(PY) bench/generate.py
 
-bench-rpc: $(STAMP) peers
+bench-rpc: $(BENCH_STAMP) peers
 	$(PY) bench/rpc.py
 	$(PY) bench/rpc_transports.py
 	$(PY) bench/soak.py
 
-bench-import: $(STAMP)
+bench-import: $(BENCH_STAMP)
 	$(PY) bench/imports.py
+
+# This checkout's git hooks (.githooks/): commit-msg refuses a subject over 72 characters.
+hooks:
+	git config core.hooksPath .githooks
 
 clean:
 	rm -rf $(VENV) .cache

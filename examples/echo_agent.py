@@ -22,13 +22,18 @@ Run it with `generated/` on PYTHONPATH (or `acp_v2` and `acp_v1` copied next to 
 `--listen HOST:PORT` serves the same agents over Streamable HTTP and WebSocket instead, at
 `http://HOST:PORT/acp` and `ws://HOST:PORT/acp` (`acp.http_app` under uvicorn: `pip install
 uvicorn`, or the tests' pinned one), until interrupted (Ctrl-C); port 0 takes a free port.
-It prints the two URLs, one a line, once it listens."""
+It prints the two URLs, one a line, once it listens. On SIGINT or SIGTERM it drains: new
+connections are refused 503 (and `/health` answers 503), the running ones are given `--drain`
+seconds (10), then ended. A host other than a loopback address is refused unless
+`--allow-unauthenticated` says so: this example has no authorization (see the transports guide's
+"Authorization" for a bearer token or a cookie)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import contextlib
+import ipaddress
 import itertools
 import logging
 import re
@@ -143,7 +148,25 @@ def address(text: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
-async def listen(host: str, port: int) -> None:
+UVICORN_SETTINGS: dict[str, Any] = {
+    "ws": "websockets",  # a client flooding pings without reading pongs is not read further: flat memory
+    "timeout_graceful_shutdown": 5,  # after the drain, what uvicorn still waits for
+    "limit_concurrency": 1000,  # connections and tasks at once; beyond, 503
+    "timeout_keep_alive": 5,  # an idle kept-alive HTTP connection is closed
+}
+"""The uvicorn settings `--listen` applies (beside `lifespan="on"` and the logging level)."""
+
+
+def loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+async def listen(host: str, port: int, drain: float = 10.0) -> None:
     """Serve the agents over HTTP and WebSocket at `host:port` until SIGINT or SIGTERM."""
     import uvicorn  # the ASGI server; acp.http_app itself needs nothing beyond the standard library
 
@@ -153,7 +176,8 @@ async def listen(host: str, port: int) -> None:
             yield
 
     app = acp.http_app(EchoAgent, EchoAgentV1)
-    server = Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on"))
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", **UVICORN_SETTINGS)
+    server = Server(config)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -166,8 +190,8 @@ async def listen(host: str, port: int) -> None:
         where = f"[{bound[0]}]:{bound[1]}" if ":" in bound[0] else f"{bound[0]}:{bound[1]}"
         print(f"http://{where}/acp\nws://{where}/acp", flush=True)
         await asyncio.wait([serving, asyncio.create_task(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
-        logging.info("stopping: ending every ACP connection")
-        await app.close()  # their event streams end, which uvicorn's graceful shutdown waits for
+        logging.info("draining: no new connections; the running ones end within %s s", drain)
+        await app.drain(drain)  # then their event streams end, which uvicorn's graceful shutdown waits for
         server.should_exit = True
     await serving
 
@@ -177,12 +201,27 @@ def main() -> None:
     parser.add_argument(
         "--listen", type=address, metavar="HOST:PORT", help="serve http://HOST:PORT/acp and ws://HOST:PORT/acp"
     )
-    listening = parser.parse_args().listen
+    parser.add_argument(
+        "--drain", type=float, default=10.0, metavar="SECONDS", help="on SIGTERM, running connections' time"
+    )
+    parser.add_argument(
+        "--allow-unauthenticated",
+        action="store_true",
+        help="listen on a host other than loopback without authorization",
+    )
+    arguments = parser.parse_args()
+    listening = arguments.listen
+    if listening is not None and not loopback(listening[0]) and not arguments.allow_unauthenticated:
+        parser.error(
+            f"--listen {listening[0]}: not a loopback address, and this agent has no authorization "
+            "(anyone who reaches it runs its agent); pass --allow-unauthenticated to listen anyway"
+        )
     logging.basicConfig(level=logging.INFO)  # stderr: over stdio, stdout carries only protocol lines
     if listening is None:
         asyncio.run(acp.run_agent(EchoAgent(), EchoAgentV1()))
     else:
-        asyncio.run(listen(*listening))
+        host, port = listening
+        asyncio.run(listen(host, port, arguments.drain))
 
 
 if __name__ == "__main__":

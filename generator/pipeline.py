@@ -5,7 +5,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import sys
 import time
+import unicodedata
 from dataclasses import dataclass, replace
 from importlib.metadata import version
 from pathlib import Path
@@ -60,14 +62,13 @@ def display_path(schema: Path, root: Path) -> str:
 
 @functools.cache
 def _generator_fingerprint() -> str:
-    """What else the IR depends on: this generator's code, the official schema's default
-    settings and the schema-reading libraries."""
-    digest = hashlib.sha256()
+    """What else the IR depends on: this generator's code (the static runtime modules
+    included), the official schema's default settings, and the Python that runs it (names
+    are NFKC-normalised and spelled by its Unicode database; its soft keywords are reserved)."""
+    digest = hashlib.sha256(f"{sys.version_info[:2]} {unicodedata.unidata_version}".encode())
     package = Path(__file__).parent
     for path in [*sorted(package.rglob("*.py")), OFFICIAL_DEFAULTS]:
         digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
-    for name in ("datamodel-code-generator", "pydantic"):
-        digest.update(version(name).encode())
     return digest.hexdigest()
 
 

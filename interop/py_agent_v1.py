@@ -21,8 +21,15 @@ import uvicorn
 from acp import text_block
 from acp.helpers import start_tool_call, update_agent_message, update_tool_call
 from acp.http.asgi import create_asgi_app
-from acp.schema import AgentCapabilities, Implementation, InitializeResponse, NewSessionResponse, PermissionOption
-from acp.schema import PromptResponse, ToolCallUpdate
+from acp.schema import (
+    AgentCapabilities,
+    Implementation,
+    InitializeResponse,
+    NewSessionResponse,
+    PermissionOption,
+    PromptResponse,
+    ToolCallUpdate,
+)
 
 
 class EchoAgent:

@@ -68,7 +68,9 @@ async def main() -> None:
     client = Client()
     async with connected(client, sys.argv[1:]) as conn:
         init = await conn.initialize(
-            protocol_version=1, client_capabilities=ClientCapabilities(), client_info=Implementation(name="py", version="1")
+            protocol_version=1,
+            client_capabilities=ClientCapabilities(),
+            client_info=Implementation(name="py", version="1"),
         )
         session = await conn.new_session(cwd="/tmp", mcp_servers=[])
         first = await conn.prompt(session_id=session.session_id, prompt=[text_block("hello from python")])

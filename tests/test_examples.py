@@ -7,6 +7,7 @@ held prompts), client.py and live_client.py (their output), helpers_agent.py (re
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
@@ -220,6 +221,15 @@ def test_a_prompt_to_an_unknown_session_is_answered_minus_32002():
     run(test)
 
 
+def test_the_mcp_agent_adds_with_the_calc_tool_its_client_serves_over_acp():
+    agent = [sys.executable, str(EXAMPLES / "mcp_agent.py")]
+    result = subprocess.run(
+        [sys.executable, str(EXAMPLES / "mcp_client.py"), *agent], env=ENV, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["connected to mcp-agent", "agent: 2 + 3 = 5.0"]
+
+
 def test_the_example_client_folds_a_turn_answers_permission_and_cancels_the_second_turn():
     result = subprocess.run(
         [sys.executable, str(EXAMPLES / "client.py")], env=ENV, capture_output=True, text=True, timeout=60
@@ -394,3 +404,45 @@ def test_the_listening_example_agent_stops_on_sigint_while_clients_are_connected
                 await asyncio.wait_for(over_ws.wait_closed(), 10)
 
     run(test)
+
+
+def resident_mib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) // 1024 for line in status if line.startswith("VmRSS:"))
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads resident memory from /proc")
+def test_the_listening_example_agent_holds_its_memory_under_a_ping_flood():
+    """A client that floods pings and reads no pongs, for 3 s: the server's resident memory stays
+    within 40 MiB of where it was (uvicorn's `ws="websockets"`, which `--listen` chooses, stops
+    reading a client that does not take its pongs)."""
+    import base64
+    import socket
+    import time
+
+    with listening_echo_agent() as (urls, server):
+        host, port = urls["http"].removeprefix("http://").removesuffix("/acp").rsplit(":", 1)
+        with socket.create_connection((host, int(port)), timeout=5) as flood:
+            flood.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            key = base64.b64encode(os.urandom(16)).decode()
+            upgrade = f"GET /acp HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            flood.sendall(f"{upgrade}Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
+            assert flood.recv(1024).startswith(b"HTTP/1.1 101")
+            before = peak = resident_mib(server.pid)
+            ping = bytes([0x89, 0x80 | 125]) + b"\0\0\0\0" + os.urandom(125)  # masked, as from a client
+            flood.setblocking(False)
+            end = time.monotonic() + 3
+            while time.monotonic() < end:
+                with contextlib.suppress(BlockingIOError):
+                    flood.send(ping * 500)
+                time.sleep(0.005)
+                peak = max(peak, resident_mib(server.pid))
+        time.sleep(0.5)
+        after = resident_mib(server.pid)
+    assert peak - before < 40 and after - before < 40, (before, peak, after)
+
+
+def test_the_listening_example_agent_refuses_a_public_address_without_authorization():
+    command = [sys.executable, str(EXAMPLES / "echo_agent.py"), "--listen", "0.0.0.0:0"]
+    result = subprocess.run(command, env={**os.environ, **ENV}, capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2 and "--allow-unauthenticated" in result.stderr, result.stderr

@@ -1,9 +1,11 @@
 """What users install, offline, into fresh virtual environments that see nothing
-of this checkout: the generator as a wheel (templates included) and the generated
-directory as a dependency; and the pre-commit hook that runs the drift check."""
+of this checkout: the generator as a wheel (templates included), alone with its two
+dependencies, and the generated directory as a dependency; and the pre-commit hook
+that runs the drift check."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import re
@@ -17,6 +19,7 @@ from pathlib import Path
 import pytest
 import tomllib
 import yaml
+from packaging.requirements import Requirement
 
 from generator import __version__
 from tests.helpers import FIXTURES, ROOT, copy_tracked
@@ -30,7 +33,7 @@ OFFLINE = ("--no-index", "--no-deps", "--no-build-isolation")
 def run(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     """Run a command without this checkout or PYTHONPATH in reach; fail with its output."""
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-    result = subprocess.run([str(arg) for arg in args], cwd=cwd, capture_output=True, text=True, env=env)
+    result = subprocess.run([str(arg) for arg in args], cwd=cwd, capture_output=True, text=True, env=env, timeout=300)
     assert result.returncode == 0, f"{args}\n{result.stdout}\n{result.stderr}"
     return result
 
@@ -48,6 +51,33 @@ def see_this_environment(python: Path) -> Path:
     pth = Path(run(python, "-c", code, cwd=python.parent).stdout.strip()) / "this_environment.pth"
     pth.write_text(sysconfig.get_path("purelib") + "\n")
     return pth
+
+
+def copy_distributions(names: list[str], python: Path) -> set[str]:
+    """Copy the distributions `names` and what they require, as this environment has them
+    installed, into the site-packages of `python`'s venv (offline: no index, no wheels
+    needed); the names copied."""
+    code = "import sysconfig; print(sysconfig.get_path('purelib'))"
+    site = Path(run(python, "-c", code, cwd=python.parent).stdout.strip())
+    copied: set[str] = set()
+    pending = list(names)
+    while pending:
+        distribution = importlib.metadata.distribution(pending.pop())
+        name = distribution.metadata["Name"].lower()
+        if name in copied:
+            continue
+        copied.add(name)
+        for file in distribution.files or ():
+            source = Path(str(distribution.locate_file(file))).resolve()
+            target = (site / file).resolve()
+            if target.is_relative_to(site) and "__pycache__" not in file.parts and source.is_file():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target)
+        for line in distribution.requires or ():
+            requirement = Requirement(line)
+            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+                pending.append(requirement.name)
+    return copied
 
 
 def install(python: Path, *requirements: str | Path, cwd: Path) -> None:
@@ -100,6 +130,22 @@ def test_an_installed_generator_generates_in_another_directory(wheel, tmp_path):
     ).stdout
     upserts = {named["name"]: named["upsert"] for named in json.loads(ir)["types"] if named.get("upsert")}
     assert upserts["ToolCallUpdate"]["identity"] == ["tool_call_id"]
+
+
+def test_the_generator_alone_with_jinja2_and_black_generates_an_importable_package(wheel, tmp_path):
+    python = fresh_venv(tmp_path / "venv")
+    copied = copy_distributions(["jinja2", "black"], python)
+    assert not {"datamodel-code-generator", "pydantic", "pytest"} & copied
+    install(python, wheel, cwd=tmp_path)
+    run(*PIP, "--python", python, "check", cwd=tmp_path)  # every dependency the wheel declares is there
+    work = tmp_path / "work"
+    work.mkdir()
+    generate = (tmp_path / "venv" / "bin" / "acp-codegen", "generate", "--schema", FIXTURES / "session.json")
+    run(*generate, "--out", "out", "--package", "alone", cwd=work)  # with its cache (.cache/ in work)
+    assert (work / ".cache").is_dir()
+    code = "import alone; print(alone.__file__, alone.decode.__module__)"
+    location, state = run(python, "-E", "-s", "-c", code, cwd=work / "out").stdout.split()
+    assert Path(location) == work / "out" / "alone" / "__init__.py" and state == "alone.models"
 
 
 def test_pip_install_of_the_generated_directory_gives_a_typed_stdlib_only_dependency(tmp_path):

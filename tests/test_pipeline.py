@@ -69,3 +69,21 @@ def test_the_cached_ir_is_rebuilt_when_a_document_its_refs_read_changes(tmp_path
     monkeypatch.setattr(pipeline, "load_schema", load)
     (remotes / "id.json").write_text('{"type": "integer"}')
     assert build() != first
+
+
+@pytest.fixture
+def fresh_fingerprint():
+    """`_generator_fingerprint` computed again in the test, and after it."""
+    pipeline._generator_fingerprint.cache_clear()
+    yield
+    pipeline._generator_fingerprint.cache_clear()
+
+
+def test_the_cached_ir_is_rebuilt_under_another_unicode_database(tmp_path, monkeypatch, fresh_fingerprint):
+    first = pipeline.build_ir(RULES, "rules_pkg", ROOT, cache_dir=tmp_path)
+    monkeypatch.setattr(pipeline, "load_schema", lambda *args: pytest.fail("loaded again"))
+    assert pipeline.build_ir(RULES, "rules_pkg", ROOT, cache_dir=tmp_path) == first  # from the cache
+    monkeypatch.setattr(pipeline.unicodedata, "unidata_version", "0.0.0")  # names are spelled by it
+    pipeline._generator_fingerprint.cache_clear()
+    with pytest.raises(pytest.fail.Exception, match="loaded again"):
+        pipeline.build_ir(RULES, "rules_pkg", ROOT, cache_dir=tmp_path)

@@ -22,7 +22,7 @@ from .models import (
     AgentResponse,
     AgentResponseError,
     AgentResponseResult,
-    AgentResponseResultResult,
+    AgentResponseResultValue,
     Annotations,
     AudioContent,
     AuthCapabilities,
@@ -49,7 +49,7 @@ from .models import (
     ClientResponse,
     ClientResponseError,
     ClientResponseResult,
-    ClientResponseResultResult,
+    ClientResponseResultValue,
     ClientSessionCapabilities,
     CloseSessionRequest,
     CloseSessionResponse,
@@ -241,9 +241,9 @@ from .models import (
     TitledMultiSelectItems,
     ToolCall,
     ToolCallContent,
-    ToolCallContentContent,
     ToolCallContentDiff,
     ToolCallContentTerminal,
+    ToolCallContentVariant,
     ToolCallId,
     ToolCallLocation,
     ToolCallStatus,
@@ -1276,25 +1276,25 @@ def _encode_Content(obj: Content, data: dict[str, Any] | None = None) -> dict[st
     return data
 
 
-_KEYS_ToolCallContentContent: Final = frozenset(["content", "_meta", "type"])
+_KEYS_ToolCallContentVariant: Final = frozenset(["content", "_meta", "type"])
 
 
-def _decode_ToolCallContentContent(
+def _decode_ToolCallContentVariant(
     data: Any,
     ctx: _rt.Context,
     path: _rt.Path,
-    cls: type[ToolCallContentContent] = ToolCallContentContent,
-    known: frozenset[str] = _KEYS_ToolCallContentContent,
+    cls: type[ToolCallContentVariant] = ToolCallContentVariant,
+    known: frozenset[str] = _KEYS_ToolCallContentVariant,
     proven: int = 2,
-) -> ToolCallContentContent:
+) -> ToolCallContentVariant:
     if type(data) is not dict:
-        raise DecodeError(path, "ToolCallContentContent (an object)", data)
+        raise DecodeError(path, "ToolCallContentVariant (an object)", data)
     if data.get("type", _rt.MISSING) != "content":
         raise DecodeError((path, "type"), '"content"', data.get("type", _rt.MISSING))
-    return cast(ToolCallContentContent, _decode_Content(data, ctx, path, cls, known, proven))
+    return cast(ToolCallContentVariant, _decode_Content(data, ctx, path, cls, known, proven))
 
 
-def _encode_ToolCallContentContent(obj: ToolCallContentContent) -> dict[str, Any]:
+def _encode_ToolCallContentVariant(obj: ToolCallContentVariant) -> dict[str, Any]:
     return _encode_Content(obj, {"type": "content"})
 
 
@@ -4042,7 +4042,7 @@ def _decode_AgentResponseResult(
     v = data.get("result", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "result"), "a value (required)", _rt.MISSING)
-    v = _decode_AgentResponseResultResult(v, ctx, (path, "result"))
+    v = _decode_AgentResponseResultValue(v, ctx, (path, "result"))
     obj.result = v
     obj.unknown_properties = (
         {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
@@ -4057,7 +4057,7 @@ def _encode_AgentResponseResult(obj: AgentResponseResult) -> dict[str, Any]:
     v = obj.id
     data["id"] = None if v is None else _encode_RequestIdValue(v)
     v = obj.result
-    data["result"] = _encode_AgentResponseResultResult(v)
+    data["result"] = _encode_AgentResponseResultValue(v)
     if obj.unknown_properties:
         data.update(_rt.encode_value(obj.unknown_properties))
     return data
@@ -9451,7 +9451,7 @@ def _decode_ClientResponseResult(
     v = data.get("result", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "result"), "a value (required)", _rt.MISSING)
-    v = _decode_ClientResponseResultResult(v, ctx, (path, "result"))
+    v = _decode_ClientResponseResultValue(v, ctx, (path, "result"))
     obj.result = v
     obj.unknown_properties = (
         {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
@@ -9466,7 +9466,7 @@ def _encode_ClientResponseResult(obj: ClientResponseResult) -> dict[str, Any]:
     v = obj.id
     data["id"] = None if v is None else _encode_RequestIdValue(v)
     v = obj.result
-    data["result"] = _encode_ClientResponseResultResult(v)
+    data["result"] = _encode_ClientResponseResultValue(v)
     if obj.unknown_properties:
         data.update(_rt.encode_value(obj.unknown_properties))
     return data
@@ -10624,7 +10624,7 @@ def _encode_ToolCallId(value: ToolCallId) -> Any:
 
 
 _VARIANTS_ToolCallContent: Final[dict[str, _rt.TaggedVariant]] = {
-    "content": (_decode_Content, ToolCallContentContent, _KEYS_ToolCallContentContent, 2),
+    "content": (_decode_Content, ToolCallContentVariant, _KEYS_ToolCallContentVariant, 2),
     "diff": (_decode_Diff, ToolCallContentDiff, _KEYS_ToolCallContentDiff, 3),
     "terminal": (_decode_Terminal, ToolCallContentTerminal, _KEYS_ToolCallContentTerminal, 2),
 }
@@ -10643,7 +10643,7 @@ def _decode_ToolCallContent(data: Any, ctx: _rt.Context, path: _rt.Path) -> Tool
 
 
 _TAGGED_ToolCallContent: Final[frozenset[type]] = frozenset(
-    [ToolCallContentContent, ToolCallContentDiff, ToolCallContentTerminal]
+    [ToolCallContentVariant, ToolCallContentDiff, ToolCallContentTerminal]
 )
 """The classes that write the tag of `ToolCallContent`: a value of any other class would lose it."""
 
@@ -10998,104 +10998,104 @@ def _encode_ExtResponse(value: ExtResponse) -> Any:
     return _rt.encode_value(value)
 
 
-def _match_AgentResponseResultResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentResponseResultResult:
+def _match_AgentResponseResultValue(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentResponseResultValue:
     """The first untagged variant that `data` matches, in schema order."""
     try:
         v = data
         v = _decode_InitializeResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_AuthenticateResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_LogoutResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_NewSessionResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_LoadSessionResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_ListSessionsResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_DeleteSessionResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_ResumeSessionResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_CloseSessionResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_SetSessionModeResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_SetSessionConfigOptionResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_PromptResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         if ctx.strict:
             _rt.check_json(v, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     raise DecodeError(
         path,
-        "AgentResponseResultResult: InitializeResponse or AuthenticateResponse or LogoutResponse or NewSessionResponse or LoadSessionResponse or ListSessionsResponse or DeleteSessionResponse or ResumeSessionResponse or CloseSessionResponse or SetSessionModeResponse or SetSessionConfigOptionResponse or PromptResponse or ExtResponse",
+        "AgentResponseResultValue: InitializeResponse or AuthenticateResponse or LogoutResponse or NewSessionResponse or LoadSessionResponse or ListSessionsResponse or DeleteSessionResponse or ResumeSessionResponse or CloseSessionResponse or SetSessionModeResponse or SetSessionConfigOptionResponse or PromptResponse or ExtResponse",
         data,
     )
 
 
-def _decode_AgentResponseResultResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentResponseResultResult:
+def _decode_AgentResponseResultValue(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentResponseResultValue:
     if not ctx.strict:
         try:
-            return _match_AgentResponseResultResult(data, ctx.probe(), path)
+            return _match_AgentResponseResultValue(data, ctx.probe(), path)
         except DecodeError:
             pass
-    return _match_AgentResponseResultResult(data, ctx, path)
+    return _match_AgentResponseResultValue(data, ctx, path)
 
 
-def _encode_AgentResponseResultResult(value: AgentResponseResultResult) -> Any:
+def _encode_AgentResponseResultValue(value: AgentResponseResultValue) -> Any:
     return _rt.encode_value(value)
 
 
@@ -11728,86 +11728,86 @@ def _encode_SetSessionConfigOptionRequestType(value: SetSessionConfigOptionReque
     return type(value)._acp_encode(value)
 
 
-def _match_ClientResponseResultResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> ClientResponseResultResult:
+def _match_ClientResponseResultValue(data: Any, ctx: _rt.Context, path: _rt.Path) -> ClientResponseResultValue:
     """The first untagged variant that `data` matches, in schema order."""
     try:
         v = data
         v = _decode_WriteTextFileResponse(v, ctx, path)
-        return cast(ClientResponseResultResult, v)
+        return cast(ClientResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_ReadTextFileResponse(v, ctx, path)
-        return cast(ClientResponseResultResult, v)
+        return cast(ClientResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_RequestPermissionResponse(v, ctx, path)
-        return cast(ClientResponseResultResult, v)
+        return cast(ClientResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_CreateTerminalResponse(v, ctx, path)
-        return cast(ClientResponseResultResult, v)
+        return cast(ClientResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_TerminalOutputResponse(v, ctx, path)
-        return cast(ClientResponseResultResult, v)
+        return cast(ClientResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_ReleaseTerminalResponse(v, ctx, path)
-        return cast(ClientResponseResultResult, v)
+        return cast(ClientResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_WaitForTerminalExitResponse(v, ctx, path)
-        return cast(ClientResponseResultResult, v)
+        return cast(ClientResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_KillTerminalResponse(v, ctx, path)
-        return cast(ClientResponseResultResult, v)
+        return cast(ClientResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_CreateElicitationResponse(v, ctx, path)
-        return cast(ClientResponseResultResult, v)
+        return cast(ClientResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         if ctx.strict:
             _rt.check_json(v, path)
-        return cast(ClientResponseResultResult, v)
+        return cast(ClientResponseResultValue, v)
     except DecodeError:
         pass
     raise DecodeError(
         path,
-        "ClientResponseResultResult: WriteTextFileResponse or ReadTextFileResponse or RequestPermissionResponse or CreateTerminalResponse or TerminalOutputResponse or ReleaseTerminalResponse or WaitForTerminalExitResponse or KillTerminalResponse or CreateElicitationResponse or ExtResponse",
+        "ClientResponseResultValue: WriteTextFileResponse or ReadTextFileResponse or RequestPermissionResponse or CreateTerminalResponse or TerminalOutputResponse or ReleaseTerminalResponse or WaitForTerminalExitResponse or KillTerminalResponse or CreateElicitationResponse or ExtResponse",
         data,
     )
 
 
-def _decode_ClientResponseResultResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> ClientResponseResultResult:
+def _decode_ClientResponseResultValue(data: Any, ctx: _rt.Context, path: _rt.Path) -> ClientResponseResultValue:
     if not ctx.strict:
         try:
-            return _match_ClientResponseResultResult(data, ctx.probe(), path)
+            return _match_ClientResponseResultValue(data, ctx.probe(), path)
         except DecodeError:
             pass
-    return _match_ClientResponseResultResult(data, ctx, path)
+    return _match_ClientResponseResultValue(data, ctx, path)
 
 
-def _encode_ClientResponseResultResult(value: ClientResponseResultResult) -> Any:
+def _encode_ClientResponseResultValue(value: ClientResponseResultValue) -> Any:
     return _rt.encode_value(value)
 
 
@@ -12034,8 +12034,8 @@ ToolCallUpdate._acp_decode = _decode_ToolCallUpdate
 ToolCallUpdate._acp_encode = _encode_ToolCallUpdate
 Content._acp_decode = _decode_Content
 Content._acp_encode = _encode_Content
-ToolCallContentContent._acp_decode = _decode_ToolCallContentContent
-ToolCallContentContent._acp_encode = _encode_ToolCallContentContent
+ToolCallContentVariant._acp_decode = _decode_ToolCallContentVariant
+ToolCallContentVariant._acp_encode = _encode_ToolCallContentVariant
 Diff._acp_decode = _decode_Diff
 Diff._acp_encode = _encode_Diff
 ToolCallContentDiff._acp_decode = _decode_ToolCallContentDiff
@@ -12401,7 +12401,7 @@ _DECODERS: Final[dict[str, tuple[Any, _rt.Decoder[Any]]]] = {
     "ToolKind": (ToolKind, _decode_ToolKind),
     "ToolCallStatus": (ToolCallStatus, _decode_ToolCallStatus),
     "Content": (Content, _decode_Content),
-    "ToolCallContentContent": (ToolCallContentContent, _decode_ToolCallContentContent),
+    "ToolCallContentVariant": (ToolCallContentVariant, _decode_ToolCallContentVariant),
     "Diff": (Diff, _decode_Diff),
     "ToolCallContentDiff": (ToolCallContentDiff, _decode_ToolCallContentDiff),
     "Terminal": (Terminal, _decode_Terminal),
@@ -12472,7 +12472,7 @@ _DECODERS: Final[dict[str, tuple[Any, _rt.Decoder[Any]]]] = {
     "TitledMultiSelectItems": (TitledMultiSelectItems, _decode_TitledMultiSelectItems),
     "ElicitationId": (ElicitationId, _decode_ElicitationId),
     "ExtRequest": (ExtRequest, _decode_ExtRequest),
-    "AgentResponseResultResult": (AgentResponseResultResult, _decode_AgentResponseResultResult),
+    "AgentResponseResultValue": (AgentResponseResultValue, _decode_AgentResponseResultValue),
     "AgentResponseResult": (AgentResponseResult, _decode_AgentResponseResult),
     "AgentResponseError": (AgentResponseError, _decode_AgentResponseError),
     "AgentResponse": (AgentResponse, _decode_AgentResponse),
@@ -12619,7 +12619,7 @@ _DECODERS: Final[dict[str, tuple[Any, _rt.Decoder[Any]]]] = {
     "SetSessionConfigOptionRequestType": (SetSessionConfigOptionRequestType, _decode_SetSessionConfigOptionRequestType),
     "SetSessionConfigOptionRequest": (SetSessionConfigOptionRequest, _decode_SetSessionConfigOptionRequest),
     "PromptRequest": (PromptRequest, _decode_PromptRequest),
-    "ClientResponseResultResult": (ClientResponseResultResult, _decode_ClientResponseResultResult),
+    "ClientResponseResultValue": (ClientResponseResultValue, _decode_ClientResponseResultValue),
     "ClientResponseResult": (ClientResponseResult, _decode_ClientResponseResult),
     "ClientResponseError": (ClientResponseError, _decode_ClientResponseError),
     "ClientResponse": (ClientResponse, _decode_ClientResponse),
@@ -12683,7 +12683,7 @@ _DECODERS_BY_TYPE: Final = _rt.decoders_by_type(
             "MultiSelectItems",
             "ElicitationId",
             "ExtRequest",
-            "AgentResponseResultResult",
+            "AgentResponseResultValue",
             "AgentResponse",
             "ProtocolVersion",
             "AuthMethod",
@@ -12706,7 +12706,7 @@ _DECODERS_BY_TYPE: Final = _rt.decoders_by_type(
             "NoticeCapabilities",
             "McpServer",
             "SetSessionConfigOptionRequestType",
-            "ClientResponseResultResult",
+            "ClientResponseResultValue",
             "ClientResponse",
             "RequestPermissionOutcome",
             "CreateElicitationResponseAction",

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import secrets
 from collections import deque
@@ -58,6 +59,11 @@ DEFAULT_MAX_OUTPUT_STALL: Final = 60.0
 DEFAULT_MAX_REQUEST_BODY_BYTES: Final = 16 * 1024 * 1024  # the TypeScript SDK's Node adapter's
 DEFAULT_MAX_BUFFERED_SESSION_STREAMS: Final = 1024  # as the TypeScript SDK's ConnectionLimits
 DEFAULT_MAX_ID_LENGTH: Final = 1024  # as the TypeScript SDK's ConnectionLimits
+DEFAULT_REPLAY_BYTES: Final = 1024 * 1024
+DEFAULT_CLOSE_GRACE: Final = 5.0
+HEALTH_PATH: Final = "/health"
+DRAIN_POLL_SECONDS: Final = 0.05
+WEBSOCKET_READ_AHEAD: Final = 16  # as the websockets library's max_queue
 SESSION_SCOPED_METHODS: Final = frozenset(
     {
         "session/cancel",
@@ -91,6 +97,18 @@ def _key(value: Any) -> tuple[str, Any] | None:
     return None
 
 
+def _well_formed_request(message: dict[str, Any]) -> bool:
+    """Whether a message with a method and an id is a request the agent answers with that id
+    (the connection answers a malformed envelope with `id: null`)."""
+    return (
+        message.get("jsonrpc") == "2.0"
+        and type(message.get("method")) is str
+        and "result" not in message
+        and "error" not in message
+        and _key(message.get("id")) is not None
+    )
+
+
 def _session_of(message: Any) -> str | None:
     params = message.get("params") if type(message) is dict else None
     session = params.get("sessionId") if type(params) is dict else None
@@ -113,27 +131,78 @@ def over_long_id(message: Any, session_header: str | None, limit: int) -> str | 
     return None
 
 
-class _Outbox:
-    """The messages waiting for one SSE stream, and whether a receiver holds it."""
+Event = tuple[int, bytes]
+"""A message of an SSE stream and its event id (counting from 1 on each stream)."""
 
-    def __init__(self) -> None:
-        self.messages: deque[bytes] = deque()
+
+@dataclasses.dataclass(frozen=True)
+class ServerSettings:
+    """What the server keeps for its clients beyond a connection's own limits, and its
+    operations.
+
+    `replay_bytes`: the messages an SSE stream keeps after sending them, most recent first, for
+    a client that reconnects with `Last-Event-ID` (a message sent just before a network blip
+    may never have arrived). `close_grace`: the seconds a connection's handler is given to finish
+    once its connection has ended (DELETE, or the server's shutdown) before it is cancelled: a
+    handler at its concurrency limit reads nothing more, and would never see the end.
+    `health_path`: answered `GET` 200 `ok` (503 `draining` once `drain` has begun), before the
+    origin and `authorize` checks (a load balancer's probe carries no credentials); None: none."""
+
+    replay_bytes: int = DEFAULT_REPLAY_BYTES
+    close_grace: float = DEFAULT_CLOSE_GRACE
+    health_path: str | None = HEALTH_PATH
+
+
+class _Outbox:
+    """The messages waiting for one SSE stream, the last ones sent (for `Last-Event-ID`), and
+    whether a receiver holds it."""
+
+    def __init__(self, replay_bytes: int) -> None:
+        self.messages: deque[Event] = deque()
         self.bytes = 0
+        self.next_id = 1
+        self.sent: deque[Event] = deque()
+        self.sent_bytes = 0
+        self.replay_bytes = replay_bytes
         self.changed = asyncio.Event()
         self.receiver = False
+        self.released = asyncio.Event()
+        """Set when the receiver leaves: a GET taking the stream over waits for it."""
+        self.taken_over = asyncio.Event()
         self.closed = False
 
     def put(self, message: bytes) -> None:
-        self.messages.append(message)
+        self.messages.append((self.next_id, message))
+        self.next_id += 1
         self.bytes += len(message)
         self.changed.set()
 
-    def take(self) -> bytes | None:
+    def take(self) -> Event | None:
         if not self.messages:
             return None
-        message = self.messages.popleft()
-        self.bytes -= len(message)
-        return message
+        event = self.messages.popleft()
+        self.bytes -= len(event[1])
+        return event
+
+    def unsend(self, event: Event) -> None:
+        """`event`, taken but not sent (its receiver left), first again."""
+        self.messages.appendleft(event)
+        self.bytes += len(event[1])
+
+    def sent_out(self, event: Event) -> None:
+        """Keep `event` for a reconnecting client, forgetting the oldest past `replay_bytes`."""
+        self.sent.append(event)
+        self.sent_bytes += len(event[1])
+        while self.sent_bytes > self.replay_bytes:
+            self.sent_bytes -= len(self.sent.popleft()[1])
+
+    def replay_after(self, last_id: int) -> None:
+        """The messages sent after event `last_id` (those still kept), to be sent again first."""
+        while self.sent and self.sent[-1][0] > last_id:
+            event = self.sent.pop()
+            self.sent_bytes -= len(event[1])
+            self.unsend(event)
+        self.changed.set()
 
     def close(self) -> None:
         self.closed = True
@@ -147,7 +216,9 @@ class HttpConnection:
         self.server = server
         self.id = connection_id
         self.inbound: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=256)
-        self.streams: dict[Route, _Outbox] = {None: _Outbox()}
+        self.inbound_room = asyncio.Event()
+        """Set when a message posted may be queued: there is room, or the connection has ended."""
+        self.streams: dict[Route, _Outbox] = {None: server.new_outbox()}
         self.pending_routes: dict[tuple[str, Any], Route] = {}
         """The client's requests → the stream their answer goes out on."""
         self.client_response_routes: dict[tuple[str, Any], Route] = {}
@@ -165,6 +236,7 @@ class HttpConnection:
         if self.ended:
             return None
         message = await self.inbound.get()
+        self.inbound_room.set()
         self.ended = message is None
         return message
 
@@ -205,7 +277,7 @@ class HttpConnection:
             if self.buffered_session_streams() >= self.server.max_buffered_session_streams:
                 limit = self.server.max_buffered_session_streams
                 self.close_for_limit(f"its output would buffer more than maxBufferedSessionStreams ({limit}) sessions")
-            outbox = self.streams[route] = _Outbox()
+            outbox = self.streams[route] = self.server.new_outbox()
         outbox.put(message)
 
     def buffered_session_streams(self) -> int:
@@ -243,10 +315,16 @@ class HttpConnection:
             self.drained.clear()
             await self.drained.wait()
 
-    async def deliver(self, message: bytes) -> None:
-        """A message the client posted, for the handler (dropped once the connection has ended)."""
-        if not self.closed:
-            await self.inbound.put(message)
+    async def deliver(self, message: bytes) -> bool:
+        """A message the client posted, for the handler; False (dropped) once the connection has
+        ended, also while it waited for room."""
+        while self.inbound.full() and not self.closed:
+            self.inbound_room.clear()
+            await self.inbound_room.wait()
+        if self.closed:
+            return False
+        self.inbound.put_nowait(message)
+        return True
 
     def end(self) -> None:
         """End the connection: the handler's stream ends, every SSE stream ends."""
@@ -254,9 +332,14 @@ class HttpConnection:
             return
         self.closed = True
         self.server.connections.pop(self.id, None)
-        while self.inbound.full():  # the end must get through: a reader this far behind loses the oldest
+        while not self.inbound.empty():  # released: nobody will handle them now
             self.inbound.get_nowait()
         self.inbound.put_nowait(None)
+        self.inbound_room.set()  # the POSTs waiting for room are answered
+        if self.task is not None and self.task is not asyncio.current_task():
+            # a handler at its concurrency limit reads no more: it is given `close_grace` seconds
+            grace = asyncio.get_running_loop().call_later(self.server.server_settings.close_grace, self.task.cancel)
+            self.task.add_done_callback(lambda _: grace.cancel())
         for outbox in self.streams.values():
             outbox.close()
         if not self.initialized.done():
@@ -297,6 +380,7 @@ class AcpHttpApp:
         max_buffered_session_streams: int = DEFAULT_MAX_BUFFERED_SESSION_STREAMS,
         max_id_length: int = DEFAULT_MAX_ID_LENGTH,
         keep_alive: float = KEEP_ALIVE_SECONDS,
+        server_settings: ServerSettings = ServerSettings(),
     ) -> None:
         self.handler = handler
         self.path = path
@@ -309,8 +393,10 @@ class AcpHttpApp:
         self.max_buffered_session_streams = max_buffered_session_streams
         self.max_id_length = max_id_length
         self.keep_alive = keep_alive
+        self.server_settings = server_settings
         self.connections: dict[str, HttpConnection] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self.draining = False
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -320,6 +406,9 @@ class AcpHttpApp:
         if kind not in ("http", "websocket"):
             return
         headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
+        if kind == "http" and scope["path"] == self.server_settings.health_path and scope["method"] == "GET":
+            await _text(send, 503 if self.draining else 200, "draining" if self.draining else "ok")
+            return
         if scope["path"] != self.path:
             await self._refuse(kind, send, 404, "Not Found")
             return
@@ -340,6 +429,9 @@ class AcpHttpApp:
                 await self._refuse(kind, send, 401, "Unauthorized")
                 return
         if kind == "websocket":
+            if self.draining:
+                await self._refuse(kind, send, 503, "Draining")
+                return
             await self._websocket(receive, send)
             return
         method = scope["method"]
@@ -351,6 +443,17 @@ class AcpHttpApp:
             await self._delete(headers, send)
         else:
             await _text(send, 405, "Method Not Allowed")
+
+    async def drain(self, seconds: float) -> None:
+        """Stop taking connections (`initialize` and WebSocket upgrades answered 503, the health
+        endpoint 503), give the HTTP connections with a request not yet answered (a turn
+        running) up to `seconds` to answer them, then end every connection (`close`)."""
+        self.draining = True
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + seconds
+        while loop.time() < deadline and any(c.pending_routes for c in self.connections.values()):
+            await asyncio.sleep(min(DRAIN_POLL_SECONDS, max(0.0, deadline - loop.time())))
+        await self.close()
 
     async def close(self) -> None:
         """End every connection and wait for their handlers."""
@@ -378,6 +481,9 @@ class AcpHttpApp:
         else:
             await _text(send, status, text)
 
+    def new_outbox(self) -> _Outbox:
+        return _Outbox(self.server_settings.replay_bytes)
+
     def _start(self, transport: Transport) -> asyncio.Task[None]:
         task = asyncio.ensure_future(self._run(transport))
         self._tasks.add(task)
@@ -401,7 +507,10 @@ class AcpHttpApp:
             return
         limit = min(self.max_request_body_bytes, self.max_message_bytes)
         declared = headers.get("content-length", "")
-        body = None if declared.isdigit() and int(declared) > limit else await _read_body(receive, limit)
+        try:
+            body = None if declared.isdigit() and int(declared) > limit else await _read_body(receive, limit)
+        except ClientLeft:
+            return  # nobody to answer, nothing to execute
         if body is None:
             await _text(send, 413, f"Request body exceeds {limit} bytes")
             return
@@ -425,6 +534,8 @@ class AcpHttpApp:
         if message.get("method") == "initialize" and "id" in message and message.get("jsonrpc") == "2.0":
             if connection_id:
                 await _text(send, 400, "Initialize not allowed on existing connection")
+            elif self.draining:
+                await _text(send, 503, "Draining")
             else:
                 await self._initialize(message, body, receive, send)
             return
@@ -443,7 +554,9 @@ class AcpHttpApp:
             if connection.closed:
                 await _text(send, 404, "Unknown Acp-Connection-Id")
                 return
-        await connection.deliver(body)
+        if not await connection.deliver(body):
+            await _text(send, 404, "Unknown Acp-Connection-Id")  # it ended while the message waited
+            return
         await _empty(send, 202)
 
     def _route_inbound(self, connection: HttpConnection, message: dict[str, Any], header: str | None) -> str | None:
@@ -459,7 +572,8 @@ class AcpHttpApp:
             return "Missing Acp-Session-Id"
         if header is not None and session is not None and header != session:
             return "Mismatched Acp-Session-Id"
-        if key is not None:
+        if key is not None and _well_formed_request(message):
+            # (a malformed one is answered with `id: null`: its route would never be taken)
             connection.pending_routes[key] = None if message.get("method") == "session/load" else header or session
         return None
 
@@ -511,15 +625,26 @@ class AcpHttpApp:
             return
         outbox = connection.streams.get(route)
         if outbox is None:
-            outbox = connection.streams[route] = _Outbox()
+            outbox = connection.streams[route] = self.new_outbox()
+        last_event_id = headers.get("last-event-id", "")
+        if outbox.receiver and last_event_id.isdigit():
+            # a client resuming its stream after a blip takes it over from its half-open receiver
+            outbox.taken_over.set()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(outbox.released.wait(), self.max_output_stall)
         if outbox.receiver:
             await _text(send, 409, "Outbound stream already has an active receiver")
             return
         outbox.receiver = True
+        outbox.released.clear()
+        outbox.taken_over.clear()
+        if last_event_id.isdigit():
+            outbox.replay_after(int(last_event_id))
         try:
             await self._stream(connection, outbox, receive, send)
         finally:
             outbox.receiver = False
+            outbox.released.set()
             if route is not None and not outbox.messages and connection.streams.get(route) is outbox:
                 del connection.streams[route]
             elif route is not None and connection.buffered_session_streams() > self.max_buffered_session_streams:
@@ -527,30 +652,40 @@ class AcpHttpApp:
                     connection.close_for_limit("a client left a session stream past maxBufferedSessionStreams")
 
     async def _stream(self, connection: HttpConnection, outbox: _Outbox, receive: Receive, send: Send) -> None:
-        """Send `outbox` as server-sent events until the connection ends or the client leaves."""
-        await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
+        """Send `outbox` as server-sent events until the connection ends, the client leaves, or
+        another GET takes the stream over. The client's departure is looked for before each
+        message (the ASGI server drops a send after it silently: the message stays queued for
+        the next receiver), and each send is bounded by `max_output_stall` (a client that stops
+        reading cannot hold the stream, nor the server's shutdown, for longer)."""
+        stall = self.max_output_stall
+        await within(send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS}), stall)
         gone = asyncio.ensure_future(_disconnected(receive))
         try:
-            while True:
-                message = outbox.take()
-                if message is not None:
+            while not gone.done() and not outbox.taken_over.is_set():
+                event = outbox.take()
+                if event is not None:
                     connection.drained.set()
-                    await send({"type": "http.response.body", "body": b"data: " + message + b"\n\n", "more_body": True})
+                    outbox.sent_out(event)  # kept from now: a send cut short may not have arrived
+                    body = b"id: %d\ndata: %s\n\n" % event
+                    await within(send({"type": "http.response.body", "body": body, "more_body": True}), stall)
+                    await asyncio.sleep(0)  # the client's departure, if any, is seen before the next one
                     continue
-                if outbox.closed or gone.done():
+                if outbox.closed:
                     break
                 outbox.changed.clear()
                 changed = asyncio.ensure_future(outbox.changed.wait())
-                done, _ = await asyncio.wait({changed, gone}, timeout=self.keep_alive, return_when="FIRST_COMPLETED")
+                taken = asyncio.ensure_future(outbox.taken_over.wait())
+                done, _ = await asyncio.wait(
+                    {changed, gone, taken}, timeout=self.keep_alive, return_when="FIRST_COMPLETED"
+                )
                 changed.cancel()
-                if gone in done:
-                    break
+                taken.cancel()
                 if not done:
-                    await send({"type": "http.response.body", "body": b":\n\n", "more_body": True})
+                    await within(send({"type": "http.response.body", "body": b":\n\n", "more_body": True}), stall)
             if not gone.done():
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
-        except OSError:
-            pass
+                await within(send({"type": "http.response.body", "body": b"", "more_body": False}), stall)
+        except (OSError, asyncio.TimeoutError):
+            pass  # the client left, or stopped reading: the messages not sent wait for the next receiver
         finally:
             gone.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -577,14 +712,24 @@ class AcpHttpApp:
         )
         connection_id = secrets.token_hex(16)
         await send({"type": "websocket.accept", "headers": [(CONNECTION_ID_HEADER.encode(), connection_id.encode())]})
-        await self._start(transport)
+        reading = asyncio.ensure_future(transport.read_frames())
+        try:
+            await serve_until_gone(self._start(transport), transport.departed.wait(), self.server_settings.close_grace)
+        finally:
+            reading.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reading
 
 
 class AsgiWebSocketTransport:
     """A `Transport` over an ASGI WebSocket: one message per text frame; a binary frame is
     ignored, a frame over `max_message_bytes` closes the socket with 1009, a request or session
     id over `max_id_length` with 1008; a send the client does not take within `max_output_stall`
-    seconds (it stopped reading) ends the connection."""
+    seconds (it stopped reading) ends the connection.
+
+    `read_frames`, run beside the handler, reads ahead up to `WEBSOCKET_READ_AHEAD` frames: the
+    client's departure is seen (`departed`) while its handler reads nothing (at its concurrency
+    limit), unless that many frames wait before it."""
 
     def __init__(
         self,
@@ -601,10 +746,25 @@ class AsgiWebSocketTransport:
         self._stall = max_output_stall
         self._max_id_length = max_id_length
         self._closed = False
+        self._frames: asyncio.Queue[Message] = asyncio.Queue()
+        self._frame_taken = asyncio.Event()
+        self.departed = asyncio.Event()
+
+    async def read_frames(self) -> None:
+        while True:
+            while self._frames.qsize() >= WEBSOCKET_READ_AHEAD:
+                self._frame_taken.clear()
+                await self._frame_taken.wait()
+            event = await self._receive()
+            self._frames.put_nowait(event)  # the departure too, past the read-ahead
+            if event["type"] == "websocket.disconnect":
+                self.departed.set()
+                return
 
     async def receive(self) -> bytes | None:
         while not self._closed:
-            event = await self._receive()
+            event = await self._frames.get()
+            self._frame_taken.set()
             if event["type"] == "websocket.disconnect":
                 self._closed = True
                 return None
@@ -658,14 +818,19 @@ _SSE_HEADERS: Final = [
 ]
 
 
+class ClientLeft(Exception):
+    """The client disconnected before its request's body ended."""
+
+
 async def _read_body(receive: Receive, limit: int) -> bytes | None:
-    """The request body, None when it is longer than `limit`."""
+    """The request body, None when it is longer than `limit`; `ClientLeft` when the client goes
+    before it ends (what came is not the message it meant to send)."""
     chunks: list[bytes] = []
     size = 0
     while True:
         event = await receive()
         if event["type"] == "http.disconnect":
-            return b"".join(chunks)
+            raise ClientLeft
         chunk: bytes = event.get("body", b"")
         size += len(chunk)
         if size > limit:
@@ -699,6 +864,22 @@ async def within(work: Awaitable[None], seconds: float) -> None:
         raise asyncio.TimeoutError from None
     finally:
         timer.cancel()
+
+
+async def serve_until_gone(handler: asyncio.Task[None], gone: Awaitable[Any], grace: float) -> None:
+    """Await `handler`; once its client is `gone`, give it `grace` seconds, then cancel it (one
+    at its concurrency limit reads nothing, and would never see the end)."""
+    watching = asyncio.ensure_future(gone)
+    try:
+        await asyncio.wait({handler, watching}, return_when=asyncio.FIRST_COMPLETED)
+        if not handler.done():
+            await asyncio.wait({handler}, timeout=grace)
+            handler.cancel()
+        await asyncio.gather(handler, return_exceptions=True)
+    finally:
+        watching.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watching
 
 
 async def _disconnected(receive: Receive) -> None:

@@ -14,7 +14,7 @@ import json.scanner
 import math
 import re
 import reprlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from enum import Enum, EnumMeta
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, Literal, TypeAlias, TypeVar, cast
 
@@ -101,8 +101,18 @@ def format_path(path: Path) -> str:
     return "".join(parts)
 
 
+DESCRIBE_WIDTH: Final = 60
+"""The characters of a value a description shows before `...`."""
+_PRINTABLE_INT_BITS: Final = 4 * DESCRIBE_WIDTH
+"""Past this many bits an integer has more digits than a description shows (and past Python's
+limit on digits converted to text, it cannot be converted at all)."""
+
+
 def describe(value: object) -> str:
-    """A short description of a decoded JSON value, for error messages."""
+    """A short description of a decoded JSON value, for error messages: its JSON type, and its
+    first `DESCRIBE_WIDTH` characters in Python's notation. Bounded in time and size whatever the
+    value: only the part shown is visited (a whole `repr()` of a deep or wide message under the
+    size limit took seconds to minutes, longest on the newest Pythons)."""
     if value is MISSING:
         return repr(value)
     if value is None:
@@ -111,13 +121,61 @@ def describe(value: object) -> str:
     kind = kinds.get(type(value))
     if kind is None:
         kind = "array" if isinstance(value, list) else "object" if isinstance(value, dict) else type(value).__name__
-    try:
-        text = repr(value)
-    except ValueError:  # an integer past Python's limit on digits converted to text
+    if type(value) is int and value.bit_length() > _PRINTABLE_INT_BITS:
         return f"{kind} too large to print"
-    except RecursionError:  # nested past the recursion limit (repr recurses)
-        return f"{kind} nested too deeply to print"
-    return f"{kind} {text[:60] + '...' if len(text) > 60 else text}"
+    text = ""
+    for piece in _pieces(value):
+        text += piece
+        if len(text) > DESCRIBE_WIDTH:
+            return f"{kind} {text[:DESCRIBE_WIDTH]}..."
+    return f"{kind} {text}"
+
+
+class _Punctuation(str):
+    """Text of a container's notation (brackets, separators), as opposed to a value."""
+
+
+def _pieces(value: object) -> Iterator[str]:
+    """`repr(value)` piece by piece, depth first with a stack of its own (no recursion limit),
+    each container's items taken lazily: a caller that stops early visits nothing more."""
+    stack: list[Iterator[object]] = [iter((value,))]
+    while stack:
+        item = next(stack[-1], _Punctuation())
+        if type(item) is _Punctuation:
+            if item:
+                yield item
+            else:  # the end of that iterator
+                stack.pop()
+        elif type(item) is str:
+            yield repr(item[: DESCRIBE_WIDTH + 1])
+        elif type(item) is int and item.bit_length() > _PRINTABLE_INT_BITS:
+            yield "<integer too large to print>"
+        elif isinstance(item, list):
+            stack.append(_list_pieces(item))
+        elif isinstance(item, dict):
+            stack.append(_dict_pieces(item))
+        else:  # a number, a boolean, null, or what a caller decoded it to
+            yield reprlib.repr(item)
+
+
+def _list_pieces(items: list[Any]) -> Iterator[object]:
+    yield _Punctuation("[")
+    for index, item in enumerate(items):
+        if index:
+            yield _Punctuation(", ")
+        yield item
+    yield _Punctuation("]")
+
+
+def _dict_pieces(items: dict[Any, Any]) -> Iterator[object]:
+    yield _Punctuation("{")
+    for index, (key, item) in enumerate(items.items()):
+        if index:
+            yield _Punctuation(", ")
+        yield key
+        yield _Punctuation(": ")
+        yield item
+    yield _Punctuation("}")
 
 
 PARSE_ERROR: Final = -32700

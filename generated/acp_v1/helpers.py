@@ -51,7 +51,7 @@ from .models import (
     SessionUpdateToolCall,
     SessionUpdateToolCallUpdate,
     ToolCallContent,
-    ToolCallContentContent,
+    ToolCallContentVariant,
     ToolCallId,
     ToolCallLocation,
     ToolCallStatus,
@@ -80,7 +80,7 @@ def _block(content: str | ContentBlock) -> ContentBlock:
 def _tool_content(content: MaybeUndefined[str | list[ToolCallContent]]) -> MaybeUndefined[list[ToolCallContent]]:
     """Tool call content, a plain string being one text block."""
     if isinstance(content, str):
-        return [ToolCallContentContent(content=ContentBlockText(text=content))]
+        return [ToolCallContentVariant(content=ContentBlockText(text=content))]
     return content
 
 

@@ -322,7 +322,7 @@ __all__ = [
     "AgentResponse",
     "AgentResponseError",
     "AgentResponseResult",
-    "AgentResponseResultResult",
+    "AgentResponseResultValue",
     "Annotations",
     "AudioContent",
     "AuthCapabilities",
@@ -349,7 +349,7 @@ __all__ = [
     "ClientResponse",
     "ClientResponseError",
     "ClientResponseResult",
-    "ClientResponseResultResult",
+    "ClientResponseResultValue",
     "ClientSessionCapabilities",
     "CloseSessionRequest",
     "CloseSessionResponse",
@@ -541,9 +541,9 @@ __all__ = [
     "TitledMultiSelectItems",
     "ToolCall",
     "ToolCallContent",
-    "ToolCallContentContent",
     "ToolCallContentDiff",
     "ToolCallContentTerminal",
+    "ToolCallContentVariant",
     "ToolCallId",
     "ToolCallLocation",
     "ToolCallStatus",
@@ -984,7 +984,7 @@ class Content(Model):
         return ContentBuilder(_cls, _values)
 
 
-class ToolCallContentContent(Content):
+class ToolCallContentVariant(Content):
     """Standard content block (text, images, resources)."""
 
     __slots__ = ()
@@ -3073,7 +3073,7 @@ class AgentResponseResult(Model):
     id: RequestId
     """The id of the request this response answers."""
 
-    result: AgentResponseResultResult
+    result: AgentResponseResultValue
     """Method-specific response data."""
 
     unknown_properties: dict[str, Any]
@@ -3083,7 +3083,7 @@ class AgentResponseResult(Model):
         self,
         *,
         id: RequestId,
-        result: AgentResponseResultResult,
+        result: AgentResponseResultValue,
         unknown_properties: dict[str, Any] | None = None,
     ) -> None:
         self.id = id
@@ -3092,7 +3092,7 @@ class AgentResponseResult(Model):
 
     @classmethod
     def builder(
-        _cls: builtins.type[_AgentResponseResultT], *, id: RequestIdValue | None, result: AgentResponseResultResult
+        _cls: builtins.type[_AgentResponseResultT], *, id: RequestIdValue | None, result: AgentResponseResultValue
     ) -> AgentResponseResultBuilder[_AgentResponseResultT]:
         """Start building `AgentResponseResult` from its required properties; chain setters, then `build()`."""
         from ._builders import AgentResponseResultBuilder
@@ -7474,7 +7474,7 @@ class ClientResponseResult(Model):
     id: RequestId
     """The id of the request this response answers."""
 
-    result: ClientResponseResultResult
+    result: ClientResponseResultValue
     """Method-specific response data."""
 
     unknown_properties: dict[str, Any]
@@ -7484,7 +7484,7 @@ class ClientResponseResult(Model):
         self,
         *,
         id: RequestId,
-        result: ClientResponseResultResult,
+        result: ClientResponseResultValue,
         unknown_properties: dict[str, Any] | None = None,
     ) -> None:
         self.id = id
@@ -7493,7 +7493,7 @@ class ClientResponseResult(Model):
 
     @classmethod
     def builder(
-        _cls: builtins.type[_ClientResponseResultT], *, id: RequestIdValue | None, result: ClientResponseResultResult
+        _cls: builtins.type[_ClientResponseResultT], *, id: RequestIdValue | None, result: ClientResponseResultValue
     ) -> ClientResponseResultBuilder[_ClientResponseResultT]:
         """Start building `ClientResponseResult` from its required properties; chain setters, then `build()`."""
         from ._builders import ClientResponseResultBuilder
@@ -8357,7 +8357,7 @@ ToolCallId: TypeAlias = str
 """Unique identifier for a tool call within a session."""
 
 
-ToolCallContent: TypeAlias = ToolCallContentContent | ToolCallContentDiff | ToolCallContentTerminal
+ToolCallContent: TypeAlias = ToolCallContentVariant | ToolCallContentDiff | ToolCallContentTerminal
 """Content produced by a tool call.
 
 Tool calls can produce different types of content including
@@ -8455,7 +8455,7 @@ protocol compatibility.
 See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)"""
 
 
-AgentResponseResultResult: TypeAlias = (
+AgentResponseResultValue: TypeAlias = (
     InitializeResponse
     | AuthenticateResponse
     | LogoutResponse
@@ -8617,7 +8617,7 @@ SetSessionConfigOptionRequestType: TypeAlias = (
 """Request parameters for setting a session configuration option."""
 
 
-ClientResponseResultResult: TypeAlias = (
+ClientResponseResultValue: TypeAlias = (
     WriteTextFileResponse
     | ReadTextFileResponse
     | RequestPermissionResponse

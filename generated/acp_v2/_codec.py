@@ -25,7 +25,7 @@ from .models import (
     AgentResponseError,
     AgentResponseErrorId,
     AgentResponseResult,
-    AgentResponseResultResult,
+    AgentResponseResultValue,
     AgentThought,
     Annotations,
     ArchiveSessionRequest,
@@ -45,12 +45,12 @@ from .models import (
     AuthStatusResponse,
     AuthStatusUpdateNotification,
     AvailableCommand,
-    AvailableCommandCommand,
     AvailableCommandInput,
     AvailableCommandInputOther,
     AvailableCommandInputText,
     AvailableCommandOther,
     AvailableCommandsUpdate,
+    AvailableCommandVariant,
     BackgroundSubagent,
     BackgroundTerminal,
     BackgroundToolCall,
@@ -78,7 +78,7 @@ from .models import (
     ClientResponseError,
     ClientResponseErrorId,
     ClientResponseResult,
-    ClientResponseResultResult,
+    ClientResponseResultValue,
     CloseSessionRequest,
     CloseSessionResponse,
     Command,
@@ -259,7 +259,7 @@ from .models import (
     ProxyResponseError,
     ProxyResponseErrorId,
     ProxyResponseResult,
-    ProxyResponseResultResult,
+    ProxyResponseResultValue,
     ProxySuccessorNotification,
     ProxySuccessorRequest,
     ProxySuccessorResponse,
@@ -387,10 +387,10 @@ from .models import (
     ToolCallCapabilities,
     ToolCallContent,
     ToolCallContentChunk,
-    ToolCallContentContent,
     ToolCallContentDiff,
     ToolCallContentOther,
     ToolCallContentTerminal,
+    ToolCallContentVariant,
     ToolCallId,
     ToolCallLocation,
     ToolCallPermissionSubject,
@@ -1826,25 +1826,25 @@ def _encode_Content(obj: Content, data: dict[str, Any] | None = None) -> dict[st
     return data
 
 
-_KEYS_ToolCallContentContent: Final = frozenset(["content", "_meta", "type"])
+_KEYS_ToolCallContentVariant: Final = frozenset(["content", "_meta", "type"])
 
 
-def _decode_ToolCallContentContent(
+def _decode_ToolCallContentVariant(
     data: Any,
     ctx: _rt.Context,
     path: _rt.Path,
-    cls: type[ToolCallContentContent] = ToolCallContentContent,
-    known: frozenset[str] = _KEYS_ToolCallContentContent,
+    cls: type[ToolCallContentVariant] = ToolCallContentVariant,
+    known: frozenset[str] = _KEYS_ToolCallContentVariant,
     proven: int = 2,
-) -> ToolCallContentContent:
+) -> ToolCallContentVariant:
     if type(data) is not dict:
-        raise DecodeError(path, "ToolCallContentContent (an object)", data)
+        raise DecodeError(path, "ToolCallContentVariant (an object)", data)
     if data.get("type", _rt.MISSING) != "content":
         raise DecodeError((path, "type"), '"content"', data.get("type", _rt.MISSING))
-    return cast(ToolCallContentContent, _decode_Content(data, ctx, path, cls, known, proven))
+    return cast(ToolCallContentVariant, _decode_Content(data, ctx, path, cls, known, proven))
 
 
-def _encode_ToolCallContentContent(obj: ToolCallContentContent) -> dict[str, Any]:
+def _encode_ToolCallContentVariant(obj: ToolCallContentVariant) -> dict[str, Any]:
     return _encode_Content(obj, {"type": "content"})
 
 
@@ -4874,7 +4874,7 @@ def _decode_AgentResponseResult(
     v = data.get("result", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "result"), "a value (required)", _rt.MISSING)
-    v = _decode_AgentResponseResultResult(v, ctx, (path, "result"))
+    v = _decode_AgentResponseResultValue(v, ctx, (path, "result"))
     obj.result = v
     obj.unknown_properties = (
         {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
@@ -4889,7 +4889,7 @@ def _encode_AgentResponseResult(obj: AgentResponseResult) -> dict[str, Any]:
     v = obj.id
     data["id"] = _encode_RequestId(v)
     v = obj.result
-    data["result"] = _encode_AgentResponseResultResult(v)
+    data["result"] = _encode_AgentResponseResultValue(v)
     if obj.unknown_properties:
         data.update(_rt.encode_value(obj.unknown_properties))
     return data
@@ -7512,25 +7512,25 @@ def _encode_Command(obj: Command, data: dict[str, Any] | None = None) -> dict[st
     return data
 
 
-_KEYS_AvailableCommandCommand: Final = frozenset(["name", "description", "input", "_meta", "type"])
+_KEYS_AvailableCommandVariant: Final = frozenset(["name", "description", "input", "_meta", "type"])
 
 
-def _decode_AvailableCommandCommand(
+def _decode_AvailableCommandVariant(
     data: Any,
     ctx: _rt.Context,
     path: _rt.Path,
-    cls: type[AvailableCommandCommand] = AvailableCommandCommand,
-    known: frozenset[str] = _KEYS_AvailableCommandCommand,
+    cls: type[AvailableCommandVariant] = AvailableCommandVariant,
+    known: frozenset[str] = _KEYS_AvailableCommandVariant,
     proven: int = 3,
-) -> AvailableCommandCommand:
+) -> AvailableCommandVariant:
     if type(data) is not dict:
-        raise DecodeError(path, "AvailableCommandCommand (an object)", data)
+        raise DecodeError(path, "AvailableCommandVariant (an object)", data)
     if data.get("type", _rt.MISSING) != "command":
         raise DecodeError((path, "type"), '"command"', data.get("type", _rt.MISSING))
-    return cast(AvailableCommandCommand, _decode_Command(data, ctx, path, cls, known, proven))
+    return cast(AvailableCommandVariant, _decode_Command(data, ctx, path, cls, known, proven))
 
 
-def _encode_AvailableCommandCommand(obj: AvailableCommandCommand) -> dict[str, Any]:
+def _encode_AvailableCommandVariant(obj: AvailableCommandVariant) -> dict[str, Any]:
     return _encode_Command(obj, {"type": "command"})
 
 
@@ -15097,7 +15097,7 @@ def _decode_ClientResponseResult(
     v = data.get("result", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "result"), "a value (required)", _rt.MISSING)
-    v = _decode_ClientResponseResultResult(v, ctx, (path, "result"))
+    v = _decode_ClientResponseResultValue(v, ctx, (path, "result"))
     obj.result = v
     obj.unknown_properties = (
         {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
@@ -15112,7 +15112,7 @@ def _encode_ClientResponseResult(obj: ClientResponseResult) -> dict[str, Any]:
     v = obj.id
     data["id"] = _encode_RequestId(v)
     v = obj.result
-    data["result"] = _encode_ClientResponseResultResult(v)
+    data["result"] = _encode_ClientResponseResultValue(v)
     if obj.unknown_properties:
         data.update(_rt.encode_value(obj.unknown_properties))
     return data
@@ -16165,7 +16165,7 @@ def _decode_ProxyResponseResult(
     v = data.get("result", UNDEFINED)
     if v is UNDEFINED:
         raise DecodeError((path, "result"), "a value (required)", _rt.MISSING)
-    v = _decode_ProxyResponseResultResult(v, ctx, (path, "result"))
+    v = _decode_ProxyResponseResultValue(v, ctx, (path, "result"))
     obj.result = v
     obj.unknown_properties = (
         {} if len(data) == proven or known.issuperset(data) else _rt.unknown_properties(data, known, path)
@@ -16180,7 +16180,7 @@ def _encode_ProxyResponseResult(obj: ProxyResponseResult) -> dict[str, Any]:
     v = obj.id
     data["id"] = _encode_RequestId(v)
     v = obj.result
-    data["result"] = _encode_ProxyResponseResultResult(v)
+    data["result"] = _encode_ProxyResponseResultValue(v)
     if obj.unknown_properties:
         data.update(_rt.encode_value(obj.unknown_properties))
     return data
@@ -16501,7 +16501,7 @@ def _encode_ToolCallId(value: ToolCallId) -> Any:
 
 
 _VARIANTS_ToolCallContent: Final[dict[str, _rt.TaggedVariant]] = {
-    "content": (_decode_Content, ToolCallContentContent, _KEYS_ToolCallContentContent, 2),
+    "content": (_decode_Content, ToolCallContentVariant, _KEYS_ToolCallContentVariant, 2),
     "diff": (_decode_Diff, ToolCallContentDiff, _KEYS_ToolCallContentDiff, 2),
     "terminal": (_decode_Terminal, ToolCallContentTerminal, _KEYS_ToolCallContentTerminal, 2),
 }
@@ -16522,7 +16522,7 @@ def _decode_ToolCallContent(data: Any, ctx: _rt.Context, path: _rt.Path) -> Tool
 
 
 _TAGGED_ToolCallContent: Final[frozenset[type]] = frozenset(
-    [ToolCallContentContent, ToolCallContentDiff, ToolCallContentTerminal, ToolCallContentOther]
+    [ToolCallContentVariant, ToolCallContentDiff, ToolCallContentTerminal, ToolCallContentOther]
 )
 """The classes that write the tag of `ToolCallContent`: a value of any other class would lose it."""
 
@@ -17027,158 +17027,158 @@ def _encode_ExtResponse(value: ExtResponse) -> Any:
     return _rt.encode_value(value)
 
 
-def _match_AgentResponseResultResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentResponseResultResult:
+def _match_AgentResponseResultValue(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentResponseResultValue:
     """The first untagged variant that `data` matches, in schema order."""
     try:
         v = data
         v = _decode_InitializeResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_LoginAuthResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_ListProvidersResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_SetProviderResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_DisableProviderResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_LogoutAuthResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_AuthStatusResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_NewSessionResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_ListSessionsResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_DeleteSessionResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_ForkSessionResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_ArchiveSessionResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_UnarchiveSessionResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_SessionStatusResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_SetSessionTitleResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_ResumeSessionResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_CloseSessionResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_CancelToolCallResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_CancelTerminalResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_SetSessionConfigOptionResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_PromptResponse(v, ctx, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         if ctx.strict:
             _rt.check_json(v, path)
-        return cast(AgentResponseResultResult, v)
+        return cast(AgentResponseResultValue, v)
     except DecodeError:
         pass
     raise DecodeError(
         path,
-        "AgentResponseResultResult: InitializeResponse or LoginAuthResponse or ListProvidersResponse or SetProviderResponse or DisableProviderResponse or LogoutAuthResponse or AuthStatusResponse or NewSessionResponse or ListSessionsResponse or DeleteSessionResponse or ForkSessionResponse or ArchiveSessionResponse or UnarchiveSessionResponse or SessionStatusResponse or SetSessionTitleResponse or ResumeSessionResponse or CloseSessionResponse or CancelToolCallResponse or CancelTerminalResponse or SetSessionConfigOptionResponse or PromptResponse or ExtResponse",
+        "AgentResponseResultValue: InitializeResponse or LoginAuthResponse or ListProvidersResponse or SetProviderResponse or DisableProviderResponse or LogoutAuthResponse or AuthStatusResponse or NewSessionResponse or ListSessionsResponse or DeleteSessionResponse or ForkSessionResponse or ArchiveSessionResponse or UnarchiveSessionResponse or SessionStatusResponse or SetSessionTitleResponse or ResumeSessionResponse or CloseSessionResponse or CancelToolCallResponse or CancelTerminalResponse or SetSessionConfigOptionResponse or PromptResponse or ExtResponse",
         data,
     )
 
 
-def _decode_AgentResponseResultResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentResponseResultResult:
+def _decode_AgentResponseResultValue(data: Any, ctx: _rt.Context, path: _rt.Path) -> AgentResponseResultValue:
     if not ctx.strict:
         try:
-            return _match_AgentResponseResultResult(data, ctx.probe(), path)
+            return _match_AgentResponseResultValue(data, ctx.probe(), path)
         except DecodeError:
             pass
-    return _match_AgentResponseResultResult(data, ctx, path)
+    return _match_AgentResponseResultValue(data, ctx, path)
 
 
-def _encode_AgentResponseResultResult(value: AgentResponseResultResult) -> Any:
+def _encode_AgentResponseResultValue(value: AgentResponseResultValue) -> Any:
     return _rt.encode_value(value)
 
 
@@ -17413,7 +17413,7 @@ def _encode_SessionConfigGroupId(value: SessionConfigGroupId) -> Any:
 
 
 _VARIANTS_AvailableCommand: Final[dict[str, _rt.TaggedVariant]] = {
-    "command": (_decode_Command, AvailableCommandCommand, _KEYS_AvailableCommandCommand, 3),
+    "command": (_decode_Command, AvailableCommandVariant, _KEYS_AvailableCommandVariant, 3),
 }
 
 
@@ -17431,7 +17431,7 @@ def _decode_AvailableCommand(data: Any, ctx: _rt.Context, path: _rt.Path) -> Ava
     raise DecodeError(path, "AvailableCommand (an object)", data)
 
 
-_TAGGED_AvailableCommand: Final[frozenset[type]] = frozenset([AvailableCommandCommand, AvailableCommandOther])
+_TAGGED_AvailableCommand: Final[frozenset[type]] = frozenset([AvailableCommandVariant, AvailableCommandOther])
 """The classes that write the tag of `AvailableCommand`: a value of any other class would lose it."""
 
 
@@ -18228,50 +18228,50 @@ def _encode_MessageMcpResponse(value: MessageMcpResponse) -> Any:
     return type(value)._acp_encode(value)
 
 
-def _match_ClientResponseResultResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> ClientResponseResultResult:
+def _match_ClientResponseResultValue(data: Any, ctx: _rt.Context, path: _rt.Path) -> ClientResponseResultValue:
     """The first untagged variant that `data` matches, in schema order."""
     try:
         v = data
         v = _decode_RequestPermissionResponse(v, ctx, path)
-        return cast(ClientResponseResultResult, v)
+        return cast(ClientResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_CreateElicitationResponse(v, ctx, path)
-        return cast(ClientResponseResultResult, v)
+        return cast(ClientResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         v = _decode_MessageMcpResponse(v, ctx, path)
-        return cast(ClientResponseResultResult, v)
+        return cast(ClientResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         if ctx.strict:
             _rt.check_json(v, path)
-        return cast(ClientResponseResultResult, v)
+        return cast(ClientResponseResultValue, v)
     except DecodeError:
         pass
     raise DecodeError(
         path,
-        "ClientResponseResultResult: RequestPermissionResponse or CreateElicitationResponse or MessageMcpResponse or ExtResponse",
+        "ClientResponseResultValue: RequestPermissionResponse or CreateElicitationResponse or MessageMcpResponse or ExtResponse",
         data,
     )
 
 
-def _decode_ClientResponseResultResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> ClientResponseResultResult:
+def _decode_ClientResponseResultValue(data: Any, ctx: _rt.Context, path: _rt.Path) -> ClientResponseResultValue:
     if not ctx.strict:
         try:
-            return _match_ClientResponseResultResult(data, ctx.probe(), path)
+            return _match_ClientResponseResultValue(data, ctx.probe(), path)
         except DecodeError:
             pass
-    return _match_ClientResponseResultResult(data, ctx, path)
+    return _match_ClientResponseResultValue(data, ctx, path)
 
 
-def _encode_ClientResponseResultResult(value: ClientResponseResultResult) -> Any:
+def _encode_ClientResponseResultValue(value: ClientResponseResultValue) -> Any:
     return _rt.encode_value(value)
 
 
@@ -18601,34 +18601,34 @@ def _encode_ProxySuccessorResponse(value: ProxySuccessorResponse) -> Any:
     return _rt.encode_value(value)
 
 
-def _match_ProxyResponseResultResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProxyResponseResultResult:
+def _match_ProxyResponseResultValue(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProxyResponseResultValue:
     """The first untagged variant that `data` matches, in schema order."""
     try:
         v = data
         v = _decode_InitializeResponse(v, ctx, path)
-        return cast(ProxyResponseResultResult, v)
+        return cast(ProxyResponseResultValue, v)
     except DecodeError:
         pass
     try:
         v = data
         if ctx.strict:
             _rt.check_json(v, path)
-        return cast(ProxyResponseResultResult, v)
+        return cast(ProxyResponseResultValue, v)
     except DecodeError:
         pass
-    raise DecodeError(path, "ProxyResponseResultResult: InitializeProxyResponse or ProxySuccessorResponse", data)
+    raise DecodeError(path, "ProxyResponseResultValue: InitializeProxyResponse or ProxySuccessorResponse", data)
 
 
-def _decode_ProxyResponseResultResult(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProxyResponseResultResult:
+def _decode_ProxyResponseResultValue(data: Any, ctx: _rt.Context, path: _rt.Path) -> ProxyResponseResultValue:
     if not ctx.strict:
         try:
-            return _match_ProxyResponseResultResult(data, ctx.probe(), path)
+            return _match_ProxyResponseResultValue(data, ctx.probe(), path)
         except DecodeError:
             pass
-    return _match_ProxyResponseResultResult(data, ctx, path)
+    return _match_ProxyResponseResultValue(data, ctx, path)
 
 
-def _encode_ProxyResponseResultResult(value: ProxyResponseResultResult) -> Any:
+def _encode_ProxyResponseResultValue(value: ProxyResponseResultValue) -> Any:
     return _rt.encode_value(value)
 
 
@@ -18736,8 +18736,8 @@ ToolCallUpdate._acp_decode = _decode_ToolCallUpdate
 ToolCallUpdate._acp_encode = _encode_ToolCallUpdate
 Content._acp_decode = _decode_Content
 Content._acp_encode = _encode_Content
-ToolCallContentContent._acp_decode = _decode_ToolCallContentContent
-ToolCallContentContent._acp_encode = _encode_ToolCallContentContent
+ToolCallContentVariant._acp_decode = _decode_ToolCallContentVariant
+ToolCallContentVariant._acp_encode = _encode_ToolCallContentVariant
 Diff._acp_decode = _decode_Diff
 Diff._acp_encode = _encode_Diff
 ToolCallContentDiff._acp_decode = _decode_ToolCallContentDiff
@@ -18960,8 +18960,8 @@ SessionConfigSelectGroup._acp_decode = _decode_SessionConfigSelectGroup
 SessionConfigSelectGroup._acp_encode = _encode_SessionConfigSelectGroup
 Command._acp_decode = _decode_Command
 Command._acp_encode = _encode_Command
-AvailableCommandCommand._acp_decode = _decode_AvailableCommandCommand
-AvailableCommandCommand._acp_encode = _encode_AvailableCommandCommand
+AvailableCommandVariant._acp_decode = _decode_AvailableCommandVariant
+AvailableCommandVariant._acp_encode = _encode_AvailableCommandVariant
 AvailableCommandOther._acp_decode = _decode_AvailableCommandOther
 AvailableCommandOther._acp_encode = _encode_AvailableCommandOther
 TextCommandInput._acp_decode = _decode_TextCommandInput
@@ -19340,7 +19340,7 @@ _DECODERS: Final[dict[str, tuple[Any, _rt.Decoder[Any]]]] = {
     "ToolKind": (ToolKind, _decode_ToolKind),
     "ToolCallStatus": (ToolCallStatus, _decode_ToolCallStatus),
     "Content": (Content, _decode_Content),
-    "ToolCallContentContent": (ToolCallContentContent, _decode_ToolCallContentContent),
+    "ToolCallContentVariant": (ToolCallContentVariant, _decode_ToolCallContentVariant),
     "Diff": (Diff, _decode_Diff),
     "ToolCallContentDiff": (ToolCallContentDiff, _decode_ToolCallContentDiff),
     "Terminal": (Terminal, _decode_Terminal),
@@ -19429,7 +19429,7 @@ _DECODERS: Final[dict[str, tuple[Any, _rt.Decoder[Any]]]] = {
     "McpServerAcpId": (McpServerAcpId, _decode_McpServerAcpId),
     "McpRequestId": (McpRequestId, _decode_McpRequestId),
     "ExtRequest": (ExtRequest, _decode_ExtRequest),
-    "AgentResponseResultResult": (AgentResponseResultResult, _decode_AgentResponseResultResult),
+    "AgentResponseResultValue": (AgentResponseResultValue, _decode_AgentResponseResultValue),
     "AgentResponseResult": (AgentResponseResult, _decode_AgentResponseResult),
     "AgentResponseErrorId": (AgentResponseErrorId, _decode_AgentResponseErrorId),
     "AgentResponseError": (AgentResponseError, _decode_AgentResponseError),
@@ -19504,7 +19504,7 @@ _DECODERS: Final[dict[str, tuple[Any, _rt.Decoder[Any]]]] = {
     "SessionConfigSelectGroup": (SessionConfigSelectGroup, _decode_SessionConfigSelectGroup),
     "SessionConfigGroupId": (SessionConfigGroupId, _decode_SessionConfigGroupId),
     "Command": (Command, _decode_Command),
-    "AvailableCommandCommand": (AvailableCommandCommand, _decode_AvailableCommandCommand),
+    "AvailableCommandVariant": (AvailableCommandVariant, _decode_AvailableCommandVariant),
     "AvailableCommandOther": (AvailableCommandOther, _decode_AvailableCommandOther),
     "AvailableCommand": (AvailableCommand, _decode_AvailableCommand),
     "TextCommandInput": (TextCommandInput, _decode_TextCommandInput),
@@ -19712,7 +19712,7 @@ _DECODERS: Final[dict[str, tuple[Any, _rt.Decoder[Any]]]] = {
     "SetSessionConfigOptionRequestType": (SetSessionConfigOptionRequestType, _decode_SetSessionConfigOptionRequestType),
     "SetSessionConfigOptionRequest": (SetSessionConfigOptionRequest, _decode_SetSessionConfigOptionRequest),
     "PromptRequest": (PromptRequest, _decode_PromptRequest),
-    "ClientResponseResultResult": (ClientResponseResultResult, _decode_ClientResponseResultResult),
+    "ClientResponseResultValue": (ClientResponseResultValue, _decode_ClientResponseResultValue),
     "ClientResponseResult": (ClientResponseResult, _decode_ClientResponseResult),
     "ClientResponseErrorId": (ClientResponseErrorId, _decode_ClientResponseErrorId),
     "ClientResponseError": (ClientResponseError, _decode_ClientResponseError),
@@ -19757,7 +19757,7 @@ _DECODERS: Final[dict[str, tuple[Any, _rt.Decoder[Any]]]] = {
     "ProxyRequest": (ProxyRequest, _decode_ProxyRequest),
     "InitializeProxyRequest": (InitializeProxyRequest, _decode_InitializeProxyRequest),
     "ProxySuccessorRequest": (ProxySuccessorRequest, _decode_ProxySuccessorRequest),
-    "ProxyResponseResultResult": (ProxyResponseResultResult, _decode_ProxyResponseResultResult),
+    "ProxyResponseResultValue": (ProxyResponseResultValue, _decode_ProxyResponseResultValue),
     "ProxyResponseResult": (ProxyResponseResult, _decode_ProxyResponseResult),
     "ProxyResponseErrorId": (ProxyResponseErrorId, _decode_ProxyResponseErrorId),
     "ProxyResponseError": (ProxyResponseError, _decode_ProxyResponseError),
@@ -19795,7 +19795,7 @@ _DECODERS_BY_TYPE: Final = _rt.decoders_by_type(
             "McpServerAcpId",
             "McpRequestId",
             "ExtRequest",
-            "AgentResponseResultResult",
+            "AgentResponseResultValue",
             "AgentResponseErrorId",
             "AgentResponse",
             "ProtocolVersion",
@@ -19826,7 +19826,7 @@ _DECODERS_BY_TYPE: Final = _rt.decoders_by_type(
             "McpServer",
             "ReplayFrom",
             "SetSessionConfigOptionRequestType",
-            "ClientResponseResultResult",
+            "ClientResponseResultValue",
             "ClientResponseErrorId",
             "ClientResponse",
             "RequestPermissionOutcome",
@@ -19836,7 +19836,7 @@ _DECODERS_BY_TYPE: Final = _rt.decoders_by_type(
             "ClientNotificationParams",
             "ProxyRequestParams",
             "InitializeProxyRequest",
-            "ProxyResponseResultResult",
+            "ProxyResponseResultValue",
             "ProxyResponseErrorId",
             "ProxyResponse",
             "InitializeProxyResponse",

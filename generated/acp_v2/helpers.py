@@ -65,7 +65,7 @@ from .models import (
     StateUpdateRequiresAction,
     StateUpdateRunning,
     ToolCallContent,
-    ToolCallContentContent,
+    ToolCallContentVariant,
     ToolCallId,
     ToolCallLocation,
     ToolCallStatus,
@@ -106,7 +106,7 @@ def _block(content: str | ContentBlock) -> ContentBlock:
 def _tool_content(content: MaybeUndefined[str | list[ToolCallContent]]) -> MaybeUndefined[list[ToolCallContent]]:
     """Tool call content, a plain string being one text block."""
     if isinstance(content, str):
-        return [ToolCallContentContent(content=ContentBlockText(text=content))]
+        return [ToolCallContentVariant(content=ContentBlockText(text=content))]
     return content
 
 

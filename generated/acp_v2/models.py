@@ -502,7 +502,7 @@ __all__ = [
     "AgentResponseError",
     "AgentResponseErrorId",
     "AgentResponseResult",
-    "AgentResponseResultResult",
+    "AgentResponseResultValue",
     "AgentThought",
     "Annotations",
     "ArchiveSessionRequest",
@@ -522,11 +522,11 @@ __all__ = [
     "AuthStatusResponse",
     "AuthStatusUpdateNotification",
     "AvailableCommand",
-    "AvailableCommandCommand",
     "AvailableCommandInput",
     "AvailableCommandInputOther",
     "AvailableCommandInputText",
     "AvailableCommandOther",
+    "AvailableCommandVariant",
     "AvailableCommandsUpdate",
     "BackgroundSubagent",
     "BackgroundTerminal",
@@ -555,7 +555,7 @@ __all__ = [
     "ClientResponseError",
     "ClientResponseErrorId",
     "ClientResponseResult",
-    "ClientResponseResultResult",
+    "ClientResponseResultValue",
     "CloseSessionRequest",
     "CloseSessionResponse",
     "Command",
@@ -736,7 +736,7 @@ __all__ = [
     "ProxyResponseError",
     "ProxyResponseErrorId",
     "ProxyResponseResult",
-    "ProxyResponseResultResult",
+    "ProxyResponseResultValue",
     "ProxySuccessorNotification",
     "ProxySuccessorRequest",
     "ProxySuccessorResponse",
@@ -864,10 +864,10 @@ __all__ = [
     "ToolCallCapabilities",
     "ToolCallContent",
     "ToolCallContentChunk",
-    "ToolCallContentContent",
     "ToolCallContentDiff",
     "ToolCallContentOther",
     "ToolCallContentTerminal",
+    "ToolCallContentVariant",
     "ToolCallId",
     "ToolCallLocation",
     "ToolCallPermissionSubject",
@@ -1419,7 +1419,7 @@ class Content(Model):
         return ContentBuilder(_cls, _values)
 
 
-class ToolCallContentContent(Content):
+class ToolCallContentVariant(Content):
     """Standard content block (text, images, resources)."""
 
     __slots__ = ()
@@ -3841,7 +3841,7 @@ class AgentResponseResult(Model):
     id: RequestId
     """The id of the request this response answers."""
 
-    result: AgentResponseResultResult
+    result: AgentResponseResultValue
     """Method-specific response data."""
 
     unknown_properties: dict[str, Any]
@@ -3851,7 +3851,7 @@ class AgentResponseResult(Model):
         self,
         *,
         id: RequestId,
-        result: AgentResponseResultResult,
+        result: AgentResponseResultValue,
         unknown_properties: dict[str, Any] | None = None,
     ) -> None:
         self.id = id
@@ -3860,7 +3860,7 @@ class AgentResponseResult(Model):
 
     @classmethod
     def builder(
-        _cls: builtins.type[_AgentResponseResultT], *, id: RequestId, result: AgentResponseResultResult
+        _cls: builtins.type[_AgentResponseResultT], *, id: RequestId, result: AgentResponseResultValue
     ) -> AgentResponseResultBuilder[_AgentResponseResultT]:
         """Start building `AgentResponseResult` from its required properties; chain setters, then `build()`."""
         from ._builders import AgentResponseResultBuilder
@@ -6322,7 +6322,7 @@ class Command(Model):
         return CommandBuilder(_cls, _values)
 
 
-class AvailableCommandCommand(Command):
+class AvailableCommandVariant(Command):
     """A slash command the user can invoke by including it in a prompt."""
 
     __slots__ = ()
@@ -12794,7 +12794,7 @@ class ClientResponseResult(Model):
     id: RequestId
     """The id of the request this response answers."""
 
-    result: ClientResponseResultResult
+    result: ClientResponseResultValue
     """Method-specific response data."""
 
     unknown_properties: dict[str, Any]
@@ -12804,7 +12804,7 @@ class ClientResponseResult(Model):
         self,
         *,
         id: RequestId,
-        result: ClientResponseResultResult,
+        result: ClientResponseResultValue,
         unknown_properties: dict[str, Any] | None = None,
     ) -> None:
         self.id = id
@@ -12813,7 +12813,7 @@ class ClientResponseResult(Model):
 
     @classmethod
     def builder(
-        _cls: builtins.type[_ClientResponseResultT], *, id: RequestId, result: ClientResponseResultResult
+        _cls: builtins.type[_ClientResponseResultT], *, id: RequestId, result: ClientResponseResultValue
     ) -> ClientResponseResultBuilder[_ClientResponseResultT]:
         """Start building `ClientResponseResult` from its required properties; chain setters, then `build()`."""
         from ._builders import ClientResponseResultBuilder
@@ -13684,7 +13684,7 @@ class ProxyResponseResult(Model):
     id: RequestId
     """The id of the request this response answers."""
 
-    result: ProxyResponseResultResult
+    result: ProxyResponseResultValue
     """Method-specific response data."""
 
     unknown_properties: dict[str, Any]
@@ -13694,7 +13694,7 @@ class ProxyResponseResult(Model):
         self,
         *,
         id: RequestId,
-        result: ProxyResponseResultResult,
+        result: ProxyResponseResultValue,
         unknown_properties: dict[str, Any] | None = None,
     ) -> None:
         self.id = id
@@ -13703,7 +13703,7 @@ class ProxyResponseResult(Model):
 
     @classmethod
     def builder(
-        _cls: builtins.type[_ProxyResponseResultT], *, id: RequestId, result: ProxyResponseResultResult
+        _cls: builtins.type[_ProxyResponseResultT], *, id: RequestId, result: ProxyResponseResultValue
     ) -> ProxyResponseResultBuilder[_ProxyResponseResultT]:
         """Start building `ProxyResponseResult` from its required properties; chain setters, then `build()`."""
         from ._builders import ProxyResponseResultBuilder
@@ -13905,7 +13905,7 @@ ToolCallId: TypeAlias = str
 
 
 ToolCallContent: TypeAlias = (
-    ToolCallContentContent | ToolCallContentDiff | ToolCallContentTerminal | ToolCallContentOther
+    ToolCallContentVariant | ToolCallContentDiff | ToolCallContentTerminal | ToolCallContentOther
 )
 """Content produced by a tool call.
 
@@ -14066,7 +14066,7 @@ protocol compatibility.
 See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)"""
 
 
-AgentResponseResultResult: TypeAlias = (
+AgentResponseResultValue: TypeAlias = (
     InitializeResponse
     | LoginAuthResponse
     | ListProvidersResponse
@@ -14151,7 +14151,7 @@ SessionConfigGroupId: TypeAlias = str
 """Unique identifier for a session configuration option value group."""
 
 
-AvailableCommand: TypeAlias = AvailableCommandCommand | AvailableCommandOther
+AvailableCommand: TypeAlias = AvailableCommandVariant | AvailableCommandOther
 """A command the agent advertises to the client.
 
 The `type` field acts as the discriminator in the serialized JSON form."""
@@ -14395,7 +14395,7 @@ Carrier `_meta` is optional. Null or invalid values are treated as absent.
 Senders must include exactly one outcome. Receivers prefer `result` if both are present."""
 
 
-ClientResponseResultResult: TypeAlias = (
+ClientResponseResultValue: TypeAlias = (
     RequestPermissionResponse | CreateElicitationResponse | MessageMcpResponse | ExtResponse
 )
 """Method-specific response data."""
@@ -14489,7 +14489,7 @@ This capability is not part of the spec yet, and may be removed or changed at an
 Result of a `proxy/successor` request: the wrapped request's result, forwarded unchanged."""
 
 
-ProxyResponseResultResult: TypeAlias = InitializeProxyResponse | ProxySuccessorResponse
+ProxyResponseResultValue: TypeAlias = InitializeProxyResponse | ProxySuccessorResponse
 """Method-specific response data."""
 
 

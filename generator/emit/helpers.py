@@ -54,7 +54,7 @@ _SHARED = (
     "SessionUpdateAgentThoughtChunk",
     "SessionUpdateToolCallUpdate",
     "ToolCallContent",
-    "ToolCallContentContent",
+    "ToolCallContentVariant",
     "ToolCallId",
     "ToolCallLocation",
     "ToolCallStatus",

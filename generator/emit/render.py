@@ -206,15 +206,14 @@ def base_context(
         decoder_keys=[(defs_names.get(name, name), name) for name in names],
         exported=sorted(names, key=sort_key),
         imported=sorted(names, key=import_sort_key),
-        public=sorted(
-            runtime_names
-            + names
-            + (["merge", *merge_functions] if merge_functions else [])
-            + (list(RPC_NAMES) if rpc else [])
-            + list(connection)
-            + (list(SESSION_NAMES) if session else [])
-            + list(helper_names(module)),
-            key=sort_key,
+        public=public_groups(
+            module,
+            connection=list(connection),
+            helpers=list(helper_names(module)),
+            session=list(SESSION_NAMES) if session else [],
+            upserts=["merge", *merge_functions] if merge_functions else [],
+            runtime=runtime_names,
+            rpc=list(RPC_NAMES) if rpc else [],
         ),
         builders=any(not obj.base for obj in objects),
         rpc=rpc,
@@ -232,6 +231,33 @@ def base_context(
             "TypeAlias": bool(aliases_and_unions),
         },
     )
+
+
+def public_groups(
+    module: Module,
+    *,
+    connection: list[str],
+    helpers: list[str],
+    session: list[str],
+    upserts: list[str],
+    runtime: list[str],
+    rpc: list[str],
+) -> list[tuple[str, list[str]]]:
+    """The names `__init__` re-exports, in groups a reader takes in order (what to start from
+    first), each with the comment that introduces it; empty groups left out."""
+    messages = {name for method in module.methods for name in (method.params, method.result) if name}
+    types = [named.name for named in module.types]
+    groups = [
+        ("Agents and clients: the interfaces to implement, their connections and transports", connection),
+        ("An agent's helpers: what it says in a session, in its own words", helpers),
+        ("A client's view of a session: its updates folded into one state", session),
+        ("Upserts: merge a patch into what was reported before", upserts),
+        ("What every type uses: absent values, decoding errors, the codec", runtime),
+        ("The params and results of every JSON-RPC method", [name for name in types if name in messages]),
+        ("Every other type of the schema (also in `.models`)", [name for name in types if name not in messages]),
+        ("JSON-RPC messages, routes and method names (also in `.rpc`)", rpc),
+    ]
+    return [(comment, sorted(names, key=sort_key)) for comment, names in groups if names]
 
 
 def _macros(env: jinja2.Environment, name: str) -> Any:
@@ -308,6 +334,19 @@ def codec_units(env: jinja2.Environment, queries: Queries, context: PackageConte
     return [str(codec_module.head()), *body]
 
 
+MCP_NAMES = frozenset(
+    {
+        "McpError",
+        "McpServerAcpVariant",
+        "MessageMcpNotification",
+        "MessageMcpRequest",
+        "MessageMcpResponseError",
+        "MessageMcpResponseResult",
+    }
+)
+"""The typed `mcp/message` messages `mcp.py` binds: a package whose schema has them gets MCP over ACP."""
+
+
 def static_units(env: jinja2.Environment, name: str, base: dict[str, Any]) -> list[str]:
     """The units of the static module `name` of `generator/runtime/`, copied in under the header."""
     header = _macros(env, "header").header(base["module"], base["versions"])
@@ -359,6 +398,9 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         files["connection.py"] = split_units(
             template.render(variables(context, upserts, connection_context(module, queries)))
         )
+        if queries.types.keys() >= MCP_NAMES:
+            files["_mcp.py"] = static_units(env, "_mcp.py", base)
+            files["mcp.py"] = split_units(env.get_template("mcp.py.jinja").render(base))
         helpers = helpers_context(module, queries)
         if helpers is not None:
             template = env.get_template(helpers.helpers_template)
@@ -378,6 +420,8 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         "_websocket",
         "_http_server",
         "_http_client",
+        "_mcp",
+        "mcp",  # needs the `mcp` extra: imported by name (`from acp_v2.mcp import ...`), never as an attribute
         "models",
     )
     lazy_modules = [name for name in lazy_modules if name not in imported_by_others]

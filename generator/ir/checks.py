@@ -172,7 +172,7 @@ def evaluates(
 
     def condition(child: Node) -> str:
         """The type a value is tested against, named after the subschema's pointer."""
-        return named(child, naming.class_name("Valid", *pointer_tokens(child.pointer)))
+        return named(child, naming.pointer_name("Valid", pointer_tokens(child.pointer)))
 
     parts = [EvaluatesWhen(sub(part)) for part in node.children("allOf")]
     for keyword in ("anyOf", "oneOf"):

@@ -98,7 +98,7 @@ class Context:
         if target.pointer in self.definition_at:
             return self.definition_at[target.pointer]
         if target.pointer not in self.referenced:
-            name = self.invent(target.pointer, naming.class_name("Ref", *pointer_tokens(target.pointer)))
+            name = self.invent(target.pointer, naming.pointer_name("Ref", pointer_tokens(target.pointer)))
             self.referenced[target.pointer] = name
             self.pending.append((name, target))
         return self.referenced[target.pointer]

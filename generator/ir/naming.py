@@ -224,10 +224,37 @@ def attribute_name(wire_name: str) -> str:
     return name + "_" if name in RESERVED_ATTRIBUTES else name
 
 
-def class_name(*parts: str) -> str:
-    """PascalCase joined from `parts`: ("SessionUpdate", "tool_call_update") → `SessionUpdateToolCallUpdate`."""
-    name = _normal("".join(word[:1].upper() + word[1:] for part in parts for word in words(part)))
+def _pascal_case(joined: list[str]) -> str:
+    name = _normal("".join(word[:1].upper() + word[1:] for word in joined))
     return "T" + name if name[0].isdigit() else name
+
+
+def _repeated(said: list[str], added: list[str]) -> int:
+    """How many words `added` starts with that repeat the words `said` ends with (case aside)."""
+    for count in range(min(len(said), len(added)), 0, -1):
+        if [word.casefold() for word in said[-count:]] == [word.casefold() for word in added[:count]]:
+            return count
+    return 0
+
+
+def class_name(*parts: str) -> str:
+    """PascalCase joined from `parts`, never repeating a word where two parts meet: a part's
+    leading words that repeat the words before it are said once (`ToolCallContent` and `content`
+    make no `ToolCallContentContent`). ("SessionUpdate", "tool_call_update") → `SessionUpdateToolCallUpdate`,
+    ("AvailableCommand", "command", "variant") → `AvailableCommandVariant`."""
+    joined: list[str] = []
+    for part in parts:
+        added = words(part)
+        joined += added[_repeated(joined, added) :]
+    return _pascal_case(joined)
+
+
+def part_name(owner: str, part: str, kind: str) -> str:
+    """The made-up name of what `owner` calls `part` (a property, a tag value): `class_name(owner, part)`,
+    or where `part` only repeats the words `owner` ends with, `owner` and what the part is (`kind`):
+    ("AgentResponseResult", "result", "value") → `AgentResponseResultValue`."""
+    name = class_name(owner, part)
+    return class_name(owner, part, kind) if name == class_name(owner) else name
 
 
 def type_name(defs_name: str) -> str:
@@ -304,7 +331,13 @@ def position_name(owner: str | None, tokens: Sequence[str]) -> str:
     candidates are taken: the Python name of the `$defs` entry it is in, then the
     pointer's tokens below it (`#/$defs/A/anyOf/1/prefixItems/0` → `AAnyOf1PrefixItems0`);
     `Root` and all the tokens for a schema outside `$defs`."""
-    return class_name(owner or "Root", *tokens)
+    return pointer_name(owner or "Root", tokens)
+
+
+def pointer_name(prefix: str, tokens: Sequence[str]) -> str:
+    """`prefix` then every token of a JSON pointer, repeated or not, so that two places never
+    share a name (`A/items/items` is not `A/items`): ("Valid", ["$defs", "A"]) → `ValidDefsA`."""
+    return _pascal_case([word for part in (prefix, *tokens) for word in words(part)])
 
 
 def member_name(value: str) -> str:

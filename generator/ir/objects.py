@@ -92,7 +92,7 @@ class Objects:
         return None
 
     def field(self, owner: str, wire_name: str, node: Node, required: bool) -> Field:
-        expr = self.shapes.expr(node, naming.class_name(owner, wire_name))
+        expr = self.shapes.expr(node, naming.part_name(owner, wire_name, "value"))
         nullable = isinstance(expr, Nullable)
         if isinstance(expr, Nullable):
             expr = expr.inner

@@ -61,7 +61,7 @@ class Unions:
                 seen[value] = variant.pointer
                 target = self.wrapped_target(variant, tag_key)
                 variant_name = context.invent(
-                    variant.pointer, naming.class_name(name, value), naming.class_name(name, value, "variant")
+                    variant.pointer, naming.part_name(name, value, "variant"), naming.class_name(name, value, "variant")
                 )
                 tag = Tag(tag_key, naming.attribute_name(tag_key), value)
                 if target is None:

@@ -71,6 +71,9 @@ HTTPX_REQUIREMENT = "httpx>=0.29,<0.30"
 SNIFFIO_REQUIREMENT = "sniffio>=1.3,<2"
 # The `otel` extra (opentelemetry_observer): the OpenTelemetry API series its tests run against.
 OPENTELEMETRY_REQUIREMENT = "opentelemetry-api>=1.45,<2"
+# The `mcp` extra (the `mcp` module: MCP over ACP): the official MCP SDK series its tests run
+# against, the first to speak MCP's stateless 2026-07-28 revision that ACP carries.
+MCP_REQUIREMENT = "mcp>=2.3,<3"
 
 
 def render_pyproject(module: Module | Sequence[Module], release: str | None) -> str:
@@ -98,6 +101,7 @@ def render_pyproject(module: Module | Sequence[Module], release: str | None) -> 
         httpx=HTTPX_REQUIREMENT,
         sniffio=SNIFFIO_REQUIREMENT,
         opentelemetry=OPENTELEMETRY_REQUIREMENT,
+        mcp=MCP_REQUIREMENT,
     )
 
 

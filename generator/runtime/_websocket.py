@@ -19,7 +19,7 @@ from typing import Final
 from . import _runtime as _rt
 from ._connection import DEFAULT_LIMITS, Transport
 from ._cookies import AffinityCookies
-from ._http_server import within
+from ._http_server import DEFAULT_CLOSE_GRACE, serve_until_gone, within
 
 try:
     from websockets.asyncio.client import ClientConnection, connect
@@ -172,11 +172,13 @@ async def serve_transports(
     authorize: Authorize | None = None,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     max_output_stall: float = DEFAULT_MAX_OUTPUT_STALL,
+    close_grace: float = DEFAULT_CLOSE_GRACE,
 ) -> AsyncIterator[WebSocketServer]:
     """Listen on `host:port` and run `handler` with a transport for each WebSocket opened at
     `path`; the socket is closed when it returns. A frame over `max_message_bytes` closes the
     socket with 1009; a client that reads nothing for `max_output_stall` seconds while the agent
-    writes is dropped.
+    writes is dropped; once a client has gone, its handler is given `close_grace` seconds, then
+    cancelled.
 
     Before the upgrade: another path is answered 404; a request with an `Origin` header not in
     `allowed_origins` (exact `scheme://host:port` strings) 403, so that no web page can reach a
@@ -209,10 +211,11 @@ async def serve_transports(
 
     async def serve_connection(connection: ServerConnection) -> None:
         transport = WebSocketTransport(connection, connection_ids.get(connection), max_output_stall=max_output_stall)
+        serving = asyncio.ensure_future(handler(transport))
+        serving.add_done_callback(_log_failure)
         try:
-            await handler(transport)
-        except Exception:
-            _log.exception("a WebSocket connection's handler failed")
+            # a handler at its concurrency limit reads nothing: the client's departure ends it
+            await serve_until_gone(serving, connection.wait_closed(), close_grace)
         finally:
             connection_ids.pop(connection, None)
             await connection.close()
@@ -234,6 +237,11 @@ async def serve_transports(
         server.close()
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(server.wait_closed(), CLOSE_TIMEOUT * 2)
+
+
+def _log_failure(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        _log.error("a WebSocket connection's handler failed", exc_info=task.exception())
 
 
 def _check(transport: WebSocketTransport) -> Transport:

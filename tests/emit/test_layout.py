@@ -86,9 +86,9 @@ def test_a_lone_argument_stays_between_the_brackets_even_when_too_long(message, 
 @pytest.mark.parametrize(
     ("members", "layout"),
     [
-        (["ToolCallContentContent", "ToolCallContentDiff"], "one_line"),
+        (["ToolCallContentVariant", "ToolCallContentDiff"], "one_line"),
         (
-            ["ToolCallContentContent", "ToolCallContentDiff", "ToolCallContentTerminal", "ToolCallContentOther"],
+            ["ToolCallContentVariant", "ToolCallContentDiff", "ToolCallContentTerminal", "ToolCallContentOther"],
             "hugged",
         ),
         (["A" * 55, "B" * 55], "hugged"),

@@ -24,6 +24,8 @@ from generator.ir.naming import (
     merge_function_name,
     method_name,
     module_names,
+    part_name,
+    pointer_name,
     position_name,
     type_name,
     variant_names,
@@ -78,6 +80,23 @@ def test_letters_of_any_script_are_kept_normalised_as_python_reads_them():
 def test_class_names_join_parts_in_pascal_case():
     assert class_name("SessionUpdate", "tool_call_update") == "SessionUpdateToolCallUpdate"
     assert class_name("DiffChange", "operation") == "DiffChangeOperation"
+
+
+def test_class_names_say_once_the_words_where_two_parts_meet():
+    assert class_name("ToolCallContent", "content") == "ToolCallContent"
+    assert class_name("AvailableCommand", "command", "variant") == "AvailableCommandVariant"
+    assert class_name("FooBar", "bar_baz") == "FooBarBaz"  # the longest repeat: `bar`
+    assert class_name("ToolCall", "tool_call_update") == "ToolCallUpdate"
+    assert class_name("SessionUpdate", "update_tool") == "SessionUpdateTool"
+    assert class_name("Result", "RESULT") == "Result"  # case aside
+    assert class_name("ToolCallUpdate", "call") == "ToolCallUpdateCall"  # only where the parts meet
+
+
+def test_a_part_that_only_repeats_its_owner_is_named_by_what_it_is():
+    assert part_name("AgentResponseResult", "result", "value") == "AgentResponseResultValue"
+    assert part_name("ToolCallContent", "content", "variant") == "ToolCallContentVariant"
+    assert part_name("ToolCallContent", "diff", "variant") == "ToolCallContentDiff"
+    assert part_name("ToolCall", "tool_call_id", "value") == "ToolCallId"
 
 
 def test_defs_names_are_kept_when_they_are_capitalised_identifiers():
@@ -207,6 +226,29 @@ def test_position_names_are_the_defs_name_then_the_pointer_below_it():
     assert position_name(None, ["properties", "x"]) == "RootPropertiesX"
 
 
+def test_position_names_say_every_token_so_that_two_places_never_share_one():
+    assert position_name("A", ["items", "items"]) != position_name("A", ["items"])
+    assert position_name("Items", ["items"]) == "ItemsItems"
+    assert pointer_name("Valid", ["$defs", "Case", "then", "then"]) == "ValidDefsCaseThenThen"
+
+
+@pytest.mark.parametrize("schema", ["v2/schema.unstable.json", "v1/schema.json", "v1/schema.unstable.json"])
+def test_no_made_up_name_of_the_official_schemas_repeats_a_word(schema, tmp_path):
+    """Issue 31: `ToolCallContentContent`, `AvailableCommandCommand`, `AgentResponseResultResult`.
+    (`EmbeddedResourceResource` is the schema's own `$defs` name, kept as given.)"""
+    module = ir_of(ROOT / "schema" / schema, tmp_path)
+    names = [named.name for named in module.types]
+    assert len(names) == len(set(names))
+    given = {python for _, python in module.public_names}
+    repeating = []
+    for name in set(names) - given:
+        parts = [word.casefold() for word in words(name)]
+        if any(parts[i - k : i] == parts[i : i + k] for k in range(1, 4) for i in range(k, len(parts) - k + 1)):
+            repeating.append(name)
+    assert repeating == []
+    assert {"ToolCallContentVariant", "AgentResponseResultValue", "ClientResponseResultValue"} <= set(names)
+
+
 def test_merge_functions_are_named_after_their_type():
     assert merge_function_name("ToolCallUpdate") == "merge_tool_call_update"
 
@@ -332,7 +374,7 @@ def test_a_variant_named_by_what_sets_it_apart_keeps_its_name_beside_one_that_sh
         "UOneOf0": "#/$defs/U/oneOf/0",
         "UOneOf0P": "#/$defs/U/oneOf/0/properties/p",
         "UWithP": "#/$defs/U/oneOf/1",
-        "UWithPP": "#/$defs/U/oneOf/1/properties/p",
+        "UWithPValue": "#/$defs/U/oneOf/1/properties/p",
     }
 
 

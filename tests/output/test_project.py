@@ -18,6 +18,7 @@ from generator.config import load_config
 from generator.errors import GenerationError
 from generator.output.project import (
     HTTPX_REQUIREMENT,
+    MCP_REQUIREMENT,
     OPENTELEMETRY_REQUIREMENT,
     ORJSON_REQUIREMENT,
     SNIFFIO_REQUIREMENT,
@@ -103,6 +104,7 @@ def test_the_pyproject_installs_the_package_and_its_py_typed(tmp_path):
         "websocket": [WEBSOCKETS_REQUIREMENT],
         "http": [HTTPX_REQUIREMENT, SNIFFIO_REQUIREMENT],
         "otel": [OPENTELEMETRY_REQUIREMENT],
+        "mcp": [MCP_REQUIREMENT],
     }
     assert data["tool"]["setuptools"]["packages"]["find"]["include"] == ["pkg", "pkg.*"]
     assert data["tool"]["setuptools"]["package-data"] == {"pkg": ["py.typed"]}
@@ -110,7 +112,14 @@ def test_the_pyproject_installs_the_package_and_its_py_typed(tmp_path):
 
 @pytest.mark.parametrize(
     "extra",
-    [ORJSON_REQUIREMENT, WEBSOCKETS_REQUIREMENT, HTTPX_REQUIREMENT, SNIFFIO_REQUIREMENT, OPENTELEMETRY_REQUIREMENT],
+    [
+        ORJSON_REQUIREMENT,
+        WEBSOCKETS_REQUIREMENT,
+        HTTPX_REQUIREMENT,
+        SNIFFIO_REQUIREMENT,
+        OPENTELEMETRY_REQUIREMENT,
+        MCP_REQUIREMENT,
+    ],
 )
 def test_each_extra_admits_the_version_the_tests_run_against(extra):
     name = extra.split(">", 1)[0]

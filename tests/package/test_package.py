@@ -223,3 +223,17 @@ def test_constructors_turn_plain_values_of_a_closed_enum_into_members(tmp_path):
     assert paint.Paint(color="green").trim is paint.UNDEFINED
     with pytest.raises(ValueError, match="'blue' is not a valid Color"):
         paint.Paint(color="blue")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", ["acp_v2", "acp_v1"])
+def test_the_top_level_lists_the_names_to_start_from_first_in_commented_groups(name):
+    package = import_package(GENERATED, name)
+    public = package.__all__
+    assert len(public) == len(set(public))
+    order = ["Agent", "run_agent", "AgentSession", "SessionState", "merge", "UNDEFINED", "decode", "PromptRequest",
+             "ContentBlock", "decode_message"]  # fmt: skip
+    assert sorted(order, key=public.index) == order
+    assert "Where to start: an agent subclasses `Agent`" in package.__doc__
+    source = (GENERATED / name / "__init__.py").read_text()
+    body = source[source.index("__all__ = [") : source.index("]", source.index("__all__ = ["))]
+    assert body.count("\n    # ") == 8  # one comment per group

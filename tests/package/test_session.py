@@ -134,7 +134,7 @@ def test_a_full_message_replaces_the_chunks_and_later_chunks_append():
 
 def test_tool_call_content_terminal_output_and_compaction_chunks_append_to_their_entity():
     state = acp.SessionState()
-    diff = acp.ToolCallContentContent(content=text("out"))
+    diff = acp.ToolCallContentVariant(content=text("out"))
     state.apply(acp.SessionUpdateToolCallContentChunk(tool_call_id="t", content=diff))
     state.apply(acp.SessionUpdateTerminalOutputChunk(terminal_id="T", data="aGVs"))
     state.apply(acp.SessionUpdateTerminalOutputChunk(terminal_id="T", data="bG8="))

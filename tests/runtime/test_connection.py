@@ -318,7 +318,7 @@ async def test_invalid_utf8_reads_as_replacement_characters_and_a_byte_order_mar
 
 
 def test_describe_never_raises_on_deep_values():
-    assert rt.describe(nested(100_000)) == "array nested too deeply to print"
+    assert rt.describe(nested(100_000)) == "array " + "[" * 60 + "..."
 
 
 async def test_a_lone_surrogate_echoed_back_is_written_as_valid_utf8_json():

@@ -501,3 +501,278 @@ async def test_within_times_out_its_work_and_lets_other_cancellations_through():
     outer.cancel()
     with pytest.raises(asyncio.CancelledError):
         await outer
+
+
+class FakeRequest:
+    """One ASGI HTTP request by hand, for what a real client cannot stage on cue: its body (in
+    one chunk, `more_body` as given), then `http.disconnect` once `leave` is set; what the app
+    sends after that is lost, as uvicorn drops it; `stuck` makes every send after the response's
+    start wait forever (a client that stopped reading)."""
+
+    def __init__(
+        self,
+        method: str,
+        headers: Mapping[str, str],
+        body: Any = None,
+        *,
+        more_body: bool = False,
+        stuck: bool = False,
+    ) -> None:
+        headers = {**(JSON if body is not None else SSE), **headers}
+        self.scope = {
+            "type": "http",
+            "method": method,
+            "path": "/acp",
+            "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()],
+        }
+        self.body = b"" if body is None else json.dumps(body).encode()
+        self.more_body = more_body
+        self.stuck = stuck
+        self.leave = asyncio.Event()
+        self.sent: list[dict[str, Any]] = []
+
+    async def receive(self) -> dict[str, Any]:
+        if self.body:
+            body, self.body = self.body, b""
+            return {"type": "http.request", "body": body, "more_body": self.more_body}
+        await self.leave.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(self, message: dict[str, Any]) -> None:
+        if self.stuck and self.sent:
+            await asyncio.Event().wait()
+        if not self.leave.is_set():
+            self.sent.append(message)
+
+    def status(self) -> int | None:
+        return next((m["status"] for m in self.sent if m["type"] == "http.response.start"), None)
+
+    def events(self) -> list[tuple[int, Any]]:
+        """The (id, message) of each server-sent event received."""
+        text = b"".join(m.get("body", b"") for m in self.sent if m["type"] == "http.response.body").decode()
+        found = []
+        for block in text.split("\n\n"):
+            fields = dict(line.split(": ", 1) for line in block.splitlines() if not line.startswith(":"))
+            if "data" in fields:
+                found.append((int(fields["id"]), json.loads(fields["data"])))
+        return found
+
+
+async def open_connection(app: hs.AcpHttpApp) -> dict[str, str]:
+    """`initialize` posted to `app` in-process: the headers naming the new connection."""
+    request = FakeRequest("POST", {}, INIT)
+    await app(request.scope, request.receive, request.send)
+    assert request.status() == 200
+    headers = dict(next(m for m in request.sent if m["type"] == "http.response.start")["headers"])
+    return {"Acp-Connection-Id": headers[b"acp-connection-id"].decode()}
+
+
+async def post(app: hs.AcpHttpApp, headers: Mapping[str, str], message: Any) -> int | None:
+    request = FakeRequest("POST", headers, message)
+    await app(request.scope, request.receive, request.send)
+    return request.status()
+
+
+async def test_messages_queued_for_a_client_that_left_wait_for_its_return_and_last_event_id_replays():
+    async def burst(transport: Transport) -> None:
+        message = json.loads(await transport.receive() or b"{}")
+        await send(transport, {"id": message["id"], "result": {}})
+        await transport.receive()  # "burst"
+        for n in range(30):
+            await send(transport, {"method": "note", "params": {"n": n}})
+        await transport.receive()
+
+    app = hs.AcpHttpApp(burst)
+    async with asyncio.timeout(TIMEOUT):
+        connection = await open_connection(app)
+        assert await post(app, connection, {"jsonrpc": "2.0", "method": "burst"}) == 202
+        while (
+            app.connections[connection["Acp-Connection-Id"]].streams[None].bytes == 0
+            or len(app.connections[connection["Acp-Connection-Id"]].streams[None].messages) < 30
+        ):
+            await asyncio.sleep(0.01)
+        blip = FakeRequest("GET", connection)
+        blip.leave.set()  # gone before its stream starts: whatever is sent to it is lost
+        await app(blip.scope, blip.receive, blip.send)
+        back = FakeRequest("GET", {**connection, "Last-Event-ID": "0"})
+        streaming = asyncio.ensure_future(app(back.scope, back.receive, back.send))
+        while len(back.events()) < 30:
+            await asyncio.sleep(0.01)
+        assert back.events() == [(n + 1, {"jsonrpc": "2.0", "method": "note", "params": {"n": n}}) for n in range(30)]
+        # a half-open receiver is taken over by a client resuming with Last-Event-ID
+        again = FakeRequest("GET", {**connection, "Last-Event-ID": "28"})
+        resumed = asyncio.ensure_future(app(again.scope, again.receive, again.send))
+        await streaming  # the old receiver is ended
+        while not again.events():
+            await asyncio.sleep(0.01)
+        assert again.status() == 200 and [id_ for id_, _ in again.events()] == [29, 30]
+        assert (await post(app, connection, {"jsonrpc": "2.0", "method": "n"})) == 202
+        second = FakeRequest("GET", connection)  # without Last-Event-ID: one receiver, as AcpServer
+        await app(second.scope, second.receive, second.send)
+        assert second.status() == 409
+        again.leave.set()
+        await resumed
+        await app.close()
+
+
+async def test_delete_at_the_concurrency_limit_releases_the_handler_its_queue_and_answers_parked_posts():
+    cancelled = asyncio.Event()
+
+    async def stuck(transport: Transport) -> None:  # answers initialize, then reads nothing more
+        message = json.loads(await transport.receive() or b"{}")
+        await send(transport, {"id": message["id"], "result": {}})
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    app = hs.AcpHttpApp(stuck, server_settings=hs.ServerSettings(close_grace=0.2))
+    async with asyncio.timeout(TIMEOUT):
+        connection = await open_connection(app)
+        held = app.connections[connection["Acp-Connection-Id"]]
+        for n in range(256):
+            assert await post(app, connection, {"jsonrpc": "2.0", "method": "n", "params": {"n": n}}) == 202
+        parked = [asyncio.ensure_future(post(app, connection, {"jsonrpc": "2.0", "method": "n"})) for _ in range(3)]
+        await asyncio.sleep(0.1)
+        assert not any(task.done() for task in parked)
+        assert await _delete(app, connection) == 202
+        assert await asyncio.gather(*parked) == [404, 404, 404]
+        await cancelled.wait()
+        while app._tasks:
+            await asyncio.sleep(0.01)
+        assert held.inbound.qsize() <= 1  # the end, nothing else
+
+
+async def _delete(app: hs.AcpHttpApp, headers: Mapping[str, str]) -> int | None:
+    request = FakeRequest("DELETE", headers)
+    await app(request.scope, request.receive, request.send)
+    return request.status()
+
+
+async def test_a_stream_whose_client_stopped_reading_lets_the_server_shut_down():
+    async def talker(transport: Transport) -> None:
+        message = json.loads(await transport.receive() or b"{}")
+        await send(transport, {"id": message["id"], "result": {}})
+        await send(transport, {"method": "note"})
+        await transport.receive()
+
+    app = hs.AcpHttpApp(talker, max_output_stall=0.2)
+    async with asyncio.timeout(TIMEOUT):
+        connection = await open_connection(app)
+        stalled = FakeRequest("GET", connection, stuck=True)
+        await app(stalled.scope, stalled.receive, stalled.send)  # returns: its send gave up
+        await app.close()
+        assert stalled.status() == 200
+
+
+async def test_invalid_requests_with_ids_leave_no_route_behind():
+    async def reader(transport: Transport) -> None:  # as a connection: malformed envelopes answered `id: null`
+        message = json.loads(await transport.receive() or b"{}")
+        await send(transport, {"id": message["id"], "result": {}})
+        while await transport.receive() is not None:
+            await send(transport, {"id": None, "error": {"code": -32600, "message": "Invalid request"}})
+
+    app = hs.AcpHttpApp(reader)
+    async with asyncio.timeout(TIMEOUT):
+        connection = await open_connection(app)
+        for n in range(100):
+            invalid = [
+                {"jsonrpc": "1.0", "id": n, "method": "m"},
+                {"jsonrpc": "2.0", "id": n, "method": 7},
+                {"jsonrpc": "2.0", "id": n, "method": "m", "result": {}},
+            ][n % 3]
+            assert await post(app, connection, invalid) == 202
+        assert app.connections[connection["Acp-Connection-Id"]].pending_routes == {}
+        await app.close()
+
+
+async def test_a_post_whose_client_leaves_before_its_body_ends_is_not_executed():
+    agent = Agent()
+    app = hs.AcpHttpApp(agent)
+    async with asyncio.timeout(TIMEOUT):
+        connection = await open_connection(app)
+        cut = FakeRequest("POST", connection, {"jsonrpc": "2.0", "method": "cut"}, more_body=True)
+        cut.leave.set()
+        await app(cut.scope, cut.receive, cut.send)
+        assert await post(app, connection, {"jsonrpc": "2.0", "method": "whole"}) == 202
+        while len(agent.received) < 2:
+            await asyncio.sleep(0.01)
+        await app.close()
+    assert [message["method"] for message in agent.received] == ["initialize", "whole"]
+
+
+async def test_a_websocket_client_that_vanishes_while_its_handler_reads_nothing_ends_the_handler():
+    cancelled = asyncio.Event()
+
+    async def stuck(transport: Transport) -> None:  # at its concurrency limit: reads no more
+        await transport.receive()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    frames = [
+        {"type": "websocket.connect"},
+        *(
+            {"type": "websocket.receive", "text": json.dumps({"jsonrpc": "2.0", "id": n, "method": "m"})}
+            for n in range(3)
+        ),
+        {"type": "websocket.disconnect", "code": 1006},
+    ]
+
+    async def receive() -> dict[str, Any]:
+        if frames:
+            return frames.pop(0)
+        await asyncio.Event().wait()
+        raise AssertionError
+
+    async def ignore(message: dict[str, Any]) -> None:
+        pass
+
+    app = hs.AcpHttpApp(stuck, server_settings=hs.ServerSettings(close_grace=0.2))
+    scope = {"type": "websocket", "path": "/acp", "headers": []}
+    async with asyncio.timeout(TIMEOUT):
+        await app(scope, receive, ignore)  # returns: the handler is ended
+        assert cancelled.is_set() and not app._tasks
+
+
+async def get_health(app: hs.AcpHttpApp) -> tuple[int | None, bytes]:
+    request = FakeRequest("GET", {"Origin": "http://elsewhere"})
+    request.scope["path"] = "/health"
+    await app(request.scope, request.receive, request.send)
+    return request.status(), b"".join(m.get("body", b"") for m in request.sent if m["type"] == "http.response.body")
+
+
+async def test_the_health_endpoint_answers_before_any_check_and_drain_refuses_new_connections():
+    async def agent(transport: Transport) -> None:  # answers initialize, then nothing: a turn running
+        message = json.loads(await transport.receive() or b"{}")
+        await send(transport, {"id": message["id"], "result": {}})
+        while await transport.receive() is not None:
+            pass
+
+    async def refuse(headers: Mapping[str, str]) -> bool:
+        return "authorization" in headers
+
+    app = hs.AcpHttpApp(agent, authorize=refuse)
+    async with asyncio.timeout(TIMEOUT):
+        assert await get_health(app) == (200, b"ok")  # no credentials, a foreign origin: a probe
+        credentials = {"Authorization": "Bearer t"}
+        first = FakeRequest("POST", credentials, INIT)
+        await app(first.scope, first.receive, first.send)
+        assert first.status() == 200 and len(app.connections) == 1
+        (running,) = app.connections.values()
+        turn = {"jsonrpc": "2.0", "id": 1, "method": "slow"}
+        assert await post(app, {**credentials, "Acp-Connection-Id": running.id}, turn) == 202
+        draining = asyncio.ensure_future(app.drain(0.3))
+        await asyncio.sleep(0.05)
+        assert await get_health(app) == (503, b"draining")
+        assert await post(app, credentials, INIT) == 503  # no new connection
+        upgrade = FakeRequest("GET", credentials)
+        upgrade.scope["type"] = "websocket"
+        await app(upgrade.scope, upgrade.receive, upgrade.send)
+        assert upgrade.sent[0] == {"type": "websocket.http.response.start", "status": 503, "headers": hs._TEXT_HEADERS}
+        assert not draining.done()  # a connection with a request unanswered is given its time
+        await draining  # after 0.3 s: the agent never answers "slow"
+        assert running.closed and app.connections == {} and not app._tasks

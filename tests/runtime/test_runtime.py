@@ -52,6 +52,33 @@ def test_describe_names_the_json_type_and_cuts_long_values(value, text):
     assert rt.describe(value) == text
 
 
+class Unprintable:
+    """A value whose description must never be asked for."""
+
+    def __repr__(self) -> str:
+        raise AssertionError("described a part of the value the description does not show")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        [*range(1000), Unprintable()],
+        {**{f"k{i}": "v" * i for i in range(1000)}, "last": Unprintable()},
+        [["x" * 10_000_000], Unprintable()],
+        [[[[{"a": [1.5, None, True, [Unprintable()] * 100]}] * 1000]]] * 1000,
+    ],
+    ids=["wide-array", "wide-object", "long-string", "deep-and-wide"],
+)
+def test_describe_visits_only_the_part_it_shows(value):
+    text = rt.describe(value)
+    assert len(text) <= len("object ...") + rt.DESCRIBE_WIDTH and text.endswith("...")
+
+
+def test_describe_shows_nested_values_in_pythons_notation():
+    assert rt.describe({"a": [1, "b", {"c": None}]}) == "object {'a': [1, 'b', {'c': None}]}"
+    assert rt.describe([10**5000]) == "array [<integer too large to print>]"
+
+
 def test_a_decode_error_says_where_what_was_expected_and_what_was_found():
     error = rt.DecodeError(((rt.ROOT, "params"), "sessionId"), "string", 7)
     assert str(error) == "$.params.sessionId: expected string, found integer 7"

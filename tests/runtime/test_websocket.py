@@ -164,3 +164,21 @@ async def test_a_client_that_stops_reading_is_dropped_after_the_output_stall():
     ):
         await failed.wait()  # the client never reads past its first frames: the flood ends
         assert raw.response is not None
+
+
+async def test_a_client_that_vanishes_while_its_handler_reads_nothing_ends_the_handler():
+    cancelled = asyncio.Event()
+
+    async def stuck(transport: ws.WebSocketTransport) -> None:  # at its concurrency limit: reads no more
+        await transport.receive()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    async with asyncio.timeout(TIMEOUT), ws.serve_transports(stuck, port=0, close_grace=0.2) as server:
+        async with connect(server.url) as raw:
+            for n in range(3):
+                await raw.send(json.dumps({"jsonrpc": "2.0", "id": n, "method": "m"}))
+        await cancelled.wait()

@@ -1,0 +1,47 @@
+"""MCP over ACP against the official TypeScript SDK 2.4.0, over stdio, both directions:
+- the SDK's `McpOverAcpProvider` (interop/ts_mcp_client.mjs serves `calc` to its agent) with
+  examples/mcp_agent.py, whose `mcp` client calls it through `acp_v2.mcp.McpCaller`;
+- the SDK's `McpOverAcpCaller` (interop/ts_mcp_agent.mjs) with examples/mcp_client.py, which
+  serves an `MCPServer` through `acp_v2.mcp.McpProvider`, over stdio and, behind the SDK's
+  `AcpServer` (`ts_mcp_agent.mjs --listen`), over Streamable HTTP and WebSocket.
+The inner traffic is MCP 2026-07-28 on both sides, as the provider's record of it shows."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.test_examples import ENV, EXAMPLES
+from tests.test_interop import INTEROP, ROOT, listening, node  # noqa: F401 (node: the fixture)
+
+
+def test_the_mcp_agent_calls_a_typescript_clients_mcp_server_over_acp(node):  # noqa: F811
+    command = [node, str(INTEROP / "ts_mcp_client.mjs"), sys.executable, str(EXAMPLES / "mcp_agent.py")]
+    result = subprocess.run(command, cwd=ROOT, env={**os.environ, **ENV}, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["agent"] == "mcp-agent" and report["mcpAcp"] is True  # it advertises session.mcp.acp
+    assert report["messages"] == ["2 + 3 = 5"] and report["stopReason"] == "end_turn"
+    # the mcp client validates the tool's result against the tool's listing, which it fetches
+    assert {call["method"] for call in report["calls"]} == {"tools/call", "tools/list"}
+    assert {call["protocolVersion"] for call in report["calls"]} == {"2026-07-28"}
+
+
+def test_a_typescript_agent_calls_the_mcp_clients_mcp_server_over_acp(node):  # noqa: F811
+    command = [sys.executable, str(EXAMPLES / "mcp_client.py"), node, str(INTEROP / "ts_mcp_agent.mjs")]
+    result = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["connected to ts-mcp-agent", "agent: 2 + 3 = 5.0"]
+
+
+@pytest.mark.parametrize("scheme", ["http", "ws"])
+def test_a_listening_typescript_agent_calls_the_mcp_clients_mcp_server_over_http_and_websocket(node, scheme):  # noqa: F811
+    with listening([node, str(INTEROP / "ts_mcp_agent.mjs"), "--listen"]) as url:
+        command = [sys.executable, str(EXAMPLES / "mcp_client.py"), "--url", url.replace("http", scheme, 1)]
+        result = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["connected to ts-mcp-agent", "agent: 2 + 3 = 5.0"]
