@@ -42,7 +42,9 @@ class EchoAgent:
             f"client={client_info.name if client_info is not None else None}"
         )
         info = Implementation(name=seen, version="0.12.1")
-        return InitializeResponse(protocol_version=protocol_version, agent_capabilities=AgentCapabilities(), agent_info=info)
+        return InitializeResponse(
+            protocol_version=protocol_version, agent_capabilities=AgentCapabilities(), agent_info=info
+        )
 
     async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
         return NewSessionResponse(session_id="py-sdk-session")
