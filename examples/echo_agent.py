@@ -127,12 +127,13 @@ class EchoAgentV1(acp_v1.Agent):
         self.turns[params.session_id] = turn
         text = " ".join(block.text for block in params.prompt if isinstance(block, acp_v1.ContentBlockText))
         try:
-            call = await session.tool_call("Echo", kind=acp_v1.ToolKind.OTHER)
-            answer = await session.ask_permission(call, allow="Echo", reject="Don't")
-            for word in re.findall(r"\s*\S+", text) if answer.allowed else []:
-                await session.say(word)
-            done = acp_v1.ToolCallStatus.COMPLETED if answer.allowed else acp_v1.ToolCallStatus.FAILED
-            await call.update(status=done)
+            async with session:  # a cancelled turn fails the tool call it left open (v1 has no `cancelled`)
+                call = await session.tool_call("Echo", kind=acp_v1.ToolKind.OTHER, raw_input={"text": text})
+                answer = await session.ask_permission(call, allow="Echo", reject="Don't")
+                for word in re.findall(r"\s*\S+", text) if answer.allowed else []:
+                    await session.say(word)
+                done = acp_v1.ToolCallStatus.COMPLETED if answer.allowed else acp_v1.ToolCallStatus.FAILED
+                await call.update(status=done)
             return acp_v1.PromptResponse(stop_reason="end_turn")
         except asyncio.CancelledError:  # session/cancel: the turn ends `cancelled`
             return acp_v1.PromptResponse(stop_reason="cancelled")

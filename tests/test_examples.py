@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -446,3 +447,54 @@ def test_the_listening_example_agent_refuses_a_public_address_without_authorizat
     command = [sys.executable, str(EXAMPLES / "echo_agent.py"), "--listen", "0.0.0.0:0"]
     result = subprocess.run(command, env={**os.environ, **ENV}, capture_output=True, text=True, timeout=30)
     assert result.returncode == 2 and "--allow-unauthenticated" in result.stderr, result.stderr
+
+
+async def read_message(stdout: asyncio.StreamReader) -> dict[str, Any]:
+    line = await stdout.readline()
+    assert line, "the agent closed its stdout"
+    return dict(json.loads(line))
+
+
+def test_a_cancelled_v1_turn_withdraws_its_permission_request_before_answering_and_fails_its_tool_call():
+    """As the wire shows it: `session/cancel` during the permission request is followed by the
+    request's withdrawal (`$/cancel_request`), then the tool call's `failed` update (v1 has no
+    `cancelled` status), then the `cancelled` answer to `session/prompt`."""
+
+    async def test() -> None:
+        agent = await asyncio.create_subprocess_exec(
+            sys.executable,
+            str(EXAMPLES / "echo_agent.py"),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, **ENV},
+        )
+        assert agent.stdin is not None and agent.stdout is not None
+
+        def send(message: dict[str, Any]) -> None:
+            assert agent.stdin is not None
+            agent.stdin.write(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
+
+        try:
+            send({"id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
+            assert (await read_message(agent.stdout))["id"] == 1
+            send({"id": 2, "method": "session/new", "params": {"cwd": str(ROOT), "mcpServers": []}})
+            session_id = (await read_message(agent.stdout))["result"]["sessionId"]
+            prompt = [{"type": "text", "text": "hello"}]
+            send({"id": 3, "method": "session/prompt", "params": {"sessionId": session_id, "prompt": prompt}})
+            while (message := await read_message(agent.stdout)).get("method") != "session/request_permission":
+                pass
+            send({"method": "session/cancel", "params": {"sessionId": session_id}})
+            after = [await read_message(agent.stdout)]
+            while after[-1].get("id") != 3:  # until the answer to the prompt
+                after.append(await read_message(agent.stdout))
+        finally:
+            agent.stdin.close()
+            await agent.wait()
+        assert [m.get("method", "answer") for m in after] == ["$/cancel_request", "session/update", "answer"]
+        withdrawal, failed, answer = after
+        assert withdrawal == {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": message["id"]}}
+        assert failed["params"]["update"]["status"] == "failed"
+        assert answer == {"jsonrpc": "2.0", "id": 3, "result": {"stopReason": "cancelled"}}
+
+    run(test)

@@ -16,6 +16,7 @@ RANKS = {
     "generator": 0,  # the package itself: __version__
     "generator.errors": 0,
     "generator.runtime": 0,  # the package's static modules: import nothing of the generator
+    "generator.static": 0,  # those written against the package's models: likewise
     "generator.config": 1,
     "generator.schema": 2,
     "generator.ir": 3,

@@ -6,52 +6,41 @@ patch it through its handle, send the plan, ask permission with typed options.
 
 `conn.session(session_id)` (or `AgentSession(conn, session_id)`) is one session as the agent
 speaks in it; use one for a turn (a `session/prompt` handler), so that its text chunks join
-one message. A v1 turn ends when the handler answers `session/prompt` with its stop reason:
+one message, and as `async with`, so that a turn that raises or is cancelled ends the tool
+calls it left open (`failed`: v1 has no `cancelled` status). A v1 turn ends when the handler
+answers `session/prompt` with its stop reason:
 
-    session = conn.session(params.session_id)
-    call = await session.tool_call("Read notes.txt", kind=ToolKind.READ)
-    answer = await session.ask_permission(call, allow="Read it", reject="Don't")
-    if answer.allowed:
-        await call.update(status=ToolCallStatus.IN_PROGRESS)
-        await session.say("Here it is.")
-    await call.update(status=ToolCallStatus.COMPLETED if answer.allowed else ToolCallStatus.FAILED)
+    async with conn.session(params.session_id) as session:
+        call = await session.tool_call("Read notes.txt", kind=ToolKind.READ)
+        answer = await session.ask_permission(call, allow="Read it", reject="Don't")
+        if answer.allowed:
+            await call.update(status=ToolCallStatus.IN_PROGRESS)
+            await session.say("Here it is.")
+        await call.update(status=ToolCallStatus.COMPLETED if answer.allowed else ToolCallStatus.FAILED)
     return PromptResponse(stop_reason=StopReason.END_TURN)
 
 Ids the agent does not give (message, tool call) are made unique here. The module is written
-against this package's ACP v1 names: generation checks that the schema has each of them, and
-`mypy --strict` on the package checks how they are used."""
+against this package's ACP v1 names: generation checks that the schema has each name it
+imports, and `mypy --strict` on the package checks how they are used."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
+from ._agent import Ending, PermissionAnswer, SessionBase, ToolCallBase, new_id, permission_options, plan_entry
+from ._agent import tool_content as _tool_content
 from ._runtime import UNDEFINED, MaybeUndefined, Undefined
 from .models import (
-    ContentBlock,
-    ContentBlockText,
-    MessageId,
-    PermissionOption,
-    PermissionOptionKind,
     PlanEntry,
-    PlanEntryPriority,
-    PlanEntryStatus,
-    RequestPermissionOutcome,
-    RequestPermissionOutcomeCancelled,
-    RequestPermissionOutcomeSelected,
     RequestPermissionRequest,
     SessionId,
     SessionNotification,
     SessionUpdate,
-    SessionUpdateAgentMessageChunk,
-    SessionUpdateAgentThoughtChunk,
     SessionUpdatePlan,
     SessionUpdateToolCall,
     SessionUpdateToolCallUpdate,
     ToolCallContent,
-    ToolCallContentVariant,
     ToolCallId,
     ToolCallLocation,
     ToolCallStatus,
@@ -64,64 +53,24 @@ if TYPE_CHECKING:
 
 __all__ = ["AgentSession", "PermissionAnswer", "ToolCallHandle"]
 
-_ALLOWING: Final = frozenset({PermissionOptionKind.ALLOW_ONCE, PermissionOptionKind.ALLOW_ALWAYS})
-_REJECTING: Final = frozenset({PermissionOptionKind.REJECT_ONCE, PermissionOptionKind.REJECT_ALWAYS})
 
-
-def new_id(kind: str) -> str:
-    """A fresh id for a message or tool call (`message-1f0c…`), unique in any session."""
-    return f"{kind}-{uuid.uuid4().hex[:16]}"
-
-
-def _block(content: str | ContentBlock) -> ContentBlock:
-    return ContentBlockText(text=content) if isinstance(content, str) else content
-
-
-def _tool_content(content: MaybeUndefined[str | list[ToolCallContent]]) -> MaybeUndefined[list[ToolCallContent]]:
-    """Tool call content, a plain string being one text block."""
-    if isinstance(content, str):
-        return [ToolCallContentVariant(content=ContentBlockText(text=content))]
-    return content
-
-
-def _plan_entry(entry: PlanEntry | str) -> PlanEntry:
-    """A plan entry, a plain string being a medium-priority pending one."""
-    if isinstance(entry, str):
-        return PlanEntry(content=entry, priority=PlanEntryPriority.MEDIUM, status=PlanEntryStatus.PENDING)
-    return entry
-
-
-@dataclass(frozen=True, slots=True)
-class PermissionAnswer:
-    """The client's answer to `AgentSession.ask_permission`: the outcome as sent, and the
-    option it selected (None when the request was cancelled or named an option not offered)."""
-
-    outcome: RequestPermissionOutcome
-    option: PermissionOption | None
-
-    @property
-    def allowed(self) -> bool:
-        """An `allow_once` or `allow_always` option was selected."""
-        return self.option is not None and self.option.kind in _ALLOWING
-
-    @property
-    def rejected(self) -> bool:
-        """A `reject_once` or `reject_always` option was selected."""
-        return self.option is not None and self.option.kind in _REJECTING
-
-    @property
-    def cancelled(self) -> bool:
-        """The client cancelled the request (the turn was cancelled)."""
-        return isinstance(self.outcome, RequestPermissionOutcomeCancelled)
-
-
-class ToolCallHandle:
+class ToolCallHandle(ToolCallBase):
     """A tool call the agent started (`AgentSession.tool_call`): `update` patches it, each
-    property left out staying as it was; the client folds the patches into the call."""
+    property left out staying as it was; the client folds the patches into the call. It keeps
+    the latest title, kind and raw input sent, which a permission request about it carries."""
 
     def __init__(self, session: AgentSession, tool_call_id: ToolCallId) -> None:
+        super().__init__(tool_call_id)
         self.session = session
-        self.tool_call_id = tool_call_id
+        self.title: MaybeUndefined[str] = UNDEFINED
+        self.kind: MaybeUndefined[ToolKind] = UNDEFINED
+        self.raw_input: Any | Undefined = UNDEFINED
+
+    def sent(self, title: MaybeUndefined[str], kind: MaybeUndefined[ToolKind], raw_input: Any | Undefined) -> None:
+        """Remember what an update sent of what a permission request carries."""
+        self.title = self.title if title is UNDEFINED else title
+        self.kind = self.kind if kind is UNDEFINED else kind
+        self.raw_input = self.raw_input if raw_input is UNDEFINED else raw_input
 
     async def update(
         self,
@@ -136,6 +85,8 @@ class ToolCallHandle:
     ) -> None:
         """Send a `tool_call_update` with the properties given (None clears one); `content`
         replaces the call's content, a string being one text block."""
+        self.sent(title, kind, raw_input)
+        self.sent_status(status)
         update = SessionUpdateToolCallUpdate(
             tool_call_id=self.tool_call_id,
             title=title,
@@ -148,44 +99,31 @@ class ToolCallHandle:
         )
         await self.session.update(update)
 
-    def subject(self) -> ToolCallUpdate:
-        """This call as a permission request names it."""
-        return ToolCallUpdate(tool_call_id=self.tool_call_id)
+    async def end(self, ending: Ending) -> None:
+        await self.update(status=ToolCallStatus.FAILED)  # v1 has no `cancelled` status
+
+    def subject(self, title: str | None = None) -> ToolCallUpdate:
+        """This call as a permission request names it: its id, title (or `title`), kind and raw input."""
+        return ToolCallUpdate(
+            tool_call_id=self.tool_call_id,
+            title=self.title if title is None else title,
+            kind=self.kind,
+            raw_input=self.raw_input,
+        )
 
 
-class AgentSession:
+class AgentSession(SessionBase):
     """One session as the agent speaks in it: every method sends one `session/update` (or
     asks the client) for `session_id` over `conn`. `say` and `think` stream chunks of the
     current message (and thought), one message until `new_message`."""
 
     def __init__(self, conn: AgentSideConnection, session_id: SessionId) -> None:
+        super().__init__(session_id)
         self.conn = conn
-        self.session_id = session_id
-        self.message_id: MessageId | None = None  # the message `say` appends to
-        self.thought_id: MessageId | None = None  # the thought `think` appends to
 
     async def update(self, update: SessionUpdate) -> None:
         """Send any session update of this session."""
         await self.conn.session_update(SessionNotification(session_id=self.session_id, update=update))
-
-    async def say(self, content: str | ContentBlock, *, message_id: MessageId | None = None) -> MessageId:
-        """Stream `content` (text, or any content block) as a chunk of the agent's current
-        message, or of the message `message_id` names; returns the message's id."""
-        if message_id is None:
-            message_id = self.message_id = self.message_id or new_id("message")
-        await self.update(SessionUpdateAgentMessageChunk(message_id=message_id, content=_block(content)))
-        return message_id
-
-    async def think(self, content: str | ContentBlock, *, message_id: MessageId | None = None) -> MessageId:
-        """Stream `content` as a chunk of the agent's current thought (as `say` does for messages)."""
-        if message_id is None:
-            message_id = self.thought_id = self.thought_id or new_id("thought")
-        await self.update(SessionUpdateAgentThoughtChunk(message_id=message_id, content=_block(content)))
-        return message_id
-
-    def new_message(self) -> None:
-        """Make the next `say` and `think` start a new message and thought."""
-        self.message_id = self.thought_id = None
 
     async def tool_call(
         self,
@@ -200,6 +138,9 @@ class AgentSession:
     ) -> ToolCallHandle:
         """Start a tool call (its `tool_call` update) and return its handle."""
         call = ToolCallHandle(self, tool_call_id or new_id("tool"))
+        self.tool_calls.append(call)
+        call.sent(title, kind, raw_input)
+        call.sent_status(status)
         items = _tool_content(content)
         start = SessionUpdateToolCall(
             tool_call_id=call.tool_call_id,
@@ -216,37 +157,25 @@ class AgentSession:
     async def plan(self, entries: Sequence[PlanEntry | str]) -> None:
         """Send the agent's plan, each entry in full or as its text (medium priority, pending);
         it replaces the plan sent before."""
-        items = [_plan_entry(entry) for entry in entries]
-        await self.update(SessionUpdatePlan(entries=items))
+        await self.update(SessionUpdatePlan(entries=[plan_entry(entry) for entry in entries]))
 
     async def ask_permission(
         self,
         call: ToolCallHandle | ToolCallUpdate,
         *,
+        title: str | None = None,
         allow: str | None = "Allow",
         allow_always: str | None = None,
         reject: str | None = "Reject",
         reject_always: str | None = None,
     ) -> PermissionAnswer:
-        """Ask the client's permission to run the tool call (its handle, or the update that
-        describes it), offering an option of each kind given a name (option ids `allow`,
-        `allow_always`, `reject`, `reject_always`). Cancelling the task that awaits it
+        """Ask the client's permission to run the tool call (its handle, which the request
+        describes by its title, kind and raw input, or the update that describes it), offering
+        an option of each kind given a name (option ids `allow`, `allow_always`, `reject`,
+        `reject_always`); `title` replaces the tool call's. Cancelling the task that awaits it
         withdraws the request (`$/cancel_request`)."""
-        named = [
-            (allow, PermissionOptionKind.ALLOW_ONCE),
-            (allow_always, PermissionOptionKind.ALLOW_ALWAYS),
-            (reject, PermissionOptionKind.REJECT_ONCE),
-            (reject_always, PermissionOptionKind.REJECT_ALWAYS),
-        ]
-        options = [
-            PermissionOption(option_id=kind.value.removesuffix("_once"), name=name, kind=kind)
-            for name, kind in named
-            if name
-        ]
-        if not options:
-            raise ValueError("ask_permission needs at least one option")
-        subject = call.subject() if isinstance(call, ToolCallHandle) else call
+        options = permission_options(allow, allow_always, reject, reject_always)
+        subject = call.subject(title) if isinstance(call, ToolCallHandle) else call
         request = RequestPermissionRequest(session_id=self.session_id, tool_call=subject, options=options)
         outcome = (await self.conn.session_request_permission(request)).outcome
-        chosen = outcome.option_id if isinstance(outcome, RequestPermissionOutcomeSelected) else None
-        return PermissionAnswer(outcome, next((o for o in options if o.option_id == chosen), None))
+        return PermissionAnswer.read(outcome, options)

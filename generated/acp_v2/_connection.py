@@ -646,7 +646,9 @@ class Connection:
                 self._abandoned.add(request_id)
                 turn = method == TURN_METHOD and self._wire.turn_cancel is not None
                 session_id = getattr(params, "session_id", None) if turn else None
-                self._spawn(self._cancel(request_id, session_id if type(session_id) is str else None))
+                # Sent before the cancellation goes on: whatever the caller sends next (a turn's
+                # `cancelled` answer) follows the withdrawal on the wire.
+                await self._cancel(request_id, session_id if type(session_id) is str else None)
             raise
         finally:
             self._waiting.pop(request_id, None)

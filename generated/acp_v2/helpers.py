@@ -5,58 +5,45 @@
 it through its handle, report the session's state, ask permission with typed options.
 
 `conn.session(session_id)` (or `AgentSession(conn, session_id)`) is one session as the agent
-speaks in it; use one for a turn, so that its text chunks join one message:
+speaks in it; use one for a turn, so that its text chunks join one message, and as
+`async with`, so that a turn that raises or is cancelled ends the tool calls it left open:
 
-    session = conn.session(params.session_id)
-    await session.running()
-    call = await session.tool_call("Read notes.txt", kind=ToolKind.READ)
-    answer = await session.ask_permission(call, allow="Read it", reject="Don't")
-    if answer.allowed:
-        await call.update(status=ToolCallStatus.IN_PROGRESS)
-        await session.say("Here it is.")
-    await call.update(status=ToolCallStatus.COMPLETED if answer.allowed else ToolCallStatus.FAILED)
-    await session.idle("end_turn")
+    async with conn.session(params.session_id) as session:
+        await session.running()
+        call = await session.tool_call("Read notes.txt", kind=ToolKind.READ)
+        answer = await session.ask_permission(call, allow="Read it", reject="Don't")
+        if answer.allowed:
+            await call.update(status=ToolCallStatus.IN_PROGRESS)
+            await session.say("Here it is.")
+        await call.update(status=ToolCallStatus.COMPLETED if answer.allowed else ToolCallStatus.FAILED)
+        await session.idle("end_turn")
 
 Ids the agent does not give (message, tool call, plan) are made unique here. The module is
-written against this package's ACP v2 names: generation checks that the schema has each of
-them, and `mypy --strict` on the package checks how they are used."""
+written against this package's ACP v2 names: generation checks that the schema has each name
+it imports, and `mypy --strict` on the package checks how they are used."""
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
+from ._agent import Ending, PermissionAnswer, SessionBase, ToolCallBase, new_id, permission_options, plan_entry
+from ._agent import block as _block
+from ._agent import tool_content as _tool_content
 from ._runtime import UNDEFINED, MaybeUndefined, Undefined
+from ._stop_reasons import STOP_REASONS, StopReasonTag
 from .models import (
     ContentBlock,
-    ContentBlockText,
     IdleStateUpdateStopReason,
-    IdleStateUpdateStopReasonCancelled,
-    IdleStateUpdateStopReasonEndTurn,
-    IdleStateUpdateStopReasonError,
-    IdleStateUpdateStopReasonMaxTokens,
-    IdleStateUpdateStopReasonMaxTurnRequests,
-    IdleStateUpdateStopReasonRefusal,
     MessageId,
-    PermissionOption,
-    PermissionOptionKind,
     PlanEntry,
-    PlanEntryPriority,
-    PlanEntryStatus,
     PlanId,
     PlanUpdateContentItems,
-    RequestPermissionOutcome,
-    RequestPermissionOutcomeCancelled,
-    RequestPermissionOutcomeSelected,
     RequestPermissionRequest,
     RequestPermissionSubject,
     RequestPermissionSubjectToolCall,
     SessionId,
     SessionUpdate,
-    SessionUpdateAgentMessageChunk,
-    SessionUpdateAgentThoughtChunk,
     SessionUpdatePlanUpdate,
     SessionUpdateStateUpdate,
     SessionUpdateToolCallUpdate,
@@ -65,7 +52,6 @@ from .models import (
     StateUpdateRequiresAction,
     StateUpdateRunning,
     ToolCallContent,
-    ToolCallContentVariant,
     ToolCallId,
     ToolCallLocation,
     ToolCallStatus,
@@ -80,75 +66,18 @@ if TYPE_CHECKING:
 
 __all__ = ["AgentSession", "PermissionAnswer", "StopReasonTag", "ToolCallHandle"]
 
-_STOP_REASONS: Final[dict[str, Callable[[], IdleStateUpdateStopReason]]] = {
-    "end_turn": IdleStateUpdateStopReasonEndTurn,
-    "max_tokens": IdleStateUpdateStopReasonMaxTokens,
-    "max_turn_requests": IdleStateUpdateStopReasonMaxTurnRequests,
-    "refusal": IdleStateUpdateStopReasonRefusal,
-    "cancelled": IdleStateUpdateStopReasonCancelled,
-    "error": IdleStateUpdateStopReasonError,
-}
-StopReasonTag: TypeAlias = Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error"]
-"""The stop reasons `AgentSession.idle` takes by their tag (the schema's that carry nothing else)."""
-_ALLOWING: Final = frozenset({PermissionOptionKind.ALLOW_ONCE, PermissionOptionKind.ALLOW_ALWAYS})
-_REJECTING: Final = frozenset({PermissionOptionKind.REJECT_ONCE, PermissionOptionKind.REJECT_ALWAYS})
 
-
-def new_id(kind: str) -> str:
-    """A fresh id for a message, tool call or plan (`message-1f0c…`), unique in any session."""
-    return f"{kind}-{uuid.uuid4().hex[:16]}"
-
-
-def _block(content: str | ContentBlock) -> ContentBlock:
-    return ContentBlockText(text=content) if isinstance(content, str) else content
-
-
-def _tool_content(content: MaybeUndefined[str | list[ToolCallContent]]) -> MaybeUndefined[list[ToolCallContent]]:
-    """Tool call content, a plain string being one text block."""
-    if isinstance(content, str):
-        return [ToolCallContentVariant(content=ContentBlockText(text=content))]
-    return content
-
-
-def _plan_entry(entry: PlanEntry | str) -> PlanEntry:
-    """A plan entry, a plain string being a medium-priority pending one."""
-    if isinstance(entry, str):
-        return PlanEntry(content=entry, priority=PlanEntryPriority.MEDIUM, status=PlanEntryStatus.PENDING)
-    return entry
-
-
-@dataclass(frozen=True, slots=True)
-class PermissionAnswer:
-    """The client's answer to `AgentSession.ask_permission`: the outcome as sent, and the
-    option it selected (None when the request was cancelled or named an option not offered)."""
-
-    outcome: RequestPermissionOutcome
-    option: PermissionOption | None
-
-    @property
-    def allowed(self) -> bool:
-        """An `allow_once` or `allow_always` option was selected."""
-        return self.option is not None and self.option.kind in _ALLOWING
-
-    @property
-    def rejected(self) -> bool:
-        """A `reject_once` or `reject_always` option was selected."""
-        return self.option is not None and self.option.kind in _REJECTING
-
-    @property
-    def cancelled(self) -> bool:
-        """The client cancelled the request (the user dismissed it, or the turn was cancelled)."""
-        return isinstance(self.outcome, RequestPermissionOutcomeCancelled)
-
-
-class ToolCallHandle:
+class ToolCallHandle(ToolCallBase):
     """A tool call the agent started (`AgentSession.tool_call`): `update` patches it, each
-    property left out staying as it was; the client folds the patches into the call."""
+    property left out staying as it was; the client folds the patches into the call. It keeps
+    the latest title, kind and raw input sent, which a permission request about it carries."""
 
-    def __init__(self, session: AgentSession, tool_call_id: ToolCallId, title: MaybeUndefined[str]) -> None:
+    def __init__(self, session: AgentSession, tool_call_id: ToolCallId) -> None:
+        super().__init__(tool_call_id)
         self.session = session
-        self.tool_call_id = tool_call_id
-        self.title = title  # the latest title sent, for the permission request's
+        self.title: MaybeUndefined[str] = UNDEFINED
+        self.kind: MaybeUndefined[ToolKind | str] = UNDEFINED
+        self.raw_input: Any | Undefined = UNDEFINED
 
     async def update(
         self,
@@ -164,8 +93,10 @@ class ToolCallHandle:
     ) -> None:
         """Send a `tool_call_update` with the properties given (None clears one); `content`
         replaces the call's content, a string being one text block."""
-        if title is not UNDEFINED:
-            self.title = title
+        self.title = self.title if title is UNDEFINED else title
+        self.kind = self.kind if kind is UNDEFINED else kind
+        self.raw_input = self.raw_input if raw_input is UNDEFINED else raw_input
+        self.sent_status(status)
         update = SessionUpdateToolCallUpdate(
             tool_call_id=self.tool_call_id,
             name=name,
@@ -179,45 +110,30 @@ class ToolCallHandle:
         )
         await self.session.update(update)
 
+    async def end(self, ending: Ending) -> None:
+        await self.update(status=ToolCallStatus.CANCELLED if ending == "cancelled" else ToolCallStatus.FAILED)
+
     def subject(self) -> RequestPermissionSubjectToolCall:
-        """This call as the subject of a permission request."""
-        return RequestPermissionSubjectToolCall(tool_call=ToolCallUpdate(tool_call_id=self.tool_call_id))
+        """This call as the subject of a permission request: its id, title, kind and raw input."""
+        described = ToolCallUpdate(
+            tool_call_id=self.tool_call_id, title=self.title, kind=self.kind, raw_input=self.raw_input
+        )
+        return RequestPermissionSubjectToolCall(tool_call=described)
 
 
-class AgentSession:
+class AgentSession(SessionBase):
     """One session as the agent speaks in it: every method sends one `session/update` (or
     asks the client) for `session_id` over `conn`. `say` and `think` stream chunks of the
     current message (and thought), one message until `idle` or `new_message`."""
 
     def __init__(self, conn: AgentSideConnection, session_id: SessionId) -> None:
+        super().__init__(session_id)
         self.conn = conn
-        self.session_id = session_id
-        self.message_id: MessageId | None = None  # the message `say` appends to
-        self.thought_id: MessageId | None = None  # the thought `think` appends to
         self.plan_id: PlanId | None = None  # the plan `plan` replaces
 
     async def update(self, update: SessionUpdate) -> None:
         """Send any session update of this session."""
         await self.conn.session_update(UpdateSessionNotification(session_id=self.session_id, update=update))
-
-    async def say(self, content: str | ContentBlock, *, message_id: MessageId | None = None) -> MessageId:
-        """Stream `content` (text, or any content block) as a chunk of the agent's current
-        message, or of the message `message_id` names; returns the message's id."""
-        if message_id is None:
-            message_id = self.message_id = self.message_id or new_id("message")
-        await self.update(SessionUpdateAgentMessageChunk(message_id=message_id, content=_block(content)))
-        return message_id
-
-    async def think(self, content: str | ContentBlock, *, message_id: MessageId | None = None) -> MessageId:
-        """Stream `content` as a chunk of the agent's current thought (as `say` does for messages)."""
-        if message_id is None:
-            message_id = self.thought_id = self.thought_id or new_id("thought")
-        await self.update(SessionUpdateAgentThoughtChunk(message_id=message_id, content=_block(content)))
-        return message_id
-
-    def new_message(self) -> None:
-        """Make the next `say` and `think` start a new message and thought."""
-        self.message_id = self.thought_id = None
 
     async def user_message(
         self, content: str | ContentBlock | list[ContentBlock], *, message_id: MessageId | None = None
@@ -244,7 +160,7 @@ class AgentSession:
     ) -> None:
         """Report that no foreground work is active, and why the turn stopped (a stop reason's
         tag, or the stop reason itself); the next `say` starts a new message."""
-        reason = _STOP_REASONS[stop_reason]() if isinstance(stop_reason, str) else stop_reason
+        reason = STOP_REASONS[stop_reason]() if isinstance(stop_reason, str) else stop_reason
         self.new_message()
         await self.update(SessionUpdateStateUpdate(state=StateUpdateIdle(stop_reason=reason, usage=usage)))
 
@@ -261,7 +177,8 @@ class AgentSession:
         tool_call_id: ToolCallId | None = None,
     ) -> ToolCallHandle:
         """Start a tool call (its first `tool_call_update`) and return its handle."""
-        call = ToolCallHandle(self, tool_call_id or new_id("tool"), title)
+        call = ToolCallHandle(self, tool_call_id or new_id("tool"))
+        self.tool_calls.append(call)
         await call.update(
             title=title, kind=kind, status=status, content=content, locations=locations, raw_input=raw_input, name=name
         )
@@ -275,7 +192,7 @@ class AgentSession:
     ) -> PlanId:
         """Send the agent's plan, each entry in full or as its text (medium priority, pending);
         it replaces the plan sent before with the same id (the session's plan by default)."""
-        items = [_plan_entry(entry) for entry in entries]
+        items = [plan_entry(entry) for entry in entries]
         if plan_id is None:
             plan_id = self.plan_id = self.plan_id or new_id("plan")
         await self.update(SessionUpdatePlanUpdate(plan=PlanUpdateContentItems(plan_id=plan_id, entries=items)))
@@ -292,28 +209,17 @@ class AgentSession:
         reject_always: str | None = None,
         description: str | Undefined = UNDEFINED,
     ) -> PermissionAnswer:
-        """Ask the client's permission about `subject` (a tool call's handle, or any subject),
-        offering an option of each kind given a name (option ids `allow`, `allow_always`,
-        `reject`, `reject_always`); `title` defaults to the tool call's. Cancelling the task
-        that awaits it withdraws the request (`$/cancel_request`)."""
+        """Ask the client's permission about `subject` (a tool call's handle, which the request
+        describes by its title, kind and raw input, or any subject), offering an option of each
+        kind given a name (option ids `allow`, `allow_always`, `reject`, `reject_always`);
+        `title` defaults to the tool call's. Cancelling the task that awaits it withdraws the
+        request (`$/cancel_request`)."""
         if isinstance(subject, ToolCallHandle):
             title = title or (subject.title if isinstance(subject.title, str) else None)
             subject = subject.subject()
         if title is None:
             raise ValueError("ask_permission needs a title (or a tool call with one)")
-        named = [
-            (allow, PermissionOptionKind.ALLOW_ONCE),
-            (allow_always, PermissionOptionKind.ALLOW_ALWAYS),
-            (reject, PermissionOptionKind.REJECT_ONCE),
-            (reject_always, PermissionOptionKind.REJECT_ALWAYS),
-        ]
-        options = [
-            PermissionOption(option_id=kind.value.removesuffix("_once"), name=name, kind=kind)
-            for name, kind in named
-            if name
-        ]
-        if not options:
-            raise ValueError("ask_permission needs at least one option")
+        options = permission_options(allow, allow_always, reject, reject_always)
         request = RequestPermissionRequest(
             session_id=self.session_id,
             title=title,
@@ -322,5 +228,4 @@ class AgentSession:
             options=options,
         )
         outcome = (await self.conn.session_request_permission(request)).outcome
-        chosen = outcome.option_id if isinstance(outcome, RequestPermissionOutcomeSelected) else None
-        return PermissionAnswer(outcome, next((o for o in options if o.option_id == chosen), None))
+        return PermissionAnswer.read(outcome, options)

@@ -1,16 +1,17 @@
-"""What helpers.py needs: the agent-side helpers of the protocol version a package speaks
-(`templates/helpers_v2.py.jinja`, `helpers_v1.py.jinja`). Their text is written against the
-schema's names; the names each uses are listed here and checked against the schema, so that
-a schema update that drops or renames one fails generation, naming it (how they are used is
-checked by `mypy --strict` on the generated package). What varies with the schema inside
-them (the stop reasons an idle state takes) is read off the IR."""
+"""What the agent helpers need: the static modules of the protocol version a package speaks
+(`generator/static/_agent.py`, shared, and `helpers_v1.py` or `helpers_v2.py`, copied in as
+`helpers.py`), checked against the schema by the names they import from `.models`
+(`generator.emit.imports`), and for v2 the stop reasons `idle` takes, read off the IR and
+rendered into `_stop_reasons.py` (`templates/stop_reasons.py.jinja`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Final
 
+from generator import static
 from generator.emit.contexts import import_sort_key
+from generator.emit.imports import check_imports
 from generator.emit.peers import connection_names
 from generator.emit.pytypes import Queries
 from generator.errors import GenerationError
@@ -19,108 +20,55 @@ from generator.ir.naming import HELPER_NAMES
 
 STOP_REASON_UNION: Final = "IdleStateUpdateStopReason"
 DEFAULT_STOP_REASON: Final = "end_turn"  # what `idle()` reports without one
+SHARED_MODULE: Final = "_agent.py"
 
 
 @dataclass(frozen=True)
-class HelpersTemplate:
-    """The helpers of one protocol version: the template and the schema names it uses."""
+class Helpers:
+    """The helpers of one protocol version: its static module, and whether it reports idle
+    states (v2), taking the schema's stop reasons."""
 
-    template: str
-    names: tuple[str, ...]
-    stop_reasons: bool  # whether it reports idle states (v2), taking the schema's stop reasons
+    static_module: str
+    stop_reasons: bool
 
     @property
     def exported(self) -> tuple[str, ...]:
-        """The public names of the helpers.py it renders."""
+        """The public names of the helpers.py it becomes."""
         return tuple(name for name in HELPER_NAMES if self.stop_reasons or name != "StopReasonTag")
 
 
-_SHARED = (
-    "ContentBlock",
-    "ContentBlockText",
-    "MessageId",
-    "PermissionOption",
-    "PermissionOptionKind",
-    "PlanEntry",
-    "PlanEntryPriority",
-    "PlanEntryStatus",
-    "RequestPermissionOutcome",
-    "RequestPermissionOutcomeCancelled",
-    "RequestPermissionOutcomeSelected",
-    "RequestPermissionRequest",
-    "SessionId",
-    "SessionUpdate",
-    "SessionUpdateAgentMessageChunk",
-    "SessionUpdateAgentThoughtChunk",
-    "SessionUpdateToolCallUpdate",
-    "ToolCallContent",
-    "ToolCallContentVariant",
-    "ToolCallId",
-    "ToolCallLocation",
-    "ToolCallStatus",
-    "ToolCallUpdate",
-    "ToolKind",
-)
-TEMPLATES: Final[dict[int, HelpersTemplate]] = {
-    1: HelpersTemplate(
-        "helpers_v1.py.jinja", (*_SHARED, "SessionNotification", "SessionUpdatePlan", "SessionUpdateToolCall"), False
-    ),
-    2: HelpersTemplate(
-        "helpers_v2.py.jinja",
-        (
-            *_SHARED,
-            STOP_REASON_UNION,
-            "PlanId",
-            "PlanUpdateContentItems",
-            "RequestPermissionSubject",
-            "RequestPermissionSubjectToolCall",
-            "SessionUpdatePlanUpdate",
-            "SessionUpdateStateUpdate",
-            "SessionUpdateUserMessage",
-            "StateUpdateIdle",
-            "StateUpdateRequiresAction",
-            "StateUpdateRunning",
-            "UpdateSessionNotification",
-            "Usage",
-        ),
-        True,
-    ),
-}
+VERSIONS: Final[dict[int, Helpers]] = {1: Helpers("helpers_v1.py", False), 2: Helpers("helpers_v2.py", True)}
 
 
 @dataclass(frozen=True)
 class HelpersContext:
-    """What a helpers template needs beyond the package context."""
+    """What the helpers of a package are made of."""
 
-    helpers_template: str
-    helpers_imports: list[str]
-    stop_reasons: list[tuple[str, str]]  # (tag, class) of each stop reason that takes no property
+    modules: dict[str, str]  # the package's file name -> the static module copied into it
+    stop_reasons: list[tuple[str, str]]  # (tag, class) of each stop reason that takes no property; [] in v1
+    stop_reason_imports: list[str]  # what _stop_reasons.py imports from .models
 
 
 def helper_names(module: Module) -> tuple[str, ...]:
     """The public names of helpers.py, or () when the package has none (no connection, or
     no helpers for its protocol version)."""
-    helpers = TEMPLATES.get(module.protocol_version or 0)
+    helpers = VERSIONS.get(module.protocol_version or 0)
     return helpers.exported if helpers is not None and connection_names(module) else ()
 
 
 def helpers_context(module: Module, queries: Queries) -> HelpersContext | None:
-    """What the helpers template of the package's protocol version needs; None without one.
-    A name it uses that the schema does not define is an error."""
+    """What the helpers of the package's protocol version need; None without them. A name
+    their static modules import from `.models` that the schema does not define is an error."""
     if not helper_names(module):
         return None
     assert module.protocol_version is not None
-    helpers = TEMPLATES[module.protocol_version]
-    missing = [name for name in helpers.names if name not in queries.types]
-    if missing:
-        raise GenerationError(
-            module.schema_path,
-            f"the agent helpers of protocol version {module.protocol_version} ({helpers.template}) use {missing},"
-            " which the schema does not define: update the template and its names in generator/emit/helpers.py",
-        )
+    helpers = VERSIONS[module.protocol_version]
+    modules = {"_agent.py": SHARED_MODULE, "helpers.py": helpers.static_module}
+    for name in modules.values():
+        check_imports(f"generator/static/{name}", static.source(name), queries.types, module.schema_path)
     stop_reasons = _stop_reasons(queries) if helpers.stop_reasons else []
-    imports = {*helpers.names, *(cls for _, cls in stop_reasons)}
-    return HelpersContext(helpers.template, sorted(imports, key=import_sort_key), stop_reasons)
+    imports = sorted({STOP_REASON_UNION, *(cls for _, cls in stop_reasons)}, key=import_sort_key)
+    return HelpersContext(modules, stop_reasons, imports if stop_reasons else [])
 
 
 def _stop_reasons(queries: Queries) -> list[tuple[str, str]]:

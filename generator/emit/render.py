@@ -13,7 +13,7 @@ from typing import Any
 
 import jinja2
 
-from generator import runtime
+from generator import runtime, static
 from generator.emit.contexts import (
     PackageContext,
     UpsertContext,
@@ -347,10 +347,11 @@ MCP_NAMES = frozenset(
 """The typed `mcp/message` messages `mcp.py` binds: a package whose schema has them gets MCP over ACP."""
 
 
-def static_units(env: jinja2.Environment, name: str, base: dict[str, Any]) -> list[str]:
-    """The units of the static module `name` of `generator/runtime/`, copied in under the header."""
+def static_units(env: jinja2.Environment, name: str, base: dict[str, Any], source: str | None = None) -> list[str]:
+    """The units of the static module `name` of `generator/runtime/` (or the text `source`),
+    copied in under the header."""
     header = _macros(env, "header").header(base["module"], base["versions"])
-    return split_units(f"{header}\n{runtime.source(name)}")
+    return split_units(f"{header}\n{runtime.source(name) if source is None else source}")
 
 
 def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[str]]:
@@ -403,8 +404,11 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
             files["mcp.py"] = split_units(env.get_template("mcp.py.jinja").render(base))
         helpers = helpers_context(module, queries)
         if helpers is not None:
-            template = env.get_template(helpers.helpers_template)
-            files["helpers.py"] = split_units(template.render(variables(context, upserts, helpers)))
+            for file_name, static_name in helpers.modules.items():
+                files[file_name] = static_units(env, file_name, base, static.source(static_name))
+            if helpers.stop_reasons:
+                template = env.get_template("stop_reasons.py.jinja")
+                files["_stop_reasons.py"] = split_units(template.render(variables(context, upserts, helpers)))
     # `import package` runs _runtime.py and models.py; the other modules wait for first use.
     lazy_modules = [name.removesuffix(".py") for name in sorted(files) if name.endswith(".py")]
     imported_by_others = (
@@ -417,6 +421,8 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         "_memory",
         "_cookies",
         "_session",
+        "_agent",
+        "_stop_reasons",
         "_websocket",
         "_http_server",
         "_http_client",

@@ -189,7 +189,8 @@ def test_ask_permission_offers_typed_options_about_the_tool_call_and_reads_the_a
         client = Recorder(outcome)
         async with connected(client) as conn:
             session = conn.session("s1")
-            call = await session.tool_call("Delete build/", kind=acp.ToolKind.DELETE)
+            call = await session.tool_call("Delete build", kind=acp.ToolKind.DELETE, raw_input={"path": "build"})
+            await call.update(title="Delete build/")
             answer = await session.ask_permission(call, allow="Delete", allow_always="Always delete", reject="Keep")
         assert (answer.allowed, answer.rejected, answer.cancelled) == (allowed, rejected, cancelled)
         assert (answer.option.option_id if answer.option else None) == option
@@ -198,7 +199,15 @@ def test_ask_permission_offers_typed_options_about_the_tool_call_and_reads_the_a
             {
                 "sessionId": "s1",
                 "title": "Delete build/",
-                "subject": {"type": "tool_call", "toolCall": {"toolCallId": call.tool_call_id}},
+                "subject": {
+                    "type": "tool_call",
+                    "toolCall": {
+                        "toolCallId": call.tool_call_id,
+                        "title": "Delete build/",
+                        "kind": "delete",
+                        "rawInput": {"path": "build"},
+                    },
+                },
                 "options": [
                     {"optionId": "allow", "name": "Delete", "kind": "allow_once"},
                     {"optionId": "allow_always", "name": "Always delete", "kind": "allow_always"},
@@ -292,6 +301,44 @@ def test_plan_user_message_and_raw_updates():
     run(test)
 
 
+class Broken(Exception):
+    pass
+
+
+@pytest.mark.parametrize(("interruption", "ending"), [(Broken, "failed"), (asyncio.CancelledError, "cancelled")])
+def test_a_turn_that_raises_or_is_cancelled_ends_the_tool_calls_it_left_open(interruption, ending):
+    async def test() -> None:
+        client = Recorder()
+        async with connected(client) as conn:
+            with pytest.raises(interruption):
+                async with conn.session("s1") as session:
+                    done = await session.tool_call("Read", status=acp.ToolCallStatus.IN_PROGRESS)
+                    await done.update(status=acp.ToolCallStatus.COMPLETED)
+                    open_call = await session.tool_call("Write", status=acp.ToolCallStatus.IN_PROGRESS)
+                    raise interruption()
+            await settled(conn, client)
+        assert client.updates[-1] == {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": open_call.tool_call_id,
+            "status": ending,
+        }
+        assert [call.status for call in client.state.tool_calls.values()] == ["completed", ending]
+
+    run(test)
+
+
+def test_a_turn_that_ends_normally_leaves_its_tool_calls_as_they_are():
+    async def test() -> None:
+        client = Recorder()
+        async with connected(client) as conn:
+            async with conn.session("s1") as session:
+                await session.tool_call("Read", status=acp.ToolCallStatus.IN_PROGRESS)
+            await settled(conn, client)
+        assert len(client.updates) == 1
+
+    run(test)
+
+
 # --- v1 -----------------------------------------------------------------------------
 
 
@@ -331,7 +378,7 @@ def test_the_v1_helpers_speak_v1():
         try:
             await client_conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
             session = agent_conn.session("s1")
-            call = await session.tool_call("Echo", kind=acp_v1.ToolKind.OTHER, content="hi")
+            call = await session.tool_call("Echo", kind=acp_v1.ToolKind.EXECUTE, content="hi", raw_input={"text": "hi"})
             answer = await session.ask_permission(call, allow="Echo", reject="Don't")
             message_id = await session.say("a")
             await session.say("b")
@@ -349,8 +396,9 @@ def test_the_v1_helpers_speak_v1():
                 "sessionUpdate": "tool_call",
                 "toolCallId": tool_call_id,
                 "title": "Echo",
-                "kind": "other",
+                "kind": "execute",
                 "content": [{"type": "content", "content": {"type": "text", "text": "hi"}}],
+                "rawInput": {"text": "hi"},
             },
             {"sessionUpdate": "agent_message_chunk", "messageId": message_id, "content": {"type": "text", "text": "a"}},
             {"sessionUpdate": "agent_message_chunk", "messageId": message_id, "content": {"type": "text", "text": "b"}},
@@ -360,13 +408,46 @@ def test_the_v1_helpers_speak_v1():
         assert client.questions == [
             {
                 "sessionId": "s1",
-                "toolCall": {"toolCallId": tool_call_id},
+                "toolCall": {
+                    "toolCallId": tool_call_id,
+                    "title": "Echo",
+                    "kind": "execute",
+                    "rawInput": {"text": "hi"},
+                },
                 "options": [
                     {"optionId": "allow", "name": "Echo", "kind": "allow_once"},
                     {"optionId": "reject", "name": "Don't", "kind": "reject_once"},
                 ],
             }
         ]
+
+    run(test)
+
+
+def test_a_cancelled_v1_turn_fails_the_tool_calls_it_left_open():
+    async def test() -> None:
+        client = RecorderV1()
+        left, right = socket.socketpair()
+        agent_reader, agent_writer = await asyncio.open_connection(sock=left)
+        client_reader, client_writer = await asyncio.open_connection(sock=right)
+        agent_conn = acp_v1.connect_to_client(AgentV1(), agent_reader, agent_writer)
+        client_conn = acp_v1.connect_to_agent(client, client_reader, client_writer)
+        try:
+            await client_conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
+            with pytest.raises(asyncio.CancelledError):
+                async with agent_conn.session("s1") as session:
+                    call = await session.tool_call("Echo", status=acp_v1.ToolCallStatus.PENDING)
+                    raise asyncio.CancelledError
+            await agent_conn.session_update(acp_v1.SessionNotification(session_id="s1", update=SYNC_V1))
+            await client.synced.wait()
+        finally:
+            await client_conn.close()
+            await agent_conn.close()
+        assert client.updates[-1] == {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": call.tool_call_id,
+            "status": "failed",
+        }
 
     run(test)
 

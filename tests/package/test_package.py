@@ -36,6 +36,7 @@ def test_imports_in_a_clean_interpreter_with_no_third_party_packages():
     every_name = "import acp_v2; [getattr(acp_v2, name) for name in acp_v2.__all__]; acp_v2.Cost.builder"
     assert imported_modules(every_name + "(amount=1, currency='EUR')") == {
         "acp_v2",
+        "acp_v2._agent",
         "acp_v2._builders",
         "acp_v2._codec",
         "acp_v2._connection",
@@ -46,6 +47,7 @@ def test_imports_in_a_clean_interpreter_with_no_third_party_packages():
         "acp_v2._router",
         "acp_v2._runtime",
         "acp_v2._session",
+        "acp_v2._stop_reasons",
         "acp_v2.connection",
         "acp_v2.helpers",
         "acp_v2.models",

@@ -1,0 +1,190 @@
+"""What the agent helpers of both protocol versions share (`helpers.py` builds on it): ids,
+content shorthands, permission options and answers, and a session's message streams and open
+tool calls. What differs between versions (the notification, how a tool call starts, how a
+permission request names it) is each version's `helpers.py`."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Final, Literal, TypeVar
+
+from ._runtime import MaybeUndefined
+from .models import (
+    ContentBlock,
+    ContentBlockText,
+    MessageId,
+    PermissionOption,
+    PermissionOptionKind,
+    PlanEntry,
+    PlanEntryPriority,
+    PlanEntryStatus,
+    RequestPermissionOutcome,
+    RequestPermissionOutcomeCancelled,
+    RequestPermissionOutcomeSelected,
+    SessionId,
+    SessionUpdate,
+    SessionUpdateAgentMessageChunk,
+    SessionUpdateAgentThoughtChunk,
+    ToolCallContent,
+    ToolCallContentVariant,
+    ToolCallId,
+)
+
+_ALLOWING: Final = frozenset({PermissionOptionKind.ALLOW_ONCE, PermissionOptionKind.ALLOW_ALWAYS})
+_REJECTING: Final = frozenset({PermissionOptionKind.REJECT_ONCE, PermissionOptionKind.REJECT_ALWAYS})
+_FINAL_STATUSES: Final = frozenset({"completed", "failed", "cancelled"})
+
+_Session = TypeVar("_Session", bound="SessionBase")
+Ending = Literal["failed", "cancelled"]
+"""How a tool call left unfinished ends when its turn raises (`failed`) or is cancelled."""
+
+
+def new_id(kind: str) -> str:
+    """A fresh id for a message, tool call or plan (`message-1f0c…`), unique in any session."""
+    return f"{kind}-{uuid.uuid4().hex[:16]}"
+
+
+def block(content: str | ContentBlock) -> ContentBlock:
+    """A content block, a plain string being a text block."""
+    return ContentBlockText(text=content) if isinstance(content, str) else content
+
+
+def tool_content(content: MaybeUndefined[str | list[ToolCallContent]]) -> MaybeUndefined[list[ToolCallContent]]:
+    """Tool call content, a plain string being one text block."""
+    if isinstance(content, str):
+        return [ToolCallContentVariant(content=ContentBlockText(text=content))]
+    return content
+
+
+def plan_entry(entry: PlanEntry | str) -> PlanEntry:
+    """A plan entry, a plain string being a medium-priority pending one."""
+    if isinstance(entry, str):
+        return PlanEntry(content=entry, priority=PlanEntryPriority.MEDIUM, status=PlanEntryStatus.PENDING)
+    return entry
+
+
+def permission_options(
+    allow: str | None, allow_always: str | None, reject: str | None, reject_always: str | None
+) -> list[PermissionOption]:
+    """An option of each kind given a name (option ids `allow`, `allow_always`, `reject`, `reject_always`)."""
+    named = [
+        (allow, PermissionOptionKind.ALLOW_ONCE),
+        (allow_always, PermissionOptionKind.ALLOW_ALWAYS),
+        (reject, PermissionOptionKind.REJECT_ONCE),
+        (reject_always, PermissionOptionKind.REJECT_ALWAYS),
+    ]
+    options = [
+        PermissionOption(option_id=kind.value.removesuffix("_once"), name=name, kind=kind)
+        for name, kind in named
+        if name
+    ]
+    if not options:
+        raise ValueError("ask_permission needs at least one option")
+    return options
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionAnswer:
+    """The client's answer to `AgentSession.ask_permission`: the outcome as sent, and the
+    option it selected (None when the request was cancelled or named an option not offered)."""
+
+    outcome: RequestPermissionOutcome
+    option: PermissionOption | None
+
+    @classmethod
+    def read(cls, outcome: RequestPermissionOutcome, options: list[PermissionOption]) -> PermissionAnswer:
+        """The answer `outcome` gives to a request that offered `options`."""
+        chosen = outcome.option_id if isinstance(outcome, RequestPermissionOutcomeSelected) else None
+        return cls(outcome, next((o for o in options if o.option_id == chosen), None))
+
+    @property
+    def allowed(self) -> bool:
+        """An `allow_once` or `allow_always` option was selected."""
+        return self.option is not None and self.option.kind in _ALLOWING
+
+    @property
+    def rejected(self) -> bool:
+        """A `reject_once` or `reject_always` option was selected."""
+        return self.option is not None and self.option.kind in _REJECTING
+
+    @property
+    def cancelled(self) -> bool:
+        """The client cancelled the request (the user dismissed it, or the turn was cancelled)."""
+        return isinstance(self.outcome, RequestPermissionOutcomeCancelled)
+
+
+class ToolCallBase(ABC):
+    """What a tool call's handle keeps of what it sent: its id and latest status."""
+
+    def __init__(self, tool_call_id: ToolCallId) -> None:
+        self.tool_call_id = tool_call_id
+        self.status: str | None = None  # the latest status sent, as its wire value
+
+    def sent_status(self, status: object) -> None:
+        """Remember `status` (an enum member or its value) when one was sent."""
+        if isinstance(status, str):
+            self.status = getattr(status, "value", status)
+
+    @property
+    def finished(self) -> bool:
+        """The latest status sent is a final one (`completed`, `failed`, `cancelled`)."""
+        return self.status in _FINAL_STATUSES
+
+    @abstractmethod
+    async def end(self, ending: Ending) -> None:
+        """Send the final status `ending` stands for in this protocol version."""
+
+
+class SessionBase(ABC):
+    """One session as the agent speaks in it: streams the current message and thought, and
+    keeps the tool calls it started. Used as `async with`, a turn that raises or is
+    cancelled ends each tool call it left unfinished (`failed`, or `cancelled`)."""
+
+    def __init__(self, session_id: SessionId) -> None:
+        self.session_id = session_id
+        self.message_id: MessageId | None = None  # the message `say` appends to
+        self.thought_id: MessageId | None = None  # the thought `think` appends to
+        self.tool_calls: list[ToolCallBase] = []  # the calls started, in order
+
+    @abstractmethod
+    async def update(self, update: SessionUpdate) -> None:
+        """Send any session update of this session."""
+
+    async def say(self, content: str | ContentBlock, *, message_id: MessageId | None = None) -> MessageId:
+        """Stream `content` (text, or any content block) as a chunk of the agent's current
+        message, or of the message `message_id` names; returns the message's id."""
+        if message_id is None:
+            message_id = self.message_id = self.message_id or new_id("message")
+        await self.update(SessionUpdateAgentMessageChunk(message_id=message_id, content=block(content)))
+        return message_id
+
+    async def think(self, content: str | ContentBlock, *, message_id: MessageId | None = None) -> MessageId:
+        """Stream `content` as a chunk of the agent's current thought (as `say` does for messages)."""
+        if message_id is None:
+            message_id = self.thought_id = self.thought_id or new_id("thought")
+        await self.update(SessionUpdateAgentThoughtChunk(message_id=message_id, content=block(content)))
+        return message_id
+
+    def new_message(self) -> None:
+        """Make the next `say` and `think` start a new message and thought."""
+        self.message_id = self.thought_id = None
+
+    async def end_tool_calls(self, ending: Ending) -> None:
+        """End every tool call started here that has no final status yet."""
+        for call in self.tool_calls:
+            if not call.finished:
+                await call.end(ending)
+
+    async def __aenter__(self: _Session) -> _Session:
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        if kind is None:
+            return
+        await self.end_tool_calls("cancelled" if issubclass(kind, asyncio.CancelledError) else "failed")
