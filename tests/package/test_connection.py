@@ -1355,3 +1355,31 @@ def test_cancelling_a_v2_prompts_task_withdraws_the_held_prompt_and_leaves_the_r
             assert agent.cancelled_sessions == []
 
     run(test)
+
+
+class ForkingV1Agent(V1TurnAgent):
+    """Forks sessions and reports each turn's token usage, beyond the stable v1 schema as the
+    agents built on the TypeScript and Python SDKs do."""
+
+    async def session_fork(self, params: Any) -> Any:
+        return acp_v1.ForkSessionResponse(session_id=f"{params.session_id}-fork")
+
+    async def session_prompt(self, params: Any) -> Any:
+        usage = acp_v1.Usage(total_tokens=12, input_tokens=10, output_tokens=2)
+        return acp_v1.PromptResponse(stop_reason=acp_v1.StopReason.END_TURN, usage=usage)
+
+
+def test_v1_reaches_what_real_agents_use_beyond_the_stable_schema_typed():
+    """acp_v1 comes from the v1 schema's unstable edition, a superset of the stable one: a v1
+    client forks a session and reads a turn's usage as typed values, not unknown properties."""
+
+    async def test() -> None:
+        async with acp_v1.connect_pair(ForkingV1Agent(), acp_v1.Client()) as (_, conn):
+            await conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
+            forked = await conn.session_fork(acp_v1.ForkSessionRequest(session_id="s1", cwd="/"))
+            assert forked.session_id == "s1-fork"
+            answer = await conn.session_prompt(V1_PROMPT)
+            assert answer.usage == acp_v1.Usage(total_tokens=12, input_tokens=10, output_tokens=2)
+            assert answer.unknown_properties == {}
+
+    run(test)
