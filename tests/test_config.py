@@ -183,7 +183,7 @@ def test_the_projects_config_lists_v2_then_v1():
     assert [(p.package, p.protocol_version) for p in config.packages] == [("acp_v2", 2), ("acp_v1", 1)]
     assert [p.schema.relative_to(ROOT).as_posix() for p in config.packages] == [
         "schema/v2/schema.unstable.json",
-        "schema/v1/schema.json",
+        "schema/v1/schema.unstable.json",
     ]
 
 

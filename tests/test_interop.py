@@ -11,7 +11,10 @@ SDK 2.4.0 into interop/node_modules, the Python SDK 0.12.1 into .cache/peers). T
   and turns; its error answers and its answer to each hostile line;
 - acp_v1's client against the Python SDK's own server (interop/py_agent_v1.py: `acp.http`'s
   ASGI `AcpServer` under uvicorn, WebSocket through `acp.ws`) over HTTP and WebSocket, and the
-  example client negotiating down to v1 with it.
+  example client negotiating down to v1 with it;
+- a Python SDK agent over stdio (interop/py_agent_stdio.py) that answers a v2 `initialize` with
+  `protocolVersion: 2` and a v1 body, negotiated by our client, and the same agent behind
+  `sh -c` and a node shim, ignoring the end of its stdin and SIGTERM, stopped with its group.
 
 A test that needs node is skipped where node is absent; a missing SDK is a failure that says
 how to install it. Every peer runs on 127.0.0.1 with a bounded wait."""
@@ -424,3 +427,91 @@ def test_the_typescript_sdk_answers_each_hostile_line_as_tests_hostile_lines_say
                 await process.wait()
 
     run_bounded(test(), 120)
+
+
+# --- agents as people run them: the Python SDK over stdio, behind wrappers ----------------------
+
+
+class SlowV1Client(acp_v1.Client):
+    """A v1 client that serves file reads and takes its time over each update."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    async def fs_read_text_file(self, params: Any) -> Any:
+        return acp_v1.ReadTextFileResponse(content="")
+
+    async def session_update(self, params: Any) -> None:
+        await asyncio.sleep(0.01)
+        self.texts.append(params.update.content.text)
+
+
+V2_INIT = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="negotiator", version="1"))
+
+
+def v1_prompt(text: str) -> Any:
+    return acp_v1.PromptRequest(session_id="py-sdk-session", prompt=[acp_v1.ContentBlockText(text=text)])
+
+
+def test_negotiation_with_a_python_sdk_agent_that_echoes_the_requested_version(python_sdk):
+    """interop/py_agent_stdio.py answers the v2 initialize `protocolVersion: 2` with a v1 body:
+    negotiation gives the v1 connection, the agent saw the v1 client's capabilities and the
+    client's name, a turn's updates are handled when its prompt returns, and cancelling a
+    prompt's task ends the turn through `session/cancel`."""
+
+    async def test() -> None:
+        client = SlowV1Client()
+        agent = [sys.executable, str(INTEROP / "py_agent_stdio.py")]
+        async with acp.open_agent_process(*agent, env=python_sdk) as (transport, process):
+            conn, answer = await acp.connect_negotiated(acp.Client(), transport, V2_INIT, client)
+            async with conn:
+                assert isinstance(conn, acp_v1.ClientSideConnection)
+                assert answer.protocol_version == 2  # as the agent answered: its body is v1's
+                assert answer.agent_info.name == "fs:read=True,write=False;terminal=False;client=negotiator"
+                await conn.session_new(acp_v1.NewSessionRequest(cwd=str(ROOT), mcp_servers=[]))
+                response = await conn.session_prompt(v1_prompt("one two three"))
+                assert response.stop_reason == "end_turn"
+                assert "".join(client.texts) == "one two three"
+                waiting = asyncio.create_task(conn.session_prompt(v1_prompt("wait")))
+                await asyncio.sleep(0.3)
+                waiting.cancel()
+                await asyncio.sleep(0.3)  # the agent ends the turn on session/cancel
+                response = await conn.session_prompt(v1_prompt("after"))
+                assert response.stop_reason == "end_turn"
+        assert process.returncode == 0
+
+    run(test)
+
+
+NODE_SHIM = "require('child_process').spawnSync(process.argv[1], process.argv.slice(2), {stdio: 'inherit'})"
+
+
+def running(pid: int) -> bool:
+    """Whether `pid` is a process that has not exited (a zombie has)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_an_agent_behind_sh_and_a_node_shim_that_ignores_stdin_eof_does_not_survive(python_sdk, node):
+    """`sh -c` running a node shim (as npm's bin shims: spawnSync, no signal forwarded) running
+    the Python SDK agent, which ignores the end of its stdin and SIGTERM: leaving
+    `spawn_agent_process` takes at most its timeout and stops every one of them."""
+
+    async def test() -> None:
+        pids: list[str] = []
+        wrapped = ["sh", "-c", f'{node} -e "$0" "$@"', NODE_SHIM, sys.executable, str(INTEROP / "py_agent_stdio.py")]
+        loop = asyncio.get_running_loop()
+        async with acp_v1.spawn_agent_process(
+            SlowV1Client(), *wrapped, "--deaf", env=python_sdk, timeout=2, stderr=pids.append
+        ) as (conn, _process):
+            answer = await conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
+            assert answer.agent_info.version == "0.12.1"
+            leaving = loop.time()
+        assert loop.time() - leaving < 3
+        await asyncio.sleep(0.2)  # the agent, reparented, is reaped
+        assert pids and not running(int(pids[0]))
+
+    run(test)

@@ -38,6 +38,7 @@ from ._connection import (
     ConnectionLimits,
     Handlers,
     MessageTooLarge,
+    Stderr,
     StreamTransport,
     Transport,
     Wire,
@@ -281,6 +282,12 @@ def _repeated_initialize(params: Any, in_progress: bool, after_other_requests: b
     return None
 
 
+def _not_initialized(method: str) -> RequestError:
+    """The refusal of a request before `initialize` has been answered, as the TypeScript SDK's
+    v2 connection words it (its detail in `data`)."""
+    return RequestError.invalid_request(f"ACP v2 connection must be initialized before '{method}'")
+
+
 async def _answered_version(answer: Awaitable[InitializeResponse]) -> InitializeResponse:
     """The agent's answer to `initialize`, refused when its protocol version is not the package's:
     the client's `initialize` is answered -32600 instead, as the TypeScript SDK's v2 agent answers
@@ -312,7 +319,9 @@ _WIRE: Final = Wire(
     cancel_params=lambda request_id: CancelRequestNotification(request_id=request_id),
     cancelled_id=lambda params: params.request_id,
     initialize_method=Methods.INITIALIZE,
+    turn_cancel=None,
     repeated_initialize=_repeated_initialize,
+    not_initialized=_not_initialized,
     encode_notification=_jsonrpc.notification_object,
     encode_request=_jsonrpc.request_object,
     encode_result=_jsonrpc.result_object,
@@ -373,7 +382,8 @@ class Agent:
 
     def _acp_route(self) -> _router.Route:
         """This agent as the router and negotiation see it: version, wire and typed connection."""
-        return _router.Route(PROTOCOL_VERSION, _WIRE, functools.partial(AgentSideConnection, self))
+        connect = functools.partial(AgentSideConnection, self)
+        return _router.Route(PROTOCOL_VERSION, _WIRE, connect, _router.overrides(self, Agent))
 
     async def auth_login(self, params: LoginAuthRequest) -> LoginAuthResponse:
         """auth/login: Request parameters for the `auth/login` method.
@@ -780,7 +790,8 @@ class Client:
 
     def _acp_route(self) -> _router.Route:
         """This client as the router and negotiation see it: version, wire and typed connection."""
-        return _router.Route(PROTOCOL_VERSION, _WIRE, functools.partial(ClientSideConnection, self))
+        connect = functools.partial(ClientSideConnection, self)
+        return _router.Route(PROTOCOL_VERSION, _WIRE, connect, _router.overrides(self, Client))
 
     async def auth_status_update(self, params: AuthStatusUpdateNotification) -> None:
         """auth/status_update: **UNSTABLE**
@@ -1468,18 +1479,21 @@ async def spawn_agent_process(
     timeout: float = 5.0,
     strict: bool = False,
     on_salvage: SalvageCallback | None = None,
+    stderr: Stderr = None,
 ) -> AsyncIterator[tuple[ClientSideConnection, asyncio.subprocess.Process]]:
-    """Start the agent `command` and connect `client` to its stdin/stdout (stderr is inherited).
+    """Start the agent `command` in a session of its own and connect `client` to its
+    stdin/stdout; its stderr goes where `stderr` says (inherited, a file, `subprocess.DEVNULL`,
+    or a callable called with each line).
 
     On exit the connection is closed, which ends the agent's stdin (input the agent has not read
-    after `timeout` seconds is dropped); an agent that has not exited after `timeout` seconds more
-    is terminated, and killed after another `timeout`; a cancellation kills it at once. `limits`
-    bounds what the connection holds; `strict` and `on_salvage` are passed to every decode it makes."""
+    after half of `timeout` is dropped), and its process group (the agent, a wrapper it was started
+    through and every process they started) is stopped as `spawn_process` says: leaving takes at
+    most `timeout` seconds, and no process started survives it; a cancellation kills them at once.
+    `limits` bounds what the connection holds; `strict` and `on_salvage` are passed to every
+    decode it makes."""
     limits = _limits(limits, limit)
-    async with open_agent_process(command, *args, env=env, cwd=cwd, limits=limits, timeout=timeout) as (
-        transport,
-        process,
-    ):
+    opened = open_agent_process(command, *args, env=env, cwd=cwd, limits=limits, timeout=timeout, stderr=stderr)
+    async with opened as (transport, process):
         conn = ClientSideConnection(client, transport, limits=limits, strict=strict, on_salvage=on_salvage)
         try:
             yield conn, process
@@ -1495,15 +1509,16 @@ async def open_agent_process(
     cwd: str | os.PathLike[str] | None = None,
     limits: ConnectionLimits = DEFAULT_LIMITS,
     timeout: float = 5.0,
+    stderr: Stderr = None,
 ) -> AsyncIterator[tuple[Transport, asyncio.subprocess.Process]]:
     """Start the agent `command` and yield the transport over its stdin/stdout that
     `spawn_agent_process` connects over, without a connection (for `connect_negotiated`, which
     picks the connection of the version the agent answers), and the process. On exit the
     transport is closed, which ends the agent's stdin, and the agent stopped as
     `spawn_agent_process` says."""
-    async with spawn_process(command, *args, env=env, cwd=cwd, timeout=timeout) as process:
+    async with spawn_process(command, *args, env=env, cwd=cwd, timeout=timeout / 2, stderr=stderr) as process:
         assert process.stdin is not None and process.stdout is not None
-        transport = StreamTransport(process.stdout, process.stdin, limits=limits, close_timeout=timeout)
+        transport = StreamTransport(process.stdout, process.stdin, limits=limits, close_timeout=timeout / 2)
         try:
             yield transport, process
         finally:
@@ -1521,17 +1536,13 @@ async def spawn_client_process(
     timeout: float = 5.0,
     strict: bool = False,
     on_salvage: SalvageCallback | None = None,
+    stderr: Stderr = None,
 ) -> AsyncIterator[tuple[AgentSideConnection, asyncio.subprocess.Process]]:
     """Start the client `command` (an editor that speaks ACP over stdio) and serve `agent` to it
-    over its stdin/stdout (stderr is inherited): `spawn_agent_process` the other way round.
-
-    On exit the connection is closed, which ends the client's stdin (input the client has not
-    read after `timeout` seconds is dropped); a client that has not exited after `timeout`
-    seconds more is terminated, and killed after another `timeout`; a
-    cancellation kills it at once. `limits` bounds what the connection holds; `strict` and
-    `on_salvage` are passed to every decode it makes."""
+    over its stdin/stdout: `spawn_agent_process` the other way round, `stderr` and leaving
+    (at most `timeout` seconds, no process started surviving) as it says."""
     async with spawn_process(
-        command, *args, env=env, cwd=cwd, limit=limits.max_message_bytes + 1, timeout=timeout
+        command, *args, env=env, cwd=cwd, limit=limits.max_message_bytes + 1, timeout=timeout / 2, stderr=stderr
     ) as process:
         assert process.stdin is not None and process.stdout is not None
         conn = connect_to_client(
@@ -1541,7 +1552,7 @@ async def spawn_client_process(
             limits=limits,
             strict=strict,
             on_salvage=on_salvage,
-            close_timeout=timeout,
+            close_timeout=timeout / 2,
         )
         try:
             yield conn, process

@@ -15,6 +15,9 @@ from generator.ir.model import EnumType, Method, Module, ObjectType, Ref, TypeEx
 
 INITIALIZE_METHOD = "initialize"  # served first: earlier requests are refused
 CANCEL_METHOD = "$/cancel_request"  # handled by the connection: cancels a request being served
+TURN_METHOD = "session/prompt"  # the request that starts a turn
+TURN_CANCEL = "session/cancel"  # the notification that cancels a session's turn
+TURN_END = "stopReason"  # in the answer to TURN_METHOD: the answer ends the turn
 # What the interfaces and connections define themselves: no method may take these names.
 CONNECTION_ATTRIBUTES = frozenset(
     {
@@ -307,6 +310,21 @@ class ConnectionContext:
     connection_imports: list[str]
     runtime_imports: list[str]  # what connection.py imports from _runtime
     version_check: VersionCheck | None
+    turn_cancel: str | None  # the constant of TURN_CANCEL when a pending prompt runs its turn
+
+
+def _turn_cancel(wires: dict[str, Method], queries: Queries) -> str | None:
+    """The constant of `session/cancel` when a pending `session/prompt` is running its turn: its
+    answer ends the turn (it carries `stopReason`, v1). None when the answer comes once the prompt
+    is inserted (v2): a pending prompt is held, its turn not started, and `session/cancel` would
+    cancel the turn running before it; withdrawing the request is all its cancellation needs."""
+    prompt, cancel = wires.get(TURN_METHOD), wires.get(TURN_CANCEL)
+    if prompt is None or cancel is None or prompt.result is None:
+        return None
+    answer = queries.types.get(prompt.result)
+    if not isinstance(answer, ObjectType) or TURN_END not in {item.wire_name for item in answer.fields}:
+        return None
+    return cancel.constant
 
 
 def connection_context(module: Module, queries: Queries) -> ConnectionContext:
@@ -367,6 +385,7 @@ def connection_context(module: Module, queries: Queries) -> ConnectionContext:
             {"UNDEFINED", "SalvageCallback"} | _runtime_names(data_constructors), key=import_sort_key
         ),
         version_check=_version_check(module, queries, data_constructors),
+        turn_cancel=_turn_cancel(wires, queries),
     )
 
 

@@ -120,6 +120,7 @@ PACKAGE_NAMES = frozenset(
         "Sequence",
         "Salvage",
         "SalvageCallback",
+        "Stderr",
         "TYPE_CHECKING",
         "TypeAlias",
         "TypeVar",

@@ -12,10 +12,13 @@ import json
 import logging
 import os
 import re
+import reprlib
+import signal
+import stat
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Coroutine, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Protocol, TypeVar
+from typing import IO, Any, Final, Protocol, TypeVar
 
 from . import _runtime as _rt
 from ._observe import Tap, WireObserver
@@ -113,6 +116,11 @@ class RequestError(Exception):
         self.message = message
         self.data = data
 
+    def __str__(self) -> str:
+        """The message, the code and the data when there is one (where agents put the cause)."""
+        text = f"{self.message} ({self.code})"
+        return text if self.data is UNDEFINED else f"{text}: {_describe(self.data)}"
+
     @classmethod
     def from_error(cls: type[_E], error: ErrorObject) -> _E:
         """The exception of a received error object."""
@@ -123,6 +131,18 @@ class RequestError(Exception):
         """The error to answer a message that did not decode with: its code (-32602 for a
         value, -32600 for an envelope, -32601 for a method), where and what."""
         return cls(error.code, error.message, error.data)
+
+
+_DESCRIBE: Final = reprlib.Repr()
+_DESCRIBE.maxlevel, _DESCRIBE.maxdict, _DESCRIBE.maxlist, _DESCRIBE.maxstring, _DESCRIBE.maxother = 6, 20, 20, 500, 500
+
+
+def _describe(value: Any) -> str:
+    """A bounded description of an error's data (a deep or huge value is cut short, never fatal)."""
+    try:
+        return _DESCRIBE.repr(value)
+    except Exception:  # a data object whose repr fails (RecursionError among them)
+        return f"<{type(value).__name__}>"
 
 
 class ConnectionClosed(ConnectionError):
@@ -350,11 +370,21 @@ class Wire:
     cancel_params: Callable[[int], Any]  # a request id → the params of `cancel_method`
     cancelled_id: Callable[[Any], Any]  # the params of `cancel_method` → the request id
     initialize_method: str | None  # served first: earlier requests are refused
+    # The notification (`{"sessionId": ...}`) that cancels the turn a pending TURN_METHOD request
+    # is running, sent when the task awaiting it is cancelled (v1's `session/cancel`, which every
+    # agent honours); None where a pending one is held, its turn not started (v2 answers once the
+    # prompt is inserted): withdrawing the request is its cancellation.
+    turn_cancel: str | None = None
     schema_methods: Collection[str] = ()  # refused by `send_request`/`send_notification` (typed methods send them)
     # The raw params of an `initialize` that is not the first, whether another is being answered
     # (its handler has not returned), and whether another request came since the last answered →
     # the error that refuses it (-32600), or None to serve it; None: every one is served (v1).
     repeated_initialize: Callable[[Any, bool, bool], RequestError | None] | None = None
+    # A request's method → the error that refuses it before `initialize` has been answered
+    # (-32600, before its params are read); the default is the TypeScript SDK's v1 wording.
+    not_initialized: Callable[[str], RequestError] = lambda method: RequestError(
+        _rt.INVALID_REQUEST, f"Invalid request: ACP connection must be initialized before '{method}'"
+    )
     # The JSON-RPC object of a notification (method, params), of a request the engine made (id,
     # method, params) and of a response with a result (id, result), as `encode` writes them,
     # without the message object (the hot path's);
@@ -445,6 +475,28 @@ def _parse(data: bytes) -> Any:
     return _rt.parse_json(text)
 
 
+TURN_METHOD: Final = "session/prompt"
+"""The request that starts a turn (ACP's, in every version): its answer is settled once the
+notifications received before it have been handled."""
+
+
+@dataclass(eq=False, slots=True)
+class _Settled:
+    """The answer to a turn request, queued behind the notifications received before it."""
+
+    future: asyncio.Future[Any]
+    error: BaseException | None
+    result: Any
+
+    def apply(self) -> None:
+        if self.future.done():
+            return
+        if self.error is not None:
+            self.future.set_exception(self.error)
+        else:
+            self.future.set_result(self.result)
+
+
 class Connection:
     """The JSON-RPC machinery of both typed connections: ids, pending requests, handler tasks,
     dispatch. `wire` says what the package's messages are; `requests` and `notifications` call
@@ -481,6 +533,8 @@ class Connection:
         self._next_id = 0
         self._waiting: dict[int, tuple[str, asyncio.Future[Any]]] = {}  # the requests sent, by id
         self._abandoned: set[int] = set()  # cancelled requests whose response is dropped quietly
+        self._ordered: set[int] = set()  # turn requests answered after the notifications before them
+        self._queued_answers: set[_Settled] = set()  # their answers, in the inbox
         self._serving: dict[tuple[type, Any], asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         # None: the stream has ended. Bounded: the reader awaits room (backpressure).
@@ -592,6 +646,8 @@ class Connection:
         self._next_id = request_id + 1
         future: asyncio.Future[Any] = self._loop.create_future()
         self._waiting[request_id] = (method, future)
+        if method == TURN_METHOD and asyncio.current_task() is not self._worker:
+            self._ordered.add(request_id)  # (a notification handler awaiting it would wait for itself)
         encode = self._wire.encode_request
         try:
             if encode is not None:
@@ -602,15 +658,22 @@ class Connection:
         except asyncio.CancelledError:
             if not self._closed and request_id in self._waiting:
                 self._abandoned.add(request_id)
+                turn = method == TURN_METHOD and self._wire.turn_cancel is not None
+                session_id = getattr(params, "session_id", None) if turn else None
                 # Sent before the cancellation goes on: whatever the caller sends next (a turn's
                 # `cancelled` answer) follows the withdrawal on the wire.
-                await self._cancel(request_id)
+                await self._cancel(request_id, session_id if type(session_id) is str else None)
             raise
         finally:
             self._waiting.pop(request_id, None)
+            self._ordered.discard(request_id)
 
-    async def _cancel(self, request_id: int) -> None:
+    async def _cancel(self, request_id: int, session_id: str | None) -> None:
+        """Cancel a request the peer is serving: the turn it runs in `session_id` when given
+        (`Wire.turn_cancel`), and the request (`$/cancel_request`, which some peers honour)."""
         with contextlib.suppress(ConnectionClosed):
+            if session_id is not None and self._wire.turn_cancel is not None:
+                await self._notify(self._wire.turn_cancel, {"sessionId": session_id})
             await self._notify(self._wire.cancel_method, self._wire.cancel_params(request_id))
 
     async def _notify(self, method: str, params: Any) -> None:
@@ -723,6 +786,8 @@ class Connection:
                 and await self._refused_repeat(message)
             ):
                 return
+            if not self._initialized and await self._refused_early(message):
+                return
         try:
             decoded = self._decode(message)
         except DecodeError as error:
@@ -784,6 +849,18 @@ class Connection:
         await self._answer(self._error(_readable_id(message), error.code, error.message, error.data))
         return True
 
+    async def _refused_early(self, message: dict[str, Any]) -> bool:
+        """Whether `message` is a request other than `initialize` before the connection is
+        initialized, answered -32600 here whatever its params (as the TypeScript SDK answers it)."""
+        method = message.get("method")
+        if type(method) is not str or method == self._wire.initialize_method or "id" not in message:
+            return False
+        if message.get("jsonrpc") != "2.0":
+            return False  # not a JSON-RPC request: the envelope's decoding refuses it
+        error = self._wire.not_initialized(method)
+        await self._answer(self._error(_readable_id(message), error.code, error.message, error.data))
+        return True
+
     async def _dispatch(self, request: Any) -> None:
         key = (type(request.id), request.id)
         if key in self._serving:
@@ -791,10 +868,6 @@ class Connection:
             await self._answer(self._error(request.id, _rt.INVALID_REQUEST, message))
             return
         if request.method != self._wire.initialize_method:
-            if not self._initialized:
-                message = f"Invalid request: the connection must be initialized before {request.method!r}"
-                await self._answer(self._error(request.id, _rt.INVALID_REQUEST, message))
-                return
             self._served_other = True
         else:
             self._initializing = True  # until its handler returns: another `initialize` meanwhile may be refused
@@ -877,6 +950,10 @@ class Connection:
                 notification = await inbox.get()
             if notification is None:
                 return
+            if type(notification) is _Settled:
+                self._queued_answers.discard(notification)
+                notification.apply()
+                continue
             try:
                 handle = self._notifications.get(notification.method)
                 if handle is not None:
@@ -915,6 +992,15 @@ class Connection:
         _, future = self._waiting.pop(request_id)
         if future.done():
             return
+        if request_id in self._ordered:  # after the notifications received before it
+            self._ordered.discard(request_id)
+            answer = _Settled(future, error, result)
+            self._queued_answers.add(answer)
+            try:
+                self._inbox.put_nowait(answer)
+            except asyncio.QueueFull:
+                self._spawn(self._inbox.put(answer))
+            return
         if error is not None:
             future.set_exception(error)
         else:
@@ -934,6 +1020,9 @@ class Connection:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        for answer in self._queued_answers:  # the notifications before them will not be handled
+            answer.apply()
+        self._queued_answers.clear()
         with contextlib.suppress(OSError, RuntimeError):
             await self._transport.close()
         if self._tap is not None:
@@ -942,14 +1031,109 @@ class Connection:
 
 async def stdio_streams(limit: int = READER_LIMIT) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     """This process's stdin and stdout as an asyncio stream pair (stdout carries protocol lines
-    only); `limit` is the reader's (a `StreamTransport` splits lines itself)."""
+    only); `limit` is the reader's (a `StreamTransport` splits lines itself). Either may be a
+    pipe, a socket, a terminal or a regular file (`agent < requests.jsonl > answers.jsonl`)."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=limit)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    transport, protocol = await loop.connect_write_pipe(
-        lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()), sys.stdout
-    )
+    if _is_regular_file(sys.stdin):
+        _FileReadTransport(sys.stdin.fileno(), asyncio.StreamReaderProtocol(reader))
+    else:
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    protocol = asyncio.StreamReaderProtocol(asyncio.StreamReader())
+    transport: asyncio.WriteTransport
+    if _is_regular_file(sys.stdout):
+        transport = _FileWriteTransport(sys.stdout.fileno(), protocol)
+    else:
+        transport, _ = await loop.connect_write_pipe(lambda: protocol, sys.stdout)
     return reader, asyncio.StreamWriter(transport, protocol, None, loop)
+
+
+def _is_regular_file(stream: Any) -> bool:
+    """Whether `stream` is a regular file, which the event loop's pipe transports refuse."""
+    return stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+
+
+class _FileReadTransport(asyncio.ReadTransport):
+    """A regular file read into `protocol` a chunk at a time in a worker thread (a file is never
+    "ready" to a selector), paused while the reader holds more than its limit."""
+
+    def __init__(self, fd: int, protocol: asyncio.Protocol) -> None:
+        super().__init__()
+        self._fd = fd
+        self._protocol = protocol
+        self._resumed = asyncio.Event()
+        self._resumed.set()
+        protocol.connection_made(self)
+        self._task = asyncio.get_running_loop().create_task(self._read())
+
+    async def _read(self) -> None:
+        error: Exception | None = None
+        try:
+            while data := await asyncio.to_thread(os.read, self._fd, 1 << 16):
+                self._protocol.data_received(data)
+                await self._resumed.wait()
+            self._protocol.eof_received()
+        except OSError as failure:
+            error = failure
+        self._protocol.connection_lost(error)
+
+    def pause_reading(self) -> None:
+        self._resumed.clear()
+
+    def resume_reading(self) -> None:
+        self._resumed.set()
+
+    def is_reading(self) -> bool:
+        return self._resumed.is_set()
+
+    def is_closing(self) -> bool:
+        return self._task.done()
+
+    def close(self) -> None:
+        self._task.cancel()
+
+
+class _FileWriteTransport(asyncio.WriteTransport):
+    """Writes to a regular file at once (a file never blocks a writer for long); nothing is
+    buffered, so a writer's `drain` never waits."""
+
+    def __init__(self, fd: int, protocol: asyncio.BaseProtocol) -> None:
+        super().__init__()
+        self._fd = fd
+        self._protocol = protocol
+        self._closing = False
+        protocol.connection_made(self)
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view) :]
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+    def set_write_buffer_limits(self, high: int | None = None, low: int | None = None) -> None:
+        pass  # nothing is ever buffered
+
+    def can_write_eof(self) -> bool:
+        return False
+
+    def is_closing(self) -> bool:
+        return self._closing
+
+    def close(self) -> None:
+        if not self._closing:
+            self._closing = True
+            asyncio.get_running_loop().call_soon(self._protocol.connection_lost, None)
+
+    def abort(self) -> None:
+        self.close()
+
+
+Stderr = None | int | IO[Any] | Callable[[str], None]
+"""Where a started process's stderr goes: None inherits this process's, `subprocess.DEVNULL`
+discards it, an open file (or a file descriptor) receives it, and a callable is called with
+each line (without its line ending, decoded as UTF-8 with replacement)."""
 
 
 @contextlib.asynccontextmanager
@@ -960,41 +1144,96 @@ async def spawn_process(
     cwd: str | os.PathLike[str] | None = None,
     limit: int = READER_LIMIT,
     timeout: float = 5.0,
+    stderr: Stderr = None,
 ) -> AsyncIterator[asyncio.subprocess.Process]:
-    """Start `command` with its stdin and stdout piped to this process (stderr is inherited);
-    `limit` is the stdout reader's (a `StreamTransport` splits lines itself).
+    """Start `command` in a session of its own, with its stdin and stdout piped to this process
+    and its stderr where `stderr` says (`Stderr`); `limit` is the stdout reader's (a
+    `StreamTransport` splits lines itself).
 
-    On exit, a process that has not exited `timeout` seconds after its owner closed its
-    stdin is terminated, and killed after another `timeout`. A cancellation meanwhile kills
-    it at once: no process outlives the task that started it."""
+    The session's process group is the process's and every one it starts (a wrapper such as
+    `sh -c`, `npx` or an npm bin shim, and the agent behind it): on exit, once its owner has
+    closed its stdin, the group has half of `timeout` to exit, is then sent SIGTERM, and
+    SIGKILL when any of it remains at `timeout`; leaving takes at most `timeout`. A cancellation
+    meanwhile kills the group at once: no process outlives the task that started it."""
     process = await asyncio.create_subprocess_exec(
         command,
         *args,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE if callable(stderr) else stderr,
         env=None if env is None else dict(env),
         cwd=cwd,
         limit=limit,
+        start_new_session=True,
     )
+    lines = None
+    if callable(stderr):
+        assert process.stderr is not None
+        lines = asyncio.ensure_future(_each_line(process.stderr, stderr, limit))
     try:
         yield process
     finally:
-        await _stop(process, timeout)
+        await _stop(process, timeout, lines)
 
 
-async def _stop(process: asyncio.subprocess.Process, timeout: float) -> None:
+async def _each_line(stream: asyncio.StreamReader, call: Callable[[str], None], limit: int) -> None:
+    """Call `call` with each line of `stream` until it ends; a line longer than `limit` bytes is
+    passed in parts of `limit` bytes or more. A failing call is logged."""
+    pending = b""
+    while chunk := await stream.read(1 << 16):
+        *complete, pending = (pending + chunk).split(b"\n")
+        if len(pending) > limit:
+            complete.append(pending)
+            pending = b""
+        for line in complete:
+            _call_with_line(call, line)
+    if pending:
+        _call_with_line(call, pending)
+
+
+def _call_with_line(call: Callable[[str], None], line: bytes) -> None:
     try:
-        try:
-            await asyncio.wait_for(process.wait(), timeout)
-        except TimeoutError:
-            process.terminate()
-            try:
-                await asyncio.wait_for(process.wait(), timeout)
-            except TimeoutError:
-                process.kill()
-                await process.wait()
+        call(line.decode("utf-8", "replace").removesuffix("\r"))
+    except Exception:
+        _log.exception("the stderr callback failed")
+
+
+async def _stop(process: asyncio.subprocess.Process, timeout: float, lines: asyncio.Future[None] | None) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    try:
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(process.wait(), timeout / 2)
+        if _group_alive(process.pid):
+            _signal_group(process.pid, signal.SIGTERM)
+            while _group_alive(process.pid) and loop.time() < deadline:
+                await asyncio.sleep(min(0.02, max(0.0, deadline - loop.time())))
+            _signal_group(process.pid, signal.SIGKILL)
+        await process.wait()
+        if lines is not None:
+            await asyncio.wait([lines], timeout=max(0.0, deadline - loop.time()))
     except BaseException:  # cancelled (or interrupted) while waiting: do not leave it running
-        if process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
+        _signal_group(process.pid, signal.SIGKILL)
         raise
+    finally:
+        if lines is not None:
+            lines.cancel()
+        transport = getattr(process, "_transport", None)
+        if transport is not None:
+            transport.close()  # else `BaseSubprocessTransport.__del__` warns that it was left open
+
+
+def _group_alive(group: int) -> bool:
+    """Whether any process of the process group `group` remains (one not yet reaped included)."""
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # a member that is no longer ours: the group's id was reused
+        return False
+    return True
+
+
+def _signal_group(group: int, number: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, number)

@@ -29,6 +29,7 @@ _log = logging.getLogger(f"{_rt.LOGGER}.router")
 INITIALIZE: Final = "initialize"
 MAX_PROTOCOL_VERSION: Final = 0xFFFF
 UNSUPPORTED_PROTOCOL_VERSION: Final = -32022
+RESULT_PATH: Final[_rt.Path] = (_rt.ROOT, "result")
 UNKNOWN_IMPLEMENTATION: Final = {"name": "unknown", "version": "unknown"}
 """Put in the place of a missing or malformed v2 `info` written for a newer version than the one selected."""
 
@@ -50,6 +51,13 @@ class Route:
     version: int | None
     wire: Wire
     connect: Callable[..., Any]
+    # A Python method name → whether the handler serves it (overrides its interface's default)
+    serves: Callable[[str], bool] = lambda name: False
+
+
+def overrides(handler: object, interface: type) -> Callable[[str], bool]:
+    """Whether `handler` overrides the method `name` of `interface` (serves it)."""
+    return lambda name: getattr(type(handler), name, None) is not getattr(interface, name, None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +88,8 @@ class RouteLike(Protocol):
     def wire(self) -> Any: ...
     @property
     def connect(self) -> Callable[..., Any]: ...
+    @property
+    def serves(self) -> Callable[[str], bool]: ...
 
 
 class Routable(Protocol):
@@ -245,15 +255,15 @@ def _route_initialize(data: bytes, routes: dict[int, RouteLike], strict: bool) -
         and "id" in message
         and _is_id(message["id"])
     ):
-        return _invalid_request(None, "first ACP message must be an initialize request")
+        return _error(None, _rt.INVALID_REQUEST, "Invalid request", "first ACP message must be an initialize request")
     request_id = message["id"]
     if message["method"] != INITIALIZE:
-        return _invalid_request(request_id, "first ACP request must be initialize")
+        return _error(request_id, _rt.INVALID_REQUEST, "Invalid request", "first ACP request must be initialize")
     params = message.get("params")
     requested: Any = params.get("protocolVersion") if type(params) is dict else None
     if type(params) is not dict or not _is_protocol_version(requested):
-        detail = "Invalid params: initialize.protocolVersion must be a valid ACP protocol version"
-        return _error(request_id, _rt.INVALID_PARAMS, detail)
+        detail = "initialize.protocolVersion must be a valid ACP protocol version"
+        return _error(request_id, _rt.INVALID_PARAMS, "Invalid params", detail)  # the TypeScript SDK's wording
     selected = select(requested, sorted(routes))
     if selected is None:
         data_ = {"requested": requested, "supported": sorted(routes)}
@@ -337,6 +347,7 @@ class Primed:
         self._result = result
         self._queue = list(received)
         self._primed = asyncio.Event()
+        self._detached = False
 
     async def receive(self) -> bytes | None:
         await self._primed.wait()
@@ -353,8 +364,13 @@ class Primed:
         self._queue.insert(0, _rt.dump_json_bytes(answer))
         self._primed.set()
 
+    def detach(self) -> None:
+        """Leave the transport open when the connection over this one closes."""
+        self._detached = True
+
     async def close(self) -> None:
-        await self._transport.close()
+        if not self._detached:
+            await self._transport.close()
 
 
 NEGOTIATION_ID: Final = "acp-negotiate"
@@ -371,13 +387,75 @@ async def negotiate(
     """Send `initialize` with `params` (of the `newest` route's version), read the agent's answer
     and return the typed connection and `InitializeResponse` of the version it answered: the
     newest's, or one of `others` (a fallback, given its version's params, downgraded from
-    `params`). An error answer raises the newest package's `RequestError`; an answer of a version
-    no route speaks raises `ProtocolVersionMismatch`, one that does not parse `DecodeError`; none
-    closes the transport. The typed connection takes `options`."""
+    `params`). With a v1 fallback the `initialize` sent reads as v1 too: it carries v1's
+    `clientCapabilities` (`fs` and `terminal` for the methods the v1 client serves) and
+    `clientInfo`, which a v1 agent reads from a v2 request. An answer is read by its body as well
+    as its number: one that does not read as the version it names but reads as an older one
+    given (agents on the official Python SDK echo the requested version with a v1 body) is
+    that one. An error answer raises the newest package's `RequestError`; an answer of a version
+    no route speaks raises `ProtocolVersionMismatch`, one that reads as none `DecodeError`; none
+    closes the transport, and after any of them nothing reads it (negotiation may be retried)."""
     by_version = _versions([newest, *others])
     wire = newest.wire
     request = wire.encode(wire.request(id=NEGOTIATION_ID, method=INITIALIZE, params=params))
+    sent = request["params"]
+    v1 = by_version.get(1) if newest.version != 1 else None
+    if v1 is not None:
+        request["params"] = {**as_v1_fields(sent, v1.serves), **sent}
     await transport.send(_rt.dump_json_bytes(request))
+    message, received = await _answer_to_negotiation(transport)
+    error = message.get("error")
+    if "result" not in message:
+        error = error if type(error) is dict else {}
+        code, text = error.get("code"), error.get("message")
+        raise wire.error(code if type(code) is int else _rt.INTERNAL_ERROR, str(text), error.get("data", _rt.UNDEFINED))
+    result = message["result"]
+    version = _answering_version(result, by_version, options.strict)
+    route = by_version[version]
+    typed = params
+    if route is not newest:
+        own = _initialize_params(sent, sent.get("protocolVersion", version), version)
+        if version == 1:
+            own = {**own, **as_v1_fields(sent, route.serves)}
+        envelope = {"jsonrpc": "2.0", "id": 0, "method": INITIALIZE, "params": own}
+        typed = route.wire.decoder("agent", False, None)(envelope).params
+    primed = Primed(transport, result, received)
+    connection = options.connect(route, primed)
+    try:
+        response = await connection._request(INITIALIZE, typed)
+    except BaseException:  # cancelled: the connection stops reading, the transport stays open
+        primed.detach()
+        await connection.close()
+        raise
+    return connection, response
+
+
+def as_v1_fields(params: dict[str, Any], serves: Callable[[str], bool]) -> dict[str, Any]:
+    """The v1 `clientCapabilities` and `clientInfo` of an `initialize` with (v2) `params`, sent
+    beside its own fields: `fs` and `terminal` true for the methods the v1 client serves (an
+    agent calls only what is advertised, and what is advertised must be served), the rest as
+    the TypeScript SDK's router downgrades v2 capabilities; `clientInfo` from `info`."""
+    downgraded = v2_initialize_as_v1(params)
+    capabilities = downgraded["clientCapabilities"]
+    capabilities["fs"] = {"readTextFile": serves("fs_read_text_file"), "writeTextFile": serves("fs_write_text_file")}
+    capabilities["terminal"] = all(serves(name) for name in _V1_TERMINAL_METHODS)
+    fields = {"clientCapabilities": capabilities}
+    if "clientInfo" in downgraded:
+        fields["clientInfo"] = downgraded["clientInfo"]
+    return fields
+
+
+_V1_TERMINAL_METHODS: Final = (
+    "terminal_create",
+    "terminal_output",
+    "terminal_release",
+    "terminal_wait_for_exit",
+    "terminal_kill",
+)
+
+
+async def _answer_to_negotiation(transport: Transport) -> tuple[dict[str, Any], list[bytes]]:
+    """The answer to negotiation's `initialize`, and the messages the agent sent before it."""
     received: list[bytes] = []
     while True:
         data = await transport.receive()
@@ -391,24 +469,25 @@ async def negotiate(
             received.append(data)  # the typed connection answers it
             continue
         if type(message) is dict and "method" not in message and message.get("id") == NEGOTIATION_ID:
-            break
+            return message, received
         received.append(data)
-    error = message.get("error")
-    if "result" not in message:
-        error = error if type(error) is dict else {}
-        code, text = error.get("code"), error.get("message")
-        raise wire.error(code if type(code) is int else _rt.INTERNAL_ERROR, str(text), error.get("data", _rt.UNDEFINED))
-    result = message["result"]
+
+
+def _answering_version(result: Any, by_version: dict[int, RouteLike], strict: bool) -> int:
+    """The version `result` (an `initialize` result) reads as: the version it names when it
+    reads as that, else the newest older one it reads as (DecodeError of the version named when
+    it reads as none)."""
     answered: Any = result.get("protocolVersion") if type(result) is dict else None
-    route = by_version.get(answered) if type(answered) is int else None
-    if route is None:
+    if type(answered) is not int or answered not in by_version:
         raise ProtocolVersionMismatch(answered, sorted(by_version))
-    typed = params
-    if route is not newest:
-        sent = request["params"]
-        own = _initialize_params(sent, sent.get("protocolVersion", answered), answered)
-        envelope = {"jsonrpc": "2.0", "id": 0, "method": INITIALIZE, "params": own}
-        typed = route.wire.decoder("agent", False, None)(envelope).params
-    connection = options.connect(route, Primed(transport, result, received))
-    response = await connection._request(INITIALIZE, typed)
-    return connection, response
+    candidates = [answered, *(version for version in sorted(by_version, reverse=True) if version < answered)]
+    failure: DecodeError | None = None
+    for version in candidates:
+        try:
+            by_version[version].wire.decode_result(INITIALIZE, result, "agent", strict, None, RESULT_PATH)
+        except DecodeError as error:
+            failure = failure or error
+            continue
+        return version
+    assert failure is not None
+    raise failure

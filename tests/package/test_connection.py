@@ -426,10 +426,42 @@ def test_requests_before_initialize_are_refused_and_notifications_ignored():
             await peer.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "early"}})
             answer = await peer.ask(request(1, "session/new", {"cwd": "/w"}))
             assert answer["id"] == 1 and answer["error"]["code"] == -32600
-            assert "initialized before 'session/new'" in answer["error"]["message"]
+            assert answer["error"]["data"] == "ACP v2 connection must be initialized before 'session/new'"
             await peer.initialize()
             assert (await peer.ask(request(2, "session/new", {"cwd": "/w"})))["result"] == {"sessionId": "s1"}
             assert agent.cancelled_sessions == []
+
+    run(test)
+
+
+@pytest.mark.parametrize("params", [{"cwd": "/w"}, {"cwd": 5}, "not an object"])
+@pytest.mark.parametrize(
+    ("package", "error"),
+    [
+        (
+            acp,
+            {
+                "code": -32600,
+                "message": "Invalid request",
+                "data": "ACP v2 connection must be initialized before 'session/new'",
+            },
+        ),
+        (
+            acp_v1,
+            {"code": -32600, "message": "Invalid request: ACP connection must be initialized before 'session/new'"},
+        ),
+    ],
+)
+def test_a_request_before_initialize_is_refused_as_the_typescript_sdk_refuses_it_whatever_its_params(
+    package, error, params
+):
+    async def test() -> None:
+        (agent_reader, agent_writer), (peer_reader, peer_writer) = await stream_pair(acp.DEFAULT_LIMIT)
+        conn = package.connect_to_client(package.Agent(), agent_reader, agent_writer)
+        peer = RawPeer(peer_reader, peer_writer)
+        assert await peer.ask(request(7, "session/new", params)) == {"jsonrpc": "2.0", "id": 7, "error": error}
+        peer_writer.close()
+        await conn.wait_closed()
 
     run(test)
 
@@ -1225,5 +1257,130 @@ def test_spawn_agent_process_exits_within_its_timeouts_from_an_agent_that_reads_
         assert process.returncode == -9
         await asyncio.sleep(0.1)  # the pipe's connection_lost runs
         assert not unhandled, unhandled
+
+    run(test)
+
+
+# --- v1 turns, as real v1 agents run them -------------------------------------------
+
+
+class V1TurnAgent(acp_v1.Agent):
+    """Sends a turn's last updates just before the answer that ends it (as real v1 agents do);
+    `hold` keeps the turn running until it is cancelled."""
+
+    def __init__(self, hold: bool = False) -> None:
+        self.conn: Any = None
+        self.hold = hold
+        self.cancelled: list[str] = []
+        self.prompt_cancelled = asyncio.Event()
+
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+
+    async def initialize(self, params: Any) -> Any:
+        return acp_v1.InitializeResponse(protocol_version=1)
+
+    async def session_prompt(self, params: Any) -> Any:
+        if self.hold:
+            try:
+                await asyncio.sleep(60)
+            except asyncio.CancelledError:
+                self.prompt_cancelled.set()
+                raise
+        for text in ("last", "words"):
+            chunk = acp_v1.SessionUpdateAgentMessageChunk(content=acp_v1.ContentBlockText(text=text))
+            await self.conn.session_update(acp_v1.SessionNotification(session_id=params.session_id, update=chunk))
+        return acp_v1.PromptResponse(stop_reason=acp_v1.StopReason.END_TURN)
+
+    async def session_cancel(self, params: Any) -> None:
+        self.cancelled.append(params.session_id)
+
+
+class SlowV1Client(acp_v1.Client):
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    async def session_update(self, params: Any) -> None:
+        await asyncio.sleep(0.02)
+        self.texts.append(params.update.content.text)
+
+
+V1_PROMPT = acp_v1.PromptRequest(session_id="s1", prompt=[acp_v1.ContentBlockText(text="hi")])
+
+
+def test_a_v1_prompt_returns_after_the_updates_received_before_its_answer_are_handled():
+    async def test() -> None:
+        client = SlowV1Client()
+        async with acp_v1.connect_pair(V1TurnAgent(), client) as (_, conn):
+            await conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
+            for _ in range(3):
+                client.texts.clear()
+                await conn.session_prompt(V1_PROMPT)
+                assert client.texts == ["last", "words"]
+
+    run(test)
+
+
+def test_cancelling_a_prompts_task_sends_session_cancel_for_its_session_and_cancels_the_request():
+    async def test() -> None:
+        agent = V1TurnAgent(hold=True)
+        async with acp_v1.connect_pair(agent, acp_v1.Client()) as (_, conn):
+            await conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
+            prompting = asyncio.create_task(conn.session_prompt(V1_PROMPT))
+            await asyncio.sleep(0.05)
+            prompting.cancel()
+            await asyncio.wait_for(agent.prompt_cancelled.wait(), 5)  # `$/cancel_request`
+            for _ in range(100):
+                if agent.cancelled:
+                    break
+                await asyncio.sleep(0.01)
+            assert agent.cancelled == ["s1"]
+
+    run(test)
+
+
+def test_cancelling_a_v2_prompts_task_withdraws_the_held_prompt_and_leaves_the_running_turn():
+    """A v2 prompt is answered once inserted: a pending one is held, its turn not started, and
+    `session/cancel` would cancel the turn before it. Cancelling its task sends `$/cancel_request`
+    alone."""
+
+    async def test() -> None:
+        agent = EchoAgent()
+        async with connected(agent) as (_, conn):
+            held = acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="block")])
+            prompting = asyncio.create_task(conn.session_prompt(held))
+            await agent.blocked.wait()
+            prompting.cancel()
+            await asyncio.wait_for(agent.handler_cancelled.wait(), 5)  # `$/cancel_request`
+            await asyncio.sleep(0.1)  # a `session/cancel` sent before it would have been handled
+            assert agent.cancelled_sessions == []
+
+    run(test)
+
+
+class ForkingV1Agent(V1TurnAgent):
+    """Forks sessions and reports each turn's token usage, beyond the stable v1 schema as the
+    agents built on the TypeScript and Python SDKs do."""
+
+    async def session_fork(self, params: Any) -> Any:
+        return acp_v1.ForkSessionResponse(session_id=f"{params.session_id}-fork")
+
+    async def session_prompt(self, params: Any) -> Any:
+        usage = acp_v1.Usage(total_tokens=12, input_tokens=10, output_tokens=2)
+        return acp_v1.PromptResponse(stop_reason=acp_v1.StopReason.END_TURN, usage=usage)
+
+
+def test_v1_reaches_what_real_agents_use_beyond_the_stable_schema_typed():
+    """acp_v1 comes from the v1 schema's unstable edition, a superset of the stable one: a v1
+    client forks a session and reads a turn's usage as typed values, not unknown properties."""
+
+    async def test() -> None:
+        async with acp_v1.connect_pair(ForkingV1Agent(), acp_v1.Client()) as (_, conn):
+            await conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
+            forked = await conn.session_fork(acp_v1.ForkSessionRequest(session_id="s1", cwd="/"))
+            assert forked.session_id == "s1-fork"
+            answer = await conn.session_prompt(V1_PROMPT)
+            assert answer.usage == acp_v1.Usage(total_tokens=12, input_tokens=10, output_tokens=2)
+            assert answer.unknown_properties == {}
 
     run(test)

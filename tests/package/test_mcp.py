@@ -261,3 +261,45 @@ def test_import_acp_v2_imports_neither_the_mcp_module_nor_the_mcp_sdk():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+acp_v1 = import_package(ROOT / "generated", "acp_v1")
+acp_v1_mcp = import_package(ROOT / "generated", "acp_v1.mcp")
+
+
+class V1Consumer(acp_v1.Agent):
+    def on_connect(self, conn: Any) -> None:
+        self.caller = acp_v1_mcp.McpCaller(conn)
+
+    async def initialize(self, params: Any) -> Any:
+        return acp_v1.InitializeResponse(protocol_version=1)
+
+    async def mcp_message(self, params: Any) -> None:
+        await self.caller.deliver(params)
+
+
+class V1Provider(acp_v1.Client):
+    def __init__(self, provider: Any) -> None:
+        self.provider = provider
+
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+
+    async def mcp_message(self, params: Any) -> Any:
+        return await self.provider.handle(params, self.conn)
+
+
+def test_a_v1_agent_calls_a_tool_its_v1_client_serves_over_acp():
+    """The unstable v1 schema carries `mcp/message` too: `acp_v1.mcp` works as `acp_v2.mcp` does."""
+
+    async def test() -> None:
+        agent = V1Consumer()
+        async with acp_v1_mcp.McpProvider() as provider:
+            server = await provider.serve(calc, name="calc")
+            async with acp_v1.connect_pair(agent, V1Provider(provider)) as (_, client_conn):
+                await client_conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
+                async with agent.caller.client(server) as client:
+                    result = await client.call_tool("add", {"a": 2, "b": 3})
+                    assert result.structured_content == {"result": 5.0} and not result.is_error
+
+    run(test)

@@ -107,21 +107,21 @@ def test_notifications_and_responses_before_initialize_are_ignored():
 
 
 @pytest.mark.parametrize(
-    ("message", "answer_id", "text"),
+    ("message", "answer_id", "error"),
     [
-        (request(3, {}, "session/new"), 3, "Invalid request: first ACP request must be initialize"),
-        ([request(3, V2_INIT)], None, "Invalid request: JSON-RPC batches are not supported"),
-        ([], None, "Invalid request: JSON-RPC batches are not supported"),
-        (5, None, "Invalid request: first ACP message must be an initialize request"),
+        (request(3, {}, "session/new"), 3, ("Invalid request", "first ACP request must be initialize")),
+        ([request(3, V2_INIT)], None, ("Invalid request: JSON-RPC batches are not supported", None)),
+        ([], None, ("Invalid request: JSON-RPC batches are not supported", None)),
+        (5, None, ("Invalid request", "first ACP message must be an initialize request")),
         (
             {"jsonrpc": "1.0", "id": 4, "method": "initialize", "params": V2_INIT},
             None,
-            "Invalid request: first ACP message",
+            ("Invalid request", "first ACP message must be an initialize request"),
         ),
         (
             {"jsonrpc": "2.0", "id": 2.5, "method": "initialize", "params": V2_INIT},
             None,
-            "Invalid request: ACP v2 request IDs",
+            ("Invalid request: ACP v2 request IDs must be strings or integers", None),
         ),
     ],
     ids=[
@@ -133,14 +133,17 @@ def test_notifications_and_responses_before_initialize_are_ignored():
         "a v2 id that is no integer",
     ],
 )
-def test_what_cannot_start_the_connection_is_answered_minus_32600_and_it_stays_open(message, answer_id, text):
+def test_what_cannot_start_the_connection_is_answered_minus_32600_and_it_stays_open(message, answer_id, error):
+    """In the TypeScript SDK's words (its router puts some details in `data`)."""
+
     async def test() -> None:
         pipe, v2 = Pipe(), V2Agent()
         task = await routed(pipe, v2, V1Agent())
         pipe.feed(message)
         answer = await pipe.next()
-        assert answer["id"] == answer_id and answer["error"]["code"] == -32600
-        assert answer["error"]["message"].startswith(text)
+        text, data = error
+        assert answer["id"] == answer_id
+        assert answer["error"] == {"code": -32600, "message": text, **({} if data is None else {"data": data})}
         pipe.feed(request(1, V2_INIT))  # the client may initialize now
         assert (await pipe.next())["result"]["protocolVersion"] == 2
         await finish(pipe, task)
@@ -279,7 +282,11 @@ def test_on_salvage_sees_a_routed_initializes_salvage_once():
 @pytest.mark.parametrize(
     ("params", "code", "text"),
     [
-        (None, -32602, "initialize.protocolVersion must be a valid ACP protocol version"),
+        (
+            None,
+            -32602,
+            '"message": "Invalid params", "data": "initialize.protocolVersion must be a valid ACP protocol version"',
+        ),
         ({"info": V2_INIT["info"]}, -32602, "initialize.protocolVersion must be a valid"),
         ({**V2_INIT, "protocolVersion": "2"}, -32602, "initialize.protocolVersion must be a valid"),
         ({**V2_INIT, "protocolVersion": 70000}, -32602, "initialize.protocolVersion must be a valid"),
@@ -502,7 +509,7 @@ def test_an_agent_answering_initialize_with_another_version_on_v2_is_answered_mi
             },
         }
         pipe.feed(request(2, {"cwd": "/"}, "session/new"))
-        assert (await pipe.next())["error"]["message"].startswith("Invalid request: the connection must be initialized")
+        assert (await pipe.next())["error"]["data"] == "ACP v2 connection must be initialized before 'session/new'"
         v2.released.put_nowait(2)
         pipe.feed(request(3, V2_INIT))  # the first answered initialize
         assert (await pipe.next())["result"]["protocolVersion"] == 2
@@ -620,6 +627,77 @@ def test_negotiation_answered_with_an_error_raises_it():
             await acp.connect_negotiated(acp.Client(), client_end, params)
         assert error.value.code == -32022
         await client_end.close()
+        await serving
+
+    run(test)
+
+
+def test_an_answer_naming_v2_with_a_v1_body_is_read_as_v1():
+    """Agents built on the official Python SDK echo the requested version with a v1 body."""
+
+    async def test() -> None:
+        agent_end, client_end = await socket_transports()
+        negotiating = asyncio.create_task(acp.connect_negotiated(acp.Client(), client_end, V2_PARAMS, acp_v1.Client()))
+        request_id = json.loads(await agent_end.receive())["id"]
+        v1_body = {"protocolVersion": 2, "agentCapabilities": {"loadSession": True}, "authMethods": []}
+        await agent_end.send(json.dumps({"jsonrpc": "2.0", "id": request_id, "result": v1_body}).encode())
+        conn, response = await negotiating
+        assert isinstance(conn, acp_v1.ClientSideConnection)
+        assert response.agent_capabilities.load_session is True
+        await conn.close()
+        await agent_end.close()
+
+    run(test)
+
+
+def test_a_failed_negotiation_leaves_nothing_reading_and_may_be_retried_on_the_same_transport():
+    async def test() -> None:
+        agent_end, client_end = await socket_transports()
+        negotiating = asyncio.create_task(acp.connect_negotiated(acp.Client(), client_end, V2_PARAMS))
+        request_id = json.loads(await agent_end.receive())["id"]
+        unreadable = {"protocolVersion": 2, "info": 5}
+        await agent_end.send(json.dumps({"jsonrpc": "2.0", "id": request_id, "result": unreadable}).encode())
+        with pytest.raises(acp.DecodeError):
+            await negotiating
+        serving = asyncio.create_task(acp.serve_agent(agent_end, V2Agent()))
+        conn, response = await acp.connect_negotiated(acp.Client(), client_end, V2_PARAMS)
+        assert response.info.name == "v2"
+        await conn.close()
+        await serving
+
+    run(test)
+
+
+class FileSystemClientV1(acp_v1.Client):
+    async def fs_read_text_file(self, params: Any) -> Any:
+        return acp_v1.ReadTextFileResponse(content="")
+
+
+def test_a_v1_agent_reached_by_negotiation_gets_the_v1_clients_capabilities_and_client_info():
+    async def test() -> None:
+        agent_end, client_end = await socket_transports()
+        v1 = V1Agent()
+        serving = asyncio.create_task(acp_v1.AgentSideConnection(v1, agent_end).wait_closed())
+        conn, _ = await acp.connect_negotiated(acp.Client(), client_end, V2_PARAMS, FileSystemClientV1())
+        seen = v1.seen[0]
+        assert seen.client_info == acp_v1.Implementation(name="client", version="1")
+        assert seen.client_capabilities.fs == acp_v1.FileSystemCapabilities(read_text_file=True, write_text_file=False)
+        assert seen.client_capabilities.terminal is False
+        await conn.close()
+        await serving
+
+    run(test)
+
+
+def test_a_v2_agent_reads_the_negotiating_initialize_as_its_own():
+    async def test() -> None:
+        agent_end, client_end = await socket_transports()
+        v2 = V2Agent()
+        serving = asyncio.create_task(acp.serve_agent(agent_end, v2, V1Agent(), strict=True))
+        conn, _ = await acp.connect_negotiated(acp.Client(), client_end, V2_PARAMS, FileSystemClientV1())
+        assert isinstance(conn, acp.ClientSideConnection)
+        assert v2.seen[0].info == acp.Implementation(name="client", version="1")
+        await conn.close()
         await serving
 
     run(test)

@@ -7,6 +7,7 @@ TypeScript SDK's WebSocket client against the example agent.)"""
 from __future__ import annotations
 
 import contextlib
+import json
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable, Coroutine
@@ -287,3 +288,23 @@ def test_affinity_cookies_set_on_one_connection_are_sent_by_the_next(scheme):
         assert second and set(second) == {"worker=w1; seen=1; mine=x"}
 
     run(test)
+
+
+def test_run_agent_serves_requests_read_from_a_regular_file_into_a_regular_file(tmp_path):
+    """`agent < requests.jsonl > answers.jsonl`: the event loop's pipe transports refuse files."""
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
+    ]
+    (tmp_path / "requests.jsonl").write_text("".join(json.dumps(request) + "\n" for request in requests))
+    with open(tmp_path / "requests.jsonl", "rb") as stdin, open(tmp_path / "answers.jsonl", "wb") as stdout:
+        result = subprocess.run(
+            [sys.executable, "-c", V1_ONLY_AGENT, str(ROOT / "generated")],
+            stdin=stdin,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+        )
+    assert result.returncode == 0, result.stderr
+    (answer,) = map(json.loads, (tmp_path / "answers.jsonl").read_text().splitlines())
+    assert answer["id"] == 1 and answer["result"]["agentInfo"] == {"name": "v1", "version": "1"}

@@ -12,6 +12,7 @@ import json
 import os
 import signal
 import socket
+import subprocess
 import sys
 import threading
 import tracemalloc
@@ -23,6 +24,7 @@ import pytest
 
 from generator.runtime import _connection as conn
 from generator.runtime import _runtime as rt
+from tests.helpers import ROOT
 from tests.hostile_lines import DEEP
 
 # --- a wire without a schema: "echo" (request), "note" (notification), "$/cancel" ----------
@@ -688,6 +690,88 @@ async def test_a_child_that_ignores_sigterm_is_killed_after_the_timeouts():
         assert process.stdout is not None
         await process.stdout.readline()
     assert process.returncode == -signal.SIGKILL
+
+
+# An agent that ignores the end of its stdin and SIGTERM, behind `sh -c` and a node shim that runs
+# it with spawnSync (as npm's bin shims do) and forwards no signal: it prints its pid.
+DEAF_AGENT = "import os, signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print(os.getpid(), flush=True); time.sleep(60)"
+NODE_SHIM = "require('child_process').spawnSync(process.argv[1], process.argv.slice(2), {stdio: 'inherit'})"
+WRAPPED_DEAF_AGENT = ("sh", "-c", 'node -e "$0" "$@"; sleep 60', NODE_SHIM, sys.executable, "-c", DEAF_AGENT)
+
+
+def running(pid: int) -> bool:
+    """Whether `pid` is a process that has not exited (a zombie has)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+async def test_no_process_started_through_a_wrapper_survives_and_leaving_takes_at_most_the_timeout():
+    loop = asyncio.get_running_loop()
+    async with conn.spawn_process(*WRAPPED_DEAF_AGENT, timeout=1) as process:
+        assert process.stdout is not None and process.stdin is not None
+        agent = int(await asyncio.wait_for(process.stdout.readline(), 10))
+        process.stdin.close()  # the agent does not exit at the end of its input
+        leaving = loop.time()
+    assert loop.time() - leaving < 1.5
+    await asyncio.sleep(0.1)  # the reparented agent is reaped
+    assert not running(agent)
+
+
+async def test_a_group_left_behind_by_an_exited_process_is_stopped():
+    """`sh -c 'agent &'`: the process started exits at once, the agent it started runs on."""
+    command = f'{sys.executable} -c "$0" &'
+    async with conn.spawn_process("sh", "-c", command, DEAF_AGENT, timeout=1) as process:
+        assert process.stdout is not None
+        agent = int(await asyncio.wait_for(process.stdout.readline(), 10))
+    await asyncio.sleep(0.1)
+    assert not running(agent)
+
+
+LEAVES_A_PROCESS = """
+import asyncio, sys
+from generator.runtime import _connection as conn
+
+async def main():
+    async with conn.spawn_process(*sys.argv[1:], timeout=1) as process:
+        await process.stdout.readline()
+
+asyncio.run(main())
+"""
+
+
+def test_a_stopped_process_leaves_no_transport_to_warn_about():
+    """Python printed "Exception ignored in BaseSubprocessTransport.__del__" at exit."""
+    result = subprocess.run(
+        [sys.executable, "-W", "always", "-c", LEAVES_A_PROCESS, *WRAPPED_DEAF_AGENT],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0 and result.stderr == ""
+
+
+WRITES_TO_STDERR = "import sys; sys.stderr.write('first\\nsecond\\r\\n' + 'x' * 100 + '\\nlast')"
+
+
+async def test_stderr_may_go_to_a_callback_line_by_line():
+    lines: list[str] = []
+    async with conn.spawn_process(sys.executable, "-c", WRITES_TO_STDERR, stderr=lines.append, limit=64):
+        pass
+    assert lines == ["first", "second", "x" * 100, "last"]
+
+
+async def test_stderr_may_go_to_a_file_or_nowhere(tmp_path, capfd):
+    with open(tmp_path / "stderr.log", "wb") as log:
+        async with conn.spawn_process(sys.executable, "-c", WRITES_TO_STDERR, stderr=log):
+            pass
+    assert (tmp_path / "stderr.log").read_text().startswith("first\nsecond")
+    async with conn.spawn_process(sys.executable, "-c", WRITES_TO_STDERR, stderr=subprocess.DEVNULL):
+        pass
+    assert capfd.readouterr().err == ""
 
 
 async def test_close_cuts_off_a_child_that_never_reads_within_its_timeout_and_quietly():

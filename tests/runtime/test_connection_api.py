@@ -247,3 +247,20 @@ async def test_a_connection_closed_before_it_read_anything_ends_its_tasks_and_it
     await connection.close()  # the reader has not taken its first step yet
     assert await peer.receive() is None  # the transport is closed: the peer sees the end
     # and no task is left behind (the conftest checks)
+
+
+def test_a_request_errors_text_shows_its_code_message_and_data():
+    error = conn.RequestError(-32603, "Internal error", {"details": "OPENAI_API_KEY is not set"})
+    assert str(error) == "Internal error (-32603): {'details': 'OPENAI_API_KEY is not set'}"
+
+
+def test_a_request_error_without_data_shows_no_data():
+    assert str(conn.RequestError(-32601, "Method not found")) == "Method not found (-32601)"
+
+
+def test_a_request_errors_huge_or_deep_data_is_cut_short():
+    deep: Any = "bottom"
+    for _ in range(100_000):
+        deep = [deep]
+    assert len(str(conn.RequestError(-32603, "Internal error", deep))) < 100
+    assert len(str(conn.RequestError(-32603, "Internal error", "x" * 1_000_000))) < 600
