@@ -82,6 +82,8 @@ READ_SIZE: Final = 64 * 1024
 READER_LIMIT: Final = 64 * 1024
 """The `limit` of the stream readers the package's helpers create for a `StreamTransport`
 (asyncio's default): a reader pauses its pipe when it buffers twice that."""
+KILL_GRACE: Final = 5.0
+"""How long leaving `spawn_process` early (cancelled) waits for the child it killed to be reaped."""
 ABORT_GRACE: Final = 1.0
 """How long `StreamTransport.close` waits for an aborted transport to report itself closed (it
 takes a turn or two of the event loop)."""
@@ -1205,7 +1207,7 @@ async def _stop(process: asyncio.subprocess.Process, timeout: float, lines: asyn
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     try:
-        with contextlib.suppress(asyncio.TimeoutError):
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(process.wait(), timeout / 2)
         if _group_alive(process.pid):
             _signal_group(process.pid, signal.SIGTERM)
@@ -1217,6 +1219,9 @@ async def _stop(process: asyncio.subprocess.Process, timeout: float, lines: asyn
             await asyncio.wait([lines], timeout=max(0.0, deadline - loop.time()))
     except BaseException:  # cancelled (or interrupted) while waiting: do not leave it running
         _signal_group(process.pid, signal.SIGKILL)
+        # Reaped before its transport closes: closing it first reaps the child out of asyncio's
+        # sight, and (Python 3.12+) its exit status reads 255 instead of -SIGKILL.
+        await asyncio.wait([asyncio.ensure_future(process.wait())], timeout=KILL_GRACE)
         raise
     finally:
         if lines is not None:
