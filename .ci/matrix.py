@@ -11,11 +11,13 @@ in silence. The exit status is 1 when a version's tests fail, 0 otherwise.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,10 +69,12 @@ def _patch(install: Path) -> int:
 
 
 def environment(version: str, python: Path) -> Path:
-    """`.venv-X.Y` with the generator and its test extra, installed again when pyproject.toml changes."""
+    """`.venv-X.Y` with the generator and its test extra, installed again when their pins change."""
     venv = ROOT / f".venv-{version}"
     stamp = venv / ".installed"
-    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    pins = json.dumps([project["dependencies"], project["optional-dependencies"]["test"]])
+    wanted = hashlib.sha256(pins.encode()).hexdigest()
     if not stamp.exists() or stamp.read_text() != wanted:
         subprocess.run([python, "-m", "venv", "--clear", venv], check=True)
         pip: list[str | Path] = [venv / "bin/python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]

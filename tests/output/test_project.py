@@ -145,10 +145,10 @@ def test_generate_writes_the_pyproject_and_check_compares_it(project, cli):
     assert tomllib.loads(pyproject.read_text())["project"]["version"] == f"1.2.3+codegen.{__version__}"
     assert cli("check") == (0, "")
 
-    pyproject.write_text(pyproject.read_text().replace('requires-python = ">=3.10"', 'requires-python = ">=3.12"'))
+    pyproject.write_text(pyproject.read_text().replace('requires-python = ">=3.11"', 'requires-python = ">=3.12"'))
     code, error = cli("check")
     assert code == 1
-    assert "changed: ../pyproject.toml" in error and '+requires-python = ">=3.10"' in error
+    assert "changed: ../pyproject.toml" in error and '+requires-python = ">=3.11"' in error
 
     pyproject.unlink()
     code, error = cli("check")
