@@ -80,9 +80,8 @@ def answers_until_hung_up(sockets: list[socket.socket]) -> list[bytes]:
 
 def test_unfinished_bodies_are_answered_408_within_body_timeout_and_their_memory_is_not_kept():
     """Twice, 12 POSTs declaring 16 MiB send 8 MiB each, then nothing: each is answered 408 and
-    hung up on (`Connection: close`) within the timeout, and the second round takes no more
-    memory than the first (before: no answer, ever, and the 96 MiB held while the sockets stay
-    open)."""
+    hung up on (`Connection: close`) within the timeout, and the second round does not add the
+    first's 96 MiB (before: no answer, ever, and the 96 MiB held while the sockets stay open)."""
     with serving(body_timeout=1.0) as (port, server):
         before = resident_mib(server.pid)
         peaks = []
@@ -98,7 +97,8 @@ def test_unfinished_bodies_are_answered_408_within_body_timeout_and_their_memory
         time.sleep(0.5)
         after = resident_mib(server.pid)
     assert peaks[0] - before > 50, (before, peaks)  # the bodies were held while they came
-    assert peaks[1] - peaks[0] < 20 and after <= max(peaks), (before, peaks, after)
+    # a round's 96 MiB kept would show whole; the allocator's reuse varies by a few dozen MiB
+    assert peaks[1] - peaks[0] < 48 and after <= max(peaks), (before, peaks, after)
 
 
 def test_connections_are_capped_and_abandoned_ones_expire_after_idle_timeout():
