@@ -28,18 +28,43 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._agent import Ending, PermissionAnswer, SessionBase, ToolCallBase, new_id, permission_options, plan_entry
+from ._agent import (
+    Choice,
+    Ending,
+    PermissionAnswer,
+    SessionBase,
+    ToolCallBase,
+    choice,
+    model_option,
+    new_id,
+    offered_model,
+    offered_values,
+    permission_options,
+    plan_entry,
+)
 from ._agent import tool_content as _tool_content
 from ._runtime import UNDEFINED, MaybeUndefined, Undefined
 from .models import (
+    AvailableCommand,
     PlanEntry,
     RequestPermissionRequest,
+    SessionConfigId,
+    SessionConfigOption,
+    SessionConfigOptionCategory,
+    SessionConfigOptionTypeBoolean,
+    SessionConfigOptionTypeSelect,
+    SessionConfigValueId,
     SessionId,
+    SessionModeId,
     SessionNotification,
     SessionUpdate,
+    SessionUpdateCurrentModeUpdate,
     SessionUpdatePlan,
     SessionUpdateToolCall,
     SessionUpdateToolCallUpdate,
+    SetSessionConfigOptionRequest,
+    SetSessionConfigOptionRequestTypeBoolean,
+    SetSessionConfigOptionRequestTypeValueId,
     ToolCallContent,
     ToolCallId,
     ToolCallLocation,
@@ -51,7 +76,18 @@ from .models import (
 if TYPE_CHECKING:
     from .connection import AgentSideConnection
 
-__all__ = ["AgentSession", "PermissionAnswer", "ToolCallHandle"]
+__all__ = [
+    "AgentSession",
+    "PermissionAnswer",
+    "ToolCallHandle",
+    "boolean_option",
+    "config_request",
+    "model_option",
+    "model_request",
+    "offered_values",
+    "requested_value",
+    "select_option",
+]
 
 
 class ToolCallHandle(ToolCallBase):
@@ -121,6 +157,9 @@ class AgentSession(SessionBase):
         super().__init__(session_id)
         self.conn = conn
 
+    def command(self, name: str, description: str) -> AvailableCommand:
+        return AvailableCommand(name=name, description=description)
+
     async def update(self, update: SessionUpdate) -> None:
         """Send any session update of this session."""
         await self.conn.session_update(SessionNotification(session_id=self.session_id, update=update))
@@ -154,6 +193,10 @@ class AgentSession(SessionBase):
         await self.update(start)
         return call
 
+    async def mode(self, mode_id: SessionModeId) -> None:
+        """Report the session's current mode (one of the `modes` the session was answered with)."""
+        await self.update(SessionUpdateCurrentModeUpdate(current_mode_id=mode_id))
+
     async def plan(self, entries: Sequence[PlanEntry | str]) -> None:
         """Send the agent's plan, each entry in full or as its text (medium priority, pending);
         it replaces the plan sent before."""
@@ -179,3 +222,62 @@ class AgentSession(SessionBase):
         request = RequestPermissionRequest(session_id=self.session_id, tool_call=subject, options=options)
         outcome = (await self.conn.session_request_permission(request)).outcome
         return PermissionAnswer.read(outcome, options)
+
+
+# --- config options (the agent's `configOptions`; a model is chosen by its option of category `model`) ---
+
+
+def select_option(
+    config_id: SessionConfigId,
+    name: str,
+    current: SessionConfigValueId,
+    values: Sequence[Choice],
+    *,
+    category: MaybeUndefined[SessionConfigOptionCategory | str] = UNDEFINED,
+    description: MaybeUndefined[str] = UNDEFINED,
+) -> SessionConfigOption:
+    """A config option choosing one of `values` (each its id, (id, name), or in full), now
+    `current`; `category="model"` makes it the session's model selection."""
+    select = SessionConfigOptionTypeSelect(current_value=current, options=[choice(value) for value in values])
+    return SessionConfigOption(id=config_id, name=name, category=category, description=description, type=select)
+
+
+def boolean_option(
+    config_id: SessionConfigId,
+    name: str,
+    current: bool,
+    *,
+    category: MaybeUndefined[SessionConfigOptionCategory | str] = UNDEFINED,
+    description: MaybeUndefined[str] = UNDEFINED,
+) -> SessionConfigOption:
+    """A config option that is on or off, now `current`."""
+    boolean = SessionConfigOptionTypeBoolean(current_value=current)
+    return SessionConfigOption(id=config_id, name=name, category=category, description=description, type=boolean)
+
+
+def config_request(
+    session_id: SessionId, config_id: SessionConfigId, value: SessionConfigValueId | bool
+) -> SetSessionConfigOptionRequest:
+    """The `session/set_config_option` request setting `config_id` to `value`: the id of one of
+    a select option's values, or a boolean option's new value."""
+    kind = (
+        SetSessionConfigOptionRequestTypeBoolean(value=value)
+        if isinstance(value, bool)
+        else SetSessionConfigOptionRequestTypeValueId(value=value)
+    )
+    return SetSessionConfigOptionRequest(session_id=session_id, config_id=config_id, type=kind)
+
+
+def model_request(
+    session_id: SessionId, options: Sequence[SessionConfigOption], model: SessionConfigValueId
+) -> SetSessionConfigOptionRequest:
+    """The `session/set_config_option` request choosing `model` with the agent's model option
+    (of category `model`) among `options`; ValueError when there is none or it does not offer
+    `model` (naming the ones it does)."""
+    return config_request(session_id, offered_model(options, model).id, model)
+
+
+def requested_value(request: SetSessionConfigOptionRequest) -> SessionConfigValueId | bool | Any:
+    """The value a `session/set_config_option` request sets: a value id, a boolean, or the
+    raw value of a type this package does not know."""
+    return request.type.value

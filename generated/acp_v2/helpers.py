@@ -27,12 +27,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._agent import Ending, PermissionAnswer, SessionBase, ToolCallBase, new_id, permission_options, plan_entry
+from ._agent import (
+    Choice,
+    Ending,
+    PermissionAnswer,
+    SessionBase,
+    ToolCallBase,
+    choice,
+    model_option,
+    new_id,
+    offered_model,
+    offered_values,
+    permission_options,
+    plan_entry,
+)
 from ._agent import block as _block
 from ._agent import tool_content as _tool_content
 from ._runtime import UNDEFINED, MaybeUndefined, Undefined
 from ._stop_reasons import STOP_REASONS, StopReasonTag
 from .models import (
+    AvailableCommandVariant,
     ContentBlock,
     IdleStateUpdateStopReason,
     MessageId,
@@ -42,12 +56,21 @@ from .models import (
     RequestPermissionRequest,
     RequestPermissionSubject,
     RequestPermissionSubjectToolCall,
+    SessionConfigId,
+    SessionConfigOption,
+    SessionConfigOptionCategory,
+    SessionConfigOptionTypeBoolean,
+    SessionConfigOptionTypeSelect,
+    SessionConfigValueId,
     SessionId,
     SessionUpdate,
     SessionUpdatePlanUpdate,
     SessionUpdateStateUpdate,
     SessionUpdateToolCallUpdate,
     SessionUpdateUserMessage,
+    SetSessionConfigOptionRequest,
+    SetSessionConfigOptionRequestTypeBoolean,
+    SetSessionConfigOptionRequestTypeId,
     StateUpdateIdle,
     StateUpdateRequiresAction,
     StateUpdateRunning,
@@ -64,7 +87,19 @@ from .models import (
 if TYPE_CHECKING:
     from .connection import AgentSideConnection
 
-__all__ = ["AgentSession", "PermissionAnswer", "StopReasonTag", "ToolCallHandle"]
+__all__ = [
+    "AgentSession",
+    "PermissionAnswer",
+    "StopReasonTag",
+    "ToolCallHandle",
+    "boolean_option",
+    "config_request",
+    "model_option",
+    "model_request",
+    "offered_values",
+    "requested_value",
+    "select_option",
+]
 
 
 class ToolCallHandle(ToolCallBase):
@@ -130,6 +165,9 @@ class AgentSession(SessionBase):
         super().__init__(session_id)
         self.conn = conn
         self.plan_id: PlanId | None = None  # the plan `plan` replaces
+
+    def command(self, name: str, description: str) -> AvailableCommandVariant:
+        return AvailableCommandVariant(name=name, description=description)
 
     async def update(self, update: SessionUpdate) -> None:
         """Send any session update of this session."""
@@ -229,3 +267,62 @@ class AgentSession(SessionBase):
         )
         outcome = (await self.conn.session_request_permission(request)).outcome
         return PermissionAnswer.read(outcome, options)
+
+
+# --- config options (the agent's `configOptions`; a model is chosen by its option of category `model`) ---
+
+
+def select_option(
+    config_id: SessionConfigId,
+    name: str,
+    current: SessionConfigValueId,
+    values: Sequence[Choice],
+    *,
+    category: MaybeUndefined[SessionConfigOptionCategory | str] = UNDEFINED,
+    description: MaybeUndefined[str] = UNDEFINED,
+) -> SessionConfigOption:
+    """A config option choosing one of `values` (each its id, (id, name), or in full), now
+    `current`; `category="model"` makes it the session's model selection."""
+    select = SessionConfigOptionTypeSelect(current_value=current, options=[choice(value) for value in values])
+    return SessionConfigOption(config_id=config_id, name=name, category=category, description=description, type=select)
+
+
+def boolean_option(
+    config_id: SessionConfigId,
+    name: str,
+    current: bool,
+    *,
+    category: MaybeUndefined[SessionConfigOptionCategory | str] = UNDEFINED,
+    description: MaybeUndefined[str] = UNDEFINED,
+) -> SessionConfigOption:
+    """A config option that is on or off, now `current`."""
+    boolean = SessionConfigOptionTypeBoolean(current_value=current)
+    return SessionConfigOption(config_id=config_id, name=name, category=category, description=description, type=boolean)
+
+
+def config_request(
+    session_id: SessionId, config_id: SessionConfigId, value: SessionConfigValueId | bool
+) -> SetSessionConfigOptionRequest:
+    """The `session/set_config_option` request setting `config_id` to `value`: the id of one of
+    a select option's values, or a boolean option's new value."""
+    kind = (
+        SetSessionConfigOptionRequestTypeBoolean(value=value)
+        if isinstance(value, bool)
+        else SetSessionConfigOptionRequestTypeId(value=value)
+    )
+    return SetSessionConfigOptionRequest(session_id=session_id, config_id=config_id, type=kind)
+
+
+def model_request(
+    session_id: SessionId, options: Sequence[SessionConfigOption], model: SessionConfigValueId
+) -> SetSessionConfigOptionRequest:
+    """The `session/set_config_option` request choosing `model` with the agent's model option
+    (of category `model`) among `options`; ValueError when there is none or it does not offer
+    `model` (naming the ones it does)."""
+    return config_request(session_id, offered_model(options, model).config_id, model)
+
+
+def requested_value(request: SetSessionConfigOptionRequest) -> SessionConfigValueId | bool | Any:
+    """The value a `session/set_config_option` request sets: a value id, a boolean, or the
+    raw value of a type this package does not know."""
+    return request.type.value

@@ -87,7 +87,19 @@ CONNECTION_NAMES = (
 # The session state API (session.py), re-exported by __init__.py.
 SESSION_NAMES = ("ChunkedMessage", "SessionChange", "SessionRequest", "SessionState")
 # The agent-side helpers (helpers.py, v1's without StopReasonTag), re-exported by __init__.py.
-HELPER_NAMES = ("AgentSession", "PermissionAnswer", "StopReasonTag", "ToolCallHandle")
+HELPER_NAMES = (
+    "AgentSession",
+    "PermissionAnswer",
+    "StopReasonTag",
+    "ToolCallHandle",
+    "boolean_option",
+    "config_request",
+    "model_option",
+    "model_request",
+    "offered_values",
+    "requested_value",
+    "select_option",
+)
 # Other names the generated modules that import the types (models.py, _codec.py,
 # _builders.py, rpc.py, upserts.py, connection.py, __init__.py) bind at module level;
 # tests/ir/test_naming.py checks this list against a generated package.

@@ -8,14 +8,17 @@ from __future__ import annotations
 import asyncio
 import uuid
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Final, Literal, TypeVar
 
-from ._runtime import MaybeUndefined
+from ._runtime import UNDEFINED, MaybeUndefined
 from .models import (
+    AvailableCommand,
     ContentBlock,
     ContentBlockText,
+    Cost,
     MessageId,
     PermissionOption,
     PermissionOptionKind,
@@ -25,10 +28,18 @@ from .models import (
     RequestPermissionOutcome,
     RequestPermissionOutcomeCancelled,
     RequestPermissionOutcomeSelected,
+    SessionConfigOption,
+    SessionConfigSelect,
+    SessionConfigSelectGroup,
+    SessionConfigSelectOption,
     SessionId,
     SessionUpdate,
     SessionUpdateAgentMessageChunk,
     SessionUpdateAgentThoughtChunk,
+    SessionUpdateAvailableCommandsUpdate,
+    SessionUpdateConfigOptionUpdate,
+    SessionUpdateSessionInfoUpdate,
+    SessionUpdateUsageUpdate,
     ToolCallContent,
     ToolCallContentVariant,
     ToolCallId,
@@ -41,6 +52,12 @@ _FINAL_STATUSES: Final = frozenset({"completed", "failed", "cancelled"})
 _Session = TypeVar("_Session", bound="SessionBase")
 Ending = Literal["failed", "cancelled"]
 """How a tool call left unfinished ends when its turn raises (`failed`) or is cancelled."""
+Choice = str | tuple[str, str] | SessionConfigSelectOption
+"""A value a select config option offers: its id (also its name), (id, name), or in full."""
+Command = str | tuple[str, str] | AvailableCommand
+"""A command the agent offers: its name, (name, description), or in full."""
+MODEL: Final = "model"
+"""The category of the config option that selects the session's model."""
 
 
 def new_id(kind: str) -> str:
@@ -65,6 +82,44 @@ def plan_entry(entry: PlanEntry | str) -> PlanEntry:
     if isinstance(entry, str):
         return PlanEntry(content=entry, priority=PlanEntryPriority.MEDIUM, status=PlanEntryStatus.PENDING)
     return entry
+
+
+def choice(value: Choice) -> SessionConfigSelectOption:
+    """A value of a select config option (see `Choice`)."""
+    if isinstance(value, str):
+        return SessionConfigSelectOption(value=value, name=value)
+    if isinstance(value, tuple):
+        return SessionConfigSelectOption(value=value[0], name=value[1])
+    return value
+
+
+def offered_values(option: SessionConfigOption) -> list[SessionConfigSelectOption]:
+    """The values a select config option offers, its groups flattened, in order (none for
+    another kind of option)."""
+    if not isinstance(option.type, SessionConfigSelect):
+        return []
+    values: list[SessionConfigSelectOption] = []
+    for item in option.type.options:
+        values.extend(item.options if isinstance(item, SessionConfigSelectGroup) else [item])
+    return values
+
+
+def model_option(options: Sequence[SessionConfigOption]) -> SessionConfigOption:
+    """The config option of category `model` among `options` (an agent's `configOptions`): the
+    one that selects the session's model. ValueError when the agent offers none."""
+    for option in options:
+        if option.category == MODEL:
+            return option
+    raise ValueError("the agent offers no model selection (no config option of category 'model')")
+
+
+def offered_model(options: Sequence[SessionConfigOption], model: str) -> SessionConfigOption:
+    """The model option, checked to offer `model` (a value id); ValueError naming the ones offered."""
+    option = model_option(options)
+    offered = [value.value for value in offered_values(option)]
+    if model not in offered:
+        raise ValueError(f"model {model!r} is not offered; the agent offers {offered!r}")
+    return option
 
 
 def permission_options(
@@ -151,6 +206,10 @@ class SessionBase(ABC):
         self.tool_calls: list[ToolCallBase] = []  # the calls started, in order
 
     @abstractmethod
+    def command(self, name: str, description: str) -> AvailableCommand:
+        """A command of this protocol version's kind, `name` described by `description`."""
+
+    @abstractmethod
     async def update(self, update: SessionUpdate) -> None:
         """Send any session update of this session."""
 
@@ -168,6 +227,26 @@ class SessionBase(ABC):
             message_id = self.thought_id = self.thought_id or new_id("thought")
         await self.update(SessionUpdateAgentThoughtChunk(message_id=message_id, content=block(content)))
         return message_id
+
+    async def title(self, title: str | None) -> None:
+        """Set (None: clear) the session's title (a `session_info_update`)."""
+        await self.update(SessionUpdateSessionInfoUpdate(title=title))
+
+    async def usage(self, used: int, size: int, *, cost: MaybeUndefined[Cost] = UNDEFINED) -> None:
+        """Report the context window: `used` of `size` tokens, and the session's cost so far."""
+        await self.update(SessionUpdateUsageUpdate(used=used, size=size, cost=cost))
+
+    async def commands(self, commands: Sequence[Command]) -> None:
+        """Send the commands the agent offers now (see `Command`); they replace those sent before."""
+        offered = [
+            self.command(c, c) if isinstance(c, str) else self.command(*c) if isinstance(c, tuple) else c
+            for c in commands
+        ]
+        await self.update(SessionUpdateAvailableCommandsUpdate(available_commands=offered))
+
+    async def config_options(self, options: Sequence[SessionConfigOption]) -> None:
+        """Send the session's config options as they are now (`select_option`, `boolean_option`)."""
+        await self.update(SessionUpdateConfigOptionUpdate(config_options=list(options)))
 
     def new_message(self) -> None:
         """Make the next `say` and `think` start a new message and thought."""

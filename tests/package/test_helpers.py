@@ -452,6 +452,141 @@ def test_a_cancelled_v1_turn_fails_the_tool_calls_it_left_open():
     run(test)
 
 
+# --- config options, model selection and the session shortcuts ------------------------------
+
+PACKAGES = pytest.mark.parametrize("package", [acp, acp_v1], ids=["v2", "v1"])
+
+
+def option_id(package: Any) -> str:
+    return "configId" if package is acp else "id"
+
+
+@PACKAGES
+def test_config_request_types_the_value_as_its_schema_does(package):
+    chosen = package.config_request("s1", "llm", "deep")
+    flag = package.config_request("s1", "web", True)
+    as_id = {"type": "id", "value": "deep"} if package is acp else {"value": "deep"}  # v1: no tag
+    assert package.encode(chosen) == {"sessionId": "s1", "configId": "llm", **as_id}
+    assert package.encode(flag) == {"sessionId": "s1", "configId": "web", "type": "boolean", "value": True}
+    assert package.requested_value(chosen) == "deep" and package.requested_value(flag) is True
+    wire = {"sessionId": "s1", "configId": "llm", **as_id}
+    assert package.requested_value(package.decode("SetSessionConfigOptionRequest", wire)) == "deep"
+
+
+@PACKAGES
+def test_select_and_boolean_options_are_the_schemas_config_options(package):
+    options = [
+        package.select_option("llm", "Model", "fast", ["fast", ("deep", "Deep thinker")], category="model"),
+        package.boolean_option("web", "Web search", False, description="Search the web"),
+    ]
+    assert [package.encode(option) for option in options] == [
+        {
+            option_id(package): "llm",
+            "name": "Model",
+            "category": "model",
+            "type": "select",
+            "currentValue": "fast",
+            "options": [{"value": "fast", "name": "fast"}, {"value": "deep", "name": "Deep thinker"}],
+        },
+        {
+            option_id(package): "web",
+            "name": "Web search",
+            "description": "Search the web",
+            "type": "boolean",
+            "currentValue": False,
+        },
+    ]
+
+
+@PACKAGES
+def test_model_request_chooses_with_the_model_option_and_refuses_a_model_not_offered(package):
+    group = "groupId" if package is acp else "group"
+    grouped = package.decode(
+        "SessionConfigOption",
+        {
+            option_id(package): "llm",
+            "name": "Model",
+            "category": "model",
+            "type": "select",
+            "currentValue": "fast",
+            "options": [
+                {group: "small", "name": "Small", "options": [{"value": "fast", "name": "Fast"}]},
+                {group: "large", "name": "Large", "options": [{"value": "deep", "name": "Deep"}]},
+            ],
+        },
+    )
+    options = [package.boolean_option("web", "Web search", False), grouped]
+    assert package.model_option(options) is grouped
+    assert [value.value for value in package.offered_values(grouped)] == ["fast", "deep"]
+    request = package.model_request("s1", options, "deep")
+    assert package.encode(request)["configId"] == "llm" and package.requested_value(request) == "deep"
+    with pytest.raises(ValueError, match=r"model 'huge' is not offered; the agent offers \['fast', 'deep'\]"):
+        package.model_request("s1", options, "huge")
+    with pytest.raises(ValueError, match="no model selection"):
+        package.model_request("s1", options[:1], "fast")
+
+
+def shortcut_updates(package: Any) -> list[dict[str, Any]]:
+    commands = [{"name": "plan", "description": "plan"}, {"name": "test", "description": "Run tests"}]
+    tagged = [{"type": "command", **command} for command in commands] if package is acp else commands  # v2 tags
+    return [
+        {"sessionUpdate": "session_info_update", "title": "Fix the tests"},
+        {"sessionUpdate": "usage_update", "used": 1200, "size": 200000, "cost": {"amount": 0.25, "currency": "USD"}},
+        {"sessionUpdate": "available_commands_update", "availableCommands": tagged},
+    ]
+
+
+async def send_shortcuts(package: Any, session: Any) -> None:
+    await session.title("Fix the tests")
+    await session.usage(1200, 200000, cost=package.Cost(amount=0.25, currency="USD"))
+    await session.commands(["plan", ("test", "Run tests")])
+    await session.config_options([package.boolean_option("web", "Web search", True)])
+
+
+def test_the_title_usage_commands_and_config_options_shortcuts():
+    async def test() -> None:
+        client = Recorder()
+        async with connected(client) as conn:
+            await send_shortcuts(acp, conn.session("s1"))
+            await settled(conn, client)
+        options = [{"configId": "web", "name": "Web search", "type": "boolean", "currentValue": True}]
+        assert client.updates == [
+            *shortcut_updates(acp),
+            {"sessionUpdate": "config_option_update", "configOptions": options},
+        ]
+        assert client.state.session_info.title == "Fix the tests" and client.state.usage.used == 1200
+
+    run(test)
+
+
+def test_the_v1_shortcuts_add_the_current_mode():
+    async def test() -> None:
+        client = RecorderV1()
+        left, right = socket.socketpair()
+        agent_reader, agent_writer = await asyncio.open_connection(sock=left)
+        client_reader, client_writer = await asyncio.open_connection(sock=right)
+        agent_conn = acp_v1.connect_to_client(AgentV1(), agent_reader, agent_writer)
+        client_conn = acp_v1.connect_to_agent(client, client_reader, client_writer)
+        try:
+            await client_conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
+            session = agent_conn.session("s1")
+            await send_shortcuts(acp_v1, session)
+            await session.mode("architect")
+            await agent_conn.session_update(acp_v1.SessionNotification(session_id="s1", update=SYNC_V1))
+            await client.synced.wait()
+        finally:
+            await client_conn.close()
+            await agent_conn.close()
+        options = [{"id": "web", "name": "Web search", "type": "boolean", "currentValue": True}]
+        assert client.updates == [
+            *shortcut_updates(acp_v1),
+            {"sessionUpdate": "config_option_update", "configOptions": options},
+            {"sessionUpdate": "current_mode_update", "currentModeId": "architect"},
+        ]
+
+    run(test)
+
+
 def test_misused_helpers_fail_mypy_strict():
     result = subprocess.run(
         [
