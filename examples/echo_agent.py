@@ -8,11 +8,15 @@ the words as chunks of one message, completes the tool call and reports `idle` w
 "Don't" fails the tool call and ends the turn; a `cancelled` answer ends it `cancelled`.
 A prompt sent while a turn runs is held until the turn ends. `session/cancel` cancels the turn:
 a pending permission request is withdrawn (`$/cancel_request`), the tool call ends `cancelled`,
-the idle update says `cancelled`, and held prompts are answered -32800.
+the idle update says `cancelled`, and held prompts are answered -32800. What it sends in a
+session is kept in a `SessionHistory`: `session/resume` with `replayFrom: {"type": "start"}`
+sends it all again before answering (without `replayFrom`, nothing).
 
 A v1 turn is the same echo in v1 terms: `session/prompt` opens an "echo" tool call, asks
 permission with an "allow" option, streams the words as `agent_message_chunk`s and is answered
-`stopReason: end_turn` (`cancelled` after `session/cancel`).
+`stopReason: end_turn` (`cancelled` after `session/cancel`). The v1 agent advertises
+`loadSession`: `session/load` replays the session (the prompts as `user_message_chunk`s, and
+what the agent sent), then answers.
 
 Run it with `generated/` on PYTHONPATH (or `acp_v2` and `acp_v1` copied next to it):
 
@@ -51,6 +55,7 @@ class EchoAgent(acp.Agent):
         self.ids = itertools.count(1)
         self.turns: dict[acp.SessionId, asyncio.Task[None] | None] = {}  # the latest turn of each session
         self.cancels: Counter[acp.SessionId] = Counter()  # session/cancel notifications per session
+        self.history = acp.SessionHistory()  # what was sent in each session, for session/resume
 
     def on_connect(self, conn: acp.AgentSideConnection) -> None:
         self.client = conn
@@ -62,7 +67,18 @@ class EchoAgent(acp.Agent):
     async def session_new(self, params: acp.NewSessionRequest) -> acp.NewSessionResponse:
         session_id = f"session-{next(self.ids)}"
         self.turns[session_id] = None
+        self.history.start(session_id)
         return acp.NewSessionResponse(session_id=session_id)
+
+    async def session_resume(self, params: acp.ResumeSessionRequest) -> acp.ResumeSessionResponse:
+        if params.session_id not in self.history:
+            raise acp.RequestError.session_not_found(params.session_id)
+        if isinstance(params.replay_from, acp.ReplayFromStartVariant):
+            await self.client.session(params.session_id, self.history).replay()
+        elif params.replay_from is not acp.UNDEFINED and params.replay_from is not None:
+            raise acp.RequestError.invalid_params({"replayFrom": 'only {"type": "start"} is supported'})
+        self.turns.setdefault(params.session_id, None)
+        return acp.ResumeSessionResponse()
 
     async def session_prompt(self, params: acp.PromptRequest) -> acp.PromptResponse:
         session_id = params.session_id
@@ -74,7 +90,7 @@ class EchoAgent(acp.Agent):
             if self.cancels[session_id] != cancels:  # session/cancel came meanwhile
                 raise acp.RequestError.request_cancelled()
         text = " ".join(block.text for block in params.prompt if isinstance(block, acp.ContentBlockText))
-        session = self.client.session(session_id)
+        session = self.client.session(session_id, self.history)
         self.turns[session_id] = self.client.start_task(self.turn(session, text))  # the connection owns it
         return acp.PromptResponse(message_id=await session.user_message(params.prompt))
 
@@ -105,23 +121,35 @@ class EchoAgentV1(acp_v1.Agent):
     def __init__(self) -> None:
         self.ids = itertools.count(1)
         self.turns: dict[str, asyncio.Task[Any]] = {}  # the prompt handler running in each session
+        self.history = acp_v1.SessionHistory()  # what was sent in each session, for session/load
 
     def on_connect(self, conn: acp_v1.AgentSideConnection) -> None:
         self.client = conn
 
     async def initialize(self, params: acp_v1.InitializeRequest) -> acp_v1.InitializeResponse:
         info = acp_v1.Implementation(name="echo-agent", version="1.0")
-        return acp_v1.InitializeResponse(protocol_version=1, agent_info=info)
+        capabilities = acp_v1.AgentCapabilities(load_session=True)
+        return acp_v1.InitializeResponse(protocol_version=1, agent_info=info, agent_capabilities=capabilities)
 
     async def session_new(self, params: acp_v1.NewSessionRequest) -> acp_v1.NewSessionResponse:
-        return acp_v1.NewSessionResponse(session_id=f"session-{next(self.ids)}")
+        session_id = f"session-{next(self.ids)}"
+        self.history.start(session_id)
+        return acp_v1.NewSessionResponse(session_id=session_id)
+
+    async def session_load(self, params: acp_v1.LoadSessionRequest) -> acp_v1.LoadSessionResponse:
+        if params.session_id not in self.history:
+            raise acp_v1.RequestError.resource_not_found({"sessionId": params.session_id})
+        await self.client.session(params.session_id, self.history).replay()  # before the answer
+        return acp_v1.LoadSessionResponse()
 
     async def session_cancel(self, params: acp_v1.CancelNotification) -> None:
         if turn := self.turns.get(params.session_id):
             turn.cancel()
 
     async def session_prompt(self, params: acp_v1.PromptRequest) -> acp_v1.PromptResponse:
-        session = self.client.session(params.session_id)
+        session = self.client.session(params.session_id, self.history)
+        for block in params.prompt:  # the client sent the prompt: kept to replay, not sent back
+            self.history.record(params.session_id, acp_v1.SessionUpdateUserMessageChunk(content=block))
         turn = asyncio.current_task()
         assert turn is not None
         self.turns[params.session_id] = turn

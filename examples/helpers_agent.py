@@ -78,7 +78,7 @@ class WordCountAgent(acp.Agent):
                 for chunk in ("Your prompt has ", f"{count} ", "words."):
                     await session.say(chunk)
                 await session.plan(plan(3))
-                await session.update(acp.SessionUpdateSessionInfoUpdate(title=f"{count} words"))
+                await session.title(f"{count} words")
             else:
                 await call.update(status=acp.ToolCallStatus.FAILED)
                 await session.say("I did not count them.")

@@ -500,6 +500,90 @@ def test_a_cancelled_v1_turn_withdraws_its_permission_request_before_answering_a
     run(test)
 
 
+def test_the_v1_echo_agent_advertises_load_session_and_replays_the_session_before_answering():
+    """A client that reloads a session (`session/load`) gets the conversation again, before the
+    answer: the prompt as `user_message_chunk`s, then every update the agent sent in its turn."""
+
+    async def test() -> None:
+        agent = await asyncio.create_subprocess_exec(
+            sys.executable,
+            str(EXAMPLES / "echo_agent.py"),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, **ENV},
+        )
+        assert agent.stdin is not None and agent.stdout is not None
+
+        def send(message: dict[str, Any]) -> None:
+            assert agent.stdin is not None
+            agent.stdin.write(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
+
+        async def until_answer(request_id: int) -> list[dict[str, Any]]:
+            """The session updates the agent sends before answering `request_id` (permission allowed)."""
+            assert agent.stdout is not None
+            updates = []
+            while (message := await read_message(agent.stdout)).get("id") != request_id:
+                if message.get("method") == "session/request_permission":
+                    send({"id": message["id"], "result": {"outcome": {"outcome": "selected", "optionId": "allow"}}})
+                else:
+                    updates.append(message["params"]["update"])
+            assert "error" not in message, message
+            return updates
+
+        try:
+            send({"id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
+            initialized = await read_message(agent.stdout)
+            send({"id": 2, "method": "session/new", "params": {"cwd": str(ROOT), "mcpServers": []}})
+            session_id = (await read_message(agent.stdout))["result"]["sessionId"]
+            prompt = [{"type": "text", "text": "hello again"}]
+            send({"id": 3, "method": "session/prompt", "params": {"sessionId": session_id, "prompt": prompt}})
+            turn = await until_answer(3)
+            load = {"sessionId": session_id, "cwd": str(ROOT), "mcpServers": []}
+            send({"id": 4, "method": "session/load", "params": load})
+            replayed = await until_answer(4)
+            send({"id": 5, "method": "session/load", "params": {**load, "sessionId": "never-made"}})
+            unknown = await read_message(agent.stdout)
+        finally:
+            agent.stdin.close()
+            await agent.wait()
+        assert initialized["result"]["agentCapabilities"]["loadSession"] is True
+        assert [update["sessionUpdate"] for update in turn] == [
+            "tool_call",
+            "agent_message_chunk",
+            "agent_message_chunk",
+            "tool_call_update",
+        ]
+        assert replayed == [{"sessionUpdate": "user_message_chunk", "content": prompt[0]}, *turn]
+        assert unknown["id"] == 5 and unknown["error"]["code"] == -32002
+
+    run(test)
+
+
+def test_the_echo_agent_replays_a_resumed_session_from_its_start():
+    async def test() -> None:
+        async with echo_agent() as (conn, client, session_id):
+            sent = asyncio.create_task(conn.session_prompt(prompt(session_id, "hello")))
+            _, answer = await client.questions.get()
+            answer.set_result(ALLOW)
+            await sent
+            assert await client.idle.get() == "end_turn"
+            turn = client.take()
+            resume = acp.ResumeSessionRequest(
+                session_id=session_id, cwd=str(ROOT), replay_from=acp.ReplayFromStartVariant()
+            )
+            await conn.session_resume(resume)
+            while len(client.updates) < len(turn):
+                await asyncio.sleep(0.01)
+            assert client.take() == turn
+            with pytest.raises(acp.RequestError) as unknown:
+                await conn.session_resume(acp.ResumeSessionRequest(session_id="never-made", cwd=str(ROOT)))
+            assert unknown.value.code == -32002
+        assert [update["sessionUpdate"] for update in turn][:2] == ["user_message", "state_update"]
+
+    run(test)
+
+
 def test_the_listening_example_agent_closes_idle_kept_alive_sockets_but_not_half_sent_requests():
     """What `--listen`'s uvicorn settings bound and what they do not: a socket idle after its
     response is closed after `timeout_keep_alive` (5 s); one whose request headers never end is

@@ -398,6 +398,7 @@ if TYPE_CHECKING:
     from .helpers import (
         AgentSession,
         PermissionAnswer,
+        SessionHistory,
         ToolCallHandle,
         boolean_option,
         config_request,
@@ -498,6 +499,7 @@ __all__ = [  # noqa: RUF022 (in groups, the names to start from first)
     # An agent's helpers: what it says in a session, in its own words
     "AgentSession",
     "PermissionAnswer",
+    "SessionHistory",
     "ToolCallHandle",
     "boolean_option",
     "config_request",
@@ -922,6 +924,7 @@ _DEFINED_IN: dict[str, str] = {
     "stdio_streams": "connection",
     "AgentSession": "helpers",
     "PermissionAnswer": "helpers",
+    "SessionHistory": "helpers",
     "ToolCallHandle": "helpers",
     "boolean_option": "helpers",
     "config_request": "helpers",

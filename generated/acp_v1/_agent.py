@@ -197,13 +197,43 @@ class ToolCallBase(ABC):
         """Send the final status `ending` stands for in this protocol version."""
 
 
+class SessionHistory:
+    """What an agent sent in each of its sessions, in order: the session updates of every
+    `AgentSession` made with it (`conn.session(session_id, history=history)`), kept to be
+    replayed to a client that loads or resumes the session (`await session.replay()`)."""
+
+    def __init__(self) -> None:
+        self.sessions: dict[SessionId, list[SessionUpdate]] = {}
+
+    def __contains__(self, session_id: object) -> bool:
+        return session_id in self.sessions
+
+    def start(self, session_id: SessionId) -> None:
+        """Know `session_id` (a session created, with nothing sent in it yet)."""
+        self.sessions.setdefault(session_id, [])
+
+    def record(self, session_id: SessionId, update: SessionUpdate) -> None:
+        """Keep `update` as sent in `session_id`, after those sent before."""
+        self.sessions.setdefault(session_id, []).append(update)
+
+    def updates(self, session_id: SessionId) -> list[SessionUpdate]:
+        """The updates sent in `session_id`, in order ([] for a session never known)."""
+        return list(self.sessions.get(session_id, []))
+
+    def forget(self, session_id: SessionId) -> None:
+        """Drop `session_id` and what was sent in it (a closed session)."""
+        self.sessions.pop(session_id, None)
+
+
 class SessionBase(ABC):
     """One session as the agent speaks in it: streams the current message and thought, and
     keeps the tool calls it started. Used as `async with`, a turn that raises or is
-    cancelled ends each tool call it left unfinished (`failed`, or `cancelled`)."""
+    cancelled ends each tool call it left unfinished (`failed`, or `cancelled`). With a
+    `SessionHistory`, each update sent is recorded in it, and `replay` sends them again."""
 
-    def __init__(self, session_id: SessionId) -> None:
+    def __init__(self, session_id: SessionId, history: SessionHistory | None = None) -> None:
         self.session_id = session_id
+        self.history = history
         self.message_id: MessageId | None = None  # the message `say` appends to
         self.thought_id: MessageId | None = None  # the thought `think` appends to
         self.tool_calls: list[ToolCallBase] = []  # the calls started, in order
@@ -213,8 +243,23 @@ class SessionBase(ABC):
         """A command of this protocol version's kind, `name` described by `description`."""
 
     @abstractmethod
+    async def send(self, update: SessionUpdate) -> None:
+        """Send `update` in this session, not recording it."""
+
     async def update(self, update: SessionUpdate) -> None:
-        """Send any session update of this session."""
+        """Send any session update of this session (recorded in the session's history)."""
+        await self.send(update)
+        if self.history is not None:
+            self.history.record(self.session_id, update)
+
+    async def replay(self) -> None:
+        """Send again, in order, every update the session's history holds for it: what a
+        `session/load` (or resume) handler does before it answers, so the client rebuilds
+        the conversation. ValueError without a history, or when it does not know the session."""
+        if self.history is None or self.session_id not in self.history:
+            raise ValueError(f"no history of session {self.session_id!r} to replay")
+        for update in self.history.updates(self.session_id):
+            await self.send(update)
 
     async def say(self, content: str | ContentBlock, *, message_id: MessageId | None = None) -> MessageId:
         """Stream `content` (text, or any content block) as a chunk of the agent's current

@@ -117,7 +117,7 @@ from .models import (
 from .rpc import _ENVELOPES, Methods, Notification, Request, Response, encode_message
 
 if TYPE_CHECKING:
-    from .helpers import AgentSession
+    from .helpers import AgentSession, SessionHistory
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -570,11 +570,12 @@ class AgentSideConnection(Connection):
         )
         agent.on_connect(self)
 
-    def session(self, session_id: str) -> AgentSession:
-        """One session as the agent speaks in it (`helpers.AgentSession`): `await conn.session(sid).say("Hi")`."""
+    def session(self, session_id: str, history: SessionHistory | None = None) -> AgentSession:
+        """One session as the agent speaks in it (`helpers.AgentSession`): `await conn.session(sid).say("Hi")`;
+        with a `history`, what it sends is recorded there (`helpers.SessionHistory`) and `replay()` sends it again."""
         from .helpers import AgentSession
 
-        return AgentSession(self, session_id)
+        return AgentSession(self, session_id, history)
 
     async def auth_status_update(self, params: AuthStatusUpdateNotification) -> None:
         """auth/status_update: **UNSTABLE**

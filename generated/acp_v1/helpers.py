@@ -33,6 +33,7 @@ from ._agent import (
     Ending,
     PermissionAnswer,
     SessionBase,
+    SessionHistory,
     ToolCallBase,
     choice,
     model_option,
@@ -79,6 +80,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AgentSession",
     "PermissionAnswer",
+    "SessionHistory",
     "ToolCallHandle",
     "boolean_option",
     "config_request",
@@ -153,15 +155,15 @@ class AgentSession(SessionBase):
     asks the client) for `session_id` over `conn`. `say` and `think` stream chunks of the
     current message (and thought), one message until `new_message`."""
 
-    def __init__(self, conn: AgentSideConnection, session_id: SessionId) -> None:
-        super().__init__(session_id)
+    def __init__(self, conn: AgentSideConnection, session_id: SessionId, history: SessionHistory | None = None) -> None:
+        super().__init__(session_id, history)
         self.conn = conn
 
     def command(self, name: str, description: str) -> AvailableCommand:
         return AvailableCommand(name=name, description=description)
 
-    async def update(self, update: SessionUpdate) -> None:
-        """Send any session update of this session."""
+    async def send(self, update: SessionUpdate) -> None:
+        """Send `update` in this session, not recording it."""
         await self.conn.session_update(SessionNotification(session_id=self.session_id, update=update))
 
     async def tool_call(

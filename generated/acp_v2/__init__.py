@@ -444,6 +444,7 @@ if TYPE_CHECKING:
     from .helpers import (
         AgentSession,
         PermissionAnswer,
+        SessionHistory,
         StopReasonTag,
         ToolCallHandle,
         boolean_option,
@@ -549,6 +550,7 @@ __all__ = [  # noqa: RUF022 (in groups, the names to start from first)
     # An agent's helpers: what it says in a session, in its own words
     "AgentSession",
     "PermissionAnswer",
+    "SessionHistory",
     "StopReasonTag",
     "ToolCallHandle",
     "boolean_option",
@@ -1024,6 +1026,7 @@ _DEFINED_IN: dict[str, str] = {
     "stdio_streams": "connection",
     "AgentSession": "helpers",
     "PermissionAnswer": "helpers",
+    "SessionHistory": "helpers",
     "StopReasonTag": "helpers",
     "ToolCallHandle": "helpers",
     "boolean_option": "helpers",

@@ -32,6 +32,7 @@ from ._agent import (
     Ending,
     PermissionAnswer,
     SessionBase,
+    SessionHistory,
     ToolCallBase,
     choice,
     model_option,
@@ -90,6 +91,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AgentSession",
     "PermissionAnswer",
+    "SessionHistory",
     "StopReasonTag",
     "ToolCallHandle",
     "boolean_option",
@@ -161,16 +163,16 @@ class AgentSession(SessionBase):
     asks the client) for `session_id` over `conn`. `say` and `think` stream chunks of the
     current message (and thought), one message until `idle` or `new_message`."""
 
-    def __init__(self, conn: AgentSideConnection, session_id: SessionId) -> None:
-        super().__init__(session_id)
+    def __init__(self, conn: AgentSideConnection, session_id: SessionId, history: SessionHistory | None = None) -> None:
+        super().__init__(session_id, history)
         self.conn = conn
         self.plan_id: PlanId | None = None  # the plan `plan` replaces
 
     def command(self, name: str, description: str) -> AvailableCommandVariant:
         return AvailableCommandVariant(name=name, description=description)
 
-    async def update(self, update: SessionUpdate) -> None:
-        """Send any session update of this session."""
+    async def send(self, update: SessionUpdate) -> None:
+        """Send `update` in this session, not recording it."""
         await self.conn.session_update(UpdateSessionNotification(session_id=self.session_id, update=update))
 
     async def user_message(

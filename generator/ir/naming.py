@@ -90,6 +90,7 @@ SESSION_NAMES = ("ChunkedMessage", "SessionChange", "SessionRequest", "SessionSt
 HELPER_NAMES = (
     "AgentSession",
     "PermissionAnswer",
+    "SessionHistory",
     "StopReasonTag",
     "ToolCallHandle",
     "boolean_option",

@@ -587,6 +587,79 @@ def test_the_v1_shortcuts_add_the_current_mode():
     run(test)
 
 
+# --- session history: what the agent sent, replayed on session/load ----------------------------
+
+
+def test_a_session_history_records_what_was_sent_and_replays_it_in_order_once():
+    async def test() -> None:
+        history = acp.SessionHistory()
+        client = Recorder()
+        async with connected(client) as conn:
+            session = conn.session("s1", history)
+            await session.user_message("hello")
+            await session.say("Hi ")
+            await session.say("there")
+            call = await session.tool_call("Read", kind=acp.ToolKind.READ)
+            await call.update(status=acp.ToolCallStatus.COMPLETED)
+            await session.idle("end_turn")
+            await conn.session("s2", history).title("another session")
+            await settled(conn, client)
+            sent, client.updates = client.updates, []
+            client.synced.clear()
+            assert [acp.encode(update) for update in history.updates("s1")] == sent[:-1]
+            await conn.session("s1", history).replay()  # as a session/load handler does
+            await settled(conn, client)
+        assert client.updates == sent[:-1]  # in order, the other session's update left out
+        assert len(history.updates("s1")) == 6  # replaying recorded nothing again
+        assert [acp.encode(update) for update in history.updates("s2")] == sent[-1:]
+
+    run(test)
+
+
+def test_replay_refuses_a_session_it_has_no_history_of():
+    async def test() -> None:
+        history = acp.SessionHistory()
+        async with connected(Recorder()) as conn:
+            with pytest.raises(ValueError, match="no history of session 's1'"):
+                await conn.session("s1").replay()
+            with pytest.raises(ValueError, match="no history of session 's1'"):
+                await conn.session("s1", history).replay()
+            history.start("s1")  # created, nothing sent yet: replays nothing
+            await conn.session("s1", history).replay()
+            assert "s1" in history and history.updates("s1") == []
+            history.forget("s1")
+            assert "s1" not in history
+
+    run(test)
+
+
+def test_the_v1_session_history_replays_v1_updates():
+    async def test() -> None:
+        history = acp_v1.SessionHistory()
+        client = RecorderV1()
+        left, right = socket.socketpair()
+        agent_reader, agent_writer = await asyncio.open_connection(sock=left)
+        client_reader, client_writer = await asyncio.open_connection(sock=right)
+        agent_conn = acp_v1.connect_to_client(AgentV1(), agent_reader, agent_writer)
+        client_conn = acp_v1.connect_to_agent(client, client_reader, client_writer)
+        try:
+            await client_conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
+            session = agent_conn.session("s1", history)
+            await session.say("Hi")
+            await session.mode("architect")
+            await agent_conn.session("s1", history).replay()
+            await agent_conn.session_update(acp_v1.SessionNotification(session_id="s1", update=SYNC_V1))
+            await client.synced.wait()
+        finally:
+            await client_conn.close()
+            await agent_conn.close()
+        sent = client.updates[:2]
+        assert [update["sessionUpdate"] for update in sent] == ["agent_message_chunk", "current_mode_update"]
+        assert client.updates == sent + sent
+
+    run(test)
+
+
 def test_misused_helpers_fail_mypy_strict():
     result = subprocess.run(
         [
