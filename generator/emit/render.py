@@ -347,6 +347,10 @@ MCP_NAMES = frozenset(
 """The typed `mcp/message` messages `mcp.py` binds: a package whose schema has them gets MCP over ACP."""
 
 
+PROXY_METHODS = frozenset({"proxy/initialize", "proxy/successor"})
+"""The methods of proxy chains: a package whose schema has them gets the conductor."""
+
+
 def static_units(env: jinja2.Environment, name: str, base: dict[str, Any], source: str | None = None) -> list[str]:
     """The units of the static module `name` of `generator/runtime/` (or the text `source`),
     copied in under the header."""
@@ -402,6 +406,8 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         if queries.types.keys() >= MCP_NAMES:
             files["_mcp.py"] = static_units(env, "_mcp.py", base)
             files["mcp.py"] = split_units(env.get_template("mcp.py.jinja").render(base))
+        if {method.name for method in module.methods} >= PROXY_METHODS:
+            files["conductor.py"] = static_units(env, "conductor.py", base)
         helpers = helpers_context(module, queries)
         if helpers is not None:
             for file_name, static_name in helpers.modules.items():
