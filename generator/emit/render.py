@@ -434,6 +434,7 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         "_http_client",
         "_mcp",
         "mcp",  # needs the `mcp` extra: imported by name (`from acp_v2.mcp import ...`), never as an attribute
+        "conductor",  # run (`python -m acp_v2.conductor`) or imported by name, as `proxy`
         "models",
     )
     lazy_modules = [name for name in lazy_modules if name not in imported_by_others]
