@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from typing import Any, Final
 
 from . import _runtime as _rt
 from ._connection import DEFAULT_LIMITS, ConnectionClosed, ConnectionLimits, MessageTooLarge, Transport, _parse
+
+_log = logging.getLogger(f"{_rt.LOGGER}.proxy")
 
 INITIALIZE: Final = "initialize"
 PROXY_INITIALIZE: Final = "proxy/initialize"
@@ -110,7 +113,13 @@ class ProxyLink:
                     continue
                 if data is None:
                     break
-                await self._route(data)
+                try:
+                    await self._route(data)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:  # RecursionError, MemoryError...: this message's failure alone
+                    _log.exception("failed to route a message of %d bytes", len(data))
+                    await self.upstream.deliver(data)  # its connection answers what it can
         except (OSError, RuntimeError, ConnectionClosed):
             pass
         finally:

@@ -53,6 +53,7 @@ from ._connection import (
     StreamTransport,
     Transport,
     _parse,
+    failed_message_id,
     spawn_process,
     stdio_streams,
     unparsed_response_id,
@@ -191,6 +192,9 @@ class Conductor:
                     raise
                 except Exception:  # RecursionError, MemoryError...: this message's failure alone
                     _log.exception("failed to route a message of %d bytes from %s", len(data), link.name)
+                    answered, request_id = failed_message_id(data)
+                    if answered:
+                        await self._send(link, _error(request_id, _rt.INTERNAL_ERROR, "Internal error"))
         except (OSError, RuntimeError) as error:
             _log.warning("%s failed: %s", link.name, error)
         link.ended = True

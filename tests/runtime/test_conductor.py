@@ -166,3 +166,28 @@ async def test_a_component_that_exits_fails_what_is_pending_and_ends_the_chain()
     assert await client_end.receive() is None  # the client's stream is closed
     await client_end.close()
     await proxy_end.close()
+
+
+async def test_a_message_whose_routing_fails_is_answered_and_the_rest_are_routed() -> None:
+    limits = ConnectionLimits()
+    client_end, conductor_client = memory_transports(limits)
+    agent_end, agent_theirs = memory_transports(limits)
+    chain = conductor.Conductor(conductor_client, [agent_theirs], limits=limits)
+    route = chain._route
+
+    async def failing(link: Any, data: bytes) -> None:
+        if b"deep" in data:
+            raise RecursionError("maximum recursion depth exceeded")  # as a deep message's encoding can
+        await route(link, data)
+
+    chain._route = failing  # type: ignore[method-assign]
+    running = asyncio.ensure_future(chain.run())
+    client, agent = Peer(client_end), Peer(agent_end)
+    await client.send({"id": 5, "method": "_deep", "params": {}})
+    assert await client.receive() == {"id": 5, "error": {"code": -32603, "message": "Internal error"}}
+    await client.send({"method": "_deep", "params": {}})  # a notification: nobody to answer
+    await client.send({"id": 6, "method": "_fine", "params": {}})
+    assert await agent.receive() == {"id": 0, "method": "_fine", "params": {}}
+    await client_end.close()
+    assert await asyncio.wait_for(running, 5) == "client closed"
+    await agent_end.close()

@@ -122,3 +122,19 @@ async def test_the_end_of_the_conductors_stream_ends_both_sides_and_both_closes_
     await link.downstream.close()
     with pytest.raises(ConnectionClosed):
         await send(link.downstream, {"method": "x"})
+
+
+async def test_a_message_whose_routing_fails_goes_upstream_for_its_connection_to_answer() -> None:
+    async with linked() as (conductor, link):
+        route = link._route
+
+        async def failing(data: bytes) -> None:
+            if b"deep" in data:
+                raise RecursionError("maximum recursion depth exceeded")  # as a deep message's encoding can
+            await route(data)
+
+        link._route = failing  # type: ignore[method-assign]
+        await send(conductor, {"id": 1, "method": "proxy/successor", "params": {"method": "_deep"}})
+        assert (await receive(link.upstream))["method"] == "proxy/successor"  # its connection refuses it
+        await send(conductor, {"id": 2, "method": "proxy/successor", "params": {"method": "_fine"}})
+        assert await receive(link.downstream) == {"id": 2, "method": "_fine"}
