@@ -498,3 +498,30 @@ def test_a_cancelled_v1_turn_withdraws_its_permission_request_before_answering_a
         assert answer == {"jsonrpc": "2.0", "id": 3, "result": {"stopReason": "cancelled"}}
 
     run(test)
+
+
+def test_the_listening_example_agent_closes_idle_kept_alive_sockets_but_not_half_sent_requests():
+    """What `--listen`'s uvicorn settings bound and what they do not: a socket idle after its
+    response is closed after `timeout_keep_alive` (5 s); one whose request headers never end is
+    not (uvicorn has no header timeout: the transports guide says what to put in front)."""
+    import socket
+    import time
+
+    with listening_echo_agent() as (urls, _):
+        host, port = urls["http"].removeprefix("http://").removesuffix("/acp").rsplit(":", 1)
+        with (
+            socket.create_connection((host, int(port)), timeout=10) as kept,
+            socket.create_connection((host, int(port)), timeout=10) as half,
+        ):
+            half.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and never the blank line
+            kept.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            answer = kept.recv(4096)
+            while not answer.endswith(b"ok"):  # the response's head and its body may come apart
+                answer += kept.recv(4096)
+            started = time.monotonic()
+            assert answer.startswith(b"HTTP/1.1 200")
+            assert kept.recv(4096) == b""  # closed by the server
+            assert 4 < time.monotonic() - started < 8
+            half.settimeout(1.5)
+            with pytest.raises(TimeoutError):
+                half.recv(4096)  # still open, 6.5 s after its first bytes

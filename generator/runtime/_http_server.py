@@ -31,6 +31,7 @@ import contextlib
 import dataclasses
 import logging
 import secrets
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping, Sequence
 from typing import Any, Final
@@ -58,6 +59,12 @@ DEFAULT_MAX_BUFFERED_SESSION_STREAMS: Final = 1024  # as the TypeScript SDK's Co
 DEFAULT_MAX_ID_LENGTH: Final = 1024  # as the TypeScript SDK's ConnectionLimits
 DEFAULT_REPLAY_BYTES: Final = 1024 * 1024
 DEFAULT_CLOSE_GRACE: Final = 5.0
+DEFAULT_BODY_TIMEOUT: Final = 30.0
+DEFAULT_MAX_CONNECTIONS: Final = 256
+DEFAULT_IDLE_TIMEOUT: Final = 300.0
+DEFAULT_LOG_INTERVAL: Final = 60.0
+DEFAULT_MAX_INBOUND_BYTES: Final = DEFAULT_MAX_BUFFERED_BYTES
+RETRY_AFTER_SECONDS: Final = 5
 HEALTH_PATH: Final = "/health"
 DRAIN_POLL_SECONDS: Final = 0.05
 WEBSOCKET_READ_AHEAD: Final = 16  # as the websockets library's max_queue
@@ -143,11 +150,60 @@ class ServerSettings:
     once its connection has ended (DELETE, or the server's shutdown) before it is cancelled: a
     handler at its concurrency limit reads nothing more, and would never see the end.
     `health_path`: answered `GET` 200 `ok` (503 `draining` once `drain` has begun), before the
-    origin and `authorize` checks (a load balancer's probe carries no credentials); None: none."""
+    origin and `authorize` checks (a load balancer's probe carries no credentials); None: none.
+    `body_timeout`: the seconds a POST's body may take to arrive; past it the request is answered
+    408 with `Connection: close` and not executed. `max_connections`: the ACP connections (HTTP
+    and WebSocket) open at once; one more is answered 503 with `Retry-After`. `idle_timeout`: the
+    seconds an HTTP connection lives with no request in progress and no stream open; then it
+    ends (its later requests get 404). `max_inbound_bytes`: the bytes of the messages a
+    connection's client has posted that its handler has not yet read; past them a POST waits
+    (WebSocket frames are read ahead within the same bytes). `log_interval`: one warning per
+    cause per that many seconds, then how many like it were suppressed."""
 
     replay_bytes: int = DEFAULT_REPLAY_BYTES
     close_grace: float = DEFAULT_CLOSE_GRACE
     health_path: str | None = HEALTH_PATH
+    body_timeout: float = DEFAULT_BODY_TIMEOUT
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    idle_timeout: float = DEFAULT_IDLE_TIMEOUT
+    max_inbound_bytes: int = DEFAULT_MAX_INBOUND_BYTES
+    log_interval: float = DEFAULT_LOG_INTERVAL
+
+
+DEFAULT_SERVER_SETTINGS: Final = ServerSettings()
+
+
+def short_id(connection_id: str) -> str:
+    """A connection id as logged: its first 8 characters (the whole id is the connection's only
+    credential, and a log is read by more people than the connection's client)."""
+    return connection_id[:8] + "…"
+
+
+class LogThrottle:
+    """Warnings bounded per cause: the first of a cause is logged, the others within `interval`
+    seconds are counted, and the next one logged after that says how many were suppressed."""
+
+    def __init__(self, logger: logging.Logger, interval: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.logger = logger
+        self.interval = interval
+        self.clock = clock
+        self._last: dict[str, tuple[float, int]] = {}
+
+    def warning(self, cause: str, message: str, *args: Any) -> bool:
+        """Log `message % args` under `cause` unless one was logged within `interval`; whether
+        it was logged."""
+        now = self.clock()
+        last = self._last.get(cause)
+        if last is not None and now - last[0] < self.interval:
+            self._last[cause] = (last[0], last[1] + 1)
+            return False
+        suppressed = last[1] if last is not None else 0
+        if suppressed:
+            message += " (%d more like it suppressed in the last %.0f s)"
+            args = (*args, suppressed, now - last[0])  # type: ignore[index]
+        self.logger.warning(message, *args)
+        self._last[cause] = (now, 0)
+        return True
 
 
 class _Outbox:
@@ -215,6 +271,12 @@ class HttpConnection:
         self.inbound: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=256)
         self.inbound_room = asyncio.Event()
         """Set when a message posted may be queued: there is room, or the connection has ended."""
+        self.inbound_bytes = 0
+        """The bytes of the messages in `inbound`, bounded by `max_inbound_bytes`."""
+        self.active_requests = 0
+        """The HTTP requests of this connection in progress (SSE streams among them)."""
+        self.last_active = asyncio.get_running_loop().time()
+        self.idle_timer: asyncio.TimerHandle | None = None
         self.streams: dict[Route, _Outbox] = {None: server.new_outbox()}
         self.pending_routes: dict[tuple[str, Any], Route] = {}
         """The client's requests → the stream their answer goes out on."""
@@ -233,6 +295,7 @@ class HttpConnection:
         if self.ended:
             return None
         message = await self.inbound.get()
+        self.inbound_bytes -= len(message or b"")
         self.inbound_room.set()
         self.ended = message is None
         return message
@@ -282,7 +345,7 @@ class HttpConnection:
         return sum(1 for route, outbox in self.streams.items() if route is not None and not outbox.receiver)
 
     def close_for_limit(self, why: str) -> None:
-        _log.warning("closing HTTP connection %s: %s", self.id, why)
+        self.server.log.warning(f"limit: {why}", "closing HTTP connection %s: %s", short_id(self.id), why)
         self.end()
         raise ConnectionResetError(f"the connection closed: {why}")
 
@@ -302,7 +365,9 @@ class HttpConnection:
             try:
                 await asyncio.wait_for(self.drained.wait(), max(0.0, deadline - loop.time()))
             except TimeoutError:
-                _log.warning("closing HTTP connection %s: its client stopped reading", self.id)
+                self.server.log.warning(
+                    "stopped reading", "closing HTTP connection %s: its client stopped reading", short_id(self.id)
+                )
                 self.end()
                 raise ConnectionResetError("the client stopped reading its output") from None
 
@@ -315,13 +380,37 @@ class HttpConnection:
     async def deliver(self, message: bytes) -> bool:
         """A message the client posted, for the handler; False (dropped) once the connection has
         ended, also while it waited for room."""
-        while self.inbound.full() and not self.closed:
+        limit = self.server.server_settings.max_inbound_bytes
+        while not self.closed and (
+            self.inbound.full() or (self.inbound_bytes and self.inbound_bytes + len(message) > limit)
+        ):  # (one message alone may take the whole room: `max_request_body_bytes` bounds it)
             self.inbound_room.clear()
             await self.inbound_room.wait()
         if self.closed:
             return False
         self.inbound.put_nowait(message)
+        self.inbound_bytes += len(message)
         return True
+
+    def begin_request(self) -> None:
+        self.active_requests += 1
+
+    def end_request(self) -> None:
+        self.active_requests -= 1
+        self.last_active = asyncio.get_running_loop().time()
+
+    def watch_idle(self) -> None:
+        """End the connection once it has been idle (no request in progress, no stream open) for
+        `idle_timeout` seconds."""
+        loop = asyncio.get_running_loop()
+        timeout = self.server.server_settings.idle_timeout
+        if self.closed:
+            return
+        if self.active_requests == 0 and loop.time() - self.last_active >= timeout:
+            self.end()
+            return
+        wait = timeout if self.active_requests else timeout - (loop.time() - self.last_active)
+        self.idle_timer = loop.call_later(max(wait, 0.0), self.watch_idle)
 
     def end(self) -> None:
         """End the connection: the handler's stream ends, every SSE stream ends."""
@@ -329,8 +418,11 @@ class HttpConnection:
             return
         self.closed = True
         self.server.connections.pop(self.id, None)
+        if self.idle_timer is not None:
+            self.idle_timer.cancel()
         while not self.inbound.empty():  # released: nobody will handle them now
             self.inbound.get_nowait()
+        self.inbound_bytes = 0
         self.inbound.put_nowait(None)
         self.inbound_room.set()  # the POSTs waiting for room are answered
         if self.task is not None and self.task is not asyncio.current_task():
@@ -394,6 +486,9 @@ class AcpHttpApp:
         self.connections: dict[str, HttpConnection] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self.draining = False
+        self.websockets = 0
+        """The WebSocket connections open (with `connections`, bounded by `max_connections`)."""
+        self.log = LogThrottle(_log, server_settings.log_interval)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -429,17 +524,27 @@ class AcpHttpApp:
             if self.draining:
                 await self._refuse(kind, send, 503, "Draining")
                 return
+            if self.at_capacity():
+                await self._refuse(kind, send, 503, "Too many connections", _RETRY_AFTER)
+                return
             await self._websocket(receive, send)
             return
         method = scope["method"]
-        if method == "POST":
-            await self._post(headers, receive, send)
-        elif method == "GET":
-            await self._get(headers, receive, send)
-        elif method == "DELETE":
-            await self._delete(headers, send)
-        else:
-            await _text(send, 405, "Method Not Allowed")
+        connection = self.connections.get(headers.get(CONNECTION_ID_HEADER, ""))
+        if connection is not None:
+            connection.begin_request()  # not idle while it lasts
+        try:
+            if method == "POST":
+                await self._post(headers, receive, send)
+            elif method == "GET":
+                await self._get(headers, receive, send)
+            elif method == "DELETE":
+                await self._delete(headers, send)
+            else:
+                await _text(send, 405, "Method Not Allowed")
+        finally:
+            if connection is not None:
+                connection.end_request()
 
     async def drain(self, seconds: float) -> None:
         """Stop taking connections (`initialize` and WebSocket upgrades answered 503, the health
@@ -471,12 +576,19 @@ class AcpHttpApp:
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
-    async def _refuse(self, kind: str, send: Send, status: int, text: str) -> None:
+    def at_capacity(self) -> bool:
+        """Whether `max_connections` are open (a new one is refused 503)."""
+        return len(self.connections) + self.websockets >= self.server_settings.max_connections
+
+    async def _refuse(
+        self, kind: str, send: Send, status: int, text: str, headers: Sequence[tuple[bytes, bytes]] = ()
+    ) -> None:
         if kind == "websocket":
-            await send({"type": "websocket.http.response.start", "status": status, "headers": _TEXT_HEADERS})
+            start = {"type": "websocket.http.response.start", "status": status, "headers": [*_TEXT_HEADERS, *headers]}
+            await send(start)
             await send({"type": "websocket.http.response.body", "body": text.encode()})
         else:
-            await _text(send, status, text)
+            await _respond(send, status, [*_TEXT_HEADERS, *headers], text.encode())
 
     def new_outbox(self) -> _Outbox:
         return _Outbox(self.server_settings.replay_bytes)
@@ -491,7 +603,8 @@ class AcpHttpApp:
         try:
             await self.handler(transport)
         except Exception:
-            _log.exception("an ACP connection's handler failed")
+            if self.log.warning("handler failed", "an ACP connection's handler failed"):
+                _log.debug("the failure", exc_info=True)
         finally:
             with contextlib.suppress(Exception):
                 await transport.close()
@@ -505,9 +618,16 @@ class AcpHttpApp:
         limit = min(self.max_request_body_bytes, self.max_message_bytes)
         declared = headers.get("content-length", "")
         try:
-            body = None if declared.isdigit() and int(declared) > limit else await _read_body(receive, limit)
+            if declared.isdigit() and int(declared) > limit:
+                body = None
+            else:
+                body = await asyncio.wait_for(_read_body(receive, limit), self.server_settings.body_timeout)
         except ClientLeft:
             return  # nobody to answer, nothing to execute
+        except TimeoutError:  # a slow (or slowloris) client: what came is not executed
+            self.log.warning("body timeout", "a POST body took more than %s s", self.server_settings.body_timeout)
+            await _respond(send, 408, [*_TEXT_HEADERS, (b"connection", b"close")], b"Request body timeout")
+            return
         if body is None:
             await _text(send, 413, f"Request body exceeds {limit} bytes")
             return
@@ -533,6 +653,8 @@ class AcpHttpApp:
                 await _text(send, 400, "Initialize not allowed on existing connection")
             elif self.draining:
                 await _text(send, 503, "Draining")
+            elif self.at_capacity():
+                await _respond(send, 503, [*_TEXT_HEADERS, *_RETRY_AFTER], b"Too many connections")
             else:
                 await self._initialize(message, body, receive, send)
             return
@@ -582,6 +704,8 @@ class AcpHttpApp:
         connection.initialize_id = _key(message["id"])
         self.connections[connection.id] = connection
         connection.task = self._start(connection)
+        connection.begin_request()
+        connection.watch_idle()
         await connection.deliver(body)
         try:
             if not await _until_done(asyncio.shield(connection.initialized), receive):
@@ -595,6 +719,8 @@ class AcpHttpApp:
             failure = {"code": _rt.INTERNAL_ERROR, "message": "Initialize failed", "data": str(error)}
             await _json(send, 500, _rt.dump_json_bytes({"jsonrpc": "2.0", "id": message["id"], "error": failure}))
             return
+        finally:
+            connection.end_request()
         await _json(send, 200, answer, [(CONNECTION_ID_HEADER.encode(), connection.id.encode())])
 
     async def _named_connection(self, connection_id: str | None, send: Send) -> HttpConnection | None:
@@ -706,13 +832,17 @@ class AcpHttpApp:
             self.max_message_bytes,
             max_output_stall=self.max_output_stall,
             max_id_length=self.max_id_length,
+            max_read_ahead_bytes=self.server_settings.max_inbound_bytes,
+            log=self.log,
         )
         connection_id = secrets.token_hex(16)
+        self.websockets += 1
         await send({"type": "websocket.accept", "headers": [(CONNECTION_ID_HEADER.encode(), connection_id.encode())]})
         reading = asyncio.ensure_future(transport.read_frames())
         try:
             await serve_until_gone(self._start(transport), transport.departed.wait(), self.server_settings.close_grace)
         finally:
+            self.websockets -= 1
             reading.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await reading
@@ -736,8 +866,13 @@ class AsgiWebSocketTransport:
         *,
         max_output_stall: float = DEFAULT_MAX_OUTPUT_STALL,
         max_id_length: int = DEFAULT_MAX_ID_LENGTH,
+        max_read_ahead_bytes: int = DEFAULT_MAX_INBOUND_BYTES,
+        log: LogThrottle | None = None,
     ) -> None:
         self._receive = receive
+        self._read_ahead_bytes = max_read_ahead_bytes
+        self._frame_bytes = 0
+        self._log = log or LogThrottle(_log, DEFAULT_LOG_INTERVAL)
         self._send = send
         self._limit = max_message_bytes
         self._stall = max_output_stall
@@ -749,10 +884,13 @@ class AsgiWebSocketTransport:
 
     async def read_frames(self) -> None:
         while True:
-            while self._frames.qsize() >= WEBSOCKET_READ_AHEAD:
+            while self._frames.qsize() >= WEBSOCKET_READ_AHEAD or (
+                self._frames.qsize() and self._frame_bytes >= self._read_ahead_bytes
+            ):
                 self._frame_taken.clear()
                 await self._frame_taken.wait()
             event = await self._receive()
+            self._frame_bytes += _frame_size(event)
             self._frames.put_nowait(event)  # the departure too, past the read-ahead
             if event["type"] == "websocket.disconnect":
                 self.departed.set()
@@ -761,13 +899,14 @@ class AsgiWebSocketTransport:
     async def receive(self) -> bytes | None:
         while not self._closed:
             event = await self._frames.get()
+            self._frame_bytes -= _frame_size(event)
             self._frame_taken.set()
             if event["type"] == "websocket.disconnect":
                 self._closed = True
                 return None
             text = event.get("text")
             if text is None:
-                _log.warning("ignoring a binary WebSocket frame")
+                self._log.warning("binary frame", "ignoring a binary WebSocket frame")
                 continue
             data: bytes = text.encode("utf-8", "surrogatepass")
             if len(data) > self._limit:
@@ -791,7 +930,7 @@ class AsgiWebSocketTransport:
             )
         except TimeoutError:  # before OSError: TimeoutError is one since Python 3.11
             self._closed = True
-            _log.warning("dropping a WebSocket whose client stopped reading")
+            self._log.warning("stopped reading", "dropping a WebSocket whose client stopped reading")
             raise ConnectionResetError("the client stopped reading") from None
         except OSError as error:
             self._closed = True
@@ -807,7 +946,12 @@ class AsgiWebSocketTransport:
                 await self._send({"type": "websocket.close", "code": code})
 
 
+def _frame_size(event: Message) -> int:
+    return len(event.get("text") or "") + len(event.get("bytes") or b"")
+
+
 _TEXT_HEADERS: Final = [(b"content-type", b"text/plain; charset=utf-8")]
+_RETRY_AFTER: Final = [(b"retry-after", str(RETRY_AFTER_SECONDS).encode())]
 _SSE_HEADERS: Final = [
     (b"content-type", b"text/event-stream"),
     (b"cache-control", b"no-cache"),

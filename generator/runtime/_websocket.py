@@ -19,7 +19,16 @@ from typing import Final
 from . import _runtime as _rt
 from ._connection import DEFAULT_LIMITS, Transport
 from ._cookies import AffinityCookies
-from ._http_server import DEFAULT_CLOSE_GRACE, serve_until_gone, within
+from ._http_server import (
+    _RETRY_AFTER,
+    DEFAULT_CLOSE_GRACE,
+    DEFAULT_LOG_INTERVAL,
+    DEFAULT_SERVER_SETTINGS,
+    LogThrottle,
+    ServerSettings,
+    serve_until_gone,
+    within,
+)
 
 try:
     from websockets.asyncio.client import ClientConnection, connect
@@ -33,6 +42,8 @@ except ImportError as error:  # pragma: no cover - exercised in a clean interpre
     ) from error
 
 _log = logging.getLogger(f"{_rt.LOGGER}.websocket")
+_throttle = LogThrottle(_log, DEFAULT_LOG_INTERVAL)
+"""This module's warnings, one per cause per minute (a peer can cause them at will)."""
 
 PATH: Final = "/acp"
 """The endpoint both official SDKs serve and connect to."""
@@ -73,7 +84,7 @@ class WebSocketTransport:
                 return None
             if isinstance(frame, str):
                 return frame.encode("utf-8", "surrogatepass")
-            _log.warning("ignoring a binary WebSocket frame of %d bytes", len(frame))
+            _throttle.warning("binary frame", "ignoring a binary WebSocket frame of %d bytes", len(frame))
 
     async def send(self, message: bytes) -> None:
         """Send one text frame, waiting while the socket's buffer is full (websockets' write
@@ -83,7 +94,7 @@ class WebSocketTransport:
         except _WebSocketClosed as error:
             raise ConnectionResetError(f"the WebSocket is closed: {error}") from None
         except TimeoutError:
-            _log.warning("dropping a WebSocket whose peer stopped reading")
+            _throttle.warning("stopped reading", "dropping a WebSocket whose peer stopped reading")
             self.websocket.transport.abort()
             raise ConnectionResetError("the peer stopped reading") from None
 
@@ -173,12 +184,14 @@ async def serve_transports(
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     max_output_stall: float = DEFAULT_MAX_OUTPUT_STALL,
     close_grace: float = DEFAULT_CLOSE_GRACE,
+    server_settings: ServerSettings = DEFAULT_SERVER_SETTINGS,
 ) -> AsyncIterator[WebSocketServer]:
     """Listen on `host:port` and run `handler` with a transport for each WebSocket opened at
     `path`; the socket is closed when it returns. A frame over `max_message_bytes` closes the
     socket with 1009; a client that reads nothing for `max_output_stall` seconds while the agent
     writes is dropped; once a client has gone, its handler is given `close_grace` seconds, then
-    cancelled.
+    cancelled. `server_settings.max_connections` WebSockets at once: one more is answered 503 with
+    `Retry-After`.
 
     Before the upgrade: another path is answered 404; a request with an `Origin` header not in
     `allowed_origins` (exact `scheme://host:port` strings) 403, so that no web page can reach a
@@ -187,6 +200,7 @@ async def serve_transports(
     carries a fresh `Acp-Connection-Id`."""
     origins = frozenset(allowed_origins)
     connection_ids: dict[ServerConnection, str] = {}
+    open_count = 0
 
     async def process_request(connection: ServerConnection, request: Request) -> Response | None:
         if request.path.partition("?")[0] != path:
@@ -200,6 +214,11 @@ async def serve_transports(
                 allowed = await allowed
             if not allowed:
                 return connection.respond(http.HTTPStatus.UNAUTHORIZED, "Unauthorized\n")
+        if open_count >= server_settings.max_connections:
+            refusal = connection.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, "Too many connections\n")
+            for name, value in _RETRY_AFTER:
+                refusal.headers[name.decode()] = value.decode()
+            return refusal
         connection_ids[connection] = secrets.token_hex(16)
         return None
 
@@ -210,6 +229,14 @@ async def serve_transports(
         return response
 
     async def serve_connection(connection: ServerConnection) -> None:
+        nonlocal open_count
+        open_count += 1
+        try:
+            await serve_open(connection)
+        finally:
+            open_count -= 1
+
+    async def serve_open(connection: ServerConnection) -> None:
         transport = WebSocketTransport(connection, connection_ids.get(connection), max_output_stall=max_output_stall)
         serving = asyncio.ensure_future(handler(transport))
         serving.add_done_callback(_log_failure)

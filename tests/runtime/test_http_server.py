@@ -776,3 +776,188 @@ async def test_the_health_endpoint_answers_before_any_check_and_drain_refuses_ne
         assert not draining.done()  # a connection with a request unanswered is given its time
         await draining  # after 0.3 s: the agent never answers "slow"
         assert running.closed and app.connections == {} and not app._tasks
+
+
+# --- everything bounded: body and idle timeouts, the connection cap, bytes, log lines -----------
+
+
+async def idle_agent(transport: Transport) -> None:
+    """Answers `initialize`, then reads (and records nothing) until the connection ends."""
+    message = json.loads(await transport.receive() or b"{}")
+    await send(transport, {"id": message["id"], "result": {}})
+    while await transport.receive() is not None:
+        pass
+
+
+async def test_a_post_whose_body_does_not_arrive_within_body_timeout_is_answered_408_and_not_executed():
+    agent = Agent()
+    app = hs.AcpHttpApp(agent, server_settings=hs.ServerSettings(body_timeout=0.2))
+    async with asyncio.timeout(TIMEOUT):
+        connection = await open_connection(app)
+        slow = FakeRequest("POST", connection, {"jsonrpc": "2.0", "method": "slow"}, more_body=True)
+        started = asyncio.get_running_loop().time()
+        await app(slow.scope, slow.receive, slow.send)  # the rest of its body never comes
+        assert 0.2 <= asyncio.get_running_loop().time() - started < 2
+        assert slow.status() == 408
+        start = next(m for m in slow.sent if m["type"] == "http.response.start")
+        assert (b"connection", b"close") in start["headers"]
+        assert await post(app, connection, {"jsonrpc": "2.0", "method": "whole"}) == 202
+        while len(agent.received) < 2:
+            await asyncio.sleep(0.01)
+        await app.close()
+    assert [message["method"] for message in agent.received] == ["initialize", "whole"]
+
+
+async def test_connections_over_max_connections_are_refused_503_with_retry_after_http_and_websocket():
+    app = hs.AcpHttpApp(idle_agent, server_settings=hs.ServerSettings(max_connections=2))
+    async with asyncio.timeout(TIMEOUT):
+        first = await open_connection(app)
+        await open_connection(app)
+        over = FakeRequest("POST", {}, INIT)
+        await app(over.scope, over.receive, over.send)
+        assert over.status() == 503
+        start = next(m for m in over.sent if m["type"] == "http.response.start")
+        assert (b"retry-after", b"5") in start["headers"]
+        upgrade = FakeRequest("GET", {})
+        upgrade.scope["type"] = "websocket"
+        await app(upgrade.scope, upgrade.receive, upgrade.send)
+        assert upgrade.sent[0]["status"] == 503 and (b"retry-after", b"5") in upgrade.sent[0]["headers"]
+        assert len(app.connections) == 2
+        assert await _delete(app, first) == 202
+        await open_connection(app)  # a place freed is taken again
+        await app.close()
+
+
+async def test_the_websockets_open_count_toward_max_connections():
+    app = hs.AcpHttpApp(Agent(), server_settings=hs.ServerSettings(max_connections=1))
+    async with asyncio.timeout(TIMEOUT), uvicorn_serving(app) as url, httpx.AsyncClient(timeout=TIMEOUT) as http:
+        from websockets.asyncio.client import connect
+        from websockets.exceptions import InvalidStatus
+
+        async with connect(url.replace("http", "ws", 1)):
+            while app.websockets == 0:
+                await asyncio.sleep(0.01)
+            response = await http.post(url, json=INIT)
+            assert response.status_code == 503 and response.headers["retry-after"] == "5"
+            with pytest.raises(InvalidStatus) as refused:
+                async with connect(url.replace("http", "ws", 1)):
+                    pass
+            assert refused.value.response.status_code == 503
+        while app.websockets:
+            await asyncio.sleep(0.01)
+        await initialize(http, url)  # the WebSocket's place is free again
+
+
+async def test_a_connection_idle_for_idle_timeout_ends_and_its_later_requests_get_404():
+    app = hs.AcpHttpApp(idle_agent, server_settings=hs.ServerSettings(idle_timeout=0.3))
+    notification = {"jsonrpc": "2.0", "method": "ping"}
+    async with asyncio.timeout(TIMEOUT):
+        idle = await open_connection(app)
+        busy = await open_connection(app)
+        stream = FakeRequest("GET", busy)  # an open stream: not idle, however long it lasts
+        streaming = asyncio.ensure_future(app(stream.scope, stream.receive, stream.send))
+        for _ in range(3):  # requests keep it alive too
+            await asyncio.sleep(0.15)
+            assert await post(app, idle, notification) == 202
+        await asyncio.sleep(0.6)
+        assert await post(app, idle, notification) == 404
+        assert await post(app, busy, notification) == 202
+        stream.leave.set()
+        await streaming
+        await asyncio.sleep(0.6)
+        assert await post(app, busy, notification) == 404
+        assert app.connections == {}
+        await app.close()
+
+
+async def test_the_posts_a_connection_holds_for_its_handler_are_bounded_in_bytes():
+    reading = asyncio.Event()
+
+    async def stalled(transport: Transport) -> None:  # at its concurrency limit: reads nothing more
+        message = json.loads(await transport.receive() or b"{}")
+        await send(transport, {"id": message["id"], "result": {}})
+        await reading.wait()
+        while await transport.receive() is not None:
+            pass
+
+    app = hs.AcpHttpApp(stalled, server_settings=hs.ServerSettings(max_inbound_bytes=10_000))
+    big = {"jsonrpc": "2.0", "method": "big", "params": {"pad": "x" * 4_000}}
+    async with asyncio.timeout(TIMEOUT):
+        headers = await open_connection(app)
+        connection = app.connections[headers["Acp-Connection-Id"]]
+        assert await post(app, headers, big) == 202
+        assert await post(app, headers, big) == 202
+        parked = asyncio.ensure_future(post(app, headers, big))  # a third would pass 10,000 bytes
+        await asyncio.sleep(0.2)
+        assert not parked.done() and connection.inbound.qsize() == 2
+        assert connection.inbound_bytes <= 10_000
+        reading.set()
+        assert await parked == 202
+        await app.close()
+
+
+async def test_the_websocket_read_ahead_is_bounded_in_bytes():
+    frames = [{"type": "websocket.receive", "text": "x" * 4_000} for _ in range(5)]
+    taken: list[int] = []
+
+    async def receive() -> dict[str, Any]:
+        taken.append(1)
+        return frames.pop(0) if frames else await asyncio.Event().wait()  # type: ignore[func-returntype]
+
+    async def ignore(message: Any) -> None:
+        pass
+
+    transport = hs.AsgiWebSocketTransport(receive, ignore, 1 << 20, max_read_ahead_bytes=10_000)
+    reading = asyncio.ensure_future(transport.read_frames())
+    await asyncio.sleep(0.1)
+    assert len(taken) == 3  # 12,000 bytes read ahead, then it waits
+    assert await transport.receive() is not None
+    await asyncio.sleep(0.05)
+    assert len(taken) == 4
+    reading.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await reading
+
+
+def test_log_throttle_logs_one_warning_per_cause_per_interval_then_counts_the_rest(caplog):
+    now = [0.0]
+    throttle = hs.LogThrottle(hs._log, 60.0, clock=lambda: now[0])
+    with caplog.at_level("WARNING", logger=hs._log.name):
+        assert throttle.warning("binary", "ignoring a binary frame")
+        assert not any(throttle.warning("binary", "ignoring a binary frame") for _ in range(999))
+        assert throttle.warning("stall", "a client stopped reading")  # another cause: its own line
+        now[0] = 61.0
+        assert throttle.warning("binary", "ignoring a binary frame")
+    assert [record.getMessage() for record in caplog.records] == [
+        "ignoring a binary frame",
+        "a client stopped reading",
+        "ignoring a binary frame (999 more like it suppressed in the last 61 s)",
+    ]
+
+
+async def test_binary_frames_log_one_line_and_the_connection_id_is_never_logged_whole(caplog):
+    app = hs.AcpHttpApp(idle_agent, max_buffered_bytes=10, max_output_stall=0.1)
+    frames = [{"type": "websocket.receive", "bytes": b"\x00"} for _ in range(100)]
+
+    async def receive() -> dict[str, Any]:
+        return frames.pop(0) if frames else {"type": "websocket.disconnect"}
+
+    async def ignore(message: Any) -> None:
+        pass
+
+    with caplog.at_level("WARNING", logger=hs._log.name):
+        transport = hs.AsgiWebSocketTransport(receive, ignore, 1 << 20, log=app.log)
+        reading = asyncio.ensure_future(transport.read_frames())
+        assert await transport.receive() is None
+        await reading
+        async with asyncio.timeout(TIMEOUT):
+            headers = await open_connection(app)
+            connection = app.connections[headers["Acp-Connection-Id"]]
+            with pytest.raises(ConnectionResetError):
+                await connection.send(b'{"jsonrpc":"2.0","method":"update","params":{"pad":"xxxxxxxxxxxx"}}')
+            await app.close()
+    messages = [record.getMessage() for record in caplog.records]
+    assert messages.count("ignoring a binary WebSocket frame") == 1
+    closing = [m for m in messages if m.startswith("closing HTTP connection")]
+    assert closing == [f"closing HTTP connection {connection.id[:8]}…: its client stopped reading"]
+    assert not any(connection.id in m for m in messages)

@@ -182,3 +182,41 @@ async def test_a_client_that_vanishes_while_its_handler_reads_nothing_ends_the_h
             for n in range(3):
                 await raw.send(json.dumps({"jsonrpc": "2.0", "id": n, "method": "m"}))
         await cancelled.wait()
+
+
+async def test_websockets_over_max_connections_are_refused_503_with_retry_after():
+    from generator.runtime._http_server import ServerSettings
+
+    settings = ServerSettings(max_connections=1)
+    async with asyncio.timeout(TIMEOUT), ws.serve_transports(echo, port=0, server_settings=settings) as server:
+        async with connect(server.url) as first:
+            await first.send('{"a":1}')
+            assert await first.recv() == '{"a":1}'
+            with pytest.raises(InvalidStatus) as refused:
+                async with connect(server.url):
+                    pass
+            assert refused.value.response.status_code == 503
+            assert refused.value.response.headers["Retry-After"] == "5"
+        for _ in range(100):  # the place is freed once the first is closed on the server's side
+            try:
+                async with connect(server.url) as again:
+                    await again.send('{"b":2}')
+                    assert await again.recv() == '{"b":2}'
+                break
+            except InvalidStatus:
+                await asyncio.sleep(0.02)
+        else:
+            pytest.fail("the first WebSocket's place was never freed")
+
+
+async def test_a_flood_of_binary_frames_logs_one_warning(caplog, monkeypatch):
+    from generator.runtime._http_server import LogThrottle
+
+    monkeypatch.setattr(ws, "_throttle", LogThrottle(ws._log, 60.0))  # none logged by an earlier test
+    with caplog.at_level("WARNING", logger=ws._log.name):
+        async with asyncio.timeout(TIMEOUT), ws.serve_transports(echo, port=0) as server, connect(server.url) as raw:
+            for _ in range(200):
+                await raw.send(b"\x00")
+            await raw.send('{"text":true}')
+            assert await raw.recv() == '{"text":true}'
+    assert sum("binary WebSocket frame" in record.getMessage() for record in caplog.records) == 1
