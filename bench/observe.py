@@ -63,8 +63,12 @@ async def connected(acp: ModuleType, observe: Callable[[], Any] | None) -> tuple
     Agent, Client = agent_and_client(acp)
     left, right = socket.socketpair()
     client = Client()
-    agent_conn = acp.connect_to_client(Agent(), *await asyncio.open_connection(sock=left, limit=acp.DEFAULT_LIMIT))
-    client_conn = acp.connect_to_agent(client, *await asyncio.open_connection(sock=right, limit=acp.DEFAULT_LIMIT))
+    agent_conn = acp.connect_to_client(
+        Agent(), *await asyncio.open_connection(sock=left, limit=acp.DEFAULT_LIMITS.max_message_bytes)
+    )
+    client_conn = acp.connect_to_agent(
+        client, *await asyncio.open_connection(sock=right, limit=acp.DEFAULT_LIMITS.max_message_bytes)
+    )
     if observe is not None:
         agent_conn.add_observer(observe())
         client_conn.add_observer(observe())

@@ -218,7 +218,7 @@ async def spawn(kind: str, role: str, json_name: str) -> Any:
         str(NOTIFICATIONS),
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
-        limit=acp.DEFAULT_LIMIT,
+        limit=acp.DEFAULT_LIMITS.max_message_bytes,
     )
     assert process.stdout is not None and process.stdin is not None
     if kind == "typed":
@@ -289,8 +289,8 @@ async def concurrent(kind: str, side: Any, raw_params: Any) -> None:
 async def round_trips(kind: str, json_name: str, raw_params: Any) -> tuple[float, float]:
     """ROUND_TRIPS sequential `session/new` requests between two peers of one process."""
     left, right = socket.socketpair()
-    server_streams = await asyncio.open_connection(sock=left, limit=acp.DEFAULT_LIMIT)
-    client_streams = await asyncio.open_connection(sock=right, limit=acp.DEFAULT_LIMIT)
+    server_streams = await asyncio.open_connection(sock=left, limit=acp.DEFAULT_LIMITS.max_message_bytes)
+    client_streams = await asyncio.open_connection(sock=right, limit=acp.DEFAULT_LIMITS.max_message_bytes)
     if kind == "typed":
         server: Any = acp.connect_to_client(Agent(), *server_streams)
         client: Any = acp.connect_to_agent(Client(), *client_streams)

@@ -94,7 +94,7 @@ class Agent:
             __file__,
             "--agent",
             env=env,
-            limits=acp.ConnectionLimits(**self.limits),
+            options=acp.ConnectionOptions(limits=acp.ConnectionLimits(**self.limits)),
         )
         self.conn, self.process = await self._spawned.__aenter__()
         await self.conn.initialize(INIT)
@@ -156,7 +156,7 @@ async def limits_cost(count: int, passes: int) -> None:
 
 def serve_agent() -> None:
     limits = acp.ConnectionLimits(**json.loads(os.environ.get("SOAK_LIMITS", "{}")))
-    asyncio.run(acp.run_agent(StreamingAgent(), limits=limits))
+    asyncio.run(acp.run_agent(StreamingAgent(), options=acp.ConnectionOptions(limits=limits)))
 
 
 def main() -> None:

@@ -53,7 +53,7 @@ class HostileTarget(acp.Agent):
 def main() -> None:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     limits = acp.ConnectionLimits(**json.loads(os.environ.get("HOSTILE_LIMITS", "{}")))
-    asyncio.run(acp.run_agent(HostileTarget(), limits=limits))
+    asyncio.run(acp.run_agent(HostileTarget(), options=acp.ConnectionOptions(limits=limits)))
     if "HOSTILE_LINGER" in os.environ:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         time.sleep(float(os.environ["HOSTILE_LINGER"]))

@@ -133,15 +133,15 @@ def test_check_fails_after_a_template_change(project):
 def test_check_fails_after_a_change_to_a_static_module_and_generate_copies_it_in(project):
     static = project / "generator" / "runtime" / "_connection.py"
     edited, count = re.subn(
-        r"^DEFAULT_LIMIT: Final = .*$", "DEFAULT_LIMIT: Final = 1024", static.read_text(), flags=re.M
+        r"^_MAX_MESSAGE_BYTES: Final = .*$", "_MAX_MESSAGE_BYTES: Final = 1024", static.read_text(), flags=re.M
     )
     assert count == 1
     static.write_text(edited)
     result = cli(project, "check")
     assert result.returncode == 1
-    assert "changed: _connection.py" in result.stderr and "DEFAULT_LIMIT: Final = 1024" in result.stderr
+    assert "changed: _connection.py" in result.stderr and "_MAX_MESSAGE_BYTES: Final = 1024" in result.stderr
     assert cli(project, "generate").returncode == 0
-    assert "DEFAULT_LIMIT: Final = 1024\n" in (project / "generated" / "acp_v2" / "_connection.py").read_text()
+    assert "_MAX_MESSAGE_BYTES: Final = 1024\n" in (project / "generated" / "acp_v2" / "_connection.py").read_text()
     assert cli(project, "check").returncode == 0
 
 

@@ -372,8 +372,8 @@ from .models import (
 
 if TYPE_CHECKING:
     from .connection import (
-        DEFAULT_LIMIT,
         DEFAULT_LIMITS,
+        DEFAULT_OPTIONS,
         PROTOCOL_VERSION,
         AffinityCookies,
         Agent,
@@ -382,6 +382,7 @@ if TYPE_CHECKING:
         ClientSideConnection,
         ConnectionClosed,
         ConnectionLimits,
+        ConnectionOptions,
         LoggingObserver,
         MemoryTransport,
         MessageTooLarge,
@@ -459,8 +460,8 @@ if TYPE_CHECKING:
 
 __all__ = [  # noqa: RUF022 (in groups, the names to start from first)
     # Agents and clients: the interfaces to implement, their connections and transports
-    "DEFAULT_LIMIT",
     "DEFAULT_LIMITS",
+    "DEFAULT_OPTIONS",
     "PROTOCOL_VERSION",
     "AffinityCookies",
     "Agent",
@@ -469,6 +470,7 @@ __all__ = [  # noqa: RUF022 (in groups, the names to start from first)
     "ClientSideConnection",
     "ConnectionClosed",
     "ConnectionLimits",
+    "ConnectionOptions",
     "LoggingObserver",
     "MemoryTransport",
     "MessageTooLarge",
@@ -900,8 +902,8 @@ _LAZY_MODULES: frozenset[str] = frozenset(
     ["_builders", "_codec", "connection", "helpers", "rpc", "session", "transports", "upserts"]
 )
 _DEFINED_IN: dict[str, str] = {
-    "DEFAULT_LIMIT": "connection",
     "DEFAULT_LIMITS": "connection",
+    "DEFAULT_OPTIONS": "connection",
     "PROTOCOL_VERSION": "connection",
     "AffinityCookies": "connection",
     "Agent": "connection",
@@ -910,6 +912,7 @@ _DEFINED_IN: dict[str, str] = {
     "ClientSideConnection": "connection",
     "ConnectionClosed": "connection",
     "ConnectionLimits": "connection",
+    "ConnectionOptions": "connection",
     "LoggingObserver": "connection",
     "MemoryTransport": "connection",
     "MessageTooLarge": "connection",

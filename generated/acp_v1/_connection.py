@@ -29,9 +29,9 @@ from ._runtime import UNDEFINED, DecodeError
 
 _log = logging.getLogger(f"{_rt.LOGGER}.connection")
 
-DEFAULT_LIMIT: Final = 32 * 1024 * 1024
-"""The longest message, in bytes, the stream helpers read by default (asyncio's default of 64 KiB
-is too small for images): `ConnectionLimits.max_message_bytes`, the TypeScript SDK's default."""
+_MAX_MESSAGE_BYTES: Final = 32 * 1024 * 1024
+"""The longest message, in bytes, read by default (asyncio's default of 64 KiB is too small for
+images): `ConnectionLimits.max_message_bytes`, the TypeScript SDK's default."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +43,7 @@ class ConnectionLimits:
     A limit that is reached makes the reader wait (it stops reading, so the pipe pushes back on
     the peer) or, for output the peer does not read, fails the connection."""
 
-    max_message_bytes: int = DEFAULT_LIMIT
+    max_message_bytes: int = _MAX_MESSAGE_BYTES
     """The longest message read, newline excluded; a longer one is answered -32600 and skipped."""
     max_concurrent_requests: int = 1024
     """Requests served at once; the reader waits for one to finish before it reads on."""
@@ -77,6 +77,52 @@ _COUNTS: Final = (
 
 
 DEFAULT_LIMITS: Final = ConnectionLimits()
+
+
+def _is_a(value: object, cls: type) -> bool:
+    """Whether `value` is a `cls`, of this package or of another generated with it (each package
+    has its own copy of this module; a routed connection takes the other package's options)."""
+    return isinstance(value, cls) or type(value).__qualname__ == cls.__qualname__
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionOptions:
+    """What every entry point and connection of the package takes (`options=`): one bundle, so
+    that serving, connecting, routing and negotiating read the same values.
+
+    A value of the wrong type or out of range is refused when the options are made, with an
+    error naming the field (`ConnectionOptions(close_timeout=0)` raises `ValueError`)."""
+
+    limits: ConnectionLimits = DEFAULT_LIMITS
+    """What the connection and its transport hold for the peer at most."""
+    strict: bool = False
+    """Refuse what lenient decoding would salvage (a request's params: -32602)."""
+    on_salvage: _rt.SalvageCallback | None = None
+    """Called with each `Salvage` of lenient decoding (a value dropped or defaulted, and why)."""
+    close_timeout: float = 5.0
+    """Seconds a close waits for the peer to read the output it holds; then it is dropped."""
+
+    def __post_init__(self) -> None:
+        if not _is_a(self.limits, ConnectionLimits):
+            raise TypeError(f"limits must be a ConnectionLimits, not {self.limits!r}")
+        if type(self.strict) is not bool:
+            raise TypeError(f"strict must be a bool, not {self.strict!r}")
+        if self.on_salvage is not None and not callable(self.on_salvage):
+            raise TypeError(f"on_salvage must be a callable or None, not {self.on_salvage!r}")
+        timeout = self.close_timeout
+        if not (type(timeout) in (int, float) and timeout > 0):  # NaN is not > 0
+            raise ValueError(f"close_timeout must be a positive number of seconds, not {timeout!r}")
+
+    @staticmethod
+    def checked(options: object) -> ConnectionOptions:
+        """`options`, when it is a `ConnectionOptions` (of this package or another generated with
+        it); otherwise `TypeError`."""
+        if not _is_a(options, ConnectionOptions):
+            raise TypeError(f"options must be a ConnectionOptions, not {options!r}")
+        return options  # type: ignore[return-value]
+
+
+DEFAULT_OPTIONS: Final = ConnectionOptions()
 READ_SIZE: Final = 64 * 1024
 """The most `StreamTransport` reads from its stream at once."""
 READER_LIMIT: Final = 64 * 1024
@@ -505,9 +551,10 @@ class _Settled:
 class Connection:
     """The JSON-RPC machinery of both typed connections: ids, pending requests, handler tasks,
     dispatch. `wire` says what the package's messages are; `requests` and `notifications` call
-    the `handler`'s method for each method of its side. `strict` and `on_salvage` are passed to
-    every decode the connection makes (the params it serves, the results it receives): strict,
-    a message that lenient decoding would salvage is refused (-32602 for a request's params)."""
+    the `handler`'s method for each method of its side. `options` (`ConnectionOptions`) bound
+    what it holds; their `strict` and `on_salvage` are passed to every decode the connection
+    makes (the params it serves, the results it receives): strict, a message that lenient
+    decoding would salvage is refused (-32602 for a request's params)."""
 
     def __init__(
         self,
@@ -519,14 +566,15 @@ class Connection:
         peer: str,
         requests: Handlers,
         notifications: Handlers,
-        limits: ConnectionLimits = DEFAULT_LIMITS,
-        strict: bool = False,
-        on_salvage: _rt.SalvageCallback | None = None,
+        options: ConnectionOptions = DEFAULT_OPTIONS,
     ) -> None:
+        options = ConnectionOptions.checked(options)
+        self.options: Final = options
+        """What the connection was made with (`ConnectionOptions`)."""
         self._wire = wire
-        self._limits = limits
-        self._strict = strict
-        self._on_salvage = on_salvage
+        self._limits = limits = options.limits
+        self._strict = strict = options.strict
+        self._on_salvage = on_salvage = options.on_salvage
         self._slot_free = asyncio.Event()  # set when a request finishes while the reader waits
         self._handler = handler
         self._transport = transport

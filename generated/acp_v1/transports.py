@@ -9,6 +9,12 @@ a child process, Streamable HTTP, WebSocket or in memory, and negotiate the prot
 starts a client and serves it; `connect_pair(agent, client)` connects the two in this process
 (tests). Every name here is also in the package's top level.
 
+Every entry point takes `options`, a `ConnectionOptions` (`DEFAULT_OPTIONS` by default): the
+limits of the connection and its transport (`ConnectionLimits`), whether its decoding is strict,
+who hears of what lenient decoding salvages, and how long a close waits for the peer to read.
+Routed connections (`serve_agent`, `connect_negotiated`) take the same options, whichever
+package the typed connection is of.
+
 The module is the same in every generated package: it is written against the names of its
 package's `connection` module (`Agent`, `Client` and their connections), which generation checks
 the package defines, and `mypy --strict` on the package checks how they are used."""
@@ -17,16 +23,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import os
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _router
 from ._connection import (
-    DEFAULT_LIMIT,
-    DEFAULT_LIMITS,
-    ConnectionLimits,
+    DEFAULT_OPTIONS,
+    ConnectionOptions,
     Stderr,
     StreamTransport,
     Transport,
@@ -36,7 +40,6 @@ from ._connection import (
 from ._cookies import AffinityCookies
 from ._memory import memory_transports
 from ._router import Routable
-from ._runtime import SalvageCallback
 from .connection import Agent, AgentSideConnection, Client, ClientSideConnection
 
 if TYPE_CHECKING:
@@ -62,25 +65,11 @@ __all__ = [
 ]
 
 
-def _limits(limits: ConnectionLimits, limit: int | None) -> ConnectionLimits:
-    """`limits`, with `limit` (the older spelling of `max_message_bytes`) when it is given."""
-    return limits if limit is None else dataclasses.replace(limits, max_message_bytes=limit)
-
-
-async def run_agent(
-    agent: Agent,
-    *others: Routable,
-    limits: ConnectionLimits = DEFAULT_LIMITS,
-    limit: int | None = None,
-    strict: bool = False,
-    on_salvage: SalvageCallback | None = None,
-    close_timeout: float = 5.0,
-) -> None:
+async def run_agent(agent: Agent, *others: Routable, options: ConnectionOptions = DEFAULT_OPTIONS) -> None:
     """Serve `agent` over stdin/stdout until stdin ends (or the task running it is cancelled:
     the connection is closed either way). stdout carries only protocol lines: log to stderr,
-    never print. `limits` bounds what the connection holds (`ConnectionLimits`); `strict` and
-    `on_salvage` are passed to every decode the connection makes; on close, output the client
-    has not read after `close_timeout` seconds is dropped.
+    never print. On close, output the client has not read after `options.close_timeout`
+    seconds is dropped.
 
     `others` are agents of other protocol versions (`run_agent(agent, acp_v1_agent)`): then the
     connection is routed by the `protocolVersion` of the client's `initialize`, as `serve_agent`
@@ -88,13 +77,13 @@ async def run_agent(
     connection alone (in a package of protocol version 2 or later, an `initialize` asking for a
     version below `PROTOCOL_VERSION` is answered -32022 before `agent.initialize` runs, and one
     that `agent.initialize` answers with another version -32600)."""
-    limits = _limits(limits, limit)
+    options = ConnectionOptions.checked(options)
     reader, writer = await stdio_streams()
-    transport = StreamTransport(reader, writer, limits=limits, close_timeout=close_timeout)
+    transport = StreamTransport(reader, writer, limits=options.limits, close_timeout=options.close_timeout)
     if others:
-        await serve_agent(transport, agent, *others, limits=limits, strict=strict, on_salvage=on_salvage)
+        await serve_agent(transport, agent, *others, options=options)
         return
-    conn = AgentSideConnection(agent, transport, limits=limits, strict=strict, on_salvage=on_salvage)
+    conn = AgentSideConnection(agent, transport, options=options)
     try:
         await conn.wait_closed()
     finally:
@@ -102,11 +91,7 @@ async def run_agent(
 
 
 async def serve_agent(
-    transport: Transport,
-    *agents: Agent | Routable,
-    limits: ConnectionLimits = DEFAULT_LIMITS,
-    strict: bool = False,
-    on_salvage: SalvageCallback | None = None,
+    transport: Transport, *agents: Agent | Routable, options: ConnectionOptions = DEFAULT_OPTIONS
 ) -> None:
     """Serve one connection with the agent, of those given (one per protocol version, of any
     generated package), whose version the client's `initialize` selects: the highest at or
@@ -116,9 +101,9 @@ async def serve_agent(
     (-32602, or -32022 for a version none serves) and the connection stays open; from it on the
     selected agent's typed connection serves everything, that `initialize` first, and the
     connection is never routed again. Returns when the connection ends; cancelled, it closes the
-    connection (or the transport, before routing). The typed connection takes `limits`, `strict`
-    and `on_salvage` (whichever package it is of)."""
-    options = _router.Options(limits, strict, on_salvage)
+    connection (or the transport, before routing). The typed connection takes `options`
+    (whichever package it is of)."""
+    options = ConnectionOptions.checked(options)
     await _router.serve(transport, [agent._acp_route() for agent in agents], options)
 
 
@@ -127,24 +112,22 @@ async def connect_negotiated(
     transport: Transport,
     params: Any,
     *fallbacks: Routable,
-    limits: ConnectionLimits = DEFAULT_LIMITS,
-    strict: bool = False,
-    on_salvage: SalvageCallback | None = None,
+    options: ConnectionOptions = DEFAULT_OPTIONS,
 ) -> tuple[Any, Any]:
     """Initialize a connection with `params` (this package's `InitializeRequest`, the newest version) and return the
     typed connection and `InitializeResponse` of the version the agent answers: this package's
     `ClientSideConnection`, or, when the agent answers a version one of `fallbacks` (clients of
     other generated packages) speaks, that package's, its `initialize` params downgraded from
     `params`. An answer of a version none speaks raises `ProtocolVersionMismatch`, an error
-    answer `RequestError`; neither closes the transport. The typed connection takes `limits`,
-    `strict` and `on_salvage`; close it when done (`async with conn:`).
+    answer `RequestError`; neither closes the transport. The typed connection takes `options`;
+    close it when done (`async with conn:`).
 
     Any transport negotiates: `open_agent_process`, `open_http` and `open_websocket` open the
     transports `spawn_agent_process`, `connect_http` and `connect_websocket` connect over
     (`async with open_http(url) as transport: conn, answer = await connect_negotiated(client,
     transport, params, client_v1)`)."""
+    options = ConnectionOptions.checked(options)
     routes = [fallback._acp_route() for fallback in fallbacks]
-    options = _router.Options(limits, strict, on_salvage)
     return await _router.negotiate(transport, params, client._acp_route(), routes, options)
 
 
@@ -153,16 +136,14 @@ def connect_to_agent(
     reader: asyncio.StreamReader,
     writer: asyncio.StreamWriter,
     *,
-    limits: ConnectionLimits = DEFAULT_LIMITS,
-    strict: bool = False,
-    on_salvage: SalvageCallback | None = None,
-    close_timeout: float = 5.0,
+    options: ConnectionOptions = DEFAULT_OPTIONS,
 ) -> ClientSideConnection:
     """A client connection over the agent's output (`reader`) and input (`writer`); a client that
     an agent started (`spawn_client_process`) connects over `await stdio_streams()`.
-    On close, output the agent has not read after `close_timeout` seconds is dropped."""
-    transport = StreamTransport(reader, writer, limits=limits, close_timeout=close_timeout)
-    return ClientSideConnection(client, transport, limits=limits, strict=strict, on_salvage=on_salvage)
+    On close, output the agent has not read after `options.close_timeout` seconds is dropped."""
+    options = ConnectionOptions.checked(options)
+    transport = StreamTransport(reader, writer, limits=options.limits, close_timeout=options.close_timeout)
+    return ClientSideConnection(client, transport, options=options)
 
 
 def connect_to_client(
@@ -170,15 +151,13 @@ def connect_to_client(
     reader: asyncio.StreamReader,
     writer: asyncio.StreamWriter,
     *,
-    limits: ConnectionLimits = DEFAULT_LIMITS,
-    strict: bool = False,
-    on_salvage: SalvageCallback | None = None,
-    close_timeout: float = 5.0,
+    options: ConnectionOptions = DEFAULT_OPTIONS,
 ) -> AgentSideConnection:
     """An agent connection over the client's output (`reader`) and input (`writer`).
-    On close, output the client has not read after `close_timeout` seconds is dropped."""
-    transport = StreamTransport(reader, writer, limits=limits, close_timeout=close_timeout)
-    return AgentSideConnection(agent, transport, limits=limits, strict=strict, on_salvage=on_salvage)
+    On close, output the client has not read after `options.close_timeout` seconds is dropped."""
+    options = ConnectionOptions.checked(options)
+    transport = StreamTransport(reader, writer, limits=options.limits, close_timeout=options.close_timeout)
+    return AgentSideConnection(agent, transport, options=options)
 
 
 @contextlib.asynccontextmanager
@@ -187,23 +166,20 @@ async def connect_websocket(
     url: str,
     *,
     headers: Mapping[str, str] | None = None,
-    max_message_bytes: int = DEFAULT_LIMIT,
     open_timeout: float = 10.0,
     cookies: AffinityCookies | None = None,
-    limits: ConnectionLimits = DEFAULT_LIMITS,
-    strict: bool = False,
-    on_salvage: SalvageCallback | None = None,
+    options: ConnectionOptions = DEFAULT_OPTIONS,
 ) -> AsyncIterator[ClientSideConnection]:
     """Connect `client` to the agent at `url` over WebSocket (`ws://host:port/acp`, `wss://`;
     one JSON-RPC message per text frame), `headers` on the upgrade request; the connection is
     closed on exit. `cookies`, shared by the connections to one agent, keep the cookies its
     server (a load balancer) sets, and send them again: a reconnect reaches the same worker.
-    The connection takes `limits`, `strict` and `on_salvage` (a frame is bounded by
-    `max_message_bytes`). Needs the `websocket` extra (the `websockets` library)."""
-    async with open_websocket(
-        url, headers=headers, max_message_bytes=max_message_bytes, open_timeout=open_timeout, cookies=cookies
-    ) as transport:
-        conn = ClientSideConnection(client, transport, limits=limits, strict=strict, on_salvage=on_salvage)
+    The connection takes `options` (a frame is bounded by `options.limits.max_message_bytes`).
+    Needs the `websocket` extra (the `websockets` library)."""
+    options = ConnectionOptions.checked(options)
+    opened = open_websocket(url, headers=headers, open_timeout=open_timeout, cookies=cookies, options=options)
+    async with opened as transport:
+        conn = ClientSideConnection(client, transport, options=options)
         try:
             yield conn
         finally:
@@ -214,17 +190,19 @@ def open_websocket(
     url: str,
     *,
     headers: Mapping[str, str] | None = None,
-    max_message_bytes: int = DEFAULT_LIMIT,
     open_timeout: float = 10.0,
     cookies: AffinityCookies | None = None,
+    options: ConnectionOptions = DEFAULT_OPTIONS,
 ) -> contextlib.AbstractAsyncContextManager[Transport]:
     """The transport `connect_websocket` connects over, without a connection: for
     `connect_negotiated`, which picks the connection of the version the agent answers. The
-    options are `connect_websocket`'s; the WebSocket is closed on exit."""
+    options are `connect_websocket`'s (of `options`, the transport reads `limits`); the
+    WebSocket is closed on exit."""
     from . import _websocket
 
+    limits = ConnectionOptions.checked(options).limits
     return _websocket.open_websocket(
-        url, headers=headers, max_message_bytes=max_message_bytes, open_timeout=open_timeout, cookies=cookies
+        url, headers=headers, max_message_bytes=limits.max_message_bytes, open_timeout=open_timeout, cookies=cookies
     )
 
 
@@ -236,25 +214,23 @@ async def serve_websocket(
     path: str = "/acp",
     allowed_origins: Sequence[str] = (),
     authorize: Authorize | None = None,
-    max_message_bytes: int = DEFAULT_LIMIT,
-    max_output_stall: float = 60.0,
-    limits: ConnectionLimits = DEFAULT_LIMITS,
-    strict: bool = False,
-    on_salvage: SalvageCallback | None = None,
+    options: ConnectionOptions = DEFAULT_OPTIONS,
 ) -> AsyncIterator[WebSocketServer]:
     """Serve agents over WebSocket at `ws://host:port/acp` while the context is open (port 0:
     any free port, `server.port`). `agents` make the agents of one connection, one per protocol
     version (a class is such a callable: `serve_websocket(EchoAgent, EchoAgentV1)`); each
     WebSocket gets its own, routed as `serve_agent` says. A request with an `Origin` header not
     in `allowed_origins` is refused (403), one `authorize(headers)` refuses 401; the `101`
-    response carries `Acp-Connection-Id`. A frame over `max_message_bytes` closes the socket
-    (1009); a client that reads nothing for `max_output_stall` seconds while its agent writes is
-    dropped. Each connection takes `limits`, `strict` and `on_salvage`, as `serve_agent` says.
-    Needs the `websocket` extra (the `websockets` library)."""
+    response carries `Acp-Connection-Id`. A frame over `options.limits.max_message_bytes`
+    closes the socket (1009); a client that reads nothing for `options.limits.max_output_stall`
+    seconds while its agent writes is dropped. Each connection takes `options`, as `serve_agent`
+    says. Needs the `websocket` extra (the `websockets` library)."""
     from . import _websocket
 
+    options = ConnectionOptions.checked(options)
+
     async def handle(transport: Transport) -> None:
-        await serve_agent(transport, *(make() for make in agents), limits=limits, strict=strict, on_salvage=on_salvage)
+        await serve_agent(transport, *(make() for make in agents), options=options)
 
     async with _websocket.serve_transports(
         handle,
@@ -263,8 +239,8 @@ async def serve_websocket(
         path=path,
         allowed_origins=allowed_origins,
         authorize=authorize,
-        max_message_bytes=max_message_bytes,
-        max_output_stall=max_output_stall,
+        max_message_bytes=options.limits.max_message_bytes,
+        max_output_stall=options.limits.max_output_stall,
     ) as server:
         yield server
 
@@ -275,20 +251,18 @@ async def connect_http(
     url: str,
     *,
     headers: Mapping[str, str] | None = None,
-    max_message_bytes: int = DEFAULT_LIMIT,
     cookies: AffinityCookies | None = None,
-    limits: ConnectionLimits = DEFAULT_LIMITS,
-    strict: bool = False,
-    on_salvage: SalvageCallback | None = None,
+    options: ConnectionOptions = DEFAULT_OPTIONS,
 ) -> AsyncIterator[ClientSideConnection]:
     """Connect `client` to the agent at `url` over Streamable HTTP (`http://host:port/acp`,
     `https://`: POST per message, server-sent events per connection and per session), with
     `headers` on every request; on exit the connection is closed and ended with `DELETE`. HTTP
     errors as the TypeScript SDK's `createHttpStream` maps them (`_http_client`'s docstring).
-    `cookies` as for `connect_websocket`. The connection takes `limits`, `strict` and
-    `on_salvage`. Needs the `http` extra (the `httpx` library)."""
-    async with open_http(url, headers=headers, max_message_bytes=max_message_bytes, cookies=cookies) as transport:
-        conn = ClientSideConnection(client, transport, limits=limits, strict=strict, on_salvage=on_salvage)
+    `cookies` as for `connect_websocket`. The connection takes `options` (a message is bounded
+    by `options.limits.max_message_bytes`). Needs the `http` extra (the `httpx` library)."""
+    options = ConnectionOptions.checked(options)
+    async with open_http(url, headers=headers, cookies=cookies, options=options) as transport:
+        conn = ClientSideConnection(client, transport, options=options)
         try:
             yield conn
         finally:
@@ -299,15 +273,17 @@ def open_http(
     url: str,
     *,
     headers: Mapping[str, str] | None = None,
-    max_message_bytes: int = DEFAULT_LIMIT,
     cookies: AffinityCookies | None = None,
+    options: ConnectionOptions = DEFAULT_OPTIONS,
 ) -> contextlib.AbstractAsyncContextManager[Transport]:
     """The transport `connect_http` connects over, without a connection: for
     `connect_negotiated`, which picks the connection of the version the agent answers. The
-    options are `connect_http`'s; on exit the connection is ended with `DELETE`."""
+    options are `connect_http`'s (of `options`, the transport reads `limits`); on exit the
+    connection is ended with `DELETE`."""
     from . import _http_client
 
-    return _http_client.open_http(url, headers=headers, max_message_bytes=max_message_bytes, cookies=cookies)
+    limits = ConnectionOptions.checked(options).limits
+    return _http_client.open_http(url, headers=headers, max_message_bytes=limits.max_message_bytes, cookies=cookies)
 
 
 def http_app(
@@ -315,44 +291,43 @@ def http_app(
     path: str = "/acp",
     allowed_origins: Sequence[str] = (),
     authorize: Authorize | None = None,
-    max_message_bytes: int = DEFAULT_LIMIT,
-    max_buffered_bytes: int = DEFAULT_LIMIT,
-    max_output_stall: float = 60.0,
     max_request_body_bytes: int = 16 * 1024 * 1024,
     max_buffered_session_streams: int = 1024,
-    max_id_length: int = 1024,
-    limits: ConnectionLimits = DEFAULT_LIMITS,
-    strict: bool = False,
-    on_salvage: SalvageCallback | None = None,
+    options: ConnectionOptions = DEFAULT_OPTIONS,
 ) -> AcpHttpApp:
     """An ASGI application serving agents over Streamable HTTP and WebSocket at `path`, wire-
     compatible with the TypeScript SDK's `AcpServer`: run it with any ASGI server
     (`uvicorn.run(app, host="127.0.0.1", port=8765)`). `agents` make the agents of one connection,
     one per protocol version, as for `serve_websocket`; `allowed_origins` and `authorize` too
-    (refusals are 403 and 401). The agent's output that its client has not read is held up to
-    `max_buffered_bytes`, beyond which the agent waits (and the client's requests are held
-    back), at most `max_output_stall` seconds. A POST body over `max_request_body_bytes` is
-    refused 413; output waiting for more than `max_buffered_session_streams` sessions no client
-    receives ends the connection; a request or session id over `max_id_length` characters is
-    refused 400 (WebSocket: close 1008), as the TypeScript SDK's `ConnectionLimits` have it.
-    Each connection takes `limits`, `strict` and `on_salvage`, as `serve_agent` says.
+    (refusals are 403 and 401). Each connection takes `options`, as `serve_agent` says, and
+    the server holds to their limits: a message over `max_message_bytes` is refused; the
+    agent's output that its client has not read is held up to `max_buffered_bytes`, beyond
+    which the agent waits (and the client's requests are held back), at most
+    `max_output_stall` seconds; a request or session id over `max_id_length` characters is
+    refused 400 (WebSocket: close 1008). Beyond those, HTTP's own: a POST body over
+    `max_request_body_bytes` is refused 413; output waiting for more than
+    `max_buffered_session_streams` sessions no client receives ends the connection, as the
+    TypeScript SDK's `ConnectionLimits` have it.
     Needs nothing beyond the standard library (the ASGI server aside)."""
     from . import _http_server
 
+    options = ConnectionOptions.checked(options)
+    limits = options.limits
+
     async def handle(transport: Transport) -> None:
-        await serve_agent(transport, *(make() for make in agents), limits=limits, strict=strict, on_salvage=on_salvage)
+        await serve_agent(transport, *(make() for make in agents), options=options)
 
     return _http_server.AcpHttpApp(
         handle,
         path=path,
         allowed_origins=allowed_origins,
         authorize=authorize,
-        max_message_bytes=max_message_bytes,
-        max_buffered_bytes=max_buffered_bytes,
-        max_output_stall=max_output_stall,
+        max_message_bytes=limits.max_message_bytes,
+        max_buffered_bytes=limits.max_buffered_bytes,
+        max_output_stall=limits.max_output_stall,
         max_request_body_bytes=max_request_body_bytes,
         max_buffered_session_streams=max_buffered_session_streams,
-        max_id_length=max_id_length,
+        max_id_length=limits.max_id_length,
     )
 
 
@@ -363,27 +338,22 @@ async def spawn_agent_process(
     *args: str | os.PathLike[str],
     env: Mapping[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
-    limits: ConnectionLimits = DEFAULT_LIMITS,
-    limit: int | None = None,
     timeout: float = 5.0,
-    strict: bool = False,
-    on_salvage: SalvageCallback | None = None,
     stderr: Stderr = None,
+    options: ConnectionOptions = DEFAULT_OPTIONS,
 ) -> AsyncIterator[tuple[ClientSideConnection, asyncio.subprocess.Process]]:
     """Start the agent `command` in a session of its own and connect `client` to its
     stdin/stdout; its stderr goes where `stderr` says (inherited, a file, `subprocess.DEVNULL`,
-    or a callable called with each line).
+    or a callable called with each line). The connection takes `options`.
 
     On exit the connection is closed, which ends the agent's stdin (input the agent has not read
     after half of `timeout` is dropped), and its process group (the agent, a wrapper it was started
     through and every process they started) is stopped as `spawn_process` says: leaving takes at
-    most `timeout` seconds, and no process started survives it; a cancellation kills them at once.
-    `limits` bounds what the connection holds; `strict` and `on_salvage` are passed to every
-    decode it makes."""
-    limits = _limits(limits, limit)
-    opened = open_agent_process(command, *args, env=env, cwd=cwd, limits=limits, timeout=timeout, stderr=stderr)
+    most `timeout` seconds, and no process started survives it; a cancellation kills them at once."""
+    options = ConnectionOptions.checked(options)
+    opened = open_agent_process(command, *args, env=env, cwd=cwd, timeout=timeout, stderr=stderr, options=options)
     async with opened as (transport, process):
-        conn = ClientSideConnection(client, transport, limits=limits, strict=strict, on_salvage=on_salvage)
+        conn = ClientSideConnection(client, transport, options=options)
         try:
             yield conn, process
         finally:
@@ -396,15 +366,16 @@ async def open_agent_process(
     *args: str | os.PathLike[str],
     env: Mapping[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
-    limits: ConnectionLimits = DEFAULT_LIMITS,
     timeout: float = 5.0,
     stderr: Stderr = None,
+    options: ConnectionOptions = DEFAULT_OPTIONS,
 ) -> AsyncIterator[tuple[Transport, asyncio.subprocess.Process]]:
     """Start the agent `command` and yield the transport over its stdin/stdout that
     `spawn_agent_process` connects over, without a connection (for `connect_negotiated`, which
     picks the connection of the version the agent answers), and the process. On exit the
     transport is closed, which ends the agent's stdin, and the agent stopped as
-    `spawn_agent_process` says."""
+    `spawn_agent_process` says. Of `options`, the transport reads `limits`."""
+    limits = ConnectionOptions.checked(options).limits
     async with spawn_process(command, *args, env=env, cwd=cwd, timeout=timeout / 2, stderr=stderr) as process:
         assert process.stdin is not None and process.stdout is not None
         transport = StreamTransport(process.stdout, process.stdin, limits=limits, close_timeout=timeout / 2)
@@ -421,28 +392,21 @@ async def spawn_client_process(
     *args: str | os.PathLike[str],
     env: Mapping[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
-    limits: ConnectionLimits = DEFAULT_LIMITS,
     timeout: float = 5.0,
-    strict: bool = False,
-    on_salvage: SalvageCallback | None = None,
     stderr: Stderr = None,
+    options: ConnectionOptions = DEFAULT_OPTIONS,
 ) -> AsyncIterator[tuple[AgentSideConnection, asyncio.subprocess.Process]]:
     """Start the client `command` (an editor that speaks ACP over stdio) and serve `agent` to it
-    over its stdin/stdout: `spawn_agent_process` the other way round, `stderr` and leaving
-    (at most `timeout` seconds, no process started surviving) as it says."""
+    over its stdin/stdout: `spawn_agent_process` the other way round, `stderr`, `options` and
+    leaving (at most `timeout` seconds, no process started surviving) as it says."""
+    options = ConnectionOptions.checked(options)
+    limit = options.limits.max_message_bytes + 1
     async with spawn_process(
-        command, *args, env=env, cwd=cwd, limit=limits.max_message_bytes + 1, timeout=timeout / 2, stderr=stderr
+        command, *args, env=env, cwd=cwd, limit=limit, timeout=timeout / 2, stderr=stderr
     ) as process:
         assert process.stdin is not None and process.stdout is not None
-        conn = connect_to_client(
-            agent,
-            process.stdout,
-            process.stdin,
-            limits=limits,
-            strict=strict,
-            on_salvage=on_salvage,
-            close_timeout=timeout / 2,
-        )
+        transport = StreamTransport(process.stdout, process.stdin, limits=options.limits, close_timeout=timeout / 2)
+        conn = AgentSideConnection(agent, transport, options=options)
         try:
             yield conn, process
         finally:
@@ -454,24 +418,22 @@ async def connect_pair(
     agent: Agent,
     client: Client,
     *,
-    limits: ConnectionLimits = DEFAULT_LIMITS,
-    client_limits: ConnectionLimits | None = None,
     timeout: float = 5.0,
-    strict: bool = False,
-    on_salvage: SalvageCallback | None = None,
+    options: ConnectionOptions = DEFAULT_OPTIONS,
+    client_options: ConnectionOptions | None = None,
 ) -> AsyncIterator[tuple[AgentSideConnection, ClientSideConnection]]:
     """Connect `agent` and `client` in this process over `memory_transports()`: every message is
-    encoded to JSON bytes and decoded again, as over a pipe, and the limits hold (`limits` for
-    both ends, `client_limits` for the client's when they differ); `strict` and `on_salvage` are
-    passed to every decode either end makes. Yields the agent's and the client's connections.
+    encoded to JSON bytes and decoded again, as over a pipe, and the limits hold. Both ends take
+    `options` (the client's end `client_options` when they differ). Yields the agent's and the
+    client's connections.
 
     On exit the client's connection closes; the agent's handles what the client sent before
     (its notifications too) and closes, at the latest after `timeout` seconds."""
-    agent_end, client_end = memory_transports(limits, client_limits)
-    agent_conn = AgentSideConnection(agent, agent_end, limits=limits, strict=strict, on_salvage=on_salvage)
-    client_conn = ClientSideConnection(
-        client, client_end, limits=client_limits or limits, strict=strict, on_salvage=on_salvage
-    )
+    options = ConnectionOptions.checked(options)
+    client_options = options if client_options is None else ConnectionOptions.checked(client_options)
+    agent_end, client_end = memory_transports(options.limits, client_options.limits)
+    agent_conn = AgentSideConnection(agent, agent_end, options=options)
+    client_conn = ClientSideConnection(client, client_end, options=client_options)
     try:
         yield agent_conn, client_conn
     finally:

@@ -418,8 +418,8 @@ from .models import (
 
 if TYPE_CHECKING:
     from .connection import (
-        DEFAULT_LIMIT,
         DEFAULT_LIMITS,
+        DEFAULT_OPTIONS,
         PROTOCOL_VERSION,
         AffinityCookies,
         Agent,
@@ -428,6 +428,7 @@ if TYPE_CHECKING:
         ClientSideConnection,
         ConnectionClosed,
         ConnectionLimits,
+        ConnectionOptions,
         LoggingObserver,
         MemoryTransport,
         MessageTooLarge,
@@ -510,8 +511,8 @@ if TYPE_CHECKING:
 
 __all__ = [  # noqa: RUF022 (in groups, the names to start from first)
     # Agents and clients: the interfaces to implement, their connections and transports
-    "DEFAULT_LIMIT",
     "DEFAULT_LIMITS",
+    "DEFAULT_OPTIONS",
     "PROTOCOL_VERSION",
     "AffinityCookies",
     "Agent",
@@ -520,6 +521,7 @@ __all__ = [  # noqa: RUF022 (in groups, the names to start from first)
     "ClientSideConnection",
     "ConnectionClosed",
     "ConnectionLimits",
+    "ConnectionOptions",
     "LoggingObserver",
     "MemoryTransport",
     "MessageTooLarge",
@@ -1002,8 +1004,8 @@ _LAZY_MODULES: frozenset[str] = frozenset(
     ["_builders", "_codec", "connection", "helpers", "rpc", "session", "transports", "upserts"]
 )
 _DEFINED_IN: dict[str, str] = {
-    "DEFAULT_LIMIT": "connection",
     "DEFAULT_LIMITS": "connection",
+    "DEFAULT_OPTIONS": "connection",
     "PROTOCOL_VERSION": "connection",
     "AffinityCookies": "connection",
     "Agent": "connection",
@@ -1012,6 +1014,7 @@ _DEFINED_IN: dict[str, str] = {
     "ClientSideConnection": "connection",
     "ConnectionClosed": "connection",
     "ConnectionLimits": "connection",
+    "ConnectionOptions": "connection",
     "LoggingObserver": "connection",
     "MemoryTransport": "connection",
     "MessageTooLarge": "connection",

@@ -24,7 +24,16 @@ from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
 from . import _runtime as _rt
-from ._connection import ConnectionClosed, MessageTooLarge, Transport, Wire, failed_message_id, unparsed_response_id
+from ._connection import (
+    DEFAULT_OPTIONS,
+    ConnectionClosed,
+    ConnectionOptions,
+    MessageTooLarge,
+    Transport,
+    Wire,
+    failed_message_id,
+    unparsed_response_id,
+)
 from ._runtime import DecodeError
 
 _log = logging.getLogger(f"{_rt.LOGGER}.router")
@@ -49,7 +58,7 @@ class Connected(Protocol):
 class Route:
     """One package's side of a connection: the protocol version it speaks, its wire, and its
     typed connection for a handler over a transport, with the connection's options
-    (`AgentSideConnection(agent, transport, limits=..., strict=..., on_salvage=...)`)."""
+    (`AgentSideConnection(agent, transport, options=...)`)."""
 
     version: int | None
     wire: Wire
@@ -63,23 +72,10 @@ def overrides(handler: object, interface: type) -> Callable[[str], bool]:
     return lambda name: getattr(type(handler), name, None) is not getattr(interface, name, None)
 
 
-@dataclass(frozen=True, slots=True)
-class Options:
-    """What the user asked of the routed connection, passed to the typed connection of the
-    route selected (a route of another package reads the same attributes of `limits`)."""
-
-    limits: Any = None  # a `ConnectionLimits` of any package; None: the route's package default
-    strict: bool = False
-    on_salvage: Callable[[Any], None] | None = None
-
-    def connect(self, route: RouteLike, transport: Transport) -> Any:
-        """The route's typed connection over `transport`, with these options."""
-        if self.limits is None:
-            return route.connect(transport, strict=self.strict, on_salvage=self.on_salvage)
-        return route.connect(transport, limits=self.limits, strict=self.strict, on_salvage=self.on_salvage)
-
-
-DEFAULT_OPTIONS: Final = Options()
+def _connect(route: RouteLike, transport: Transport, options: ConnectionOptions) -> Any:
+    """The route's typed connection over `transport`, with the user's options (a
+    `ConnectionOptions` of any package generated with this one: each reads the same fields)."""
+    return route.connect(transport, options=options)
 
 
 class RouteLike(Protocol):
@@ -285,7 +281,9 @@ def _route_initialize(data: bytes, routes: dict[int, RouteLike], strict: bool) -
     return Routed(route, data if normalized is message else _rt.dump_json_bytes(normalized))
 
 
-async def serve(transport: Transport, routes: Sequence[RouteLike], options: Options = DEFAULT_OPTIONS) -> None:
+async def serve(
+    transport: Transport, routes: Sequence[RouteLike], options: ConnectionOptions = DEFAULT_OPTIONS
+) -> None:
     """Route the connection on `transport` to the route of the version its `initialize` selects,
     then serve it with that route's typed connection until it ends. Before a valid
     `initialize`: notifications and responses are ignored, other requests answered -32600, a
@@ -302,7 +300,7 @@ async def serve(transport: Transport, routes: Sequence[RouteLike], options: Opti
         raise
     if routed is None:
         return
-    connection: Connected = options.connect(routed.route, Replay(transport, [routed.message]))
+    connection: Connected = _connect(routed.route, Replay(transport, [routed.message]), options)
     try:
         await connection.wait_closed()
     finally:
@@ -385,7 +383,7 @@ async def negotiate(
     params: Any,
     newest: RouteLike,
     others: Sequence[RouteLike],
-    options: Options = DEFAULT_OPTIONS,
+    options: ConnectionOptions = DEFAULT_OPTIONS,
 ) -> tuple[Any, Any]:
     """Send `initialize` with `params` (of the `newest` route's version), read the agent's answer
     and return the typed connection and `InitializeResponse` of the version it answered: the
@@ -423,7 +421,7 @@ async def negotiate(
         envelope = {"jsonrpc": "2.0", "id": 0, "method": INITIALIZE, "params": own}
         typed = route.wire.decoder("agent", False, None)(envelope).params
     primed = Primed(transport, result, received)
-    connection = options.connect(route, primed)
+    connection = _connect(route, primed, options)
     try:
         response = await connection._request(INITIALIZE, typed)
     except BaseException:  # cancelled: the connection stops reading, the transport stays open

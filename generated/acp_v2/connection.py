@@ -25,11 +25,12 @@ from typing import TYPE_CHECKING, Any, Final
 
 from . import _connection, _jsonrpc, _router
 from ._connection import (
-    DEFAULT_LIMIT,
     DEFAULT_LIMITS,
+    DEFAULT_OPTIONS,
     Connection,
     ConnectionClosed,
     ConnectionLimits,
+    ConnectionOptions,
     Handlers,
     MessageTooLarge,
     StreamTransport,
@@ -41,7 +42,7 @@ from ._cookies import AffinityCookies
 from ._memory import MemoryTransport, memory_transports
 from ._observe import LoggingObserver, WireEvent, WireObserver, opentelemetry_observer
 from ._router import ProtocolVersionMismatch
-from ._runtime import UNDEFINED, MaybeUndefined, SalvageCallback
+from ._runtime import UNDEFINED, MaybeUndefined
 from .models import (
     ArchiveSessionRequest,
     ArchiveSessionResponse,
@@ -111,8 +112,8 @@ if TYPE_CHECKING:
     from .helpers import AgentSession, SessionHistory
 
 __all__ = [
-    "DEFAULT_LIMIT",
     "DEFAULT_LIMITS",
+    "DEFAULT_OPTIONS",
     "PROTOCOL_VERSION",
     "AffinityCookies",
     "Agent",
@@ -121,6 +122,7 @@ __all__ = [
     "ClientSideConnection",
     "ConnectionClosed",
     "ConnectionLimits",
+    "ConnectionOptions",
     "LoggingObserver",
     "MemoryTransport",
     "MessageTooLarge",
@@ -647,18 +649,16 @@ class AgentSideConnection(Connection):
     """The agent's end of a connection: serves a `Agent` and calls the client through typed methods.
 
     Reading starts at once, in the running event loop; `wait_closed()` waits for the end,
-    `close()` ends it (also `async with`). `limits` bounds what it holds for the peer;
-    `strict` and `on_salvage` are passed to every decode it makes (a strict connection refuses
-    a message lenient decoding would salvage: -32602 for a request's params)."""
+    `close()` ends it (also `async with`). `options` (a `ConnectionOptions`, read back as
+    `conn.options`) bounds what it holds for the peer and says how it decodes (a strict
+    connection refuses a message lenient decoding would salvage: -32602 for a request's params)."""
 
     def __init__(
         self,
         agent: Agent,
         transport: Transport,
         *,
-        limits: ConnectionLimits = DEFAULT_LIMITS,
-        strict: bool = False,
-        on_salvage: SalvageCallback | None = None,
+        options: ConnectionOptions = DEFAULT_OPTIONS,
     ) -> None:
         super().__init__(
             agent,
@@ -668,9 +668,7 @@ class AgentSideConnection(Connection):
             peer="client",
             requests=_AGENT_REQUESTS,
             notifications=_AGENT_NOTIFICATIONS,
-            limits=limits,
-            strict=strict,
-            on_salvage=on_salvage,
+            options=options,
         )
         agent.on_connect(self)
 
@@ -845,18 +843,16 @@ class ClientSideConnection(Connection):
     """The client's end of a connection: serves a `Client` and calls the agent through typed methods.
 
     Reading starts at once, in the running event loop; `wait_closed()` waits for the end,
-    `close()` ends it (also `async with`). `limits` bounds what it holds for the peer;
-    `strict` and `on_salvage` are passed to every decode it makes (a strict connection refuses
-    a message lenient decoding would salvage: -32602 for a request's params)."""
+    `close()` ends it (also `async with`). `options` (a `ConnectionOptions`, read back as
+    `conn.options`) bounds what it holds for the peer and says how it decodes (a strict
+    connection refuses a message lenient decoding would salvage: -32602 for a request's params)."""
 
     def __init__(
         self,
         client: Client,
         transport: Transport,
         *,
-        limits: ConnectionLimits = DEFAULT_LIMITS,
-        strict: bool = False,
-        on_salvage: SalvageCallback | None = None,
+        options: ConnectionOptions = DEFAULT_OPTIONS,
     ) -> None:
         super().__init__(
             client,
@@ -866,9 +862,7 @@ class ClientSideConnection(Connection):
             peer="agent",
             requests=_CLIENT_REQUESTS,
             notifications=_CLIENT_NOTIFICATIONS,
-            limits=limits,
-            strict=strict,
-            on_salvage=on_salvage,
+            options=options,
         )
         client.on_connect(self)
 

@@ -397,9 +397,7 @@ def connection_context(module: Module, queries: Queries) -> ConnectionContext:
         rpc_error=module.rpc_error,
         request_id=module.request_id,
         connection_imports=sorted({name for name in names if name} | {cancel.params}, key=import_sort_key),
-        runtime_imports=sorted(
-            {"UNDEFINED", "SalvageCallback"} | _runtime_names(data_constructors), key=import_sort_key
-        ),
+        runtime_imports=sorted({"UNDEFINED"} | _runtime_names(data_constructors), key=import_sort_key),
         version_check=_version_check(module, queries, data_constructors),
         turn_cancel=_turn_cancel(wires, queries),
     )

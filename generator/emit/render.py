@@ -342,6 +342,21 @@ def codec_units(env: jinja2.Environment, queries: Queries, context: PackageConte
 MCP_MODULE = "mcp.py"
 
 
+PROXY_METHODS = frozenset({"proxy/initialize", "proxy/successor"})
+"""The methods of proxy chains: a package whose schema has them gets the conductor."""
+
+
+def proxy_units(env: jinja2.Environment, module: Module, queries: Queries, base: dict[str, Any]) -> list[str]:
+    """proxy.py: the forwarding agent and client, one method for each of the two peers' methods."""
+    connection = connection_context(module, queries)
+    agent, client = connection.peers[0]
+    names = {m.params for m in (*agent.methods, *client.methods)} | {
+        m.result for m in (*agent.methods, *client.methods) if m.result
+    }
+    context = {**base, "peers": connection.peers, "proxy_imports": sorted(names, key=import_sort_key)}
+    return split_units(env.get_template("proxy.py.jinja").render(context))
+
+
 def static_units(env: jinja2.Environment, name: str, base: dict[str, Any], source: str | None = None) -> list[str]:
     """The units of the static module `name` of `generator/runtime/` (or the text `source`),
     copied in under the header."""
@@ -407,6 +422,10 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         if queries.types.keys() >= set(imported_names(mcp)):
             files["_mcp.py"] = static_units(env, "_mcp.py", base)
             files[MCP_MODULE] = static_units(env, MCP_MODULE, base, mcp)
+        if {method.name for method in module.methods} >= PROXY_METHODS:
+            files["conductor.py"] = static_units(env, "conductor.py", base)
+            files["_proxy.py"] = static_units(env, "_proxy.py", base)
+            files["proxy.py"] = proxy_units(env, module, queries, base)
         helpers = helpers_context(module, queries)
         if helpers is not None:
             for file_name, static_name in helpers.modules.items():
@@ -432,7 +451,10 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         "_http_server",
         "_http_client",
         "_mcp",
+        "_proxy",
         "mcp",  # needs the `mcp` extra: imported by name (`from acp_v2.mcp import ...`), never as an attribute
+        "conductor",  # run (`python -m acp_v2.conductor`) or imported by name, as `proxy`
+        "proxy",
         "models",
     )
     lazy_modules = [name for name in lazy_modules if name not in imported_by_others]

@@ -47,14 +47,15 @@ RPC_NAMES = (
 # interfaces and connections of the two peers, and the helpers.
 CONNECTION_NAMES = (
     "AffinityCookies",
-    "DEFAULT_LIMIT",
     "DEFAULT_LIMITS",
+    "DEFAULT_OPTIONS",
     "Agent",
     "AgentSideConnection",
     "Client",
     "ClientSideConnection",
     "ConnectionClosed",
     "ConnectionLimits",
+    "ConnectionOptions",
     "LoggingObserver",
     "MemoryTransport",
     "MessageTooLarge",

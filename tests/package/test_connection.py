@@ -32,7 +32,7 @@ def run(test: Callable[[], Coroutine[Any, Any, None]]) -> None:
     run_bounded(test())
 
 
-async def stream_pair(limit: int = acp.DEFAULT_LIMIT) -> tuple[tuple[Any, Any], tuple[Any, Any]]:
+async def stream_pair(limit: int = acp.DEFAULT_LIMITS.max_message_bytes) -> tuple[tuple[Any, Any], tuple[Any, Any]]:
     left, right = socket.socketpair()
     return (
         await asyncio.open_connection(sock=left, limit=limit),
@@ -148,10 +148,14 @@ class RawPeer:
 
 
 @contextlib.asynccontextmanager
-async def raw_client(agent: Any = None, *, limit: int = acp.DEFAULT_LIMIT, **options: Any) -> AsyncIterator[RawPeer]:
-    """A raw client peer of an agent connection made with `options` (`strict=`, `on_salvage=`...)."""
+async def raw_client(
+    agent: Any = None, *, limit: int = acp.DEFAULT_LIMITS.max_message_bytes, **options: Any
+) -> AsyncIterator[RawPeer]:
+    """A raw client peer of an agent connection made with `ConnectionOptions(**options)`."""
     (agent_reader, agent_writer), (peer_reader, peer_writer) = await stream_pair(limit)
-    conn = acp.connect_to_client(agent or EchoAgent(), agent_reader, agent_writer, **options)
+    conn = acp.connect_to_client(
+        agent or EchoAgent(), agent_reader, agent_writer, options=acp.ConnectionOptions(**options)
+    )
     try:
         yield RawPeer(peer_reader, peer_writer)
     finally:
@@ -456,7 +460,9 @@ def test_a_request_before_initialize_is_refused_as_the_typescript_sdk_refuses_it
     package, error, params
 ):
     async def test() -> None:
-        (agent_reader, agent_writer), (peer_reader, peer_writer) = await stream_pair(acp.DEFAULT_LIMIT)
+        (agent_reader, agent_writer), (peer_reader, peer_writer) = await stream_pair(
+            acp.DEFAULT_LIMITS.max_message_bytes
+        )
         conn = package.connect_to_client(package.Agent(), agent_reader, agent_writer)
         peer = RawPeer(peer_reader, peer_writer)
         assert await peer.ask(request(7, "session/new", params)) == {"jsonrpc": "2.0", "id": 7, "error": error}
@@ -618,10 +624,12 @@ def test_a_duplicate_id_in_flight_is_refused():
 
 @contextlib.asynccontextmanager
 async def raw_agent(
-    client: Any = None, *, limit: int = acp.DEFAULT_LIMIT, **options: Any
+    client: Any = None, *, limit: int = acp.DEFAULT_LIMITS.max_message_bytes, **options: Any
 ) -> AsyncIterator[tuple[RawPeer, Any]]:
     (client_reader, client_writer), (peer_reader, peer_writer) = await stream_pair(limit)
-    conn = acp.connect_to_agent(client or RecordingClient(), client_reader, client_writer, **options)
+    conn = acp.connect_to_agent(
+        client or RecordingClient(), client_reader, client_writer, options=acp.ConnectionOptions(**options)
+    )
     try:
         yield RawPeer(peer_reader, peer_writer), conn
     finally:
@@ -972,7 +980,9 @@ def test_a_peer_that_stops_reading_fails_the_connection_after_the_output_stall()
     async def test() -> None:
         limits = acp.ConnectionLimits(max_buffered_bytes=64 * 1024, max_output_stall=0.5)
         (client_reader, client_writer), (_peer_reader, peer_writer) = await stream_pair()
-        conn = acp.connect_to_agent(RecordingClient(), client_reader, client_writer, limits=limits)
+        conn = acp.connect_to_agent(
+            RecordingClient(), client_reader, client_writer, options=acp.ConnectionOptions(limits=limits)
+        )
         started = asyncio.get_running_loop().time()
         with pytest.raises(acp.ConnectionClosed, match=r"read none of the output for 0\.5 s"):
             for _ in range(1000):  # the peer reads nothing: far more than any socket buffer holds
@@ -1226,7 +1236,7 @@ def test_close_drops_output_the_peer_has_not_read_after_close_timeout(connect):
     async def test() -> None:
         (reader, writer), (_, peer_writer) = await stream_pair()  # the peer reads nothing
         handler = acp.Client() if connect is acp.connect_to_agent else EchoAgent()
-        conn = connect(handler, reader, writer, close_timeout=0.2)
+        conn = connect(handler, reader, writer, options=acp.ConnectionOptions(close_timeout=0.2))
         for _ in range(20):  # more than the socket holds; the peer reads none of it
             await conn.ext_notification("_x", "y" * 2**20)
         started = time.monotonic()

@@ -88,7 +88,9 @@ def test_a_pair_passes_strict_and_on_salvage_to_both_ends():
         for strict in (False, True):
             seen: list[Any] = []
             client = RecordingClient()
-            async with acp.connect_pair(Sloppy(), client, strict=strict, on_salvage=seen.append) as (_, client_conn):
+            async with acp.connect_pair(
+                Sloppy(), client, options=acp.ConnectionOptions(strict=strict, on_salvage=seen.append)
+            ) as (_, client_conn):
                 await client_conn.initialize(INIT)
                 await client_conn.session_new(acp.NewSessionRequest(cwd="/"))
                 while not client.updates or client.updates[-1].tool_call_id != "ok":
@@ -113,7 +115,10 @@ def test_a_pair_honours_the_limit_on_requests_served_at_once():
                 return acp.NewSessionResponse(session_id="s")
 
         limits = acp.ConnectionLimits(max_concurrent_requests=2)
-        async with acp.connect_pair(Slow(), RecordingClient(), limits=limits) as (_, client_conn):
+        async with acp.connect_pair(Slow(), RecordingClient(), options=acp.ConnectionOptions(limits=limits)) as (
+            _,
+            client_conn,
+        ):
             await client_conn.initialize(INIT)
             answers = await asyncio.gather(*(client_conn.session_new(acp.NewSessionRequest(cwd="/")) for _ in range(8)))
         assert [answer.session_id for answer in answers] == ["s"] * 8
@@ -130,7 +135,10 @@ def test_a_pair_holds_output_its_peer_does_not_read_only_up_to_the_limit_then_fa
 
         agent = EchoAgent()
         limits = acp.ConnectionLimits(max_queued_notifications=1, max_buffered_bytes=4096, max_output_stall=0.3)
-        async with acp.connect_pair(agent, Deaf(), limits=limits, timeout=1) as (agent_conn, client_conn):
+        async with acp.connect_pair(agent, Deaf(), options=acp.ConnectionOptions(limits=limits), timeout=1) as (
+            agent_conn,
+            client_conn,
+        ):
             await client_conn.initialize(INIT)
             prompt = acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="w " * 2000)])
             call = asyncio.create_task(client_conn.session_prompt(prompt))
@@ -459,7 +467,9 @@ def test_spawn_client_process_passes_strict_and_on_salvage_to_its_connection():
         for strict in (False, True):
             seen: list[Any] = []
             command = (sys.executable, "-c", SALVAGING_CLIENT, json.dumps(acp.encode(INIT)))
-            async with acp.spawn_client_process(EchoAgent(), *command, strict=strict, on_salvage=seen.append) as (
+            async with acp.spawn_client_process(
+                EchoAgent(), *command, options=acp.ConnectionOptions(strict=strict, on_salvage=seen.append)
+            ) as (
                 conn,
                 process,
             ):

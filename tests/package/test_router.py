@@ -254,7 +254,9 @@ def test_a_strict_router_refuses_an_initialize_lenient_decoding_would_salvage_be
 
     async def test() -> None:
         pipe = Pipe()
-        task = asyncio.create_task(acp.serve_agent(pipe, V2Agent(), V1Agent(), strict=True))
+        task = asyncio.create_task(
+            acp.serve_agent(pipe, V2Agent(), V1Agent(), options=acp.ConnectionOptions(strict=True))
+        )
         pipe.feed(request(0, {**V2_INIT, "capabilities": 5}), request(1, V1_INIT))
         answer = await pipe.next()
         assert (answer["id"], answer["error"]["code"]) == (0, -32602)
@@ -270,7 +272,9 @@ def test_on_salvage_sees_a_routed_initializes_salvage_once():
 
     async def test() -> None:
         pipe, seen = Pipe(), []
-        task = asyncio.create_task(acp.serve_agent(pipe, V2Agent(), on_salvage=seen.append))
+        task = asyncio.create_task(
+            acp.serve_agent(pipe, V2Agent(), options=acp.ConnectionOptions(on_salvage=seen.append))
+        )
         pipe.feed(request(0, {**V2_INIT, "capabilities": 5}))
         assert (await pipe.next())["result"]["protocolVersion"] == 2
         assert [salvage.path for salvage in seen] == ["$.params.capabilities"]
@@ -693,7 +697,9 @@ def test_a_v2_agent_reads_the_negotiating_initialize_as_its_own():
     async def test() -> None:
         agent_end, client_end = await socket_transports()
         v2 = V2Agent()
-        serving = asyncio.create_task(acp.serve_agent(agent_end, v2, V1Agent(), strict=True))
+        serving = asyncio.create_task(
+            acp.serve_agent(agent_end, v2, V1Agent(), options=acp.ConnectionOptions(strict=True))
+        )
         conn, _ = await acp.connect_negotiated(acp.Client(), client_end, V2_PARAMS, FileSystemClientV1())
         assert isinstance(conn, acp.ClientSideConnection)
         assert v2.seen[0].info == acp.Implementation(name="client", version="1")
