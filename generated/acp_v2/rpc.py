@@ -553,12 +553,7 @@ def encode_message(message: Message) -> dict[str, Any]:
 
 
 class PendingRequests(_jsonrpc.PendingRequests[Request, Response]):
-    """The requests sent and not yet answered: allocates their ids and types their results.
-
-    `request(method, params)` makes a request with the next integer id (or `track` one
-    made elsewhere: an id still pending is refused); `resolve(response)` forgets it and
-    types the result; `discard(id)` forgets a request whose response is no longer wanted.
-    `side` is the side that handles the requests (the peer's)."""
+    __doc__ = _jsonrpc.PendingRequests.__doc__
 
     def __init__(self, *, side: str | None = None) -> None:
         super().__init__(_ENVELOPES, side=side)

@@ -150,6 +150,7 @@ class PackageContext:
     rpc_imported: list[str]
     connection_exported: list[str]
     connection_imported: list[str]
+    transports_imported: list[str]  # transports.py's public names (none without a connection)
     session_exported: list[str]  # session.py's public names (none without it)
     helpers_exported: list[str]  # helpers.py's public names (none without it)
     uses: dict[str, bool]  # which names of `typing` and `dataclasses` models.py uses

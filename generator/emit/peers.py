@@ -6,8 +6,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from generator import static
 from generator.emit.contexts import PEER_SIDES, SHARED_SIDE, import_sort_key, rpc_code_enum, sort_key
 from generator.emit.exprs import children
+from generator.emit.imports import exported_names
 from generator.emit.pytypes import Queries
 from generator.errors import GenerationError
 from generator.ir import naming
@@ -275,17 +277,31 @@ def _version_check(
     )
 
 
-def connection_names(module: Module) -> tuple[str, ...]:
-    """The public names of connection.py, or () when the schema has no connection
-    (no JSON-RPC envelopes, no `$/cancel_request`, or no agent or client methods)."""
+# The static module of the entry points (`run_agent`, `connect_http`...), copied in as transports.py.
+TRANSPORTS_MODULE = "transports.py"
+
+
+def has_connection(module: Module) -> bool:
+    """Whether the schema has a connection: JSON-RPC envelopes, `$/cancel_request`, and agent
+    and client methods."""
     sides = {method.side for method in module.methods}
-    if (
-        not module.has_rpc
-        or CANCEL_METHOD not in {method.name for method in module.methods}
-        or not set(PEER_SIDES) <= sides
-    ):
+    return module.has_rpc and CANCEL_METHOD in {method.name for method in module.methods} and set(PEER_SIDES) <= sides
+
+
+def transport_names(module: Module) -> tuple[str, ...]:
+    """The public names of transports.py (its `__all__`), or () when the schema has no connection."""
+    if not has_connection(module):
         return ()
-    return tuple(sorted(naming.CONNECTION_NAMES, key=sort_key))
+    return tuple(sorted(exported_names(static.source(TRANSPORTS_MODULE)), key=sort_key))
+
+
+def connection_names(module: Module) -> tuple[str, ...]:
+    """The public names of connection.py, or () when the schema has no connection: the
+    package's connection names less those transports.py defines."""
+    if not has_connection(module):
+        return ()
+    transports = set(transport_names(module))
+    return tuple(sorted((name for name in naming.CONNECTION_NAMES if name not in transports), key=sort_key))
 
 
 @dataclass(frozen=True)

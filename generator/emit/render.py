@@ -26,9 +26,10 @@ from generator.emit.contexts import (
 )
 from generator.emit.exprs import expressions, helper_name
 from generator.emit.helpers import helper_names, helpers_context
+from generator.emit.imports import check_imports, imported_names
 from generator.emit.layout import annotation_operands, bracket_layout
 from generator.emit.literals import comment_safe, docstring, json_literal, python_literal, string_block
-from generator.emit.peers import connection_context, connection_names
+from generator.emit.peers import TRANSPORTS_MODULE, connection_context, connection_names, transport_names
 from generator.emit.pynamed import NamedQueries
 from generator.emit.pytypes import Queries
 from generator.emit.session import session_context
@@ -193,6 +194,7 @@ def base_context(
     rpc = module.has_rpc
     defs_names = {python: name for name, python in module.public_names}
     connection = connection_names(module)
+    transports = transport_names(module)
     merge_functions = upserts.merge_functions
     names = [named.name for named in module.types]
     runtime_names = ["DecodeError", "MaybeUndefined", "Model", "Salvage", "UNDEFINED", "Undefined", "decode", "encode"]
@@ -208,7 +210,7 @@ def base_context(
         imported=sorted(names, key=import_sort_key),
         public=public_groups(
             module,
-            connection=list(connection),
+            connection=[*connection, *transports],
             helpers=list(helper_names(module)),
             session=list(SESSION_NAMES) if session else [],
             upserts=["merge", *merge_functions] if merge_functions else [],
@@ -221,6 +223,7 @@ def base_context(
         rpc_imported=sorted(RPC_NAMES, key=import_sort_key),
         connection_exported=list(connection),
         connection_imported=sorted(connection, key=import_sort_key),
+        transports_imported=sorted(transports, key=import_sort_key),
         session_exported=list(SESSION_NAMES) if session else [],
         helpers_exported=list(helper_names(module)),
         uses={
@@ -334,17 +337,9 @@ def codec_units(env: jinja2.Environment, queries: Queries, context: PackageConte
     return [str(codec_module.head()), *body]
 
 
-MCP_NAMES = frozenset(
-    {
-        "McpError",
-        "McpServerAcpVariant",
-        "MessageMcpNotification",
-        "MessageMcpRequest",
-        "MessageMcpResponseError",
-        "MessageMcpResponseResult",
-    }
-)
-"""The typed `mcp/message` messages `mcp.py` binds: a package whose schema has them gets MCP over ACP."""
+# The static module of MCP over ACP, copied in as mcp.py: a package whose schema has every name it
+# imports from `.models` (the typed `mcp/message` messages) gets MCP over ACP.
+MCP_MODULE = "mcp.py"
 
 
 def static_units(env: jinja2.Environment, name: str, base: dict[str, Any], source: str | None = None) -> list[str]:
@@ -399,9 +394,19 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         files["connection.py"] = split_units(
             template.render(variables(context, upserts, connection_context(module, queries)))
         )
-        if queries.types.keys() >= MCP_NAMES:
+        transports = static.source(TRANSPORTS_MODULE)
+        check_imports(
+            f"generator/static/{TRANSPORTS_MODULE}",
+            transports,
+            context.connection_exported,
+            module.schema_path,
+            "connection",
+        )
+        files[TRANSPORTS_MODULE] = static_units(env, TRANSPORTS_MODULE, base, transports)
+        mcp = static.source(MCP_MODULE)
+        if queries.types.keys() >= set(imported_names(mcp)):
             files["_mcp.py"] = static_units(env, "_mcp.py", base)
-            files["mcp.py"] = split_units(env.get_template("mcp.py.jinja").render(base))
+            files[MCP_MODULE] = static_units(env, MCP_MODULE, base, mcp)
         helpers = helpers_context(module, queries)
         if helpers is not None:
             for file_name, static_name in helpers.modules.items():

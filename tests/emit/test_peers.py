@@ -6,9 +6,12 @@ import dataclasses
 
 import pytest
 
-from generator.emit.peers import connection_context, peer
+from generator import static
+from generator.emit.peers import TRANSPORTS_MODULE, connection_context, connection_names, peer, transport_names
 from generator.emit.pytypes import Queries
+from generator.emit.render import render_package
 from generator.errors import GenerationError
+from generator.ir import naming
 from generator.ir.model import Method, Module, ObjectType
 from generator.pipeline import build_ir
 from tests.helpers import ROOT, V2_SCHEMA
@@ -112,3 +115,27 @@ def test_an_error_data_type_whose_description_names_no_code_fails_generation():
 def test_a_package_without_a_protocol_version_has_no_version_check():
     module = _v2(None)
     assert connection_context(module, Queries(module)).version_check is None
+
+
+def test_the_entry_points_are_the_static_transports_modules_names_and_connection_py_has_the_rest():
+    module = _v2()
+    transports = transport_names(module)
+    assert {"run_agent", "connect_http", "http_app", "connect_pair"} <= set(transports)
+    assert not set(transports) & set(connection_names(module))
+    assert set(transports) | set(connection_names(module)) == set(naming.CONNECTION_NAMES)
+
+
+def test_a_name_the_transports_take_from_connection_py_that_it_lacks_fails_generation_naming_it(monkeypatch):
+    source = static.source
+
+    def renamed(name: str) -> str:
+        text = source(name)
+        return (
+            text.replace("from .connection import Agent,", "from .connection import Agent, AgentServer,")
+            if name == TRANSPORTS_MODULE
+            else text
+        )
+
+    monkeypatch.setattr(static, "source", renamed)
+    with pytest.raises(GenerationError, match=r"transports.py imports \['AgentServer'\] from .connection"):
+        render_package(_v2(), {"generator": "test", "black": "none"})

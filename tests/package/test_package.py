@@ -53,6 +53,7 @@ def test_imports_in_a_clean_interpreter_with_no_third_party_packages():
         "acp_v2.models",
         "acp_v2.rpc",
         "acp_v2.session",
+        "acp_v2.transports",
         "acp_v2.upserts",
     }
 

@@ -1,5 +1,3 @@
-{% import "macros/header.jinja" as header %}
-{{ header.header(module, versions) }}
 """MCP over ACP (`mcp/message`) with the official MCP SDK: `pip install "DIR[mcp]"`.
 
 A client (or proxy) serves `mcp` servers to its agent, an agent reaches them through ordinary
