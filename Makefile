@@ -97,6 +97,7 @@ update-schema: $(STAMP)
 
 bench: $(BENCH_STAMP)
 	$(PY) bench/codec.py
+	$(PY) bench/session.py
 
 bench-gen: $(BENCH_STAMP)
 	$(PY) bench/generate.py

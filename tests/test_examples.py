@@ -567,3 +567,44 @@ def test_the_listening_example_agent_closes_idle_kept_alive_sockets_but_not_half
             half.settimeout(1.5)
             with pytest.raises(TimeoutError):
                 half.recv(4096)  # still open, 6.5 s after its first bytes
+
+
+QUIET_AGENT = [sys.executable, str(ROOT / "tests" / "quiet_agent.py")]
+
+
+def example_client(*agent: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, str(EXAMPLES / "client.py"), *agent]
+    return subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("version", ["v2", "v1"])
+def test_the_example_client_ends_turns_that_ask_no_permission_showing_the_tool_calls_latest_title(version):
+    """tests/quiet_agent.py asks nothing and retitles its tool call "Run" to "Run ls"; over v1
+    (`--v1`: the agent speaks v1 alone) the client folds the turn into an `acp_v1.SessionState`."""
+    result = example_client(*QUIET_AGENT, *(["--v1"] if version == "v1" else []))
+    assert result.returncode == 0, result.stderr
+    turn = ["tool call 'Run ls': completed", "agent message: done", "turn ended: end_turn"]
+    if version == "v2":
+        assert result.stdout.splitlines() == [
+            "connected to quiet-agent 1.0",
+            *["user message: hello world, echo me", *turn],
+            *["user message: and this too", *turn],
+        ]
+    else:
+        assert result.stdout.splitlines() == ["connected to quiet-agent over v1", *turn, *turn]
+
+
+@pytest.mark.parametrize("version", ["v2", "v1"])
+def test_the_example_client_prints_the_agents_error_with_its_data_and_exits_1(version):
+    result = example_client(*QUIET_AGENT, "--fail", *(["--v1"] if version == "v1" else []))
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.splitlines()[-1] == "the agent answered: Internal error (-32603): 'OPENAI_API_KEY is not set'"
+
+
+@pytest.mark.parametrize("name", ["acp_v2", "acp_v1"])
+def test_an_error_codes_member_shows_as_its_number(name):
+    package = import_package(ROOT / "generated", name)
+    error = package.RequestError.internal_error(data="OPENAI_API_KEY is not set")
+    assert str(error) == "Internal error (-32603): 'OPENAI_API_KEY is not set'"
+    assert error.args == ("Internal error (-32603)",)

@@ -148,6 +148,7 @@ _RULES: Final[dict[type, Rule]] = {
         "compactions",
         _session.key_at(("compaction_id",), "compactionId"),
         _fold_compaction_summary_chunk,
+        append=("summary", "content"),
     ),
     SessionUpdateSubagentUpdate: Rule(
         _session.ENTITY, "subagents", _session.key_at(("session_id",), "sessionId"), merge
@@ -156,7 +157,11 @@ _RULES: Final[dict[type, Rule]] = {
         _session.ENTITY, "session_messages", _session.key_at(("message_id",), "messageId"), merge
     ),
     SessionUpdateSessionMessageChunk: Rule(
-        _session.ENTITY, "session_messages", _session.key_at(("message_id",), "messageId"), _fold_session_message_chunk
+        _session.ENTITY,
+        "session_messages",
+        _session.key_at(("message_id",), "messageId"),
+        _fold_session_message_chunk,
+        append=("content", "content"),
     ),
     ToolCallUpdate: Rule(
         _session.ENTITY, "tool_calls", _session.key_at(("tool_call_id",), "toolCallId"), _fold_tool_call_update

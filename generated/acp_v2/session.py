@@ -145,26 +145,42 @@ def _fold_tool_call_update(
 
 _RULES: Final[dict[type, Rule]] = {
     SessionUpdateUserMessageChunk: Rule(
-        _session.ENTITY, "user_messages", _session.key_at(("message_id",), "messageId"), _fold_user_message_chunk
+        _session.ENTITY,
+        "user_messages",
+        _session.key_at(("message_id",), "messageId"),
+        _fold_user_message_chunk,
+        append=("content", "content"),
     ),
     SessionUpdateUserMessage: Rule(
         _session.ENTITY, "user_messages", _session.key_at(("message_id",), "messageId"), merge
     ),
     SessionUpdateAgentMessageChunk: Rule(
-        _session.ENTITY, "agent_messages", _session.key_at(("message_id",), "messageId"), _fold_agent_message_chunk
+        _session.ENTITY,
+        "agent_messages",
+        _session.key_at(("message_id",), "messageId"),
+        _fold_agent_message_chunk,
+        append=("content", "content"),
     ),
     SessionUpdateAgentMessage: Rule(
         _session.ENTITY, "agent_messages", _session.key_at(("message_id",), "messageId"), merge
     ),
     SessionUpdateAgentThoughtChunk: Rule(
-        _session.ENTITY, "agent_thoughts", _session.key_at(("message_id",), "messageId"), _fold_agent_thought_chunk
+        _session.ENTITY,
+        "agent_thoughts",
+        _session.key_at(("message_id",), "messageId"),
+        _fold_agent_thought_chunk,
+        append=("content", "content"),
     ),
     SessionUpdateAgentThought: Rule(
         _session.ENTITY, "agent_thoughts", _session.key_at(("message_id",), "messageId"), merge
     ),
     SessionUpdateStateUpdate: Rule(_session.VALUE, "state"),
     SessionUpdateToolCallContentChunk: Rule(
-        _session.ENTITY, "tool_calls", _session.key_at(("tool_call_id",), "toolCallId"), _fold_tool_call_content_chunk
+        _session.ENTITY,
+        "tool_calls",
+        _session.key_at(("tool_call_id",), "toolCallId"),
+        _fold_tool_call_content_chunk,
+        append=("content", "content"),
     ),
     SessionUpdateToolCallUpdate: Rule(
         _session.ENTITY, "tool_calls", _session.key_at(("tool_call_id",), "toolCallId"), merge
@@ -190,6 +206,7 @@ _RULES: Final[dict[type, Rule]] = {
         "compactions",
         _session.key_at(("compaction_id",), "compactionId"),
         _fold_compaction_summary_chunk,
+        append=("summary", "content"),
     ),
     SessionUpdateSubagentUpdate: Rule(
         _session.ENTITY, "subagents", _session.key_at(("session_id",), "sessionId"), merge
@@ -198,7 +215,11 @@ _RULES: Final[dict[type, Rule]] = {
         _session.ENTITY, "session_messages", _session.key_at(("message_id",), "messageId"), merge
     ),
     SessionUpdateSessionMessageChunk: Rule(
-        _session.ENTITY, "session_messages", _session.key_at(("message_id",), "messageId"), _fold_session_message_chunk
+        _session.ENTITY,
+        "session_messages",
+        _session.key_at(("message_id",), "messageId"),
+        _fold_session_message_chunk,
+        append=("content", "content"),
     ),
     ToolCallUpdate: Rule(
         _session.ENTITY, "tool_calls", _session.key_at(("tool_call_id",), "toolCallId"), _fold_tool_call_update

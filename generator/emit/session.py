@@ -118,6 +118,7 @@ class RuleView:
     slot: str
     key: tuple[tuple[str, ...], str] | None  # the attribute path of the key, and its wire name
     fold: str  # "merge", "replace", "_session.join" or a generated function
+    append: tuple[str, str] | None = None  # a chunk's: (the entity's list attribute, the chunk's payload)
 
 
 @dataclass(frozen=True)
@@ -313,7 +314,9 @@ def session_context(module: Module, objects: list[ObjectType]) -> SessionContext
                     function, obj.name, target, own_identity.name, payload.name, list_attribute, appends, tuple(extra)
                 )
             )
-            rules.append(RuleView(obj.name, "ENTITY", slot, ((own_identity.name,), identity_wire), function))
+            append = None if list_attribute is None else (list_attribute, payload.name)
+            chunk_key = ((own_identity.name,), identity_wire)
+            rules.append(RuleView(obj.name, "ENTITY", slot, chunk_key, function, append))
             continue
         if tag.endswith(CHUNK_SUFFIX) and len(required) == 1 and required[0].wire_name not in identities:
             slot = _plural(tag.removesuffix(CHUNK_SUFFIX))

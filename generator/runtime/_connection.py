@@ -113,14 +113,14 @@ class RequestError(Exception):
     with an error raises it too."""
 
     def __init__(self, code: int, message: str, data: Any = UNDEFINED) -> None:
-        super().__init__(f"{message} ({code})")
+        super().__init__(f"{message} ({int(code)})")
         self.code = code
         self.message = message
         self.data = data
 
     def __str__(self) -> str:
         """The message, the code and the data when there is one (where agents put the cause)."""
-        text = f"{self.message} ({self.code})"
+        text = f"{self.message} ({int(self.code)})"  # the number, also of an ErrorCode member
         return text if self.data is UNDEFINED else f"{text}: {_describe(self.data)}"
 
     @classmethod

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -415,3 +417,78 @@ def test_a_client_folds_the_stream_of_a_real_connection():
     state = client.sessions["s1"]
     assert state == expected
     assert state.tool_calls["t1"].status == "in_progress" and len(client.changes) == len(stream()) + 1
+
+
+def test_v1_timeline_messages_carry_their_session_update_as_v2_entries_do():
+    state = acp_v1.SessionState()
+    for update in [
+        v1_chunk("user_message_chunk", "Hi"),
+        v1_chunk("agent_thought_chunk", "hm"),
+        v1_chunk("agent_message_chunk", "Hel"),
+        v1_chunk("agent_message_chunk", "lo"),
+        acp_v1.SessionUpdateToolCall(tool_call_id="t", title="Run"),
+    ]:
+        state.apply(update)
+    assert [entry.session_update for entry in state] == [
+        "user_message_chunk",
+        "agent_thought_chunk",
+        "agent_message_chunk",
+        "tool_call_update",
+    ]
+
+
+def test_a_v1_message_is_a_value_a_later_chunk_leaves_the_earlier_one_as_it_was():
+    state = acp_v1.SessionState()
+    first = state.apply(v1_chunk("agent_message_chunk", "Hel"))
+    second = state.apply(v1_chunk("agent_message_chunk", "lo"))
+    third = state.apply(v1_chunk("agent_message_chunk", "!"))
+    assert [b.text for b in first.after.content] == ["Hel"]
+    assert [b.text for b in second.before.content] == ["Hel"] and len(second.after) == 2
+    assert [b.text for b in third.after.content] == ["Hel", "lo", "!"]
+    branch = second.after.appended(v1_chunk("agent_message_chunk", "?"))  # from an older value
+    assert [b.text for b in branch.content] == ["Hel", "lo", "?"] and len(third.after) == 3
+
+
+def test_a_v2_chunk_never_changes_a_list_the_user_gave():
+    state = acp.SessionState()
+    given_content = [text("a")]
+    state.apply(acp.SessionUpdateAgentMessage(message_id="m", content=given_content))
+    state.apply(acp.SessionUpdateAgentMessageChunk(message_id="m", content=text("b")))
+    state.apply(acp.SessionUpdateAgentMessageChunk(message_id="m", content=text("c")))
+    assert given_content == [text("a")]
+    assert [b.text for b in state.agent_messages["m"].content] == ["a", "b", "c"]
+    state.apply(acp.SessionUpdateAgentMessage(message_id="m", content=[text("x")]))  # replaces the content
+    change = state.apply(acp.SessionUpdateAgentMessageChunk(message_id="m", content=text("y")))
+    assert [b.text for b in change.after.content] == ["x", "y"]
+    later = state.apply(acp.SessionUpdateAgentMessageChunk(message_id="m", content=text("z")))
+    assert later.before is later.after  # appended in place, as SessionChange says
+    assert acp.SessionState.from_json(state.to_json()) == state
+
+
+def folding_times(state_type: Any, small: list[Any], large: list[Any]) -> tuple[float, float]:
+    """Seconds per update to fold `small` and `large` into new states: the best of five runs
+    each, the two sizes taking turns (so that a burst of load on the machine hits both)."""
+    best = [float("inf"), float("inf")]
+    for _ in range(5):
+        for index, updates in enumerate((small, large)):
+            state = state_type()
+            start = time.perf_counter()
+            for update in updates:
+                state.apply(update)
+            best[index] = min(best[index], (time.perf_counter() - start) / len(updates))
+    return best[0], best[1]
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_a_message_of_many_chunks_folds_in_linear_time(version):
+    """The time per chunk at 50,000 chunks of one message stays within 6 times the time at
+    1,000 (quadratic folding took about 25 times as much per chunk at 50,000)."""
+
+    def chunks(n: int) -> list[Any]:
+        if version == "v1":
+            return [v1_chunk("agent_message_chunk", f"w{i}") for i in range(n)]
+        return [acp.SessionUpdateAgentMessageChunk(message_id="m", content=text(f"w{i}")) for i in range(n)]
+
+    state_type = acp_v1.SessionState if version == "v1" else acp.SessionState
+    small, large = folding_times(state_type, chunks(1_000), chunks(50_000))
+    assert large < 6 * small, f"{small * 1e6:.1f} µs per chunk at 1,000, {large * 1e6:.1f} µs at 50,000"
