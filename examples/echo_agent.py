@@ -29,8 +29,8 @@ uvicorn`, or the tests' pinned one), until interrupted (Ctrl-C); port 0 takes a 
 It prints the two URLs, one a line, once it listens. On SIGINT or SIGTERM it drains: new
 connections are refused 503 (and `/health` answers 503), the running ones are given `--drain`
 seconds (10), then ended. A host other than a loopback address is refused unless
-`--allow-unauthenticated` says so: this example has no authorization (see the transports guide's
-"Authorization" for a bearer token or a cookie)."""
+`--allow-unauthenticated` says so: this example has no authorization (`authorized_agent.py` is
+this agent behind a bearer token or a cookie; the transports guide's "Authorization")."""
 
 from __future__ import annotations
 
@@ -195,8 +195,8 @@ def loopback(host: str) -> bool:
         return False
 
 
-async def listen(host: str, port: int, drain: float = 10.0) -> None:
-    """Serve the agents over HTTP and WebSocket at `host:port` until SIGINT or SIGTERM."""
+async def listen(host: str, port: int, drain: float = 10.0, app: Any = None) -> None:
+    """Serve `app` (the agents, by default) over HTTP and WebSocket at `host:port` until SIGINT or SIGTERM."""
     import uvicorn  # the ASGI server; acp.http_app itself needs nothing beyond the standard library
 
     class Server(uvicorn.Server):
@@ -204,7 +204,7 @@ async def listen(host: str, port: int, drain: float = 10.0) -> None:
         def capture_signals(self) -> Iterator[None]:  # the signals are handled below
             yield
 
-    app = acp.http_app(EchoAgent, EchoAgentV1)
+    app = app or acp.http_app(EchoAgent, EchoAgentV1)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", **UVICORN_SETTINGS)
     server = Server(config)
     loop = asyncio.get_running_loop()

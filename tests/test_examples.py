@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.helpers import ROOT, import_package, run_bounded
@@ -354,11 +355,13 @@ EXAMPLE_CLIENT_OUTPUT = [
 
 
 @contextmanager
-def listening_echo_agent() -> Iterator[tuple[dict[str, str], subprocess.Popen[str]]]:
-    """`echo_agent.py --listen 127.0.0.1:0` running: its URLs by scheme (`http`, `ws`) and its
-    process. On exit it is sent SIGINT (unless it has ended) and must have stopped cleanly (exit
-    status 0) within 10 s."""
-    command = [sys.executable, str(EXAMPLES / "echo_agent.py"), "--listen", "127.0.0.1:0"]
+def listening_echo_agent(
+    script: str = "echo_agent.py", *options: str
+) -> Iterator[tuple[dict[str, str], subprocess.Popen[str]]]:
+    """`echo_agent.py --listen 127.0.0.1:0` (or `script` with `options`) running: its URLs by
+    scheme (`http`, `ws`) and its process. On exit it is sent SIGINT (unless it has ended) and
+    must have stopped cleanly (exit status 0) within 10 s."""
+    command = [sys.executable, str(EXAMPLES / script), "--listen", "127.0.0.1:0", *options]
     with subprocess.Popen(command, env={**os.environ, **ENV}, stdout=subprocess.PIPE, text=True) as server:
         assert server.stdout is not None
         try:
@@ -441,6 +444,45 @@ def test_the_listening_example_agent_holds_its_memory_under_a_ping_flood():
         time.sleep(0.5)
         after = resident_mib(server.pid)
     assert peak - before < 40 and after - before < 40, (before, peak, after)
+
+
+def test_the_authorized_example_agent_takes_a_bearer_token_or_a_pages_cookie_and_binds_the_connection(tmp_path):
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_text("# NAME TOKEN\nalice token-of-alice\nbob token-of-bob\n")
+    page = "https://editor.example"
+    init = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
+    message = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init.to_dict()}
+    alice = {"Authorization": "Bearer token-of-alice"}
+
+    async def test() -> None:
+        options = ("--tokens", str(tokens), "--allow-origin", page)
+        with listening_echo_agent("authorized_agent.py", *options) as (urls, _):
+            async with acp.connect_http(UserClient(), urls["http"], headers=alice) as conn:
+                assert (await conn.initialize(init)).info.name == "echo-agent (alice)"
+            cookie = {"Cookie": "acp_token=token-of-bob"}
+            async with acp.connect_websocket(UserClient(), urls["ws"], headers=cookie) as conn:
+                assert (await conn.initialize(init)).info.name == "echo-agent (bob)"
+            async with httpx.AsyncClient(timeout=10) as http:
+                url = urls["http"]
+                assert (await http.post(url, json=message)).status_code == 401
+                assert (await http.post(url, json=message, headers={"Authorization": "Bearer x"})).status_code == 401
+                from_page = await http.post(url, json=message, headers={**cookie, "Origin": page})
+                assert from_page.status_code == 200 and from_page.json()["result"]["info"]["name"] == "echo-agent (bob)"
+                foreign = await http.post(url, json=message, headers={**cookie, "Origin": "https://evil.example"})
+                assert foreign.status_code == 403
+                named = {"Acp-Connection-Id": from_page.headers["Acp-Connection-Id"]}
+                assert (await http.delete(url, headers={**alice, **named})).status_code == 403  # bob's
+                assert (await http.delete(url, headers={**cookie, **named})).status_code == 202
+
+    run_bounded(test(), 60)
+
+
+def test_the_authorized_example_agent_refuses_to_start_without_a_token(tmp_path):
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_text("# nobody yet\n")
+    command = [sys.executable, str(EXAMPLES / "authorized_agent.py"), "--listen", "0.0.0.0:0", "--tokens", str(tokens)]
+    result = subprocess.run(command, env={**os.environ, **ENV}, capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2 and "no token" in result.stderr, result.stderr
 
 
 def test_the_listening_example_agent_refuses_a_public_address_without_authorization():

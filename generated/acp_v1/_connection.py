@@ -605,6 +605,12 @@ class Connection:
         _RUNNING.add(self._reader)
         self._reader.add_done_callback(_RUNNING.discard)
 
+    @property
+    def principal(self) -> Any:
+        """Whom the server's `authorize` named for this connection's peer (`http_app`,
+        `serve_websocket`): None over stdio, in memory, on the client's side, or without `authorize`."""
+        return getattr(self._transport, "principal", None)
+
     async def ext_method(self, method: str, params: Any) -> Any:
         """Send an extension request (`method` starts with `_`); params and result are raw JSON."""
         if not method.startswith("_"):

@@ -29,8 +29,13 @@ from ._http_server import (
     DEFAULT_SERVER_SETTINGS,
     LogThrottle,
     ServerSettings,
+    auth_request,
+    principal_of,
     serve_until_gone,
     within,
+)
+from ._http_server import (
+    Authorize as Authorize,  # re-exported: the connection module's `serve_websocket` names it
 )
 
 try:
@@ -57,9 +62,6 @@ CLOSE_TIMEOUT: Final = 5.0
 DEFAULT_MAX_OUTPUT_STALL: Final = 60.0
 """How long a send may wait for a peer that does not read before the connection is dropped."""
 
-Authorize = Callable[[Mapping[str, str]], "bool | Awaitable[bool]"]
-"""Decides from a request's headers whether it may open a connection (False: 401)."""
-
 
 class WebSocketTransport:
     """A `Transport` over an open `websockets` connection: each message is one text frame.
@@ -76,6 +78,8 @@ class WebSocketTransport:
     ) -> None:
         self.websocket = websocket
         self.connection_id = connection_id
+        self.principal: object = None
+        """Whom `authorize` named at the upgrade (server side; the agent reads `conn.principal`)."""
         """The `Acp-Connection-Id` of this connection (None when the server sent none)."""
         self.max_output_stall = max_output_stall
 
@@ -199,10 +203,12 @@ async def serve_transports(
     Before the upgrade: another path is answered 404; a request with an `Origin` header not in
     `allowed_origins` (exact `scheme://host:port` strings) 403, so that no web page can reach a
     local agent unless allowed (clients that are not browsers send no `Origin`); `authorize`,
-    given the request's headers (names lowercased), returning False 401. The `101` response
+    given the request (an `AuthRequest`), returning None or False 401; what else it returns is
+    the connection's principal (the agent's `conn.principal`). The `101` response
     carries a fresh `Acp-Connection-Id`."""
     origins = frozenset(allowed_origins)
     connection_ids: dict[ServerConnection, str] = {}
+    principals: dict[ServerConnection, object] = {}
     open_count = 0
 
     async def process_request(connection: ServerConnection, request: Request) -> Response | None:
@@ -211,11 +217,21 @@ async def serve_transports(
         origin = request.headers.get("Origin")
         if origin is not None and origin not in origins:
             return connection.respond(http.HTTPStatus.FORBIDDEN, "Origin not allowed\n")
+        principal = None
         if authorize is not None:
-            allowed = authorize({name.lower(): value for name, value in request.headers.raw_items()})
-            if not isinstance(allowed, bool):
-                allowed = await allowed
-            if not allowed:
+            headers: dict[str, str] = {}
+            for header, text in request.headers.raw_items():
+                headers.setdefault(header.lower(), text)
+            address = connection.remote_address
+            asked = auth_request(
+                method="GET",
+                target=request.path,
+                client=(str(address[0]), int(address[1])) if address else None,
+                headers=headers,
+                transport="websocket",
+            )
+            principal = await principal_of(authorize, asked)
+            if principal is None:
                 return connection.respond(http.HTTPStatus.UNAUTHORIZED, "Unauthorized\n")
         if open_count >= server_settings.max_connections:
             refusal = connection.respond(http.HTTPStatus.SERVICE_UNAVAILABLE, "Too many connections\n")
@@ -223,6 +239,7 @@ async def serve_transports(
                 refusal.headers[name.decode()] = value.decode()
             return refusal
         connection_ids[connection] = secrets.token_hex(16)
+        principals[connection] = principal
         return None
 
     def process_response(connection: ServerConnection, request: Request, response: Response) -> Response:
@@ -241,6 +258,7 @@ async def serve_transports(
 
     async def serve_open(connection: ServerConnection) -> None:
         transport = WebSocketTransport(connection, connection_ids.get(connection), max_output_stall=max_output_stall)
+        transport.principal = principals.pop(connection, None)
         serving = asyncio.ensure_future(handler(transport))
         serving.add_done_callback(_log_failure)
         try:

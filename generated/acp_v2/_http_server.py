@@ -32,11 +32,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import inspect
 import logging
 import secrets
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping, Sequence
+from types import MappingProxyType
 from typing import Any, Final
 
 from . import _runtime as _rt
@@ -92,7 +94,78 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 Handler = Callable[[Transport], Awaitable[None]]
-Authorize = Callable[[Mapping[str, str]], "bool | Awaitable[bool]"]
+
+
+@dataclasses.dataclass(frozen=True)
+class AuthRequest:
+    """What `authorize` decides from: one HTTP request to the endpoint, or a WebSocket upgrade.
+
+    `headers` (names lowercased) and `cookies` (parsed from `Cookie`, the first of a repeated
+    name) are read-only; `query` is the raw query string without `?`; `client` the peer's
+    `(host, port)` when the server knows it (behind a proxy: the proxy's); `transport` is
+    `"http"` or `"websocket"`; `connection_id` the `Acp-Connection-Id` the request names (None
+    for `initialize` and for an upgrade)."""
+
+    method: str
+    path: str
+    query: str
+    client: tuple[str, int] | None
+    headers: Mapping[str, str]
+    cookies: Mapping[str, str]
+    transport: str
+    connection_id: str | None
+
+
+Authorize = Callable[[AuthRequest], Any]
+"""`authorize(request)` returns (or its awaitable resolves to) the request's principal: any value
+compared with `==` (a user name, an account id); None or False refuses the request (401)."""
+
+
+def parse_cookies(header: str) -> dict[str, str]:
+    """The `name=value` pairs of a `Cookie` header (RFC 6265: `; `-separated, a value's double
+    quotes removed), the first of a repeated name; a pair without `=` is skipped."""
+    cookies: dict[str, str] = {}
+    for pair in header.split(";"):
+        name, equals, value = pair.partition("=")
+        name, value = name.strip(), value.strip()
+        if not equals or not name:
+            continue
+        if len(value) >= 2 and value[0] == value[-1] == '"':
+            value = value[1:-1]
+        cookies.setdefault(name, value)
+    return cookies
+
+
+def auth_request(
+    *,
+    method: str,
+    target: str,
+    client: tuple[str, int] | None,
+    headers: Mapping[str, str],
+    transport: str,
+) -> AuthRequest:
+    """The `AuthRequest` of a request to `target` (its path and query) with `headers` (names lowercased)."""
+    path, _, query = target.partition("?")
+    return AuthRequest(
+        method=method,
+        path=path,
+        query=query,
+        client=client,
+        headers=MappingProxyType(dict(headers)),
+        cookies=MappingProxyType(parse_cookies(headers.get("cookie", ""))),
+        transport=transport,
+        connection_id=headers.get(CONNECTION_ID_HEADER) or None,
+    )
+
+
+async def principal_of(authorize: Authorize, request: AuthRequest) -> Any:
+    """What `authorize` returns for `request` (awaited if it is awaitable); None when it refuses."""
+    principal = authorize(request)
+    if inspect.isawaitable(principal):
+        principal = await principal
+    return None if principal is None or principal is False else principal
+
+
 Route = str | None
 """Where a message goes out: a session's stream, or None for the connection's."""
 
@@ -268,9 +341,13 @@ class _Outbox:
 class HttpConnection:
     """One ACP connection over HTTP: the handler's transport, the streams of its output."""
 
-    def __init__(self, server: AcpHttpApp, connection_id: str) -> None:
+    def __init__(self, server: AcpHttpApp, connection_id: str, principal: Any = None) -> None:
         self.server = server
         self.id = connection_id
+        self.principal = principal
+        """Whom `authorize` named at `initialize` (None without `authorize`): the connection's
+        later requests from another principal are refused 403; the agent reads it as
+        `conn.principal`."""
         self.inbound: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=256)
         self.inbound_room = asyncio.Event()
         """Set when a message posted may be queued: there is room, or the connection has ended."""
@@ -448,7 +525,9 @@ class AcpHttpApp:
     POST, DELETE; headers `CORS_ALLOWED_HEADERS`), every response carries
     `Access-Control-Allow-Origin` (with credentials, `Vary: Origin`) and exposes the
     `Acp-Connection-Id` and `Acp-Session-Id` headers.
-    `authorize(headers)` (names lowercased) is asked before any message is handled; False: 401.
+    `authorize(request)` (an `AuthRequest`) is asked before any message is handled and returns
+    the request's principal (None or False: 401); a connection belongs to the principal of its
+    `initialize` (or its WebSocket upgrade): its later requests from another get 403.
     `max_request_body_bytes` bounds a POST body (413; `max_message_bytes` too, when smaller),
     `max_message_bytes` a WebSocket frame (close 1009); `max_buffered_bytes` the agent's output of
     one connection not yet read by its client, beyond which the agent waits, and the client's
@@ -516,11 +595,19 @@ class AcpHttpApp:
                 await _preflight(send, origin)  # before `authorize`: a preflight carries no credentials
                 return
             send = _with_cors(send, origin)
+        principal = None
         if self.authorize is not None:
-            allowed = self.authorize(headers)
-            if not isinstance(allowed, bool):
-                allowed = await allowed
-            if not allowed:
+            client = scope.get("client")
+            query = scope.get("query_string", b"").decode("latin-1")
+            request = auth_request(
+                method=scope.get("method", "GET"),
+                target=f"{scope['path']}?{query}" if query else scope["path"],
+                client=tuple(client) if client else None,
+                headers=headers,
+                transport=kind,
+            )
+            principal = await principal_of(self.authorize, request)
+            if principal is None:
                 await self._refuse(kind, send, 401, "Unauthorized")
                 return
         if kind == "websocket":
@@ -530,15 +617,18 @@ class AcpHttpApp:
             if self.at_capacity():
                 await self._refuse(kind, send, 503, "Too many connections", _RETRY_AFTER)
                 return
-            await self._websocket(receive, send)
+            await self._websocket(receive, send, principal)
             return
         method = scope["method"]
         connection = self.connections.get(headers.get(CONNECTION_ID_HEADER, ""))
+        if connection is not None and connection.principal != principal:
+            await _text(send, 403, "Acp-Connection-Id belongs to another principal")
+            return
         if connection is not None:
             connection.begin_request()  # not idle while it lasts
         try:
             if method == "POST":
-                await self._post(headers, receive, send)
+                await self._post(headers, receive, send, principal)
             elif method == "GET":
                 await self._get(headers, receive, send)
             elif method == "DELETE":
@@ -614,7 +704,7 @@ class AcpHttpApp:
 
     # --- HTTP -------------------------------------------------------------------------------
 
-    async def _post(self, headers: Mapping[str, str], receive: Receive, send: Send) -> None:
+    async def _post(self, headers: Mapping[str, str], receive: Receive, send: Send, principal: Any = None) -> None:
         if headers.get("content-type", "").split(";", 1)[0].strip().lower() != "application/json":
             await _text(send, 415, "Unsupported Media Type")
             return
@@ -659,7 +749,7 @@ class AcpHttpApp:
             elif self.at_capacity():
                 await _respond(send, 503, [*_TEXT_HEADERS, *_RETRY_AFTER], b"Too many connections")
             else:
-                await self._initialize(message, body, receive, send)
+                await self._initialize(message, body, receive, send, principal)
             return
         connection = await self._named_connection(connection_id, send)
         if connection is None:
@@ -699,11 +789,13 @@ class AcpHttpApp:
             connection.pending_routes[key] = None if message.get("method") == "session/load" else header or session
         return None
 
-    async def _initialize(self, message: dict[str, Any], body: bytes, receive: Receive, send: Send) -> None:
+    async def _initialize(
+        self, message: dict[str, Any], body: bytes, receive: Receive, send: Send, principal: Any = None
+    ) -> None:
         if message.get("id") is None:
             await _text(send, 400, "Initialize request must include an ID")
             return
-        connection = HttpConnection(self, secrets.token_hex(16))
+        connection = HttpConnection(self, secrets.token_hex(16), principal)
         connection.initialize_id = _key(message["id"])
         self.connections[connection.id] = connection
         connection.task = self._start(connection)
@@ -826,7 +918,7 @@ class AcpHttpApp:
 
     # --- WebSocket ----------------------------------------------------------------------------
 
-    async def _websocket(self, receive: Receive, send: Send) -> None:
+    async def _websocket(self, receive: Receive, send: Send, principal: Any = None) -> None:
         if (await receive())["type"] != "websocket.connect":
             return
         transport = AsgiWebSocketTransport(
@@ -837,6 +929,7 @@ class AcpHttpApp:
             max_id_length=self.max_id_length,
             max_read_ahead_bytes=self.server_settings.max_inbound_bytes,
             log=self.log,
+            principal=principal,
         )
         connection_id = secrets.token_hex(16)
         self.websockets += 1
@@ -871,7 +964,10 @@ class AsgiWebSocketTransport:
         max_id_length: int = DEFAULT_MAX_ID_LENGTH,
         max_read_ahead_bytes: int = DEFAULT_MAX_INBOUND_BYTES,
         log: LogThrottle | None = None,
+        principal: Any = None,
     ) -> None:
+        self.principal = principal
+        """Whom `authorize` named at the upgrade (the agent reads it as `conn.principal`)."""
         self._receive = receive
         self._read_ahead_bytes = max_read_ahead_bytes
         self._frame_bytes = 0

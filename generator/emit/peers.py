@@ -34,6 +34,7 @@ CONNECTION_ATTRIBUTES = frozenset(
         "start_task",
         "add_observer",
         "remove_observer",
+        "principal",
     }
 )
 # The error-code enum members the interfaces answer with (the engine in _connection.py

@@ -136,6 +136,10 @@ class Replay:
     async def close(self) -> None:
         await self._transport.close()
 
+    @property
+    def principal(self) -> object:
+        return getattr(self._transport, "principal", None)
+
 
 def _error(request_id: Any, code: int, message: str, data: Any = _rt.UNDEFINED) -> bytes:
     error: dict[str, Any] = {"code": code, "message": message}

@@ -217,7 +217,8 @@ async def serve_websocket(
     any free port, `server.port`). `agents` make the agents of one connection, one per protocol
     version (a class is such a callable: `serve_websocket(EchoAgent, EchoAgentV1)`); each
     WebSocket gets its own, routed as `serve_agent` says. A request with an `Origin` header not
-    in `allowed_origins` is refused (403), one `authorize(headers)` refuses 401; the `101`
+    in `allowed_origins` is refused (403), one `authorize(request)` refuses 401 (None or
+    False; anything else is the connection's principal, `conn.principal`); the `101`
     response carries `Acp-Connection-Id`. A frame over `options.limits.max_message_bytes`
     closes the socket (1009); a client that reads nothing for `options.limits.max_output_stall`
     seconds while its agent writes is dropped. Each connection takes `options`, as `serve_agent`
@@ -296,7 +297,8 @@ def http_app(
     compatible with the TypeScript SDK's `AcpServer`: run it with any ASGI server
     (`uvicorn.run(app, host="127.0.0.1", port=8765)`). `agents` make the agents of one connection,
     one per protocol version, as for `serve_websocket`; `allowed_origins` and `authorize` too
-    (refusals are 403 and 401). Each connection takes `options`, as `serve_agent` says, and
+    (refusals are 403 and 401; a connection's request from another principal than its
+    `initialize`'s, 403). Each connection takes `options`, as `serve_agent` says, and
     the server holds to their limits: a message over `max_message_bytes` is refused; the
     agent's output that its client has not read is held up to `max_buffered_bytes`, beyond
     which the agent waits (and the client's requests are held back), at most

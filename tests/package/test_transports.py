@@ -92,8 +92,8 @@ def test_v2_and_v1_clients_on_one_server_each_connection_with_its_own_agent():
 
 def test_authorization_refuses_the_upgrade():
     async def test() -> None:
-        def authorize(headers: Any) -> bool:
-            return bool(headers.get("authorization") == "Bearer t")
+        def authorize(request: Any) -> bool:
+            return bool(request.headers.get("authorization") == "Bearer t")
 
         async with acp.serve_websocket(V2Agent, port=0, authorize=authorize) as server:
             with pytest.raises(Exception, match="401"):
@@ -102,6 +102,49 @@ def test_authorization_refuses_the_upgrade():
             async with acp.connect_websocket(Recorder(), server.url, headers={"Authorization": "Bearer t"}) as conn:
                 init = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
                 assert (await conn.initialize(init)).info.name == "v2"
+
+    run(test)
+
+
+class WhoAgent(V2Agent):
+    """Answers `initialize` with its connection's principal as its name."""
+
+    async def initialize(self, params: Any) -> Any:
+        info = acp.Implementation(name=repr(self.conn.principal), version="1")
+        return acp.InitializeResponse(protocol_version=params.protocol_version, info=info)
+
+
+def by_token(request: Any) -> str | None:
+    return {"Bearer a": "alice", "Bearer b": "bob"}.get(request.headers.get("authorization", ""))
+
+
+@pytest.mark.parametrize("server", ["http", "ws", "serve_websocket"])
+def test_the_agent_reads_its_connections_principal(server):
+    async def test() -> None:
+        init = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
+        async with contextlib.AsyncExitStack() as stack:
+            if server == "serve_websocket":
+                url = (await stack.enter_async_context(acp.serve_websocket(WhoAgent, port=0, authorize=by_token))).url
+            else:
+                url = await stack.enter_async_context(uvicorn_serving(acp.http_app(WhoAgent, authorize=by_token)))
+                url = url.replace("http", server, 1)
+            connect = acp.connect_http if server == "http" else acp.connect_websocket
+            for token, name in (("Bearer a", "'alice'"), ("Bearer b", "'bob'")):
+                async with connect(Recorder(), url, headers={"Authorization": token}) as conn:
+                    assert (await conn.initialize(init)).info.name == name
+
+    run(test)
+
+
+def test_without_authorization_and_in_memory_the_principal_is_none():
+    async def test() -> None:
+        init = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
+        async with uvicorn_serving(acp.http_app(WhoAgent)) as url, acp.connect_http(Recorder(), url) as conn:
+            assert (await conn.initialize(init)).info.name == "None"
+            assert conn.principal is None  # the client's side has none
+        async with acp.connect_pair(WhoAgent(), Recorder()) as (agent_conn, client_conn):
+            assert (await client_conn.initialize(init)).info.name == "None"
+            assert agent_conn.principal is None
 
     run(test)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import secrets
 from collections.abc import AsyncIterator, Mapping
@@ -184,8 +185,8 @@ async def test_a_stream_without_messages_gets_keep_alives():
 async def test_origin_and_authorization_are_checked_before_any_message():
     agent = Agent()
 
-    async def authorize(headers: Mapping[str, str]) -> bool:
-        return headers.get("authorization") == "Bearer t"
+    async def authorize(request: hs.AuthRequest) -> bool:
+        return request.headers.get("authorization") == "Bearer t"
 
     app = hs.AcpHttpApp(agent, allowed_origins=["https://editor.example"], authorize=authorize)
     good = {"Authorization": "Bearer t"}
@@ -199,9 +200,91 @@ async def test_origin_and_authorization_are_checked_before_any_message():
     assert agent.received == [INIT]
 
 
+async def test_authorize_sees_the_method_path_query_client_headers_cookies_and_named_connection():
+    seen: list[hs.AuthRequest] = []
+
+    def authorize(request: hs.AuthRequest) -> str:
+        seen.append(request)
+        return "alice"
+
+    app = hs.AcpHttpApp(Agent(), authorize=authorize)
+    cookies = 'session=abc; theme="dark"; session=later; flag'
+    async with asyncio.timeout(TIMEOUT), uvicorn_serving(app) as url, httpx.AsyncClient() as http:
+        opened = await http.post(f"{url}?tenant=blue&x=1", json=INIT, headers={"X-Tenant": "Blue", "Cookie": cookies})
+        connection_id = opened.headers["Acp-Connection-Id"]
+        assert (await http.delete(url, headers={"Acp-Connection-Id": connection_id})).status_code == 202
+    first, second = seen
+    assert (first.method, first.path, first.query, first.transport) == ("POST", "/acp", "tenant=blue&x=1", "http")
+    assert first.connection_id is None  # initialize names none
+    assert first.client is not None and first.client[0] == "127.0.0.1" and first.client[1] > 0
+    assert first.headers["x-tenant"] == "Blue" and "X-Tenant" not in first.headers
+    assert dict(first.cookies) == {"session": "abc", "theme": "dark"}
+    assert (second.method, second.query, second.connection_id) == ("DELETE", "", connection_id)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        first.method = "GET"  # type: ignore[misc]
+    headers: Any = first.headers
+    with pytest.raises(TypeError):
+        headers["x-tenant"] = "Red"
+
+
+async def test_a_connection_belongs_to_its_principal_and_another_principal_is_refused_403():
+    agent = Agent()
+    tokens = {"Bearer a": "alice", "Bearer b": "bob", "Bearer f": False}
+
+    def authorize(request: hs.AuthRequest) -> str | bool | None:
+        return tokens.get(request.headers.get("authorization", ""))
+
+    app = hs.AcpHttpApp(agent, authorize=authorize)
+    alice, bob = {"Authorization": "Bearer a"}, {"Authorization": "Bearer b"}
+    from_alice = {"jsonrpc": "2.0", "method": "from/alice"}
+    from_bob = {"jsonrpc": "2.0", "method": "from/bob"}
+    async with asyncio.timeout(TIMEOUT), uvicorn_serving(app) as url, httpx.AsyncClient() as http:
+        assert (await http.post(url, json=INIT)).status_code == 401  # None: refused
+        assert (await http.post(url, json=INIT, headers={"Authorization": "Bearer f"})).status_code == 401
+        opened = await http.post(url, json=INIT, headers=alice)
+        assert opened.status_code == 200
+        named = {"Acp-Connection-Id": opened.headers["Acp-Connection-Id"]}
+        assert (await http.post(url, json=from_bob, headers={**bob, **named})).status_code == 403
+        assert (await http.get(url, headers={**bob, **named, **SSE})).status_code == 403
+        assert (await http.delete(url, headers={**bob, **named})).status_code == 403
+        assert (await http.post(url, json=from_alice, headers={**alice, **named})).status_code == 202
+        while len(agent.received) < 2:
+            await asyncio.sleep(0.01)
+        assert agent.received == [INIT, from_alice]  # bob's message never reached the agent
+        assert len(app.connections) == 1  # nor did his DELETE end the connection
+        assert (await http.delete(url, headers={**alice, **named})).status_code == 202
+
+
+async def test_a_websocket_connection_carries_its_principal_to_the_handler():
+    principals: list[object] = []
+
+    async def handler(transport: Transport) -> None:
+        principals.append(getattr(transport, "principal", None))
+        await transport.close()
+
+    seen: list[hs.AuthRequest] = []
+
+    def authorize(request: hs.AuthRequest) -> str:
+        seen.append(request)
+        return "alice"
+
+    from websockets.asyncio.client import connect
+
+    app = hs.AcpHttpApp(handler, authorize=authorize)
+    async with (
+        asyncio.timeout(TIMEOUT),
+        uvicorn_serving(app) as url,
+        connect(f"{url}?room=1".replace("http", "ws", 1)) as raw,
+    ):
+        await raw.wait_closed()
+    (request,) = seen
+    assert (request.method, request.path, request.query, request.transport) == ("GET", "/acp", "room=1", "websocket")
+    assert principals == ["alice"]
+
+
 async def test_an_allowed_origin_gets_cors_a_preflight_and_every_response_readable_by_its_page():
-    async def authorize(headers: Mapping[str, str]) -> bool:
-        return headers.get("authorization") == "Bearer t"
+    async def authorize(request: hs.AuthRequest) -> bool:
+        return request.headers.get("authorization") == "Bearer t"
 
     page = {"Origin": "https://editor.example"}
     app = hs.AcpHttpApp(Agent(), allowed_origins=[page["Origin"]], authorize=authorize)
@@ -752,8 +835,8 @@ async def test_the_health_endpoint_answers_before_any_check_and_drain_refuses_ne
         while await transport.receive() is not None:
             pass
 
-    async def refuse(headers: Mapping[str, str]) -> bool:
-        return "authorization" in headers
+    async def refuse(request: hs.AuthRequest) -> bool:
+        return "authorization" in request.headers
 
     app = hs.AcpHttpApp(agent, authorize=refuse)
     async with asyncio.timeout(TIMEOUT):

@@ -13,6 +13,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from generator.runtime import _websocket as ws
+from generator.runtime._http_server import AuthRequest
 
 TIMEOUT = 10
 
@@ -103,13 +104,36 @@ async def status(url: str, headers: Mapping[str, str] | None = None, origin: str
         return error.response.status_code
 
 
-async def test_the_path_the_origin_and_the_authorization_are_checked_before_the_upgrade():
-    def authorize(headers: Mapping[str, str]) -> bool:
-        return headers.get("authorization") == "Bearer good"
+async def test_authorize_sees_the_upgrade_and_its_principal_reaches_the_transport():
+    seen: list[AuthRequest] = []
+    principals: list[object] = []
 
-    async def authorize_async(headers: Mapping[str, str]) -> bool:
+    def authorize(request: AuthRequest) -> str | None:
+        seen.append(request)
+        return {"Bearer a": "alice"}.get(request.headers.get("authorization", ""))
+
+    async def handler(transport: ws.WebSocketTransport) -> None:
+        principals.append(transport.principal)
+        await echo(transport)
+
+    async with asyncio.timeout(TIMEOUT), ws.serve_transports(handler, port=0, authorize=authorize) as server:
+        headers = {"Authorization": "Bearer a", "Cookie": "session=s1"}
+        assert await status(f"{server.url}?room=2", headers) == 101
+        assert await status(server.url, {"Authorization": "Bearer b"}) == 401
+    first = seen[0]
+    assert (first.method, first.path, first.query, first.transport) == ("GET", "/acp", "room=2", "websocket")
+    assert first.client is not None and first.client[0] == "127.0.0.1"
+    assert first.cookies == {"session": "s1"} and first.connection_id is None
+    assert principals == ["alice"]  # the refused upgrade ran no handler
+
+
+async def test_the_path_the_origin_and_the_authorization_are_checked_before_the_upgrade():
+    def authorize(request: AuthRequest) -> bool:
+        return request.headers.get("authorization") == "Bearer good"
+
+    async def authorize_async(request: AuthRequest) -> bool:
         await asyncio.sleep(0)
-        return authorize(headers)
+        return authorize(request)
 
     good = {"Authorization": "Bearer good"}
     for check in (authorize, authorize_async):
