@@ -69,8 +69,8 @@ matrix: $(STAMP)
 	$(PY) .ci/matrix.py $(VERSIONS)
 
 # The official SDKs tests/test_interop.py runs against, in git-ignored folders: the TypeScript SDK
-# (interop/package.json) in interop/node_modules, with npm, where node is installed (elsewhere
-# those tests are skipped); the Python SDK in .cache/peers, with pip --target (it brings pydantic,
+# and acpx (tests/test_interop_acpx.py), pinned in interop/package.json, in interop/node_modules,
+# with npm, where node is installed (elsewhere those tests are skipped); the Python SDK in .cache/peers, with pip --target (it brings pydantic,
 # which the generated packages must not see). Each is installed again only when its pin changes.
 PY_SDK_VERSION := 0.12.1
 NODE_PEERS := interop/node_modules/.installed

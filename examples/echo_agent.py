@@ -12,11 +12,17 @@ the idle update says `cancelled`, and held prompts are answered -32800. What it 
 session is kept in a `SessionHistory`: `session/resume` with `replayFrom: {"type": "start"}`
 sends it all again before answering (without `replayFrom`, nothing).
 
-A v1 turn is the same echo in v1 terms: `session/prompt` opens an "echo" tool call, asks
-permission with an "allow" option, streams the words as `agent_message_chunk`s and is answered
-`stopReason: end_turn` (`cancelled` after `session/cancel`). The v1 agent advertises
+A v1 turn is the same echo in v1 terms: `session/prompt` opens an "Echo" tool call of kind
+`execute` (it stands for running `echo`: clients' permission policies judge it as a command),
+asks permission with an "allow" option, streams the words as `agent_message_chunk`s and is
+answered `stopReason: end_turn` (`cancelled` after `session/cancel`). The v1 agent advertises
 `loadSession`: `session/load` replays the session (the prompts as `user_message_chunk`s, and
 what the agent sent), then answers.
+
+`--pace SECONDS` waits that long before each word (a turn long enough to cancel). `--sessions DIR`
+keeps each v1 session's history in DIR as well, a JSON-lines file per session, so that a later
+process of the agent loads it: clients such as acpx start the agent anew for a later prompt and
+reload the session with `session/load` (without it, a session lives as long as the process).
 
 Run it with `generated/` on PYTHONPATH (or `acp_v2` and `acp_v1` copied next to it):
 
@@ -39,11 +45,15 @@ import asyncio
 import contextlib
 import ipaddress
 import itertools
+import json
 import logging
 import re
 import signal
+import uuid
 from collections import Counter
 from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 import acp_v1
@@ -51,7 +61,8 @@ import acp_v2 as acp
 
 
 class EchoAgent(acp.Agent):
-    def __init__(self) -> None:
+    def __init__(self, pace: float = 0.0) -> None:
+        self.pace = pace  # seconds before each word
         self.ids = itertools.count(1)
         self.turns: dict[acp.SessionId, asyncio.Task[None] | None] = {}  # the latest turn of each session
         self.cancels: Counter[acp.SessionId] = Counter()  # session/cancel notifications per session
@@ -108,6 +119,7 @@ class EchoAgent(acp.Agent):
             if answer.allowed:
                 await call.update(status=acp.ToolCallStatus.IN_PROGRESS)
                 for word in re.findall(r"\s*\S+", text):  # one chunk per word, all of one message
+                    await asyncio.sleep(self.pace)
                     await session.say(word)
             outcome = "completed" if answer.allowed else "cancelled" if answer.cancelled else "failed"
         finally:
@@ -115,13 +127,56 @@ class EchoAgent(acp.Agent):
             await session.idle("cancelled" if outcome == "cancelled" else "end_turn")
 
 
+class SavedHistory(acp_v1.SessionHistory):
+    """A `SessionHistory` also written to `folder`, each session's updates as JSON lines in a file
+    named by its id, and read from there for a session another process of the agent started."""
+
+    ID = re.compile(r"session-[0-9a-f]{32}")  # the ids `new_id` makes: only these name files
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__()
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def new_id(self) -> str:
+        return f"session-{uuid.uuid4().hex}"  # unique across the processes that share the folder
+
+    def file(self, session_id: object) -> Path | None:
+        if not isinstance(session_id, str) or not self.ID.fullmatch(session_id):
+            return None  # a client's id that this agent never made (or a path): no file
+        return self.folder / f"{session_id}.jsonl"
+
+    def __contains__(self, session_id: object) -> bool:
+        if super().__contains__(session_id):
+            return True
+        file = self.file(session_id)
+        if file is None or not file.is_file():
+            return False
+        lines = file.read_text(encoding="utf-8").splitlines()
+        self.sessions[str(session_id)] = [acp_v1.decode("SessionUpdate", json.loads(line)) for line in lines]
+        return True
+
+    def start(self, session_id: str) -> None:
+        super().start(session_id)
+        if file := self.file(session_id):
+            file.touch()
+
+    def record(self, session_id: str, update: Any) -> None:
+        super().record(session_id, update)
+        if file := self.file(session_id):
+            with file.open("a", encoding="utf-8") as lines:
+                lines.write(json.dumps(acp_v1.encode(update)) + "\n")
+
+
 class EchoAgentV1(acp_v1.Agent):
     """The echo turn for v1 clients: `session/prompt` is answered when the turn ends."""
 
-    def __init__(self) -> None:
+    def __init__(self, pace: float = 0.0, sessions: Path | None = None) -> None:
+        self.pace = pace  # seconds before each word
         self.ids = itertools.count(1)
         self.turns: dict[str, asyncio.Task[Any]] = {}  # the prompt handler running in each session
-        self.history = acp_v1.SessionHistory()  # what was sent in each session, for session/load
+        # what was sent in each session, for session/load (kept in `sessions` too, with one)
+        self.history = acp_v1.SessionHistory() if sessions is None else SavedHistory(sessions)
 
     def on_connect(self, conn: acp_v1.AgentSideConnection) -> None:
         self.client = conn
@@ -132,7 +187,8 @@ class EchoAgentV1(acp_v1.Agent):
         return acp_v1.InitializeResponse(protocol_version=1, agent_info=info, agent_capabilities=capabilities)
 
     async def session_new(self, params: acp_v1.NewSessionRequest) -> acp_v1.NewSessionResponse:
-        session_id = f"session-{next(self.ids)}"
+        history = self.history
+        session_id = history.new_id() if isinstance(history, SavedHistory) else f"session-{next(self.ids)}"
         self.history.start(session_id)
         return acp_v1.NewSessionResponse(session_id=session_id)
 
@@ -156,9 +212,10 @@ class EchoAgentV1(acp_v1.Agent):
         text = " ".join(block.text for block in params.prompt if isinstance(block, acp_v1.ContentBlockText))
         try:
             async with session:  # a cancelled turn fails the tool call it left open (v1 has no `cancelled`)
-                call = await session.tool_call("Echo", kind=acp_v1.ToolKind.OTHER, raw_input={"text": text})
+                call = await session.tool_call("Echo", kind=acp_v1.ToolKind.EXECUTE, raw_input={"text": text})
                 answer = await session.ask_permission(call, allow="Echo", reject="Don't")
                 for word in re.findall(r"\s*\S+", text) if answer.allowed else []:
+                    await asyncio.sleep(self.pace)
                     await session.say(word)
                 done = acp_v1.ToolCallStatus.COMPLETED if answer.allowed else acp_v1.ToolCallStatus.FAILED
                 await call.update(status=done)
@@ -233,6 +290,10 @@ def main() -> None:
     parser.add_argument(
         "--drain", type=float, default=10.0, metavar="SECONDS", help="on SIGTERM, running connections' time"
     )
+    parser.add_argument("--pace", type=float, default=0.0, metavar="SECONDS", help="wait before each word echoed")
+    parser.add_argument(
+        "--sessions", type=Path, metavar="DIR", help="keep v1 sessions in DIR, for session/load by a later process"
+    )
     parser.add_argument(
         "--allow-unauthenticated",
         action="store_true",
@@ -246,11 +307,12 @@ def main() -> None:
             "(anyone who reaches it runs its agent); pass --allow-unauthenticated to listen anyway"
         )
     logging.basicConfig(level=logging.INFO)  # stderr: over stdio, stdout carries only protocol lines
+    agent, agent_v1 = partial(EchoAgent, arguments.pace), partial(EchoAgentV1, arguments.pace, arguments.sessions)
     if listening is None:
-        asyncio.run(acp.run_agent(EchoAgent(), EchoAgentV1()))
+        asyncio.run(acp.run_agent(agent(), agent_v1()))
     else:
         host, port = listening
-        asyncio.run(listen(host, port, arguments.drain))
+        asyncio.run(listen(host, port, arguments.drain, acp.http_app(agent, agent_v1)))
 
 
 if __name__ == "__main__":

@@ -602,6 +602,71 @@ def test_the_v1_echo_agent_advertises_load_session_and_replays_the_session_befor
     run(test)
 
 
+def test_the_v1_echo_agent_with_a_sessions_folder_loads_a_session_an_earlier_process_made(tmp_path):
+    """`--sessions DIR`: clients (acpx) start the agent anew for a later prompt and reload the
+    session; the new process replays what the first one sent. Ids it never made name no file."""
+    sessions = tmp_path / "sessions"
+
+    async def one_process(*requests: tuple[str, dict[str, Any]]) -> list[tuple[list[Any], dict[str, Any]]]:
+        """Each request's session updates and answer (permission allowed), in one agent process."""
+        agent = await asyncio.create_subprocess_exec(
+            *[sys.executable, str(EXAMPLES / "echo_agent.py"), "--sessions", str(sessions)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, **ENV},
+        )
+        assert agent.stdin is not None and agent.stdout is not None
+        exchanges = []
+        try:
+            for request_id, (method, params) in enumerate([("initialize", {"protocolVersion": 1}), *requests]):
+                agent.stdin.write(
+                    json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}).encode()
+                    + b"\n"
+                )
+                updates = []
+                while (message := await read_message(agent.stdout)).get("id") != request_id or "method" in message:
+                    if message.get("method") == "session/request_permission":
+                        allow = {"outcome": {"outcome": "selected", "optionId": "allow"}}
+                        agent.stdin.write(
+                            json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": allow}).encode() + b"\n"
+                        )
+                    else:
+                        updates.append(message["params"]["update"])
+                exchanges.append((updates, message))
+        finally:
+            agent.stdin.close()
+            await agent.wait()
+        return exchanges[1:]
+
+    async def test() -> None:
+        new = {"cwd": str(ROOT), "mcpServers": []}
+        [(_, made)] = await one_process(("session/new", new))
+        session_id = made["result"]["sessionId"]
+        [(_, other)] = await one_process(("session/new", new))
+        assert other["result"]["sessionId"] != session_id  # unique across processes
+        hello = [{"type": "text", "text": "hello there"}]
+        [_, (turn, _)] = await one_process(
+            ("session/load", {**new, "sessionId": session_id}),
+            ("session/prompt", {"sessionId": session_id, "prompt": hello}),
+        )
+        [(replayed, loaded), (_, traversal), (_, unknown)] = await one_process(
+            ("session/load", {**new, "sessionId": session_id}),
+            ("session/load", {**new, "sessionId": f"../sessions/{session_id}"}),
+            ("session/load", {**new, "sessionId": "session-" + "0" * 32}),
+        )
+        assert loaded["result"] == {}
+        assert replayed == [{"sessionUpdate": "user_message_chunk", "content": hello[0]}, *turn]
+        assert [update["sessionUpdate"] for update in turn] == [
+            "tool_call",
+            *["agent_message_chunk"] * 2,
+            "tool_call_update",
+        ]
+        assert traversal["error"]["code"] == unknown["error"]["code"] == -32002
+
+    run(test)
+
+
 def test_the_echo_agent_replays_a_resumed_session_from_its_start():
     async def test() -> None:
         async with echo_agent() as (conn, client, session_id):
