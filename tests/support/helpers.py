@@ -23,8 +23,8 @@ from generator.ir.model import Field, Module, ObjectType
 from generator.output.write import write_package
 from generator.pipeline import build_ir, generate
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures"
 SUMMARY = "summary"
 """A test's `record_property(SUMMARY, text)` is printed at the end of the run (by conftest;
 under pytest-xdist too, whose workers' own output is not shown)."""
