@@ -30,7 +30,7 @@ settings.load_profile("shared-machine")
 
 
 @pytest.fixture(scope="session")
-def rules_pkg(tmp_path_factory: pytest.TempPathFactory):
+def rules_pkg(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """The package generated from tests/fixtures/rules.json."""
     out = tmp_path_factory.mktemp("rules")
     generate_package(FIXTURES / "rules.json", out, "rules_pkg")
@@ -38,7 +38,7 @@ def rules_pkg(tmp_path_factory: pytest.TempPathFactory):
 
 
 @pytest.fixture(scope="session")
-def rules(tmp_path_factory: pytest.TempPathFactory):
+def rules(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The IR of tests/fixtures/rules.json, by type name."""
     return ir_of(FIXTURES / "rules.json", tmp_path_factory.mktemp("ir")).by_name()
 
