@@ -809,6 +809,7 @@ async def test_a_flood_of_notifications_to_a_slow_handler_keeps_memory_flat():
     assert peak < 30 * 2**20, f"peak {peak / 2**20:.1f} MiB"
 
 
+@pytest.mark.async_timeout(180)  # 20,000 requests under tracemalloc: 32 s alone on a loaded machine
 async def test_a_peer_that_sends_requests_without_reading_answers_cannot_grow_memory():
     """20,000 requests written without reading one answer, their handlers stuck: at most
     max_concurrent_requests are served at once (the reader stops, the socket pushes back),
