@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from generator.emit.render import natural_sorted
-from tests.helpers import FIXTURES, generate_package, import_package
+from tests.support.helpers import FIXTURES, generate_package, import_package
 
 HOSTILE = json.loads((FIXTURES / "hostile.json").read_text())
 
