@@ -1,1 +1,1 @@
-"""Tests for acp-codegen; shared helpers live in tests.helpers, fixtures in conftest."""
+"""Tests for acp-codegen; support code lives in tests/support, fixtures and the async test hook in conftest."""

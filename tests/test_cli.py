@@ -19,7 +19,7 @@ from generator import cli as cli_module
 from generator.output import cache
 from generator.output.manifest import proven_units
 from generator.output.write import ordinary_mode
-from tests.helpers import FIXTURES, ROOT, TEST_CACHES, copy_tracked
+from tests.support.helpers import FIXTURES, ROOT, TEST_CACHES, copy_tracked
 
 COPIED = ("pyproject.toml", "schema", "generator", "templates", "generated")
 TERMINAL_ROW = '\n[tool.acp-codegen.upserts.TerminalUpdate]\nidentity = ["terminalId"]\n'

@@ -17,7 +17,7 @@ from generator.config import (
     official_options,
 )
 from generator.errors import GenerationError
-from tests.helpers import ROOT
+from tests.support.helpers import ROOT
 
 TABLE = """\
 [tool.acp-codegen]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import MYPY_CACHE, ROOT
+from tests.support.helpers import MYPY_CACHE, ROOT
 
 RUN = "python"
 """A sample that runs in the tests and passes mypy --strict."""

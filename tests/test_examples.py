@@ -13,14 +13,14 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.helpers import ROOT, import_package, run_bounded
+from tests.support.helpers import ROOT, import_package
 
 acp = import_package(ROOT / "generated", "acp_v2")
 EXAMPLES = ROOT / "examples"
@@ -75,8 +75,7 @@ async def echo_agent() -> AsyncIterator[tuple[Any, UserClient, str]]:
     assert process.returncode == 0
 
 
-def run(test: Callable[[], Coroutine[Any, Any, None]]) -> None:
-    run_bounded(test(), 60)
+pytestmark = pytest.mark.async_timeout(60)
 
 
 def prompt(session_id: str, text: str) -> Any:
@@ -86,43 +85,40 @@ def prompt(session_id: str, text: str) -> Any:
 ALLOW = acp.RequestPermissionOutcomeSelected(option_id="allow")
 
 
-def test_a_turn_streams_the_echo_word_by_word_once_the_client_allows_it():
-    async def test() -> None:
-        async with echo_agent() as (conn, client, session_id):
-            sent = asyncio.create_task(conn.session_prompt(prompt(session_id, "hello big  world")))
-            question, answer = await client.questions.get()
-            inserted = await sent  # answered on insertion, before the turn ends
-            assert question.title == "Echo?"
-            assert [(o.option_id, o.kind) for o in question.options] == [
-                ("allow", "allow_once"),
-                ("reject", "reject_once"),
-            ]
-            answer.set_result(ALLOW)
-            assert await client.idle.get() == "end_turn"
-            updates = client.take()
-        user, running, opened, in_progress, *chunks, completed, idle = updates
-        assert user == {
-            "sessionUpdate": "user_message",
-            "messageId": inserted.message_id,
-            "content": [{"type": "text", "text": "hello big  world"}],
-        }
-        assert running == {"sessionUpdate": "state_update", "state": "running"}
-        tool_call_id = opened["toolCallId"]
-        assert opened == {
-            "sessionUpdate": "tool_call_update",
-            "toolCallId": tool_call_id,
-            "name": "echo",
-            "title": "Echo",
-            "rawInput": {"text": "hello big  world"},
-        }
-        assert question.subject.tool_call.tool_call_id == tool_call_id
-        assert in_progress == {"sessionUpdate": "tool_call_update", "toolCallId": tool_call_id, "status": "in_progress"}
-        assert [chunk["content"]["text"] for chunk in chunks] == ["hello", " big", "  world"]
-        assert len({chunk["messageId"] for chunk in chunks}) == 1
-        assert completed == {"sessionUpdate": "tool_call_update", "toolCallId": tool_call_id, "status": "completed"}
-        assert idle == {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
-
-    run(test)
+async def test_a_turn_streams_the_echo_word_by_word_once_the_client_allows_it():
+    async with echo_agent() as (conn, client, session_id):
+        sent = asyncio.create_task(conn.session_prompt(prompt(session_id, "hello big  world")))
+        question, answer = await client.questions.get()
+        inserted = await sent  # answered on insertion, before the turn ends
+        assert question.title == "Echo?"
+        assert [(o.option_id, o.kind) for o in question.options] == [
+            ("allow", "allow_once"),
+            ("reject", "reject_once"),
+        ]
+        answer.set_result(ALLOW)
+        assert await client.idle.get() == "end_turn"
+        updates = client.take()
+    user, running, opened, in_progress, *chunks, completed, idle = updates
+    assert user == {
+        "sessionUpdate": "user_message",
+        "messageId": inserted.message_id,
+        "content": [{"type": "text", "text": "hello big  world"}],
+    }
+    assert running == {"sessionUpdate": "state_update", "state": "running"}
+    tool_call_id = opened["toolCallId"]
+    assert opened == {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": tool_call_id,
+        "name": "echo",
+        "title": "Echo",
+        "rawInput": {"text": "hello big  world"},
+    }
+    assert question.subject.tool_call.tool_call_id == tool_call_id
+    assert in_progress == {"sessionUpdate": "tool_call_update", "toolCallId": tool_call_id, "status": "in_progress"}
+    assert [chunk["content"]["text"] for chunk in chunks] == ["hello", " big", "  world"]
+    assert len({chunk["messageId"] for chunk in chunks}) == 1
+    assert completed == {"sessionUpdate": "tool_call_update", "toolCallId": tool_call_id, "status": "completed"}
+    assert idle == {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
 
 
 @pytest.mark.parametrize(
@@ -132,95 +128,80 @@ def test_a_turn_streams_the_echo_word_by_word_once_the_client_allows_it():
         (acp.RequestPermissionOutcomeCancelled(), "cancelled", "cancelled"),  # the user dismissed it
     ],
 )
-def test_a_permission_not_given_echoes_nothing(outcome, status, stop_reason):
-    async def test() -> None:
-        async with echo_agent() as (conn, client, session_id):
-            sent = asyncio.create_task(conn.session_prompt(prompt(session_id, "hello")))
-            _, answer = await client.questions.get()
-            answer.set_result(outcome)
-            await sent
-            assert await client.idle.get() == stop_reason
-            updates = client.take()
-        assert [update["sessionUpdate"] for update in updates] == [
-            "user_message",
-            "state_update",
-            "tool_call_update",
-            "tool_call_update",
-            "state_update",
-        ]
-        assert updates[-2]["status"] == status
-
-    run(test)
+async def test_a_permission_not_given_echoes_nothing(outcome, status, stop_reason):
+    async with echo_agent() as (conn, client, session_id):
+        sent = asyncio.create_task(conn.session_prompt(prompt(session_id, "hello")))
+        _, answer = await client.questions.get()
+        answer.set_result(outcome)
+        await sent
+        assert await client.idle.get() == stop_reason
+        updates = client.take()
+    assert [update["sessionUpdate"] for update in updates] == [
+        "user_message",
+        "state_update",
+        "tool_call_update",
+        "tool_call_update",
+        "state_update",
+    ]
+    assert updates[-2]["status"] == status
 
 
-def test_session_cancel_withdraws_the_permission_request_and_ends_the_turn_cancelled():
-    async def test() -> None:
-        async with echo_agent() as (conn, client, session_id):
-            await conn.session_prompt(prompt(session_id, "hello"))
-            question, _ = await client.questions.get()
-            await conn.session_cancel(acp.CancelSessionNotification(session_id=session_id))
-            sent = asyncio.create_task(conn.session_prompt(prompt(session_id, "again")))  # not cancelled
-            assert await client.withdrawn.get() is question  # the agent sent $/cancel_request
-            assert await client.idle.get() == "cancelled"
-            _, answer = await client.questions.get()
-            *_, cancelled, idle, _again, _running, _opened = client.take()
-            assert cancelled["status"] == "cancelled"
-            assert idle == {"sessionUpdate": "state_update", "state": "idle", "stopReason": "cancelled"}
-            answer.set_result(ALLOW)
-            await sent
-            assert await client.idle.get() == "end_turn"
-
-    run(test)
+async def test_session_cancel_withdraws_the_permission_request_and_ends_the_turn_cancelled():
+    async with echo_agent() as (conn, client, session_id):
+        await conn.session_prompt(prompt(session_id, "hello"))
+        question, _ = await client.questions.get()
+        await conn.session_cancel(acp.CancelSessionNotification(session_id=session_id))
+        sent = asyncio.create_task(conn.session_prompt(prompt(session_id, "again")))  # not cancelled
+        assert await client.withdrawn.get() is question  # the agent sent $/cancel_request
+        assert await client.idle.get() == "cancelled"
+        _, answer = await client.questions.get()
+        *_, cancelled, idle, _again, _running, _opened = client.take()
+        assert cancelled["status"] == "cancelled"
+        assert idle == {"sessionUpdate": "state_update", "state": "idle", "stopReason": "cancelled"}
+        answer.set_result(ALLOW)
+        await sent
+        assert await client.idle.get() == "end_turn"
 
 
-def test_a_prompt_sent_during_a_turn_is_held_and_session_cancel_answers_it_minus_32800():
-    async def test() -> None:
-        async with echo_agent() as (conn, client, session_id):
-            await conn.session_prompt(prompt(session_id, "first"))
-            await client.questions.get()
-            held = asyncio.create_task(conn.session_prompt(prompt(session_id, "second")))
-            await asyncio.sleep(0.2)
-            assert not held.done()
-            await conn.session_cancel(acp.CancelSessionNotification(session_id=session_id))
-            with pytest.raises(acp.RequestError) as caught:
-                await held
-            assert caught.value.code == -32800
-            assert await client.idle.get() == "cancelled"
-            assert client.take_inserted() == ["first"]
-
-    run(test)
+async def test_a_prompt_sent_during_a_turn_is_held_and_session_cancel_answers_it_minus_32800():
+    async with echo_agent() as (conn, client, session_id):
+        await conn.session_prompt(prompt(session_id, "first"))
+        await client.questions.get()
+        held = asyncio.create_task(conn.session_prompt(prompt(session_id, "second")))
+        await asyncio.sleep(0.2)
+        assert not held.done()
+        await conn.session_cancel(acp.CancelSessionNotification(session_id=session_id))
+        with pytest.raises(acp.RequestError) as caught:
+            await held
+        assert caught.value.code == -32800
+        assert await client.idle.get() == "cancelled"
+        assert client.take_inserted() == ["first"]
 
 
-def test_a_held_prompt_withdrawn_with_cancel_request_is_never_inserted():
-    async def test() -> None:
-        async with echo_agent() as (conn, client, session_id):
-            await conn.session_prompt(prompt(session_id, "first"))
-            _, answer = await client.questions.get()
-            held = asyncio.create_task(conn.session_prompt(prompt(session_id, "withdrawn")))
-            await asyncio.sleep(0.2)
-            held.cancel()  # sends $/cancel_request; the agent answers -32800, dropped quietly
-            with pytest.raises(asyncio.CancelledError):
-                await held
-            answer.set_result(ALLOW)
-            assert await client.idle.get() == "end_turn"
-            sent = asyncio.create_task(conn.session_prompt(prompt(session_id, "third")))
-            _, answer = await client.questions.get()
-            answer.set_result(ALLOW)
-            await sent
-            assert await client.idle.get() == "end_turn"
-            assert client.take_inserted() == ["first", "third"]
-
-    run(test)
+async def test_a_held_prompt_withdrawn_with_cancel_request_is_never_inserted():
+    async with echo_agent() as (conn, client, session_id):
+        await conn.session_prompt(prompt(session_id, "first"))
+        _, answer = await client.questions.get()
+        held = asyncio.create_task(conn.session_prompt(prompt(session_id, "withdrawn")))
+        await asyncio.sleep(0.2)
+        held.cancel()  # sends $/cancel_request; the agent answers -32800, dropped quietly
+        with pytest.raises(asyncio.CancelledError):
+            await held
+        answer.set_result(ALLOW)
+        assert await client.idle.get() == "end_turn"
+        sent = asyncio.create_task(conn.session_prompt(prompt(session_id, "third")))
+        _, answer = await client.questions.get()
+        answer.set_result(ALLOW)
+        await sent
+        assert await client.idle.get() == "end_turn"
+        assert client.take_inserted() == ["first", "third"]
 
 
-def test_a_prompt_to_an_unknown_session_is_answered_minus_32002():
-    async def test() -> None:
-        async with echo_agent() as (conn, _, _session_id):
-            with pytest.raises(acp.RequestError) as caught:
-                await conn.session_prompt(prompt("nope", "hello"))
-            assert (caught.value.code, caught.value.data) == (-32002, acp.SessionNotFoundErrorData(session_id="nope"))
-
-    run(test)
+async def test_a_prompt_to_an_unknown_session_is_answered_minus_32002():
+    async with echo_agent() as (conn, _, _session_id):
+        with pytest.raises(acp.RequestError) as caught:
+            await conn.session_prompt(prompt("nope", "hello"))
+        assert (caught.value.code, caught.value.data) == (-32002, acp.SessionNotFoundErrorData(session_id="nope"))
 
 
 def test_the_mcp_agent_adds_with_the_calc_tool_its_client_serves_over_acp():
@@ -289,55 +270,46 @@ async def helpers_agent() -> AsyncIterator[tuple[Any, UserClient, str]]:
     assert process.returncode == 0
 
 
-def test_the_helpers_agent_fails_its_tool_call_when_the_user_rejects_it():
-    async def test() -> None:
-        async with helpers_agent() as (conn, client, session_id):
-            await conn.session_prompt(prompt(session_id, "one two"))
-            question, answer = await client.questions.get()
-            assert [(o.option_id, o.kind) for o in question.options] == [
-                ("allow", "allow_once"),
-                ("allow_always", "allow_always"),
-                ("reject", "reject_once"),
-            ]
-            assert question.subject.tool_call.tool_call_id == client.updates[4].tool_call_id
-            answer.set_result(acp.RequestPermissionOutcomeSelected(option_id="reject"))
-            assert await client.idle.get() == "end_turn"
-            *_, failed, said, _idle = client.take()
-        assert failed == {"sessionUpdate": "tool_call_update", "toolCallId": failed["toolCallId"], "status": "failed"}
-        assert said["content"] == {"type": "text", "text": "I did not count them."}
-
-    run(test)
+async def test_the_helpers_agent_fails_its_tool_call_when_the_user_rejects_it():
+    async with helpers_agent() as (conn, client, session_id):
+        await conn.session_prompt(prompt(session_id, "one two"))
+        question, answer = await client.questions.get()
+        assert [(o.option_id, o.kind) for o in question.options] == [
+            ("allow", "allow_once"),
+            ("allow_always", "allow_always"),
+            ("reject", "reject_once"),
+        ]
+        assert question.subject.tool_call.tool_call_id == client.updates[4].tool_call_id
+        answer.set_result(acp.RequestPermissionOutcomeSelected(option_id="reject"))
+        assert await client.idle.get() == "end_turn"
+        *_, failed, said, _idle = client.take()
+    assert failed == {"sessionUpdate": "tool_call_update", "toolCallId": failed["toolCallId"], "status": "failed"}
+    assert said["content"] == {"type": "text", "text": "I did not count them."}
 
 
-def test_the_helpers_agent_remembers_allow_always_for_the_session():
-    async def test() -> None:
-        async with helpers_agent() as (conn, client, session_id):
-            await conn.session_prompt(prompt(session_id, "one two"))
-            _, answer = await client.questions.get()
-            answer.set_result(acp.RequestPermissionOutcomeSelected(option_id="allow_always"))
-            assert await client.idle.get() == "end_turn"
-            await conn.session_prompt(prompt(session_id, "one two three"))
-            assert await client.idle.get() == "end_turn"  # not asked again
-            assert client.questions.empty()
-            updates = client.take()
-        results = [u["rawOutput"] for u in updates if u["sessionUpdate"] == "tool_call_update" and "rawOutput" in u]
-        assert results == [2, 3]
-        titles = [u["title"] for u in updates if u["sessionUpdate"] == "session_info_update"]
-        assert titles == ["2 words", "3 words"]
-
-    run(test)
+async def test_the_helpers_agent_remembers_allow_always_for_the_session():
+    async with helpers_agent() as (conn, client, session_id):
+        await conn.session_prompt(prompt(session_id, "one two"))
+        _, answer = await client.questions.get()
+        answer.set_result(acp.RequestPermissionOutcomeSelected(option_id="allow_always"))
+        assert await client.idle.get() == "end_turn"
+        await conn.session_prompt(prompt(session_id, "one two three"))
+        assert await client.idle.get() == "end_turn"  # not asked again
+        assert client.questions.empty()
+        updates = client.take()
+    results = [u["rawOutput"] for u in updates if u["sessionUpdate"] == "tool_call_update" and "rawOutput" in u]
+    assert results == [2, 3]
+    titles = [u["title"] for u in updates if u["sessionUpdate"] == "session_info_update"]
+    assert titles == ["2 words", "3 words"]
 
 
-def test_session_cancel_withdraws_the_helpers_agents_permission_request_and_ends_the_turn_cancelled():
-    async def test() -> None:
-        async with helpers_agent() as (conn, client, session_id):
-            await conn.session_prompt(prompt(session_id, "one"))
-            question, _ = await client.questions.get()
-            await conn.session_cancel(acp.CancelSessionNotification(session_id=session_id))
-            assert await client.withdrawn.get() is question
-            assert await client.idle.get() == "cancelled"
-
-    run(test)
+async def test_session_cancel_withdraws_the_helpers_agents_permission_request_and_ends_the_turn_cancelled():
+    async with helpers_agent() as (conn, client, session_id):
+        await conn.session_prompt(prompt(session_id, "one"))
+        question, _ = await client.questions.get()
+        await conn.session_cancel(acp.CancelSessionNotification(session_id=session_id))
+        assert await client.withdrawn.get() is question
+        assert await client.idle.get() == "cancelled"
 
 
 EXAMPLE_CLIENT_OUTPUT = [
@@ -390,24 +362,20 @@ def test_the_example_client_drives_the_listening_example_agent(scheme):
     assert result.stdout.splitlines() == EXAMPLE_CLIENT_OUTPUT
 
 
-def test_the_listening_example_agent_stops_on_sigint_while_clients_are_connected():
+async def test_the_listening_example_agent_stops_on_sigint_while_clients_are_connected():
     """An open event stream (HTTP) and an open WebSocket do not hold the shutdown: the agent ends
     both connections, the clients see their connections end, and the process exits 0."""
-
-    async def test() -> None:
-        with listening_echo_agent() as (urls, server):
-            async with (
-                acp.connect_http(UserClient(), urls["http"]) as over_http,
-                acp.connect_websocket(UserClient(), urls["ws"]) as over_ws,
-            ):
-                for conn in (over_http, over_ws):
-                    assert (await conn.initialize(INIT)).info.name == "echo-agent"
-                    await conn.session_new(acp.NewSessionRequest(cwd=str(ROOT)))
-                server.send_signal(signal.SIGINT)
-                await asyncio.wait_for(over_http.wait_closed(), 10)
-                await asyncio.wait_for(over_ws.wait_closed(), 10)
-
-    run(test)
+    with listening_echo_agent() as (urls, server):
+        async with (
+            acp.connect_http(UserClient(), urls["http"]) as over_http,
+            acp.connect_websocket(UserClient(), urls["ws"]) as over_ws,
+        ):
+            for conn in (over_http, over_ws):
+                assert (await conn.initialize(INIT)).info.name == "echo-agent"
+                await conn.session_new(acp.NewSessionRequest(cwd=str(ROOT)))
+            server.send_signal(signal.SIGINT)
+            await asyncio.wait_for(over_http.wait_closed(), 10)
+            await asyncio.wait_for(over_ws.wait_closed(), 10)
 
 
 def resident_mib(pid: int) -> int:
@@ -446,35 +414,32 @@ def test_the_listening_example_agent_holds_its_memory_under_a_ping_flood():
     assert peak - before < 40 and after - before < 40, (before, peak, after)
 
 
-def test_the_authorized_example_agent_takes_a_bearer_token_or_a_pages_cookie_and_binds_the_connection(tmp_path):
+@pytest.mark.async_timeout(60)
+async def test_the_authorized_example_agent_takes_a_bearer_token_or_a_pages_cookie_and_binds_the_connection(tmp_path):
     tokens = tmp_path / "tokens.txt"
     tokens.write_text("# NAME TOKEN\nalice token-of-alice\nbob token-of-bob\n")
     page = "https://editor.example"
     init = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
     message = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init.to_dict()}
     alice = {"Authorization": "Bearer token-of-alice"}
-
-    async def test() -> None:
-        options = ("--tokens", str(tokens), "--allow-origin", page)
-        with listening_echo_agent("authorized_agent.py", *options) as (urls, _):
-            async with acp.connect_http(UserClient(), urls["http"], headers=alice) as conn:
-                assert (await conn.initialize(init)).info.name == "echo-agent (alice)"
-            cookie = {"Cookie": "acp_token=token-of-bob"}
-            async with acp.connect_websocket(UserClient(), urls["ws"], headers=cookie) as conn:
-                assert (await conn.initialize(init)).info.name == "echo-agent (bob)"
-            async with httpx.AsyncClient(timeout=10) as http:
-                url = urls["http"]
-                assert (await http.post(url, json=message)).status_code == 401
-                assert (await http.post(url, json=message, headers={"Authorization": "Bearer x"})).status_code == 401
-                from_page = await http.post(url, json=message, headers={**cookie, "Origin": page})
-                assert from_page.status_code == 200 and from_page.json()["result"]["info"]["name"] == "echo-agent (bob)"
-                foreign = await http.post(url, json=message, headers={**cookie, "Origin": "https://evil.example"})
-                assert foreign.status_code == 403
-                named = {"Acp-Connection-Id": from_page.headers["Acp-Connection-Id"]}
-                assert (await http.delete(url, headers={**alice, **named})).status_code == 403  # bob's
-                assert (await http.delete(url, headers={**cookie, **named})).status_code == 202
-
-    run_bounded(test(), 60)
+    options = ("--tokens", str(tokens), "--allow-origin", page)
+    with listening_echo_agent("authorized_agent.py", *options) as (urls, _):
+        async with acp.connect_http(UserClient(), urls["http"], headers=alice) as conn:
+            assert (await conn.initialize(init)).info.name == "echo-agent (alice)"
+        cookie = {"Cookie": "acp_token=token-of-bob"}
+        async with acp.connect_websocket(UserClient(), urls["ws"], headers=cookie) as conn:
+            assert (await conn.initialize(init)).info.name == "echo-agent (bob)"
+        async with httpx.AsyncClient(timeout=10) as http:
+            url = urls["http"]
+            assert (await http.post(url, json=message)).status_code == 401
+            assert (await http.post(url, json=message, headers={"Authorization": "Bearer x"})).status_code == 401
+            from_page = await http.post(url, json=message, headers={**cookie, "Origin": page})
+            assert from_page.status_code == 200 and from_page.json()["result"]["info"]["name"] == "echo-agent (bob)"
+            foreign = await http.post(url, json=message, headers={**cookie, "Origin": "https://evil.example"})
+            assert foreign.status_code == 403
+            named = {"Acp-Connection-Id": from_page.headers["Acp-Connection-Id"]}
+            assert (await http.delete(url, headers={**alice, **named})).status_code == 403  # bob's
+            assert (await http.delete(url, headers={**cookie, **named})).status_code == 202
 
 
 def test_the_authorized_example_agent_refuses_to_start_without_a_token(tmp_path):
@@ -497,133 +462,122 @@ async def read_message(stdout: asyncio.StreamReader) -> dict[str, Any]:
     return dict(json.loads(line))
 
 
-def test_a_cancelled_v1_turn_withdraws_its_permission_request_before_answering_and_fails_its_tool_call():
+async def test_a_cancelled_v1_turn_withdraws_its_permission_request_before_answering_and_fails_its_tool_call():
     """As the wire shows it: `session/cancel` during the permission request is followed by the
     request's withdrawal (`$/cancel_request`), then the tool call's `failed` update (v1 has no
     `cancelled` status), then the `cancelled` answer to `session/prompt`."""
+    agent = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(EXAMPLES / "echo_agent.py"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, **ENV},
+    )
+    assert agent.stdin is not None and agent.stdout is not None
 
-    async def test() -> None:
-        agent = await asyncio.create_subprocess_exec(
-            sys.executable,
-            str(EXAMPLES / "echo_agent.py"),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env={**os.environ, **ENV},
-        )
-        assert agent.stdin is not None and agent.stdout is not None
+    def send(message: dict[str, Any]) -> None:
+        assert agent.stdin is not None
+        agent.stdin.write(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
 
-        def send(message: dict[str, Any]) -> None:
-            assert agent.stdin is not None
-            agent.stdin.write(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
-
-        try:
-            send({"id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
-            assert (await read_message(agent.stdout))["id"] == 1
-            send({"id": 2, "method": "session/new", "params": {"cwd": str(ROOT), "mcpServers": []}})
-            session_id = (await read_message(agent.stdout))["result"]["sessionId"]
-            prompt = [{"type": "text", "text": "hello"}]
-            send({"id": 3, "method": "session/prompt", "params": {"sessionId": session_id, "prompt": prompt}})
-            while (message := await read_message(agent.stdout)).get("method") != "session/request_permission":
-                pass
-            send({"method": "session/cancel", "params": {"sessionId": session_id}})
-            after = [await read_message(agent.stdout)]
-            while after[-1].get("id") != 3:  # until the answer to the prompt
-                after.append(await read_message(agent.stdout))
-        finally:
-            agent.stdin.close()
-            await agent.wait()
-        assert [m.get("method", "answer") for m in after] == ["$/cancel_request", "session/update", "answer"]
-        withdrawal, failed, answer = after
-        assert withdrawal == {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": message["id"]}}
-        assert failed["params"]["update"]["status"] == "failed"
-        assert answer == {"jsonrpc": "2.0", "id": 3, "result": {"stopReason": "cancelled"}}
-
-    run(test)
+    try:
+        send({"id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
+        assert (await read_message(agent.stdout))["id"] == 1
+        send({"id": 2, "method": "session/new", "params": {"cwd": str(ROOT), "mcpServers": []}})
+        session_id = (await read_message(agent.stdout))["result"]["sessionId"]
+        prompt = [{"type": "text", "text": "hello"}]
+        send({"id": 3, "method": "session/prompt", "params": {"sessionId": session_id, "prompt": prompt}})
+        while (message := await read_message(agent.stdout)).get("method") != "session/request_permission":
+            pass
+        send({"method": "session/cancel", "params": {"sessionId": session_id}})
+        after = [await read_message(agent.stdout)]
+        while after[-1].get("id") != 3:  # until the answer to the prompt
+            after.append(await read_message(agent.stdout))
+    finally:
+        agent.stdin.close()
+        await agent.wait()
+    assert [m.get("method", "answer") for m in after] == ["$/cancel_request", "session/update", "answer"]
+    withdrawal, failed, answer = after
+    assert withdrawal == {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": message["id"]}}
+    assert failed["params"]["update"]["status"] == "failed"
+    assert answer == {"jsonrpc": "2.0", "id": 3, "result": {"stopReason": "cancelled"}}
 
 
-def test_the_v1_echo_agent_advertises_load_session_and_replays_the_session_before_answering():
+async def test_the_v1_echo_agent_advertises_load_session_and_replays_the_session_before_answering():
     """A client that reloads a session (`session/load`) gets the conversation again, before the
     answer: the prompt as `user_message_chunk`s, then every update the agent sent in its turn."""
+    agent = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(EXAMPLES / "echo_agent.py"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, **ENV},
+    )
+    assert agent.stdin is not None and agent.stdout is not None
 
-    async def test() -> None:
-        agent = await asyncio.create_subprocess_exec(
-            sys.executable,
-            str(EXAMPLES / "echo_agent.py"),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env={**os.environ, **ENV},
+    def send(message: dict[str, Any]) -> None:
+        assert agent.stdin is not None
+        agent.stdin.write(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
+
+    async def until_answer(request_id: int) -> list[dict[str, Any]]:
+        """The session updates the agent sends before answering `request_id` (permission allowed)."""
+        assert agent.stdout is not None
+        updates = []
+        while (message := await read_message(agent.stdout)).get("id") != request_id:
+            if message.get("method") == "session/request_permission":
+                send({"id": message["id"], "result": {"outcome": {"outcome": "selected", "optionId": "allow"}}})
+            else:
+                updates.append(message["params"]["update"])
+        assert "error" not in message, message
+        return updates
+
+    try:
+        send({"id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
+        initialized = await read_message(agent.stdout)
+        send({"id": 2, "method": "session/new", "params": {"cwd": str(ROOT), "mcpServers": []}})
+        session_id = (await read_message(agent.stdout))["result"]["sessionId"]
+        prompt = [{"type": "text", "text": "hello again"}]
+        send({"id": 3, "method": "session/prompt", "params": {"sessionId": session_id, "prompt": prompt}})
+        turn = await until_answer(3)
+        load = {"sessionId": session_id, "cwd": str(ROOT), "mcpServers": []}
+        send({"id": 4, "method": "session/load", "params": load})
+        replayed = await until_answer(4)
+        send({"id": 5, "method": "session/load", "params": {**load, "sessionId": "never-made"}})
+        unknown = await read_message(agent.stdout)
+    finally:
+        agent.stdin.close()
+        await agent.wait()
+    assert initialized["result"]["agentCapabilities"]["loadSession"] is True
+    assert [update["sessionUpdate"] for update in turn] == [
+        "tool_call",
+        "agent_message_chunk",
+        "agent_message_chunk",
+        "tool_call_update",
+    ]
+    assert replayed == [{"sessionUpdate": "user_message_chunk", "content": prompt[0]}, *turn]
+    assert unknown["id"] == 5 and unknown["error"]["code"] == -32002
+
+
+async def test_the_echo_agent_replays_a_resumed_session_from_its_start():
+    async with echo_agent() as (conn, client, session_id):
+        sent = asyncio.create_task(conn.session_prompt(prompt(session_id, "hello")))
+        _, answer = await client.questions.get()
+        answer.set_result(ALLOW)
+        await sent
+        assert await client.idle.get() == "end_turn"
+        turn = client.take()
+        resume = acp.ResumeSessionRequest(
+            session_id=session_id, cwd=str(ROOT), replay_from=acp.ReplayFromStartVariant()
         )
-        assert agent.stdin is not None and agent.stdout is not None
-
-        def send(message: dict[str, Any]) -> None:
-            assert agent.stdin is not None
-            agent.stdin.write(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
-
-        async def until_answer(request_id: int) -> list[dict[str, Any]]:
-            """The session updates the agent sends before answering `request_id` (permission allowed)."""
-            assert agent.stdout is not None
-            updates = []
-            while (message := await read_message(agent.stdout)).get("id") != request_id:
-                if message.get("method") == "session/request_permission":
-                    send({"id": message["id"], "result": {"outcome": {"outcome": "selected", "optionId": "allow"}}})
-                else:
-                    updates.append(message["params"]["update"])
-            assert "error" not in message, message
-            return updates
-
-        try:
-            send({"id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
-            initialized = await read_message(agent.stdout)
-            send({"id": 2, "method": "session/new", "params": {"cwd": str(ROOT), "mcpServers": []}})
-            session_id = (await read_message(agent.stdout))["result"]["sessionId"]
-            prompt = [{"type": "text", "text": "hello again"}]
-            send({"id": 3, "method": "session/prompt", "params": {"sessionId": session_id, "prompt": prompt}})
-            turn = await until_answer(3)
-            load = {"sessionId": session_id, "cwd": str(ROOT), "mcpServers": []}
-            send({"id": 4, "method": "session/load", "params": load})
-            replayed = await until_answer(4)
-            send({"id": 5, "method": "session/load", "params": {**load, "sessionId": "never-made"}})
-            unknown = await read_message(agent.stdout)
-        finally:
-            agent.stdin.close()
-            await agent.wait()
-        assert initialized["result"]["agentCapabilities"]["loadSession"] is True
-        assert [update["sessionUpdate"] for update in turn] == [
-            "tool_call",
-            "agent_message_chunk",
-            "agent_message_chunk",
-            "tool_call_update",
-        ]
-        assert replayed == [{"sessionUpdate": "user_message_chunk", "content": prompt[0]}, *turn]
-        assert unknown["id"] == 5 and unknown["error"]["code"] == -32002
-
-    run(test)
-
-
-def test_the_echo_agent_replays_a_resumed_session_from_its_start():
-    async def test() -> None:
-        async with echo_agent() as (conn, client, session_id):
-            sent = asyncio.create_task(conn.session_prompt(prompt(session_id, "hello")))
-            _, answer = await client.questions.get()
-            answer.set_result(ALLOW)
-            await sent
-            assert await client.idle.get() == "end_turn"
-            turn = client.take()
-            resume = acp.ResumeSessionRequest(
-                session_id=session_id, cwd=str(ROOT), replay_from=acp.ReplayFromStartVariant()
-            )
-            await conn.session_resume(resume)
-            while len(client.updates) < len(turn):
-                await asyncio.sleep(0.01)
-            assert client.take() == turn
-            with pytest.raises(acp.RequestError) as unknown:
-                await conn.session_resume(acp.ResumeSessionRequest(session_id="never-made", cwd=str(ROOT)))
-            assert unknown.value.code == -32002
-        assert [update["sessionUpdate"] for update in turn][:2] == ["user_message", "state_update"]
-
-    run(test)
+        await conn.session_resume(resume)
+        while len(client.updates) < len(turn):
+            await asyncio.sleep(0.01)
+        assert client.take() == turn
+        with pytest.raises(acp.RequestError) as unknown:
+            await conn.session_resume(acp.ResumeSessionRequest(session_id="never-made", cwd=str(ROOT)))
+        assert unknown.value.code == -32002
+    assert [update["sessionUpdate"] for update in turn][:2] == ["user_message", "state_update"]
 
 
 def test_the_listening_example_agent_closes_idle_kept_alive_sockets_but_not_half_sent_requests():
@@ -653,7 +607,7 @@ def test_the_listening_example_agent_closes_idle_kept_alive_sockets_but_not_half
                 half.recv(4096)  # still open, 6.5 s after its first bytes
 
 
-QUIET_AGENT = [sys.executable, str(ROOT / "tests" / "quiet_agent.py")]
+QUIET_AGENT = [sys.executable, str(ROOT / "tests" / "support" / "quiet_agent.py")]
 
 
 def example_client(*agent: str) -> subprocess.CompletedProcess[str]:
@@ -663,7 +617,7 @@ def example_client(*agent: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize("version", ["v2", "v1"])
 def test_the_example_client_ends_turns_that_ask_no_permission_showing_the_tool_calls_latest_title(version):
-    """tests/quiet_agent.py asks nothing and retitles its tool call "Run" to "Run ls"; over v1
+    """tests/support/quiet_agent.py asks nothing and retitles its tool call "Run" to "Run ls"; over v1
     (`--v1`: the agent speaks v1 alone) the client folds the turn into an `acp_v1.SessionState`."""
     result = example_client(*QUIET_AGENT, *(["--v1"] if version == "v1" else []))
     assert result.returncode == 0, result.stderr

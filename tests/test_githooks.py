@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.support.helpers import ROOT
 
 HOOKS = ROOT / ".githooks"
 

@@ -33,8 +33,8 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import ROOT, import_package, run_bounded
-from tests.test_examples import ALLOW, ENV, EXAMPLES, INIT, UserClient, listening_echo_agent, prompt, run
+from tests.support.helpers import ROOT, import_package
+from tests.test_examples import ALLOW, ENV, EXAMPLES, INIT, UserClient, listening_echo_agent, prompt
 
 acp = import_package(ROOT / "generated", "acp_v2")
 acp_v1 = import_package(ROOT / "generated", "acp_v1")
@@ -201,60 +201,52 @@ async def typescript_agent(node: str) -> AsyncIterator[tuple[Any, UserClient, st
     assert process.returncode == 0
 
 
-def test_a_python_client_cancels_a_typescript_agents_requests_and_turns(node):
-    async def test() -> None:
-        async with typescript_agent(node) as (conn, client, session_id):
-            await conn.session_prompt(prompt(session_id, "first"))
-            question, _ = await client.questions.get()
-            withdrawn = asyncio.create_task(conn.session_prompt(prompt(session_id, "withdrawn")))
-            held = asyncio.create_task(conn.session_prompt(prompt(session_id, "held")))
-            await asyncio.sleep(0.2)
-            withdrawn.cancel()  # $/cancel_request: the agent's handler sees its signal abort
-            with pytest.raises(asyncio.CancelledError):
-                await withdrawn
-            while not (await conn.ext_method("_interop/seen", {}))["seen"]:  # before session/cancel
-                await asyncio.sleep(0.05)
-            await conn.session_cancel(acp.CancelSessionNotification(session_id=session_id))
-            with pytest.raises(acp.RequestError) as caught:
-                await held
-            assert caught.value.code == -32800
-            assert await client.withdrawn.get() is question  # the agent withdrew its permission request
-            assert await client.idle.get() == "cancelled"
-            *_, cancelled, idle = client.take()
-            assert cancelled == {"sessionUpdate": "tool_call_update", "toolCallId": "echo-3", "status": "cancelled"}
-            assert idle == {"sessionUpdate": "state_update", "state": "idle", "stopReason": "cancelled"}
-            assert await conn.ext_method("_interop/seen", {}) == {
-                "seen": ["prompt withdrawn: withdrawn", "turn cancelled: first"]
-            }
+async def test_a_python_client_cancels_a_typescript_agents_requests_and_turns(node):
+    async with typescript_agent(node) as (conn, client, session_id):
+        await conn.session_prompt(prompt(session_id, "first"))
+        question, _ = await client.questions.get()
+        withdrawn = asyncio.create_task(conn.session_prompt(prompt(session_id, "withdrawn")))
+        held = asyncio.create_task(conn.session_prompt(prompt(session_id, "held")))
+        await asyncio.sleep(0.2)
+        withdrawn.cancel()  # $/cancel_request: the agent's handler sees its signal abort
+        with pytest.raises(asyncio.CancelledError):
+            await withdrawn
+        while not (await conn.ext_method("_interop/seen", {}))["seen"]:  # before session/cancel
+            await asyncio.sleep(0.05)
+        await conn.session_cancel(acp.CancelSessionNotification(session_id=session_id))
+        with pytest.raises(acp.RequestError) as caught:
+            await held
+        assert caught.value.code == -32800
+        assert await client.withdrawn.get() is question  # the agent withdrew its permission request
+        assert await client.idle.get() == "cancelled"
+        *_, cancelled, idle = client.take()
+        assert cancelled == {"sessionUpdate": "tool_call_update", "toolCallId": "echo-3", "status": "cancelled"}
+        assert idle == {"sessionUpdate": "state_update", "state": "idle", "stopReason": "cancelled"}
+        assert await conn.ext_method("_interop/seen", {}) == {
+            "seen": ["prompt withdrawn: withdrawn", "turn cancelled: first"]
+        }
 
-            sent = asyncio.create_task(conn.session_prompt(prompt(session_id, "one more time")))
-            _, answer = await client.questions.get()
-            answer.set_result(ALLOW)
-            await sent
-            assert await client.idle.get() == "end_turn"
-            updates = client.take()
-            chunks = [
-                update["content"]["text"] for update in updates if update["sessionUpdate"] == "agent_message_chunk"
-            ]
-            assert chunks == ["one", " more", " time"]
-
-    run(test)
+        sent = asyncio.create_task(conn.session_prompt(prompt(session_id, "one more time")))
+        _, answer = await client.questions.get()
+        answer.set_result(ALLOW)
+        await sent
+        assert await client.idle.get() == "end_turn"
+        updates = client.take()
+        chunks = [update["content"]["text"] for update in updates if update["sessionUpdate"] == "agent_message_chunk"]
+        assert chunks == ["one", " more", " time"]
 
 
-def test_a_typescript_agent_answers_errors_a_python_client_reads(node):
-    async def test() -> None:
-        async with typescript_agent(node) as (conn, _, _session_id):
-            with pytest.raises(acp.RequestError) as caught:
-                await conn.session_prompt(prompt("nope", "hello"))
-            assert (caught.value.code, caught.value.data) == (-32002, acp.SessionNotFoundErrorData(session_id="nope"))
-            with pytest.raises(acp.RequestError) as caught:
-                await conn.session_list(acp.ListSessionsRequest())
-            assert caught.value.code == -32601
-            with pytest.raises(acp.RequestError) as caught:
-                await conn.ext_method("_py/unknown", {})
-            assert caught.value.code == -32601
-
-    run(test)
+async def test_a_typescript_agent_answers_errors_a_python_client_reads(node):
+    async with typescript_agent(node) as (conn, _, _session_id):
+        with pytest.raises(acp.RequestError) as caught:
+            await conn.session_prompt(prompt("nope", "hello"))
+        assert (caught.value.code, caught.value.data) == (-32002, acp.SessionNotFoundErrorData(session_id="nope"))
+        with pytest.raises(acp.RequestError) as caught:
+            await conn.session_list(acp.ListSessionsRequest())
+        assert caught.value.code == -32601
+        with pytest.raises(acp.RequestError) as caught:
+            await conn.ext_method("_py/unknown", {})
+        assert caught.value.code == -32601
 
 
 def test_the_example_agent_routes_a_python_sdk_v1_client_to_its_v1_agent(python_sdk):
@@ -309,7 +301,7 @@ class V1UserClient(acp_v1.Client):
 
 
 @pytest.mark.parametrize("scheme", ["http", "ws"])
-def test_acp_v1s_client_drives_the_python_sdks_own_server_over_http_and_websocket(python_sdk, scheme):
+async def test_acp_v1s_client_drives_the_python_sdks_own_server_over_http_and_websocket(python_sdk, scheme):
     """interop/py_agent_v1.py: the Python SDK's ASGI `AcpServer` (`acp.http`, WebSocket through
     `acp.ws`) under uvicorn; `acp_v1.connect_http` and `acp_v1.connect_websocket`."""
 
@@ -346,7 +338,7 @@ def test_acp_v1s_client_drives_the_python_sdks_own_server_over_http_and_websocke
                 answer.set_result(acp_v1.RequestPermissionOutcomeCancelled())
 
     with listening([sys.executable, str(INTEROP / "py_agent_v1.py")], env=python_sdk) as url:
-        run(lambda: test(url.replace("http", scheme, 1)))
+        await test(url.replace("http", scheme, 1))
 
 
 @pytest.mark.parametrize("scheme", ["http", "ws"])
@@ -379,10 +371,11 @@ def loads_deep(raw: bytes) -> Any:
         sys.setrecursionlimit(limit)
 
 
-def test_the_typescript_sdk_answers_each_hostile_line_as_tests_hostile_lines_says(node):
-    """tests/hostile_lines.py's answers, checked against the TypeScript agent live: the same
+@pytest.mark.async_timeout(120)
+async def test_the_typescript_sdk_answers_each_hostile_line_as_tests_hostile_lines_says(node):
+    """tests/support/hostile_lines.py's answers, checked against the TypeScript agent live: the same
     `(id, code)` on every line, except the differences the table lists (and explains)."""
-    from tests.hostile_lines import LINES, TS_EXITS
+    from tests.support.hostile_lines import LINES, TS_EXITS
 
     async def exchange(process: Any, line: bytes) -> list[tuple[Any, Any]]:
         # The TypeScript SDK serves messages concurrently: a sentinel request after the line, and
@@ -403,31 +396,28 @@ def test_the_typescript_sdk_answers_each_hostile_line_as_tests_hostile_lines_say
                     answers.append((answer["id"], answer["error"]["code"] if "error" in answer else None))
         return answers
 
-    async def test() -> None:
-        process = await asyncio.create_subprocess_exec(
-            node, str(INTEROP / "ts_agent.mjs"), stdin=subprocess.PIPE, stdout=subprocess.PIPE, limit=1 << 26
-        )
+    process = await asyncio.create_subprocess_exec(
+        node, str(INTEROP / "ts_agent.mjs"), stdin=subprocess.PIPE, stdout=subprocess.PIPE, limit=1 << 26
+    )
+    try:
+        init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": acp.encode(INIT)}
+        process.stdin.write(json.dumps(init).encode() + b"\n")
+        assert "result" in json.loads(await asyncio.wait_for(process.stdout.readline(), 30))
+        mismatches = {}
+        for hostile in LINES:
+            if hostile.ts == TS_EXITS:
+                continue
+            answers = await exchange(process, hostile.line)
+            if answers != (hostile.answers if hostile.ts is None else hostile.ts):
+                mismatches[hostile.name] = answers
+        assert not mismatches
+    finally:
+        process.stdin.close()
         try:
-            init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": acp.encode(INIT)}
-            process.stdin.write(json.dumps(init).encode() + b"\n")
-            assert "result" in json.loads(await asyncio.wait_for(process.stdout.readline(), 30))
-            mismatches = {}
-            for hostile in LINES:
-                if hostile.ts == TS_EXITS:
-                    continue
-                answers = await exchange(process, hostile.line)
-                if answers != (hostile.answers if hostile.ts is None else hostile.ts):
-                    mismatches[hostile.name] = answers
-            assert not mismatches
-        finally:
-            process.stdin.close()
-            try:
-                await asyncio.wait_for(process.wait(), 5)
-            except TimeoutError:
-                process.kill()
-                await process.wait()
-
-    run_bounded(test(), 120)
+            await asyncio.wait_for(process.wait(), 5)
+        except TimeoutError:
+            process.kill()
+            await process.wait()
 
 
 # --- agents as people run them: the Python SDK over stdio, behind wrappers ----------------------
@@ -454,34 +444,30 @@ def v1_prompt(text: str) -> Any:
     return acp_v1.PromptRequest(session_id="py-sdk-session", prompt=[acp_v1.ContentBlockText(text=text)])
 
 
-def test_negotiation_with_a_python_sdk_agent_that_echoes_the_requested_version(python_sdk):
+async def test_negotiation_with_a_python_sdk_agent_that_echoes_the_requested_version(python_sdk):
     """interop/py_agent_stdio.py answers the v2 initialize `protocolVersion: 2` with a v1 body:
     negotiation gives the v1 connection, the agent saw the v1 client's capabilities and the
     client's name, a turn's updates are handled when its prompt returns, and cancelling a
     prompt's task ends the turn through `session/cancel`."""
-
-    async def test() -> None:
-        client = SlowV1Client()
-        agent = [sys.executable, str(INTEROP / "py_agent_stdio.py")]
-        async with acp.open_agent_process(*agent, env=python_sdk) as (transport, process):
-            conn, answer = await acp.connect_negotiated(acp.Client(), transport, V2_INIT, client)
-            async with conn:
-                assert isinstance(conn, acp_v1.ClientSideConnection)
-                assert answer.protocol_version == 2  # as the agent answered: its body is v1's
-                assert answer.agent_info.name == "fs:read=True,write=False;terminal=False;client=negotiator"
-                await conn.session_new(acp_v1.NewSessionRequest(cwd=str(ROOT), mcp_servers=[]))
-                response = await conn.session_prompt(v1_prompt("one two three"))
-                assert response.stop_reason == "end_turn"
-                assert "".join(client.texts) == "one two three"
-                waiting = asyncio.create_task(conn.session_prompt(v1_prompt("wait")))
-                await asyncio.sleep(0.3)
-                waiting.cancel()
-                await asyncio.sleep(0.3)  # the agent ends the turn on session/cancel
-                response = await conn.session_prompt(v1_prompt("after"))
-                assert response.stop_reason == "end_turn"
-        assert process.returncode == 0
-
-    run(test)
+    client = SlowV1Client()
+    agent = [sys.executable, str(INTEROP / "py_agent_stdio.py")]
+    async with acp.open_agent_process(*agent, env=python_sdk) as (transport, process):
+        conn, answer = await acp.connect_negotiated(acp.Client(), transport, V2_INIT, client)
+        async with conn:
+            assert isinstance(conn, acp_v1.ClientSideConnection)
+            assert answer.protocol_version == 2  # as the agent answered: its body is v1's
+            assert answer.agent_info.name == "fs:read=True,write=False;terminal=False;client=negotiator"
+            await conn.session_new(acp_v1.NewSessionRequest(cwd=str(ROOT), mcp_servers=[]))
+            response = await conn.session_prompt(v1_prompt("one two three"))
+            assert response.stop_reason == "end_turn"
+            assert "".join(client.texts) == "one two three"
+            waiting = asyncio.create_task(conn.session_prompt(v1_prompt("wait")))
+            await asyncio.sleep(0.3)
+            waiting.cancel()
+            await asyncio.sleep(0.3)  # the agent ends the turn on session/cancel
+            response = await conn.session_prompt(v1_prompt("after"))
+            assert response.stop_reason == "end_turn"
+    assert process.returncode == 0
 
 
 NODE_SHIM = "require('child_process').spawnSync(process.argv[1], process.argv.slice(2), {stdio: 'inherit'})"
@@ -496,23 +482,19 @@ def running(pid: int) -> bool:
         return False
 
 
-def test_an_agent_behind_sh_and_a_node_shim_that_ignores_stdin_eof_does_not_survive(python_sdk, node):
+async def test_an_agent_behind_sh_and_a_node_shim_that_ignores_stdin_eof_does_not_survive(python_sdk, node):
     """`sh -c` running a node shim (as npm's bin shims: spawnSync, no signal forwarded) running
     the Python SDK agent, which ignores the end of its stdin and SIGTERM: leaving
     `spawn_agent_process` takes at most its timeout and stops every one of them."""
-
-    async def test() -> None:
-        pids: list[str] = []
-        wrapped = ["sh", "-c", f'{node} -e "$0" "$@"', NODE_SHIM, sys.executable, str(INTEROP / "py_agent_stdio.py")]
-        loop = asyncio.get_running_loop()
-        async with acp_v1.spawn_agent_process(
-            SlowV1Client(), *wrapped, "--deaf", env=python_sdk, timeout=2, stderr=pids.append
-        ) as (conn, _process):
-            answer = await conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
-            assert answer.agent_info.version == "0.12.1"
-            leaving = loop.time()
-        assert loop.time() - leaving < 3
-        await asyncio.sleep(0.2)  # the agent, reparented, is reaped
-        assert pids and not running(int(pids[0]))
-
-    run(test)
+    pids: list[str] = []
+    wrapped = ["sh", "-c", f'{node} -e "$0" "$@"', NODE_SHIM, sys.executable, str(INTEROP / "py_agent_stdio.py")]
+    loop = asyncio.get_running_loop()
+    async with acp_v1.spawn_agent_process(
+        SlowV1Client(), *wrapped, "--deaf", env=python_sdk, timeout=2, stderr=pids.append
+    ) as (conn, _process):
+        answer = await conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
+        assert answer.agent_info.version == "0.12.1"
+        leaving = loop.time()
+    assert loop.time() - leaving < 3
+    await asyncio.sleep(0.2)  # the agent, reparented, is reaped
+    assert pids and not running(int(pids[0]))

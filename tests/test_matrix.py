@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.support.helpers import ROOT
 
 _spec = importlib.util.spec_from_file_location("matrix", ROOT / ".ci/matrix.py")
 assert _spec is not None and _spec.loader is not None

@@ -22,7 +22,7 @@ import yaml
 from packaging.requirements import Requirement
 
 from generator import __version__
-from tests.helpers import FIXTURES, ROOT, copy_tracked
+from tests.support.helpers import FIXTURES, ROOT, copy_tracked
 
 # Offline: no index, no build isolation (setuptools comes from this environment), no dependencies.
 PIP = (sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input")

@@ -7,7 +7,7 @@ import pytest
 from generator import pipeline
 from generator.config import SchemaOptions
 from generator.output import cache
-from tests.helpers import FIXTURES, ROOT
+from tests.support.helpers import FIXTURES, ROOT
 
 RULES = FIXTURES / "rules.json"
 

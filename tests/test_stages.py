@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.support.helpers import ROOT
 
 GENERATOR = ROOT / "generator"
 # Lower ranks come first in the flow; a module may import its own rank and lower ones.

@@ -15,7 +15,7 @@ import pytest
 from generator.emit.pytypes import Queries
 from generator.emit.render import TEMPLATES, environment
 from generator.pipeline import build_ir
-from tests.helpers import ROOT, V2_SCHEMA
+from tests.support.helpers import ROOT, V2_SCHEMA
 
 MAX_RUN = 40  # the longest run of static lines one template may hold
 MAX_TOTAL = 700  # static lines in all templates together

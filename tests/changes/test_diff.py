@@ -15,7 +15,7 @@ from generator.changes.changelog import format_markdown, format_text
 from generator.changes.diff import Change, diff_modules
 from generator.ir.model import Module
 from generator.schema import vendor
-from tests.helpers import FIXTURES, ir_of, run_cli
+from tests.support.helpers import FIXTURES, ir_of, run_cli
 
 CASES = FIXTURES / "diff"
 

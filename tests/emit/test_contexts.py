@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pytest
 
 from generator.emit.contexts import names_in_code, variables
-from tests.helpers import ROOT
+from tests.support.helpers import ROOT
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from generator.emit.pytypes import Queries
 from generator.errors import GenerationError
 from generator.ir.model import Module
 from generator.pipeline import build_ir
-from tests.helpers import ROOT, V2_SCHEMA
+from tests.support.helpers import ROOT, V2_SCHEMA
 
 V2: Module = build_ir(V2_SCHEMA, "acp_v2", ROOT)
 

@@ -14,7 +14,7 @@ from generator.errors import GenerationError
 from generator.ir import naming
 from generator.ir.model import Method, Module, ObjectType
 from generator.pipeline import build_ir
-from tests.helpers import ROOT, V2_SCHEMA
+from tests.support.helpers import ROOT, V2_SCHEMA
 
 
 def _with_methods(*methods: Method) -> Module:

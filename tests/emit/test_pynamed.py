@@ -6,7 +6,7 @@ from generator.emit.pynamed import NamedQueries
 from generator.emit.pytypes import Queries
 from generator.ir.model import Module, Ref
 from generator.pipeline import build_ir
-from tests.helpers import ROOT, V2_SCHEMA
+from tests.support.helpers import ROOT, V2_SCHEMA
 
 MODULE: Module = build_ir(V2_SCHEMA, "acp_v2", ROOT)
 NAMED = NamedQueries(Queries(MODULE))

@@ -10,7 +10,7 @@ from generator import static
 from generator.emit.render import SERVE_PROXY_MODULE, natural_sorted, render_package
 from generator.errors import GenerationError
 from generator.pipeline import build_ir
-from tests.helpers import FIXTURES, ROOT, V2_SCHEMA, generate_package, import_package
+from tests.support.helpers import FIXTURES, ROOT, V2_SCHEMA, generate_package, import_package
 
 HOSTILE = json.loads((FIXTURES / "hostile.json").read_text())
 

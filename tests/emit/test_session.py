@@ -10,7 +10,7 @@ from generator.config import SchemaOptions, UpsertRule
 from generator.emit.session import SessionContext, session_context
 from generator.ir.model import Module, ObjectType
 from generator.pipeline import build_ir
-from tests.helpers import FIXTURES, ROOT
+from tests.support.helpers import FIXTURES, ROOT
 
 
 def upsert(*identity: str) -> UpsertRule:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.helpers import error_for, ir_of
+from tests.support.helpers import error_for, ir_of
 
 
 def test_every_def_becomes_a_public_name(rules):
@@ -11,7 +11,7 @@ def test_every_def_becomes_a_public_name(rules):
 
 
 def test_no_numbered_names_in_the_real_schema(tmp_path):
-    from tests.helpers import V2_SCHEMA
+    from tests.support.helpers import V2_SCHEMA
 
     module = ir_of(V2_SCHEMA, tmp_path)
     assert len(module.public_names) == 262

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from generator.ir.assertions import Checks, Evaluates, EvaluatesWhen
 from generator.ir.model import AnyValue, Checked, JsonObject, Primitive
-from tests.helpers import ir_of
+from tests.support.helpers import ir_of
 
 
 def test_keywords_beside_any_of_and_enum_are_checks(tmp_path):

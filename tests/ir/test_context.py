@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from generator.ir.model import Alias, Primitive, Ref
-from tests.helpers import error_for, fields, ir_of
+from tests.support.helpers import error_for, fields, ir_of
 
 
 def test_a_dangling_ref_names_its_pointer(tmp_path):

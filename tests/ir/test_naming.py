@@ -31,8 +31,8 @@ from generator.ir.naming import (
     variant_names,
     words,
 )
-from tests.helpers import FIXTURES, ROOT, error_for, fields, generate_package, import_package, ir_of
-from tests.strategies import schemas_with_nested_inline_types
+from tests.support.helpers import FIXTURES, ROOT, error_for, fields, generate_package, import_package, ir_of
+from tests.support.strategies import schemas_with_nested_inline_types
 
 
 def test_attribute_names_are_snake_case_of_the_wire_name():

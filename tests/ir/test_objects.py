@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.helpers import error_for, fields
+from tests.support.helpers import error_for, fields
 
 
 def test_attributes_keep_their_wire_names(rules):

@@ -8,7 +8,7 @@ from generator.errors import GenerationError
 from generator.ir import routes
 from generator.ir.model import Method, Route
 from generator.schema.load import Node
-from tests.helpers import error_for, ir_of
+from tests.support.helpers import error_for, ir_of
 
 OBJECT = {"type": "object", "properties": {"a": {"type": "string"}}}
 

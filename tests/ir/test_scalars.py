@@ -5,7 +5,7 @@ from __future__ import annotations
 from generator.ir import scalars
 from generator.ir.model import Alias, EnumType, Primitive
 from generator.schema.load import Node
-from tests.helpers import error_for, fields, ir_of
+from tests.support.helpers import error_for, fields, ir_of
 
 
 def test_integer_formats_become_bounds_combined_with_minimum(rules):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from generator.ir.model import AnyValue, JsonObject, ListOf, Primitive, Ref
-from tests.helpers import error_for, fields, ir_of
+from tests.support.helpers import error_for, fields, ir_of
 
 
 def test_allof_wrapper_resolves_to_its_target_and_keeps_the_outer_description(rules):

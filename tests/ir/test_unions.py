@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from generator.ir.model import Primitive, Ref, UnionType, Variant
-from tests.helpers import error_for, fields, ir_of
+from tests.support.helpers import error_for, fields, ir_of
 
 
 def test_const_tagged_objects_are_a_tagged_union_with_an_open_fallback(rules):

@@ -12,7 +12,7 @@ from generator.errors import GenerationError
 from generator.ir import upserts
 from generator.ir.model import ObjectType, Upsert
 from generator.pipeline import build_ir
-from tests.helpers import ROOT, V2_SCHEMA, ir_of
+from tests.support.helpers import ROOT, V2_SCHEMA, ir_of
 
 SCHEMA = {
     "$defs": {

@@ -12,8 +12,8 @@ import pytest
 from generator.errors import GenerationError
 from generator.ir.model import Module
 from generator.output import cache
-from tests.helpers import FIXTURES, V2_SCHEMA, ir_of
-from tests.hostile_lines import DEEP
+from tests.support.helpers import FIXTURES, V2_SCHEMA, ir_of
+from tests.support.hostile_lines import DEEP
 
 
 def test_a_written_document_reads_back(tmp_path):

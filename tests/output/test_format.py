@@ -11,7 +11,7 @@ from generator.emit.units import join_units, split_units
 from generator.output.format import _batches, reshaped, unit_key
 from generator.output.manifest import proven_units
 from generator.pipeline import build_ir, versions, with_commands
-from tests.helpers import CACHE, ROOT
+from tests.support.helpers import CACHE, ROOT
 
 GENERATED = ROOT / "generated" / "acp_v2"
 

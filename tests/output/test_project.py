@@ -30,7 +30,7 @@ from generator.output.project import (
     schema_release,
 )
 from generator.schema import vendor
-from tests.helpers import FIXTURES, ROOT, ir_of
+from tests.support.helpers import FIXTURES, ROOT, ir_of
 
 CONFIG = """\
 [tool.acp-codegen]

@@ -1,7 +1,7 @@
 """Differential: on every `$defs` type of the ACP v2 schema, strict decoding accepts a JSON
 value exactly when jsonschema (Draft 2020-12) does.
 
-Values are drawn valid (tests/strategies.py, from the IR) and then mutated near the
+Values are drawn valid (tests/support/strategies.py, from the IR) and then mutated near the
 boundaries a decoder can get wrong: a property dropped, a value of another JSON type, a
 known tag or enum string of another type, a number just outside an integer format's
 range, an extra or a missing level of nesting, null, an empty list or string, another
@@ -34,8 +34,8 @@ from referencing import Registry, Resource
 
 from generator.ir.model import Checked, EnumType, Nullable, ObjectType, Ref, TypeExpr
 from generator.pipeline import build_ir
-from tests.helpers import ROOT, V2_SCHEMA, assert_json_identical, import_package, json_difference
-from tests.strategies import Strategies
+from tests.support.helpers import ROOT, V2_SCHEMA, assert_json_identical, import_package, json_difference
+from tests.support.strategies import Strategies
 
 acp = import_package(ROOT / "generated", "acp_v2")
 SCHEMA = json.loads(V2_SCHEMA.read_text())

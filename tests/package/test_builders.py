@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from tests.helpers import MYPY_CACHE, ROOT, import_package
+from tests.support.helpers import MYPY_CACHE, ROOT, import_package
 
 acp = import_package(ROOT / "generated", "acp_v2")
 TYPING = ROOT / "tests" / "typing"

@@ -10,8 +10,8 @@ import pickle
 
 import pytest
 
-from tests.helpers import FIXTURES, ROOT, assert_json_identical, generate_package, import_package
-from tests.strategies import Text
+from tests.support.helpers import FIXTURES, ROOT, assert_json_identical, generate_package, import_package
+from tests.support.strategies import Text
 
 acp = import_package(ROOT / "generated", "acp_v2")
 UNDEFINED, DecodeError = acp.UNDEFINED, acp.DecodeError

@@ -1,5 +1,5 @@
 """`python -m acp_v2.conductor`: a chain of proxies and an agent run as one agent over stdio. The
-proxies here are tests/raw_proxy.py, written against the wire alone; the agent is
+proxies here are tests/support/raw_proxy.py, written against the wire alone; the agent is
 examples/echo_agent.py. The client is the package's own, started on the conductor."""
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import ROOT, import_package, run_bounded
+from tests.support.helpers import ROOT, import_package
 
+pytestmark = pytest.mark.async_timeout(60)
 acp = import_package(ROOT / "generated", "acp_v2")
-RAW_PROXY = [sys.executable, str(ROOT / "tests" / "raw_proxy.py")]
+RAW_PROXY = [sys.executable, str(ROOT / "tests" / "support" / "raw_proxy.py")]
 ECHO_AGENT = [sys.executable, str(ROOT / "examples" / "echo_agent.py")]
 INIT = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="test-client", version="1"))
 
@@ -84,74 +85,56 @@ async def _turn(conn: Any, client: AllowingClient, text: str) -> str:
     return client.said()
 
 
-def test_a_proxy_fronts_the_agent_and_a_turn_crosses_it_both_ways() -> None:
-    async def scenario() -> None:
-        async with chain(RAW_PROXY, ECHO_AGENT) as (conn, client, process):
-            answer = await conn.initialize(INIT)
-            assert answer.info.name == "raw-proxy>echo-agent"  # proxy/initialize reached the proxy
-            assert answer.protocol_version == 2
-            assert "hello proxy" in await _turn(conn, client, "hello proxy")
-            assert client.permissions == 1  # the agent's request crossed the proxy upstream
-        assert process.returncode == 0
-
-    run_bounded(scenario(), 60)
+async def test_a_proxy_fronts_the_agent_and_a_turn_crosses_it_both_ways() -> None:
+    async with chain(RAW_PROXY, ECHO_AGENT) as (conn, client, process):
+        answer = await conn.initialize(INIT)
+        assert answer.info.name == "raw-proxy>echo-agent"  # proxy/initialize reached the proxy
+        assert answer.protocol_version == 2
+        assert "hello proxy" in await _turn(conn, client, "hello proxy")
+        assert client.permissions == 1  # the agent's request crossed the proxy upstream
+    assert process.returncode == 0
 
 
-def test_the_agent_alone_gets_a_plain_initialize() -> None:
-    async def scenario() -> None:
-        async with chain(ECHO_AGENT) as (conn, client, process):
-            assert (await conn.initialize(INIT)).info.name == "echo-agent"
-            assert "alone" in await _turn(conn, client, "alone")
-        assert process.returncode == 0
-
-    run_bounded(scenario(), 60)
+async def test_the_agent_alone_gets_a_plain_initialize() -> None:
+    async with chain(ECHO_AGENT) as (conn, client, process):
+        assert (await conn.initialize(INIT)).info.name == "echo-agent"
+        assert "alone" in await _turn(conn, client, "alone")
+    assert process.returncode == 0
 
 
-def test_two_proxies_each_initialize_their_successor() -> None:
-    async def scenario() -> None:
-        async with chain(RAW_PROXY, RAW_PROXY, ECHO_AGENT) as (conn, client, _process):
-            assert (await conn.initialize(INIT)).info.name == "raw-proxy>raw-proxy>echo-agent"
-            assert "two hops" in await _turn(conn, client, "two hops")
-
-    run_bounded(scenario(), 60)
+async def test_two_proxies_each_initialize_their_successor() -> None:
+    async with chain(RAW_PROXY, RAW_PROXY, ECHO_AGENT) as (conn, client, _process):
+        assert (await conn.initialize(INIT)).info.name == "raw-proxy>raw-proxy>echo-agent"
+        assert "two hops" in await _turn(conn, client, "two hops")
 
 
-def test_errors_come_back_unchanged_through_the_chain() -> None:
-    async def scenario() -> None:
-        async with chain(RAW_PROXY, ECHO_AGENT) as (conn, _client, _process):
-            await conn.initialize(INIT)
-            with pytest.raises(acp.RequestError) as raised:
-                await conn.send_request("_no/such_method", {})
-            assert raised.value.code == -32601  # the agent's answer
-            assert raised.value.data == {"method": "_no/such_method"}
-
-    run_bounded(scenario(), 60)
+async def test_errors_come_back_unchanged_through_the_chain() -> None:
+    async with chain(RAW_PROXY, ECHO_AGENT) as (conn, _client, _process):
+        await conn.initialize(INIT)
+        with pytest.raises(acp.RequestError) as raised:
+            await conn.send_request("_no/such_method", {})
+        assert raised.value.code == -32601  # the agent's answer
+        assert raised.value.data == {"method": "_no/such_method"}
 
 
-def test_a_proxy_that_answers_garbage_fails_the_request_it_answered() -> None:
-    async def scenario() -> None:
-        async with chain([*RAW_PROXY, "--garbage"], ECHO_AGENT) as (conn, _client, _process):
-            await conn.initialize(INIT)
-            with pytest.raises(acp.RequestError) as raised:
-                await conn.session_new(acp.NewSessionRequest(cwd=str(ROOT)))
+async def test_a_proxy_that_answers_garbage_fails_the_request_it_answered() -> None:
+    async with chain([*RAW_PROXY, "--garbage"], ECHO_AGENT) as (conn, _client, _process):
+        await conn.initialize(INIT)
+        with pytest.raises(acp.RequestError) as raised:
+            await conn.session_new(acp.NewSessionRequest(cwd=str(ROOT)))
+        assert raised.value.code == -32603
+        assert "does not parse" in raised.value.data["reason"]
+
+
+async def test_a_component_that_dies_mid_turn_ends_the_chain_with_errors() -> None:
+    async with chain([*RAW_PROXY, "--die"], ECHO_AGENT) as (conn, _client, process):
+        await conn.initialize(INIT)
+        session = await conn.session_new(acp.NewSessionRequest(cwd=str(ROOT)))
+        prompt = acp.PromptRequest(session_id=session.session_id, prompt=[acp.ContentBlockText(text="x")])
+        with pytest.raises((acp.RequestError, acp.ConnectionClosed)) as raised:
+            await conn.session_prompt(prompt)
+        if isinstance(raised.value, acp.RequestError):
             assert raised.value.code == -32603
-            assert "does not parse" in raised.value.data["reason"]
-
-    run_bounded(scenario(), 60)
-
-
-def test_a_component_that_dies_mid_turn_ends_the_chain_with_errors() -> None:
-    async def scenario() -> None:
-        async with chain([*RAW_PROXY, "--die"], ECHO_AGENT) as (conn, _client, process):
-            await conn.initialize(INIT)
-            session = await conn.session_new(acp.NewSessionRequest(cwd=str(ROOT)))
-            prompt = acp.PromptRequest(session_id=session.session_id, prompt=[acp.ContentBlockText(text="x")])
-            with pytest.raises((acp.RequestError, acp.ConnectionClosed)) as raised:
-                await conn.session_prompt(prompt)
-            if isinstance(raised.value, acp.RequestError):
-                assert raised.value.code == -32603
-                assert "exited" in raised.value.data["reason"]
-            await asyncio.wait_for(conn.wait_closed(), 10)  # the conductor closed its stdout
-            assert await asyncio.wait_for(process.wait(), 10) == 1
-
-    run_bounded(scenario(), 60)
+            assert "exited" in raised.value.data["reason"]
+        await asyncio.wait_for(conn.wait_closed(), 10)  # the conductor closed its stdout
+        assert await asyncio.wait_for(process.wait(), 10) == 1

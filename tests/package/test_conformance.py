@@ -31,7 +31,7 @@ from generator.emit.render import render_package
 from generator.errors import GenerationError
 from generator.ir.build import build_module
 from generator.schema.load import SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS, load_schema
-from tests.helpers import ROOT, SUMMARY, json_difference
+from tests.support.helpers import ROOT, SUMMARY, json_difference
 
 SUITE = ROOT / "tests" / "json_schema_suite"
 CASES = SUITE / "draft2020-12"

@@ -13,23 +13,18 @@ import sys
 import time
 import tracemalloc
 import typing
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
 
-from tests.helpers import ROOT, Stepped, import_package, run_bounded
-from tests.hostile_lines import LINES
+from tests.support.helpers import ROOT, Stepped, import_package
+from tests.support.hostile_lines import LINES
 
 acp = import_package(ROOT / "generated", "acp_v2")
 acp_v1 = import_package(ROOT / "generated", "acp_v1")
 INIT = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="test-client", version="1"))
 PROMPT = [acp.ContentBlockText(text="hello")]
-
-
-def run(test: Callable[[], Coroutine[Any, Any, None]]) -> None:
-    """Run `test` in a fresh event loop under a timeout and check it left no task behind."""
-    run_bounded(test())
 
 
 async def stream_pair(limit: int = acp.DEFAULT_LIMITS.max_message_bytes) -> tuple[tuple[Any, Any], tuple[Any, Any]]:
@@ -171,75 +166,60 @@ def request(request_id: Any, method: str, params: Any = None) -> dict[str, Any]:
 # --- a turn ------------------------------------------------------------------
 
 
-def test_a_full_turn_streams_updates_and_answers_a_permission_request():
-    async def test() -> None:
-        client = RecordingClient()
-        async with connected(client=client) as (_, conn):
-            session = await conn.session_new(acp.NewSessionRequest(cwd="/work"))
-            prompt = acp.PromptRequest(session_id=session.session_id, prompt=[acp.ContentBlockText(text="ask")])
-            response = await conn.session_prompt(prompt)
-            assert response == acp.PromptResponse(message_id="m1")
-            assert client.asked.is_set()
-            assert [update.content.text for update in client.updates] == ["permission:", "yes"]
-            assert all(isinstance(update, acp.SessionUpdateAgentMessageChunk) for update in client.updates)
-
-    run(test)
+async def test_a_full_turn_streams_updates_and_answers_a_permission_request():
+    client = RecordingClient()
+    async with connected(client=client) as (_, conn):
+        session = await conn.session_new(acp.NewSessionRequest(cwd="/work"))
+        prompt = acp.PromptRequest(session_id=session.session_id, prompt=[acp.ContentBlockText(text="ask")])
+        response = await conn.session_prompt(prompt)
+        assert response == acp.PromptResponse(message_id="m1")
+        assert client.asked.is_set()
+        assert [update.content.text for update in client.updates] == ["permission:", "yes"]
+        assert all(isinstance(update, acp.SessionUpdateAgentMessageChunk) for update in client.updates)
 
 
-def test_requests_run_concurrently_in_both_directions():
-    async def test() -> None:
-        async with connected() as (agent_conn, conn):
-            prompts = [
-                conn.session_prompt(acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="ask")]))
-                for _ in range(50)
-            ]
-            echoes = [agent_conn.ext_method("_test/echo", {"n": n}) for n in range(50)]
-            results = await asyncio.gather(*prompts, *(conn.ext_method("_test/echo", {"n": n}) for n in range(50)))
-            assert results[:50] == [acp.PromptResponse(message_id="m1")] * 50
-            assert results[50:] == [{"n": n} for n in range(50)]
-            with pytest.raises(acp.RequestError) as caught:  # the client serves no extensions
-                await asyncio.gather(*echoes)
-            assert caught.value.code == -32601
-
-    run(test)
+async def test_requests_run_concurrently_in_both_directions():
+    async with connected() as (agent_conn, conn):
+        prompts = [
+            conn.session_prompt(acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="ask")]))
+            for _ in range(50)
+        ]
+        echoes = [agent_conn.ext_method("_test/echo", {"n": n}) for n in range(50)]
+        results = await asyncio.gather(*prompts, *(conn.ext_method("_test/echo", {"n": n}) for n in range(50)))
+        assert results[:50] == [acp.PromptResponse(message_id="m1")] * 50
+        assert results[50:] == [{"n": n} for n in range(50)]
+        with pytest.raises(acp.RequestError) as caught:  # the client serves no extensions
+            await asyncio.gather(*echoes)
+        assert caught.value.code == -32601
 
 
-def test_ten_thousand_concurrent_requests_each_get_their_own_answer():
-    async def test() -> None:
-        async with connected() as (_, conn):
-            results = await asyncio.gather(*(conn.ext_method("_test/echo", n) for n in range(10_000)))
-            assert results == list(range(10_000))
-
-    run(test)
+async def test_ten_thousand_concurrent_requests_each_get_their_own_answer():
+    async with connected() as (_, conn):
+        results = await asyncio.gather(*(conn.ext_method("_test/echo", n) for n in range(10_000)))
+        assert results == list(range(10_000))
 
 
-def test_a_slow_handler_does_not_block_the_reader():
-    async def test() -> None:
-        agent = EchoAgent()
-        async with connected(agent) as (_, conn):
-            slow = asyncio.create_task(
-                conn.session_prompt(acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="block")]))
-            )
-            await agent.blocked.wait()
-            assert await conn.session_new(acp.NewSessionRequest(cwd="/w")) == acp.NewSessionResponse(session_id="s1")
-            assert not slow.done()
-            slow.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await slow
-
-    run(test)
+async def test_a_slow_handler_does_not_block_the_reader():
+    agent = EchoAgent()
+    async with connected(agent) as (_, conn):
+        slow = asyncio.create_task(
+            conn.session_prompt(acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="block")]))
+        )
+        await agent.blocked.wait()
+        assert await conn.session_new(acp.NewSessionRequest(cwd="/w")) == acp.NewSessionResponse(session_id="s1")
+        assert not slow.done()
+        slow.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await slow
 
 
-def test_messages_of_many_mebibytes_go_through():
-    async def test() -> None:
-        client = RecordingClient()
-        async with connected(client=client) as (_, conn):
-            text = "x" * (8 * 1024 * 1024)
-            assert await conn.ext_method("_test/echo", {"image": text}) == {"image": text}
-            await conn.session_prompt(acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text=text)]))
-            assert client.updates[0].content.text == text
-
-    run(test)
+async def test_messages_of_many_mebibytes_go_through():
+    client = RecordingClient()
+    async with connected(client=client) as (_, conn):
+        text = "x" * (8 * 1024 * 1024)
+        assert await conn.ext_method("_test/echo", {"image": text}) == {"image": text}
+        await conn.session_prompt(acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text=text)]))
+        assert client.updates[0].content.text == text
 
 
 class QueueTransport:
@@ -258,123 +238,102 @@ class QueueTransport:
         await self.outbox.put(None)
 
 
-def test_any_transport_with_receive_send_and_close_carries_a_connection():
-    async def test() -> None:
-        there: asyncio.Queue[bytes | None] = asyncio.Queue()
-        back: asyncio.Queue[bytes | None] = asyncio.Queue()
-        agent_conn = acp.AgentSideConnection(EchoAgent(), QueueTransport(there, back))
-        async with acp.ClientSideConnection(RecordingClient(), QueueTransport(back, there)) as conn:
-            await conn.initialize(INIT)
-            assert await conn.session_new(acp.NewSessionRequest(cwd="/w")) == acp.NewSessionResponse(session_id="s1")
-        await agent_conn.wait_closed()
-
-    run(test)
+async def test_any_transport_with_receive_send_and_close_carries_a_connection():
+    there: asyncio.Queue[bytes | None] = asyncio.Queue()
+    back: asyncio.Queue[bytes | None] = asyncio.Queue()
+    agent_conn = acp.AgentSideConnection(EchoAgent(), QueueTransport(there, back))
+    async with acp.ClientSideConnection(RecordingClient(), QueueTransport(back, there)) as conn:
+        await conn.initialize(INIT)
+        assert await conn.session_new(acp.NewSessionRequest(cwd="/w")) == acp.NewSessionResponse(session_id="s1")
+    await agent_conn.wait_closed()
 
 
 # --- cancellation --------------------------------------------------------------
 
 
-def test_cancelling_a_request_cancels_the_agents_handler():
-    async def test() -> None:
-        agent = EchoAgent()
-        async with connected(agent) as (_, conn):
-            prompt = acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="block")])
-            waiting = asyncio.create_task(conn.session_prompt(prompt))
-            await agent.blocked.wait()
-            waiting.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await waiting
-            await agent.handler_cancelled.wait()
-            # The agent answered -32800; the client dropped that answer and still works.
-            assert await conn.session_new(acp.NewSessionRequest(cwd="/w")) == acp.NewSessionResponse(session_id="s1")
-
-    run(test)
+async def test_cancelling_a_request_cancels_the_agents_handler():
+    agent = EchoAgent()
+    async with connected(agent) as (_, conn):
+        prompt = acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="block")])
+        waiting = asyncio.create_task(conn.session_prompt(prompt))
+        await agent.blocked.wait()
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        await agent.handler_cancelled.wait()
+        # The agent answered -32800; the client dropped that answer and still works.
+        assert await conn.session_new(acp.NewSessionRequest(cwd="/w")) == acp.NewSessionResponse(session_id="s1")
 
 
-def test_cancelling_a_request_of_the_agent_cancels_the_clients_handler():
-    async def test() -> None:
-        client = RecordingClient()
-        client.block_permission = True
-        async with connected(client=client) as (agent_conn, _):
-            option = acp.PermissionOption(option_id="yes", name="Yes", kind="allow_once")
-            ask = acp.RequestPermissionRequest(session_id="s1", title="?", options=[option])
-            waiting = asyncio.create_task(agent_conn.session_request_permission(ask))
-            await client.asked.wait()
-            waiting.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await waiting
-            await client.handler_cancelled.wait()
-
-    run(test)
+async def test_cancelling_a_request_of_the_agent_cancels_the_clients_handler():
+    client = RecordingClient()
+    client.block_permission = True
+    async with connected(client=client) as (agent_conn, _):
+        option = acp.PermissionOption(option_id="yes", name="Yes", kind="allow_once")
+        ask = acp.RequestPermissionRequest(session_id="s1", title="?", options=[option])
+        waiting = asyncio.create_task(agent_conn.session_request_permission(ask))
+        await client.asked.wait()
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        await client.handler_cancelled.wait()
 
 
-def test_cancel_request_is_answered_with_request_cancelled():
-    async def test() -> None:
-        agent = EchoAgent()
-        async with raw_client(agent) as peer:
-            await peer.initialize()
-            await peer.send(
-                request(7, "session/prompt", {"sessionId": "s1", "prompt": [{"type": "text", "text": "block"}]})
-            )
-            await agent.blocked.wait()
-            answer = await peer.ask({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 7}})
-            assert answer["id"] == 7 and answer["error"]["code"] == -32800 and agent.handler_cancelled.is_set()
-
-    run(test)
+async def test_cancel_request_is_answered_with_request_cancelled():
+    agent = EchoAgent()
+    async with raw_client(agent) as peer:
+        await peer.initialize()
+        await peer.send(
+            request(7, "session/prompt", {"sessionId": "s1", "prompt": [{"type": "text", "text": "block"}]})
+        )
+        await agent.blocked.wait()
+        answer = await peer.ask({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 7}})
+        assert answer["id"] == 7 and answer["error"]["code"] == -32800 and agent.handler_cancelled.is_set()
 
 
-def test_a_request_cancelled_before_its_handler_starts_is_still_answered():
-    async def test() -> None:
-        async with raw_client() as peer:
-            await peer.initialize()
-            prompt = request(7, "session/prompt", {"sessionId": "s1", "prompt": [{"type": "text", "text": "block"}]})
-            cancel = {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 7}}
-            both = b"".join(json.dumps(message).encode() + b"\n" for message in (prompt, cancel))  # one read
-            answer = await asyncio.wait_for(peer.ask(both), 5)
-            assert answer["id"] == 7 and answer["error"]["code"] == -32800
-
-    run(test)
+async def test_a_request_cancelled_before_its_handler_starts_is_still_answered():
+    async with raw_client() as peer:
+        await peer.initialize()
+        prompt = request(7, "session/prompt", {"sessionId": "s1", "prompt": [{"type": "text", "text": "block"}]})
+        cancel = {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 7}}
+        both = b"".join(json.dumps(message).encode() + b"\n" for message in (prompt, cancel))  # one read
+        answer = await asyncio.wait_for(peer.ask(both), 5)
+        assert answer["id"] == 7 and answer["error"]["code"] == -32800
 
 
-def test_session_cancel_reaches_the_agent_while_a_prompt_runs():
-    async def test() -> None:
-        agent = EchoAgent()
-        async with connected(agent) as (_, conn):
-            prompt = acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="block")])
-            waiting = asyncio.create_task(conn.session_prompt(prompt))
-            await agent.blocked.wait()
-            await conn.session_cancel(acp.CancelSessionNotification(session_id="s1"))
-            assert await conn.session_new(acp.NewSessionRequest(cwd="/w"))  # the notification was handled before
-            assert agent.cancelled_sessions == ["s1"]
-            waiting.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await waiting
-
-    run(test)
+async def test_session_cancel_reaches_the_agent_while_a_prompt_runs():
+    agent = EchoAgent()
+    async with connected(agent) as (_, conn):
+        prompt = acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="block")])
+        waiting = asyncio.create_task(conn.session_prompt(prompt))
+        await agent.blocked.wait()
+        await conn.session_cancel(acp.CancelSessionNotification(session_id="s1"))
+        assert await conn.session_new(acp.NewSessionRequest(cwd="/w"))  # the notification was handled before
+        assert agent.cancelled_sessions == ["s1"]
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
 
 
 # --- the end of a connection -----------------------------------------------------
 
 
-def test_the_end_of_the_stream_fails_pending_requests_with_connection_closed():
-    async def test() -> None:
-        agent = EchoAgent()
-        async with connected(agent) as (agent_conn, conn):
-            prompt = acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="block")])
-            waiting = asyncio.create_task(conn.session_prompt(prompt))
-            await agent.blocked.wait()
-            await agent_conn.close()
-            with pytest.raises(acp.ConnectionClosed, match="session/prompt"):
-                await waiting
-            await agent.handler_cancelled.wait()
-            await conn.wait_closed()
-            with pytest.raises(acp.ConnectionClosed):
-                await conn.session_new(acp.NewSessionRequest(cwd="/w"))
-
-    run(test)
+async def test_the_end_of_the_stream_fails_pending_requests_with_connection_closed():
+    agent = EchoAgent()
+    async with connected(agent) as (agent_conn, conn):
+        prompt = acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="block")])
+        waiting = asyncio.create_task(conn.session_prompt(prompt))
+        await agent.blocked.wait()
+        await agent_conn.close()
+        with pytest.raises(acp.ConnectionClosed, match="session/prompt"):
+            await waiting
+        await agent.handler_cancelled.wait()
+        await conn.wait_closed()
+        with pytest.raises(acp.ConnectionClosed):
+            await conn.session_new(acp.NewSessionRequest(cwd="/w"))
 
 
-def test_notifications_sent_before_the_stream_ends_are_all_handled_in_order():
+async def test_notifications_sent_before_the_stream_ends_are_all_handled_in_order():
     """An agent may stream its last updates and exit at once: its end of the stream does
     not drop what a slow handler has not reached yet."""
 
@@ -383,59 +342,50 @@ def test_notifications_sent_before_the_stream_ends_are_all_handled_in_order():
             await asyncio.sleep(0)
             self.updates.append(params.update)
 
-    async def test() -> None:
-        inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
-        outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
-        client = SlowClient()
-        conn = acp.ClientSideConnection(client, QueueTransport(inbox, outbox))
-        initializing = asyncio.create_task(conn.initialize(INIT))
-        init = json.loads(await outbox.get() or b"")
-        answer = acp.InitializeResponse(protocol_version=2, info=acp.Implementation(name="agent", version="1"))
-        await inbox.put(json.dumps({"jsonrpc": "2.0", "id": init["id"], "result": acp.encode(answer)}).encode())
-        await initializing
-        for index in range(50):
-            chunk = acp.SessionUpdateAgentMessageChunk(message_id="m", content=acp.ContentBlockText(text=str(index)))
-            note = acp.Notification(
-                method="session/update", params=acp.UpdateSessionNotification(session_id="s", update=chunk)
+    inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+    outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+    client = SlowClient()
+    conn = acp.ClientSideConnection(client, QueueTransport(inbox, outbox))
+    initializing = asyncio.create_task(conn.initialize(INIT))
+    init = json.loads(await outbox.get() or b"")
+    answer = acp.InitializeResponse(protocol_version=2, info=acp.Implementation(name="agent", version="1"))
+    await inbox.put(json.dumps({"jsonrpc": "2.0", "id": init["id"], "result": acp.encode(answer)}).encode())
+    await initializing
+    for index in range(50):
+        chunk = acp.SessionUpdateAgentMessageChunk(message_id="m", content=acp.ContentBlockText(text=str(index)))
+        note = acp.Notification(
+            method="session/update", params=acp.UpdateSessionNotification(session_id="s", update=chunk)
+        )
+        await inbox.put(json.dumps(acp.encode_message(note)).encode())
+    await inbox.put(None)
+    await conn.wait_closed()
+    assert [update.content.text for update in client.updates] == [str(index) for index in range(50)]
+
+
+async def test_a_closed_connection_refuses_notifications_and_extensions():
+    async with connected() as (agent_conn, _):
+        await agent_conn.close()
+        with pytest.raises(acp.ConnectionClosed):
+            await agent_conn.session_update(
+                acp.UpdateSessionNotification(session_id="s", update=acp.SessionUpdatePlanRemoved(plan_id="p"))
             )
-            await inbox.put(json.dumps(acp.encode_message(note)).encode())
-        await inbox.put(None)
-        await conn.wait_closed()
-        assert [update.content.text for update in client.updates] == [str(index) for index in range(50)]
-
-    run(test)
-
-
-def test_a_closed_connection_refuses_notifications_and_extensions():
-    async def test() -> None:
-        async with connected() as (agent_conn, _):
-            await agent_conn.close()
-            with pytest.raises(acp.ConnectionClosed):
-                await agent_conn.session_update(
-                    acp.UpdateSessionNotification(session_id="s", update=acp.SessionUpdatePlanRemoved(plan_id="p"))
-                )
-            with pytest.raises(ValueError, match="start with '_'"):
-                await agent_conn.ext_method("session/new", {})
-
-    run(test)
+        with pytest.raises(ValueError, match="start with '_'"):
+            await agent_conn.ext_method("session/new", {})
 
 
 # --- protocol errors, as a raw peer sees them ----------------------------------------
 
 
-def test_requests_before_initialize_are_refused_and_notifications_ignored():
-    async def test() -> None:
-        agent = EchoAgent()
-        async with raw_client(agent) as peer:
-            await peer.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "early"}})
-            answer = await peer.ask(request(1, "session/new", {"cwd": "/w"}))
-            assert answer["id"] == 1 and answer["error"]["code"] == -32600
-            assert answer["error"]["data"] == "ACP v2 connection must be initialized before 'session/new'"
-            await peer.initialize()
-            assert (await peer.ask(request(2, "session/new", {"cwd": "/w"})))["result"] == {"sessionId": "s1"}
-            assert agent.cancelled_sessions == []
-
-    run(test)
+async def test_requests_before_initialize_are_refused_and_notifications_ignored():
+    agent = EchoAgent()
+    async with raw_client(agent) as peer:
+        await peer.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "early"}})
+        answer = await peer.ask(request(1, "session/new", {"cwd": "/w"}))
+        assert answer["id"] == 1 and answer["error"]["code"] == -32600
+        assert answer["error"]["data"] == "ACP v2 connection must be initialized before 'session/new'"
+        await peer.initialize()
+        assert (await peer.ask(request(2, "session/new", {"cwd": "/w"})))["result"] == {"sessionId": "s1"}
+        assert agent.cancelled_sessions == []
 
 
 @pytest.mark.parametrize("params", [{"cwd": "/w"}, {"cwd": 5}, "not an object"])
@@ -456,20 +406,15 @@ def test_requests_before_initialize_are_refused_and_notifications_ignored():
         ),
     ],
 )
-def test_a_request_before_initialize_is_refused_as_the_typescript_sdk_refuses_it_whatever_its_params(
+async def test_a_request_before_initialize_is_refused_as_the_typescript_sdk_refuses_it_whatever_its_params(
     package, error, params
 ):
-    async def test() -> None:
-        (agent_reader, agent_writer), (peer_reader, peer_writer) = await stream_pair(
-            acp.DEFAULT_LIMITS.max_message_bytes
-        )
-        conn = package.connect_to_client(package.Agent(), agent_reader, agent_writer)
-        peer = RawPeer(peer_reader, peer_writer)
-        assert await peer.ask(request(7, "session/new", params)) == {"jsonrpc": "2.0", "id": 7, "error": error}
-        peer_writer.close()
-        await conn.wait_closed()
-
-    run(test)
+    (agent_reader, agent_writer), (peer_reader, peer_writer) = await stream_pair(acp.DEFAULT_LIMITS.max_message_bytes)
+    conn = package.connect_to_client(package.Agent(), agent_reader, agent_writer)
+    peer = RawPeer(peer_reader, peer_writer)
+    assert await peer.ask(request(7, "session/new", params)) == {"jsonrpc": "2.0", "id": 7, "error": error}
+    peer_writer.close()
+    await conn.wait_closed()
 
 
 @pytest.mark.parametrize(
@@ -515,111 +460,85 @@ def test_a_request_before_initialize_is_refused_as_the_typescript_sdk_refuses_it
         "empty",
     ],
 )
-def test_each_protocol_error_gets_its_code(message, code, answer_id):
-    async def test() -> None:
-        async with raw_client() as peer:
-            await peer.initialize()
-            answer = await peer.ask(message)
-            assert answer["jsonrpc"] == "2.0" and answer["id"] == answer_id and answer["error"]["code"] == code
-            assert "result" not in answer
-            # The connection reads on.
-            assert (await peer.ask(request(6, "session/new", {"cwd": "/w"})))["result"] == {"sessionId": "s1"}
-
-    run(test)
+async def test_each_protocol_error_gets_its_code(message, code, answer_id):
+    async with raw_client() as peer:
+        await peer.initialize()
+        answer = await peer.ask(message)
+        assert answer["jsonrpc"] == "2.0" and answer["id"] == answer_id and answer["error"]["code"] == code
+        assert "result" not in answer
+        # The connection reads on.
+        assert (await peer.ask(request(6, "session/new", {"cwd": "/w"})))["result"] == {"sessionId": "s1"}
 
 
-def test_invalid_params_say_where_in_data():
-    async def test() -> None:
-        async with raw_client() as peer:
-            await peer.initialize()
-            answer = await peer.ask(request(1, "session/prompt", {"sessionId": "s1"}))
-            assert answer["error"]["code"] == -32602
-            assert answer["error"]["data"]["path"] == "$.params.prompt"
-            assert answer["error"]["message"].startswith("Invalid params: $.params.prompt: expected")
-
-    run(test)
+async def test_invalid_params_say_where_in_data():
+    async with raw_client() as peer:
+        await peer.initialize()
+        answer = await peer.ask(request(1, "session/prompt", {"sessionId": "s1"}))
+        assert answer["error"]["code"] == -32602
+        assert answer["error"]["data"]["path"] == "$.params.prompt"
+        assert answer["error"]["message"].startswith("Invalid params: $.params.prompt: expected")
 
 
-def test_a_failing_handler_answers_internal_error_and_logs_the_traceback_locally(caplog):
-    async def test() -> None:
+async def test_a_failing_handler_answers_internal_error_and_logs_the_traceback_locally(caplog):
+    with caplog.at_level(logging.ERROR, logger="acp_v2.connection"):
         async with raw_client() as peer:
             await peer.initialize()
             answer = await peer.ask(
                 request(1, "session/prompt", {"sessionId": "s1", "prompt": [{"type": "text", "text": "fail"}]})
             )
             assert answer["error"] == {"code": -32603, "message": "Internal error"}
-
-    with caplog.at_level(logging.ERROR, logger="acp_v2.connection"):
-        run(test)
     assert "secret internal detail" in caplog.text and "session/prompt" in caplog.text
 
 
-def test_a_request_error_raised_by_a_handler_is_the_answer():
-    async def test() -> None:
-        async with connected() as (_, conn):
-            with pytest.raises(acp.RequestError) as caught:
-                await conn.session_prompt(
-                    acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="refuse")])
-                )
-            assert (caught.value.code, caught.value.message, caught.value.data) == (-32602, "Refused", {"why": "no"})
-            assert caught.value.code is acp.ErrorCode.INVALID_PARAMS
-
-    run(test)
+async def test_a_request_error_raised_by_a_handler_is_the_answer():
+    async with connected() as (_, conn):
+        with pytest.raises(acp.RequestError) as caught:
+            await conn.session_prompt(acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="refuse")]))
+        assert (caught.value.code, caught.value.message, caught.value.data) == (-32602, "Refused", {"why": "no"})
+        assert caught.value.code is acp.ErrorCode.INVALID_PARAMS
 
 
-def test_a_response_to_an_unknown_id_is_logged_and_dropped(caplog):
-    async def test() -> None:
+async def test_a_response_to_an_unknown_id_is_logged_and_dropped(caplog):
+    with caplog.at_level(logging.WARNING, logger="acp_v2.connection"):
         async with raw_client() as peer:
             await peer.initialize()
             await peer.send({"jsonrpc": "2.0", "id": 99, "result": {}})
             assert (await peer.ask(request(1, "session/new", {"cwd": "/w"})))["result"] == {"sessionId": "s1"}
-
-    with caplog.at_level(logging.WARNING, logger="acp_v2.connection"):
-        run(test)
     assert "unknown request id 99" in caplog.text
 
 
-def test_malformed_responses_and_notifications_are_logged_not_answered(caplog):
-    async def test() -> None:
+async def test_malformed_responses_and_notifications_are_logged_not_answered(caplog):
+    with caplog.at_level(logging.WARNING, logger="acp_v2.connection"):
         async with raw_client() as peer:
             await peer.initialize()
             await peer.send({"jsonrpc": "2.0", "id": 42, "error": {"code": "not a number", "message": "x"}})
             await peer.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": 5}})
             await peer.send({"jsonrpc": "2.0", "method": "session/teleport"})
             assert (await peer.ask(request(1, "session/new", {"cwd": "/w"})))["id"] == 1
-
-    with caplog.at_level(logging.WARNING, logger="acp_v2.connection"):
-        run(test)
     assert "dropped a malformed response: $.error.code" in caplog.text
     assert "dropped notification session/cancel: $.params.sessionId" in caplog.text
     assert "dropped notification session/teleport" in caplog.text
 
 
-def test_an_oversize_line_is_refused_and_skipped():
-    async def test() -> None:
-        async with raw_client(limits=acp.ConnectionLimits(max_message_bytes=1024)) as peer:
-            await peer.initialize()
-            big = request(1, "session/new", {"cwd": "/" + "x" * 10_000})
-            answer = await peer.ask(big)
-            assert answer["id"] is None and answer["error"]["code"] == -32600
-            assert (await peer.ask(request(2, "session/new", {"cwd": "/w"})))["result"] == {"sessionId": "s1"}
-
-    run(test)
+async def test_an_oversize_line_is_refused_and_skipped():
+    async with raw_client(limits=acp.ConnectionLimits(max_message_bytes=1024)) as peer:
+        await peer.initialize()
+        big = request(1, "session/new", {"cwd": "/" + "x" * 10_000})
+        answer = await peer.ask(big)
+        assert answer["id"] is None and answer["error"]["code"] == -32600
+        assert (await peer.ask(request(2, "session/new", {"cwd": "/w"})))["result"] == {"sessionId": "s1"}
 
 
-def test_a_duplicate_id_in_flight_is_refused():
-    async def test() -> None:
-        agent = EchoAgent()
-        async with raw_client(agent) as peer:
-            await peer.initialize()
-            await peer.send(
-                request(1, "session/prompt", {"sessionId": "s1", "prompt": [{"type": "text", "text": "block"}]})
-            )
-            await agent.blocked.wait()
-            answer = await peer.ask(request(1, "session/new", {"cwd": "/w"}))
-            assert answer["id"] == 1 and answer["error"]["code"] == -32600 and "in use" in answer["error"]["message"]
-
-    run(test)
+async def test_a_duplicate_id_in_flight_is_refused():
+    agent = EchoAgent()
+    async with raw_client(agent) as peer:
+        await peer.initialize()
+        await peer.send(
+            request(1, "session/prompt", {"sessionId": "s1", "prompt": [{"type": "text", "text": "block"}]})
+        )
+        await agent.blocked.wait()
+        answer = await peer.ask(request(1, "session/new", {"cwd": "/w"}))
+        assert answer["id"] == 1 and answer["error"]["code"] == -32600 and "in use" in answer["error"]["message"]
 
 
 @contextlib.asynccontextmanager
@@ -637,54 +556,45 @@ async def raw_agent(
         await conn.wait_closed()
 
 
-def test_a_client_refuses_the_agents_requests_until_its_initialize_is_answered():
-    async def test() -> None:
-        async with raw_agent() as (peer, conn):
-            ask = {"sessionId": "s", "title": "?", "options": [{"optionId": "y", "name": "Y", "kind": "allow_once"}]}
-            answer = await peer.ask(request(1, "session/request_permission", ask))
-            assert answer["error"]["code"] == -32600
-            initializing = asyncio.create_task(conn.initialize(INIT))
-            sent = await peer.receive()
-            await peer.send(
-                {
-                    "jsonrpc": "2.0",
-                    "id": sent["id"],
-                    "result": {"protocolVersion": 2, "info": {"name": "a", "version": "1"}},
-                }
-            )
-            assert (await initializing).info.name == "a"
-            answer = await peer.ask(request(2, "session/request_permission", ask))
-            assert answer["result"] == {"outcome": {"outcome": "selected", "optionId": "y"}}
-
-    run(test)
+async def test_a_client_refuses_the_agents_requests_until_its_initialize_is_answered():
+    async with raw_agent() as (peer, conn):
+        ask = {"sessionId": "s", "title": "?", "options": [{"optionId": "y", "name": "Y", "kind": "allow_once"}]}
+        answer = await peer.ask(request(1, "session/request_permission", ask))
+        assert answer["error"]["code"] == -32600
+        initializing = asyncio.create_task(conn.initialize(INIT))
+        sent = await peer.receive()
+        await peer.send(
+            {
+                "jsonrpc": "2.0",
+                "id": sent["id"],
+                "result": {"protocolVersion": 2, "info": {"name": "a", "version": "1"}},
+            }
+        )
+        assert (await initializing).info.name == "a"
+        answer = await peer.ask(request(2, "session/request_permission", ask))
+        assert answer["result"] == {"outcome": {"outcome": "selected", "optionId": "y"}}
 
 
-def test_a_result_that_does_not_match_the_schema_raises_decode_error_at_the_caller():
-    async def test() -> None:
-        async with raw_agent() as (peer, conn):
-            initializing = asyncio.create_task(conn.initialize(INIT))
-            sent = await peer.receive()
-            await peer.send({"jsonrpc": "2.0", "id": sent["id"], "result": {"protocolVersion": "two"}})
-            with pytest.raises(acp.DecodeError) as caught:
-                await initializing
-            assert caught.value.path == "$.result.protocolVersion"
-
-    run(test)
+async def test_a_result_that_does_not_match_the_schema_raises_decode_error_at_the_caller():
+    async with raw_agent() as (peer, conn):
+        initializing = asyncio.create_task(conn.initialize(INIT))
+        sent = await peer.receive()
+        await peer.send({"jsonrpc": "2.0", "id": sent["id"], "result": {"protocolVersion": "two"}})
+        with pytest.raises(acp.DecodeError) as caught:
+            await initializing
+        assert caught.value.path == "$.result.protocolVersion"
 
 
-def test_a_handler_may_close_its_own_connection():
+async def test_a_handler_may_close_its_own_connection():
     class Quitter(EchoAgent):
         async def session_new(self, params: Any) -> Any:
             await self.client.close()
             return await super().session_new(params)
 
-    async def test() -> None:
-        async with connected(Quitter()) as (agent_conn, conn):
-            with pytest.raises(acp.ConnectionClosed):
-                await conn.session_new(acp.NewSessionRequest(cwd="/w"))
-            await agent_conn.wait_closed()
-
-    run(test)
+    async with connected(Quitter()) as (agent_conn, conn):
+        with pytest.raises(acp.ConnectionClosed):
+            await conn.session_new(acp.NewSessionRequest(cwd="/w"))
+        await agent_conn.wait_closed()
 
 
 # --- errors as values ------------------------------------------------------------
@@ -725,81 +635,66 @@ def test_request_error_has_a_constructor_per_error_data_type_of_the_schema():
     assert all(hasattr(acp.RequestError, name) for name in ("session_not_found", "unsupported_protocol_version"))
 
 
-def test_an_error_built_from_error_data_reaches_the_peer_typed():
+async def test_an_error_built_from_error_data_reaches_the_peer_typed():
     class Strict(EchoAgent):
         async def session_new(self, params: Any) -> Any:
             raise acp.RequestError.session_not_found("gone", meta={"why": "archived"})
 
-    async def test() -> None:
-        async with connected(Strict()) as (_, conn):
-            with pytest.raises(acp.RequestError) as caught:
-                await conn.session_new(acp.NewSessionRequest(cwd="/w"))
-        assert caught.value.code == -32002
-        assert caught.value.data == acp.SessionNotFoundErrorData(session_id="gone", meta={"why": "archived"})
-
-    run(test)
+    async with connected(Strict()) as (_, conn):
+        with pytest.raises(acp.RequestError) as caught:
+            await conn.session_new(acp.NewSessionRequest(cwd="/w"))
+    assert caught.value.code == -32002
+    assert caught.value.data == acp.SessionNotFoundErrorData(session_id="gone", meta={"why": "archived"})
 
 
 @pytest.mark.parametrize("requested", [0, 1])
-def test_an_initialize_asking_for_an_older_version_is_answered_minus_32022_before_the_handler(requested):
-    async def test() -> None:
-        called: list[int] = []
+async def test_an_initialize_asking_for_an_older_version_is_answered_minus_32022_before_the_handler(requested):
+    called: list[int] = []
 
-        class Recording(EchoAgent):
-            async def initialize(self, params: Any) -> Any:
-                called.append(params.protocol_version)
-                return await super().initialize(params)
+    class Recording(EchoAgent):
+        async def initialize(self, params: Any) -> Any:
+            called.append(params.protocol_version)
+            return await super().initialize(params)
 
-        async with raw_client(Recording()) as peer:
-            params = {**acp.encode(INIT), "protocolVersion": requested}
-            answer = await peer.ask(request(0, "initialize", params))
-            assert answer == {
-                "jsonrpc": "2.0",
-                "id": 0,
-                "error": {
-                    "code": -32022,
-                    "message": "Unsupported protocol version",
-                    "data": {"requested": requested, "supported": [2]},
-                },
-            }
-            # not initialized: a later initialize of the version it speaks is served
-            assert (await peer.ask(request(1, "session/new", {"cwd": "/w"})))["error"]["code"] == -32600
-            await peer.initialize()
-        assert called == [2]  # only the initialize it serves reached the handler
-
-    run(test)
+    async with raw_client(Recording()) as peer:
+        params = {**acp.encode(INIT), "protocolVersion": requested}
+        answer = await peer.ask(request(0, "initialize", params))
+        assert answer == {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "error": {
+                "code": -32022,
+                "message": "Unsupported protocol version",
+                "data": {"requested": requested, "supported": [2]},
+            },
+        }
+        # not initialized: a later initialize of the version it speaks is served
+        assert (await peer.ask(request(1, "session/new", {"cwd": "/w"})))["error"]["code"] == -32600
+        await peer.initialize()
+    assert called == [2]  # only the initialize it serves reached the handler
 
 
-def test_an_initialize_asking_for_a_newer_version_is_served_as_the_packages_version():
-    async def test() -> None:
-        agent = EchoAgent()  # answers with the version its handler was given
-        async with raw_client(agent) as peer:
-            answer = await peer.ask(request(0, "initialize", {**acp.encode(INIT), "protocolVersion": 7}))
-        assert answer["result"]["protocolVersion"] == 2
-
-    run(test)
+async def test_an_initialize_asking_for_a_newer_version_is_served_as_the_packages_version():
+    agent = EchoAgent()  # answers with the version its handler was given
+    async with raw_client(agent) as peer:
+        answer = await peer.ask(request(0, "initialize", {**acp.encode(INIT), "protocolVersion": 7}))
+    assert answer["result"]["protocolVersion"] == 2
 
 
-def test_the_typed_client_gets_minus_32022_as_a_typed_request_error():
-    async def test() -> None:
-        async with connected(initialize=False) as (_, conn):
-            old = acp.InitializeRequest(protocol_version=1, info=acp.Implementation(name="old", version="1"))
-            with pytest.raises(acp.RequestError) as caught:
-                await conn.initialize(old)
-        assert caught.value.code == -32022
-        assert caught.value.data == acp.UnsupportedProtocolVersionErrorData(requested=1, supported=[2])
-
-    run(test)
+async def test_the_typed_client_gets_minus_32022_as_a_typed_request_error():
+    async with connected(initialize=False) as (_, conn):
+        old = acp.InitializeRequest(protocol_version=1, info=acp.Implementation(name="old", version="1"))
+        with pytest.raises(acp.RequestError) as caught:
+            await conn.initialize(old)
+    assert caught.value.code == -32022
+    assert caught.value.data == acp.UnsupportedProtocolVersionErrorData(requested=1, supported=[2])
 
 
-def test_a_base_value_where_a_tagged_variant_is_expected_is_refused_before_sending():
-    async def test() -> None:
-        async with connected() as (agent_conn, _):
-            untagged = acp.UpdateSessionNotification(session_id="s1", update=acp.ToolCallUpdate(tool_call_id="t1"))
-            with pytest.raises(TypeError, match="wrap it in SessionUpdateToolCallUpdate"):
-                await agent_conn.session_update(untagged)
-
-    run(test)
+async def test_a_base_value_where_a_tagged_variant_is_expected_is_refused_before_sending():
+    async with connected() as (agent_conn, _):
+        untagged = acp.UpdateSessionNotification(session_id="s1", update=acp.ToolCallUpdate(tool_call_id="t1"))
+        with pytest.raises(TypeError, match="wrap it in SessionUpdateToolCallUpdate"):
+            await agent_conn.session_update(untagged)
 
 
 # --- hostile lines -------------------------------------------------------------
@@ -807,35 +702,31 @@ def test_a_base_value_where_a_tagged_variant_is_expected_is_refused_before_sendi
 
 @pytest.mark.parametrize("use_orjson", [True, False], ids=["orjson", "json"])
 @pytest.mark.parametrize("hostile", LINES, ids=[line.name for line in LINES])
-def test_no_line_ends_the_connection(hostile, use_orjson, monkeypatch):
-    """Each hostile line gets the answer JSON-RPC gives it (tests/hostile_lines.py), in valid
+async def test_no_line_ends_the_connection(hostile, use_orjson, monkeypatch):
+    """Each hostile line gets the answer JSON-RPC gives it (tests/support/hostile_lines.py), in valid
     UTF-8 JSON, and the connection serves the next request; nothing escapes to asyncio."""
     if not use_orjson:
         monkeypatch.setattr(acp._runtime, "ORJSON", None)
-
-    async def test() -> None:
-        unhandled: list[dict[str, Any]] = []
-        asyncio.get_running_loop().set_exception_handler(lambda _, context: unhandled.append(context))
-        async with raw_client() as peer:
-            await peer.initialize()
-            await peer.send(hostile.line + b"\n")
-            await peer.send(request("next", "session/new", {"cwd": "/w"}))
-            answers = []
-            while True:
-                line = await asyncio.wait_for(peer.reader.readline(), 10)
-                assert line, f"the connection ended after {hostile.name}"
-                answer = json.loads(line.decode("utf-8"))  # strict UTF-8: no lone surrogate written raw
-                if answer.get("id") == "next":
-                    assert answer["result"] == {"sessionId": "s1"}
-                    break
-                answers.append((answer["id"], answer["error"]["code"] if "error" in answer else None))
-            expected = hostile.expected(use_orjson)
-            assert answers == expected
-        gc.collect()  # a task whose exception nobody retrieved is reported when it is collected
-        await asyncio.sleep(0)
-        assert not unhandled
-
-    run(test)
+    unhandled: list[dict[str, Any]] = []
+    asyncio.get_running_loop().set_exception_handler(lambda _, context: unhandled.append(context))
+    async with raw_client() as peer:
+        await peer.initialize()
+        await peer.send(hostile.line + b"\n")
+        await peer.send(request("next", "session/new", {"cwd": "/w"}))
+        answers = []
+        while True:
+            line = await asyncio.wait_for(peer.reader.readline(), 10)
+            assert line, f"the connection ended after {hostile.name}"
+            answer = json.loads(line.decode("utf-8"))  # strict UTF-8: no lone surrogate written raw
+            if answer.get("id") == "next":
+                assert answer["result"] == {"sessionId": "s1"}
+                break
+            answers.append((answer["id"], answer["error"]["code"] if "error" in answer else None))
+        expected = hostile.expected(use_orjson)
+        assert answers == expected
+    gc.collect()  # a task whose exception nobody retrieved is reported when it is collected
+    await asyncio.sleep(0)
+    assert not unhandled
 
 
 # --- limits and backpressure ---------------------------------------------------------
@@ -870,7 +761,7 @@ async def until_pushed_back(sending: asyncio.Task[None], written: list[int], qui
             return
 
 
-def test_a_flood_of_notifications_to_a_slow_handler_keeps_memory_flat():
+async def test_a_flood_of_notifications_to_a_slow_handler_keeps_memory_flat():
     """100,000 notifications while the handler is stuck: the reader stops at
     max_queued_notifications, the socket pushes back on the peer, memory stays bounded."""
 
@@ -883,47 +774,43 @@ def test_a_flood_of_notifications_to_a_slow_handler_keeps_memory_flat():
             await self.release.wait()
             self.count += 1
 
-    async def test() -> None:
-        client = SlowClient()
-        update = {
-            "sessionUpdate": "agent_message_chunk",
-            "messageId": "m",
-            "content": {"type": "text", "text": "x" * 300},
-        }
-        line = json.dumps(
-            {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": update}}
-        )
-        tracemalloc.start()
-        try:
-            # A reader limit of 64 KiB (asyncio's default): a StreamReader buffers up to twice its
-            # limit before it pauses the socket.
-            async with raw_agent(client, limit=2**16) as (peer, conn):
-                initializing = asyncio.create_task(conn.initialize(INIT))
-                asked = await peer.receive()
-                info = {"name": "raw", "version": "1"}
-                await peer.send({"jsonrpc": "2.0", "id": asked["id"], "result": {"protocolVersion": 2, "info": info}})
-                await initializing
-                written = [0]
-                lines = (line.encode() + b"\n" for _ in range(100_000))
-                sending = asyncio.create_task(flood(peer.writer, lines, written))
-                await until_pushed_back(sending, written)
-                assert not sending.done(), "the connection read the whole flood: nothing pushed back"
-                assert written[0] < 10_000, f"{written[0]} notifications read while the handler is stuck"
-                _, held = tracemalloc.get_traced_memory()
-                assert held < 30 * 2**20, f"{held / 2**20:.1f} MiB while the handler is stuck"
-                client.release.set()
-                await asyncio.wait_for(sending, 60)
-                while client.count < 100_000:
-                    await asyncio.sleep(0.05)
-                _, peak = tracemalloc.get_traced_memory()
-        finally:
-            tracemalloc.stop()
-        assert peak < 30 * 2**20, f"peak {peak / 2**20:.1f} MiB"
-
-    run(test)
+    client = SlowClient()
+    update = {
+        "sessionUpdate": "agent_message_chunk",
+        "messageId": "m",
+        "content": {"type": "text", "text": "x" * 300},
+    }
+    line = json.dumps({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": update}})
+    tracemalloc.start()
+    try:
+        # A reader limit of 64 KiB (asyncio's default): a StreamReader buffers up to twice its
+        # limit before it pauses the socket.
+        async with raw_agent(client, limit=2**16) as (peer, conn):
+            initializing = asyncio.create_task(conn.initialize(INIT))
+            asked = await peer.receive()
+            info = {"name": "raw", "version": "1"}
+            await peer.send({"jsonrpc": "2.0", "id": asked["id"], "result": {"protocolVersion": 2, "info": info}})
+            await initializing
+            written = [0]
+            lines = (line.encode() + b"\n" for _ in range(100_000))
+            sending = asyncio.create_task(flood(peer.writer, lines, written))
+            await until_pushed_back(sending, written)
+            assert not sending.done(), "the connection read the whole flood: nothing pushed back"
+            assert written[0] < 10_000, f"{written[0]} notifications read while the handler is stuck"
+            _, held = tracemalloc.get_traced_memory()
+            assert held < 30 * 2**20, f"{held / 2**20:.1f} MiB while the handler is stuck"
+            client.release.set()
+            await asyncio.wait_for(sending, 60)
+            while client.count < 100_000:
+                await asyncio.sleep(0.05)
+            _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 30 * 2**20, f"peak {peak / 2**20:.1f} MiB"
 
 
-def test_a_peer_that_sends_requests_without_reading_answers_cannot_grow_memory():
+@pytest.mark.async_timeout(180)  # 20,000 requests under tracemalloc: 32 s alone on a loaded machine
+async def test_a_peer_that_sends_requests_without_reading_answers_cannot_grow_memory():
     """20,000 requests written without reading one answer, their handlers stuck: at most
     max_concurrent_requests are served at once (the reader stops, the socket pushes back),
     answers wait in bounded buffers, and every one arrives once the peer reads."""
@@ -943,57 +830,49 @@ def test_a_peer_that_sends_requests_without_reading_answers_cannot_grow_memory()
                 self.running -= 1
             return acp.NewSessionResponse(session_id="s1")
 
-    async def test() -> None:
-        agent = SlowAgent()
-        tracemalloc.start()
-        try:
-            async with raw_client(agent, limit=2**16) as peer:
-                await peer.initialize()
-                lines = (
-                    json.dumps(request(n, "session/new", {"cwd": "/w"})).encode() + b"\n" for n in range(1, 20_001)
-                )
-                written = [0]
-                sending = asyncio.create_task(flood(peer.writer, lines, written))
-                await until_pushed_back(sending, written)
-                assert not sending.done(), "the connection read every request: nothing pushed back"
-                assert agent.most == acp.DEFAULT_LIMITS.max_concurrent_requests
-                _, held = tracemalloc.get_traced_memory()
-                assert held < 30 * 2**20, f"{held / 2**20:.1f} MiB while the peer reads nothing"
-                agent.release.set()
-                await asyncio.sleep(0.5)  # answers pile up: the peer still reads nothing
-                answered = set()
-                while len(answered) < 20_000:
-                    answer = json.loads(await asyncio.wait_for(peer.reader.readline(), 10))
-                    answered.add(answer["id"])
-                await sending
-                _, peak = tracemalloc.get_traced_memory()
-        finally:
-            tracemalloc.stop()
-        assert answered == set(range(1, 20_001))
-        assert agent.most == acp.DEFAULT_LIMITS.max_concurrent_requests
-        assert peak < 30 * 2**20, f"peak {peak / 2**20:.1f} MiB"
-
-    run(test)
+    agent = SlowAgent()
+    tracemalloc.start()
+    try:
+        async with raw_client(agent, limit=2**16) as peer:
+            await peer.initialize()
+            lines = (json.dumps(request(n, "session/new", {"cwd": "/w"})).encode() + b"\n" for n in range(1, 20_001))
+            written = [0]
+            sending = asyncio.create_task(flood(peer.writer, lines, written))
+            await until_pushed_back(sending, written)
+            assert not sending.done(), "the connection read every request: nothing pushed back"
+            assert agent.most == acp.DEFAULT_LIMITS.max_concurrent_requests
+            _, held = tracemalloc.get_traced_memory()
+            assert held < 30 * 2**20, f"{held / 2**20:.1f} MiB while the peer reads nothing"
+            agent.release.set()
+            await asyncio.sleep(0.5)  # answers pile up: the peer still reads nothing
+            answered = set()
+            while len(answered) < 20_000:
+                answer = json.loads(await asyncio.wait_for(peer.reader.readline(), 10))
+                answered.add(answer["id"])
+            await sending
+            _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert answered == set(range(1, 20_001))
+    assert agent.most == acp.DEFAULT_LIMITS.max_concurrent_requests
+    assert peak < 30 * 2**20, f"peak {peak / 2**20:.1f} MiB"
 
 
-def test_a_peer_that_stops_reading_fails_the_connection_after_the_output_stall():
-    async def test() -> None:
-        limits = acp.ConnectionLimits(max_buffered_bytes=64 * 1024, max_output_stall=0.5)
-        (client_reader, client_writer), (_peer_reader, peer_writer) = await stream_pair()
-        conn = acp.connect_to_agent(
-            RecordingClient(), client_reader, client_writer, options=acp.ConnectionOptions(limits=limits)
-        )
-        started = asyncio.get_running_loop().time()
-        with pytest.raises(acp.ConnectionClosed, match=r"read none of the output for 0\.5 s"):
-            for _ in range(1000):  # the peer reads nothing: far more than any socket buffer holds
-                await asyncio.wait_for(conn.ext_notification("_test/big", {"data": "x" * 100_000}), 10)
-        await asyncio.wait_for(conn.wait_closed(), 5)
-        assert asyncio.get_running_loop().time() - started < 5
-        with pytest.raises(acp.ConnectionClosed):
-            await conn.ext_notification("_test/after", {})
-        peer_writer.close()
-
-    run(test)
+async def test_a_peer_that_stops_reading_fails_the_connection_after_the_output_stall():
+    limits = acp.ConnectionLimits(max_buffered_bytes=64 * 1024, max_output_stall=0.5)
+    (client_reader, client_writer), (_peer_reader, peer_writer) = await stream_pair()
+    conn = acp.connect_to_agent(
+        RecordingClient(), client_reader, client_writer, options=acp.ConnectionOptions(limits=limits)
+    )
+    started = asyncio.get_running_loop().time()
+    with pytest.raises(acp.ConnectionClosed, match=r"read none of the output for 0\.5 s"):
+        for _ in range(1000):  # the peer reads nothing: far more than any socket buffer holds
+            await asyncio.wait_for(conn.ext_notification("_test/big", {"data": "x" * 100_000}), 10)
+    await asyncio.wait_for(conn.wait_closed(), 5)
+    assert asyncio.get_running_loop().time() - started < 5
+    with pytest.raises(acp.ConnectionClosed):
+        await conn.ext_notification("_test/after", {})
+    peer_writer.close()
 
 
 def test_connection_limits_have_the_typescript_sdks_defaults_and_refuse_nonsense():
@@ -1018,72 +897,63 @@ SALVAGEABLE_UPDATE = {
 }
 
 
-def test_a_strict_connection_refuses_params_lenient_decoding_would_salvage():
-    async def test() -> None:
-        async with raw_client() as peer:
-            await peer.initialize()
-            assert (await peer.ask(request(1, "session/new", SALVAGEABLE_NEW)))["result"] == {"sessionId": "s1"}
-        async with raw_client(strict=True) as peer:
-            await peer.initialize()
-            answer = await peer.ask(request(1, "session/new", SALVAGEABLE_NEW))
-            assert answer["error"]["code"] == -32602
-            assert "$.params.mcpServers" in json.dumps(answer["error"])
-            assert (await peer.ask(request(2, "session/new", {"cwd": "/w"})))["result"] == {"sessionId": "s1"}
-
-    run(test)
+async def test_a_strict_connection_refuses_params_lenient_decoding_would_salvage():
+    async with raw_client() as peer:
+        await peer.initialize()
+        assert (await peer.ask(request(1, "session/new", SALVAGEABLE_NEW)))["result"] == {"sessionId": "s1"}
+    async with raw_client(strict=True) as peer:
+        await peer.initialize()
+        answer = await peer.ask(request(1, "session/new", SALVAGEABLE_NEW))
+        assert answer["error"]["code"] == -32602
+        assert "$.params.mcpServers" in json.dumps(answer["error"])
+        assert (await peer.ask(request(2, "session/new", {"cwd": "/w"})))["result"] == {"sessionId": "s1"}
 
 
-def test_on_salvage_sees_each_salvage_of_served_params_with_its_path():
-    async def test() -> None:
+async def test_on_salvage_sees_each_salvage_of_served_params_with_its_path():
+    seen: list[Any] = []
+    async with raw_client(on_salvage=seen.append) as peer:
+        await peer.initialize()
+        assert seen == []  # a valid message reports nothing
+        assert (await peer.ask(request(1, "session/new", SALVAGEABLE_NEW)))["result"] == {"sessionId": "s1"}
+        assert [report.path for report in seen] == ["$.params.mcpServers"]
+        assert isinstance(seen[0], acp.Salvage) and "expected array, found null" in seen[0].reason
+
+
+async def test_strict_and_on_salvage_reach_notifications_and_results_the_connection_receives():
+    for strict in (False, True):
         seen: list[Any] = []
-        async with raw_client(on_salvage=seen.append) as peer:
-            await peer.initialize()
-            assert seen == []  # a valid message reports nothing
-            assert (await peer.ask(request(1, "session/new", SALVAGEABLE_NEW)))["result"] == {"sessionId": "s1"}
-            assert [report.path for report in seen] == ["$.params.mcpServers"]
-            assert isinstance(seen[0], acp.Salvage) and "expected array, found null" in seen[0].reason
-
-    run(test)
-
-
-def test_strict_and_on_salvage_reach_notifications_and_results_the_connection_receives():
-    async def test() -> None:
-        for strict in (False, True):
-            seen: list[Any] = []
-            client = RecordingClient()
-            async with raw_agent(client, strict=strict, on_salvage=seen.append) as (peer, conn):
-                initializing = asyncio.create_task(conn.initialize(INIT))
-                asked = await peer.receive()
-                info = {"name": "raw", "version": "1"}
-                await peer.send({"jsonrpc": "2.0", "id": asked["id"], "result": {"protocolVersion": 2, "info": info}})
-                await initializing
-                listing = asyncio.create_task(conn.session_list(acp.ListSessionsRequest()))
-                asked = await peer.receive()
-                await peer.send({"jsonrpc": "2.0", "id": asked["id"], "result": {}})  # lenient: sessions []
-                await peer.send(SALVAGEABLE_UPDATE)
-                await peer.send({**SALVAGEABLE_UPDATE, "params": {**SALVAGEABLE_UPDATE["params"], "sessionId": "ok"}})
-                if strict:
-                    with pytest.raises(acp.DecodeError, match=r"\$\.result\.sessions"):
-                        await listing
-                else:
-                    assert (await listing).sessions == []
-                valid = {"sessionUpdate": "tool_call_update", "toolCallId": "t"}
-                await peer.send({**SALVAGEABLE_UPDATE, "params": {"sessionId": "last", "update": valid}})
-                while len(client.updates) < (1 if strict else 3):
-                    await asyncio.sleep(0.01)
+        client = RecordingClient()
+        async with raw_agent(client, strict=strict, on_salvage=seen.append) as (peer, conn):
+            initializing = asyncio.create_task(conn.initialize(INIT))
+            asked = await peer.receive()
+            info = {"name": "raw", "version": "1"}
+            await peer.send({"jsonrpc": "2.0", "id": asked["id"], "result": {"protocolVersion": 2, "info": info}})
+            await initializing
+            listing = asyncio.create_task(conn.session_list(acp.ListSessionsRequest()))
+            asked = await peer.receive()
+            await peer.send({"jsonrpc": "2.0", "id": asked["id"], "result": {}})  # lenient: sessions []
+            await peer.send(SALVAGEABLE_UPDATE)
+            await peer.send({**SALVAGEABLE_UPDATE, "params": {**SALVAGEABLE_UPDATE["params"], "sessionId": "ok"}})
             if strict:
-                assert seen == [] and len(client.updates) == 1  # both salvageable updates refused
+                with pytest.raises(acp.DecodeError, match=r"\$\.result\.sessions"):
+                    await listing
             else:
-                paths = [report.path for report in seen]
-                assert paths == ["$.result.sessions", "$.params.update.kind", "$.params.update.kind"], paths
-
-    run(test)
+                assert (await listing).sessions == []
+            valid = {"sessionUpdate": "tool_call_update", "toolCallId": "t"}
+            await peer.send({**SALVAGEABLE_UPDATE, "params": {"sessionId": "last", "update": valid}})
+            while len(client.updates) < (1 if strict else 3):
+                await asyncio.sleep(0.01)
+        if strict:
+            assert seen == [] and len(client.updates) == 1  # both salvageable updates refused
+        else:
+            paths = [report.path for report in seen]
+            assert paths == ["$.result.sessions", "$.params.update.kind", "$.params.update.kind"], paths
 
 
 # --- the end of a connection, and params left out -------------------------------------
 
 
-def test_closing_a_connection_awaits_its_handler_tasks_not_only_cancels_them():
+async def test_closing_a_connection_awaits_its_handler_tasks_not_only_cancels_them():
     """A handler cancelled by `close` finishes its cleanup (which awaits) before `close` returns."""
 
     class CleaningAgent(EchoAgent):
@@ -1109,25 +979,22 @@ def test_closing_a_connection_awaits_its_handler_tasks_not_only_cancels_them():
                 await asyncio.sleep(0.05)
                 self.cleaned.append("notification")
 
-    async def test() -> None:
-        agent = CleaningAgent()
-        (agent_reader, agent_writer), (peer_reader, peer_writer) = await stream_pair()
-        conn = acp.connect_to_client(agent, agent_reader, agent_writer)
-        peer = RawPeer(peer_reader, peer_writer)
-        await peer.initialize()
-        await peer.send(request(1, "session/new", {"cwd": "/w"}))
-        await peer.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "s"}})
-        await agent.blocked.wait()
-        await agent.notified.wait()
-        await conn.close()
-        assert sorted(agent.cleaned) == ["notification", "request"]
-        peer_writer.close()
-
-    run(test)
+    agent = CleaningAgent()
+    (agent_reader, agent_writer), (peer_reader, peer_writer) = await stream_pair()
+    conn = acp.connect_to_client(agent, agent_reader, agent_writer)
+    peer = RawPeer(peer_reader, peer_writer)
+    await peer.initialize()
+    await peer.send(request(1, "session/new", {"cwd": "/w"}))
+    await peer.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "s"}})
+    await agent.blocked.wait()
+    await agent.notified.wait()
+    await conn.close()
+    assert sorted(agent.cleaned) == ["notification", "request"]
+    peer_writer.close()
 
 
 @pytest.mark.parametrize("params", ["missing", None, {}])
-def test_a_request_whose_params_are_all_optional_reads_missing_or_null_params_as_empty(params):
+async def test_a_request_whose_params_are_all_optional_reads_missing_or_null_params_as_empty(params):
     """As the TypeScript SDK's zod schemas read them: `session/list` has only optional params."""
 
     class ListingAgent(EchoAgent):
@@ -1135,32 +1002,26 @@ def test_a_request_whose_params_are_all_optional_reads_missing_or_null_params_as
             assert params == acp.ListSessionsRequest()
             return acp.ListSessionsResponse(sessions=[])
 
-    async def test() -> None:
-        async with raw_client(ListingAgent()) as peer:
-            await peer.initialize()
-            message = request(1, "session/list")
-            if params != "missing":
-                message["params"] = params
-            assert await peer.ask(message) == {"jsonrpc": "2.0", "id": 1, "result": {"sessions": []}}
-
-    run(test)
-
-
-def test_a_connection_nobody_references_keeps_serving_through_garbage_collection():
-    async def test() -> None:
-        (agent_reader, agent_writer), (peer_reader, peer_writer) = await stream_pair()
-        acp.connect_to_client(EchoAgent(), agent_reader, agent_writer)  # the connection is not kept
-        del agent_reader, agent_writer
-        peer = RawPeer(peer_reader, peer_writer)
-        await asyncio.sleep(0.01)
-        gc.collect()
+    async with raw_client(ListingAgent()) as peer:
         await peer.initialize()
-        assert (await peer.ask(request(1, "session/new", {"cwd": "/w"})))["result"] == {"sessionId": "s1"}
-        peer_writer.close()
-        while len(asyncio.all_tasks()) > 1:  # the agent's connection ends with the stream
-            await asyncio.sleep(0.01)
+        message = request(1, "session/list")
+        if params != "missing":
+            message["params"] = params
+        assert await peer.ask(message) == {"jsonrpc": "2.0", "id": 1, "result": {"sessions": []}}
 
-    run(test)
+
+async def test_a_connection_nobody_references_keeps_serving_through_garbage_collection():
+    (agent_reader, agent_writer), (peer_reader, peer_writer) = await stream_pair()
+    acp.connect_to_client(EchoAgent(), agent_reader, agent_writer)  # the connection is not kept
+    del agent_reader, agent_writer
+    peer = RawPeer(peer_reader, peer_writer)
+    await asyncio.sleep(0.01)
+    gc.collect()
+    await peer.initialize()
+    assert (await peer.ask(request(1, "session/new", {"cwd": "/w"})))["result"] == {"sessionId": "s1"}
+    peer_writer.close()
+    while len(asyncio.all_tasks()) > 1:  # the agent's connection ends with the stream
+        await asyncio.sleep(0.01)
 
 
 # --- cancelling the owner, and how long a close takes -------------------------------------
@@ -1191,7 +1052,7 @@ async def a_client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, h
 
 
 @pytest.mark.parametrize("routed", [False, True], ids=["alone", "routed"])
-def test_cancelling_run_agent_at_any_await_closes_its_connection(routed, monkeypatch):
+async def test_cancelling_run_agent_at_any_await_closes_its_connection(routed, monkeypatch):
     """`run_agent` (alone, and routed through `serve_agent`) serving a client's whole life,
     cancelled at each of its awaits: it ends, and closes its connection (a client that has not
     hung up yet sees the agent's output end), leaving no task behind."""
@@ -1220,55 +1081,45 @@ def test_cancelling_run_agent_at_any_await_closes_its_connection(routed, monkeyp
         await asyncio.wait_for(client, 10)  # the agent's output ended
         writer.close()
 
-    async def test() -> None:
-        steps: list[int] = []
-        await serve(None, steps)
-        for point in steps:
-            await serve(point, [])
-            leaked = asyncio.all_tasks() - {asyncio.current_task()}
-            assert not leaked, f"cancelled at await {point} of {len(steps)}: {leaked}"
-
-    run(test)
+    steps: list[int] = []
+    await serve(None, steps)
+    for point in steps:
+        await serve(point, [])
+        leaked = asyncio.all_tasks() - {asyncio.current_task()}
+        assert not leaked, f"cancelled at await {point} of {len(steps)}: {leaked}"
 
 
 @pytest.mark.parametrize("connect", [acp.connect_to_agent, acp.connect_to_client])
-def test_close_drops_output_the_peer_has_not_read_after_close_timeout(connect):
-    async def test() -> None:
-        (reader, writer), (_, peer_writer) = await stream_pair()  # the peer reads nothing
-        handler = acp.Client() if connect is acp.connect_to_agent else EchoAgent()
-        conn = connect(handler, reader, writer, options=acp.ConnectionOptions(close_timeout=0.2))
-        for _ in range(20):  # more than the socket holds; the peer reads none of it
-            await conn.ext_notification("_x", "y" * 2**20)
-        started = time.monotonic()
-        await conn.close()
-        assert time.monotonic() - started < 3  # 5 s: the transport's default
-        peer_writer.close()
-
-    run(test)
+async def test_close_drops_output_the_peer_has_not_read_after_close_timeout(connect):
+    (reader, writer), (_, peer_writer) = await stream_pair()  # the peer reads nothing
+    handler = acp.Client() if connect is acp.connect_to_agent else EchoAgent()
+    conn = connect(handler, reader, writer, options=acp.ConnectionOptions(close_timeout=0.2))
+    for _ in range(20):  # more than the socket holds; the peer reads none of it
+        await conn.ext_notification("_x", "y" * 2**20)
+    started = time.monotonic()
+    await conn.close()
+    assert time.monotonic() - started < 3  # 5 s: the transport's default
+    peer_writer.close()
 
 
 STUBBORN_AGENT = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)"
 
 
-def test_spawn_agent_process_exits_within_its_timeouts_from_an_agent_that_reads_nothing():
+async def test_spawn_agent_process_exits_within_its_timeouts_from_an_agent_that_reads_nothing():
     """The agent reads none of its input and ignores SIGTERM: leaving the block drops the input
     after `timeout`, terminates after another, kills after a third (5.6 s when closing the
     connection waited 5 s), and asyncio reports no error (the pipe's close waiter is intact)."""
-
-    async def test() -> None:
-        unhandled: list[dict[str, Any]] = []
-        asyncio.get_running_loop().set_exception_handler(lambda _, context: unhandled.append(context))
-        command = (sys.executable, "-c", STUBBORN_AGENT)
-        async with acp.spawn_agent_process(acp.Client(), *command, timeout=0.3) as (conn, process):
-            for _ in range(10):  # more than a pipe holds
-                await conn.ext_notification("_x", "y" * 100_000)
-            started = time.monotonic()
-        assert time.monotonic() - started < 3
-        assert process.returncode == -9
-        await asyncio.sleep(0.1)  # the pipe's connection_lost runs
-        assert not unhandled, unhandled
-
-    run(test)
+    unhandled: list[dict[str, Any]] = []
+    asyncio.get_running_loop().set_exception_handler(lambda _, context: unhandled.append(context))
+    command = (sys.executable, "-c", STUBBORN_AGENT)
+    async with acp.spawn_agent_process(acp.Client(), *command, timeout=0.3) as (conn, process):
+        for _ in range(10):  # more than a pipe holds
+            await conn.ext_notification("_x", "y" * 100_000)
+        started = time.monotonic()
+    assert time.monotonic() - started < 3
+    assert process.returncode == -9
+    await asyncio.sleep(0.1)  # the pipe's connection_lost runs
+    assert not unhandled, unhandled
 
 
 # --- v1 turns, as real v1 agents run them -------------------------------------------
@@ -1318,54 +1169,44 @@ class SlowV1Client(acp_v1.Client):
 V1_PROMPT = acp_v1.PromptRequest(session_id="s1", prompt=[acp_v1.ContentBlockText(text="hi")])
 
 
-def test_a_v1_prompt_returns_after_the_updates_received_before_its_answer_are_handled():
-    async def test() -> None:
-        client = SlowV1Client()
-        async with acp_v1.connect_pair(V1TurnAgent(), client) as (_, conn):
-            await conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
-            for _ in range(3):
-                client.texts.clear()
-                await conn.session_prompt(V1_PROMPT)
-                assert client.texts == ["last", "words"]
-
-    run(test)
+async def test_a_v1_prompt_returns_after_the_updates_received_before_its_answer_are_handled():
+    client = SlowV1Client()
+    async with acp_v1.connect_pair(V1TurnAgent(), client) as (_, conn):
+        await conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
+        for _ in range(3):
+            client.texts.clear()
+            await conn.session_prompt(V1_PROMPT)
+            assert client.texts == ["last", "words"]
 
 
-def test_cancelling_a_prompts_task_sends_session_cancel_for_its_session_and_cancels_the_request():
-    async def test() -> None:
-        agent = V1TurnAgent(hold=True)
-        async with acp_v1.connect_pair(agent, acp_v1.Client()) as (_, conn):
-            await conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
-            prompting = asyncio.create_task(conn.session_prompt(V1_PROMPT))
-            await asyncio.sleep(0.05)
-            prompting.cancel()
-            await asyncio.wait_for(agent.prompt_cancelled.wait(), 5)  # `$/cancel_request`
-            for _ in range(100):
-                if agent.cancelled:
-                    break
-                await asyncio.sleep(0.01)
-            assert agent.cancelled == ["s1"]
-
-    run(test)
+async def test_cancelling_a_prompts_task_sends_session_cancel_for_its_session_and_cancels_the_request():
+    agent = V1TurnAgent(hold=True)
+    async with acp_v1.connect_pair(agent, acp_v1.Client()) as (_, conn):
+        await conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
+        prompting = asyncio.create_task(conn.session_prompt(V1_PROMPT))
+        await asyncio.sleep(0.05)
+        prompting.cancel()
+        await asyncio.wait_for(agent.prompt_cancelled.wait(), 5)  # `$/cancel_request`
+        for _ in range(100):
+            if agent.cancelled:
+                break
+            await asyncio.sleep(0.01)
+        assert agent.cancelled == ["s1"]
 
 
-def test_cancelling_a_v2_prompts_task_withdraws_the_held_prompt_and_leaves_the_running_turn():
+async def test_cancelling_a_v2_prompts_task_withdraws_the_held_prompt_and_leaves_the_running_turn():
     """A v2 prompt is answered once inserted: a pending one is held, its turn not started, and
     `session/cancel` would cancel the turn before it. Cancelling its task sends `$/cancel_request`
     alone."""
-
-    async def test() -> None:
-        agent = EchoAgent()
-        async with connected(agent) as (_, conn):
-            held = acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="block")])
-            prompting = asyncio.create_task(conn.session_prompt(held))
-            await agent.blocked.wait()
-            prompting.cancel()
-            await asyncio.wait_for(agent.handler_cancelled.wait(), 5)  # `$/cancel_request`
-            await asyncio.sleep(0.1)  # a `session/cancel` sent before it would have been handled
-            assert agent.cancelled_sessions == []
-
-    run(test)
+    agent = EchoAgent()
+    async with connected(agent) as (_, conn):
+        held = acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="block")])
+        prompting = asyncio.create_task(conn.session_prompt(held))
+        await agent.blocked.wait()
+        prompting.cancel()
+        await asyncio.wait_for(agent.handler_cancelled.wait(), 5)  # `$/cancel_request`
+        await asyncio.sleep(0.1)  # a `session/cancel` sent before it would have been handled
+        assert agent.cancelled_sessions == []
 
 
 class ForkingV1Agent(V1TurnAgent):
@@ -1380,17 +1221,13 @@ class ForkingV1Agent(V1TurnAgent):
         return acp_v1.PromptResponse(stop_reason=acp_v1.StopReason.END_TURN, usage=usage)
 
 
-def test_v1_reaches_what_real_agents_use_beyond_the_stable_schema_typed():
+async def test_v1_reaches_what_real_agents_use_beyond_the_stable_schema_typed():
     """acp_v1 comes from the v1 schema's unstable edition, a superset of the stable one: a v1
     client forks a session and reads a turn's usage as typed values, not unknown properties."""
-
-    async def test() -> None:
-        async with acp_v1.connect_pair(ForkingV1Agent(), acp_v1.Client()) as (_, conn):
-            await conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
-            forked = await conn.session_fork(acp_v1.ForkSessionRequest(session_id="s1", cwd="/"))
-            assert forked.session_id == "s1-fork"
-            answer = await conn.session_prompt(V1_PROMPT)
-            assert answer.usage == acp_v1.Usage(total_tokens=12, input_tokens=10, output_tokens=2)
-            assert answer.unknown_properties == {}
-
-    run(test)
+    async with acp_v1.connect_pair(ForkingV1Agent(), acp_v1.Client()) as (_, conn):
+        await conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
+        forked = await conn.session_fork(acp_v1.ForkSessionRequest(session_id="s1", cwd="/"))
+        assert forked.session_id == "s1-fork"
+        answer = await conn.session_prompt(V1_PROMPT)
+        assert answer.usage == acp_v1.Usage(total_tokens=12, input_tokens=10, output_tokens=2)
+        assert answer.unknown_properties == {}

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator.pipeline import build_ir
-from tests.helpers import ROOT, V2_SCHEMA, import_package
-from tests.strategies import JSON_VALUES, Strategies
+from tests.support.helpers import ROOT, V2_SCHEMA, import_package
+from tests.support.strategies import JSON_VALUES, Strategies
 
 acp = import_package(ROOT / "generated", "acp_v2")
 MODULE = build_ir(V2_SCHEMA, "acp_v2", ROOT)

@@ -9,12 +9,12 @@ import os
 import socket
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
-from tests.helpers import MYPY_CACHE, ROOT, import_package, run_bounded
+from tests.support.helpers import MYPY_CACHE, ROOT, import_package
 
 acp = import_package(ROOT / "generated", "acp_v2")
 acp_v1 = import_package(ROOT / "generated", "acp_v1")
@@ -22,8 +22,7 @@ SYNC = acp.SessionUpdatePlanRemoved(plan_id="sync")  # not recorded: marks what 
 INIT = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="test-client", version="1"))
 
 
-def run(test: Callable[[], Coroutine[Any, Any, None]]) -> None:
-    run_bounded(test(), 30)
+pytestmark = pytest.mark.async_timeout(30)
 
 
 class Recorder(acp.Client):
@@ -81,95 +80,83 @@ async def settled(conn: Any, client: Recorder) -> None:
     await client.synced.wait()
 
 
-def test_say_streams_chunks_of_one_message_until_idle():
-    async def test() -> None:
-        client = Recorder()
-        async with connected(client) as conn:
-            session = conn.session("s1")
-            first = await session.say("Hello")
-            assert await session.say(" world") == first
-            await session.think("hmm")
-            await session.idle()
-            second = await session.say(acp.ContentBlockText(text="again"))
-            await settled(conn, client)
-        assert first != second
-        assert client.updates[:5] == [
-            {"sessionUpdate": "agent_message_chunk", "messageId": first, "content": {"type": "text", "text": "Hello"}},
-            {"sessionUpdate": "agent_message_chunk", "messageId": first, "content": {"type": "text", "text": " world"}},
-            {
-                "sessionUpdate": "agent_thought_chunk",
-                "messageId": client.updates[2]["messageId"],
-                "content": {"type": "text", "text": "hmm"},
-            },
-            {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"},
-            {"sessionUpdate": "agent_message_chunk", "messageId": second, "content": {"type": "text", "text": "again"}},
-        ]
-        assert [block.text for block in client.state.agent_messages[first].content] == ["Hello", " world"]
-
-    run(test)
+async def test_say_streams_chunks_of_one_message_until_idle():
+    client = Recorder()
+    async with connected(client) as conn:
+        session = conn.session("s1")
+        first = await session.say("Hello")
+        assert await session.say(" world") == first
+        await session.think("hmm")
+        await session.idle()
+        second = await session.say(acp.ContentBlockText(text="again"))
+        await settled(conn, client)
+    assert first != second
+    assert client.updates[:5] == [
+        {"sessionUpdate": "agent_message_chunk", "messageId": first, "content": {"type": "text", "text": "Hello"}},
+        {"sessionUpdate": "agent_message_chunk", "messageId": first, "content": {"type": "text", "text": " world"}},
+        {
+            "sessionUpdate": "agent_thought_chunk",
+            "messageId": client.updates[2]["messageId"],
+            "content": {"type": "text", "text": "hmm"},
+        },
+        {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"},
+        {"sessionUpdate": "agent_message_chunk", "messageId": second, "content": {"type": "text", "text": "again"}},
+    ]
+    assert [block.text for block in client.state.agent_messages[first].content] == ["Hello", " world"]
 
 
 @pytest.mark.parametrize("reason", ["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error"])
-def test_idle_takes_every_stop_reason_of_the_schema_by_its_tag(reason):
-    async def test() -> None:
-        client = Recorder()
-        async with connected(client) as conn:
-            await conn.session("s1").idle(reason)
-            await settled(conn, client)
-        assert client.updates[0] == {"sessionUpdate": "state_update", "state": "idle", "stopReason": reason}
-
-    run(test)
+async def test_idle_takes_every_stop_reason_of_the_schema_by_its_tag(reason):
+    client = Recorder()
+    async with connected(client) as conn:
+        await conn.session("s1").idle(reason)
+        await settled(conn, client)
+    assert client.updates[0] == {"sessionUpdate": "state_update", "state": "idle", "stopReason": reason}
 
 
-def test_running_requires_action_and_idle_with_a_stop_reason_value_report_state():
-    async def test() -> None:
-        client = Recorder()
-        async with connected(client) as conn:
-            session = conn.session("s1")
-            await session.running()
-            await session.requires_action()
-            await session.idle(acp.IdleStateUpdateStopReasonOther(stop_reason="vendor_stop"))
-            await settled(conn, client)
-        assert client.updates[:3] == [
-            {"sessionUpdate": "state_update", "state": "running"},
-            {"sessionUpdate": "state_update", "state": "requires_action"},
-            {"sessionUpdate": "state_update", "state": "idle", "stopReason": "vendor_stop"},
-        ]
-
-    run(test)
+async def test_running_requires_action_and_idle_with_a_stop_reason_value_report_state():
+    client = Recorder()
+    async with connected(client) as conn:
+        session = conn.session("s1")
+        await session.running()
+        await session.requires_action()
+        await session.idle(acp.IdleStateUpdateStopReasonOther(stop_reason="vendor_stop"))
+        await settled(conn, client)
+    assert client.updates[:3] == [
+        {"sessionUpdate": "state_update", "state": "running"},
+        {"sessionUpdate": "state_update", "state": "requires_action"},
+        {"sessionUpdate": "state_update", "state": "idle", "stopReason": "vendor_stop"},
+    ]
 
 
-def test_a_tool_call_is_started_and_patched_through_its_handle_and_folds_into_one_call():
-    async def test() -> None:
-        client = Recorder()
-        async with connected(client) as conn:
-            session = conn.session("s1")
-            call = await session.tool_call("Read notes", kind=acp.ToolKind.READ, raw_input={"path": "notes.txt"})
-            await call.update(status=acp.ToolCallStatus.IN_PROGRESS)
-            await call.update(status=acp.ToolCallStatus.COMPLETED, content="three lines", raw_output={"lines": 3})
-            await settled(conn, client)
-        tool_call_id = call.tool_call_id
-        assert client.updates[:3] == [
-            {
-                "sessionUpdate": "tool_call_update",
-                "toolCallId": tool_call_id,
-                "title": "Read notes",
-                "kind": "read",
-                "rawInput": {"path": "notes.txt"},
-            },
-            {"sessionUpdate": "tool_call_update", "toolCallId": tool_call_id, "status": "in_progress"},
-            {
-                "sessionUpdate": "tool_call_update",
-                "toolCallId": tool_call_id,
-                "status": "completed",
-                "content": [{"type": "content", "content": {"type": "text", "text": "three lines"}}],
-                "rawOutput": {"lines": 3},
-            },
-        ]
-        folded = client.state.tool_calls[tool_call_id]
-        assert (folded.title, folded.kind, folded.status) == ("Read notes", "read", "completed")
-
-    run(test)
+async def test_a_tool_call_is_started_and_patched_through_its_handle_and_folds_into_one_call():
+    client = Recorder()
+    async with connected(client) as conn:
+        session = conn.session("s1")
+        call = await session.tool_call("Read notes", kind=acp.ToolKind.READ, raw_input={"path": "notes.txt"})
+        await call.update(status=acp.ToolCallStatus.IN_PROGRESS)
+        await call.update(status=acp.ToolCallStatus.COMPLETED, content="three lines", raw_output={"lines": 3})
+        await settled(conn, client)
+    tool_call_id = call.tool_call_id
+    assert client.updates[:3] == [
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": tool_call_id,
+            "title": "Read notes",
+            "kind": "read",
+            "rawInput": {"path": "notes.txt"},
+        },
+        {"sessionUpdate": "tool_call_update", "toolCallId": tool_call_id, "status": "in_progress"},
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": tool_call_id,
+            "status": "completed",
+            "content": [{"type": "content", "content": {"type": "text", "text": "three lines"}}],
+            "rawOutput": {"lines": 3},
+        },
+    ]
+    folded = client.state.tool_calls[tool_call_id]
+    assert (folded.title, folded.kind, folded.status) == ("Read notes", "read", "completed")
 
 
 @pytest.mark.parametrize(
@@ -182,59 +169,53 @@ def test_a_tool_call_is_started_and_patched_through_its_handle_and_folds_into_on
         (acp.RequestPermissionOutcomeSelected(option_id="not-offered"), False, False, False, None),
     ],
 )
-def test_ask_permission_offers_typed_options_about_the_tool_call_and_reads_the_answer(
+async def test_ask_permission_offers_typed_options_about_the_tool_call_and_reads_the_answer(
     outcome, allowed, rejected, cancelled, option
 ):
-    async def test() -> None:
-        client = Recorder(outcome)
-        async with connected(client) as conn:
-            session = conn.session("s1")
-            call = await session.tool_call("Delete build", kind=acp.ToolKind.DELETE, raw_input={"path": "build"})
-            await call.update(title="Delete build/")
-            answer = await session.ask_permission(call, allow="Delete", allow_always="Always delete", reject="Keep")
-        assert (answer.allowed, answer.rejected, answer.cancelled) == (allowed, rejected, cancelled)
-        assert (answer.option.option_id if answer.option else None) == option
-        assert answer.outcome == outcome
-        assert client.questions == [
-            {
-                "sessionId": "s1",
-                "title": "Delete build/",
-                "subject": {
-                    "type": "tool_call",
-                    "toolCall": {
-                        "toolCallId": call.tool_call_id,
-                        "title": "Delete build/",
-                        "kind": "delete",
-                        "rawInput": {"path": "build"},
-                    },
+    client = Recorder(outcome)
+    async with connected(client) as conn:
+        session = conn.session("s1")
+        call = await session.tool_call("Delete build", kind=acp.ToolKind.DELETE, raw_input={"path": "build"})
+        await call.update(title="Delete build/")
+        answer = await session.ask_permission(call, allow="Delete", allow_always="Always delete", reject="Keep")
+    assert (answer.allowed, answer.rejected, answer.cancelled) == (allowed, rejected, cancelled)
+    assert (answer.option.option_id if answer.option else None) == option
+    assert answer.outcome == outcome
+    assert client.questions == [
+        {
+            "sessionId": "s1",
+            "title": "Delete build/",
+            "subject": {
+                "type": "tool_call",
+                "toolCall": {
+                    "toolCallId": call.tool_call_id,
+                    "title": "Delete build/",
+                    "kind": "delete",
+                    "rawInput": {"path": "build"},
                 },
-                "options": [
-                    {"optionId": "allow", "name": "Delete", "kind": "allow_once"},
-                    {"optionId": "allow_always", "name": "Always delete", "kind": "allow_always"},
-                    {"optionId": "reject", "name": "Keep", "kind": "reject_once"},
-                ],
-            }
-        ]
-        assert [request.title for request in client.state.requests_for("tool_calls", call.tool_call_id)] == [
-            "Delete build/"
-        ]
-
-    run(test)
-
-
-def test_ask_permission_needs_a_title_and_an_option():
-    async def test() -> None:
-        async with connected(Recorder()) as conn:
-            session = conn.session("s1")
-            with pytest.raises(ValueError, match="needs a title"):
-                await session.ask_permission()
-            with pytest.raises(ValueError, match="at least one option"):
-                await session.ask_permission(title="Go?", allow=None, reject=None)
-
-    run(test)
+            },
+            "options": [
+                {"optionId": "allow", "name": "Delete", "kind": "allow_once"},
+                {"optionId": "allow_always", "name": "Always delete", "kind": "allow_always"},
+                {"optionId": "reject", "name": "Keep", "kind": "reject_once"},
+            ],
+        }
+    ]
+    assert [request.title for request in client.state.requests_for("tool_calls", call.tool_call_id)] == [
+        "Delete build/"
+    ]
 
 
-def test_cancelling_ask_permission_withdraws_the_request():
+async def test_ask_permission_needs_a_title_and_an_option():
+    async with connected(Recorder()) as conn:
+        session = conn.session("s1")
+        with pytest.raises(ValueError, match="needs a title"):
+            await session.ask_permission()
+        with pytest.raises(ValueError, match="at least one option"):
+            await session.ask_permission(title="Go?", allow=None, reject=None)
+
+
+async def test_cancelling_ask_permission_withdraws_the_request():
     class Waiting(Recorder):
         def __init__(self) -> None:
             super().__init__()
@@ -248,57 +229,49 @@ def test_cancelling_ask_permission_withdraws_the_request():
             finally:
                 self.withdrawn.set()
 
-    async def test() -> None:
-        client = Waiting()
-        async with connected(client) as conn:
-            asking = asyncio.create_task(conn.session("s1").ask_permission(title="Go?"))
-            await client.asked.wait()
-            asking.cancel()
-            await client.withdrawn.wait()  # the client's handler was cancelled by $/cancel_request
-            with pytest.raises(asyncio.CancelledError):
-                await asking
-
-    run(test)
+    client = Waiting()
+    async with connected(client) as conn:
+        asking = asyncio.create_task(conn.session("s1").ask_permission(title="Go?"))
+        await client.asked.wait()
+        asking.cancel()
+        await client.withdrawn.wait()  # the client's handler was cancelled by $/cancel_request
+        with pytest.raises(asyncio.CancelledError):
+            await asking
 
 
-def test_plan_user_message_and_raw_updates():
-    async def test() -> None:
-        client = Recorder()
-        async with connected(client) as conn:
-            session = conn.session("s1")
-            plan_id = await session.plan(
-                ["Read", acp.PlanEntry(content="Write", priority="high", status="in_progress")]
-            )
-            assert await session.plan(["Read"]) == plan_id  # the session's plan, replaced
-            user = await session.user_message("hi")
-            await session.update(acp.SessionUpdateSessionInfoUpdate(title="Notes"))
-            await settled(conn, client)
-        assert client.updates[:4] == [
-            {
-                "sessionUpdate": "plan_update",
-                "plan": {
-                    "type": "items",
-                    "planId": plan_id,
-                    "entries": [
-                        {"content": "Read", "priority": "medium", "status": "pending"},
-                        {"content": "Write", "priority": "high", "status": "in_progress"},
-                    ],
-                },
+async def test_plan_user_message_and_raw_updates():
+    client = Recorder()
+    async with connected(client) as conn:
+        session = conn.session("s1")
+        plan_id = await session.plan(["Read", acp.PlanEntry(content="Write", priority="high", status="in_progress")])
+        assert await session.plan(["Read"]) == plan_id  # the session's plan, replaced
+        user = await session.user_message("hi")
+        await session.update(acp.SessionUpdateSessionInfoUpdate(title="Notes"))
+        await settled(conn, client)
+    assert client.updates[:4] == [
+        {
+            "sessionUpdate": "plan_update",
+            "plan": {
+                "type": "items",
+                "planId": plan_id,
+                "entries": [
+                    {"content": "Read", "priority": "medium", "status": "pending"},
+                    {"content": "Write", "priority": "high", "status": "in_progress"},
+                ],
             },
-            {
-                "sessionUpdate": "plan_update",
-                "plan": {
-                    "type": "items",
-                    "planId": plan_id,
-                    "entries": [{"content": "Read", "priority": "medium", "status": "pending"}],
-                },
+        },
+        {
+            "sessionUpdate": "plan_update",
+            "plan": {
+                "type": "items",
+                "planId": plan_id,
+                "entries": [{"content": "Read", "priority": "medium", "status": "pending"}],
             },
-            {"sessionUpdate": "user_message", "messageId": user, "content": [{"type": "text", "text": "hi"}]},
-            {"sessionUpdate": "session_info_update", "title": "Notes"},
-        ]
-        assert list(client.state.plans) == [plan_id]
-
-    run(test)
+        },
+        {"sessionUpdate": "user_message", "messageId": user, "content": [{"type": "text", "text": "hi"}]},
+        {"sessionUpdate": "session_info_update", "title": "Notes"},
+    ]
+    assert list(client.state.plans) == [plan_id]
 
 
 class Broken(Exception):
@@ -306,37 +279,31 @@ class Broken(Exception):
 
 
 @pytest.mark.parametrize(("interruption", "ending"), [(Broken, "failed"), (asyncio.CancelledError, "cancelled")])
-def test_a_turn_that_raises_or_is_cancelled_ends_the_tool_calls_it_left_open(interruption, ending):
-    async def test() -> None:
-        client = Recorder()
-        async with connected(client) as conn:
-            with pytest.raises(interruption):
-                async with conn.session("s1") as session:
-                    done = await session.tool_call("Read", status=acp.ToolCallStatus.IN_PROGRESS)
-                    await done.update(status=acp.ToolCallStatus.COMPLETED)
-                    open_call = await session.tool_call("Write", status=acp.ToolCallStatus.IN_PROGRESS)
-                    raise interruption()
-            await settled(conn, client)
-        assert client.updates[-1] == {
-            "sessionUpdate": "tool_call_update",
-            "toolCallId": open_call.tool_call_id,
-            "status": ending,
-        }
-        assert [call.status for call in client.state.tool_calls.values()] == ["completed", ending]
-
-    run(test)
-
-
-def test_a_turn_that_ends_normally_leaves_its_tool_calls_as_they_are():
-    async def test() -> None:
-        client = Recorder()
-        async with connected(client) as conn:
+async def test_a_turn_that_raises_or_is_cancelled_ends_the_tool_calls_it_left_open(interruption, ending):
+    client = Recorder()
+    async with connected(client) as conn:
+        with pytest.raises(interruption):
             async with conn.session("s1") as session:
-                await session.tool_call("Read", status=acp.ToolCallStatus.IN_PROGRESS)
-            await settled(conn, client)
-        assert len(client.updates) == 1
+                done = await session.tool_call("Read", status=acp.ToolCallStatus.IN_PROGRESS)
+                await done.update(status=acp.ToolCallStatus.COMPLETED)
+                open_call = await session.tool_call("Write", status=acp.ToolCallStatus.IN_PROGRESS)
+                raise interruption()
+        await settled(conn, client)
+    assert client.updates[-1] == {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": open_call.tool_call_id,
+        "status": ending,
+    }
+    assert [call.status for call in client.state.tool_calls.values()] == ["completed", ending]
 
-    run(test)
+
+async def test_a_turn_that_ends_normally_leaves_its_tool_calls_as_they_are():
+    client = Recorder()
+    async with connected(client) as conn:
+        async with conn.session("s1") as session:
+            await session.tool_call("Read", status=acp.ToolCallStatus.IN_PROGRESS)
+        await settled(conn, client)
+    assert len(client.updates) == 1
 
 
 # --- v1 -----------------------------------------------------------------------------
@@ -367,89 +334,83 @@ class AgentV1(acp_v1.Agent):
 SYNC_V1 = acp_v1.SessionUpdateSessionInfoUpdate(title="sync")
 
 
-def test_the_v1_helpers_speak_v1():
-    async def test() -> None:
-        client = RecorderV1()
-        left, right = socket.socketpair()
-        agent_reader, agent_writer = await asyncio.open_connection(sock=left)
-        client_reader, client_writer = await asyncio.open_connection(sock=right)
-        agent_conn = acp_v1.connect_to_client(AgentV1(), agent_reader, agent_writer)
-        client_conn = acp_v1.connect_to_agent(client, client_reader, client_writer)
-        try:
-            await client_conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
-            session = agent_conn.session("s1")
-            call = await session.tool_call("Echo", kind=acp_v1.ToolKind.EXECUTE, content="hi", raw_input={"text": "hi"})
-            answer = await session.ask_permission(call, allow="Echo", reject="Don't")
-            message_id = await session.say("a")
-            await session.say("b")
-            await call.update(status=acp_v1.ToolCallStatus.FAILED)
-            await session.plan(["Echo"])
-            await agent_conn.session_update(acp_v1.SessionNotification(session_id="s1", update=SYNC_V1))
-            await client.synced.wait()
-        finally:
-            await client_conn.close()
-            await agent_conn.close()
-        assert answer.rejected and not answer.allowed
-        tool_call_id = call.tool_call_id
-        assert client.updates == [
-            {
-                "sessionUpdate": "tool_call",
+async def test_the_v1_helpers_speak_v1():
+    client = RecorderV1()
+    left, right = socket.socketpair()
+    agent_reader, agent_writer = await asyncio.open_connection(sock=left)
+    client_reader, client_writer = await asyncio.open_connection(sock=right)
+    agent_conn = acp_v1.connect_to_client(AgentV1(), agent_reader, agent_writer)
+    client_conn = acp_v1.connect_to_agent(client, client_reader, client_writer)
+    try:
+        await client_conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
+        session = agent_conn.session("s1")
+        call = await session.tool_call("Echo", kind=acp_v1.ToolKind.EXECUTE, content="hi", raw_input={"text": "hi"})
+        answer = await session.ask_permission(call, allow="Echo", reject="Don't")
+        message_id = await session.say("a")
+        await session.say("b")
+        await call.update(status=acp_v1.ToolCallStatus.FAILED)
+        await session.plan(["Echo"])
+        await agent_conn.session_update(acp_v1.SessionNotification(session_id="s1", update=SYNC_V1))
+        await client.synced.wait()
+    finally:
+        await client_conn.close()
+        await agent_conn.close()
+    assert answer.rejected and not answer.allowed
+    tool_call_id = call.tool_call_id
+    assert client.updates == [
+        {
+            "sessionUpdate": "tool_call",
+            "toolCallId": tool_call_id,
+            "title": "Echo",
+            "kind": "execute",
+            "content": [{"type": "content", "content": {"type": "text", "text": "hi"}}],
+            "rawInput": {"text": "hi"},
+        },
+        {"sessionUpdate": "agent_message_chunk", "messageId": message_id, "content": {"type": "text", "text": "a"}},
+        {"sessionUpdate": "agent_message_chunk", "messageId": message_id, "content": {"type": "text", "text": "b"}},
+        {"sessionUpdate": "tool_call_update", "toolCallId": tool_call_id, "status": "failed"},
+        {"sessionUpdate": "plan", "entries": [{"content": "Echo", "priority": "medium", "status": "pending"}]},
+    ]
+    assert client.questions == [
+        {
+            "sessionId": "s1",
+            "toolCall": {
                 "toolCallId": tool_call_id,
                 "title": "Echo",
                 "kind": "execute",
-                "content": [{"type": "content", "content": {"type": "text", "text": "hi"}}],
                 "rawInput": {"text": "hi"},
             },
-            {"sessionUpdate": "agent_message_chunk", "messageId": message_id, "content": {"type": "text", "text": "a"}},
-            {"sessionUpdate": "agent_message_chunk", "messageId": message_id, "content": {"type": "text", "text": "b"}},
-            {"sessionUpdate": "tool_call_update", "toolCallId": tool_call_id, "status": "failed"},
-            {"sessionUpdate": "plan", "entries": [{"content": "Echo", "priority": "medium", "status": "pending"}]},
-        ]
-        assert client.questions == [
-            {
-                "sessionId": "s1",
-                "toolCall": {
-                    "toolCallId": tool_call_id,
-                    "title": "Echo",
-                    "kind": "execute",
-                    "rawInput": {"text": "hi"},
-                },
-                "options": [
-                    {"optionId": "allow", "name": "Echo", "kind": "allow_once"},
-                    {"optionId": "reject", "name": "Don't", "kind": "reject_once"},
-                ],
-            }
-        ]
-
-    run(test)
-
-
-def test_a_cancelled_v1_turn_fails_the_tool_calls_it_left_open():
-    async def test() -> None:
-        client = RecorderV1()
-        left, right = socket.socketpair()
-        agent_reader, agent_writer = await asyncio.open_connection(sock=left)
-        client_reader, client_writer = await asyncio.open_connection(sock=right)
-        agent_conn = acp_v1.connect_to_client(AgentV1(), agent_reader, agent_writer)
-        client_conn = acp_v1.connect_to_agent(client, client_reader, client_writer)
-        try:
-            await client_conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
-            with pytest.raises(asyncio.CancelledError):
-                async with agent_conn.session("s1") as session:
-                    call = await session.tool_call("Echo", status=acp_v1.ToolCallStatus.PENDING)
-                    raise asyncio.CancelledError
-            await agent_conn.session_update(acp_v1.SessionNotification(session_id="s1", update=SYNC_V1))
-            await client.synced.wait()
-        finally:
-            await client_conn.close()
-            await agent_conn.close()
-        assert client.updates[-1] == {
-            "sessionUpdate": "tool_call_update",
-            "toolCallId": call.tool_call_id,
-            "status": "failed",
+            "options": [
+                {"optionId": "allow", "name": "Echo", "kind": "allow_once"},
+                {"optionId": "reject", "name": "Don't", "kind": "reject_once"},
+            ],
         }
+    ]
 
-    run(test)
+
+async def test_a_cancelled_v1_turn_fails_the_tool_calls_it_left_open():
+    client = RecorderV1()
+    left, right = socket.socketpair()
+    agent_reader, agent_writer = await asyncio.open_connection(sock=left)
+    client_reader, client_writer = await asyncio.open_connection(sock=right)
+    agent_conn = acp_v1.connect_to_client(AgentV1(), agent_reader, agent_writer)
+    client_conn = acp_v1.connect_to_agent(client, client_reader, client_writer)
+    try:
+        await client_conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
+        with pytest.raises(asyncio.CancelledError):
+            async with agent_conn.session("s1") as session:
+                call = await session.tool_call("Echo", status=acp_v1.ToolCallStatus.PENDING)
+                raise asyncio.CancelledError
+        await agent_conn.session_update(acp_v1.SessionNotification(session_id="s1", update=SYNC_V1))
+        await client.synced.wait()
+    finally:
+        await client_conn.close()
+        await agent_conn.close()
+    assert client.updates[-1] == {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": call.tool_call_id,
+        "status": "failed",
+    }
 
 
 # --- config options, model selection and the session shortcuts ------------------------------
@@ -543,121 +504,106 @@ async def send_shortcuts(package: Any, session: Any) -> None:
     await session.config_options([package.boolean_option("web", "Web search", True)])
 
 
-def test_the_title_usage_commands_and_config_options_shortcuts():
-    async def test() -> None:
-        client = Recorder()
-        async with connected(client) as conn:
-            await send_shortcuts(acp, conn.session("s1"))
-            await settled(conn, client)
-        options = [{"configId": "web", "name": "Web search", "type": "boolean", "currentValue": True}]
-        assert client.updates == [
-            *shortcut_updates(acp),
-            {"sessionUpdate": "config_option_update", "configOptions": options},
-        ]
-        assert client.state.session_info.title == "Fix the tests" and client.state.usage.used == 1200
-
-    run(test)
+async def test_the_title_usage_commands_and_config_options_shortcuts():
+    client = Recorder()
+    async with connected(client) as conn:
+        await send_shortcuts(acp, conn.session("s1"))
+        await settled(conn, client)
+    options = [{"configId": "web", "name": "Web search", "type": "boolean", "currentValue": True}]
+    assert client.updates == [
+        *shortcut_updates(acp),
+        {"sessionUpdate": "config_option_update", "configOptions": options},
+    ]
+    assert client.state.session_info.title == "Fix the tests" and client.state.usage.used == 1200
 
 
-def test_the_v1_shortcuts_add_the_current_mode():
-    async def test() -> None:
-        client = RecorderV1()
-        left, right = socket.socketpair()
-        agent_reader, agent_writer = await asyncio.open_connection(sock=left)
-        client_reader, client_writer = await asyncio.open_connection(sock=right)
-        agent_conn = acp_v1.connect_to_client(AgentV1(), agent_reader, agent_writer)
-        client_conn = acp_v1.connect_to_agent(client, client_reader, client_writer)
-        try:
-            await client_conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
-            session = agent_conn.session("s1")
-            await send_shortcuts(acp_v1, session)
-            await session.mode("architect")
-            await agent_conn.session_update(acp_v1.SessionNotification(session_id="s1", update=SYNC_V1))
-            await client.synced.wait()
-        finally:
-            await client_conn.close()
-            await agent_conn.close()
-        options = [{"id": "web", "name": "Web search", "type": "boolean", "currentValue": True}]
-        assert client.updates == [
-            *shortcut_updates(acp_v1),
-            {"sessionUpdate": "config_option_update", "configOptions": options},
-            {"sessionUpdate": "current_mode_update", "currentModeId": "architect"},
-        ]
-
-    run(test)
+async def test_the_v1_shortcuts_add_the_current_mode():
+    client = RecorderV1()
+    left, right = socket.socketpair()
+    agent_reader, agent_writer = await asyncio.open_connection(sock=left)
+    client_reader, client_writer = await asyncio.open_connection(sock=right)
+    agent_conn = acp_v1.connect_to_client(AgentV1(), agent_reader, agent_writer)
+    client_conn = acp_v1.connect_to_agent(client, client_reader, client_writer)
+    try:
+        await client_conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
+        session = agent_conn.session("s1")
+        await send_shortcuts(acp_v1, session)
+        await session.mode("architect")
+        await agent_conn.session_update(acp_v1.SessionNotification(session_id="s1", update=SYNC_V1))
+        await client.synced.wait()
+    finally:
+        await client_conn.close()
+        await agent_conn.close()
+    options = [{"id": "web", "name": "Web search", "type": "boolean", "currentValue": True}]
+    assert client.updates == [
+        *shortcut_updates(acp_v1),
+        {"sessionUpdate": "config_option_update", "configOptions": options},
+        {"sessionUpdate": "current_mode_update", "currentModeId": "architect"},
+    ]
 
 
 # --- session history: what the agent sent, replayed on session/load ----------------------------
 
 
-def test_a_session_history_records_what_was_sent_and_replays_it_in_order_once():
-    async def test() -> None:
-        history = acp.SessionHistory()
-        client = Recorder()
-        async with connected(client) as conn:
-            session = conn.session("s1", history)
-            await session.user_message("hello")
-            await session.say("Hi ")
-            await session.say("there")
-            call = await session.tool_call("Read", kind=acp.ToolKind.READ)
-            await call.update(status=acp.ToolCallStatus.COMPLETED)
-            await session.idle("end_turn")
-            await conn.session("s2", history).title("another session")
-            await settled(conn, client)
-            sent, client.updates = client.updates, []
-            client.synced.clear()
-            assert [acp.encode(update) for update in history.updates("s1")] == sent[:-1]
-            await conn.session("s1", history).replay()  # as a session/load handler does
-            await settled(conn, client)
-        assert client.updates == sent[:-1]  # in order, the other session's update left out
-        assert len(history.updates("s1")) == 6  # replaying recorded nothing again
-        assert [acp.encode(update) for update in history.updates("s2")] == sent[-1:]
-
-    run(test)
+async def test_a_session_history_records_what_was_sent_and_replays_it_in_order_once():
+    history = acp.SessionHistory()
+    client = Recorder()
+    async with connected(client) as conn:
+        session = conn.session("s1", history)
+        await session.user_message("hello")
+        await session.say("Hi ")
+        await session.say("there")
+        call = await session.tool_call("Read", kind=acp.ToolKind.READ)
+        await call.update(status=acp.ToolCallStatus.COMPLETED)
+        await session.idle("end_turn")
+        await conn.session("s2", history).title("another session")
+        await settled(conn, client)
+        sent, client.updates = client.updates, []
+        client.synced.clear()
+        assert [acp.encode(update) for update in history.updates("s1")] == sent[:-1]
+        await conn.session("s1", history).replay()  # as a session/load handler does
+        await settled(conn, client)
+    assert client.updates == sent[:-1]  # in order, the other session's update left out
+    assert len(history.updates("s1")) == 6  # replaying recorded nothing again
+    assert [acp.encode(update) for update in history.updates("s2")] == sent[-1:]
 
 
-def test_replay_refuses_a_session_it_has_no_history_of():
-    async def test() -> None:
-        history = acp.SessionHistory()
-        async with connected(Recorder()) as conn:
-            with pytest.raises(ValueError, match="no history of session 's1'"):
-                await conn.session("s1").replay()
-            with pytest.raises(ValueError, match="no history of session 's1'"):
-                await conn.session("s1", history).replay()
-            history.start("s1")  # created, nothing sent yet: replays nothing
+async def test_replay_refuses_a_session_it_has_no_history_of():
+    history = acp.SessionHistory()
+    async with connected(Recorder()) as conn:
+        with pytest.raises(ValueError, match="no history of session 's1'"):
+            await conn.session("s1").replay()
+        with pytest.raises(ValueError, match="no history of session 's1'"):
             await conn.session("s1", history).replay()
-            assert "s1" in history and history.updates("s1") == []
-            history.forget("s1")
-            assert "s1" not in history
+        history.start("s1")  # created, nothing sent yet: replays nothing
+        await conn.session("s1", history).replay()
+        assert "s1" in history and history.updates("s1") == []
+        history.forget("s1")
+        assert "s1" not in history
 
-    run(test)
 
-
-def test_the_v1_session_history_replays_v1_updates():
-    async def test() -> None:
-        history = acp_v1.SessionHistory()
-        client = RecorderV1()
-        left, right = socket.socketpair()
-        agent_reader, agent_writer = await asyncio.open_connection(sock=left)
-        client_reader, client_writer = await asyncio.open_connection(sock=right)
-        agent_conn = acp_v1.connect_to_client(AgentV1(), agent_reader, agent_writer)
-        client_conn = acp_v1.connect_to_agent(client, client_reader, client_writer)
-        try:
-            await client_conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
-            session = agent_conn.session("s1", history)
-            await session.say("Hi")
-            await session.mode("architect")
-            await agent_conn.session("s1", history).replay()
-            await agent_conn.session_update(acp_v1.SessionNotification(session_id="s1", update=SYNC_V1))
-            await client.synced.wait()
-        finally:
-            await client_conn.close()
-            await agent_conn.close()
-        sent = client.updates[:2]
-        assert [update["sessionUpdate"] for update in sent] == ["agent_message_chunk", "current_mode_update"]
-        assert client.updates == sent + sent
-
-    run(test)
+async def test_the_v1_session_history_replays_v1_updates():
+    history = acp_v1.SessionHistory()
+    client = RecorderV1()
+    left, right = socket.socketpair()
+    agent_reader, agent_writer = await asyncio.open_connection(sock=left)
+    client_reader, client_writer = await asyncio.open_connection(sock=right)
+    agent_conn = acp_v1.connect_to_client(AgentV1(), agent_reader, agent_writer)
+    client_conn = acp_v1.connect_to_agent(client, client_reader, client_writer)
+    try:
+        await client_conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
+        session = agent_conn.session("s1", history)
+        await session.say("Hi")
+        await session.mode("architect")
+        await agent_conn.session("s1", history).replay()
+        await agent_conn.session_update(acp_v1.SessionNotification(session_id="s1", update=SYNC_V1))
+        await client.synced.wait()
+    finally:
+        await client_conn.close()
+        await agent_conn.close()
+    sent = client.updates[:2]
+    assert [update["sessionUpdate"] for update in sent] == ["agent_message_chunk", "current_mode_update"]
+    assert client.updates == sent + sent
 
 
 def test_misused_helpers_fail_mypy_strict():

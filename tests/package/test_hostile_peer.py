@@ -1,4 +1,4 @@
-"""The real connection attacked over real pipes: tests/hostile_agent.py (acp_v2's `run_agent`)
+"""The real connection attacked over real pipes: tests/support/hostile_agent.py (acp_v2's `run_agent`)
 runs as a child process, and each test is its hostile peer. Every exchange is bounded in time
 (`BOUND`), and each test checks that the agent still answers a valid request afterwards (or,
 for a peer that stops reading or dies, that it exits on its own), that every line it writes is
@@ -21,12 +21,12 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
-from tests.helpers import ROOT, Stepped, import_package, run_bounded
-from tests.hostile_lines import LINES
-from tests.strategies import hostile_lines
+from tests.support.helpers import ROOT, Stepped, import_package
+from tests.support.hostile_lines import LINES
+from tests.support.strategies import hostile_lines
 
 acp = import_package(ROOT / "generated", "acp_v2")
-AGENT = ROOT / "tests" / "hostile_agent.py"
+AGENT = ROOT / "tests" / "support" / "hostile_agent.py"
 BOUND = 30.0
 """Seconds any one exchange with the agent may take: a bound, never a speed target."""
 MiB = 2**20
@@ -150,27 +150,22 @@ async def target(tmp_path: Path, **limits: Any) -> AsyncIterator[Target]:
                 raise AssertionError("the agent did not exit when its stdin closed") from None
 
 
-def run(test: Any, timeout: float = 120.0) -> None:
-    run_bounded(test(), timeout)
+pytestmark = pytest.mark.async_timeout(120.0)
 
 
 # --- lines -------------------------------------------------------------------------------
 
 
-def test_each_known_hostile_line_gets_its_answer_over_a_real_pipe(tmp_path):
-    """The 71 lines of tests/hostile_lines.py, one after the other to one agent process."""
+async def test_each_known_hostile_line_gets_its_answer_over_a_real_pipe(tmp_path):
+    """The 71 lines of tests/support/hostile_lines.py, one after the other to one agent process."""
     orjson = importlib.util.find_spec("orjson") is not None  # the agent parses with it when it is there
-
-    async def test() -> None:
-        async with target(tmp_path) as agent:
-            for hostile in LINES:
-                answered = await agent.answers(hostile.line + b"\n")
-                got = [(answer["id"], answer["error"]["code"] if "error" in answer else None) for answer in answered]
-                expected = hostile.expected(orjson)
-                assert got == expected, hostile.name
-            assert agent.growth() < 64 * MiB, f"{agent.growth() / MiB:.1f} MiB"
-
-    run(test)
+    async with target(tmp_path) as agent:
+        for hostile in LINES:
+            answered = await agent.answers(hostile.line + b"\n")
+            got = [(answer["id"], answer["error"]["code"] if "error" in answer else None) for answer in answered]
+            expected = hostile.expected(orjson)
+            assert got == expected, hostile.name
+        assert agent.growth() < 64 * MiB, f"{agent.growth() / MiB:.1f} MiB"
 
 
 def test_drawn_hostile_lines_never_break_the_agent(tmp_path):
@@ -201,67 +196,55 @@ def test_drawn_hostile_lines_never_break_the_agent(tmp_path):
         loop.close()
 
 
-def test_a_line_of_100_mb_and_an_endless_line_hold_about_one_message_of_memory(tmp_path):
+async def test_a_line_of_100_mb_and_an_endless_line_hold_about_one_message_of_memory(tmp_path):
     """At the default 32 MiB limit: a 100 MB line is answered -32600 and skipped, 300 MB without
     a newline are dropped as they come; the agent's peak RSS grows by less than 1.5 times the
     limit (reading with `readuntil`, it held twice the limit and more)."""
-
-    async def test() -> None:
-        async with target(tmp_path) as agent:
-            chunk = b"x" * MiB
-            await agent.write(b'{"jsonrpc":"2.0","id":1,"method":"_test/echo","params":"')
-            for _ in range(100):
-                await agent.write(chunk)
-            answered = await agent.answers(b'"}\n')
-            assert [(answer["id"], answer["error"]["code"]) for answer in answered] == [(None, -32600)]
-            for _ in range(300):
-                await agent.write(chunk)
-            answered = await agent.answers(b"\n")
-            assert [(answer["id"], answer["error"]["code"]) for answer in answered] == [(None, -32600)]
-            limit = acp.DEFAULT_LIMITS.max_message_bytes
-            assert agent.growth() < 1.5 * limit, f"{agent.growth() / MiB:.1f} MiB"
-
-    run(test)
+    async with target(tmp_path) as agent:
+        chunk = b"x" * MiB
+        await agent.write(b'{"jsonrpc":"2.0","id":1,"method":"_test/echo","params":"')
+        for _ in range(100):
+            await agent.write(chunk)
+        answered = await agent.answers(b'"}\n')
+        assert [(answer["id"], answer["error"]["code"]) for answer in answered] == [(None, -32600)]
+        for _ in range(300):
+            await agent.write(chunk)
+        answered = await agent.answers(b"\n")
+        assert [(answer["id"], answer["error"]["code"]) for answer in answered] == [(None, -32600)]
+        limit = acp.DEFAULT_LIMITS.max_message_bytes
+        assert agent.growth() < 1.5 * limit, f"{agent.growth() / MiB:.1f} MiB"
 
 
 # --- slow handlers, floods, peers that stop reading or die --------------------------------
 
 
-def test_slow_handlers_do_not_stop_the_agent_answering(tmp_path):
+async def test_slow_handlers_do_not_stop_the_agent_answering(tmp_path):
     """A prompt that sleeps and a notification handler that sleeps: a request sent after both
     is answered before the prompt is."""
-
-    async def test() -> None:
-        async with target(tmp_path) as agent:
-            prompt = {"sessionId": "s1", "prompt": [{"type": "text", "text": "sleep 2"}]}
-            slow = {"jsonrpc": "2.0", "id": "slow", "method": "session/prompt", "params": prompt}
-            sleep = {"jsonrpc": "2.0", "method": "_test/sleep", "params": {"seconds": 2}}
-            answered = await agent.answers(json.dumps(slow).encode() + b"\n" + json.dumps(sleep).encode() + b"\n")
-            assert answered == []  # the slow prompt is still running
-            assert (await agent.read())["id"] == "slow"
-
-    run(test)
+    async with target(tmp_path) as agent:
+        prompt = {"sessionId": "s1", "prompt": [{"type": "text", "text": "sleep 2"}]}
+        slow = {"jsonrpc": "2.0", "id": "slow", "method": "session/prompt", "params": prompt}
+        sleep = {"jsonrpc": "2.0", "method": "_test/sleep", "params": {"seconds": 2}}
+        answered = await agent.answers(json.dumps(slow).encode() + b"\n" + json.dumps(sleep).encode() + b"\n")
+        assert answered == []  # the slow prompt is still running
+        assert (await agent.read())["id"] == "slow"
 
 
-def test_a_flood_of_notifications_to_a_stuck_handler_pushes_back_and_keeps_memory_flat(tmp_path):
+async def test_a_flood_of_notifications_to_a_stuck_handler_pushes_back_and_keeps_memory_flat(tmp_path):
     """20,000 notifications behind one whose handler sleeps 3 s: the agent stops reading at
     max_queued_notifications, the pipe pushes back on this peer, RSS grows less than 32 MiB."""
-
-    async def test() -> None:
-        async with target(tmp_path) as agent:
-            note = json.dumps({"jsonrpc": "2.0", "method": "_test/sleep", "params": {"seconds": 0}}).encode() + b"\n"
-            first = json.dumps({"jsonrpc": "2.0", "method": "_test/sleep", "params": {"seconds": 3}}).encode() + b"\n"
-            writing = asyncio.create_task(agent.write(first + note * 20_000))
-            done, _ = await asyncio.wait([writing], timeout=1.5)
-            assert not done, "the agent read the whole flood while its handler was stuck"
-            await writing
-            assert await agent.answers() == []
-            assert agent.growth() < 32 * MiB, f"{agent.growth() / MiB:.1f} MiB"
-
-    run(test)
+    async with target(tmp_path) as agent:
+        note = json.dumps({"jsonrpc": "2.0", "method": "_test/sleep", "params": {"seconds": 0}}).encode() + b"\n"
+        first = json.dumps({"jsonrpc": "2.0", "method": "_test/sleep", "params": {"seconds": 3}}).encode() + b"\n"
+        writing = asyncio.create_task(agent.write(first + note * 20_000))
+        done, _ = await asyncio.wait([writing], timeout=1.5)
+        assert not done, "the agent read the whole flood while its handler was stuck"
+        await writing
+        assert await agent.answers() == []
+        assert agent.growth() < 32 * MiB, f"{agent.growth() / MiB:.1f} MiB"
 
 
-def test_a_peer_that_pauses_reading_gets_every_answer_and_memory_stays_bounded(tmp_path):
+async def test_a_peer_that_pauses_reading_gets_every_answer_and_memory_stays_bounded(tmp_path):
     """4,000 requests of 64 KiB answers while this peer reads nothing for two seconds (less than
     the output stall): every answer arrives once it reads. What the agent holds meanwhile is
     bounded by its limits, not by how much the peer asks: max_concurrent_requests (64 here)
@@ -272,65 +255,52 @@ def test_a_peer_that_pauses_reading_gets_every_answer_and_memory_stays_bounded(t
     270 MiB for 2,000 and 545 MiB for 4,000."""
 
     requests_count = 4000
-
-    async def test() -> None:
-        limits = {"max_buffered_bytes": 4 * MiB, "max_output_stall": 20.0, "max_concurrent_requests": 64}
-        async with target(tmp_path, **limits) as agent:
-            requests = b"".join(
-                json.dumps({"jsonrpc": "2.0", "id": n, "method": "_test/big", "params": {"bytes": 65536}}).encode()
-                + b"\n"
-                for n in range(requests_count)
-            )
-            agent.output_pipe.pause_reading()
-            writing = asyncio.create_task(agent.write(requests))
-            await asyncio.sleep(2.0)
-            agent.output_pipe.resume_reading()
-            ids = set()
-            while len(ids) < requests_count:
-                answer = await agent.read()
-                assert len(answer["result"]) == 65536
-                ids.add(answer["id"])
-            await writing
-            assert ids == set(range(requests_count))
-            assert await agent.answers() == []
-            assert agent.growth() < 128 * MiB, f"{agent.growth() / MiB:.1f} MiB"
-
-    run(test)
+    limits = {"max_buffered_bytes": 4 * MiB, "max_output_stall": 20.0, "max_concurrent_requests": 64}
+    async with target(tmp_path, **limits) as agent:
+        requests = b"".join(
+            json.dumps({"jsonrpc": "2.0", "id": n, "method": "_test/big", "params": {"bytes": 65536}}).encode() + b"\n"
+            for n in range(requests_count)
+        )
+        agent.output_pipe.pause_reading()
+        writing = asyncio.create_task(agent.write(requests))
+        await asyncio.sleep(2.0)
+        agent.output_pipe.resume_reading()
+        ids = set()
+        while len(ids) < requests_count:
+            answer = await agent.read()
+            assert len(answer["result"]) == 65536
+            ids.add(answer["id"])
+        await writing
+        assert ids == set(range(requests_count))
+        assert await agent.answers() == []
+        assert agent.growth() < 128 * MiB, f"{agent.growth() / MiB:.1f} MiB"
 
 
-def test_a_peer_that_stops_reading_for_good_is_dropped_after_the_output_stall(tmp_path):
+async def test_a_peer_that_stops_reading_for_good_is_dropped_after_the_output_stall(tmp_path):
     """The agent fails the connection with a clear error after max_output_stall (1 s here) and
     exits on its own, its RSS bounded by max_buffered_bytes and what one answer holds."""
-
-    async def test() -> None:
-        async with target(tmp_path, max_buffered_bytes=MiB, max_output_stall=1.0) as agent:
-            agent.output_pipe.pause_reading()
-            request = {"jsonrpc": "2.0", "id": 1, "method": "_test/big", "params": {"bytes": 4 * MiB}}
-            for n in range(8):
-                await agent.write(json.dumps({**request, "id": n}).encode() + b"\n")
-            assert await agent.exits() == 0
-            assert "the peer read none of the output for 1.0 s" in agent.log.read_text()
-            assert 0 < agent.peak < 96 * MiB, f"{agent.peak / MiB:.1f} MiB"
-
-    run(test)
+    async with target(tmp_path, max_buffered_bytes=MiB, max_output_stall=1.0) as agent:
+        agent.output_pipe.pause_reading()
+        request = {"jsonrpc": "2.0", "id": 1, "method": "_test/big", "params": {"bytes": 4 * MiB}}
+        for n in range(8):
+            await agent.write(json.dumps({**request, "id": n}).encode() + b"\n")
+        assert await agent.exits() == 0
+        assert "the peer read none of the output for 1.0 s" in agent.log.read_text()
+        assert 0 < agent.peak < 96 * MiB, f"{agent.peak / MiB:.1f} MiB"
 
 
 @pytest.mark.parametrize("how", ["stdin-closed", "both-closed"])
-def test_a_peer_that_dies_mid_line_leaves_the_agent_to_exit_cleanly(tmp_path, how):
+async def test_a_peer_that_dies_mid_line_leaves_the_agent_to_exit_cleanly(tmp_path, how):
     """Half a line, then the peer goes: its stdin ends (the half line is answered -32700), or
     both pipes close (the answer meets a broken pipe). The agent exits 0 on its own."""
-
-    async def test() -> None:
-        async with target(tmp_path) as agent:
-            await agent.write(b'{"jsonrpc":"2.0","id":1,"method":"session/ne')
-            if how != "stdin-closed":
-                agent.output_pipe.close()
-            agent.stdin.close()
-            if how == "stdin-closed":
-                assert (await agent.read())["error"]["code"] == -32700
-            assert await agent.exits() == 0
-
-    run(test)
+    async with target(tmp_path) as agent:
+        await agent.write(b'{"jsonrpc":"2.0","id":1,"method":"session/ne')
+        if how != "stdin-closed":
+            agent.output_pipe.close()
+        agent.stdin.close()
+        if how == "stdin-closed":
+            assert (await agent.read())["error"]["code"] == -32700
+        assert await agent.exits() == 0
 
 
 # --- cancellation of the owner at every await ----------------------------------------------
@@ -358,35 +328,32 @@ async def own_a_session() -> None:
         await conn.session_prompt(acp.PromptRequest(session_id="s1", prompt=prompt))
 
 
-def test_cancelling_the_owner_at_any_await_leaves_no_child_and_no_task():
+@pytest.mark.async_timeout(300.0)
+async def test_cancelling_the_owner_at_any_await_leaves_no_child_and_no_task():
     """The owner of `spawn_agent_process` cancelled at each of its awaits (all of them, or 40
     spread over them), its agent lingering after its stdin ends and ignoring SIGTERM: the owner
     ends within its bound, the agent is killed and reaped (no child, no zombie within 5 s), no
     task is left behind."""
+    steps: list[int] = []
+    await Stepped(own_a_session(), steps.append)
+    points = sorted({steps[-1] * n // 39 for n in range(40)}) if len(steps) > 40 else steps
+    for point in points:
 
-    async def test() -> None:
-        steps: list[int] = []
-        await Stepped(own_a_session(), steps.append)
-        points = sorted({steps[-1] * n // 39 for n in range(40)}) if len(steps) > 40 else steps
-        for point in points:
+        def cancel_at(step: int, point: int = point) -> None:
+            if step == point:
+                asyncio.current_task().cancel()  # the owner's task, at its await `point`
 
-            def cancel_at(step: int, point: int = point) -> None:
-                if step == point:
-                    asyncio.current_task().cancel()  # the owner's task, at its await `point`
-
-            owner = asyncio.ensure_future(Stepped(own_a_session(), cancel_at))
-            await asyncio.wait([owner], timeout=BOUND)
-            assert owner.done(), f"the owner cancelled at await {point} did not end within {BOUND} s"
-            for _ in range(100):
-                if not children():
-                    break
-                await asyncio.sleep(0.05)
-            left = children()
-            for child in left:  # not to leave it running when the test fails
-                with contextlib.suppress(OSError):
-                    os.kill(int(child.split()[0]), signal.SIGKILL)
-            assert left == [], f"cancelled at await {point} of {len(steps)}: {left}"
-            leaked = asyncio.all_tasks() - {asyncio.current_task()}
-            assert not leaked, f"cancelled at await {point}: {leaked}"
-
-    run(test, 300.0)
+        owner = asyncio.ensure_future(Stepped(own_a_session(), cancel_at))
+        await asyncio.wait([owner], timeout=BOUND)
+        assert owner.done(), f"the owner cancelled at await {point} did not end within {BOUND} s"
+        for _ in range(100):
+            if not children():
+                break
+            await asyncio.sleep(0.05)
+        left = children()
+        for child in left:  # not to leave it running when the test fails
+            with contextlib.suppress(OSError):
+                os.kill(int(child.split()[0]), signal.SIGKILL)
+        assert left == [], f"cancelled at await {point} of {len(steps)}: {left}"
+        leaked = asyncio.all_tasks() - {asyncio.current_task()}
+        assert not leaked, f"cancelled at await {point}: {leaked}"

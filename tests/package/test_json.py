@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import ROOT, import_package
+from tests.support.helpers import ROOT, import_package
 
 acp = import_package(ROOT / "generated", "acp_v2")
 rt = acp._runtime

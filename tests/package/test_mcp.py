@@ -18,7 +18,7 @@ import pytest
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
 
-from tests.helpers import ROOT, import_package, run_bounded
+from tests.support.helpers import ROOT, import_package
 
 acp = import_package(ROOT / "generated", "acp_v2")
 acp_mcp = import_package(ROOT / "generated", "acp_v2.mcp")
@@ -103,155 +103,127 @@ async def served() -> AsyncIterator[tuple[Any, Any, Any, Any]]:
             yield agent.caller, agent_conn, provider, server
 
 
-def run(test: Any) -> None:
-    run_bounded(test(), 30)
+pytestmark = pytest.mark.async_timeout(30)
 
 
 def request(server_id: str, method: str, params: Any = acp.UNDEFINED, request_id: str = "r1") -> Any:
     return acp.MessageMcpRequest(server_id=server_id, request_id=request_id, method=method, params=params)
 
 
-def test_the_agents_mcp_client_lists_and_calls_the_tools_reads_resources_and_gets_prompts():
-    async def test() -> None:
-        async with served() as (caller, _conn, _provider, server):
-            assert server.to_dict() == {"type": "acp", "name": "calc", "serverId": server.server_id}
-            async with caller.client(server) as client:
-                assert {tool.name for tool in (await client.list_tools()).tools} == {"add", "count", "wait_forever"}
-                result = await client.call_tool("add", {"a": 2, "b": 3})
-                assert result.structured_content == {"result": 5.0} and not result.is_error
-                contents = (await client.read_resource("note://greeting")).contents
-                assert [c.text for c in contents] == ["hello"]
-                prompt = await client.get_prompt("ask", {"topic": "ACP"})
-                assert prompt.messages[0].content.text == "Tell me about ACP."
-
-    run(test)
+async def test_the_agents_mcp_client_lists_and_calls_the_tools_reads_resources_and_gets_prompts():
+    async with served() as (caller, _conn, _provider, server):
+        assert server.to_dict() == {"type": "acp", "name": "calc", "serverId": server.server_id}
+        async with caller.client(server) as client:
+            assert {tool.name for tool in (await client.list_tools()).tools} == {"add", "count", "wait_forever"}
+            result = await client.call_tool("add", {"a": 2, "b": 3})
+            assert result.structured_content == {"result": 5.0} and not result.is_error
+            contents = (await client.read_resource("note://greeting")).contents
+            assert [c.text for c in contents] == ["hello"]
+            prompt = await client.get_prompt("ask", {"topic": "ACP"})
+            assert prompt.messages[0].content.text == "Tell me about ACP."
 
 
-def test_progress_of_a_tool_call_reaches_the_callers_progress_callback_as_mcp_message_notifications():
-    async def test() -> None:
-        seen: list[tuple[float, float | None, str | None]] = []
+async def test_progress_of_a_tool_call_reaches_the_callers_progress_callback_as_mcp_message_notifications():
+    seen: list[tuple[float, float | None, str | None]] = []
 
-        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
-            seen.append((progress, total, message))
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total, message))
 
-        async with served() as (caller, _conn, _provider, server), caller.client(server) as client:
-            result = await client.call_tool("count", {"n": 3}, progress_callback=on_progress)
-            assert result.structured_content == {"result": "counted"}
-            assert seen == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
-            assert caller._routes == {}
-
-    run(test)
+    async with served() as (caller, _conn, _provider, server), caller.client(server) as client:
+        result = await client.call_tool("count", {"n": 3}, progress_callback=on_progress)
+        assert result.structured_content == {"result": "counted"}
+        assert seen == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
+        assert caller._routes == {}
 
 
-def test_cancelling_a_call_withdraws_the_mcp_message_request_and_cancels_the_tool():
-    async def test() -> None:
-        tool_cancelled.clear()
-        async with served() as (caller, _conn, provider, server), caller.client(server) as client:
-            with anyio.move_on_after(0.3):
-                await client.call_tool("wait_forever", {})
-            await asyncio.wait_for(tool_cancelled.wait(), 5)
-            served_calc = provider._servers[server.server_id]
-            while served_calc.active:  # the provider's handler ends as its task is cancelled
-                await asyncio.sleep(0.01)
-            assert caller._routes == {}
-            assert (await client.call_tool("add", {"a": 1, "b": 1})).structured_content == {"result": 2.0}
-
-    run(test)
+async def test_cancelling_a_call_withdraws_the_mcp_message_request_and_cancels_the_tool():
+    tool_cancelled.clear()
+    async with served() as (caller, _conn, provider, server), caller.client(server) as client:
+        with anyio.move_on_after(0.3):
+            await client.call_tool("wait_forever", {})
+        await asyncio.wait_for(tool_cancelled.wait(), 5)
+        served_calc = provider._servers[server.server_id]
+        while served_calc.active:  # the provider's handler ends as its task is cancelled
+            await asyncio.sleep(0.01)
+        assert caller._routes == {}
+        assert (await client.call_tool("add", {"a": 1, "b": 1})).structured_content == {"result": 2.0}
 
 
-def test_inner_mcp_errors_are_the_mcp_message_responses_error_not_an_acp_error():
-    async def test() -> None:
-        async with served() as (_caller, conn, _provider, server):
-            sid = server.server_id
-            missing = await conn.mcp_message(request(sid, "tools/list"))
-            assert isinstance(missing, acp.MessageMcpResponseError) and missing.error.code == -32602
-            old = {"_meta": {**ENVELOPE["_meta"], "io.modelcontextprotocol/protocolVersion": "2025-06-18"}}
-            other_version = await conn.mcp_message(request(sid, "tools/list", old))
-            assert isinstance(other_version, acp.MessageMcpResponseError) and other_version.error.code == -32022
-            handshake = await conn.mcp_message(request(sid, "initialize", ENVELOPE))
-            assert isinstance(handshake, acp.MessageMcpResponseError) and handshake.error.code == -32601
-            unknown = await conn.mcp_message(request(sid, "no/such/method", ENVELOPE))
-            assert isinstance(unknown, acp.MessageMcpResponseError) and unknown.error.code == -32601
-            listed = await conn.mcp_message(request(sid, "tools/list", ENVELOPE))
-            assert isinstance(listed, acp.MessageMcpResponseResult)
-            assert [tool["name"] for tool in listed.result["tools"]] == ["add", "count", "wait_forever"]
-
-    run(test)
+async def test_inner_mcp_errors_are_the_mcp_message_responses_error_not_an_acp_error():
+    async with served() as (_caller, conn, _provider, server):
+        sid = server.server_id
+        missing = await conn.mcp_message(request(sid, "tools/list"))
+        assert isinstance(missing, acp.MessageMcpResponseError) and missing.error.code == -32602
+        old = {"_meta": {**ENVELOPE["_meta"], "io.modelcontextprotocol/protocolVersion": "2025-06-18"}}
+        other_version = await conn.mcp_message(request(sid, "tools/list", old))
+        assert isinstance(other_version, acp.MessageMcpResponseError) and other_version.error.code == -32022
+        handshake = await conn.mcp_message(request(sid, "initialize", ENVELOPE))
+        assert isinstance(handshake, acp.MessageMcpResponseError) and handshake.error.code == -32601
+        unknown = await conn.mcp_message(request(sid, "no/such/method", ENVELOPE))
+        assert isinstance(unknown, acp.MessageMcpResponseError) and unknown.error.code == -32601
+        listed = await conn.mcp_message(request(sid, "tools/list", ENVELOPE))
+        assert isinstance(listed, acp.MessageMcpResponseResult)
+        assert [tool["name"] for tool in listed.result["tools"]] == ["add", "count", "wait_forever"]
 
 
-def test_an_unknown_server_id_is_an_outer_acp_error_and_an_mcp_error_to_the_mcp_client():
-    async def test() -> None:
-        async with served() as (caller, conn, _provider, _server):
-            with pytest.raises(acp.RequestError) as raised:
-                await conn.mcp_message(request("no-such-server", "tools/list", ENVELOPE))
-            assert raised.value.code == acp_mcp.SERVER_UNAVAILABLE == -33001
-            async with caller.client("no-such-server") as client:
-                with pytest.raises(MCPError) as inner:
-                    await client.list_tools()
-                assert inner.value.error.code == -33001
-
-    run(test)
+async def test_an_unknown_server_id_is_an_outer_acp_error_and_an_mcp_error_to_the_mcp_client():
+    async with served() as (caller, conn, _provider, _server):
+        with pytest.raises(acp.RequestError) as raised:
+            await conn.mcp_message(request("no-such-server", "tools/list", ENVELOPE))
+        assert raised.value.code == acp_mcp.SERVER_UNAVAILABLE == -33001
+        async with caller.client("no-such-server") as client:
+            with pytest.raises(MCPError) as inner:
+                await client.list_tools()
+            assert inner.value.error.code == -33001
 
 
-def test_a_request_id_already_active_on_the_server_is_refused_minus_32602():
-    async def test() -> None:
-        async with served() as (_caller, conn, provider, server):
-            sid = server.server_id
-            call = {"name": "wait_forever", "arguments": {}, **ENVELOPE}
-            first = asyncio.create_task(conn.mcp_message(request(sid, "tools/call", call, "same")))
-            while "same" not in provider._servers[sid].active:
-                await asyncio.sleep(0.01)
-            with pytest.raises(acp.RequestError) as raised:
-                await conn.mcp_message(request(sid, "tools/list", ENVELOPE, "same"))
-            assert raised.value.code == -32602
-            first.cancel()
-            await asyncio.gather(first, return_exceptions=True)
-
-    run(test)
+async def test_a_request_id_already_active_on_the_server_is_refused_minus_32602():
+    async with served() as (_caller, conn, provider, server):
+        sid = server.server_id
+        call = {"name": "wait_forever", "arguments": {}, **ENVELOPE}
+        first = asyncio.create_task(conn.mcp_message(request(sid, "tools/call", call, "same")))
+        while "same" not in provider._servers[sid].active:
+            await asyncio.sleep(0.01)
+        with pytest.raises(acp.RequestError) as raised:
+            await conn.mcp_message(request(sid, "tools/list", ENVELOPE, "same"))
+        assert raised.value.code == -32602
+        first.cancel()
+        await asyncio.gather(first, return_exceptions=True)
 
 
-def test_a_provider_that_never_answers_times_the_call_out_and_leaves_no_route_behind():
+async def test_a_provider_that_never_answers_times_the_call_out_and_leaves_no_route_behind():
     class Silent(acp.Client):
         async def mcp_message(self, params: Any) -> Any:
             await asyncio.Event().wait()
 
-    async def test() -> None:
-        agent = Consumer()
-        async with acp.connect_pair(agent, Silent()) as (_agent_conn, client_conn):
-            await client_conn.initialize(INIT)
-            async with agent.caller.client("calc-id", read_timeout_seconds=0.3) as client:
-                with pytest.raises(MCPError):
-                    await client.list_tools()
-            assert agent.caller._routes == {}
-
-    run(test)
+    agent = Consumer()
+    async with acp.connect_pair(agent, Silent()) as (_agent_conn, client_conn):
+        await client_conn.initialize(INIT)
+        async with agent.caller.client("calc-id", read_timeout_seconds=0.3) as client:
+            with pytest.raises(MCPError):
+                await client.list_tools()
+        assert agent.caller._routes == {}
 
 
-def test_params_longer_than_a_peer_reads_are_refused_before_sending_and_the_server_keeps_serving():
-    async def test() -> None:
-        async with served() as (caller, _conn, _provider, server), caller.client(server) as client:
-            with pytest.raises(MCPError) as raised:  # a peer skips such a line unanswered: it would hang
-                await client.call_tool("add", {"a": 1, "b": 2, "padding": "x" * (33 * 1024 * 1024)})
-            assert raised.value.error.code == -32600
-            assert (await client.call_tool("add", {"a": 1, "b": 2})).structured_content == {"result": 3.0}
-
-    run(test)
+async def test_params_longer_than_a_peer_reads_are_refused_before_sending_and_the_server_keeps_serving():
+    async with served() as (caller, _conn, _provider, server), caller.client(server) as client:
+        with pytest.raises(MCPError) as raised:  # a peer skips such a line unanswered: it would hang
+            await client.call_tool("add", {"a": 1, "b": 2, "padding": "x" * (33 * 1024 * 1024)})
+        assert raised.value.error.code == -32600
+        assert (await client.call_tool("add", {"a": 1, "b": 2})).structured_content == {"result": 3.0}
 
 
-def test_calls_after_the_connection_or_the_provider_closed_are_errors():
-    async def test() -> None:
-        async with served() as (caller, conn, provider, server):
-            await provider.aclose()
-            with pytest.raises(acp.RequestError) as raised:
-                await conn.mcp_message(request(server.server_id, "tools/list", ENVELOPE))
-            assert raised.value.code == -33001
-            await conn.close()
-            async with caller.client(server) as client:
-                with pytest.raises(MCPError):
-                    await client.list_tools()
-            assert caller._routes == {}
-
-    run(test)
+async def test_calls_after_the_connection_or_the_provider_closed_are_errors():
+    async with served() as (caller, conn, provider, server):
+        await provider.aclose()
+        with pytest.raises(acp.RequestError) as raised:
+            await conn.mcp_message(request(server.server_id, "tools/list", ENVELOPE))
+        assert raised.value.code == -33001
+        await conn.close()
+        async with caller.client(server) as client:
+            with pytest.raises(MCPError):
+                await client.list_tools()
+        assert caller._routes == {}
 
 
 def test_import_acp_v2_imports_neither_the_mcp_module_nor_the_mcp_sdk():
@@ -289,17 +261,13 @@ class V1Provider(acp_v1.Client):
         return await self.provider.handle(params, self.conn)
 
 
-def test_a_v1_agent_calls_a_tool_its_v1_client_serves_over_acp():
+async def test_a_v1_agent_calls_a_tool_its_v1_client_serves_over_acp():
     """The unstable v1 schema carries `mcp/message` too: `acp_v1.mcp` works as `acp_v2.mcp` does."""
-
-    async def test() -> None:
-        agent = V1Consumer()
-        async with acp_v1_mcp.McpProvider() as provider:
-            server = await provider.serve(calc, name="calc")
-            async with acp_v1.connect_pair(agent, V1Provider(provider)) as (_, client_conn):
-                await client_conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
-                async with agent.caller.client(server) as client:
-                    result = await client.call_tool("add", {"a": 2, "b": 3})
-                    assert result.structured_content == {"result": 5.0} and not result.is_error
-
-    run(test)
+    agent = V1Consumer()
+    async with acp_v1_mcp.McpProvider() as provider:
+        server = await provider.serve(calc, name="calc")
+        async with acp_v1.connect_pair(agent, V1Provider(provider)) as (_, client_conn):
+            await client_conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
+            async with agent.caller.client(server) as client:
+                result = await client.call_tool("add", {"a": 2, "b": 3})
+                assert result.structured_content == {"result": 5.0} and not result.is_error

@@ -24,8 +24,8 @@ from generator.ir import naming
 from generator.ir.model import EnumType, ObjectType
 from generator.output.write import write_package
 from generator.pipeline import build_ir, generate
-from tests.helpers import CACHE, FIXTURES, ROOT, assert_json_identical, generate_package, import_package
-from tests.strategies import schemas_with_nested_inline_types
+from tests.support.helpers import CACHE, FIXTURES, ROOT, assert_json_identical, generate_package, import_package
+from tests.support.strategies import schemas_with_nested_inline_types
 
 NAMES = json.loads((FIXTURES / "names.json").read_text())
 

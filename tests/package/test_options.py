@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import ROOT, import_package, run_bounded
+from tests.support.helpers import ROOT, import_package
 
 acp = import_package(ROOT / "generated", "acp_v2")
 acp_v1 = import_package(ROOT / "generated", "acp_v1")
@@ -314,38 +314,29 @@ def test_every_entry_point_has_a_pass_through_case():
 
 
 @pytest.mark.parametrize("name", sorted(ENTRY_POINTS))
-def test_an_entry_point_hands_its_options_whole_to_what_it_makes(name, monkeypatch):
-    spies = Spies(monkeypatch)
-    run_bounded(ENTRY_POINTS[name](spies))
+async def test_an_entry_point_hands_its_options_whole_to_what_it_makes(name, monkeypatch):
+    await ENTRY_POINTS[name](Spies(monkeypatch))
 
 
-def test_connect_pair_gives_the_client_its_own_options_when_they_differ(monkeypatch):
+async def test_connect_pair_gives_the_client_its_own_options_when_they_differ(monkeypatch):
     spies = Spies(monkeypatch)
     client_options = acp.ConnectionOptions(limits=acp.ConnectionLimits(max_message_bytes=99))
     monkeypatch.setattr(
         acp.transports, "AgentSideConnection", lambda agent, end, *, options: spies.connections.append(options)
     )
-
-    async def test() -> None:
-        await _until_stop(acp.connect_pair(acp.Agent(), acp.Client(), options=OPTIONS, client_options=client_options))
-
-    run_bounded(test())
+    await _until_stop(acp.connect_pair(acp.Agent(), acp.Client(), options=OPTIONS, client_options=client_options))
     assert spies.connections == [OPTIONS, client_options]
     assert spies.other["memory_transports"] == (LIMITS, client_options.limits)
 
 
-def test_a_connection_reads_its_options(monkeypatch):
+async def test_a_connection_reads_its_options(monkeypatch):
     seen: list[Any] = []
     options = acp.ConnectionOptions(strict=True, on_salvage=seen.append)
-
-    async def test() -> None:
-        agent_end, client_end = acp.memory_transports()
-        conn = acp.ClientSideConnection(acp.Client(), client_end, options=options)
-        assert conn.options is options
-        await conn.close()
-        await agent_end.close()
-
-    run_bounded(test())
+    agent_end, client_end = acp.memory_transports()
+    conn = acp.ClientSideConnection(acp.Client(), client_end, options=options)
+    assert conn.options is options
+    await conn.close()
+    await agent_end.close()
 
 
 @pytest.mark.parametrize("wrong", [acp.DEFAULT_LIMITS, {"strict": True}, None])
@@ -358,17 +349,13 @@ def test_what_is_not_options_is_refused_before_anything_is_made(wrong, monkeypat
     assert spies.connections == [] and spies.transports == []
 
 
-def test_a_routed_connection_takes_the_options_of_the_package_that_routed_it():
+async def test_a_routed_connection_takes_the_options_of_the_package_that_routed_it():
     """`acp_v2.serve_agent` hands acp_v2's options to acp_v1's connection when v1 is selected."""
-
-    async def test() -> None:
-        agent_end, client_end = acp.memory_transports()
-        options = acp.ConnectionOptions(strict=True, close_timeout=1.5)
-        conn = acp_v1.ClientSideConnection(acp_v1.Client(), client_end, options=options)
-        assert conn.options is options
-        await conn.close()
-        await agent_end.close()
-
-    run_bounded(test())
+    agent_end, client_end = acp.memory_transports()
+    options = acp.ConnectionOptions(strict=True, close_timeout=1.5)
+    conn = acp_v1.ClientSideConnection(acp_v1.Client(), client_end, options=options)
+    assert conn.options is options
+    await conn.close()
+    await agent_end.close()
     # The limits of another package generated with it are limits too.
     assert acp_v1.ConnectionOptions(limits=acp.ConnectionLimits(max_message_bytes=5)).limits.max_message_bytes == 5

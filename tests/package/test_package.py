@@ -15,7 +15,7 @@ import pytest
 from generator.config import load_config
 from generator.ir.model import EnumType, ObjectType
 from generator.pipeline import build_ir
-from tests.helpers import MYPY_CACHE, ROOT, V2_SCHEMA, assert_json_identical, generate_package, import_package
+from tests.support.helpers import MYPY_CACHE, ROOT, V2_SCHEMA, assert_json_identical, generate_package, import_package
 
 GENERATED = ROOT / "generated"
 TYPING = ROOT / "tests" / "typing"

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import ROOT, import_package, run_bounded
+from tests.support.helpers import ROOT, import_package
 
 acp = import_package(ROOT / "generated", "acp_v2")
 sys.path.insert(0, str(ROOT / "generated"))
@@ -124,107 +124,95 @@ async def in_process(
         await asyncio.wait_for(agent_conn.wait_closed(), 5)
 
 
-def test_forwarding_proxies_pass_a_turn_through_unchanged_in_order() -> None:
-    async def scenario() -> None:
-        client = Client()
-        async with in_process([proxy.ForwardingAgent(), proxy.ForwardingAgent()], Agent(), client) as conn:
-            answer = await conn.initialize(INIT)
-            assert answer.info.name == "agent"
-            session = await conn.session_new(acp.NewSessionRequest(cwd="/"))
-            prompt = acp.PromptRequest(session_id=session.session_id, prompt=[acp.ContentBlockText(text="hi")])
-            assert (await conn.session_prompt(prompt)).message_id == "m1"
-            # The answer came after the updates the agent sent before it, across both proxies.
-            assert [u["sessionUpdate"] for u in client.updates] == ["agent_message_chunk", "state_update"]
-
-    run_bounded(scenario(), 30)
+@pytest.mark.async_timeout(30)
+async def test_forwarding_proxies_pass_a_turn_through_unchanged_in_order() -> None:
+    client = Client()
+    async with in_process([proxy.ForwardingAgent(), proxy.ForwardingAgent()], Agent(), client) as conn:
+        answer = await conn.initialize(INIT)
+        assert answer.info.name == "agent"
+        session = await conn.session_new(acp.NewSessionRequest(cwd="/"))
+        prompt = acp.PromptRequest(session_id=session.session_id, prompt=[acp.ContentBlockText(text="hi")])
+        assert (await conn.session_prompt(prompt)).message_id == "m1"
+        # The answer came after the updates the agent sent before it, across both proxies.
+        assert [u["sessionUpdate"] for u in client.updates] == ["agent_message_chunk", "state_update"]
 
 
-def test_a_proxy_changes_what_it_overrides() -> None:
-    async def scenario() -> None:
-        agent = Agent()
-        async with in_process([Shouting()], agent, Client()) as conn:
-            assert (await conn.initialize(INIT)).info.name == "shouting>agent"
-            prompt = acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="quiet")])
-            await conn.session_prompt(prompt)
-            assert agent.prompts == ["QUIET"]
-
-    run_bounded(scenario(), 30)
+@pytest.mark.async_timeout(30)
+async def test_a_proxy_changes_what_it_overrides() -> None:
+    agent = Agent()
+    async with in_process([Shouting()], agent, Client()) as conn:
+        assert (await conn.initialize(INIT)).info.name == "shouting>agent"
+        prompt = acp.PromptRequest(session_id="s1", prompt=[acp.ContentBlockText(text="quiet")])
+        await conn.session_prompt(prompt)
+        assert agent.prompts == ["QUIET"]
 
 
-def test_extension_methods_cross_the_proxy_both_ways() -> None:
-    async def scenario() -> None:
-        agent = Agent()
-        async with in_process([proxy.ForwardingAgent()], agent, Client()) as conn:
-            await conn.initialize(INIT)
-            assert await conn.ext_method("_x/echo", {"a": [1]}) == {"method": "_x/echo", "params": {"a": [1]}}
-            answer = await conn.ext_method("_ask_client", {"b": 2})
-            assert answer == {"client saw": "_client/echo", "params": {"b": 2}}
-            await conn.ext_notification("_x/note", {"c": 3})
-            await conn.ext_method("_x/sync", {})  # after the notification, on the same path
-            assert agent.notes == [("_x/note", {"c": 3})]
-            with pytest.raises(acp.RequestError) as raised:
-                await conn.send_request("no/such_method", {})
-            assert raised.value.code == -32601  # the proxy's own connection answers it
-
-    run_bounded(scenario(), 30)
+@pytest.mark.async_timeout(30)
+async def test_extension_methods_cross_the_proxy_both_ways() -> None:
+    agent = Agent()
+    async with in_process([proxy.ForwardingAgent()], agent, Client()) as conn:
+        await conn.initialize(INIT)
+        assert await conn.ext_method("_x/echo", {"a": [1]}) == {"method": "_x/echo", "params": {"a": [1]}}
+        answer = await conn.ext_method("_ask_client", {"b": 2})
+        assert answer == {"client saw": "_client/echo", "params": {"b": 2}}
+        await conn.ext_notification("_x/note", {"c": 3})
+        await conn.ext_method("_x/sync", {})  # after the notification, on the same path
+        assert agent.notes == [("_x/note", {"c": 3})]
+        with pytest.raises(acp.RequestError) as raised:
+            await conn.send_request("no/such_method", {})
+        assert raised.value.code == -32601  # the proxy's own connection answers it
 
 
-def test_cancelling_a_request_cancels_it_on_every_hop() -> None:
-    async def scenario() -> None:
-        agent = Agent()
-        async with in_process([proxy.ForwardingAgent(), proxy.ForwardingAgent()], agent, Client()) as conn:
-            await conn.initialize(INIT)
-            slow = asyncio.ensure_future(conn.ext_method("_slow", {}))
-            await asyncio.sleep(0.2)
-            slow.cancel()
-            await asyncio.wait_for(agent.cancelled.wait(), 5)  # across two proxies and the conductor
-            with pytest.raises(asyncio.CancelledError):
-                await slow
-            assert await conn.ext_method("_x/after", {}) == {"method": "_x/after", "params": {}}
-
-    run_bounded(scenario(), 30)
+@pytest.mark.async_timeout(30)
+async def test_cancelling_a_request_cancels_it_on_every_hop() -> None:
+    agent = Agent()
+    async with in_process([proxy.ForwardingAgent(), proxy.ForwardingAgent()], agent, Client()) as conn:
+        await conn.initialize(INIT)
+        slow = asyncio.ensure_future(conn.ext_method("_slow", {}))
+        await asyncio.sleep(0.2)
+        slow.cancel()
+        await asyncio.wait_for(agent.cancelled.wait(), 5)  # across two proxies and the conductor
+        with pytest.raises(asyncio.CancelledError):
+            await slow
+        assert await conn.ext_method("_x/after", {}) == {"method": "_x/after", "params": {}}
 
 
-def test_a_flood_through_the_chain_is_answered_whole_within_small_limits() -> None:
-    async def scenario() -> None:
-        limits = acp.ConnectionLimits(max_concurrent_requests=4, max_queued_notifications=4)
-        agent = Agent()
-        async with in_process([proxy.ForwardingAgent()], agent, Client(), limits) as conn:
-            await conn.initialize(INIT)
-            notes = [conn.ext_notification("_n", {"i": i}) for i in range(300)]
-            calls = [conn.ext_method("_x/n", {"i": i}) for i in range(300)]
-            await asyncio.gather(*notes)
-            answers = await asyncio.gather(*calls)
-            assert [a["params"]["i"] for a in answers] == list(range(300))
-            assert [n[1]["i"] for n in agent.notes] == list(range(300))
-
-    run_bounded(scenario(), 60)
+@pytest.mark.async_timeout(60)
+async def test_a_flood_through_the_chain_is_answered_whole_within_small_limits() -> None:
+    limits = acp.ConnectionLimits(max_concurrent_requests=4, max_queued_notifications=4)
+    agent = Agent()
+    async with in_process([proxy.ForwardingAgent()], agent, Client(), limits) as conn:
+        await conn.initialize(INIT)
+        notes = [conn.ext_notification("_n", {"i": i}) for i in range(300)]
+        calls = [conn.ext_method("_x/n", {"i": i}) for i in range(300)]
+        await asyncio.gather(*notes)
+        answers = await asyncio.gather(*calls)
+        assert [a["params"]["i"] for a in answers] == list(range(300))
+        assert [n[1]["i"] for n in agent.notes] == list(range(300))
 
 
-def test_an_agent_that_dies_mid_request_fails_it_and_ends_the_proxy() -> None:
-    async def scenario() -> None:
-        client_end, conductor_end = acp.memory_transports()
-        proxy_end, proxy_theirs = acp.memory_transports()
-        agent_end, agent_theirs = acp.memory_transports()
-        serving = asyncio.ensure_future(proxy.serve_proxy(proxy.ForwardingAgent(), proxy_end))
-        agent = Agent()
-        agent_conn = acp.AgentSideConnection(agent, agent_end)
-        chain = conductor.Conductor(conductor_end, [proxy_theirs, agent_theirs], names=["proxy", "agent"])
-        running = asyncio.ensure_future(chain.run())
-        async with acp.ClientSideConnection(Client(), client_end) as conn:
-            await conn.initialize(INIT)
-            slow = asyncio.ensure_future(conn.ext_method("_slow", {}))
-            await asyncio.sleep(0.2)
-            await agent_conn.close()  # the agent goes, its request unanswered
-            with pytest.raises(acp.RequestError) as raised:
-                await slow
-            assert raised.value.code == -32603
-            assert raised.value.data["reason"] == "agent exited"
-            assert await asyncio.wait_for(running, 5) == "agent exited"
-            await asyncio.wait_for(conn.wait_closed(), 5)
-        await asyncio.wait_for(serving, 5)  # the proxy's link was closed: it returned
-
-    run_bounded(scenario(), 30)
+@pytest.mark.async_timeout(30)
+async def test_an_agent_that_dies_mid_request_fails_it_and_ends_the_proxy() -> None:
+    client_end, conductor_end = acp.memory_transports()
+    proxy_end, proxy_theirs = acp.memory_transports()
+    agent_end, agent_theirs = acp.memory_transports()
+    serving = asyncio.ensure_future(proxy.serve_proxy(proxy.ForwardingAgent(), proxy_end))
+    agent = Agent()
+    agent_conn = acp.AgentSideConnection(agent, agent_end)
+    chain = conductor.Conductor(conductor_end, [proxy_theirs, agent_theirs], names=["proxy", "agent"])
+    running = asyncio.ensure_future(chain.run())
+    async with acp.ClientSideConnection(Client(), client_end) as conn:
+        await conn.initialize(INIT)
+        slow = asyncio.ensure_future(conn.ext_method("_slow", {}))
+        await asyncio.sleep(0.2)
+        await agent_conn.close()  # the agent goes, its request unanswered
+        with pytest.raises(acp.RequestError) as raised:
+            await slow
+        assert raised.value.code == -32603
+        assert raised.value.data["reason"] == "agent exited"
+        assert await asyncio.wait_for(running, 5) == "agent exited"
+        await asyncio.wait_for(conn.wait_closed(), 5)
+    await asyncio.wait_for(serving, 5)  # the proxy's link was closed: it returned
 
 
 # --- examples/proxy.py as a process, in a chain the conductor runs ----------------------------
@@ -262,19 +250,15 @@ async def _chain_turn(agent: str, text: str) -> tuple[str, list[str]]:
     return name, client.said
 
 
-def test_the_example_proxy_gives_an_mcp_agent_its_calc_tool() -> None:
-    async def scenario() -> None:
-        name, said = await _chain_turn("mcp_agent.py", "add 2 3")
-        assert name == "mcp-agent"
-        assert "".join(said) == "2 + 3 = 5.0"
-
-    run_bounded(scenario(), 60)
+@pytest.mark.async_timeout(60)
+async def test_the_example_proxy_gives_an_mcp_agent_its_calc_tool() -> None:
+    name, said = await _chain_turn("mcp_agent.py", "add 2 3")
+    assert name == "mcp-agent"
+    assert "".join(said) == "2 + 3 = 5.0"
 
 
-def test_the_example_proxy_passes_an_echo_agents_turn_through() -> None:
-    async def scenario() -> None:
-        name, said = await _chain_turn("echo_agent.py", "through the proxy")
-        assert name == "echo-agent"
-        assert "".join(said) == "through the proxy"
-
-    run_bounded(scenario(), 60)
+@pytest.mark.async_timeout(60)
+async def test_the_example_proxy_passes_an_echo_agents_turn_through() -> None:
+    name, said = await _chain_turn("echo_agent.py", "through the proxy")
+    assert name == "echo-agent"
+    assert "".join(said) == "through the proxy"

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator.pipeline import build_ir
-from tests.helpers import FIXTURES, ROOT, V2_SCHEMA, assert_json_identical, import_package
-from tests.strategies import Strategies, built_in_python
+from tests.support.helpers import FIXTURES, ROOT, V2_SCHEMA, assert_json_identical, import_package
+from tests.support.strategies import Strategies, built_in_python
 
 acp = import_package(ROOT / "generated", "acp_v2")
 DEFS = json.loads(V2_SCHEMA.read_text())["$defs"]

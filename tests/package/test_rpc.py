@@ -10,8 +10,8 @@ from hypothesis import given, settings
 
 from generator.config import load_config
 from generator.pipeline import build_ir
-from tests.helpers import ROOT, V2_SCHEMA, assert_json_identical, import_package
-from tests.strategies import Strategies
+from tests.support.helpers import ROOT, V2_SCHEMA, assert_json_identical, import_package
+from tests.support.strategies import Strategies
 
 acp = import_package(ROOT / "generated", "acp_v2")
 DEFS = json.loads(V2_SCHEMA.read_text())["$defs"]

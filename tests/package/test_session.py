@@ -18,8 +18,8 @@ from generator.config import load_config
 from generator.emit.session import session_context
 from generator.ir.model import ObjectType
 from generator.pipeline import build_ir
-from tests.helpers import ROOT, V2_SCHEMA, import_package
-from tests.package.test_connection import connected, run
+from tests.package.test_connection import connected
+from tests.support.helpers import ROOT, V2_SCHEMA, import_package
 
 acp = import_package(ROOT / "generated", "acp_v2")
 acp_v1 = import_package(ROOT / "generated", "acp_v1")
@@ -403,15 +403,11 @@ class StreamingAgent(acp.Agent):
         return acp.PromptResponse(message_id="p")
 
 
-def test_a_client_folds_the_stream_of_a_real_connection():
+async def test_a_client_folds_the_stream_of_a_real_connection():
     client = StateClient()
-
-    async def main() -> None:
-        async with connected(StreamingAgent(), client) as (_, conn):
-            await conn.session_prompt(acp.PromptRequest(session_id="s1", prompt=[text("go")]))
-            await asyncio.sleep(0)
-
-    run(main)
+    async with connected(StreamingAgent(), client) as (_, conn):
+        await conn.session_prompt(acp.PromptRequest(session_id="s1", prompt=[text("go")]))
+        await asyncio.sleep(0)
     expected = folded()
     expected.apply_permission_request(permission("t1", status="in_progress"))
     state = client.sessions["s1"]

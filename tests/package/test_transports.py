@@ -10,20 +10,19 @@ import contextlib
 import json
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
-from tests.helpers import ROOT, import_package, run_bounded, uvicorn_serving
+from tests.support.helpers import ROOT, import_package, uvicorn_serving
 
 acp = import_package(ROOT / "generated", "acp_v2")
 acp_v1 = import_package(ROOT / "generated", "acp_v1")
 TIMEOUT = 20
 
 
-def run(test: Callable[[], Coroutine[Any, Any, None]]) -> None:
-    run_bounded(test(), TIMEOUT)
+pytestmark = pytest.mark.async_timeout(TIMEOUT)
 
 
 class V2Agent(acp.Agent):
@@ -62,48 +61,42 @@ class Recorder(acp.Client):
         self.updates.append(params.update.to_dict())
 
 
-def test_v2_and_v1_clients_on_one_server_each_connection_with_its_own_agent():
-    async def test() -> None:
-        async with acp.serve_websocket(V2Agent, V1Agent, port=0) as server:
-            names = []
-            for _ in range(2):
-                client = Recorder()
-                async with acp.connect_websocket(client, server.url) as conn:
-                    init = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
-                    names.append((await conn.initialize(init)).info.version)
-                    session = await conn.session_new(acp.NewSessionRequest(cwd="/"))
-                    prompt = [acp.ContentBlockText(text="hi")]
-                    await conn.session_prompt(acp.PromptRequest(session_id=session.session_id, prompt=prompt))
-                assert client.updates == [
-                    {
-                        "sessionUpdate": "agent_message_chunk",
-                        "messageId": "m",
-                        "content": {"type": "text", "text": "hi"},
-                    }
-                ]
-            assert len(set(names)) == 2  # one agent per connection
-
-            async with acp_v1.connect_websocket(acp_v1.Client(), server.url) as conn:
-                answer = await conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
-                assert answer.protocol_version == 1
-
-    run(test)
-
-
-def test_authorization_refuses_the_upgrade():
-    async def test() -> None:
-        def authorize(request: Any) -> bool:
-            return bool(request.headers.get("authorization") == "Bearer t")
-
-        async with acp.serve_websocket(V2Agent, port=0, authorize=authorize) as server:
-            with pytest.raises(Exception, match="401"):
-                async with acp.connect_websocket(Recorder(), server.url):
-                    pass
-            async with acp.connect_websocket(Recorder(), server.url, headers={"Authorization": "Bearer t"}) as conn:
+async def test_v2_and_v1_clients_on_one_server_each_connection_with_its_own_agent():
+    async with acp.serve_websocket(V2Agent, V1Agent, port=0) as server:
+        names = []
+        for _ in range(2):
+            client = Recorder()
+            async with acp.connect_websocket(client, server.url) as conn:
                 init = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
-                assert (await conn.initialize(init)).info.name == "v2"
+                names.append((await conn.initialize(init)).info.version)
+                session = await conn.session_new(acp.NewSessionRequest(cwd="/"))
+                prompt = [acp.ContentBlockText(text="hi")]
+                await conn.session_prompt(acp.PromptRequest(session_id=session.session_id, prompt=prompt))
+            assert client.updates == [
+                {
+                    "sessionUpdate": "agent_message_chunk",
+                    "messageId": "m",
+                    "content": {"type": "text", "text": "hi"},
+                }
+            ]
+        assert len(set(names)) == 2  # one agent per connection
 
-    run(test)
+        async with acp_v1.connect_websocket(acp_v1.Client(), server.url) as conn:
+            answer = await conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
+            assert answer.protocol_version == 1
+
+
+async def test_authorization_refuses_the_upgrade():
+    def authorize(request: Any) -> bool:
+        return bool(request.headers.get("authorization") == "Bearer t")
+
+    async with acp.serve_websocket(V2Agent, port=0, authorize=authorize) as server:
+        with pytest.raises(Exception, match="401"):
+            async with acp.connect_websocket(Recorder(), server.url):
+                pass
+        async with acp.connect_websocket(Recorder(), server.url, headers={"Authorization": "Bearer t"}) as conn:
+            init = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
+            assert (await conn.initialize(init)).info.name == "v2"
 
 
 class WhoAgent(V2Agent):
@@ -119,34 +112,28 @@ def by_token(request: Any) -> str | None:
 
 
 @pytest.mark.parametrize("server", ["http", "ws", "serve_websocket"])
-def test_the_agent_reads_its_connections_principal(server):
-    async def test() -> None:
-        init = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
-        async with contextlib.AsyncExitStack() as stack:
-            if server == "serve_websocket":
-                url = (await stack.enter_async_context(acp.serve_websocket(WhoAgent, port=0, authorize=by_token))).url
-            else:
-                url = await stack.enter_async_context(uvicorn_serving(acp.http_app(WhoAgent, authorize=by_token)))
-                url = url.replace("http", server, 1)
-            connect = acp.connect_http if server == "http" else acp.connect_websocket
-            for token, name in (("Bearer a", "'alice'"), ("Bearer b", "'bob'")):
-                async with connect(Recorder(), url, headers={"Authorization": token}) as conn:
-                    assert (await conn.initialize(init)).info.name == name
-
-    run(test)
+async def test_the_agent_reads_its_connections_principal(server):
+    init = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
+    async with contextlib.AsyncExitStack() as stack:
+        if server == "serve_websocket":
+            url = (await stack.enter_async_context(acp.serve_websocket(WhoAgent, port=0, authorize=by_token))).url
+        else:
+            url = await stack.enter_async_context(uvicorn_serving(acp.http_app(WhoAgent, authorize=by_token)))
+            url = url.replace("http", server, 1)
+        connect = acp.connect_http if server == "http" else acp.connect_websocket
+        for token, name in (("Bearer a", "'alice'"), ("Bearer b", "'bob'")):
+            async with connect(Recorder(), url, headers={"Authorization": token}) as conn:
+                assert (await conn.initialize(init)).info.name == name
 
 
-def test_without_authorization_and_in_memory_the_principal_is_none():
-    async def test() -> None:
-        init = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
-        async with uvicorn_serving(acp.http_app(WhoAgent)) as url, acp.connect_http(Recorder(), url) as conn:
-            assert (await conn.initialize(init)).info.name == "None"
-            assert conn.principal is None  # the client's side has none
-        async with acp.connect_pair(WhoAgent(), Recorder()) as (agent_conn, client_conn):
-            assert (await client_conn.initialize(init)).info.name == "None"
-            assert agent_conn.principal is None
-
-    run(test)
+async def test_without_authorization_and_in_memory_the_principal_is_none():
+    init = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
+    async with uvicorn_serving(acp.http_app(WhoAgent)) as url, acp.connect_http(Recorder(), url) as conn:
+        assert (await conn.initialize(init)).info.name == "None"
+        assert conn.principal is None  # the client's side has none
+    async with acp.connect_pair(WhoAgent(), Recorder()) as (agent_conn, client_conn):
+        assert (await client_conn.initialize(init)).info.name == "None"
+        assert agent_conn.principal is None
 
 
 def test_without_websockets_the_transport_names_the_extra_and_the_package_still_imports():
@@ -163,27 +150,24 @@ def test_without_websockets_the_transport_names_the_extra_and_the_package_still_
 
 
 @pytest.mark.parametrize("scheme", ["http", "ws"])
-def test_http_app_serves_v2_and_v1_clients_over_http_and_websocket(scheme):
-    async def test() -> None:
-        async with uvicorn_serving(acp.http_app(V2Agent, V1Agent)) as url:
-            url = url.replace("http", scheme, 1)
-            connect = acp.connect_http if scheme == "http" else acp.connect_websocket
-            client = Recorder()
-            async with connect(client, url) as conn:
-                init = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
-                assert (await conn.initialize(init)).info.name == "v2"
-                session = await conn.session_new(acp.NewSessionRequest(cwd="/"))
-                prompt = [acp.ContentBlockText(text="over " + scheme)]
-                await conn.session_prompt(acp.PromptRequest(session_id=session.session_id, prompt=prompt))
-                with pytest.raises(acp.RequestError) as error:
-                    await conn.session_list(acp.ListSessionsRequest())
-                assert error.value.code == acp.ErrorCode.METHOD_NOT_FOUND
-            assert [update["content"]["text"] for update in client.updates] == ["over " + scheme]
-            v1_connect = acp_v1.connect_http if scheme == "http" else acp_v1.connect_websocket
-            async with v1_connect(acp_v1.Client(), url) as conn:
-                assert (await conn.initialize(acp_v1.InitializeRequest(protocol_version=1))).protocol_version == 1
-
-    run(test)
+async def test_http_app_serves_v2_and_v1_clients_over_http_and_websocket(scheme):
+    async with uvicorn_serving(acp.http_app(V2Agent, V1Agent)) as url:
+        url = url.replace("http", scheme, 1)
+        connect = acp.connect_http if scheme == "http" else acp.connect_websocket
+        client = Recorder()
+        async with connect(client, url) as conn:
+            init = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
+            assert (await conn.initialize(init)).info.name == "v2"
+            session = await conn.session_new(acp.NewSessionRequest(cwd="/"))
+            prompt = [acp.ContentBlockText(text="over " + scheme)]
+            await conn.session_prompt(acp.PromptRequest(session_id=session.session_id, prompt=prompt))
+            with pytest.raises(acp.RequestError) as error:
+                await conn.session_list(acp.ListSessionsRequest())
+            assert error.value.code == acp.ErrorCode.METHOD_NOT_FOUND
+        assert [update["content"]["text"] for update in client.updates] == ["over " + scheme]
+        v1_connect = acp_v1.connect_http if scheme == "http" else acp_v1.connect_websocket
+        async with v1_connect(acp_v1.Client(), url) as conn:
+            assert (await conn.initialize(acp_v1.InitializeRequest(protocol_version=1))).protocol_version == 1
 
 
 class ManySessions(V2Agent):
@@ -192,21 +176,15 @@ class ManySessions(V2Agent):
         return acp.NewSessionResponse(session_id=f"s{self.sessions}")
 
 
-def test_the_event_streams_of_many_sessions_leave_room_for_the_posts():
+async def test_the_event_streams_of_many_sessions_leave_room_for_the_posts():
     """Each session's event stream holds an HTTP connection; with httpx's pool bounded at ten
     connections the ninth session's prompt waited forever."""
-
-    async def test() -> None:
-        async with uvicorn_serving(acp.http_app(ManySessions)) as url, acp.connect_http(Recorder(), url) as conn:
-            await conn.initialize(
-                acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
-            )
-            for _ in range(12):
-                session = await conn.session_new(acp.NewSessionRequest(cwd="/"))
-                prompt = [acp.ContentBlockText(text="hi")]
-                await conn.session_prompt(acp.PromptRequest(session_id=session.session_id, prompt=prompt))
-
-    run(test)
+    async with uvicorn_serving(acp.http_app(ManySessions)) as url, acp.connect_http(Recorder(), url) as conn:
+        await conn.initialize(acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1")))
+        for _ in range(12):
+            session = await conn.session_new(acp.NewSessionRequest(cwd="/"))
+            prompt = [acp.ContentBlockText(text="hi")]
+            await conn.session_prompt(acp.PromptRequest(session_id=session.session_id, prompt=prompt))
 
 
 V1_ONLY_AGENT = """
@@ -234,7 +212,7 @@ class V1OnlyAgent(acp_v1.Agent):
 
 
 @pytest.mark.parametrize("transport", ["process", "http", "ws"])
-def test_every_transport_negotiates_down_to_a_v1_only_agent(transport):
+async def test_every_transport_negotiates_down_to_a_v1_only_agent(transport):
     """`open_agent_process`, `open_http` and `open_websocket` with `connect_negotiated`: a v2
     initialize, answered 1, gives the v1 fallback client's connection."""
 
@@ -251,19 +229,16 @@ def test_every_transport_negotiates_down_to_a_v1_only_agent(transport):
             async with (acp.open_http if transport == "http" else acp.open_websocket)(url) as remote:
                 yield remote
 
-    async def test() -> None:
-        async with uvicorn_serving(acp.http_app(V1OnlyAgent)) as url:
-            url = url.replace("http", "ws", 1) if transport == "ws" else url
-            async with opened(url) as pipe:
-                init = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
-                conn, answer = await acp.connect_negotiated(Recorder(), pipe, init, acp_v1.Client())
-                async with conn:
-                    assert isinstance(conn, acp_v1.ClientSideConnection)
-                    assert (answer.protocol_version, answer.agent_info.name) == (1, "v1")
-                    session = await conn.session_new(acp_v1.NewSessionRequest(cwd="/", mcp_servers=[]))
-                    assert session.session_id == "v1-session"
-
-    run(test)
+    async with uvicorn_serving(acp.http_app(V1OnlyAgent)) as url:
+        url = url.replace("http", "ws", 1) if transport == "ws" else url
+        async with opened(url) as pipe:
+            init = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
+            conn, answer = await acp.connect_negotiated(Recorder(), pipe, init, acp_v1.Client())
+            async with conn:
+                assert isinstance(conn, acp_v1.ClientSideConnection)
+                assert (answer.protocol_version, answer.agent_info.name) == (1, "v1")
+                session = await conn.session_new(acp_v1.NewSessionRequest(cwd="/", mcp_servers=[]))
+                assert session.session_id == "v1-session"
 
 
 def test_without_httpx_the_http_client_names_the_extra_and_the_server_needs_nothing():
@@ -305,32 +280,26 @@ class Balancer:
 
 
 @pytest.mark.parametrize("scheme", ["http", "ws"])
-def test_affinity_cookies_set_on_one_connection_are_sent_by_the_next(scheme):
+async def test_affinity_cookies_set_on_one_connection_are_sent_by_the_next(scheme):
     """`cookies=AffinityCookies()` shared by two connections: the second one's requests carry the
     cookies the server set on the first (the TypeScript SDK's `cookieStore`); its own `Cookie`
     header is kept beside them."""
-
-    async def test() -> None:
-        balancer = Balancer(acp.http_app(V2Agent))
-        cookies = acp.AffinityCookies()
-        connect = acp.connect_http if scheme == "http" else acp.connect_websocket
-        init = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
-        async with uvicorn_serving(balancer) as url:
-            seen = []
-            for headers in ({}, {"Cookie": "mine=x"}):
-                async with connect(
-                    Recorder(), url.replace("http", scheme, 1), headers=headers, cookies=cookies
-                ) as conn:
-                    await conn.initialize(init)
-                    await conn.session_new(acp.NewSessionRequest(cwd="/"))
-                seen.append(balancer.cookies)
-                balancer.cookies = []
-        assert cookies.cookies == {"worker": "w1", "seen": "1"}
-        first, second = seen
-        assert first[0] is None  # nothing stored yet
-        assert second and set(second) == {"worker=w1; seen=1; mine=x"}
-
-    run(test)
+    balancer = Balancer(acp.http_app(V2Agent))
+    cookies = acp.AffinityCookies()
+    connect = acp.connect_http if scheme == "http" else acp.connect_websocket
+    init = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
+    async with uvicorn_serving(balancer) as url:
+        seen = []
+        for headers in ({}, {"Cookie": "mine=x"}):
+            async with connect(Recorder(), url.replace("http", scheme, 1), headers=headers, cookies=cookies) as conn:
+                await conn.initialize(init)
+                await conn.session_new(acp.NewSessionRequest(cwd="/"))
+            seen.append(balancer.cookies)
+            balancer.cookies = []
+    assert cookies.cookies == {"worker": "w1", "seen": "1"}
+    first, second = seen
+    assert first[0] is None  # nothing stored yet
+    assert second and set(second) == {"worker=w1; seen=1; mine=x"}
 
 
 def test_run_agent_serves_requests_read_from_a_regular_file_into_a_regular_file(tmp_path):

@@ -11,7 +11,7 @@ import textwrap
 import pytest
 
 from generator.ir.model import AnyValue, Checked, ListOf, Primitive, Ref, TupleOf
-from tests.helpers import FIXTURES, MYPY_CACHE, assert_json_identical, generate_package, import_package, ir_of
+from tests.support.helpers import FIXTURES, MYPY_CACHE, assert_json_identical, generate_package, import_package, ir_of
 
 
 @pytest.fixture(scope="module")

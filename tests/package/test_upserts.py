@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from generator.config import load_config
 from generator.pipeline import build_ir
-from tests.helpers import ROOT, V2_SCHEMA, import_package
-from tests.strategies import Strategies
+from tests.support.helpers import ROOT, V2_SCHEMA, import_package
+from tests.support.strategies import Strategies
 
 acp = import_package(ROOT / "generated", "acp_v2")
 UNDEFINED = acp.UNDEFINED

@@ -24,8 +24,8 @@ import pytest
 
 from generator.runtime import _connection as conn
 from generator.runtime import _runtime as rt
-from tests.helpers import ROOT
-from tests.hostile_lines import DEEP
+from tests.support.helpers import ROOT
+from tests.support.hostile_lines import DEEP
 
 # --- a wire without a schema: "echo" (request), "note" (notification), "$/cancel" ----------
 

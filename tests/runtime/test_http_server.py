@@ -17,7 +17,7 @@ import pytest
 
 from generator.runtime import _http_server as hs
 from generator.runtime._connection import Transport
-from tests.helpers import uvicorn_serving
+from tests.support.helpers import uvicorn_serving
 
 TIMEOUT = 10
 INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 2}}

@@ -12,7 +12,7 @@ import pickle
 import pytest
 
 from generator.runtime import _runtime as rt
-from tests.hostile_lines import DEEP
+from tests.support.hostile_lines import DEEP
 
 # --- presence ----------------------------------------------------------------------
 

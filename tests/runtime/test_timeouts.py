@@ -1,4 +1,4 @@
-"""`tests.helpers.run_bounded`, which runs every async connection test: a test that hangs, or
+"""`tests.support.helpers.run_bounded`, which runs every async connection test: a test that hangs, or
 whose cancellation is broken, fails within its bound instead of hanging the suite."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from tests.helpers import CANCEL_GRACE, run_bounded
+from tests.support.helpers import CANCEL_GRACE, run_bounded
 
 
 def test_a_test_that_hangs_fails_at_its_timeout_saying_where_it_waited():

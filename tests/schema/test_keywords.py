@@ -7,7 +7,7 @@ import pytest
 from generator.errors import GenerationError
 from generator.schema import keywords
 from generator.schema.load import Node
-from tests.helpers import error_for
+from tests.support.helpers import error_for
 
 
 def test_an_unimplemented_keyword_is_refused_at_its_pointer(tmp_path):

@@ -7,7 +7,7 @@ import pytest
 from generator.errors import GenerationError
 from generator.ir.model import Primitive
 from generator.schema.patterns import python_pattern
-from tests.helpers import error_for, ir_of
+from tests.support.helpers import error_for, ir_of
 
 
 def test_string_patterns_are_recorded_in_python_syntax(rules):

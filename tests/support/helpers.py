@@ -23,8 +23,8 @@ from generator.ir.model import Field, Module, ObjectType
 from generator.output.write import write_package
 from generator.pipeline import build_ir, generate
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures"
 SUMMARY = "summary"
 """A test's `record_property(SUMMARY, text)` is printed at the end of the run (by conftest;
 under pytest-xdist too, whose workers' own output is not shown)."""
@@ -125,7 +125,7 @@ def copy_tracked(names: tuple[str, ...], destination: Path) -> None:
             shutil.copy2(ROOT / name, destination / name)
 
 
-def ir_of(schema: dict | Path, tmp_path: Path) -> Module:
+def ir_of(schema: dict[str, Any] | Path, tmp_path: Path) -> Module:
     """The IR of a schema given as a dict (written to a file) or a path."""
     if isinstance(schema, dict):
         path = tmp_path / "schema.json"
@@ -134,7 +134,7 @@ def ir_of(schema: dict | Path, tmp_path: Path) -> Module:
     return build_ir(schema, "pkg", ROOT)
 
 
-def error_for(schema: dict, tmp_path: Path) -> GenerationError:
+def error_for(schema: dict[str, Any], tmp_path: Path) -> GenerationError:
     """The GenerationError that building the IR of `schema` raises."""
     with pytest.raises(GenerationError) as caught:
         ir_of(schema, tmp_path)
@@ -152,7 +152,7 @@ def generate_package(schema: Path, out: Path, package: str) -> Path:
     return out / package
 
 
-def import_package(out: Path, package: str):
+def import_package(out: Path, package: str) -> Any:
     sys.path.insert(0, str(out))
     try:
         return importlib.import_module(package)

@@ -10,6 +10,7 @@ against the TypeScript SDK live, and tests/package/test_connection.py checks our
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,12 +32,14 @@ def _request(rest: bytes) -> bytes:
 class Line:
     name: str
     line: bytes
-    answers: list[tuple[Any, int | None]]
+    answers: Sequence[tuple[Any, int | None]]
     ts: Any = None  # the TypeScript SDK's answers, where they differ from ours
     why: str = ""  # why ours differ
-    without_orjson: Any = None  # our answers when the standard library cannot parse the line
+    without_orjson: Sequence[tuple[Any, int | None]] | None = (
+        None  # our answers when the standard library cannot parse the line
+    )
 
-    def expected(self, orjson: bool) -> list[tuple[Any, int | None]]:
+    def expected(self, orjson: bool) -> Sequence[tuple[Any, int | None]]:
         """Our answers, with orjson or without: how deep the standard library's parser reads
         depends on the Python version, so lines nested about a thousand levels parse on some."""
         if orjson or self.without_orjson is None or _stdlib_parses(self.line):

@@ -3,7 +3,7 @@ retitles it ("Run" → "Run ls"), says one message and ends. `--v1` serves v1 al
 the official Python SDK do); `--fail` answers `session/new` with an error whose `data` says
 why, as real agents do.
 
-    PYTHONPATH=generated python tests/quiet_agent.py [--v1] [--fail]"""
+    PYTHONPATH=generated python tests/support/quiet_agent.py [--v1] [--fail]"""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "generated"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "generated"))
 
 import acp_v2 as acp
 

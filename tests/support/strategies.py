@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import json
+import math
 from enum import Enum
 from typing import Any
 
@@ -80,7 +81,10 @@ class Strategies:
         if expr.kind == "str":
             return st.text(min_size=expr.min_length or 0, max_size=12)
         if expr.kind == "int":
-            return st.integers(expr.minimum, expr.maximum)
+            # an integer's bounds may be fractional in the schema: the integers between them
+            low = None if expr.minimum is None else math.ceil(expr.minimum)
+            high = None if expr.maximum is None else math.floor(expr.maximum)
+            return st.integers(low, high)
         if expr.kind == "float":
             return st.floats(expr.minimum, expr.maximum, allow_nan=False, allow_infinity=False)
         if expr.kind == "bool":
