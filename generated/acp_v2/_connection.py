@@ -21,7 +21,7 @@ import stat
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Coroutine, Mapping
 from dataclasses import dataclass
-from typing import IO, Any, Final, Protocol, TypeVar
+from typing import IO, Any, Final, Generic, Protocol, TypeVar
 
 from . import _runtime as _rt
 from ._observe import Tap, WireObserver
@@ -443,6 +443,60 @@ class Wire:
     encode_notification: Callable[[str, Any], dict[str, Any]] | None = None
     encode_request: Callable[[Any, str, Any], dict[str, Any]] | None = None  # (id, method, params)
     encode_result: Callable[[Any, Any], dict[str, Any]] | None = None
+
+
+class ErrorConstructor(Protocol):
+    """A constructor of the package's `RequestError` for one code (`RequestError.invalid_request`):
+    the data, and a message that defaults to the schema's title of the code."""
+
+    def __call__(self, data: Any = ..., message: str = ...) -> RequestError: ...
+
+
+_Answer = TypeVar("_Answer")
+
+
+@dataclass(frozen=True, slots=True)
+class VersionCheck(Generic[_Answer]):
+    """How the agent's connection of a package that speaks one protocol version (v2) guards
+    `initialize`, as the TypeScript SDK's agent of that version does and in its words: bound by
+    the package's connection module to its version, its -32600 constructor and the property of
+    `initialize`'s answer that holds the version answered."""
+
+    version: int
+    invalid_request: ErrorConstructor
+    answered_version: Callable[[_Answer], object]  # `initialize`'s answer → its `protocolVersion`
+
+    def repeated_initialize(self, params: Any, in_progress: bool, after_other_requests: bool) -> RequestError | None:
+        """Why an `initialize` that is not the first is refused (-32600): none while another is
+        being answered (its handler has not returned), and a repeat must come before any other
+        request and ask for the version the first answer selected (or a newer one); None: the
+        agent's handler serves it (`Wire.repeated_initialize`)."""
+        if in_progress:
+            return self.invalid_request(f"ACP v{self.version} initialize is already in progress")
+        if after_other_requests:
+            return self.invalid_request(f"ACP v{self.version} initialize must not be repeated after other requests")
+        requested = params.get("protocolVersion") if type(params) is dict else None
+        if type(requested) is int and requested < self.version:
+            message = f"Invalid request: a repeated initialize must request protocol version {self.version} or later"
+            return self.invalid_request(message=message)
+        return None
+
+    def not_initialized(self, method: str) -> RequestError:
+        """The refusal of a request before `initialize` has been answered, its detail in `data`
+        (`Wire.not_initialized`)."""
+        return self.invalid_request(f"ACP v{self.version} connection must be initialized before '{method}'")
+
+    async def answered(self, answer: Awaitable[_Answer]) -> _Answer:
+        """The agent's answer to `initialize`, refused when its protocol version is not the package's:
+        the client's `initialize` is answered -32600 instead, and the connection stays as it was
+        (uninitialized, or with the previous answer in effect)."""
+        response = await answer
+        answered = self.answered_version(response)
+        if answered != self.version:
+            data = {"expectedProtocolVersion": self.version, "receivedProtocolVersion": answered}
+            message = f"Invalid request: The v{self.version} API only supports protocol version {self.version}"
+            raise self.invalid_request(data, message)
+        return response
 
 
 def _readable_id(message: Any) -> Any:

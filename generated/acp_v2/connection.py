@@ -20,7 +20,6 @@ peer's handler task (it answers -32800)."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Final
 
 from . import _connection, _jsonrpc, _router
@@ -243,39 +242,11 @@ def _served_version(params: InitializeRequest) -> InitializeRequest:
     return params
 
 
-def _repeated_initialize(params: Any, in_progress: bool, after_other_requests: bool) -> RequestError | None:
-    """Why an `initialize` that is not the first is refused (-32600), as the TypeScript SDK's v2
-    agent refuses it, in its words: none while another is being answered (its handler has not
-    returned), and a repeat must come before any other request and ask for the version the first
-    answer selected (or a newer one); None: the agent's handler serves it."""
-    if in_progress:
-        return RequestError.invalid_request("ACP v2 initialize is already in progress")
-    if after_other_requests:
-        return RequestError.invalid_request("ACP v2 initialize must not be repeated after other requests")
-    requested = params.get("protocolVersion") if type(params) is dict else None
-    if type(requested) is int and requested < 2:
-        message = "Invalid request: a repeated initialize must request protocol version 2 or later"
-        return RequestError.invalid_request(message=message)
-    return None
-
-
-def _not_initialized(method: str) -> RequestError:
-    """The refusal of a request before `initialize` has been answered, as the TypeScript SDK's
-    v2 connection words it (its detail in `data`)."""
-    return RequestError.invalid_request(f"ACP v2 connection must be initialized before '{method}'")
-
-
-async def _answered_version(answer: Awaitable[InitializeResponse]) -> InitializeResponse:
-    """The agent's answer to `initialize`, refused when its protocol version is not the package's:
-    the client's `initialize` is answered -32600 instead, as the TypeScript SDK's v2 agent answers
-    it, and the connection stays as it was (uninitialized, or with the previous answer in effect)."""
-    response = await answer
-    answered = response.protocol_version
-    if answered != 2:
-        data = {"expectedProtocolVersion": 2, "receivedProtocolVersion": answered}
-        message = "Invalid request: The v2 API only supports protocol version 2"
-        raise RequestError.invalid_request(data, message)
-    return response
+_VERSION_CHECK: Final[_connection.VersionCheck[InitializeResponse]] = _connection.VersionCheck(
+    2,
+    RequestError.invalid_request,
+    lambda response: response.protocol_version,
+)
 
 
 def _method_not_found(method: str) -> RequestError:
@@ -297,8 +268,8 @@ _WIRE: Final = Wire(
     cancelled_id=lambda params: params.request_id,
     initialize_method=Methods.INITIALIZE,
     turn_cancel=None,
-    repeated_initialize=_repeated_initialize,
-    not_initialized=_not_initialized,
+    repeated_initialize=_VERSION_CHECK.repeated_initialize,
+    not_initialized=_VERSION_CHECK.not_initialized,
     encode_notification=_jsonrpc.notification_object,
     encode_request=_jsonrpc.request_object,
     encode_result=_jsonrpc.result_object,
@@ -620,7 +591,7 @@ _AGENT_REQUESTS: Final[Handlers] = {
     Methods.AUTH_LOGIN: lambda handler, params: handler.auth_login(params),
     Methods.AUTH_LOGOUT: lambda handler, params: handler.auth_logout(params),
     Methods.AUTH_STATUS: lambda handler, params: handler.auth_status(params),
-    Methods.INITIALIZE: lambda handler, params: _answered_version(handler.initialize(_served_version(params))),
+    Methods.INITIALIZE: lambda handler, params: _VERSION_CHECK.answered(handler.initialize(_served_version(params))),
     Methods.PROVIDERS_DISABLE: lambda handler, params: handler.providers_disable(params),
     Methods.PROVIDERS_LIST: lambda handler, params: handler.providers_list(params),
     Methods.PROVIDERS_SET: lambda handler, params: handler.providers_set(params),

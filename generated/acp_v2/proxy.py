@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._connection import DEFAULT_OPTIONS, ConnectionOptions, StreamTransport, Transport, stdio_streams
 from ._proxy import ProxyLink
+from ._serve_proxy import run_proxy, serve_proxy
 from .connection import Agent, AgentSideConnection, Client, ClientSideConnection
 from .models import (
     ArchiveSessionRequest,
@@ -245,41 +245,3 @@ class ForwardingClient(Client):
     async def session_update(self, params: UpdateSessionNotification) -> None:
         """`session/update`, forwarded to the predecessor."""
         await self.predecessor.session_update(params)
-
-
-async def serve_proxy(
-    agent: ForwardingAgent,
-    transport: Transport,
-    client: ForwardingClient | None = None,
-    *,
-    options: ConnectionOptions = DEFAULT_OPTIONS,
-) -> None:
-    """Serve a proxy over `transport`, its connection to the conductor, until the conductor ends
-    it (or the task running it is cancelled): `agent` serves the predecessor, `client` (a plain
-    `ForwardingClient` when not given) the successor. Both connections take `options`; both are
-    closed on return."""
-    options = ConnectionOptions.checked(options)
-    link = ProxyLink(transport, limits=options.limits)
-    client = ForwardingClient() if client is None else client
-    successor = ClientSideConnection(client, link.downstream, options=options)
-    agent.successor = successor
-    predecessor = AgentSideConnection(agent, link.upstream, options=options)
-    client.predecessor = predecessor
-    try:
-        await predecessor.wait_closed()
-    finally:
-        await predecessor.close()
-        await successor.close()
-
-
-async def run_proxy(
-    agent: ForwardingAgent,
-    client: ForwardingClient | None = None,
-    *,
-    options: ConnectionOptions = DEFAULT_OPTIONS,
-) -> None:
-    """Serve a proxy over stdin/stdout, as a conductor starts it, until stdin ends (`serve_proxy`).
-    stdout carries only protocol lines: log to stderr, never print."""
-    reader, writer = await stdio_streams()
-    transport = StreamTransport(reader, writer, limits=options.limits, close_timeout=options.close_timeout)
-    await serve_proxy(agent, transport, client, options=options)

@@ -1,6 +1,7 @@
 """What the agent helpers need: the static modules of the protocol version a package speaks
-(`generator/static/_agent.py`, shared, and `helpers_v1.py` or `helpers_v2.py`, copied in as
-`helpers.py`), checked against the schema by the names they import from `.models`
+(`generator/static/_agent.py`, shared; `helpers_v1.py` or `helpers_v2.py`, copied in as
+`helpers.py`; `_config_options_v1.py` or `_config_options_v2.py`, copied in as
+`_config_options.py`: the names the shared config-option helpers build with), checked against the schema by the names they import from `.models`
 (`generator.emit.imports`), and for v2 the stop reasons `idle` takes, read off the IR and
 rendered into `_stop_reasons.py` (`templates/stop_reasons.py.jinja`)."""
 
@@ -25,10 +26,11 @@ SHARED_MODULE: Final = "_agent.py"
 
 @dataclass(frozen=True)
 class Helpers:
-    """The helpers of one protocol version: its static module, and whether it reports idle
-    states (v2), taking the schema's stop reasons."""
+    """The helpers of one protocol version: its static modules (the helpers, and the names of its
+    config options), and whether it reports idle states (v2), taking the schema's stop reasons."""
 
     static_module: str
+    config_module: str
     stop_reasons: bool
 
     @property
@@ -37,7 +39,10 @@ class Helpers:
         return tuple(name for name in HELPER_NAMES if self.stop_reasons or name != "StopReasonTag")
 
 
-VERSIONS: Final[dict[int, Helpers]] = {1: Helpers("helpers_v1.py", False), 2: Helpers("helpers_v2.py", True)}
+VERSIONS: Final[dict[int, Helpers]] = {
+    1: Helpers("helpers_v1.py", "_config_options_v1.py", False),
+    2: Helpers("helpers_v2.py", "_config_options_v2.py", True),
+}
 
 
 @dataclass(frozen=True)
@@ -63,7 +68,11 @@ def helpers_context(module: Module, queries: Queries) -> HelpersContext | None:
         return None
     assert module.protocol_version is not None
     helpers = VERSIONS[module.protocol_version]
-    modules = {"_agent.py": SHARED_MODULE, "helpers.py": helpers.static_module}
+    modules = {
+        "_agent.py": SHARED_MODULE,
+        "_config_options.py": helpers.config_module,
+        "helpers.py": helpers.static_module,
+    }
     for name in modules.values():
         check_imports(f"generator/static/{name}", static.source(name), queries.types, module.schema_path)
     stop_reasons = _stop_reasons(queries) if helpers.stop_reasons else []

@@ -26,7 +26,7 @@ from generator.emit.contexts import (
 )
 from generator.emit.exprs import expressions, helper_name
 from generator.emit.helpers import helper_names, helpers_context
-from generator.emit.imports import check_imports, imported_names
+from generator.emit.imports import check_imports, exported_names, imported_names
 from generator.emit.layout import annotation_operands, bracket_layout
 from generator.emit.literals import comment_safe, docstring, json_literal, python_literal, string_block
 from generator.emit.peers import TRANSPORTS_MODULE, connection_context, connection_names, transport_names
@@ -344,6 +344,9 @@ MCP_MODULE = "mcp.py"
 
 PROXY_METHODS = frozenset({"proxy/initialize", "proxy/successor"})
 """The methods of proxy chains: a package whose schema has them gets the conductor."""
+# The static module of `serve_proxy` and `run_proxy`, which proxy.py re-exports: checked against
+# the names of connection.py and of proxy.py (their `__all__`) it imports.
+SERVE_PROXY_MODULE = "_serve_proxy.py"
 
 
 def proxy_units(env: jinja2.Environment, module: Module, queries: Queries, base: dict[str, Any]) -> list[str]:
@@ -426,6 +429,11 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
             files["conductor.py"] = static_units(env, "conductor.py", base)
             files["_proxy.py"] = static_units(env, "_proxy.py", base)
             files["proxy.py"] = proxy_units(env, module, queries, base)
+            serving = static.source(SERVE_PROXY_MODULE)
+            proxy_names = exported_names("\n\n".join(files["proxy.py"]))
+            for imported, names in (("connection", context.connection_exported), ("proxy", proxy_names)):
+                check_imports(f"generator/static/{SERVE_PROXY_MODULE}", serving, names, module.schema_path, imported)
+            files[SERVE_PROXY_MODULE] = static_units(env, SERVE_PROXY_MODULE, base, serving)
         helpers = helpers_context(module, queries)
         if helpers is not None:
             for file_name, static_name in helpers.modules.items():
@@ -446,12 +454,14 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         "_cookies",
         "_session",
         "_agent",
+        "_config_options",
         "_stop_reasons",
         "_websocket",
         "_http_server",
         "_http_client",
         "_mcp",
         "_proxy",
+        "_serve_proxy",
         "mcp",  # needs the `mcp` extra: imported by name (`from acp_v2.mcp import ...`), never as an attribute
         "conductor",  # run (`python -m acp_v2.conductor`) or imported by name, as `proxy`
         "proxy",

@@ -1,7 +1,9 @@
 """What the agent helpers of both protocol versions share (`helpers.py` builds on it): ids,
-content shorthands, permission options and answers, and a session's message streams and open
-tool calls. What differs between versions (the notification, how a tool call starts, how a
-permission request names it) is each version's `helpers.py`."""
+content shorthands, permission options and answers, a session's message streams and open tool
+calls, and config options. What differs between versions (the notification, how a tool call
+starts, how a permission request names it) is each version's `helpers.py`, which implements the
+abstract methods here with its schema's names; how a config option names its id, each version's
+`_config_options.py`."""
 
 from __future__ import annotations
 
@@ -11,8 +13,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Final, Literal, TypeVar
+from typing import Any, Final, Literal, TypeVar
 
+from . import _config_options
 from ._runtime import UNDEFINED, MaybeUndefined
 from .models import (
     AvailableCommand,
@@ -28,10 +31,15 @@ from .models import (
     RequestPermissionOutcome,
     RequestPermissionOutcomeCancelled,
     RequestPermissionOutcomeSelected,
+    SessionConfigId,
     SessionConfigOption,
+    SessionConfigOptionCategory,
+    SessionConfigOptionTypeBoolean,
+    SessionConfigOptionTypeSelect,
     SessionConfigSelect,
     SessionConfigSelectGroup,
     SessionConfigSelectOption,
+    SessionConfigValueId,
     SessionId,
     SessionUpdate,
     SessionUpdateAgentMessageChunk,
@@ -40,6 +48,8 @@ from .models import (
     SessionUpdateConfigOptionUpdate,
     SessionUpdateSessionInfoUpdate,
     SessionUpdateUsageUpdate,
+    SetSessionConfigOptionRequest,
+    SetSessionConfigOptionRequestTypeBoolean,
     ToolCallContent,
     ToolCallContentVariant,
     ToolCallId,
@@ -312,3 +322,62 @@ class SessionBase(ABC):
         if kind is None:
             return
         await self.end_tool_calls("cancelled" if issubclass(kind, asyncio.CancelledError) else "failed")
+
+
+# --- config options (the agent's `configOptions`; a model is chosen by its option of category `model`) ---
+
+
+def select_option(
+    config_id: SessionConfigId,
+    name: str,
+    current: SessionConfigValueId,
+    values: Sequence[Choice],
+    *,
+    category: MaybeUndefined[SessionConfigOptionCategory | str] = UNDEFINED,
+    description: MaybeUndefined[str] = UNDEFINED,
+) -> SessionConfigOption:
+    """A config option choosing one of `values` (each its id, (id, name), or in full), now
+    `current`; `category="model"` makes it the session's model selection."""
+    select = SessionConfigOptionTypeSelect(current_value=current, options=[choice(value) for value in values])
+    return _config_options.option(config_id, name, select, category, description)
+
+
+def boolean_option(
+    config_id: SessionConfigId,
+    name: str,
+    current: bool,
+    *,
+    category: MaybeUndefined[SessionConfigOptionCategory | str] = UNDEFINED,
+    description: MaybeUndefined[str] = UNDEFINED,
+) -> SessionConfigOption:
+    """A config option that is on or off, now `current`."""
+    boolean = SessionConfigOptionTypeBoolean(current_value=current)
+    return _config_options.option(config_id, name, boolean, category, description)
+
+
+def config_request(
+    session_id: SessionId, config_id: SessionConfigId, value: SessionConfigValueId | bool
+) -> SetSessionConfigOptionRequest:
+    """The `session/set_config_option` request setting `config_id` to `value`: the id of one of
+    a select option's values, or a boolean option's new value."""
+    kind = (
+        SetSessionConfigOptionRequestTypeBoolean(value=value)
+        if isinstance(value, bool)
+        else _config_options.value_id(value)
+    )
+    return SetSessionConfigOptionRequest(session_id=session_id, config_id=config_id, type=kind)
+
+
+def model_request(
+    session_id: SessionId, options: Sequence[SessionConfigOption], model: SessionConfigValueId
+) -> SetSessionConfigOptionRequest:
+    """The `session/set_config_option` request choosing `model` with the agent's model option
+    (of category `model`) among `options`; ValueError when there is none or it does not offer
+    `model` (naming the ones it does)."""
+    return config_request(session_id, _config_options.option_id(offered_model(options, model)), model)
+
+
+def requested_value(request: SetSessionConfigOptionRequest) -> SessionConfigValueId | bool | Any:
+    """The value a `session/set_config_option` request sets: a value id, a boolean, or the
+    raw value of a type this package does not know."""
+    return request.type.value

@@ -26,19 +26,21 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ._agent import (
-    Choice,
     Ending,
     PermissionAnswer,
     SessionBase,
     SessionHistory,
     ToolCallBase,
-    choice,
+    boolean_option,
+    config_request,
     model_option,
+    model_request,
     new_id,
-    offered_model,
     offered_values,
     permission_options,
     plan_entry,
+    requested_value,
+    select_option,
 )
 from ._agent import tool_content as _tool_content
 from ._runtime import UNDEFINED, MaybeUndefined, Undefined
@@ -46,12 +48,6 @@ from .models import (
     AvailableCommand,
     PlanEntry,
     RequestPermissionRequest,
-    SessionConfigId,
-    SessionConfigOption,
-    SessionConfigOptionCategory,
-    SessionConfigOptionTypeBoolean,
-    SessionConfigOptionTypeSelect,
-    SessionConfigValueId,
     SessionId,
     SessionModeId,
     SessionNotification,
@@ -60,9 +56,6 @@ from .models import (
     SessionUpdatePlan,
     SessionUpdateToolCall,
     SessionUpdateToolCallUpdate,
-    SetSessionConfigOptionRequest,
-    SetSessionConfigOptionRequestTypeBoolean,
-    SetSessionConfigOptionRequestTypeValueId,
     ToolCallContent,
     ToolCallId,
     ToolCallLocation,
@@ -221,62 +214,3 @@ class AgentSession(SessionBase):
         request = RequestPermissionRequest(session_id=self.session_id, tool_call=subject, options=options)
         outcome = (await self.conn.session_request_permission(request)).outcome
         return PermissionAnswer.read(outcome, options)
-
-
-# --- config options (the agent's `configOptions`; a model is chosen by its option of category `model`) ---
-
-
-def select_option(
-    config_id: SessionConfigId,
-    name: str,
-    current: SessionConfigValueId,
-    values: Sequence[Choice],
-    *,
-    category: MaybeUndefined[SessionConfigOptionCategory | str] = UNDEFINED,
-    description: MaybeUndefined[str] = UNDEFINED,
-) -> SessionConfigOption:
-    """A config option choosing one of `values` (each its id, (id, name), or in full), now
-    `current`; `category="model"` makes it the session's model selection."""
-    select = SessionConfigOptionTypeSelect(current_value=current, options=[choice(value) for value in values])
-    return SessionConfigOption(id=config_id, name=name, category=category, description=description, type=select)
-
-
-def boolean_option(
-    config_id: SessionConfigId,
-    name: str,
-    current: bool,
-    *,
-    category: MaybeUndefined[SessionConfigOptionCategory | str] = UNDEFINED,
-    description: MaybeUndefined[str] = UNDEFINED,
-) -> SessionConfigOption:
-    """A config option that is on or off, now `current`."""
-    boolean = SessionConfigOptionTypeBoolean(current_value=current)
-    return SessionConfigOption(id=config_id, name=name, category=category, description=description, type=boolean)
-
-
-def config_request(
-    session_id: SessionId, config_id: SessionConfigId, value: SessionConfigValueId | bool
-) -> SetSessionConfigOptionRequest:
-    """The `session/set_config_option` request setting `config_id` to `value`: the id of one of
-    a select option's values, or a boolean option's new value."""
-    kind = (
-        SetSessionConfigOptionRequestTypeBoolean(value=value)
-        if isinstance(value, bool)
-        else SetSessionConfigOptionRequestTypeValueId(value=value)
-    )
-    return SetSessionConfigOptionRequest(session_id=session_id, config_id=config_id, type=kind)
-
-
-def model_request(
-    session_id: SessionId, options: Sequence[SessionConfigOption], model: SessionConfigValueId
-) -> SetSessionConfigOptionRequest:
-    """The `session/set_config_option` request choosing `model` with the agent's model option
-    (of category `model`) among `options`; ValueError when there is none or it does not offer
-    `model` (naming the ones it does)."""
-    return config_request(session_id, offered_model(options, model).id, model)
-
-
-def requested_value(request: SetSessionConfigOptionRequest) -> SessionConfigValueId | bool | Any:
-    """The value a `session/set_config_option` request sets: a value id, a boolean, or the
-    raw value of a type this package does not know."""
-    return request.type.value

@@ -39,6 +39,7 @@ def test_imports_in_a_clean_interpreter_with_no_third_party_packages():
         "acp_v2._agent",
         "acp_v2._builders",
         "acp_v2._codec",
+        "acp_v2._config_options",
         "acp_v2._connection",
         "acp_v2._cookies",
         "acp_v2._jsonrpc",

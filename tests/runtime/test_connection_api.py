@@ -264,3 +264,60 @@ def test_a_request_errors_huge_or_deep_data_is_cut_short():
         deep = [deep]
     assert len(str(conn.RequestError(-32603, "Internal error", deep))) < 100
     assert len(str(conn.RequestError(-32603, "Internal error", "x" * 1_000_000))) < 600
+
+
+# --- the version check a package of one protocol version binds ------------------------------
+
+
+def _invalid_request(data: Any = conn.UNDEFINED, message: str = "Invalid request") -> conn.RequestError:
+    return conn.RequestError(-32600, message, data)
+
+
+@dataclasses.dataclass
+class _Answer:
+    protocol_version: int
+
+
+V3_CHECK: conn.VersionCheck[_Answer] = conn.VersionCheck(3, _invalid_request, lambda answer: answer.protocol_version)
+
+
+def test_the_version_check_words_its_refusals_with_the_version_it_is_bound_to():
+    def refusal(error: conn.RequestError | None) -> tuple[str, Any]:
+        assert error is not None and error.code == -32600
+        return error.message, error.data
+
+    assert refusal(V3_CHECK.repeated_initialize({}, True, False)) == (
+        "Invalid request",
+        "ACP v3 initialize is already in progress",
+    )
+    assert refusal(V3_CHECK.repeated_initialize({}, False, True)) == (
+        "Invalid request",
+        "ACP v3 initialize must not be repeated after other requests",
+    )
+    assert refusal(V3_CHECK.repeated_initialize({"protocolVersion": 2}, False, False)) == (
+        "Invalid request: a repeated initialize must request protocol version 3 or later",
+        conn.UNDEFINED,
+    )
+    assert refusal(V3_CHECK.not_initialized("session/new")) == (
+        "Invalid request",
+        "ACP v3 connection must be initialized before 'session/new'",
+    )
+
+
+def test_the_version_check_serves_a_repeat_that_asks_for_its_version_or_a_newer_one_or_none():
+    for params in ({"protocolVersion": 3}, {"protocolVersion": 4}, {}, None, {"protocolVersion": "3"}):
+        assert V3_CHECK.repeated_initialize(params, False, False) is None
+
+
+async def test_the_version_check_passes_an_answer_of_its_version_and_refuses_another():
+    async def answer(version: int) -> _Answer:
+        return _Answer(version)
+
+    assert await V3_CHECK.answered(answer(3)) == _Answer(3)
+    with pytest.raises(conn.RequestError) as refused:
+        await V3_CHECK.answered(answer(2))
+    assert (refused.value.code, refused.value.message) == (
+        -32600,
+        "Invalid request: The v3 API only supports protocol version 3",
+    )
+    assert refused.value.data == {"expectedProtocolVersion": 3, "receivedProtocolVersion": 2}
