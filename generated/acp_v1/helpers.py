@@ -46,7 +46,7 @@ from ._agent import (
     select_option,
 )
 from ._agent import tool_content as _tool_content
-from ._runtime import UNDEFINED, MaybeUndefined, Undefined
+from acp_runtime._runtime import UNDEFINED, MaybeUndefined, Undefined
 from .models import (
     AvailableCommand,
     PlanEntry,

@@ -25,8 +25,8 @@ from typing import Any
 from mcp.server import Server
 from mcp.server.mcpserver import MCPServer
 
-from . import _mcp
-from ._mcp import PROTOCOL_VERSION, SERVER_UNAVAILABLE
+from acp_runtime import _mcp
+from acp_runtime._mcp import PROTOCOL_VERSION, SERVER_UNAVAILABLE
 from .models import (
     McpError,
     McpServerAcpVariant,

@@ -19,7 +19,7 @@ from types import TracebackType
 from typing import Any, Final, Literal, TypeVar
 
 from . import _config_options
-from ._runtime import UNDEFINED, MaybeUndefined
+from acp_runtime._runtime import UNDEFINED, MaybeUndefined
 from .models import (
     AvailableCommand,
     ContentBlock,

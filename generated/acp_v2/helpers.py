@@ -46,7 +46,7 @@ from ._agent import (
 )
 from ._agent import block as _block
 from ._agent import tool_content as _tool_content
-from ._runtime import UNDEFINED, MaybeUndefined, Undefined
+from acp_runtime._runtime import UNDEFINED, MaybeUndefined, Undefined
 from ._stop_reasons import STOP_REASONS, StopReasonTag
 from .models import (
     AvailableCommandVariant,
