@@ -121,11 +121,10 @@ def test_an_explicit_package_generates_that_one_alone(project):
 
 def test_configured_packages_share_one_runtime_package_written_beside_them(project):
     generated = project / "generated"
-    assert sorted(path.name for path in (generated / "acp_runtime").iterdir() if path.suffix == ".py") == sorted(
-        ["__init__.py", "_connection.py", "_cookies.py", "_http_client.py", "_http_server.py", "_jsonrpc.py"]
-        + ["_mcp.py", "_memory.py", "_observe.py", "_otel.py", "_proxy.py", "_router.py", "_runtime.py"]
-        + ["_session.py", "_websocket.py"]
-    )
+    shared = "__init__ _connection _cookies _http_client _http_server _jsonrpc _mcp _memory _observe _otel _proxy"
+    shared += " _router _runtime _session _websocket"
+    modules = sorted(path.stem for path in (generated / "acp_runtime").iterdir() if path.suffix == ".py")
+    assert modules == sorted(shared.split())
     for package in ("acp_v2", "acp_v1"):
         assert not (generated / package / "_runtime.py").exists()
         assert (generated / package / "conductor.py").is_file()  # a program of its own: `python -m acp_v2.conductor`
