@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Final, Literal, TypeVar
 
-from . import _config_options
 from acp_runtime._runtime import UNDEFINED, MaybeUndefined
+
+from . import _config_options
 from .models import (
     AvailableCommand,
     ContentBlock,

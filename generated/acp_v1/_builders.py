@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from acp_runtime import _runtime as _rt
 from acp_runtime._runtime import Undefined
+
 from .models import (
     AgentAuthCapabilities,
     AgentCapabilities,

@@ -9,6 +9,7 @@ package's ACP v1 schema, where the versions name things differently: an option's
 from __future__ import annotations
 
 from acp_runtime._runtime import MaybeUndefined
+
 from .models import (
     SessionConfigId,
     SessionConfigOption,

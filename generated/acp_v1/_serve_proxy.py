@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from acp_runtime._connection import DEFAULT_OPTIONS, ConnectionOptions, StreamTransport, Transport, stdio_streams
 from acp_runtime._proxy import ProxyLink
+
 from .connection import AgentSideConnection, ClientSideConnection
 
 if TYPE_CHECKING:

@@ -42,6 +42,7 @@ from acp_runtime._memory import MemoryTransport, memory_transports
 from acp_runtime._observe import LoggingObserver, WireEvent, WireObserver, opentelemetry_observer
 from acp_runtime._router import ProtocolVersionMismatch
 from acp_runtime._runtime import UNDEFINED
+
 from .models import (
     ArchiveSessionRequest,
     ArchiveSessionResponse,

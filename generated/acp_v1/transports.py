@@ -40,6 +40,7 @@ from acp_runtime._connection import (
 from acp_runtime._cookies import AffinityCookies
 from acp_runtime._memory import memory_transports
 from acp_runtime._router import Routable
+
 from .connection import Agent, AgentSideConnection, Client, ClientSideConnection
 
 if TYPE_CHECKING:

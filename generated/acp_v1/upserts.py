@@ -15,6 +15,7 @@ from typing import Any, Final, TypeVar, cast
 
 from acp_runtime import _runtime as _rt
 from acp_runtime._runtime import Model, Undefined
+
 from .models import (
     CompactionUpdate,
     SessionInfoUpdate,

@@ -19,6 +19,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from acp_runtime._runtime import UNDEFINED, DecodeError, MaybeUndefined, Model, Salvage, Undefined
+
 from .models import (
     AbsolutePath,
     AgentAuthCapabilities,

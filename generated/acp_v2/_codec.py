@@ -12,6 +12,7 @@ from typing import Any, Final, cast
 
 from acp_runtime import _runtime as _rt
 from acp_runtime._runtime import UNDEFINED, DecodeError, Model, new_object
+
 from .models import (
     AbsolutePath,
     AgentAuthCapabilities,

@@ -16,10 +16,11 @@ from types import MappingProxyType
 from typing import Any, Final, TypeAlias
 
 from acp_runtime import _jsonrpc
-from . import _codec
 from acp_runtime import _runtime as _rt
 from acp_runtime._jsonrpc import MethodNotFound, NotificationRoute, RequestRoute
 from acp_runtime._runtime import UNDEFINED, Undefined
+
+from . import _codec
 from .models import (
     ArchiveSessionRequest,
     ArchiveSessionResponse,

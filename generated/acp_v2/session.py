@@ -17,6 +17,7 @@ from typing import Any, Final, cast
 
 from acp_runtime import _session
 from acp_runtime._session import ChunkedMessage, LinkPath, Rule, SessionChange, SessionRequest
+
 from .models import (
     CompactionId,
     CompactionStatus,

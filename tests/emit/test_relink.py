@@ -34,7 +34,51 @@ def test_imports_of_the_package_own_modules_stay_relative() -> None:
 
 def test_a_statement_naming_shared_and_own_modules_is_split_in_two() -> None:
     assert relinked("from . import _codec, _jsonrpc, models as m\n") == (
-        "from acp_runtime import _jsonrpc\nfrom . import _codec, models as m\n"
+        "from acp_runtime import _jsonrpc\n\nfrom . import _codec, models as m\n"
+    )
+
+
+def test_top_level_imports_of_shared_modules_move_to_a_block_before_the_relative_ones() -> None:
+    """Where isort puts a third-party import: after the standard library, before the package's
+    own relative imports, a blank line between, sorted by module; the rest stays in place."""
+    source = (
+        '"""Doc."""\n'
+        "\n"
+        "import json\n"
+        "\n"
+        "from . import _codec, _runtime as _rt\n"
+        "from ._agent import block\n"
+        "from ._runtime import UNDEFINED  # the sentinel\n"
+        "from ._connection import (\n"
+        "    ConnectionClosed,\n"
+        ")\n"
+        "from .models import Implementation\n"
+        "\n"
+        "X = 1\n"
+    )
+    assert relinked(source) == (
+        '"""Doc."""\n'
+        "\n"
+        "import json\n"
+        "\n"
+        "from acp_runtime import _runtime as _rt\n"
+        "from acp_runtime._connection import (\n"
+        "    ConnectionClosed,\n"
+        ")\n"
+        "from acp_runtime._runtime import UNDEFINED  # the sentinel\n"
+        "\n"
+        "from . import _codec\n"
+        "from ._agent import block\n"
+        "from .models import Implementation\n"
+        "\n"
+        "X = 1\n"
+    )
+
+
+def test_without_other_relative_imports_the_block_stays_where_the_first_import_was() -> None:
+    source = "import json\n\nfrom ._runtime import UNDEFINED\nfrom ._connection import Transport\n\nX = 1\n"
+    assert relinked(source) == (
+        "import json\n\nfrom acp_runtime._connection import Transport\nfrom acp_runtime._runtime import UNDEFINED\n\nX = 1\n"
     )
 
 
@@ -94,3 +138,16 @@ def test_source_that_does_not_parse_is_an_error_naming_it() -> None:
 def test_source_without_shared_imports_is_returned_unchanged() -> None:
     source = '"""Doc."""\n\nx = 1  # comment\n'
     assert relinked(source) is source
+
+
+def test_the_block_joins_the_third_party_imports_before_it_in_isort_order() -> None:
+    source = "import json\n\nimport anyio\nfrom mcp.server import Server\n\nfrom ._mcp import PROTOCOL\nfrom .models import M\n"
+    assert relinked(source.replace("_mcp", "_runtime")) == (
+        "import json\n"
+        "\n"
+        "import anyio\n"
+        "from acp_runtime._runtime import PROTOCOL\n"
+        "from mcp.server import Server\n"
+        "\n"
+        "from .models import M\n"
+    )

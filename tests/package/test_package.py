@@ -69,13 +69,18 @@ def test_opentelemetry_is_imported_only_by_the_observer_that_needs_it():
         "print(sorted(m for m in sys.modules if m.startswith('opentelemetry') or m.endswith('._otel')))\n"
         "acp_v2.opentelemetry_observer()\n"
         "print('opentelemetry.trace' in sys.modules, 'acp_runtime._otel' in sys.modules)\n"
-        "sys.modules['opentelemetry'] = None\n"
-        "try:\n    acp_v1.opentelemetry_observer()\nexcept ImportError as error:\n    print(error)\n"
     )
     result = subprocess.run([sys.executable, "-c", program, str(GENERATED)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    unimported, imported, missing = result.stdout.splitlines()
+    unimported, imported = result.stdout.splitlines()
     assert (unimported, imported) == ("[]", "True True")
+    without = (
+        "import sys; sys.modules['opentelemetry'] = None; sys.path.insert(0, sys.argv[1]); import acp_v1\n"
+        "try:\n    acp_v1.opentelemetry_observer()\nexcept ImportError as error:\n    print(error)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", without, str(GENERATED)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    missing = result.stdout.strip()
     assert "`otel` extra" in missing and "pip install" in missing
 
 
