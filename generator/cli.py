@@ -229,8 +229,16 @@ def _update_schema(config: Config, args: argparse.Namespace, written: Commands) 
             config.lock.write_text(json.dumps(lock, indent=2) + "\n")
             cache_dir = _cache(config, False)
             modules = [
-                build_ir(
-                    package.schema, package.package, config.root, config.options, cache_dir, package.protocol_version
+                replace(
+                    build_ir(
+                        package.schema,
+                        package.package,
+                        config.root,
+                        config.options,
+                        cache_dir,
+                        package.protocol_version,
+                    ),
+                    extras=package.extras,
                 )
                 for package in targets
             ]
@@ -297,7 +305,8 @@ def _targets(config: Config, args: argparse.Namespace) -> list[PackageConfig]:
     schema as given, or the vendored one after checking its lock), else every configured one."""
     if args.schema is not None or args.package is not None or len(config.packages) <= 1:
         version = config.packages[0].protocol_version if config.packages and args.schema is None else None
-        return [PackageConfig(_schema(config, args.schema), _package(config, args.package), version)]
+        extras = config.packages[0].extras if config.packages and args.schema is None else config.extras
+        return [PackageConfig(_schema(config, args.schema), _package(config, args.package), version, extras)]
     for target in config.packages:
         vendor.verify_locked(config, target.schema)
     return list(config.packages)
@@ -393,9 +402,14 @@ def run(argv: list[str], program: str = "acp-codegen") -> int:
     started = time.perf_counter()
     cache_dir = _cache(config, args.no_cache)
     modules = [
-        with_commands(
-            build_ir(target.schema, target.package, config.root, config.options, cache_dir, target.protocol_version),
-            written,
+        replace(
+            with_commands(
+                build_ir(
+                    target.schema, target.package, config.root, config.options, cache_dir, target.protocol_version
+                ),
+                written,
+            ),
+            extras=target.extras,
         )
         for target in targets
     ]

@@ -18,6 +18,11 @@ ABSENT_ROW = "no $defs of that name in this schema; the row is ignored"  # how a
 OFFICIAL_DEFAULTS = Path(__file__).with_name("official.toml")
 OFFICIAL_TITLE = "Agent Client Protocol"  # the official schema's `title`, in every release
 OFFICIAL_NPM_PACKAGE = "@agentclientprotocol/sdk"  # where update-schema takes it from by default
+# The optional parts a package may carry (`extras`), each with the modules and entry points only it
+# needs: the HTTP server and client, the WebSocket transport, MCP over ACP, the OpenTelemetry
+# observer, proxy chains and the conductor. A package carries all of them unless its `extras` says
+# otherwise; one without any is the core (types, JSON-RPC, connections over stdio and in memory).
+EXTRAS = ("http", "websocket", "mcp", "otel", "proxy")
 
 
 @dataclass(frozen=True)
@@ -126,6 +131,7 @@ class PackageConfig:
     schema: Path
     package: str
     protocol_version: int | None = None
+    extras: tuple[str, ...] = EXTRAS  # the optional parts it carries, in EXTRAS order
 
 
 @dataclass(frozen=True)
@@ -159,6 +165,8 @@ class Config:
     # the package the configured packages share the runtime modules (generator/runtime/) from, written
     # once beside them; None: each package carries its own copy and stands alone
     runtime_package: str | None = None
+    # the optional parts (EXTRAS) a package carries unless its row in `packages` says otherwise
+    extras: tuple[str, ...] = EXTRAS
     # warning codes (`unconfigured-upsert`) or causes (`unconfigured-upsert:ToolCallUpdate`) not printed
     ignore_warnings: tuple[str, ...] = ()
     commands: Commands = field(default_factory=lambda: Commands())
@@ -211,7 +219,8 @@ def load_config(root: Path) -> Config:
     both = sorted(set(options.upserts) & set(options.not_upserts))
     if both:
         raise GenerationError(f"{where} not-upserts", f"{both} also have upsert rules")
-    packages = _packages(path, root, table, setting)
+    extras = _extras(f"{where} extras", table.get("extras", list(EXTRAS)))
+    packages = _packages(path, root, table, setting, extras)
     return Config(
         root=root,
         schema=packages[0].schema,
@@ -224,6 +233,7 @@ def load_config(root: Path) -> Config:
         options=options,
         pyproject=_flag(f"{where} pyproject", table.get("pyproject", True)),
         runtime_package=_runtime_package(f"{where} runtime-package", table.get("runtime-package"), packages),
+        extras=extras,
         ignore_warnings=_strings(f"{where} ignore-warnings", table.get("ignore-warnings", [])),
         commands=_commands(f"{where} commands", table.get("commands", {})),
     )
@@ -318,6 +328,18 @@ def _commands(where: str, value: object) -> Commands:
     return Commands(value.get("generate"), value.get("check"), value.get("update-schema"))
 
 
+def _extras(where: str, value: object) -> tuple[str, ...]:
+    """An `extras` setting: a list of names of EXTRAS, each once; kept in EXTRAS order."""
+    names = _strings(where, value)
+    unknown = [name for name in names if name not in EXTRAS]
+    if unknown:
+        raise GenerationError(where, f"unknown extra {unknown[0]!r}; expected some of {', '.join(EXTRAS)}")
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise GenerationError(where, f"{twice[0]!r} is listed twice")
+    return tuple(name for name in EXTRAS if name in names)
+
+
 def _runtime_package(where: str, value: object, packages: tuple[PackageConfig, ...]) -> str | None:
     """The `runtime-package` setting: an import name (no dots) that no configured package has."""
     if value is None:
@@ -338,16 +360,20 @@ def _protocol_version(where: str, value: object) -> int | None:
 
 
 def _packages(
-    path: Path, root: Path, table: dict[str, object], setting: Callable[[str], str]
+    path: Path, root: Path, table: dict[str, object], setting: Callable[[str], str], extras: tuple[str, ...]
 ) -> tuple[PackageConfig, ...]:
     """`schema` and `package` (one package), or `[[tool.acp-codegen.packages]]` (several, the first
-    one primary: the generated pyproject is named after it), never both."""
+    one primary: the generated pyproject is named after it), never both. A package carries `extras`
+    unless its row has `extras` of its own."""
     rows = table.get("packages")
     if rows is None:
         where = f"{path}: [tool.acp-codegen] protocol-version"
         return (
             PackageConfig(
-                root / setting("schema"), setting("package"), _protocol_version(where, table.get("protocol-version"))
+                root / setting("schema"),
+                setting("package"),
+                _protocol_version(where, table.get("protocol-version")),
+                extras,
             ),
         )
     where = f"{path}: [tool.acp-codegen] packages"
@@ -359,14 +385,15 @@ def _packages(
     packages = []
     for index, row in enumerate(rows):
         here = f"{where}[{index}]"
-        unknown = set(row) - {"schema", "package", "protocol-version"}
+        unknown = set(row) - {"schema", "package", "protocol-version", "extras"}
         if unknown:
             raise GenerationError(here, f"unknown keys {sorted(unknown)}")
         for key in ("schema", "package"):
             if not isinstance(row.get(key), str) or not row[key]:
                 raise GenerationError(f"{here}.{key}", "expected a non-empty string")
         version = _protocol_version(f"{here}.protocol-version", row.get("protocol-version"))
-        packages.append(PackageConfig(root / row["schema"], row["package"], version))
+        own = _extras(f"{here}.extras", row["extras"]) if "extras" in row else extras
+        packages.append(PackageConfig(root / row["schema"], row["package"], version, own))
     names = [package.package for package in packages]
     if len(set(names)) != len(names):
         raise GenerationError(where, f"a package is listed twice: {names}")

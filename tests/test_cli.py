@@ -11,6 +11,7 @@ import stat
 import subprocess
 import sys
 import tarfile
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -122,7 +123,7 @@ def test_an_explicit_package_generates_that_one_alone(project):
 def test_configured_packages_share_one_runtime_package_written_beside_them(project):
     generated = project / "generated"
     shared = "__init__ _connection _cookies _http_client _http_server _jsonrpc _mcp _memory _observe _otel _proxy"
-    shared += " _router _runtime _session _websocket"
+    shared += " _router _runtime _session _tracing _websocket"
     modules = sorted(path.stem for path in (generated / "acp_runtime").iterdir() if path.suffix == ".py")
     assert modules == sorted(shared.split())
     for package in ("acp_v2", "acp_v1"):
@@ -152,6 +153,41 @@ def test_without_a_runtime_package_each_configured_package_carries_its_own(proje
         assert (project / "generated" / package / "_runtime.py").is_file()
         assert "from . import _runtime as _rt\n" in (project / "generated" / package / "models.py").read_text()
     assert cli(project, "check").returncode == 0
+
+
+def test_the_shared_runtime_holds_only_the_modules_the_packages_extras_ask_for(project):
+    """acp_v2 with HTTP only, acp_v1 with none: the runtime lacks the WebSocket transport, MCP,
+    OpenTelemetry and the proxies; the generated pyproject offers only the pip extras they need."""
+    pyproject = project / "pyproject.toml"
+    text = pyproject.read_text().replace("protocol-version = 2 }", 'protocol-version = 2, extras = ["http"] }')
+    pyproject.write_text(text.replace("protocol-version = 1 }", "protocol-version = 1, extras = [] }"))
+    result = cli(project, "generate")
+    assert result.returncode == 0, result.stderr
+    generated = project / "generated"
+    runtime = {path.name for path in (generated / "acp_runtime").iterdir()}
+    assert {"_http_server.py", "_http_client.py", "_cookies.py", "_connection.py"} <= runtime
+    assert not runtime & {"_websocket.py", "_mcp.py", "_otel.py", "_tracing.py", "_proxy.py"}
+    assert (generated / "acp_v2" / "_transports_http.py").is_file()
+    assert not (generated / "acp_v1" / "_transports_http.py").exists()
+    for package in ("acp_v2", "acp_v1"):
+        assert not {"mcp.py", "proxy.py", "conductor.py"} & {path.name for path in (generated / package).iterdir()}
+    extras = tomllib.loads((generated / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert list(extras) == ["orjson", "http"]
+    assert cli(project, "check").returncode == 0
+
+
+def test_a_bad_extras_setting_is_one_line_naming_it(project):
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text().replace("[tool.acp-codegen]\n", '[tool.acp-codegen]\nextras = ["htp"]\n', 1)
+    )
+    result = cli(project, "generate")
+    assert result.returncode != 0
+    assert (
+        result.stderr.strip()
+        .splitlines()[-1]
+        .endswith("[tool.acp-codegen] extras: unknown extra 'htp'; expected some of http, websocket, mcp, otel, proxy")
+    )
 
 
 def test_with_several_packages_a_row_is_a_warning_only_when_no_schema_has_its_type(project):

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from generator.config import (
+    EXTRAS,
     Commands,
     Config,
     PackageConfig,
@@ -230,6 +231,35 @@ def test_packages_may_share_a_runtime_package_named_in_the_table(tmp_path):
 def test_a_bad_runtime_package_is_one_clear_error(tmp_path, value, message):
     with pytest.raises(GenerationError, match=message):
         write(tmp_path, PACKAGES.replace("[tool.acp-codegen]\n", f"[tool.acp-codegen]\nruntime-package = {value}\n"))
+
+
+def test_a_package_carries_every_extra_unless_the_table_or_its_row_says_otherwise(tmp_path):
+    assert EXTRAS == ("http", "websocket", "mcp", "otel", "proxy")
+    assert [package.extras for package in write(tmp_path, PACKAGES).packages] == [EXTRAS, EXTRAS]
+    table = PACKAGES.replace("[tool.acp-codegen]\n", '[tool.acp-codegen]\nextras = ["otel", "http"]\n')
+    table = table.replace('schema = "v1.json" }', 'schema = "v1.json", extras = [] }')
+    config = write(tmp_path, table)
+    assert config.extras == ("http", "otel")  # in EXTRAS order, whatever the order written
+    assert [package.extras for package in config.packages] == [("http", "otel"), ()]
+    assert write(tmp_path, TABLE + 'extras = ["mcp"]\n').packages[0].extras == ("mcp",)
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ('["http", "grpc"]', r"extras: unknown extra 'grpc'; expected some of http, websocket, mcp, otel, proxy$"),
+        ('["orjson"]', r"extras: unknown extra 'orjson'"),  # a pip extra of the package, but no module of its own
+        ('["mcp", "mcp"]', r"extras: 'mcp' is listed twice$"),
+        ('"http"', r"extras: expected a list of strings$"),
+    ],
+)
+def test_a_bad_extras_setting_is_one_line_naming_it(tmp_path, value, message):
+    with pytest.raises(GenerationError, match=message) as caught:
+        write(tmp_path, TABLE + f"extras = {value}\n")
+    assert "\n" not in str(caught.value)
+    row = PACKAGES.replace('schema = "v1.json" }', f'schema = "v1.json", extras = {value} }}')
+    with pytest.raises(GenerationError, match=r"packages\[1\]\.extras: "):
+        write(tmp_path, row)
 
 
 def test_a_minimal_table_names_the_schema_the_package_and_where_it_goes(tmp_path):

@@ -3,7 +3,7 @@
 # Regenerate with `make generate`; `make check` fails when this file drifts.
 """Watching a connection's traffic: every message in and out, as a `WireEvent`, handed to the
 `WireObserver`s attached with `conn.add_observer(...)`. `LoggingObserver` writes one log line
-per message; `opentelemetry_observer()` makes the OpenTelemetry one (the `otel` extra).
+per message; `_tracing.opentelemetry_observer()` makes the OpenTelemetry one (the `otel` extra).
 
 A connection with no observer does nothing of this: it checks one attribute per message."""
 
@@ -169,12 +169,3 @@ class LoggingObserver(WireObserver):
         if event.elapsed is not None:
             parts.append(f"{event.elapsed * 1000:.3f} ms")
         self.logger.log(self.level, "%s %s", " ".join(parts), text)
-
-
-def opentelemetry_observer(tracer: Any = None) -> WireObserver:
-    """An observer that makes one OpenTelemetry span per request, in and out (`tracer`: an
-    `opentelemetry.trace.Tracer`, by default the global provider's). Needs the `otel` extra
-    (the `opentelemetry-api` library), imported only by this call."""
-    from . import _otel
-
-    return _otel.OpenTelemetryObserver(tracer)

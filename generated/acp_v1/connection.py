@@ -39,9 +39,10 @@ from acp_runtime._connection import (
 )
 from acp_runtime._cookies import AffinityCookies
 from acp_runtime._memory import MemoryTransport, memory_transports
-from acp_runtime._observe import LoggingObserver, WireEvent, WireObserver, opentelemetry_observer
+from acp_runtime._observe import LoggingObserver, WireEvent, WireObserver
 from acp_runtime._router import ProtocolVersionMismatch
 from acp_runtime._runtime import UNDEFINED
+from acp_runtime._tracing import opentelemetry_observer
 
 from .models import (
     ArchiveSessionRequest,

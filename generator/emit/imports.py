@@ -49,3 +49,17 @@ def exported_names(source: str) -> tuple[str, ...]:
                 item.value for item in node.value.elts if isinstance(item, ast.Constant) and isinstance(item.value, str)
             )
     return ()
+
+
+def relative_modules(source: str) -> frozenset[str]:
+    """The modules of its own package that `source` imports (`from .x import A`, `from . import x`,
+    `from .x.y import A` gives `x`), wherever the import stands: in a function or under
+    `if TYPE_CHECKING:` too, since a package that lacks one fails there."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            if node.module is not None:
+                found.add(node.module.split(".")[0])
+            else:
+                found.update(alias.name for alias in node.names)
+    return frozenset(found)

@@ -278,8 +278,22 @@ def _version_check(
     )
 
 
-# The static module of the entry points (`run_agent`, `connect_http`...), copied in as transports.py.
+# The module of the entry points (`run_agent`, `connect_http`...), rendered: it re-exports the names
+# of the static modules of TRANSPORT_MODULES the package carries.
 TRANSPORTS_MODULE = "transports.py"
+# The static modules of the entry points (of generator/static/, copied in under the same names) and
+# the extra each needs (None: every package with a connection carries it).
+TRANSPORT_MODULES: dict[str, str | None] = {
+    "_transports.py": None,
+    "_transports_http.py": "http",
+    "_transports_websocket.py": "websocket",
+}
+# Names of connection.py that serve only some extras: a package carries each when it carries one of
+# them (the affinity cookies of the HTTP and WebSocket clients, the OpenTelemetry observer).
+CONNECTION_EXTRA_NAMES: dict[str, tuple[str, ...]] = {
+    "AffinityCookies": ("http", "websocket"),
+    "opentelemetry_observer": ("otel",),
+}
 
 
 def has_connection(module: Module) -> bool:
@@ -289,20 +303,59 @@ def has_connection(module: Module) -> bool:
     return module.has_rpc and CANCEL_METHOD in {method.name for method in module.methods} and set(PEER_SIDES) <= sides
 
 
-def transport_names(module: Module) -> tuple[str, ...]:
-    """The public names of transports.py (its `__all__`), or () when the schema has no connection."""
+def transport_modules(module: Module) -> dict[str, tuple[str, ...]]:
+    """The static modules of TRANSPORT_MODULES the package carries (those of its extras), each
+    with its public names (its `__all__`); empty when the schema has no connection."""
     if not has_connection(module):
-        return ()
-    return tuple(sorted(exported_names(static.source(TRANSPORTS_MODULE)), key=sort_key))
+        return {}
+    return {
+        name: exported_names(static.source(name))
+        for name, extra in TRANSPORT_MODULES.items()
+        if extra is None or extra in module.extras
+    }
+
+
+def transport_names(module: Module) -> tuple[str, ...]:
+    """The public names of transports.py (those of `transport_modules`), or () when the schema
+    has no connection."""
+    names = [name for names in transport_modules(module).values() for name in names]
+    return tuple(sorted(names, key=sort_key))
 
 
 def connection_names(module: Module) -> tuple[str, ...]:
     """The public names of connection.py, or () when the schema has no connection: the
-    package's connection names less those transports.py defines."""
+    package's connection names less those of the transport modules and less those only extras
+    the package goes without use."""
     if not has_connection(module):
         return ()
-    transports = set(transport_names(module))
-    return tuple(sorted((name for name in naming.CONNECTION_NAMES if name not in transports), key=sort_key))
+    transports = {name for source in TRANSPORT_MODULES for name in exported_names(static.source(source))}
+    names = [name for name in naming.CONNECTION_NAMES if name not in transports and _carried(name, module.extras)]
+    return tuple(sorted(names, key=sort_key))
+
+
+def _carried(name: str, extras: tuple[str, ...]) -> bool:
+    """Whether a package with `extras` carries the connection name `name` (CONNECTION_EXTRA_NAMES)."""
+    return name not in CONNECTION_EXTRA_NAMES or bool(set(CONNECTION_EXTRA_NAMES[name]) & set(extras))
+
+
+def left_out_names(module: Module) -> dict[str, str]:
+    """The public names a package generated with all extras has and this one lacks, each with
+    the extras that would bring it (`"http"`, `"http or websocket"`): what the package's top
+    level names in the error for them. Empty when the schema has no connection."""
+    if not has_connection(module):
+        return {}
+    left_out = {
+        name: extra
+        for source, extra in TRANSPORT_MODULES.items()
+        if extra is not None and extra not in module.extras
+        for name in exported_names(static.source(source))
+    }
+    left_out |= {
+        name: " or ".join(extras)
+        for name, extras in CONNECTION_EXTRA_NAMES.items()
+        if not set(extras) & set(module.extras)
+    }
+    return dict(sorted(left_out.items()))
 
 
 @dataclass(frozen=True)

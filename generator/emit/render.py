@@ -28,10 +28,18 @@ from generator.emit.contexts import (
 )
 from generator.emit.exprs import expressions, helper_name
 from generator.emit.helpers import helper_names, helpers_context
-from generator.emit.imports import check_imports, exported_names, imported_names
+from generator.emit.imports import check_imports, exported_names, imported_names, relative_modules
 from generator.emit.layout import annotation_operands, bracket_layout
 from generator.emit.literals import comment_safe, docstring, json_literal, python_literal, string_block
-from generator.emit.peers import TRANSPORTS_MODULE, connection_context, connection_names, transport_names
+from generator.emit.peers import (
+    TRANSPORT_MODULES,
+    TRANSPORTS_MODULE,
+    connection_context,
+    connection_names,
+    left_out_names,
+    transport_modules,
+    transport_names,
+)
 from generator.emit.pynamed import NamedQueries
 from generator.emit.pytypes import Queries
 from generator.emit.relink import relink
@@ -383,7 +391,6 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
     context = base_context(module, queries, versions, objects, upserts, session is not None)
     base = variables(context, upserts)
     files = {
-        "_runtime.py": static_units(env, "_runtime.py", base),
         "models.py": model_units(env, context, base),
         "_codec.py": codec_units(env, queries, context, base),
         "py.typed": [],
@@ -393,44 +400,36 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
     if upserts.upserts:
         files["upserts.py"] = split_units(env.get_template("upserts.py.jinja").render(base))
     if session is not None:
-        files["_session.py"] = static_units(env, "_session.py", base)
         files["session.py"] = split_units(
             env.get_template("session.py.jinja").render(variables(context, upserts, session))
         )
     if context.rpc:
-        files["_jsonrpc.py"] = static_units(env, "_jsonrpc.py", base)
         template = env.get_template("rpc.py.jinja")
         files["rpc.py"] = split_units(template.render(variables(context, upserts, rpc_context(module))))
     if context.connection_exported:
-        files["_connection.py"] = static_units(env, "_connection.py", base)
-        files["_router.py"] = static_units(env, "_router.py", base)
-        files["_observe.py"] = static_units(env, "_observe.py", base)
-        files["_otel.py"] = static_units(env, "_otel.py", base)
-        files["_memory.py"] = static_units(env, "_memory.py", base)
-        files["_cookies.py"] = static_units(env, "_cookies.py", base)
-        files["_websocket.py"] = static_units(env, "_websocket.py", base)
-        files["_http_server.py"] = static_units(env, "_http_server.py", base)
-        files["_http_client.py"] = static_units(env, "_http_client.py", base)
         template = env.get_template("connection.py.jinja")
         files["connection.py"] = split_units(
             template.render(variables(context, upserts, connection_context(module, queries)))
         )
-        transports = static.source(TRANSPORTS_MODULE)
-        check_imports(
-            f"generator/static/{TRANSPORTS_MODULE}",
-            transports,
-            context.connection_exported,
-            module.schema_path,
-            "connection",
+        modules = transport_modules(module)
+        for name in modules:
+            source = static.source(name)
+            check_imports(
+                f"generator/static/{name}", source, context.connection_exported, module.schema_path, "connection"
+            )
+            files[name] = static_units(env, name, base, source)
+        groups = [(name.removesuffix(".py"), sorted(names, key=import_sort_key)) for name, names in modules.items()]
+        template = env.get_template("transports.py.jinja")
+        without = [extra for name, extra in TRANSPORT_MODULES.items() if extra and name not in modules]
+        exported = sorted(name for names in modules.values() for name in names)
+        files[TRANSPORTS_MODULE] = split_units(
+            template.render({**base, "transport_groups": groups, "exported": exported, "without": without})
         )
-        files[TRANSPORTS_MODULE] = static_units(env, TRANSPORTS_MODULE, base, transports)
         mcp = static.source(MCP_MODULE)
-        if queries.types.keys() >= set(imported_names(mcp)):
-            files["_mcp.py"] = static_units(env, "_mcp.py", base)
+        if "mcp" in module.extras and queries.types.keys() >= set(imported_names(mcp)):
             files[MCP_MODULE] = static_units(env, MCP_MODULE, base, mcp)
-        if {method.name for method in module.methods} >= PROXY_METHODS:
+        if "proxy" in module.extras and {method.name for method in module.methods} >= PROXY_METHODS:
             files["conductor.py"] = static_units(env, "conductor.py", base)
-            files["_proxy.py"] = static_units(env, "_proxy.py", base)
             files["proxy.py"] = proxy_units(env, module, queries, base)
             serving = static.source(SERVE_PROXY_MODULE)
             proxy_names = exported_names("\n\n".join(files["proxy.py"]))
@@ -444,6 +443,8 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
             if helpers.stop_reasons:
                 template = env.get_template("stop_reasons.py.jinja")
                 files["_stop_reasons.py"] = split_units(template.render(variables(context, upserts, helpers)))
+    for name in runtime_modules(files):
+        files[name] = static_units(env, name, base)
     # `import package` runs _runtime.py and models.py; the other modules wait for first use.
     lazy_modules = [name.removesuffix(".py") for name in sorted(files) if name.endswith(".py")]
     imported_by_others = (
@@ -462,6 +463,10 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         "_websocket",
         "_http_server",
         "_http_client",
+        "_tracing",
+        "_transports",
+        "_transports_http",
+        "_transports_websocket",
         "_mcp",
         "_proxy",
         "_serve_proxy",
@@ -471,8 +476,26 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         "models",
     )
     lazy_modules = [name for name in lazy_modules if name not in imported_by_others]
-    init = env.get_template("init.py.jinja").render({**base, "lazy_modules": lazy_modules})
+    init = env.get_template("init.py.jinja").render(
+        {**base, "lazy_modules": lazy_modules, "left_out": left_out_names(module)}
+    )
     return {"__init__.py": split_units(init), **files}
+
+
+def runtime_modules(files: dict[str, list[str]]) -> list[str]:
+    """The modules of `generator/runtime/` (file names, sorted) that the package `files` need and
+    lack: those their modules import, and those these import, and so on. A package carries no
+    runtime module none of its modules uses (`extras` leaves the HTTP server out this way)."""
+    available = {entry.name for entry in resources.files(runtime.__name__).iterdir() if entry.name.endswith(".py")}
+    needed: set[str] = set()
+    pending = [unit for name, units in files.items() if name.endswith(".py") for unit in units]
+    while pending:
+        for imported in relative_modules(pending.pop()):
+            name = f"{imported}.py"
+            if name in available and name not in files and name not in needed:
+                needed.add(name)
+                pending.append(runtime.source(name))
+    return sorted(needed)
 
 
 # The runtime module each package keeps a copy of when packages share a runtime: the conductor is

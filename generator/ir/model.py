@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from generator.config import EXTRAS
 from generator.errors import SchemaWarning
 from generator.ir.assertions import Checks
 
@@ -257,6 +258,9 @@ class Module:
     # what the generated files' headers tell the reader to run (the project's commands, or as invoked)
     generate_command: str = "acp-codegen generate"
     check_command: str = "acp-codegen check"
+    # the optional parts the package carries (config `extras`, in EXTRAS order): their modules and
+    # entry points; the others are left out
+    extras: tuple[str, ...] = EXTRAS
 
     def by_name(self) -> dict[str, NamedType]:
         return {named.name: named for named in self.types}

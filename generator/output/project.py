@@ -96,6 +96,8 @@ def render_pyproject(module: Module | Sequence[Module], release: str | None, run
         modules=modules,
         packages=[*(m.package for m in modules), *([runtime_package] if runtime_package else [])],
         runtime_package=runtime_package,
+        # the pip extras of the optional parts any of the packages carries
+        extras={extra for m in modules for extra in m.extras},
         generator=__version__,
         name=distribution_name(modules[0].package),
         version=distribution_version(release),

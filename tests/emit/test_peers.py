@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from generator import static
-from generator.emit.peers import TRANSPORTS_MODULE, connection_context, connection_names, peer, transport_names
+from generator.emit.peers import TRANSPORT_MODULES, connection_context, connection_names, peer, transport_names
 from generator.emit.pytypes import Queries
 from generator.emit.render import render_package
 from generator.errors import GenerationError
@@ -125,17 +125,20 @@ def test_the_entry_points_are_the_static_transports_modules_names_and_connection
     assert set(transports) | set(connection_names(module)) == set(naming.CONNECTION_NAMES)
 
 
-def test_a_name_the_transports_take_from_connection_py_that_it_lacks_fails_generation_naming_it(monkeypatch):
+@pytest.mark.parametrize("transports", sorted(TRANSPORT_MODULES))
+def test_a_name_the_transports_take_from_connection_py_that_it_lacks_fails_generation_naming_it(
+    transports, monkeypatch
+):
     source = static.source
 
     def renamed(name: str) -> str:
         text = source(name)
         return (
             text.replace("from .connection import Agent,", "from .connection import Agent, AgentServer,")
-            if name == TRANSPORTS_MODULE
+            if name == transports
             else text
         )
 
     monkeypatch.setattr(static, "source", renamed)
-    with pytest.raises(GenerationError, match=r"transports.py imports \['AgentServer'\] from .connection"):
+    with pytest.raises(GenerationError, match=rf"{transports} imports \['AgentServer'\] from .connection"):
         render_package(_v2(), {"generator": "test", "black": "none"})

@@ -1061,7 +1061,7 @@ async def test_cancelling_run_agent_at_any_await_closes_its_connection(routed, m
     async def stdio_streams(limit: int = 0) -> tuple[Any, Any]:
         return stdio.pop()
 
-    monkeypatch.setattr(acp.transports, "stdio_streams", stdio_streams)
+    monkeypatch.setattr(acp._transports, "stdio_streams", stdio_streams)
     others = [acp_v1.Agent()] if routed else []
 
     async def serve(point: int | None, steps: list[int]) -> None:

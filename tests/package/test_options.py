@@ -1,6 +1,6 @@
 """One bundle of connection options (`ConnectionOptions`): what it refuses, and that every entry
 point of the package takes it as `options=` and hands it, whole, to the connections and transports
-it makes (acp_v2's `transports`, the same module in every package)."""
+it makes (acp_v2's `transports`, the same modules in every package)."""
 
 from __future__ import annotations
 
@@ -110,9 +110,10 @@ class Spies:
         self.transports: list[tuple[Any, Any]] = []  # (limits, close_timeout) of each StreamTransport
         self.routed: list[Any] = []  # the options of each connection routed or negotiated
         self.other: dict[str, Any] = {}
-        module = acp.transports
+        module = acp._transports  # where the entry points are defined (`transports` re-exports them)
+        for defining in (module, acp._transports_http, acp._transports_websocket):
+            monkeypatch.setattr(defining, "ClientSideConnection", self.connection)
         monkeypatch.setattr(module, "AgentSideConnection", self.connection)
-        monkeypatch.setattr(module, "ClientSideConnection", self.connection)
         monkeypatch.setattr(module, "StreamTransport", self.stream_transport)
         monkeypatch.setattr(module, "stdio_streams", self.stdio_streams)
         monkeypatch.setattr(module, "spawn_process", self.spawn_process)
@@ -326,7 +327,7 @@ async def test_connect_pair_gives_the_client_its_own_options_when_they_differ(mo
     spies = Spies(monkeypatch)
     client_options = acp.ConnectionOptions(limits=acp.ConnectionLimits(max_message_bytes=99))
     monkeypatch.setattr(
-        acp.transports, "AgentSideConnection", lambda agent, end, *, options: spies.connections.append(options)
+        acp._transports, "AgentSideConnection", lambda agent, end, *, options: spies.connections.append(options)
     )
     await _until_stop(acp.connect_pair(acp.Agent(), acp.Client(), options=OPTIONS, client_options=client_options))
     assert spies.connections == [OPTIONS, client_options]
