@@ -7,7 +7,14 @@ import dataclasses
 import pytest
 
 from generator import static
-from generator.emit.peers import TRANSPORT_MODULES, connection_context, connection_names, peer, transport_names
+from generator.emit.peers import (
+    TRANSPORT_MODULES,
+    connection_context,
+    connection_names,
+    left_out_names,
+    peer,
+    transport_names,
+)
 from generator.emit.pytypes import Queries
 from generator.emit.render import render_package
 from generator.errors import GenerationError
@@ -123,6 +130,31 @@ def test_the_entry_points_are_the_static_transports_modules_names_and_connection
     assert {"run_agent", "connect_http", "http_app", "connect_pair"} <= set(transports)
     assert not set(transports) & set(connection_names(module))
     assert set(transports) | set(connection_names(module)) == set(naming.CONNECTION_NAMES)
+
+
+HTTP_NAMES = {"connect_http", "http_app", "open_http"}
+WEBSOCKET_NAMES = {"connect_websocket", "open_websocket", "serve_websocket"}
+
+
+def test_a_package_without_extras_lacks_their_names_and_knows_which_extra_brings_each():
+    module = dataclasses.replace(_v2(), extras=())
+    carried = set(transport_names(module)) | set(connection_names(module))
+    assert left_out_names(module) == {
+        **dict.fromkeys(HTTP_NAMES, "http"),
+        **dict.fromkeys(WEBSOCKET_NAMES, "websocket"),
+        "AffinityCookies": "http or websocket",
+        "opentelemetry_observer": "otel",
+    }
+    assert not carried & set(left_out_names(module))
+    assert carried | set(left_out_names(module)) == set(naming.CONNECTION_NAMES)
+    assert {"run_agent", "connect_pair", "connect_negotiated"} <= set(transport_names(module))
+
+
+def test_either_client_transport_keeps_the_affinity_cookies():
+    module = dataclasses.replace(_v2(), extras=("websocket",))
+    assert set(left_out_names(module)) == HTTP_NAMES | {"opentelemetry_observer"}
+    assert "AffinityCookies" in connection_names(module) and set(transport_names(module)) >= WEBSOCKET_NAMES
+    assert left_out_names(_v2()) == {}
 
 
 @pytest.mark.parametrize("transports", sorted(TRANSPORT_MODULES))
