@@ -393,6 +393,7 @@ def run(argv: list[str], program: str = "acp-codegen") -> int:
     if args.command == "ir":
         target = targets[0]
         ir = build_ir(target.schema, target.package, config.root, config.options, None, target.protocol_version)
+        ir = replace(ir, extras=target.extras)
         print(json.dumps(model.to_json(ir), indent=2))
         return 0
     out = _out(config, args.out)
