@@ -1077,7 +1077,9 @@ async def test_without_an_instance_each_application_names_itself_at_random_and_s
         opened = await http.post(url, json=INIT)
         assert opened.headers["Acp-Connection-Id"].startswith(first.instance + ".")
         assert "set-cookie" not in opened.headers
-        assert (await http.delete(url, headers={"Acp-Connection-Id": opened.headers["Acp-Connection-Id"]})).status_code == 202
+        assert (
+            await http.delete(url, headers={"Acp-Connection-Id": opened.headers["Acp-Connection-Id"]})
+        ).status_code == 202
 
 
 async def test_a_request_for_another_instances_connection_gets_404_saying_whose_it_is_and_is_logged(caplog):
@@ -1108,6 +1110,6 @@ async def test_a_request_for_another_instances_connection_gets_404_saying_whose_
 
 @pytest.mark.parametrize("name", ["", "a.b", "a b", "x" * 65, "é", "a;b"])
 def test_an_instance_name_that_a_cookie_a_header_or_a_prefix_cannot_carry_is_refused(name):
-    with pytest.raises(ValueError, match="ServerSettings.instance: expected 1 to 64 letters"):
+    with pytest.raises(ValueError, match=r"ServerSettings\.instance: expected 1 to 64 letters"):
         hs.ServerSettings(instance=name)
     assert hs.ServerSettings(instance="A_z-9" * 12 + "abcd").instance is not None
