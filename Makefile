@@ -127,6 +127,7 @@ bench-gen: $(BENCH_STAMP)
 bench-rpc: $(BENCH_STAMP) peers
 	$(PY) bench/rpc.py
 	$(PY) bench/rpc_transports.py
+	$(PY) bench/http_latency.py
 	$(PY) bench/soak.py
 
 bench-import: $(BENCH_STAMP)

@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
+import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, Final
 
@@ -56,6 +58,15 @@ MAX_CONNECTIONS: Final = 10
 beyond them, concurrent POSTs would open and close a TCP connection each). The event streams
 hold a connection each beside them: httpx's pool is not bounded, as a bound shared with the
 streams would let the streams of a few sessions take every connection and stall every POST."""
+
+
+@functools.cache
+def default_ssl_context() -> ssl.SSLContext:
+    """The TLS settings of every transport that is given no `client`: httpx's defaults (its CA
+    bundle, `SSL_CERT_FILE` and `SSL_CERT_DIR` as they were at the first call), made once. An
+    `httpx.AsyncClient` left to make its own loads the CA bundle again, ~24 ms of CPU for each
+    connection here, even to an `http://` URL; a context is safe to share."""
+    return httpx.create_ssl_context()
 
 
 class HttpError(Exception):
@@ -113,6 +124,7 @@ class HttpClientTransport:
             timeout=httpx.Timeout(30.0, read=None),
             limits=httpx.Limits(max_connections=None, max_keepalive_connections=100),
             event_hooks=hooks,
+            verify=default_ssl_context(),
         )
         self._owns_client = client is None
         self._inbox: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=256)
