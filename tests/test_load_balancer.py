@@ -167,6 +167,8 @@ async def test_sessions_over_http_and_websocket_through_haproxy_reach_one_proces
                 answer = await http.post(url, json=message, headers={"Cookie": f"acp_instance={instance}"})
                 connection_id = answer.headers["acp-connection-id"]
                 assert answer.status_code == 200 and connection_id.startswith(f"{instance}.")
+                cookie = f"acp_instance={instance}; Path=/; HttpOnly; SameSite=Lax"
+                assert answer.headers.get_list("set-cookie") == [cookie]  # the application's: haproxy adds none
                 assert (await http.delete(url, headers={"Acp-Connection-Id": connection_id})).status_code == 202
 
         seen = stats(stats_port)
