@@ -26,6 +26,7 @@ import pytest
 from tests.support.helpers import ROOT, import_package
 
 acp = import_package(ROOT / "generated", "acp_v2")
+acp_v1 = import_package(ROOT / "generated", "acp_v1")
 EXAMPLES = ROOT / "examples"
 HAPROXY = shutil.which("haproxy") or next((p for p in ("/usr/sbin/haproxy",) if os.access(p, os.X_OK)), None)
 INIT = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="lb-client", version="1"))
@@ -46,11 +47,12 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def echo_agent(instance: str, logs: Path) -> Iterator[tuple[str, Path]]:
-    """`echo_agent.py --listen 127.0.0.1:0 --instance NAME`: its `host:port` and its log file.
-    Stopped with SIGINT on exit, within 10 s."""
+def echo_agent(instance: str, logs: Path, *options: str) -> Iterator[tuple[str, Path, subprocess.Popen[str]]]:
+    """`echo_agent.py --listen 127.0.0.1:0 --instance NAME` (and `options`): its `host:port`, its
+    log file and its process. Stopped with SIGINT on exit (unless it has ended), within 10 s."""
     log = logs / f"agent-{instance}.log"
-    command = [sys.executable, str(EXAMPLES / "echo_agent.py"), "--listen", "127.0.0.1:0", "--instance", instance]
+    listen = ["--listen", "127.0.0.1:0", "--instance", instance, *options]
+    command = [sys.executable, str(EXAMPLES / "echo_agent.py"), *listen]
     env = {**os.environ, "PYTHONPATH": str(ROOT / "generated")}
     with (
         log.open("w") as stderr,
@@ -60,7 +62,7 @@ def echo_agent(instance: str, logs: Path) -> Iterator[tuple[str, Path]]:
         try:
             url = agent.stdout.readline().strip()
             assert url.startswith("http://127.0.0.1:") and url.endswith("/acp"), (url, log.read_text())
-            yield url.removeprefix("http://").removesuffix("/acp"), log
+            yield url.removeprefix("http://").removesuffix("/acp"), log, agent
         finally:
             if agent.poll() is None:
                 agent.send_signal(signal.SIGINT)
@@ -150,8 +152,8 @@ async def test_sessions_over_http_and_websocket_through_haproxy_reach_one_proces
     connection of the other (the misrouting warning). The affinity cookie alone routes too: an
     `initialize` carrying `acp_instance=b` is answered by b."""
     with contextlib.ExitStack() as stack:
-        a, a_log = stack.enter_context(echo_agent("a", tmp_path))
-        b, b_log = stack.enter_context(echo_agent("b", tmp_path))
+        a, a_log, _ = stack.enter_context(echo_agent("a", tmp_path))
+        b, b_log, _ = stack.enter_context(echo_agent("b", tmp_path))
         url, stats_port = stack.enter_context(haproxy({"a": a, "b": b}, tmp_path))
         ws_url = url.replace("http", "ws", 1)
         sessions = [full_session(acp.connect_http, url, n) for n in range(CLIENTS_PER_TRANSPORT)]
@@ -180,3 +182,65 @@ async def test_sessions_over_http_and_websocket_through_haproxy_reach_one_proces
     assert all(count > 0 for count in sessions_per_server.values()), sessions_per_server
     for log in (a_log, b_log):
         assert "reached instance" not in log.read_text(), log.read_text()
+
+
+class WaitingClientV1(acp_v1.Client):
+    """acp_v1's client: answers a session's permission request "allow" once the test releases
+    that session; keeps what the agent says in each session."""
+
+    def __init__(self) -> None:
+        self.asked: asyncio.Queue[str] = asyncio.Queue()
+        self.released: dict[str, asyncio.Event] = {}
+        self.said: dict[str, list[str]] = {}
+
+    async def session_update(self, params: Any) -> None:
+        update = params.update.to_dict()
+        if update["sessionUpdate"] == "agent_message_chunk":
+            self.said.setdefault(params.session_id, []).append(update["content"]["text"])
+
+    async def session_request_permission(self, params: Any) -> Any:
+        release = self.released.setdefault(params.session_id, asyncio.Event())
+        self.asked.put_nowait(params.session_id)
+        await release.wait()
+        return acp_v1.RequestPermissionResponse(outcome=acp_v1.RequestPermissionOutcomeSelected(option_id="allow"))
+
+
+async def test_a_draining_process_behind_haproxy_finishes_a_turn_and_gets_no_new_connection(tmp_path):
+    """SIGTERM to process a while two v1 turns of its connection wait for the client's
+    permission: its health check fails and haproxy takes it out (DOWN), new connections go to b,
+    and the client's answer, posted after that, still reaches a (`force-persist`), whose turn
+    ends `end_turn`; a exits 0 once it has drained. (The second turn keeps the connection
+    pending while the first one's answer travels: a drained connection ends as soon as none of
+    its requests waits, and its client may see its main stream end before that answer.)"""
+    with contextlib.ExitStack() as stack:
+        a, _, a_process = stack.enter_context(echo_agent("a", tmp_path, "--drain", "30"))
+        b, _, _ = stack.enter_context(echo_agent("b", tmp_path))
+        url, stats_port = stack.enter_context(haproxy({"a": a, "b": b}, tmp_path))
+        client, cookies = WaitingClientV1(), acp.AffinityCookies()
+        cookies.store(["acp_instance=a"])  # haproxy sends this connection's initialize to a
+        async with asyncio.timeout(60), acp_v1.connect_http(client, url, cookies=cookies) as conn:
+            await conn.initialize(acp_v1.InitializeRequest(protocol_version=1))
+            turns = {}
+            for text in ("still here", "kept pending"):
+                session = await conn.session_new(acp_v1.NewSessionRequest(cwd=str(ROOT), mcp_servers=[]))
+                prompt = acp_v1.PromptRequest(
+                    session_id=session.session_id, prompt=[acp_v1.ContentBlockText(text=text)]
+                )
+                turns[session.session_id] = asyncio.create_task(conn.session_prompt(prompt))
+                assert await client.asked.get() == session.session_id
+            first, second = turns
+            a_process.send_signal(signal.SIGTERM)
+            while not stats(stats_port)["agents/a"]["status"].startswith("DOWN"):
+                await asyncio.sleep(0.1)
+            message = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT.to_dict()}
+            async with httpx.AsyncClient(timeout=10) as http:
+                for _ in range(2):
+                    answer = await http.post(url, json=message)
+                    assert answer.status_code == 200 and answer.headers["acp-connection-id"].startswith("b.")
+            client.released[first].set()
+            assert (await turns[first]).stop_reason == "end_turn"
+            assert "".join(client.said[first]) == "still here"
+            client.released[second].set()
+            with contextlib.suppress(acp_v1.ConnectionClosed):
+                await turns[second]
+        assert a_process.wait(30) == 0

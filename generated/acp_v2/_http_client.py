@@ -134,6 +134,8 @@ class HttpClientTransport:
         costs less than waiting in httpcore's pool queue (64 POSTs in flight made ~930
         requests/s here, 10 ~1,430/s)."""
         self._closed = False
+        self._shut = asyncio.Event()
+        """Set once the transport's end is complete: its tasks ended, `DELETE` sent, httpx closed."""
         self._ended = False
         self._tasks: set[asyncio.Task[None]] = set()
         self._sessions: dict[str, asyncio.Future[None]] = {}
@@ -170,8 +172,11 @@ class HttpClientTransport:
         await self._post(_rt.parse_json(message), message)
 
     async def close(self) -> None:
-        """Send `DELETE` for the connection and stop its streams."""
+        """Send `DELETE` for the connection and stop its streams; once the transport has begun to
+        end (a stream's failure ends it too), wait until that is done: no task of it outlives
+        `close()`."""
         if self._closed:
+            await self._shut.wait()
             return
         await self._shutdown(delete=True)
 
@@ -376,19 +381,22 @@ class HttpClientTransport:
 
     async def _shutdown(self, *, delete: bool) -> None:
         self._closed = True
-        current = asyncio.current_task()
-        tasks = [task for task in self._tasks if task is not current]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        if delete and self.connection_id is not None:
-            with contextlib.suppress(httpx.HTTPError):
-                await self._http.delete(self.url, headers={CONNECTION_ID_HEADER: self.connection_id})
-        if self._owns_client:
-            await self._http.aclose()
-        while self._inbox.full():  # the end must get through: a reader this far behind loses the oldest
-            self._inbox.get_nowait()
-        self._inbox.put_nowait(None)
+        try:
+            current = asyncio.current_task()
+            tasks = [task for task in self._tasks if task is not current]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            if delete and self.connection_id is not None:
+                with contextlib.suppress(httpx.HTTPError):
+                    await self._http.delete(self.url, headers={CONNECTION_ID_HEADER: self.connection_id})
+            if self._owns_client:
+                await self._http.aclose()
+        finally:
+            while self._inbox.full():  # the end must get through: a reader this far behind loses the oldest
+                self._inbox.get_nowait()
+            self._inbox.put_nowait(None)
+            self._shut.set()
 
     def _spawn(self, work: Any, name: str | None = None) -> None:
         task: asyncio.Task[None] = asyncio.get_running_loop().create_task(work, name=name)

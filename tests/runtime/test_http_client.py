@@ -236,3 +236,30 @@ async def test_the_transports_share_one_tls_context_made_once():
     finally:
         await first.close()
         await second.close()
+
+
+async def test_close_while_a_failure_ends_the_transport_returns_once_that_end_is_done():
+    """The connection's stream ends (the server drained it): the transport ends itself, sending
+    `DELETE`. A `close()` meanwhile waits for that end instead of returning at once with the
+    stream's task still running (it outlived the connection)."""
+    server = Server()
+    deleting, answer_delete = asyncio.Event(), asyncio.Event()
+    handle = server.handle
+
+    async def slow_delete(request: httpx.Request) -> httpx.Response:
+        if request.method == "DELETE":
+            deleting.set()
+            await answer_delete.wait()
+        return await handle(request)
+
+    server.handle = slow_delete  # type: ignore[method-assign]
+    transport = await connected(server)
+    server.end(None)
+    await asyncio.wait_for(deleting.wait(), TIMEOUT)
+    closing = asyncio.ensure_future(transport.close())
+    await asyncio.sleep(0.05)
+    assert not closing.done()  # the DELETE of the failure is still on its way
+    answer_delete.set()
+    await asyncio.wait_for(closing, TIMEOUT)
+    assert [method for method, _, _ in server.requests].count("DELETE") == 1
+    assert await transport.receive() is None
