@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "generated"))
 
 import acp_v2 as acp  # noqa: E402
-from acp_v2 import _http_client  # noqa: E402
+from acp_runtime import _http_client  # noqa: E402
 
 CONNECTIONS = int(os.environ.get("CONNECTIONS", "40"))
 PASSES = int(os.environ.get("PASSES", "5"))
