@@ -219,7 +219,6 @@ def base_context(
         ),
         builders=any(not obj.base for obj in objects),
         rpc=rpc,
-        rpc_exported=sorted(RPC_NAMES, key=sort_key),
         rpc_imported=sorted(RPC_NAMES, key=import_sort_key),
         connection_exported=list(connection),
         connection_imported=sorted(connection, key=import_sort_key),
@@ -337,6 +336,9 @@ def codec_units(env: jinja2.Environment, queries: Queries, context: PackageConte
     return [str(codec_module.head()), *body]
 
 
+# The static module of the JSON-RPC functions, copied in as rpc.py over the schema's routes and
+# message classes, which templates/routes.py.jinja renders into _routes.py.
+RPC_MODULE = "rpc.py"
 # The static module of MCP over ACP, copied in as mcp.py: a package whose schema has every name it
 # imports from `.models` (the typed `mcp/message` messages) gets MCP over ACP.
 MCP_MODULE = "mcp.py"
@@ -396,8 +398,9 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         )
     if context.rpc:
         files["_jsonrpc.py"] = static_units(env, "_jsonrpc.py", base)
-        template = env.get_template("rpc.py.jinja")
-        files["rpc.py"] = split_units(template.render(variables(context, upserts, rpc_context(module))))
+        template = env.get_template("routes.py.jinja")
+        files["_routes.py"] = split_units(template.render(variables(context, upserts, rpc_context(module))))
+        files[RPC_MODULE] = static_units(env, RPC_MODULE, base, static.source(RPC_MODULE))
     if context.connection_exported:
         files["_connection.py"] = static_units(env, "_connection.py", base)
         files["_router.py"] = static_units(env, "_router.py", base)
@@ -446,6 +449,7 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
     imported_by_others = (
         "_runtime",
         "_jsonrpc",
+        "_routes",
         "_connection",
         "_router",
         "_observe",

@@ -46,6 +46,7 @@ def test_imports_in_a_clean_interpreter_with_no_third_party_packages():
         "acp_v2._memory",
         "acp_v2._observe",
         "acp_v2._router",
+        "acp_v2._routes",
         "acp_v2._runtime",
         "acp_v2._session",
         "acp_v2._stop_reasons",
