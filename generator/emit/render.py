@@ -268,14 +268,13 @@ def _macros(env: jinja2.Environment, name: str) -> Any:
 
 def model_units(env: jinja2.Environment, context: PackageContext, base: dict[str, Any]) -> list[str]:
     """models.py as top-level units: enums and classes in schema order, then aliases and
-    unions in definition order, then `decode` and `encode`."""
+    unions in definition order (`decode` and `encode` are imported from `_decode`)."""
     objects, enums, unions, aliases = (_macros(env, name) for name in ("object", "enum", "union", "alias"))
     built = [o.name for o in context.objects if not o.base]
     builder_imports = sorted(
         [naming.builder_name(name) for name in built] + [naming.builder_typevar_name(name) for name in built],
         key=import_sort_key,
     )
-    models: Any = env.get_template("models.py.jinja").make_module({**base, "builder_imports": builder_imports})
     units = [
         enums.enum_class(t) if isinstance(t, EnumType) else objects.object_class(t)
         for t in context.module.types
@@ -285,11 +284,15 @@ def model_units(env: jinja2.Environment, context: PackageContext, base: dict[str
         aliases.alias_definition(t) if isinstance(t, Alias) else unions.union_alias(t)
         for t in context.aliases_and_unions
     ]
-    units.append(models.tail())
     body = [str(unit) for unit in units]
     # the head imports what the rest uses: a module of its own, made once the rest is rendered
     with_imports: Any = env.get_template("models.py.jinja").make_module(
-        {**base, "builder_imports": builder_imports, **_standard_imports(body)}
+        {
+            **base,
+            "builder_imports": builder_imports,
+            "uses_runtime_module": bool(names_in_code(body, ["_rt"])),
+            **_standard_imports(body),
+        }
     )
     return [str(with_imports.head()), *body]
 
@@ -336,6 +339,8 @@ def codec_units(env: jinja2.Environment, queries: Queries, context: PackageConte
     return [str(codec_module.head()), *body]
 
 
+# The static module of `decode` and `encode`, which models.py re-exports.
+DECODE_MODULE = "_decode.py"
 # The static module of the JSON-RPC functions, copied in as rpc.py over the schema's routes and
 # message classes, which templates/routes.py.jinja renders into _routes.py.
 RPC_MODULE = "rpc.py"
@@ -383,6 +388,7 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
     base = variables(context, upserts)
     files = {
         "_runtime.py": static_units(env, "_runtime.py", base),
+        DECODE_MODULE: static_units(env, DECODE_MODULE, base, static.source(DECODE_MODULE)),
         "models.py": model_units(env, context, base),
         "_codec.py": codec_units(env, queries, context, base),
         "py.typed": [],
@@ -448,6 +454,7 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
     lazy_modules = [name.removesuffix(".py") for name in sorted(files) if name.endswith(".py")]
     imported_by_others = (
         "_runtime",
+        "_decode",
         "_jsonrpc",
         "_routes",
         "_connection",
