@@ -12,7 +12,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from . import _codec, _jsonrpc
-from ._jsonrpc import NotificationRoute, RequestRoute
+from ._jsonrpc import Notification, NotificationRoute, RequestRoute
 from ._runtime import UNDEFINED, Undefined
 from .models import (
     ArchiveSessionRequest,
@@ -544,15 +544,6 @@ class Request:
     """A JSON-RPC request; `params` is typed (raw JSON for `_` extension methods)."""
 
     id: RequestId
-    method: str
-    params: Any = UNDEFINED
-    unknown_properties: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(slots=True, kw_only=True)
-class Notification:
-    """A JSON-RPC notification; `params` is typed (raw JSON for `_` extension methods)."""
-
     method: str
     params: Any = UNDEFINED
     unknown_properties: dict[str, Any] = field(default_factory=dict)

@@ -14,8 +14,8 @@ from typing import Any, TypeAlias
 
 from . import _jsonrpc
 from . import _runtime as _rt
-from ._jsonrpc import MethodNotFound, NotificationRoute, RequestRoute
-from ._routes import _ENVELOPES, NOTIFICATIONS, REQUESTS, Methods, Notification, Request, Response
+from ._jsonrpc import MethodNotFound, Notification, NotificationRoute, RequestRoute
+from ._routes import _ENVELOPES, NOTIFICATIONS, REQUESTS, Methods, Request, Response
 from ._routes import SHARED_SIDES as SHARED_SIDES  # `side=` lookups include these sides' methods
 
 __all__ = [
