@@ -579,6 +579,29 @@ def decode_by(
     return run_decoder(decoder, data, strict, on_salvage)
 
 
+def lazy_attribute(
+    package: str, namespace: dict[str, Any], name: str, modules: frozenset[str], defined_in: dict[str, str]
+) -> Any:
+    """A package's `__getattr__(name)`: one of its `modules` imported on first use, or a public
+    name one of them defines (`defined_in`: name → module), imported then and kept in
+    `namespace` (the package's globals) so that the next access finds it there."""
+    if name in modules:
+        return importlib.import_module(f".{name}", package)
+    if name not in defined_in:
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{defined_in[name]}", package), name)
+    namespace[name] = value
+    return value
+
+
+def merge_upsert(mergers: dict[type, Callable[[Any, Any], Any]], stored: Any, patch: Any) -> Any:
+    """`upserts.merge` over a package's mergers (upsert type → its merge function)."""
+    merger = mergers.get(type(patch))
+    if merger is None:
+        raise TypeError(f"{type(patch).__name__} is not an upsert type")
+    return merger(stored, patch)
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
