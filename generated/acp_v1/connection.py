@@ -41,7 +41,6 @@ from ._cookies import AffinityCookies
 from ._memory import MemoryTransport, memory_transports
 from ._observe import LoggingObserver, WireEvent, WireObserver, opentelemetry_observer
 from ._router import ProtocolVersionMismatch
-from ._routes import _ENVELOPES
 from ._runtime import UNDEFINED
 from .models import (
     ArchiveSessionRequest,
@@ -116,7 +115,7 @@ from .models import (
     WriteTextFileRequest,
     WriteTextFileResponse,
 )
-from .rpc import Methods, Notification, Request, Response, encode_message
+from .rpc import _ENVELOPES, Methods, Notification, Request, Response, encode_message
 
 if TYPE_CHECKING:
     from .helpers import AgentSession, SessionHistory

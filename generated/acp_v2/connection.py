@@ -41,7 +41,6 @@ from ._cookies import AffinityCookies
 from ._memory import MemoryTransport, memory_transports
 from ._observe import LoggingObserver, WireEvent, WireObserver, opentelemetry_observer
 from ._router import ProtocolVersionMismatch
-from ._routes import _ENVELOPES
 from ._runtime import UNDEFINED, MaybeUndefined
 from .models import (
     ArchiveSessionRequest,
@@ -106,7 +105,7 @@ from .models import (
     UnsupportedProtocolVersionErrorData,
     UpdateSessionNotification,
 )
-from .rpc import Methods, Notification, Request, Response, encode_message
+from .rpc import _ENVELOPES, Methods, Notification, Request, Response, encode_message
 
 if TYPE_CHECKING:
     from .helpers import AgentSession, SessionHistory

@@ -5,18 +5,32 @@ or `Response` with typed params; responses carry no method, so their result stay
 raw until `decode_result` (or `PendingRequests`) types it. Methods starting with `_`
 are extensions: their params are kept as raw JSON.
 
-Written against the names of its package's `_routes` (the message classes, the method names
-and the route tables of the schema), which generation renders."""
+Written against the names of its package's `_routes` (the method names and route tables of the
+schema, the types of a request's id and of an error object and their decoders), which generation
+renders."""
 
 from __future__ import annotations
 
-from typing import Any, TypeAlias
+from dataclasses import dataclass, field
+from typing import Any, Final, TypeAlias
 
 from . import _jsonrpc
 from . import _runtime as _rt
 from ._jsonrpc import MethodNotFound, Notification, NotificationRoute, RequestRoute
-from ._routes import _ENVELOPES, NOTIFICATIONS, REQUESTS, Methods, Request, Response
+from ._routes import (
+    _BATCHES,
+    _DECODE_ERROR,
+    _DECODE_ID,
+    _NOTIFICATION_LOOKUP,
+    _REQUEST_LOOKUP,
+    NOTIFICATIONS,
+    REQUESTS,
+    Methods,
+    _Error,
+    _RequestId,
+)
 from ._routes import SHARED_SIDES as SHARED_SIDES  # `side=` lookups include these sides' methods
+from ._runtime import UNDEFINED, Undefined
 
 __all__ = [
     "NOTIFICATIONS",
@@ -35,7 +49,42 @@ __all__ = [
     "encode_message",
 ]
 
+
+@dataclass(slots=True, kw_only=True)
+class Request:
+    """A JSON-RPC request; `params` is typed (raw JSON for `_` extension methods)."""
+
+    id: _RequestId
+    method: str
+    params: Any = UNDEFINED
+    unknown_properties: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True, kw_only=True)
+class Response:
+    """A JSON-RPC response: a `result` (raw until typed by `decode_result`) or an `error`.
+
+    `id` is None only in an error response to a request whose id could not be read."""
+
+    id: _RequestId | None
+    result: Any = UNDEFINED
+    error: _Error | Undefined = UNDEFINED
+    unknown_properties: dict[str, Any] = field(default_factory=dict)
+
+
 Message: TypeAlias = Request | Notification | Response
+
+
+_ENVELOPES: Final = _jsonrpc.Envelopes(
+    request=Request,
+    notification=Notification,
+    response=Response,
+    request_lookup=_REQUEST_LOOKUP,
+    notification_lookup=_NOTIFICATION_LOOKUP,
+    decode_id=_DECODE_ID,
+    decode_error=_DECODE_ERROR,
+    batches=_BATCHES,
+)
 
 
 def decode_message(
