@@ -26,7 +26,7 @@ from generator.emit.contexts import (
 )
 from generator.emit.exprs import expressions, helper_name
 from generator.emit.helpers import helper_names, helpers_context
-from generator.emit.imports import check_imports, exported_names, imported_names
+from generator.emit.imports import check_imports, imported_names
 from generator.emit.layout import annotation_operands, bracket_layout
 from generator.emit.literals import comment_safe, docstring, json_literal, python_literal, string_block
 from generator.emit.peers import TRANSPORTS_MODULE, connection_context, connection_names, transport_names
@@ -439,7 +439,7 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
             files["_proxy.py"] = static_units(env, "_proxy.py", base)
             files["proxy.py"] = proxy_units(env, module, queries, base)
             serving = static.source(SERVE_PROXY_MODULE)
-            proxy_names = exported_names("\n\n".join(files["proxy.py"]))
+            proxy_names = static.exported_names("\n\n".join(files["proxy.py"]))
             for imported, names in (("connection", context.connection_exported), ("proxy", proxy_names)):
                 check_imports(f"generator/static/{SERVE_PROXY_MODULE}", serving, names, module.schema_path, imported)
             files[SERVE_PROXY_MODULE] = static_units(env, SERVE_PROXY_MODULE, base, serving)
