@@ -50,7 +50,7 @@ lint-mypy: $(STAMP)
 
 lint-mypy-generated: $(STAMP)
 	cd generated && MYPYPATH=../examples ../$(PY) -m mypy --strict --cache-dir ../.cache/mypy-generated \
-		acp_v2 acp_v1 ../examples/*.py ../interop/ws_echo_agent.py ../tests/support/quiet_agent.py \
+		acp_v2 acp_v1 acp_runtime ../examples/*.py ../interop/ws_echo_agent.py ../tests/support/quiet_agent.py \
 		../tests/support/hostile_agent.py
 
 # The documentation site (mkdocs.yml): the guides in docs/ and the generated package's API reference;

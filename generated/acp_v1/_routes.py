@@ -10,8 +10,9 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final, TypeAlias
 
+from acp_runtime._jsonrpc import NotificationRoute, RequestRoute
+
 from . import _codec
-from ._jsonrpc import NotificationRoute, RequestRoute
 from .models import (
     ArchiveSessionRequest,
     ArchiveSessionResponse,

@@ -15,9 +15,10 @@ from collections.abc import Iterable
 from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
 
+from acp_runtime._runtime import UNDEFINED, MaybeUndefined, Model, Undefined
+
 from ._decode import decode as decode
 from ._decode import encode as encode
-from ._runtime import UNDEFINED, MaybeUndefined, Model, Undefined
 
 if TYPE_CHECKING:
     from ._builders import (

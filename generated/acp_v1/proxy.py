@@ -25,8 +25,9 @@ successor's."""
 
 from __future__ import annotations
 
-from . import _proxy
-from ._proxy import ProxyLink
+from acp_runtime import _proxy
+from acp_runtime._proxy import ProxyLink
+
 from ._serve_proxy import run_proxy, serve_proxy
 from .connection import Agent, AgentSideConnection, Client, ClientSideConnection
 from .models import (

@@ -17,8 +17,9 @@ are imported on first use.
 
 from typing import TYPE_CHECKING, Any
 
-from . import _runtime as _rt
-from ._runtime import UNDEFINED, DecodeError, MaybeUndefined, Model, Salvage, Undefined
+from acp_runtime import _runtime as _rt
+from acp_runtime._runtime import UNDEFINED, DecodeError, MaybeUndefined, Model, Salvage, Undefined
+
 from .models import (
     AbsolutePath,
     AgentAuthCapabilities,

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any, TypeVar, overload
 
-from . import _runtime as _rt
-from ._runtime import Model
+from acp_runtime import _runtime as _rt
+from acp_runtime._runtime import Model
 
 _M = TypeVar("_M", bound=Model)
 
@@ -32,7 +32,7 @@ def decode(type_or_name: Any, data: Any, *, strict: bool = False, on_salvage: _r
     Raises `DecodeError` on anything the schema does not allow; in lenient mode
     (the default) values the schema's `x-deserialize-*` hints allow to salvage
     are replaced or skipped, reported to `on_salvage` and the `logging` module."""
-    return _rt.codec().decode(type_or_name, data, strict, on_salvage)
+    return _rt.codec(__name__.rpartition(".")[0]).decode(type_or_name, data, strict, on_salvage)
 
 
 def encode(value: Any) -> Any:

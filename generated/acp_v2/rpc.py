@@ -17,9 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeAlias
 
-from . import _jsonrpc
-from . import _runtime as _rt
-from ._jsonrpc import MethodNotFound, Notification, NotificationRoute, RequestRoute
+from acp_runtime import _jsonrpc
+from acp_runtime import _runtime as _rt
+from acp_runtime._jsonrpc import MethodNotFound, Notification, NotificationRoute, RequestRoute
+from acp_runtime._runtime import UNDEFINED, Undefined
+
 from ._routes import (
     _BATCHES,
     _DECODE_ERROR,
@@ -33,7 +35,6 @@ from ._routes import (
     _RequestId,
 )
 from ._routes import SHARED_SIDES as SHARED_SIDES  # `side=` lookups include these sides' methods
-from ._runtime import UNDEFINED, Undefined
 
 __all__ = [
     "NOTIFICATIONS",

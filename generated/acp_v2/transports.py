@@ -27,8 +27,8 @@ import os
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import _router
-from ._connection import (
+from acp_runtime import _router
+from acp_runtime._connection import (
     DEFAULT_OPTIONS,
     ConnectionOptions,
     Stderr,
@@ -37,14 +37,15 @@ from ._connection import (
     spawn_process,
     stdio_streams,
 )
-from ._cookies import AffinityCookies
-from ._memory import memory_transports
-from ._router import Routable
+from acp_runtime._cookies import AffinityCookies
+from acp_runtime._memory import memory_transports
+from acp_runtime._router import Routable
+
 from .connection import Agent, AgentSideConnection, Client, ClientSideConnection
 
 if TYPE_CHECKING:
-    from ._http_server import AcpHttpApp
-    from ._websocket import Authorize, WebSocketServer
+    from acp_runtime._http_server import AcpHttpApp
+    from acp_runtime._websocket import Authorize, WebSocketServer
 
 __all__ = [
     "connect_http",
@@ -198,7 +199,7 @@ def open_websocket(
     `connect_negotiated`, which picks the connection of the version the agent answers. The
     options are `connect_websocket`'s (of `options`, the transport reads `limits`); the
     WebSocket is closed on exit."""
-    from . import _websocket
+    from acp_runtime import _websocket
 
     limits = ConnectionOptions.checked(options).limits
     return _websocket.open_websocket(
@@ -226,7 +227,7 @@ async def serve_websocket(
     closes the socket (1009); a client that reads nothing for `options.limits.max_output_stall`
     seconds while its agent writes is dropped. Each connection takes `options`, as `serve_agent`
     says. Needs the `websocket` extra (the `websockets` library)."""
-    from . import _websocket
+    from acp_runtime import _websocket
 
     options = ConnectionOptions.checked(options)
 
@@ -281,7 +282,7 @@ def open_http(
     `connect_negotiated`, which picks the connection of the version the agent answers. The
     options are `connect_http`'s (of `options`, the transport reads `limits`); on exit the
     connection is ended with `DELETE`."""
-    from . import _http_client
+    from acp_runtime import _http_client
 
     limits = ConnectionOptions.checked(options).limits
     return _http_client.open_http(url, headers=headers, max_message_bytes=limits.max_message_bytes, cookies=cookies)
@@ -311,7 +312,7 @@ def http_app(
     `max_buffered_session_streams` sessions no client receives ends the connection, as the
     TypeScript SDK's `ConnectionLimits` have it.
     Needs nothing beyond the standard library (the ASGI server aside)."""
-    from . import _http_server
+    from acp_runtime import _http_server
 
     options = ConnectionOptions.checked(options)
     limits = options.limits

@@ -29,7 +29,7 @@ def decode(type_or_name: Any, data: Any, *, strict: bool = False, on_salvage: _r
     Raises `DecodeError` on anything the schema does not allow; in lenient mode
     (the default) values the schema's `x-deserialize-*` hints allow to salvage
     are replaced or skipped, reported to `on_salvage` and the `logging` module."""
-    return _rt.codec().decode(type_or_name, data, strict, on_salvage)
+    return _rt.codec(__name__.rpartition(".")[0]).decode(type_or_name, data, strict, on_salvage)
 
 
 def encode(value: Any) -> Any:
