@@ -36,21 +36,6 @@ def check_imports(name: str, source: str, defined: Collection[str], schema_path:
         )
 
 
-def exported_names(source: str) -> tuple[str, ...]:
-    """The names the module `source` lists in its `__all__` (a list or tuple of strings), in
-    the order written; () without one."""
-    for node in ast.parse(source).body:
-        if (
-            isinstance(node, ast.Assign)
-            and any(isinstance(target, ast.Name) and target.id == "__all__" for target in node.targets)
-            and isinstance(node.value, ast.List | ast.Tuple)
-        ):
-            return tuple(
-                item.value for item in node.value.elts if isinstance(item, ast.Constant) and isinstance(item.value, str)
-            )
-    return ()
-
-
 def relative_modules(source: str) -> frozenset[str]:
     """The modules of its own package that `source` imports (`from .x import A`, `from . import x`,
     `from .x.y import A` gives `x`), wherever the import stands: in a function or under

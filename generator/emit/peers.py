@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from generator import static
 from generator.emit.contexts import PEER_SIDES, SHARED_SIDE, import_sort_key, rpc_code_enum, sort_key
 from generator.emit.exprs import children
-from generator.emit.imports import exported_names
 from generator.emit.pytypes import Queries
 from generator.errors import GenerationError
 from generator.ir import naming
@@ -309,7 +308,7 @@ def transport_modules(module: Module) -> dict[str, tuple[str, ...]]:
     if not has_connection(module):
         return {}
     return {
-        name: exported_names(static.source(name))
+        name: static.exported_names(static.source(name))
         for name, extra in TRANSPORT_MODULES.items()
         if extra is None or extra in module.extras
     }
@@ -328,7 +327,7 @@ def connection_names(module: Module) -> tuple[str, ...]:
     the package goes without use."""
     if not has_connection(module):
         return ()
-    transports = {name for source in TRANSPORT_MODULES for name in exported_names(static.source(source))}
+    transports = {name for source in TRANSPORT_MODULES for name in static.exported_names(static.source(source))}
     names = [name for name in naming.CONNECTION_NAMES if name not in transports and _carried(name, module.extras)]
     return tuple(sorted(names, key=sort_key))
 
@@ -348,7 +347,7 @@ def left_out_names(module: Module) -> dict[str, str]:
         name: extra
         for source, extra in TRANSPORT_MODULES.items()
         if extra is not None and extra not in module.extras
-        for name in exported_names(static.source(source))
+        for name in static.exported_names(static.source(source))
     }
     left_out |= {
         name: " or ".join(extras)
