@@ -7,11 +7,18 @@ answers with the result as an agent message and ends the turn with an idle state
 Anything else is answered with how to ask.
 
     PYTHONPATH=generated python examples/mcp_client.py python examples/mcp_agent.py
+    PYTHONPATH=generated python examples/mcp_agent.py --listen 127.0.0.1:8765
 
-Needs the `mcp` extra (the official MCP SDK)."""
+`--listen HOST:PORT` serves it over Streamable HTTP and WebSocket instead, at
+`http://HOST:PORT/acp` and `ws://HOST:PORT/acp` (`acp.http_app` under uvicorn, as
+`echo_agent.py --listen` does: it prints both URLs once it listens and drains on SIGINT or
+SIGTERM; the `mcp/message` requests then travel to each client on its connection's stream).
+
+Needs the `mcp` extra (the official MCP SDK), and `uvicorn` for `--listen`."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import itertools
 import json
@@ -19,6 +26,7 @@ import logging
 
 import acp_v2 as acp
 from acp_v2.mcp import McpCaller
+from echo_agent import address, listen, loopback
 
 
 class McpAgent(acp.Agent):
@@ -81,8 +89,19 @@ class McpAgent(acp.Agent):
 
 
 def main() -> None:
-    logging.basicConfig(level=logging.INFO)  # stderr: stdout carries only protocol lines
-    asyncio.run(acp.run_agent(McpAgent()))
+    parser = argparse.ArgumentParser(description="A v2 agent that calls the MCP tools its client offers over ACP.")
+    parser.add_argument(
+        "--listen", type=address, metavar="HOST:PORT", help="serve http://HOST:PORT/acp and ws://HOST:PORT/acp"
+    )
+    arguments = parser.parse_args()
+    if arguments.listen is not None and not loopback(arguments.listen[0]):
+        parser.error(f"--listen {arguments.listen[0]}: not a loopback address, and this agent has no authorization")
+    logging.basicConfig(level=logging.INFO)  # stderr: over stdio, stdout carries only protocol lines
+    if arguments.listen is None:
+        asyncio.run(acp.run_agent(McpAgent()))
+    else:
+        host, port = arguments.listen
+        asyncio.run(listen(host, port, app=acp.http_app(McpAgent)))
 
 
 if __name__ == "__main__":

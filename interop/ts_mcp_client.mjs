@@ -2,13 +2,24 @@
 // named `calc` (a tool `add(a, b)`) to its agent over ACP with the SDK's `McpOverAcpProvider`:
 // starts the agent given on the command line, declares calc in `session/new`, prompts `add 2 3`
 // and prints, as one JSON line, the agent's messages, the turn's stop reason and what calc saw.
+// `ts_mcp_client.mjs --url http://HOST:PORT/acp` connects to a running agent over Streamable HTTP
+// instead (the SDK's `createHttpStream`), `--url ws://HOST:PORT/acp` over WebSocket
+// (`createWebSocketStream`, with the `ws` package: Node 20 has no global WebSocket).
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import { client, ndJsonStream } from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import { McpOverAcpProvider } from "@agentclientprotocol/sdk/experimental/v2/unstable";
+import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
+import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
 
 const [command, ...args] = process.argv.slice(2);
-const child = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
+const url = command === "--url" ? args[0] : undefined;
+const child = url ? undefined : spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
+const stream = url?.startsWith("http")
+  ? createHttpStream(url)
+  : url
+  ? createWebSocketStream(url, { WebSocket: (await import("ws")).WebSocket })
+  : ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
 const provider = new McpOverAcpProvider();
 const messages = {}; // message id -> text
 const calls = []; // the inner requests calc saw: method and protocol version
@@ -38,7 +49,7 @@ const report = await client()
     }
     if (update.sessionUpdate === "state_update" && update.state === "idle") idle(update.stopReason);
   })
-  .connectWith(ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)), async (agent) => {
+  .connectWith(stream, async (agent) => {
     const init = await agent.request("initialize", { protocolVersion: 2, info: { name: "ts-mcp-client", version: "1.0" } });
     const registration = provider.registerServer(agent, { name: "calc", handler: calc });
     const session = await agent.request("session/new", { cwd: process.cwd(), mcpServers: [registration.declaration] });
@@ -47,4 +58,8 @@ const report = await client()
     return { agent: init.info?.name, mcpAcp: init.capabilities?.session?.mcp?.acp !== undefined, messages: Object.values(messages), stopReason, calls };
   });
 console.log(JSON.stringify(report));
-child.stdin.end();
+if (child) {
+  child.stdin.end();
+} else {
+  process.exit(0); // connectWith closed the stream (over HTTP: DELETE); keep-alive sockets would hold the process
+}

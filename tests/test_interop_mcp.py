@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from tests.test_examples import ENV, EXAMPLES
+from tests.test_examples import ENV, EXAMPLES, listening_echo_agent
 from tests.test_interop import INTEROP, ROOT, listening, node  # noqa: F401 (node: the fixture)
 
 
@@ -23,12 +23,26 @@ def test_the_mcp_agent_calls_a_typescript_clients_mcp_server_over_acp(node):  # 
     command = [node, str(INTEROP / "ts_mcp_client.mjs"), sys.executable, str(EXAMPLES / "mcp_agent.py")]
     result = subprocess.run(command, cwd=ROOT, env={**os.environ, **ENV}, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    report = json.loads(result.stdout)
+    check_typescript_mcp_client_report(json.loads(result.stdout))
+
+
+def check_typescript_mcp_client_report(report: dict) -> None:
     assert report["agent"] == "mcp-agent" and report["mcpAcp"] is True  # it advertises session.mcp.acp
     assert report["messages"] == ["2 + 3 = 5"] and report["stopReason"] == "end_turn"
     # the mcp client validates the tool's result against the tool's listing, which it fetches
     assert {call["method"] for call in report["calls"]} == {"tools/call", "tools/list"}
     assert {call["protocolVersion"] for call in report["calls"]} == {"2026-07-28"}
+
+
+@pytest.mark.parametrize("scheme", ["http", "ws"])
+def test_the_listening_mcp_agent_calls_a_typescript_clients_mcp_server_over_http_and_websocket(node, scheme):  # noqa: F811
+    """`mcp_agent.py --listen`: its `mcp/message` requests reach the SDK's `createHttpStream`
+    client on the connection's event stream, and its `createWebSocketStream` client as frames."""
+    with listening_echo_agent("mcp_agent.py") as (urls, _):
+        command = [node, str(INTEROP / "ts_mcp_client.mjs"), "--url", urls[scheme]]
+        result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    check_typescript_mcp_client_report(json.loads(result.stdout))
 
 
 def test_a_typescript_agent_calls_the_mcp_clients_mcp_server_over_acp(node):  # noqa: F811
