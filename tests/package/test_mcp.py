@@ -213,6 +213,60 @@ async def test_params_longer_than_a_peer_reads_are_refused_before_sending_and_th
         assert (await client.call_tool("add", {"a": 1, "b": 2})).structured_content == {"result": 3.0}
 
 
+LIMIT = 64 * 1024  # max_message_bytes of both connections in the tests of sizes below
+
+repeater = MCPServer("repeater")
+
+
+@repeater.tool()
+def repeat(text: str, times: int) -> str:
+    """`text`, `times` times."""
+    return text * times
+
+
+@asynccontextmanager
+async def limited() -> AsyncIterator[tuple[Any, Any, Any]]:
+    """A consumer and a provider whose connections read messages of at most LIMIT bytes: the
+    agent's caller, its connection and repeater's `session/new` entry."""
+    agent = Consumer()
+    options = acp.ConnectionOptions(limits=acp.ConnectionLimits(max_message_bytes=LIMIT))
+    async with acp_mcp.McpProvider() as provider:
+        server = await provider.serve(repeater, name="repeater")
+        async with acp.connect_pair(agent, Provider(provider), options=options) as (agent_conn, client_conn):
+            await client_conn.initialize(INIT)
+            yield agent.caller, agent_conn, server
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x" * (LIMIT - 200),  # the params fit the limit, the mcp/message request around them does not
+        "\u20ac" * (LIMIT // 2),  # fewer characters than the limit, more UTF-8 bytes (3 each)
+    ],
+    ids=["envelope", "utf8"],
+)
+async def test_a_request_longer_than_the_connections_limit_is_refused_before_sending_however_it_is_long(text):
+    """What counts is the whole `mcp/message` line in bytes, as the peer reads it: the caller
+    takes its connection's `max_message_bytes` (the TypeScript SDK's default where not set)."""
+    async with limited() as (caller, _conn, server), caller.client(server, read_timeout_seconds=5) as client:
+        with pytest.raises(MCPError) as raised:  # sent, the peer would skip it: a timeout
+            await client.call_tool("repeat", {"text": text, "times": 1})
+        assert raised.value.error.code == -32600
+        assert (await client.call_tool("repeat", {"text": "ab", "times": 2})).structured_content == {"result": "abab"}
+        assert caller._routes == {}
+
+
+async def test_a_result_longer_than_the_connections_limit_is_an_inner_error_and_the_connection_goes_on():
+    """The provider does not send an answer its peer would skip (which would leave the caller
+    waiting for ever): it answers an inner MCP error (-32603) that says so."""
+    async with limited() as (caller, conn, server), caller.client(server, read_timeout_seconds=5) as client:
+        with pytest.raises(MCPError) as raised:
+            await client.call_tool("repeat", {"text": "x", "times": LIMIT})
+        assert raised.value.error.code == -32603 and f"{LIMIT} bytes" in raised.value.error.message
+        assert (await client.call_tool("repeat", {"text": "ab", "times": 2})).structured_content == {"result": "abab"}
+        assert caller._routes == {} and conn._waiting == {}
+
+
 async def test_calls_after_the_connection_or_the_provider_closed_are_errors():
     async with served() as (caller, conn, provider, server):
         await provider.aclose()
