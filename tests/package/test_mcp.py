@@ -18,7 +18,7 @@ import pytest
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
 
-from tests.support.helpers import ROOT, import_package
+from tests.support.helpers import ROOT, import_package, uvicorn_serving
 
 acp = import_package(ROOT / "generated", "acp_v2")
 acp_mcp = import_package(ROOT / "generated", "acp_v2.mcp")
@@ -197,11 +197,13 @@ async def test_a_provider_that_never_answers_times_the_call_out_and_leaves_no_ro
             await asyncio.Event().wait()
 
     agent = Consumer()
-    async with acp.connect_pair(agent, Silent()) as (_agent_conn, client_conn):
+    async with acp.connect_pair(agent, Silent()) as (agent_conn, client_conn):
         await client_conn.initialize(INIT)
         async with agent.caller.client("calc-id", read_timeout_seconds=0.3) as client:
-            with pytest.raises(MCPError):
-                await client.list_tools()
+            for _ in range(3):  # the client goes on: each call is withdrawn, none is left waiting
+                with pytest.raises(MCPError):
+                    await client.list_tools()
+                await settled(agent.caller._routes, agent_conn._waiting, client_conn._serving)
         assert agent.caller._routes == {}
 
 
@@ -211,6 +213,59 @@ async def test_params_longer_than_a_peer_reads_are_refused_before_sending_and_th
             await client.call_tool("add", {"a": 1, "b": 2, "padding": "x" * (33 * 1024 * 1024)})
         assert raised.value.error.code == -32600
         assert (await client.call_tool("add", {"a": 1, "b": 2})).structured_content == {"result": 3.0}
+
+
+async def settled(*tables: Any) -> None:
+    """Wait (bounded by the test's timeout) until every table is empty: what a withdrawn call
+    leaves behind goes as its tasks end, a step or two of the event loop later."""
+    while any(tables):
+        await asyncio.sleep(0.01)
+
+
+@pytest.mark.parametrize("scheme", ["http", "ws"])
+async def test_a_remote_provider_that_never_answers_or_leaves_fails_the_call_and_leaves_nothing(scheme):
+    """The agent behind `http_app` calls its client over Streamable HTTP or WebSocket: a call the
+    client never answers times out and is withdrawn (`$/cancel_request` ends the client's
+    handler); a call pending when the client leaves, and one made after, fail at once."""
+    agents: list[Any] = []
+    handlers: list[str] = []  # each call's state: "waiting", then "withdrawn" once cancelled
+
+    class Silent(acp.Client):
+        async def mcp_message(self, params: Any) -> Any:
+            handlers.append("waiting")
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                handlers[handlers.index("waiting")] = "withdrawn"
+                raise
+
+    def agent() -> Any:
+        agents.append(Consumer())
+        return agents[-1]
+
+    connect = acp.connect_http if scheme == "http" else acp.connect_websocket
+    async with (
+        uvicorn_serving(acp.http_app(agent)) as url,
+        connect(Silent(), url.replace("http", scheme, 1)) as client_conn,
+    ):
+        await client_conn.initialize(INIT)
+        caller, agent_conn = agents[0].caller, agents[0].caller.conn
+        async with caller.client("calc-id", read_timeout_seconds=0.3) as client:
+            with pytest.raises(MCPError) as timed_out:
+                await client.list_tools()
+            assert timed_out.value.error.code == -32001  # the mcp client's timeout
+            await settled(caller._routes, agent_conn._waiting, client_conn._serving)
+            assert handlers == ["withdrawn"]
+            pending = asyncio.ensure_future(client.list_tools())
+            while len(handlers) < 2:
+                await asyncio.sleep(0.01)
+            await client_conn.close()
+            with pytest.raises(MCPError) as left:
+                await asyncio.wait_for(pending, 5)
+            assert "closed" in left.value.error.message
+            with pytest.raises(MCPError):
+                await asyncio.wait_for(client.list_tools(), 5)
+        assert caller._routes == {} and agent_conn._waiting == {}
 
 
 LIMIT = 64 * 1024  # max_message_bytes of both connections in the tests of sizes below
