@@ -4,7 +4,9 @@ It advertises ACP-transport MCP servers (`capabilities.session.mcp.acp`). On a p
 `add A B` it calls the tool `add` (`a`, `b`: JSON numbers) of the ACP-transport MCP server named
 `calc` it was given in `session/new`, through an ordinary `mcp` client (`acp_v2.mcp.McpCaller`),
 answers with the result as an agent message and ends the turn with an idle state update.
-Anything else is answered with how to ask.
+Anything else is answered with how to ask. `session/cancel` and `session/close` cancel the turn,
+which withdraws its MCP call (the `mcp/message` request: `$/cancel_request`); it ends
+`cancelled`, and a closed session's servers are forgotten.
 
     PYTHONPATH=generated python examples/mcp_client.py python examples/mcp_agent.py
     PYTHONPATH=generated python examples/mcp_agent.py --listen 127.0.0.1:8765
@@ -23,6 +25,7 @@ import asyncio
 import itertools
 import json
 import logging
+from typing import Literal
 
 import acp_v2 as acp
 from acp_v2.mcp import McpCaller
@@ -33,6 +36,8 @@ class McpAgent(acp.Agent):
     def __init__(self) -> None:
         self.ids = itertools.count(1)
         self.servers: dict[acp.SessionId, dict[str, acp.McpServerAcp]] = {}  # each session's ACP MCP servers by name
+        self.turns: dict[acp.SessionId, asyncio.Task[None]] = {}  # the latest turn of each session
+        self.stopping: set[asyncio.Task[None]] = set()  # turns cancelled by session/cancel or session/close
 
     def on_connect(self, conn: acp.AgentSideConnection) -> None:
         self.client = conn
@@ -59,20 +64,47 @@ class McpAgent(acp.Agent):
         if params.session_id not in self.servers:
             raise acp.RequestError.session_not_found(params.session_id)
         text = " ".join(block.text for block in params.prompt if isinstance(block, acp.ContentBlockText))
-        session = self.client.session(params.session_id)
-        self.client.start_task(self.turn(session, self.servers[params.session_id], text))
+        session, servers = self.client.session(params.session_id), self.servers[params.session_id]
+        # the connection owns the turn's task: it is cancelled and awaited when the connection ends
+        self.turns[params.session_id] = self.client.start_task(self.turn(session, servers, text))
         return acp.PromptResponse(message_id=await session.user_message(params.prompt))
 
+    async def session_cancel(self, params: acp.CancelSessionNotification) -> None:
+        self.stop(params.session_id)
+
+    async def session_close(self, params: acp.CloseSessionRequest) -> acp.CloseSessionResponse:
+        turn = self.stop(params.session_id)
+        if turn is not None:
+            await asyncio.wait([turn])  # its idle `cancelled` goes out before the answer
+        self.servers.pop(params.session_id, None)
+        self.turns.pop(params.session_id, None)
+        return acp.CloseSessionResponse()
+
+    def stop(self, session_id: acp.SessionId) -> asyncio.Task[None] | None:
+        """Cancel the session's running turn, if any: that turn."""
+        turn = self.turns.get(session_id)
+        if turn is None or turn.done():
+            return None
+        self.stopping.add(turn)
+        turn.cancel()
+        return turn
+
     async def turn(self, session: acp.AgentSession, servers: dict[str, acp.McpServerAcp], text: str) -> None:
-        await session.running()
+        reason: Literal["end_turn", "cancelled"] = "end_turn"
         try:
+            await session.running()
             try:
                 answer = await self.answer(servers, text)
             except Exception as error:  # an MCP error (MCPError), the client gone, ...
                 answer = f"calc failed: {error}"
             await session.say(answer)
+        except asyncio.CancelledError:  # the MCP call, if any, is withdrawn as the cancellation passes
+            if asyncio.current_task() not in self.stopping:
+                raise  # the connection is ending: nothing more can be sent
+            reason = "cancelled"
         finally:
-            await session.idle("end_turn")
+            self.stopping.discard(asyncio.current_task())
+        await session.idle(reason)
 
     async def answer(self, servers: dict[str, acp.McpServerAcp], text: str) -> str:
         match text.split():
