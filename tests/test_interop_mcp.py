@@ -12,6 +12,8 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -43,6 +45,49 @@ def test_the_listening_mcp_agent_calls_a_typescript_clients_mcp_server_over_http
         result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     check_typescript_mcp_client_report(json.loads(result.stdout))
+
+
+HOSTILE_AGENT = ROOT / "tests" / "support" / "mcp_hostile_agent.py"
+
+
+@contextmanager
+def hostile_agent(transport: str) -> Iterator[list[str]]:
+    """tests/support/mcp_hostile_agent.py, for ts_mcp_client.mjs: its command (stdio), or the
+    `--url` of it listening (`http`, `ws`)."""
+    if transport == "stdio":
+        yield [sys.executable, str(HOSTILE_AGENT)]
+        return
+    with listening_echo_agent(str(HOSTILE_AGENT)) as (urls, _):
+        yield ["--url", urls[transport]]
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http", "ws"])
+def test_hostile_mcp_calls_to_a_typescript_provider_get_errors_and_leave_nothing(node, transport):  # noqa: F811
+    """Our caller against the SDK's `McpOverAcpProvider`: an unknown server id is its outer
+    -33001; params longer than a peer reads are refused before sending (-32600); a call it never
+    answers times out (-32001) and is withdrawn, which aborts the provider's handler; then the
+    same mcp client adds, and the agent holds no route and no unanswered request."""
+    with hostile_agent(transport) as agent:
+        command = [node, str(INTEROP / "ts_mcp_client.mjs"), "--prompt", "hostile", *agent]
+        result = subprocess.run(
+            command, cwd=ROOT, env={**os.environ, **ENV}, capture_output=True, text=True, timeout=60
+        )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["stopReason"] == "end_turn"
+    assert json.loads(report["messages"][0]) == {
+        "unknownServer": {"code": -33001},
+        "hugeParams": {"code": -32600},
+        "neverAnswers": {"code": -32001},
+        "routes": 0,
+        "waiting": 0,
+        "afterwards": {"result": "5"},
+    }
+    assert [call["method"] for call in report["calls"] if call["method"] != "tools/list"] == [
+        "tools/call",  # wait
+        "cancelled",  # its abort signal: $/cancel_request reached the provider
+        "tools/call",  # add
+    ]
 
 
 def test_a_typescript_agent_calls_the_mcp_clients_mcp_server_over_acp(node):  # noqa: F811
