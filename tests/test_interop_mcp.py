@@ -8,17 +8,25 @@ The inner traffic is MCP 2026-07-28 on both sides, as the provider's record of i
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from typing import Any
 
 import pytest
+from mcp.server.mcpserver import MCPServer
 
-from tests.test_examples import ENV, EXAMPLES, listening_echo_agent
+from tests.support.helpers import import_package
+from tests.test_examples import ENV, EXAMPLES, INIT, listening_echo_agent, prompt
 from tests.test_interop import INTEROP, ROOT, listening, node  # noqa: F401 (node: the fixture)
+
+acp = import_package(ROOT / "generated", "acp_v2")
+acp_mcp = import_package(ROOT / "generated", "acp_v2.mcp")
 
 
 def test_the_mcp_agent_calls_a_typescript_clients_mcp_server_over_acp(node):  # noqa: F811
@@ -104,3 +112,80 @@ def test_a_listening_typescript_agent_calls_the_mcp_clients_mcp_server_over_http
         result = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["connected to ts-mcp-agent", "agent: 2 + 3 = 5.0"]
+
+
+class HostileCalcClient(acp.Client):
+    """A client serving `calc` (`add`, and `wait`, which answers only when cancelled) through
+    `McpProvider`: what the agent said, each turn's end, and each `wait` that was cancelled."""
+
+    def __init__(self, provider: Any) -> None:
+        self.provider = provider
+        self.said: list[str] = []
+        self.idle: asyncio.Queue[str] = asyncio.Queue()
+        self.waits_cancelled = 0
+        self.server = MCPServer("calc")
+
+        @self.server.tool()
+        def add(a: float, b: float) -> float:
+            return a + b
+
+        @self.server.tool()
+        async def wait() -> str:
+            try:
+                await asyncio.Event().wait()
+            finally:
+                self.waits_cancelled += 1
+            return "never"
+
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+
+    async def mcp_message(self, params: Any) -> Any:
+        return await self.provider.handle(params, self.conn)
+
+    async def session_update(self, params: Any) -> None:
+        match params.update:
+            case acp.SessionUpdateAgentMessageChunk(content=acp.ContentBlockText(text=text)):
+                self.said.append(text)
+            case acp.SessionUpdateStateUpdate(state=acp.StateUpdateIdle(stop_reason=reason)):
+                self.idle.put_nowait(reason.stop_reason)
+
+
+@asynccontextmanager
+async def typescript_mcp_agent(client: Any, node: str, transport: str) -> AsyncIterator[Any]:  # noqa: F811
+    """A connection of `client` to interop/ts_mcp_agent.mjs over `transport`."""
+    script = str(INTEROP / "ts_mcp_agent.mjs")
+    async with contextlib.AsyncExitStack() as stack:
+        if transport == "stdio":
+            conn, _ = await stack.enter_async_context(acp.spawn_agent_process(client, node, script, cwd=ROOT))
+        else:
+            url = stack.enter_context(listening([node, script, "--listen"])).replace("http", transport, 1)
+            connect = acp.connect_http if transport == "http" else acp.connect_websocket
+            conn = await stack.enter_async_context(connect(client, url))
+        yield conn
+
+
+@pytest.mark.async_timeout(60)
+@pytest.mark.parametrize("transport", ["stdio", "http", "ws"])
+async def test_hostile_mcp_calls_from_a_typescript_caller_get_errors_and_our_provider_keeps_nothing(node, transport):  # noqa: F811
+    """The SDK's `McpOverAcpCaller` against `McpProvider`: an unknown server id is our outer
+    -33001; a call it withdraws (its abort signal: `$/cancel_request`) cancels our tool and is
+    answered -32800; then it adds, and our provider holds no active request and our connection
+    no handler. (Params over the 32 MiB a peer reads are not in this scenario: the SDK's caller
+    sends them, our connection skips the line and answers -32600 without an id, which the caller
+    cannot match, and it waits for an answer to its withdrawal even after its abort signal.)"""
+    async with acp_mcp.McpProvider() as provider:
+        client = HostileCalcClient(provider)
+        calc = await provider.serve(client.server, name="calc")
+        async with typescript_mcp_agent(client, node, transport) as conn:
+            await conn.initialize(INIT)
+            session = await conn.session_new(acp.NewSessionRequest(cwd=str(ROOT), mcp_servers=[calc]))
+            await conn.session_prompt(prompt(session.session_id, "hostile"))
+            assert await client.idle.get() == "end_turn"
+            assert json.loads(client.said[-1]) == {
+                "unknownServer": {"code": -33001},
+                "neverAnswers": {"aborted": True},
+                "afterwards": {"result": "5.0"},
+            }
+            assert client.waits_cancelled == 1
+            assert provider._servers[calc.server_id].active == set() and conn._serving == {}

@@ -46,9 +46,9 @@ class HostileMcpAgent(mcp_agent.McpAgent):
         report: dict[str, Any] = {}
         async with self.mcp.client("no-such-server") as unknown:
             report["unknownServer"] = await outcome(unknown.list_tools())
-        async with self.mcp.client(servers["calc"], read_timeout_seconds=0.5) as calc:
-            report["hugeParams"] = await outcome(calc.call_tool("add", huge))
-            report["neverAnswers"] = await outcome(calc.call_tool("wait", {}))
+        async with self.mcp.client(servers["calc"], read_timeout_seconds=30) as calc:
+            report["hugeParams"] = await outcome(calc.call_tool("add", huge))  # measured: no hurry
+            report["neverAnswers"] = await outcome(calc.call_tool("wait", {}, read_timeout_seconds=0.5))
             for _ in range(500):  # the withdrawn call's task ends a few event-loop steps later
                 if not self.mcp._routes and not self.client._waiting:
                     break
