@@ -1,9 +1,32 @@
-"""MCP over ACP against the official TypeScript SDK 2.4.0, over stdio, both directions:
-- the SDK's `McpOverAcpProvider` (interop/ts_mcp_client.mjs serves `calc` to its agent) with
-  examples/mcp_agent.py, whose `mcp` client calls it through `acp_v2.mcp.McpCaller`;
-- the SDK's `McpOverAcpCaller` (interop/ts_mcp_agent.mjs) with examples/mcp_client.py, which
-  serves an `MCPServer` through `acp_v2.mcp.McpProvider`, over stdio and, behind the SDK's
-  `AcpServer` (`ts_mcp_agent.mjs --listen`), over Streamable HTTP and WebSocket.
+"""MCP over ACP against the official TypeScript SDK 2.4.0, live, both directions, over stdio,
+Streamable HTTP and WebSocket. The MCP server is always the client's (the provider), the caller
+always the agent; over HTTP and WebSocket the agent listens and its `mcp/message` requests reach
+the client on the connection's event stream or as frames.
+
+Each pair below runs over stdio, HTTP and WebSocket (12 runs, all in `make test`):
+- the SDK's `McpOverAcpProvider` (interop/ts_mcp_client.mjs serves `calc`) with our
+  `McpCaller` (examples/mcp_agent.py): `add 2 3`;
+- our `McpProvider` (examples/mcp_client.py serves an `MCPServer`) with the SDK's
+  `McpOverAcpCaller` (interop/ts_mcp_agent.mjs): `add 2 3`;
+- the SDK's provider with our caller, hostile (tests/support/mcp_hostile_agent.py);
+- our provider with the SDK's caller, hostile (ts_mcp_agent.mjs's prompt `hostile`).
+
+HTTP and WebSocket: `mcp_agent.py --listen` and `mcp_hostile_agent.py --listen` (`http_app`
+under uvicorn) with the SDK's `createHttpStream` and `createWebSocketStream`
+(`ts_mcp_client.mjs --url`); `ts_mcp_agent.mjs --listen` (the SDK's `AcpServer`) with
+`mcp_client.py --url` and `connect_http` / `connect_websocket`.
+
+Hostile traffic, each direction: an unknown server id is the provider's outer -33001; a call
+the provider never answers is withdrawn (`$/cancel_request`: the mcp client's read timeout, the
+SDK caller's abort signal) and the provider's handler is cancelled; params longer than a peer
+reads are refused by our caller before sending; then the same client calls again, and neither
+side holds a route, an unanswered request or an active handler. Left out: params over the limit
+sent by the SDK's caller (it has no such check; our connection skips the line and answers
+-32600 without an id, which the caller cannot match, and it waits for an answer even after its
+abort signal), and a call after the ACP session closed against the SDK (tests/test_examples.py
+runs it against examples/mcp_agent.py; the in-process and HTTP/WebSocket cases without the SDK
+are in tests/package/test_mcp.py).
+
 The inner traffic is MCP 2026-07-28 on both sides, as the provider's record of it shows."""
 
 from __future__ import annotations
