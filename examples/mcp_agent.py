@@ -6,7 +6,8 @@ It advertises ACP-transport MCP servers (`capabilities.session.mcp.acp`). On a p
 answers with the result as an agent message and ends the turn with an idle state update.
 Anything else is answered with how to ask. `session/cancel` and `session/close` cancel the turn,
 which withdraws its MCP call (the `mcp/message` request: `$/cancel_request`); it ends
-`cancelled`, and a closed session's servers are forgotten.
+`cancelled`, and a closed session's servers are forgotten. `session/resume` takes a session of
+this connection up again with the servers it declares, and replays it (`replayFrom: start`).
 
     PYTHONPATH=generated python examples/mcp_client.py python examples/mcp_agent.py
     PYTHONPATH=generated python examples/mcp_agent.py --listen 127.0.0.1:8765
@@ -38,6 +39,7 @@ class McpAgent(acp.Agent):
         self.servers: dict[acp.SessionId, dict[str, acp.McpServerAcp]] = {}  # each session's ACP MCP servers by name
         self.turns: dict[acp.SessionId, asyncio.Task[None]] = {}  # the latest turn of each session
         self.stopping: set[asyncio.Task[None]] = set()  # turns cancelled by session/cancel or session/close
+        self.history = acp.SessionHistory()  # what was sent in each session, for session/resume
 
     def on_connect(self, conn: acp.AgentSideConnection) -> None:
         self.client = conn
@@ -53,9 +55,19 @@ class McpAgent(acp.Agent):
 
     async def session_new(self, params: acp.NewSessionRequest) -> acp.NewSessionResponse:
         session_id = f"session-{next(self.ids)}"
-        servers = params.mcp_servers if isinstance(params.mcp_servers, list) else []
-        self.servers[session_id] = {s.name: s for s in servers if isinstance(s, acp.McpServerAcp)}
+        self.servers[session_id] = acp_servers(params.mcp_servers)
+        self.history.start(session_id)
         return acp.NewSessionResponse(session_id=session_id)
+
+    async def session_resume(self, params: acp.ResumeSessionRequest) -> acp.ResumeSessionResponse:
+        if params.session_id not in self.history:
+            raise acp.RequestError.session_not_found(params.session_id)
+        if isinstance(params.replay_from, acp.ReplayFromStartVariant):
+            await self.client.session(params.session_id, self.history).replay()
+        elif params.replay_from is not acp.UNDEFINED and params.replay_from is not None:
+            raise acp.RequestError.invalid_params({"replayFrom": 'only {"type": "start"} is supported'})
+        self.servers[params.session_id] = acp_servers(params.mcp_servers)
+        return acp.ResumeSessionResponse()
 
     async def mcp_message(self, params: acp.MessageMcpNotification) -> None:
         await self.mcp.deliver(params)  # progress of an active tool call, to its mcp client
@@ -64,7 +76,7 @@ class McpAgent(acp.Agent):
         if params.session_id not in self.servers:
             raise acp.RequestError.session_not_found(params.session_id)
         text = " ".join(block.text for block in params.prompt if isinstance(block, acp.ContentBlockText))
-        session, servers = self.client.session(params.session_id), self.servers[params.session_id]
+        session, servers = self.client.session(params.session_id, self.history), self.servers[params.session_id]
         # the connection owns the turn's task: it is cancelled and awaited when the connection ends
         self.turns[params.session_id] = self.client.start_task(self.turn(session, servers, text))
         return acp.PromptResponse(message_id=await session.user_message(params.prompt))
@@ -118,6 +130,11 @@ class McpAgent(acp.Agent):
                 return f"{a} + {b} = {words}" if not result.is_error else f"calc failed: {words}"
             case _:
                 return "ask me: add A B"
+
+
+def acp_servers(servers: object) -> dict[str, acp.McpServerAcp]:
+    """The ACP-transport MCP servers of a `session/new` or `session/resume`, by name."""
+    return {s.name: s for s in servers if isinstance(s, acp.McpServerAcp)} if isinstance(servers, list) else {}
 
 
 def main() -> None:

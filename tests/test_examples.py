@@ -214,10 +214,11 @@ def test_the_mcp_agent_adds_with_the_calc_tool_its_client_serves_over_acp():
 
 
 class HeldCalc:
-    """An MCP server `calc` whose `add` waits until it is cancelled, and the client that serves it
-    over ACP (`acp_v2.mcp.McpProvider`), with each turn's end and each agent message."""
+    """An MCP server `calc` whose `add` (when `held`) waits until it is cancelled, and the client
+    that serves it over ACP (`acp_v2.mcp.McpProvider`), with each turn's end, each agent message
+    and every update as JSON."""
 
-    def __init__(self) -> None:
+    def __init__(self, held: bool = True) -> None:
         from mcp.server.mcpserver import MCPServer
 
         self.server = MCPServer("calc")
@@ -225,12 +226,14 @@ class HeldCalc:
         self.cancelled: asyncio.Queue[None] = asyncio.Queue()
         self.idle: asyncio.Queue[str] = asyncio.Queue()
         self.said: list[str] = []
+        self.updates: list[Any] = []
 
         @self.server.tool()
         async def add(a: float, b: float) -> float:
             self.called.put_nowait(None)
             try:
-                await asyncio.Event().wait()
+                if held:
+                    await asyncio.Event().wait()
             finally:
                 self.cancelled.put_nowait(None)
             return a + b
@@ -246,6 +249,7 @@ class HeldCalc:
                 return await provider.handle(params, self.conn)
 
             async def session_update(self, params: Any) -> None:
+                held.updates.append(params.update.to_dict())
                 match params.update:
                     case acp.SessionUpdateAgentMessageChunk(content=acp.ContentBlockText(text=text)):
                         held.said.append(text)
@@ -285,6 +289,44 @@ async def test_the_mcp_agent_withdraws_its_mcp_call_when_the_turn_is_cancelled_o
             assert await held.idle.get() == "end_turn"
             assert held.said[-1] == "no MCP server named calc was given"
     assert process.returncode == 0
+
+
+async def test_the_mcp_agent_resumes_a_closed_session_replays_it_and_calls_the_servers_redeclared():
+    acp_mcp = import_package(ROOT / "generated", "acp_v2.mcp")
+    calc = HeldCalc(held=False)
+    async with acp_mcp.McpProvider() as provider:
+        agent = [sys.executable, str(EXAMPLES / "mcp_agent.py")]
+        async with acp.spawn_agent_process(calc.client(provider), *agent, env=ENV) as (conn, process):
+            await conn.initialize(INIT)
+            first = await provider.serve(calc.server, name="calc")
+            new = acp.NewSessionRequest(cwd=str(ROOT), mcp_servers=[first])
+            session_id = (await conn.session_new(new)).session_id
+            await conn.session_prompt(prompt(session_id, "add 2 3"))
+            assert await calc.idle.get() == "end_turn"
+            turn, calc.updates = calc.updates, []
+            await conn.session_close(acp.CloseSessionRequest(session_id=session_id))
+            again = await provider.serve(calc.server, name="calc")  # a new serverId
+            resume = acp.ResumeSessionRequest(
+                session_id=session_id, cwd=str(ROOT), mcp_servers=[again], replay_from=acp.ReplayFromStartVariant()
+            )
+            await conn.session_resume(resume)
+            while len(calc.updates) < len(turn):
+                await asyncio.sleep(0.01)
+            assert calc.updates == turn
+            assert await calc.idle.get() == "end_turn"  # the replayed turn's end
+            await conn.session_prompt(prompt(session_id, "add 1 1"))
+            assert await calc.idle.get() == "end_turn"
+            assert calc.said[-1] == "1 + 1 = 2.0"
+            with pytest.raises(acp.RequestError) as unknown:
+                await conn.session_resume(acp.ResumeSessionRequest(session_id="never-made", cwd=str(ROOT)))
+            assert unknown.value.code == -32002
+    assert process.returncode == 0
+    assert [update["sessionUpdate"] for update in turn] == [
+        "user_message",
+        "state_update",
+        "agent_message_chunk",
+        "state_update",
+    ]
 
 
 def test_the_example_client_folds_a_turn_answers_permission_and_cancels_the_second_turn():
