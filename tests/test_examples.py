@@ -419,6 +419,28 @@ async def test_the_helpers_agent_remembers_allow_always_for_the_session():
     assert titles == ["2 words", "3 words"]
 
 
+async def test_the_helpers_agent_replays_a_resumed_session_from_its_start():
+    async with helpers_agent() as (conn, client, session_id):
+        sent = asyncio.create_task(conn.session_prompt(prompt(session_id, "one two three")))
+        _, answer = await client.questions.get()
+        answer.set_result(ALLOW)
+        await sent
+        assert await client.idle.get() == "end_turn"
+        turn = client.take()
+        resume = acp.ResumeSessionRequest(
+            session_id=session_id, cwd=str(ROOT), replay_from=acp.ReplayFromStartVariant()
+        )
+        await conn.session_resume(resume)
+        while len(client.updates) < len(turn):
+            await asyncio.sleep(0.01)
+        assert client.take() == turn
+        with pytest.raises(acp.RequestError) as unknown:
+            await conn.session_resume(acp.ResumeSessionRequest(session_id="never-made", cwd=str(ROOT)))
+        assert unknown.value.code == -32002
+    kinds = [update["sessionUpdate"] for update in turn]  # the whole turn, its tool call and answer too
+    assert kinds[:2] == ["user_message", "state_update"] and {"tool_call_update", "agent_message_chunk"} <= set(kinds)
+
+
 async def test_session_cancel_withdraws_the_helpers_agents_permission_request_and_ends_the_turn_cancelled():
     async with helpers_agent() as (conn, client, session_id):
         await conn.session_prompt(prompt(session_id, "one"))
