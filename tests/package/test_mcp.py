@@ -7,8 +7,10 @@ gets errors and leaves nothing behind."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import subprocess
 import sys
+import tracemalloc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -220,6 +222,43 @@ async def settled(*tables: Any) -> None:
     leaves behind goes as its tasks end, a step or two of the event loop later."""
     while any(tables):
         await asyncio.sleep(0.01)
+
+
+async def test_a_thousand_calls_withdrawn_from_a_provider_that_never_answers_leave_memory_where_it_was():
+    """A hundred calls at a time, each withdrawn after 50 ms (a cancel scope): once they have
+    ended, the caller, both connections and the mcp client hold what they held before, within
+    256 bytes a call (measured: 24 KiB in all for 1,000, the same after 4,000)."""
+
+    class Silent(acp.Client):
+        async def mcp_message(self, params: Any) -> Any:
+            await asyncio.Event().wait()
+
+    async def withdrawn(client: Any, calls: int) -> None:
+        async def one() -> None:
+            with anyio.move_on_after(0.05):
+                await client.list_tools()
+
+        for _ in range(calls // 100):
+            async with anyio.create_task_group() as group:
+                for _ in range(100):
+                    group.start_soon(one)
+            await settled(agent.caller._routes, agent_conn._waiting, client_conn._serving)
+
+    agent = Consumer()
+    async with acp.connect_pair(agent, Silent()) as (agent_conn, client_conn):
+        await client_conn.initialize(INIT)
+        async with agent.caller.client("calc-id") as client:
+            await withdrawn(client, 300)  # what the first calls allocate for good (caches, free lists)
+            gc.collect()
+            tracemalloc.start()
+            try:
+                before = tracemalloc.get_traced_memory()[0]
+                await withdrawn(client, 1000)
+                gc.collect()
+                growth = tracemalloc.get_traced_memory()[0] - before
+            finally:
+                tracemalloc.stop()
+    assert growth < 1000 * 256, f"{growth / 1024:.0f} KiB held after 1,000 withdrawn calls"
 
 
 @pytest.mark.parametrize("scheme", ["http", "ws"])
