@@ -19,13 +19,13 @@ under uvicorn) with the SDK's `createHttpStream` and `createWebSocketStream`
 Hostile traffic, each direction: an unknown server id is the provider's outer -33001; a call
 the provider never answers is withdrawn (`$/cancel_request`: the mcp client's read timeout, the
 SDK caller's abort signal) and the provider's handler is cancelled; params longer than a peer
-reads are refused by our caller before sending; then the same client calls again, and neither
-side holds a route, an unanswered request or an active handler. Left out: params over the limit
-sent by the SDK's caller (it has no such check; our connection skips the line and answers
--32600 without an id, which the caller cannot match, and it waits for an answer even after its
-abort signal), and a call after the ACP session closed against the SDK (tests/test_examples.py
-runs it against examples/mcp_agent.py; the in-process and HTTP/WebSocket cases without the SDK
-are in tests/package/test_mcp.py).
+reads are refused by our caller before sending, and, sent by the SDK's caller (which has no
+such check; over stdio), skipped by our connection and answered -32600 by their request's id;
+then the same client calls again, and neither side holds a route, an unanswered request or an
+active handler. Left out: over-long params from the SDK's caller over HTTP and WebSocket (such a
+message ends our client's connection), and calls after the ACP session or connection closed
+against the SDK (tests/test_examples.py runs session/close against examples/mcp_agent.py;
+tests/package/test_mcp.py the rest without the SDK, in one process and over HTTP and WebSocket).
 
 The inner traffic is MCP 2026-07-28 on both sides, as the provider's record of it shows."""
 
@@ -193,21 +193,24 @@ async def typescript_mcp_agent(client: Any, node: str, transport: str) -> AsyncI
 async def test_hostile_mcp_calls_from_a_typescript_caller_get_errors_and_our_provider_keeps_nothing(node, transport):  # noqa: F811
     """The SDK's `McpOverAcpCaller` against `McpProvider`: an unknown server id is our outer
     -33001; a call it withdraws (its abort signal: `$/cancel_request`) cancels our tool and is
-    answered -32800; then it adds, and our provider holds no active request and our connection
-    no handler. (Params over the 32 MiB a peer reads are not in this scenario: the SDK's caller
-    sends them, our connection skips the line and answers -32600 without an id, which the caller
-    cannot match, and it waits for an answer to its withdrawal even after its abort signal.)"""
+    answered -32800; over stdio, params over the 32 MiB a peer reads (the SDK's caller sends
+    them) are skipped by our connection and answered -32600 by the request's id (without the
+    id the caller could not match the answer, and it waits for one even after its abort
+    signal); then it adds, and our provider holds no active request and our connection no
+    handler."""
     async with acp_mcp.McpProvider() as provider:
         client = HostileCalcClient(provider)
         calc = await provider.serve(client.server, name="calc")
         async with typescript_mcp_agent(client, node, transport) as conn:
             await conn.initialize(INIT)
             session = await conn.session_new(acp.NewSessionRequest(cwd=str(ROOT), mcp_servers=[calc]))
-            await conn.session_prompt(prompt(session.session_id, "hostile"))
+            huge = transport == "stdio"  # over HTTP and WebSocket such a message ends our connection
+            await conn.session_prompt(prompt(session.session_id, "hostile huge" if huge else "hostile"))
             assert await client.idle.get() == "end_turn"
             assert json.loads(client.said[-1]) == {
                 "unknownServer": {"code": -33001},
                 "neverAnswers": {"aborted": True},
+                **({"hugeParams": {"code": -32600}} if huge else {}),  # skipped, answered by its id
                 "afterwards": {"result": "5.0"},
             }
             assert client.waits_cancelled == 1
