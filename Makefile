@@ -8,7 +8,7 @@ LINT_STEPS := lint-ruff lint-format lint-mypy lint-mypy-generated
 # Parallel steps print their output whole when they end (GNU make 4+; 3.81 interleaves lines).
 PARALLEL := -j $(if $(filter 3.%,$(MAKE_VERSION)),,--output-sync=target)
 
-.PHONY: generate check lint $(LINT_STEPS) docs test matrix peers interop update-schema bench bench-gen bench-rpc bench-import hooks clean
+.PHONY: generate check lint $(LINT_STEPS) docs test matrix peers haproxy interop update-schema bench bench-gen bench-rpc bench-import hooks clean
 
 # The generator with what `make test` uses: the test tools and the docs site (pyproject.toml's extras).
 $(STAMP): pyproject.toml
@@ -50,7 +50,7 @@ lint-mypy: $(STAMP)
 
 lint-mypy-generated: $(STAMP)
 	cd generated && MYPYPATH=../examples ../$(PY) -m mypy --strict --cache-dir ../.cache/mypy-generated \
-		acp_v2 acp_v1 ../examples/*.py ../interop/ws_echo_agent.py ../tests/support/quiet_agent.py \
+		acp_v2 acp_v1 acp_runtime ../examples/*.py ../interop/ws_echo_agent.py ../tests/support/quiet_agent.py \
 		../tests/support/hostile_agent.py ../tests/support/mcp_hostile_agent.py
 
 # The documentation site (mkdocs.yml): the guides in docs/ and the generated package's API reference;
@@ -60,11 +60,11 @@ lint-mypy-generated: $(STAMP)
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
-# The drift check, the lint steps, the docs build, the peers' install and the version matrix in
-# parallel, then the whole suite (pytest-xdist, a worker per core), the live tests against the
-# official SDKs included.
+# The drift check, the lint steps, the docs build, the peers' and haproxy's install and the version
+# matrix in parallel, then the whole suite (pytest-xdist, a worker per core), the live tests against
+# the official SDKs and the load-balancer test included.
 test: $(STAMP)
-	@$(MAKE) --no-print-directory $(PARALLEL) check $(LINT_STEPS) docs peers matrix
+	@$(MAKE) --no-print-directory $(PARALLEL) check $(LINT_STEPS) docs peers haproxy matrix
 	$(PY) -m pytest -n auto
 
 # The generated packages' behaviour tests on every other Python version they admit that this
@@ -92,6 +92,23 @@ $(PY_PEERS): | $(STAMP)
 	rm -rf .cache/peers
 	$(PY) -m pip install --quiet --disable-pip-version-check --target .cache/peers 'agent-client-protocol==$(PY_SDK_VERSION)'
 
+# haproxy, for tests/test_load_balancer.py (two agent processes behind examples/haproxy.cfg): the
+# Debian package, installed with apt-get where apt-get is available and haproxy is not on PATH
+# (as root, or through sudo without a password; `apt-get update` only when the install fails
+# without it). Elsewhere, or when the install fails, that test is skipped and says why.
+haproxy:
+	@PATH="$$PATH:/usr/sbin:/sbin"; \
+	if command -v haproxy >/dev/null; then :; \
+	elif ! command -v apt-get >/dev/null; then \
+		echo "apt-get is not available: install haproxy to run tests/test_load_balancer.py (skipped)"; \
+	else \
+		if [ "$$(id -u)" = 0 ]; then as_root=; elif sudo -n true 2>/dev/null; then as_root="sudo -n"; \
+		else echo "haproxy is not installed and apt-get needs root: tests/test_load_balancer.py is skipped"; exit 0; fi; \
+		install="$$as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy"; \
+		$$install >/dev/null 2>&1 || { $$as_root apt-get update -qq >/dev/null 2>&1 && $$install >/dev/null 2>&1; } \
+			|| echo "apt-get could not install haproxy: tests/test_load_balancer.py is skipped"; \
+	fi
+
 # The live tests alone (make test runs them too).
 interop: peers
 	$(PY) -m pytest tests/test_interop.py -v
@@ -110,6 +127,7 @@ bench-gen: $(BENCH_STAMP)
 bench-rpc: $(BENCH_STAMP) peers
 	$(PY) bench/rpc.py
 	$(PY) bench/rpc_transports.py
+	$(PY) bench/http_latency.py
 	$(PY) bench/soak.py
 
 bench-import: $(BENCH_STAMP)

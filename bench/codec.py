@@ -38,6 +38,7 @@ PASSES = 7
 
 sys.path.insert(0, str(ROOT / "generated"))
 sys.path.insert(0, str(ROOT / "bench"))
+import acp_runtime._runtime  # noqa: E402
 import acp_v2  # noqa: E402
 import msgspec_stream  # noqa: E402
 
@@ -558,7 +559,7 @@ def with_json_backend(backend: Any, run: Callable[[], object]) -> Callable[[], o
     """`run` with acp_v2's optional orjson backend set to `backend` (None: the standard library)."""
 
     def timed() -> object:
-        acp_v2._runtime.ORJSON = backend
+        acp_runtime._runtime.ORJSON = backend
         return run()
 
     return timed
@@ -569,8 +570,8 @@ def benchmark(lines: list[str]) -> None:
     n = len(lines)
     notes: list[str] = []
     parsed = [json.loads(line) for line in lines]
-    orjson = acp_v2._runtime.ORJSON
-    acp_v2._runtime.ORJSON = None
+    orjson = acp_runtime._runtime.ORJSON
+    acp_runtime._runtime.ORJSON = None
     decoded = acp_decode_all(lines)
     acp_lost, acp_moved = acp_lossy(lines, decoded)
     if acp_lost:
@@ -581,7 +582,7 @@ def benchmark(lines: list[str]) -> None:
     if orjson is None:
         notes.append("orjson is not installed: its rows are n/a")
     else:
-        acp_v2._runtime.ORJSON = orjson
+        acp_runtime._runtime.ORJSON = orjson
         if [obj.to_json() for obj in decoded] != [obj.to_json() for obj in acp_decode_all(lines)]:
             notes.append("acp_v2 with orjson gives other text than without it")
     fast = [msgspec_stream.decode(line) for line in lines]
@@ -631,7 +632,7 @@ def benchmark(lines: list[str]) -> None:
         runs[PYDANTIC_ENCODE] = lambda: [m.model_dump_json(by_alias=True, exclude_unset=True) for m in pyd_decoded]
     times = passes(runs, n)
     us = {name: statistics.median(values) for name, values in times.items()}
-    acp_v2._runtime.ORJSON = None
+    acp_runtime._runtime.ORJSON = None
     memory = {
         "acp_v2 (from_dict: the objects alone)": bytes_per_message(from_dict, parsed),
         "acp_v2 (from_json: objects and their strings)": bytes_per_message(from_json, lines),
@@ -639,7 +640,7 @@ def benchmark(lines: list[str]) -> None:
         "msgspec (from JSON: objects and their strings)": bytes_per_message(msgspec_stream.decode, lines),
         "json.loads (dicts, lists and strings)": bytes_per_message(json.loads, lines),
     }
-    acp_v2._runtime.ORJSON = orjson
+    acp_runtime._runtime.ORJSON = orjson
 
     print(f"Python {sys.version.split()[0]}, {n} messages, median of {PASSES} passes, one run\n")
     row("measurement", "median µs/msg", "spread", "ratio (median, spread of the passes)", "target", "met")
@@ -721,13 +722,13 @@ def benchmark_mixes(mixes: dict[str, list[tuple[str, str]]]) -> None:
 
 def time_mix(typed: list[tuple[str, str]]) -> dict[str, list[float]]:
     """The passes of json and acp_v2 (each JSON backend) on one mix."""
-    orjson = acp_v2._runtime.ORJSON
+    orjson = acp_runtime._runtime.ORJSON
     types = {name: getattr(acp_v2, name) for name, _ in typed}
     lines = [line for _, line in typed]
     from_jsons = [(types[name].from_json, line) for name, line in typed]
     parsed = [json.loads(line) for line in lines]
     from_dicts = [(types[name].from_dict, value) for (name, _), value in zip(typed, parsed, strict=True)]
-    acp_v2._runtime.ORJSON = None
+    acp_runtime._runtime.ORJSON = None
     decoded = [decode(line) for decode, line in from_jsons]
     runs: dict[str, Callable[[], object]] = {
         LOADS: lambda: [json.loads(line) for _, line in from_jsons],
@@ -740,7 +741,7 @@ def time_mix(typed: list[tuple[str, str]]) -> dict[str, list[float]]:
         runs[FROM_JSON_ORJSON] = with_json_backend(orjson, lambda: [decode(line) for decode, line in from_jsons])
         runs[TO_JSON_ORJSON] = with_json_backend(orjson, lambda: [obj.to_json() for obj in decoded])
     times = passes(runs, len(lines))
-    acp_v2._runtime.ORJSON = orjson
+    acp_runtime._runtime.ORJSON = orjson
     return times
 
 

@@ -38,6 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "generated"))
+import acp_runtime._runtime as rt  # noqa: E402
 import acp_v2 as acp  # noqa: E402
 import orjson  # noqa: E402
 
@@ -51,7 +52,7 @@ NEW_SESSION = acp.NewSessionRequest(cwd="/work")
 DONE = "_bench/done"  # the flood's receiver says it has handled them all
 CPU = "_bench/cpu"  # a request for the peer's CPU seconds so far
 JSONS = ("json", "orjson")
-ORJSON = acp._runtime.ORJSON
+ORJSON = rt.ORJSON
 
 
 # --- JSON, as each side uses it -------------------------------------------------
@@ -73,7 +74,7 @@ RAW_JSON = {
 
 def use_json(name: str) -> None:
     """Make the package parse and write JSON with the standard library or with orjson."""
-    acp._runtime.ORJSON = ORJSON if name == "orjson" else None
+    rt.ORJSON = ORJSON if name == "orjson" else None
 
 
 # --- the floor: raw NDJSON over asyncio streams -------------------------------------
@@ -329,7 +330,7 @@ def same_bytes(notes: list[Any], raw_notes: list[Any], raw_new: Any) -> None:
             (acp.Response(id=7, result=acp.NewSessionResponse(session_id="s1")), {"jsonrpc": "2.0", "id": 7, "result": {"sessionId": "s1"}}),
         ]  # fmt: skip
         for typed, raw in pairs:
-            if acp._runtime.dump_json_bytes(acp.encode_message(typed)) != dumps(raw):
+            if rt.dump_json_bytes(acp.encode_message(typed)) != dumps(raw):
                 sys.exit(f"the floor ({json_name}) does not write what the connection writes: {dumps(raw)!r}")
 
 

@@ -36,7 +36,10 @@ It prints the two URLs, one a line, once it listens. On SIGINT or SIGTERM it dra
 connections are refused 503 (and `/health` answers 503), the running ones are given `--drain`
 seconds (10), then ended. A host other than a loopback address is refused unless
 `--allow-unauthenticated` says so: this example has no authorization (`authorized_agent.py` is
-this agent behind a bearer token or a cookie; the transports guide's "Authorization")."""
+this agent behind a bearer token or a cookie; the transports guide's "Authorization").
+`--instance NAME` names the process among several behind a load balancer (its connection ids
+start with `NAME.`, its answer to `initialize` sets the cookie `acp_instance=NAME`:
+`examples/haproxy.cfg`); `--workers N` other than 1 is refused, with why."""
 
 from __future__ import annotations
 
@@ -243,6 +246,16 @@ UVICORN_SETTINGS: dict[str, Any] = {
 """The uvicorn settings `--listen` applies (beside `lifespan="on"` and the logging level)."""
 
 
+WORKERS_REFUSAL = (
+    "--workers {workers}: uvicorn's workers share one listening socket, and the kernel hands each "
+    "request to any of them, but a connection lives in the process that answered its initialize: "
+    "its later HTTP requests would reach the others and get 404. Run {workers} processes instead, "
+    "each with --listen on its own port and --instance NAME, behind a load balancer that routes "
+    "by the acp_instance cookie or by the connection id's prefix (examples/haproxy.cfg)"
+)
+"""Why `--workers N` is refused (N other than 1)."""
+
+
 def loopback(host: str) -> bool:
     if host == "localhost":
         return True
@@ -295,12 +308,27 @@ def main() -> None:
         "--sessions", type=Path, metavar="DIR", help="keep v1 sessions in DIR, for session/load by a later process"
     )
     parser.add_argument(
+        "--instance",
+        metavar="NAME",
+        help="this process's name behind a load balancer: its connection ids start with NAME. and its "
+        "answer to initialize sets the cookie acp_instance=NAME (examples/haproxy.cfg routes on either)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="only 1: for more, run N processes with --instance behind a load balancer",
+    )
+    parser.add_argument(
         "--allow-unauthenticated",
         action="store_true",
         help="listen on a host other than loopback without authorization",
     )
     arguments = parser.parse_args()
     listening = arguments.listen
+    if arguments.workers != 1:
+        parser.error(WORKERS_REFUSAL.format(workers=arguments.workers))
     if listening is not None and not loopback(listening[0]) and not arguments.allow_unauthenticated:
         parser.error(
             f"--listen {listening[0]}: not a loopback address, and this agent has no authorization "
@@ -312,7 +340,8 @@ def main() -> None:
         asyncio.run(acp.run_agent(agent(), agent_v1()))
     else:
         host, port = listening
-        asyncio.run(listen(host, port, arguments.drain, acp.http_app(agent, agent_v1)))
+        app = acp.http_app(agent, agent_v1, instance=arguments.instance)
+        asyncio.run(listen(host, port, arguments.drain, app))
 
 
 if __name__ == "__main__":

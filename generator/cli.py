@@ -28,8 +28,8 @@ from generator.config import (
 from generator.errors import UNKNOWN_TYPE, GenerationError, SchemaWarning
 from generator.ir import model
 from generator.output import cache, project
-from generator.output.write import compare, write_package
-from generator.pipeline import build_ir, emit, with_commands
+from generator.output.write import PackageFiles, compare, write_packages
+from generator.pipeline import build_ir, emit, emit_runtime, with_commands
 from generator.schema import vendor
 
 EXIT_DRIFT = 1
@@ -180,11 +180,12 @@ def _changelog_section(old_version: str, old: model.Module, version: str, new: m
     return format_text(changes), f"{heading}\n\n{format_markdown(changes, level=3)}\n"
 
 
-def _pyproject(config: Config, modules: list[model.Module]) -> dict[str, str]:
+def _pyproject(config: Config, modules: list[model.Module], runtime_package: str | None = None) -> dict[str, str]:
     """The pyproject.toml that makes the directory holding the packages pip-installable: one
-    distribution, named and versioned after the first (primary) package."""
+    distribution, named and versioned after the first (primary) package, with the runtime
+    package they share (if any)."""
     release = project.schema_release(config, modules[0].schema_sha256)
-    return {project.FILE: project.render_pyproject(modules, release)}
+    return {project.FILE: project.render_pyproject(modules, release, runtime_package)}
 
 
 def _update_schema(config: Config, args: argparse.Namespace, written: Commands) -> int:
@@ -207,7 +208,7 @@ def _update_schema(config: Config, args: argparse.Namespace, written: Commands) 
     changelog = config.lock.parent / CHANGELOG
     if with_pyproject:
         project.ensure_generated(out / project.FILE)
-    # what fetch brings (at the project's paths), then what the update writes; write_package puts
+    # what fetch brings (at the project's paths), then what the update writes; write_packages puts
     # back the package and the files beside it
     vendored = [*(config.root / target for _, target in config.schema_files), vendor.license_path(config)]
     tracked = [*vendored, config.lock, changelog]
@@ -233,7 +234,11 @@ def _update_schema(config: Config, args: argparse.Namespace, written: Commands) 
                 )
                 for package in targets
             ]
-            results = [emit(with_commands(module, written), cache_dir, out / module.package) for module in modules]
+            shared = config.runtime_package
+            results = [
+                emit(with_commands(module, written), cache_dir, out / module.package, None, shared)
+                for module in modules
+            ]
             printed, sections = [], []
             for old, result in zip(previous, results, strict=True):
                 if old is not None:
@@ -247,10 +252,15 @@ def _update_schema(config: Config, args: argparse.Namespace, written: Commands) 
                 earlier = changelog.read_text() if changelog.exists() else ""
                 changelog.write_text("\n".join(sections) + ("\n" + earlier if earlier else ""))
             # last: the swaps that commit the update; the pyproject is versioned from the new lock
-            beside = _pyproject(config, [result.module for result in results]) if with_pyproject else {}
-            for index, result in enumerate(results):
-                package_dir = out / result.module.package
-                write_package(package_dir, result.files, result.manifest, beside if index == len(results) - 1 else {})
+            beside = _pyproject(config, [result.module for result in results], shared) if with_pyproject else {}
+            runtime = [emit_runtime(results, shared, cache_dir, out / shared)] if shared is not None else []
+            write_packages(
+                [
+                    PackageFiles(out / result.module.package, result.files, result.manifest)
+                    for result in [*results, *runtime]
+                ],
+                beside,
+            )
         except BaseException:
             for path in tracked:
                 if path in saved:
@@ -394,14 +404,21 @@ def run(argv: list[str], program: str = "acp-codegen") -> int:
     if args.strict and warnings:
         print("error: --strict and the warnings above; nothing was written", file=sys.stderr)
         return EXIT_ERROR
-    results = [emit(module, cache_dir, None if args.no_cache else out / module.package, started) for module in modules]
-    beside = _pyproject(config, modules) if with_pyproject else {}
+    # the shared runtime package: only for the configured packages, not one --schema or --package names
+    shared = config.runtime_package if targets == list(config.packages) else None
+    results = [
+        emit(module, cache_dir, None if args.no_cache else out / module.package, started, shared) for module in modules
+    ]
+    if shared is not None:
+        results.append(emit_runtime(results, shared, cache_dir, None if args.no_cache else out / shared))
+    beside = _pyproject(config, modules, shared) if with_pyproject else {}
     if args.command == "generate":
-        # one package after the other, the files beside them with the last: each write is atomic
-        for index, result in enumerate(results):
-            package_dir = out / result.module.package
-            write_package(package_dir, result.files, result.manifest, beside if index == len(results) - 1 else {})
-            print(result.summary(package_dir, "generated"))
+        # every package and the files beside them in one write: all new, or (on an error) all as they were
+        write_packages(
+            [PackageFiles(out / result.module.package, result.files, result.manifest) for result in results], beside
+        )
+        for result in results:
+            print(result.summary(out / result.module.package, "generated"))
         return 0
     drifted = False
     for index, result in enumerate(results):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import keyword
 import re
 import tomllib
 from collections.abc import Callable, Collection
@@ -155,6 +156,9 @@ class Config:
     # one for a table with `schema` and `package`, several for a `[[tool.acp-codegen.packages]]` list
     packages: tuple[PackageConfig, ...] = ()
     pyproject: bool = True  # whether a pyproject.toml is written (and compared) beside the packages
+    # the package the configured packages share the runtime modules (generator/runtime/) from, written
+    # once beside them; None: each package carries its own copy and stands alone
+    runtime_package: str | None = None
     # warning codes (`unconfigured-upsert`) or causes (`unconfigured-upsert:ToolCallUpdate`) not printed
     ignore_warnings: tuple[str, ...] = ()
     commands: Commands = field(default_factory=lambda: Commands())
@@ -219,6 +223,7 @@ def load_config(root: Path) -> Config:
         schema_files=_schema_files(f"{where} schema-files", table.get("schema-files", [])),
         options=options,
         pyproject=_flag(f"{where} pyproject", table.get("pyproject", True)),
+        runtime_package=_runtime_package(f"{where} runtime-package", table.get("runtime-package"), packages),
         ignore_warnings=_strings(f"{where} ignore-warnings", table.get("ignore-warnings", [])),
         commands=_commands(f"{where} commands", table.get("commands", {})),
     )
@@ -311,6 +316,17 @@ def _commands(where: str, value: object) -> Commands:
         if not isinstance(text, str) or not text:
             raise GenerationError(f"{where}.{key}", "expected a non-empty string")
     return Commands(value.get("generate"), value.get("check"), value.get("update-schema"))
+
+
+def _runtime_package(where: str, value: object, packages: tuple[PackageConfig, ...]) -> str | None:
+    """The `runtime-package` setting: an import name (no dots) that no configured package has."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.isidentifier() or keyword.iskeyword(value):
+        raise GenerationError(where, f"expected a Python package name (an identifier), found {value!r}")
+    if value in {package.package for package in packages}:
+        raise GenerationError(where, f"{value!r} is also the name of a package it serves")
+    return value
 
 
 def _protocol_version(where: str, value: object) -> int | None:

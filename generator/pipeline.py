@@ -14,7 +14,7 @@ from pathlib import Path
 
 from generator import __version__
 from generator.config import OFFICIAL_DEFAULTS, OFFICIAL_TITLE, Commands, SchemaOptions, official_options
-from generator.emit.render import TEMPLATES, render_package
+from generator.emit.render import TEMPLATES, render_package, render_runtime, shared_runtime_modules, without_runtime
 from generator.emit.units import join_units
 from generator.ir.build import build_module
 from generator.ir.model import Alias, EnumType, Module, ObjectType, UnionType
@@ -33,8 +33,16 @@ class Generated:
     units: int  # the distinct Python units rendered ...
     formatted: int  # ... how many of them black formatted (the others were proven or cached) ...
     reshaped: int  # ... and how many of them black's text differs from (those it formats twice)
+    runtime: frozenset[str] = frozenset()  # the shared runtime modules it imports (with a runtime package)
+    shared_by: tuple[str, ...] = ()  # the packages sharing it, when this is a runtime package
 
     def summary(self, package_dir: Path, verb: str) -> str:
+        if self.shared_by:
+            return (
+                f"{verb} {package_dir}: the runtime of {' and '.join(self.shared_by)}, {len(self.files)} files, "
+                f"black ran on {self.formatted} of {self.units} units ({self.reshaped} reshaped), "
+                f"{time.perf_counter() - self.started:.2f} s"
+            )
         counts = {
             kind: sum(isinstance(t, kind) for t in self.module.types)
             for kind in (ObjectType, UnionType, EnumType, Alias)
@@ -188,13 +196,46 @@ def _rendered(module: Module, cache_dir: Path | None) -> dict[str, list[str]]:
 
 
 def emit(
-    module: Module, cache_dir: Path | None, committed: Path | None = None, started: float | None = None
+    module: Module,
+    cache_dir: Path | None,
+    committed: Path | None = None,
+    started: float | None = None,
+    runtime_package: str | None = None,
 ) -> Generated:
     """Render and format `module`. black's text for a unit comes from the
     `committed` package (verified against its format manifest), then from the
-    cache in `cache_dir`, then from black; with neither, black formats everything."""
+    cache in `cache_dir`, then from black; with neither, black formats everything.
+    With `runtime_package` the package imports the shared runtime modules from it
+    instead of carrying them (`Generated.runtime` names those it uses)."""
     started = time.perf_counter() if started is None else started
     units = _rendered(module, cache_dir)
+    shared: frozenset[str] = frozenset()
+    if runtime_package is not None:
+        shared = frozenset(units) & shared_runtime_modules()
+        units = without_runtime(units, module.package, runtime_package)
+    generated = _formatted(module, units, cache_dir, committed, started)
+    generated.runtime = shared
+    return generated
+
+
+def emit_runtime(
+    packages: list[Generated], runtime_package: str, cache_dir: Path | None, committed: Path | None = None
+) -> Generated:
+    """The runtime package `runtime_package` that `packages` (emitted with it) share: the
+    runtime modules any of them uses, with the headers of the first."""
+    started = time.perf_counter()
+    module = packages[0].module
+    modules = frozenset().union(*(generated.runtime for generated in packages))
+    units = render_runtime(module, versions(), modules, [generated.module.package for generated in packages])
+    generated = _formatted(replace(module, package=runtime_package), units, cache_dir, committed, started)
+    generated.shared_by = tuple(generated.module.package for generated in packages)
+    return generated
+
+
+def _formatted(
+    module: Module, units: dict[str, list[str]], cache_dir: Path | None, committed: Path | None, started: float
+) -> Generated:
+    """The files of `units`, each unit formatted (see `emit`), and their format manifest."""
     known = proven_units(committed) if committed is not None else {}
     keys = {unit: unit_key(unit) for name, file_units in units.items() if name.endswith(".py") for unit in file_units}
     missing = [unit for unit, key in keys.items() if key not in known]

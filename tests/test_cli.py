@@ -31,7 +31,7 @@ def committed_black_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     them: what `make generate` leaves once black has run, built without running black."""
     directory = tmp_path_factory.mktemp("black-cache")
     black_cache = cache.BlackCache(directory)
-    for package in ("acp_v2", "acp_v1"):
+    for package in ("acp_v2", "acp_v1", "acp_runtime"):
         for key, text in proven_units(ROOT / "generated" / package).items():
             black_cache.put(key, text)
     black_cache.save()
@@ -108,10 +108,50 @@ def test_check_and_generate_cover_every_configured_package(project):
 
 
 def test_an_explicit_package_generates_that_one_alone(project):
+    """A package a --package or --schema names stands alone: it carries its own runtime."""
     result = cli(project, "generate", "--out", "one", "--package", "mine")
     assert result.returncode == 0, result.stderr
     assert sorted(path.name for path in (project / "one").iterdir()) == ["mine", "mine.format.json", "pyproject.toml"]
     assert 'include = ["mine", "mine.*"]' in (project / "one" / "pyproject.toml").read_text()
+    assert (project / "one" / "mine" / "_runtime.py").is_file() and (
+        project / "one" / "mine" / "_connection.py"
+    ).is_file()
+    assert "acp_runtime" not in (project / "one" / "mine" / "connection.py").read_text()
+
+
+def test_configured_packages_share_one_runtime_package_written_beside_them(project):
+    generated = project / "generated"
+    shared = "__init__ _connection _cookies _http_client _http_server _jsonrpc _mcp _memory _observe _otel _proxy"
+    shared += " _router _runtime _session _websocket"
+    modules = sorted(path.stem for path in (generated / "acp_runtime").iterdir() if path.suffix == ".py")
+    assert modules == sorted(shared.split())
+    for package in ("acp_v2", "acp_v1"):
+        assert not (generated / package / "_runtime.py").exists()
+        assert (generated / package / "conductor.py").is_file()  # a program of its own: `python -m acp_v2.conductor`
+        assert "from acp_runtime import _runtime as _rt\n" in (generated / package / "models.py").read_text()
+    pyproject = (generated / "pyproject.toml").read_text()
+    assert 'include = ["acp_v2", "acp_v2.*", "acp_v1", "acp_v1.*", "acp_runtime", "acp_runtime.*"]' in pyproject
+    pyproject_toml = project / "pyproject.toml"
+    pyproject_toml.write_text(
+        pyproject_toml.read_text().replace('runtime-package = "acp_runtime"', 'runtime-package = "shared_rt"')
+    )
+    result = cli(project, "generate")
+    assert result.returncode == 0, result.stderr
+    assert "generated/shared_rt: the runtime of acp_v2 and acp_v1" in result.stdout
+    assert "from shared_rt import _runtime as _rt\n" in (generated / "acp_v1" / "models.py").read_text()
+    assert (generated / "shared_rt" / "_runtime.py").is_file()
+    assert cli(project, "check").returncode == 0
+
+
+def test_without_a_runtime_package_each_configured_package_carries_its_own(project):
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(re.sub(r"^runtime-package = .*\n", "", pyproject.read_text(), flags=re.M))
+    result = cli(project, "generate")
+    assert result.returncode == 0, result.stderr
+    for package in ("acp_v2", "acp_v1"):
+        assert (project / "generated" / package / "_runtime.py").is_file()
+        assert "from . import _runtime as _rt\n" in (project / "generated" / package / "models.py").read_text()
+    assert cli(project, "check").returncode == 0
 
 
 def test_with_several_packages_a_row_is_a_warning_only_when_no_schema_has_its_type(project):
@@ -131,6 +171,7 @@ def test_check_fails_after_a_template_change(project):
 
 
 def test_check_fails_after_a_change_to_a_static_module_and_generate_copies_it_in(project):
+    """A runtime module is copied once, into the runtime package the configured packages share."""
     static = project / "generator" / "runtime" / "_connection.py"
     edited, count = re.subn(
         r"^_MAX_MESSAGE_BYTES: Final = .*$", "_MAX_MESSAGE_BYTES: Final = 1024", static.read_text(), flags=re.M
@@ -141,7 +182,10 @@ def test_check_fails_after_a_change_to_a_static_module_and_generate_copies_it_in
     assert result.returncode == 1
     assert "changed: _connection.py" in result.stderr and "_MAX_MESSAGE_BYTES: Final = 1024" in result.stderr
     assert cli(project, "generate").returncode == 0
-    assert "_MAX_MESSAGE_BYTES: Final = 1024\n" in (project / "generated" / "acp_v2" / "_connection.py").read_text()
+    assert (
+        "_MAX_MESSAGE_BYTES: Final = 1024\n" in (project / "generated" / "acp_runtime" / "_connection.py").read_text()
+    )
+    assert not (project / "generated" / "acp_v2" / "_connection.py").exists()
     assert cli(project, "check").returncode == 0
 
 
@@ -498,6 +542,8 @@ def test_what_an_interrupted_run_left_does_not_break_the_next(project):
     assert cli(project, "check").returncode == 0
     assert cli(project, "generate").returncode == 0
     assert sorted(path.name for path in (project / "generated").iterdir()) == [
+        "acp_runtime",
+        "acp_runtime.format.json",
         "acp_v1",
         "acp_v1.format.json",
         "acp_v2",
@@ -587,9 +633,36 @@ def test_a_run_interrupted_during_the_swap_changes_nothing(project, tmp_path, mo
     assert cli_module.main(command) == 0
     assert cli_module.main(["check"]) == 0
     assert sorted(path.name for path in (project / "generated").iterdir()) == [
+        "acp_runtime",
+        "acp_runtime.format.json",
         "acp_v1",
         "acp_v1.format.json",
         "acp_v2",
         "acp_v2.format.json",
         "pyproject.toml",
     ]
+
+
+def test_an_error_writing_the_last_package_leaves_every_package_as_it_was(project, monkeypatch):
+    """generate writes the packages and their runtime as one: a failure renaming the runtime package
+    in, after acp_v2 and acp_v1 were swapped, puts them back too."""
+    monkeypatch.chdir(project)
+    for package in ("acp_v2", "acp_v1"):
+        models = project / "generated" / package / "models.py"
+        models.write_text(models.read_text() + "# edited, so that the old package is not the new one\n")
+    before = tracked(project)
+    real_rename, renamed = os.rename, []
+
+    def failing_rename(source, destination):
+        renamed.append(Path(destination).name)
+        if renamed.count("acp_runtime") == 1 and Path(destination).name == "acp_runtime":  # once: undoing works
+            raise OSError(28, "No space left on device", str(destination))
+        return real_rename(source, destination)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "rename", failing_rename)
+        assert cli_module.main(["generate"]) == cli_module.EXIT_ERROR
+    assert "acp_v2" in renamed and "acp_v1" in renamed  # both were swapped in before the failure
+    assert tracked(project) == before
+    assert cli_module.main(["generate"]) == 0
+    assert cli_module.main(["check"]) == 0

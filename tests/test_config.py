@@ -207,6 +207,31 @@ def test_a_bad_list_of_packages_is_one_clear_error(tmp_path, edit, message):
         write(tmp_path, PACKAGES.replace(*edit, 1))
 
 
+def test_packages_may_share_a_runtime_package_named_in_the_table(tmp_path):
+    assert write(tmp_path, PACKAGES).runtime_package is None  # each package carries its own runtime
+    assert (
+        write(
+            tmp_path, PACKAGES.replace("[tool.acp-codegen]\n", '[tool.acp-codegen]\nruntime-package = "api_rt"\n')
+        ).runtime_package
+        == "api_rt"
+    )
+    assert load_config(ROOT).runtime_package == "acp_runtime"
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ('"api.rt"', r"runtime-package: expected a Python package name \(an identifier\), found 'api.rt'"),
+        ('"class"', r"runtime-package: expected a Python package name"),
+        ("1", r"runtime-package: expected a Python package name"),
+        ('"api_v1"', r"runtime-package: 'api_v1' is also the name of a package it serves"),
+    ],
+)
+def test_a_bad_runtime_package_is_one_clear_error(tmp_path, value, message):
+    with pytest.raises(GenerationError, match=message):
+        write(tmp_path, PACKAGES.replace("[tool.acp-codegen]\n", f"[tool.acp-codegen]\nruntime-package = {value}\n"))
+
+
 def test_a_minimal_table_names_the_schema_the_package_and_where_it_goes(tmp_path):
     config = write(tmp_path, '[tool.acp-codegen]\nschema = "vendor/acp.json"\npackage = "acp"\nout = "src"\n')
     assert (config.schema, config.package, config.out) == (tmp_path / "vendor/acp.json", "acp", tmp_path / "src")

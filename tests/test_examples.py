@@ -594,6 +594,33 @@ def test_the_listening_example_agent_refuses_a_public_address_without_authorizat
     assert result.returncode == 2 and "--allow-unauthenticated" in result.stderr, result.stderr
 
 
+def test_the_listening_example_agent_refuses_several_workers_and_says_what_to_run_instead():
+    command = [sys.executable, str(EXAMPLES / "echo_agent.py"), "--listen", "127.0.0.1:0", "--workers", "2"]
+    result = subprocess.run(command, env={**os.environ, **ENV}, capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2, result.stderr
+    why = " ".join(result.stderr.split())
+    assert "--workers 2: uvicorn's workers share one listening socket" in why, why
+    assert "Run 2 processes instead" in why and "--instance NAME" in why and "examples/haproxy.cfg" in why, why
+
+
+async def test_the_listening_example_agent_named_an_instance_prefixes_its_ids_and_sets_the_affinity_cookie():
+    init = acp.InitializeRequest(protocol_version=2, info=acp.Implementation(name="c", version="1"))
+    message = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init.to_dict()}
+    with listening_echo_agent("echo_agent.py", "--instance", "blue-1") as (urls, _):
+        async with httpx.AsyncClient(timeout=10) as http:
+            opened = await http.post(urls["http"], json=message)
+            assert opened.status_code == 200, opened.text
+            assert opened.headers["acp-connection-id"].startswith("blue-1.")
+            assert opened.cookies["acp_instance"] == "blue-1"
+            other = await http.delete(urls["http"], headers={"Acp-Connection-Id": "green-2." + "0" * 32})
+            assert (other.status_code, other.text) == (
+                404,
+                "Unknown Acp-Connection-Id: issued by instance 'green-2', this is instance 'blue-1'",
+            )
+            closed = await http.delete(urls["http"], headers={"Acp-Connection-Id": opened.headers["acp-connection-id"]})
+            assert closed.status_code == 202
+
+
 async def read_message(stdout: asyncio.StreamReader) -> dict[str, Any]:
     line = await stdout.readline()
     assert line, "the agent closed its stdout"

@@ -164,10 +164,17 @@ def test_pip_install_of_the_generated_directory_gives_a_typed_stdlib_only_depend
     release = json.loads((ROOT / "schema" / "schema.lock.json").read_text())["version"]
     assert version == f"{release}+codegen.{__version__}"
     assert typed == "True"
-    assert foreign == "[]"  # `import acp_v2` imports no acp_v1 either
+    assert foreign == "['acp_runtime']"  # `import acp_v2` imports the runtime it shares, no acp_v1
     both = "import acp_v1, acp_v2, importlib.resources as r; print(acp_v1.__file__, r.files('acp_v1').joinpath('py.typed').is_file())"
     location, typed = run(python, "-I", "-c", both, cwd=tmp_path).stdout.split()
     assert Path(location).is_relative_to(tmp_path / "venv") and typed == "True"  # one distribution, both packages
+    shared = (
+        "import acp_v1, acp_v2, acp_runtime, importlib.resources as r; "
+        "print(acp_runtime.__file__, r.files('acp_runtime').joinpath('py.typed').is_file(), "
+        "acp_v1.UNDEFINED is acp_v2.UNDEFINED, acp_v1.ConnectionClosed is acp_v2.ConnectionClosed)"
+    )
+    location, *flags = run(python, "-I", "-c", shared, cwd=tmp_path).stdout.split()
+    assert Path(location).is_relative_to(tmp_path / "venv") and flags == ["True", "True", "True"]  # and the runtime
 
 
 def test_the_pre_commit_hook_runs_the_drift_check_when_an_input_changes():

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Final, cast
 
-from . import _runtime as _rt
-from ._runtime import UNDEFINED, DecodeError, Model, new_object
+from acp_runtime import _runtime as _rt
+from acp_runtime._runtime import UNDEFINED, DecodeError, Model, new_object
+
 from .models import (
     AgentAuthCapabilities,
     AgentCapabilities,

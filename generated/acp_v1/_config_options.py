@@ -8,7 +8,8 @@ package's ACP v1 schema, where the versions name things differently: an option's
 
 from __future__ import annotations
 
-from ._runtime import MaybeUndefined
+from acp_runtime._runtime import MaybeUndefined
+
 from .models import (
     SessionConfigId,
     SessionConfigOption,

@@ -43,8 +43,8 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from . import _runtime as _rt
-from ._connection import (
+from acp_runtime import _runtime as _rt
+from acp_runtime._connection import (
     DEFAULT_OPTIONS,
     ConnectionClosed,
     ConnectionOptions,

@@ -28,6 +28,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from acp_runtime._runtime import UNDEFINED, MaybeUndefined, Undefined
+
 from ._agent import (
     Ending,
     PermissionAnswer,
@@ -46,7 +48,6 @@ from ._agent import (
     select_option,
 )
 from ._agent import tool_content as _tool_content
-from ._runtime import UNDEFINED, MaybeUndefined, Undefined
 from .models import (
     AvailableCommand,
     PlanEntry,

@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from acp_runtime import _mcp
+from acp_runtime._mcp import PROTOCOL_VERSION, SERVER_UNAVAILABLE
 from mcp.server import Server
 from mcp.server.mcpserver import MCPServer
 
-from . import _mcp
-from ._mcp import PROTOCOL_VERSION, SERVER_UNAVAILABLE
 from .models import (
     McpError,
     McpServerAcpVariant,

@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, TypeVar, overload
 
-from . import _runtime as _rt
-from ._runtime import UNDEFINED, MaybeUndefined, Model, Undefined
+from acp_runtime import _runtime as _rt
+from acp_runtime._runtime import UNDEFINED, MaybeUndefined, Model, Undefined
 
 if TYPE_CHECKING:
     from ._builders import (
@@ -13030,7 +13030,7 @@ def decode(type_or_name: Any, data: Any, *, strict: bool = False, on_salvage: _r
     Raises `DecodeError` on anything the schema does not allow; in lenient mode
     (the default) values the schema's `x-deserialize-*` hints allow to salvage
     are replaced or skipped, reported to `on_salvage` and the `logging` module."""
-    return _rt.codec().decode(type_or_name, data, strict, on_salvage)
+    return _rt.codec(__name__.rpartition(".")[0]).decode(type_or_name, data, strict, on_salvage)
 
 
 def encode(value: Any) -> Any:

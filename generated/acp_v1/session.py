@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Final, cast
 
-from . import _session
-from ._session import ChunkedMessage, LinkPath, Rule, SessionChange, SessionRequest
+from acp_runtime import _session
+from acp_runtime._session import ChunkedMessage, LinkPath, Rule, SessionChange, SessionRequest
+
 from .models import (
     CompactionId,
     CompactionStatus,

@@ -18,7 +18,8 @@ are imported on first use.
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._runtime import UNDEFINED, DecodeError, MaybeUndefined, Model, Salvage, Undefined
+from acp_runtime._runtime import UNDEFINED, DecodeError, MaybeUndefined, Model, Salvage, Undefined
+
 from .models import (
     AbsolutePath,
     AgentAuthCapabilities,

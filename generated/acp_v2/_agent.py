@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Final, Literal, TypeVar
 
+from acp_runtime._runtime import UNDEFINED, MaybeUndefined
+
 from . import _config_options
-from ._runtime import UNDEFINED, MaybeUndefined
 from .models import (
     AvailableCommand,
     ContentBlock,

@@ -11,8 +11,9 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
-from . import _runtime as _rt
-from ._runtime import Undefined
+from acp_runtime import _runtime as _rt
+from acp_runtime._runtime import Undefined
+
 from .models import (
     AgentAuthCapabilities,
     AgentCapabilities,

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._connection import DEFAULT_OPTIONS, ConnectionOptions, StreamTransport, Transport, stdio_streams
-from ._proxy import ProxyLink
+from acp_runtime._connection import DEFAULT_OPTIONS, ConnectionOptions, StreamTransport, Transport, stdio_streams
+from acp_runtime._proxy import ProxyLink
+
 from .connection import AgentSideConnection, ClientSideConnection
 
 if TYPE_CHECKING:

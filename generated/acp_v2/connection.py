@@ -22,8 +22,8 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any, Final
 
-from . import _connection, _jsonrpc, _router
-from ._connection import (
+from acp_runtime import _connection, _jsonrpc, _router
+from acp_runtime._connection import (
     DEFAULT_LIMITS,
     DEFAULT_OPTIONS,
     Connection,
@@ -37,11 +37,12 @@ from ._connection import (
     Wire,
     stdio_streams,
 )
-from ._cookies import AffinityCookies
-from ._memory import MemoryTransport, memory_transports
-from ._observe import LoggingObserver, WireEvent, WireObserver, opentelemetry_observer
-from ._router import ProtocolVersionMismatch
-from ._runtime import UNDEFINED, MaybeUndefined
+from acp_runtime._cookies import AffinityCookies
+from acp_runtime._memory import MemoryTransport, memory_transports
+from acp_runtime._observe import LoggingObserver, WireEvent, WireObserver, opentelemetry_observer
+from acp_runtime._router import ProtocolVersionMismatch
+from acp_runtime._runtime import UNDEFINED, MaybeUndefined
+
 from .models import (
     ArchiveSessionRequest,
     ArchiveSessionResponse,

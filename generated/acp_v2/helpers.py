@@ -27,6 +27,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from acp_runtime._runtime import UNDEFINED, MaybeUndefined, Undefined
+
 from ._agent import (
     Ending,
     PermissionAnswer,
@@ -46,7 +48,6 @@ from ._agent import (
 )
 from ._agent import block as _block
 from ._agent import tool_content as _tool_content
-from ._runtime import UNDEFINED, MaybeUndefined, Undefined
 from ._stop_reasons import STOP_REASONS, StopReasonTag
 from .models import (
     AvailableCommandVariant,

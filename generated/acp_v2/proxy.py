@@ -27,7 +27,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._proxy import ProxyLink
+from acp_runtime._proxy import ProxyLink
+
 from ._serve_proxy import run_proxy, serve_proxy
 from .connection import Agent, AgentSideConnection, Client, ClientSideConnection
 from .models import (

@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final, TypeAlias
 
-from . import _codec, _jsonrpc
-from . import _runtime as _rt
-from ._jsonrpc import MethodNotFound, NotificationRoute, RequestRoute
-from ._runtime import UNDEFINED, Undefined
+from acp_runtime import _jsonrpc
+from acp_runtime import _runtime as _rt
+from acp_runtime._jsonrpc import MethodNotFound, NotificationRoute, RequestRoute
+from acp_runtime._runtime import UNDEFINED, Undefined
+
+from . import _codec
 from .models import (
     ArchiveSessionRequest,
     ArchiveSessionResponse,

@@ -27,8 +27,8 @@ import os
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import _router
-from ._connection import (
+from acp_runtime import _router
+from acp_runtime._connection import (
     DEFAULT_OPTIONS,
     ConnectionOptions,
     Stderr,
@@ -37,14 +37,15 @@ from ._connection import (
     spawn_process,
     stdio_streams,
 )
-from ._cookies import AffinityCookies
-from ._memory import memory_transports
-from ._router import Routable
+from acp_runtime._cookies import AffinityCookies
+from acp_runtime._memory import memory_transports
+from acp_runtime._router import Routable
+
 from .connection import Agent, AgentSideConnection, Client, ClientSideConnection
 
 if TYPE_CHECKING:
-    from ._http_server import AcpHttpApp
-    from ._websocket import Authorize, WebSocketServer
+    from acp_runtime._http_server import AcpHttpApp
+    from acp_runtime._websocket import Authorize, WebSocketServer
 
 __all__ = [
     "connect_http",
@@ -198,7 +199,7 @@ def open_websocket(
     `connect_negotiated`, which picks the connection of the version the agent answers. The
     options are `connect_websocket`'s (of `options`, the transport reads `limits`); the
     WebSocket is closed on exit."""
-    from . import _websocket
+    from acp_runtime import _websocket
 
     limits = ConnectionOptions.checked(options).limits
     return _websocket.open_websocket(
@@ -226,7 +227,7 @@ async def serve_websocket(
     closes the socket (1009); a client that reads nothing for `options.limits.max_output_stall`
     seconds while its agent writes is dropped. Each connection takes `options`, as `serve_agent`
     says. Needs the `websocket` extra (the `websockets` library)."""
-    from . import _websocket
+    from acp_runtime import _websocket
 
     options = ConnectionOptions.checked(options)
 
@@ -281,7 +282,7 @@ def open_http(
     `connect_negotiated`, which picks the connection of the version the agent answers. The
     options are `connect_http`'s (of `options`, the transport reads `limits`); on exit the
     connection is ended with `DELETE`."""
-    from . import _http_client
+    from acp_runtime import _http_client
 
     limits = ConnectionOptions.checked(options).limits
     return _http_client.open_http(url, headers=headers, max_message_bytes=limits.max_message_bytes, cookies=cookies)
@@ -295,6 +296,7 @@ def http_app(
     max_request_body_bytes: int = 16 * 1024 * 1024,
     max_buffered_session_streams: int = 1024,
     options: ConnectionOptions = DEFAULT_OPTIONS,
+    instance: str | None = None,
 ) -> AcpHttpApp:
     """An ASGI application serving agents over Streamable HTTP and WebSocket at `path`, wire-
     compatible with the TypeScript SDK's `AcpServer`: run it with any ASGI server
@@ -309,9 +311,12 @@ def http_app(
     refused 400 (WebSocket: close 1008). Beyond those, HTTP's own: a POST body over
     `max_request_body_bytes` is refused 413; output waiting for more than
     `max_buffered_session_streams` sessions no client receives ends the connection, as the
-    TypeScript SDK's `ConnectionLimits` have it.
+    TypeScript SDK's `ConnectionLimits` have it. `instance` names this process among several
+    behind a load balancer: its connection ids start with `instance.` and its answer to
+    `initialize` sets the cookie `acp_instance=instance`, for the load balancer to route a
+    connection's requests by (`ServerSettings.instance`).
     Needs nothing beyond the standard library (the ASGI server aside)."""
-    from . import _http_server
+    from acp_runtime import _http_server
 
     options = ConnectionOptions.checked(options)
     limits = options.limits
@@ -330,6 +335,7 @@ def http_app(
         max_request_body_bytes=max_request_body_bytes,
         max_buffered_session_streams=max_buffered_session_streams,
         max_id_length=limits.max_id_length,
+        server_settings=_http_server.ServerSettings(instance=instance),
     )
 
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final, TypeVar, cast
 
-from . import _runtime as _rt
-from ._runtime import Model, Undefined
+from acp_runtime import _runtime as _rt
+from acp_runtime._runtime import Model, Undefined
+
 from .models import (
     AgentMessage,
     AgentThought,

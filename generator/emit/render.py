@@ -8,6 +8,8 @@ modules need from `contexts`, and literals and docstrings from `literals`.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,7 @@ from generator.emit.literals import comment_safe, docstring, json_literal, pytho
 from generator.emit.peers import TRANSPORTS_MODULE, connection_context, connection_names, transport_names
 from generator.emit.pynamed import NamedQueries
 from generator.emit.pytypes import Queries
+from generator.emit.relink import relink
 from generator.emit.session import session_context
 from generator.emit.units import LINE_LENGTH, split_units
 from generator.errors import GenerationError
@@ -470,3 +473,47 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
     lazy_modules = [name for name in lazy_modules if name not in imported_by_others]
     init = env.get_template("init.py.jinja").render({**base, "lazy_modules": lazy_modules})
     return {"__init__.py": split_units(init), **files}
+
+
+# The runtime module each package keeps a copy of when packages share a runtime: the conductor is
+# a program, run as `python -m <package>.conductor`; its copy imports the shared modules.
+OWN_RUNTIME_MODULES = frozenset({"conductor.py"})
+
+
+def shared_runtime_modules() -> frozenset[str]:
+    """The file names of the modules of `generator/runtime/` that packages generated together
+    share (`runtime-package`): all of them but `OWN_RUNTIME_MODULES`."""
+    names = {entry.name for entry in resources.files(runtime.__name__).iterdir() if entry.name.endswith(".py")}
+    return frozenset(names - {"__init__.py"} - OWN_RUNTIME_MODULES)
+
+
+def without_runtime(files: dict[str, list[str]], package: str, runtime_package: str) -> dict[str, list[str]]:
+    """The files of `package` (as `render_package` gives them) for a package that shares the
+    runtime package `runtime_package`: without the shared modules, and every import of them
+    made an import from `runtime_package`."""
+    shared = shared_runtime_modules()
+    modules = {name.removesuffix(".py") for name in shared}
+    return {
+        name: [relink(unit, runtime_package, modules, f"{package}/{name}") for unit in units]
+        if name.endswith(".py")
+        else units
+        for name, units in files.items()
+        if name not in shared
+    }
+
+
+def render_runtime(
+    module: Module, versions: dict[str, str], modules: Collection[str], packages: list[str]
+) -> dict[str, list[str]]:
+    """The runtime package the `packages` generated together share: the `modules` of
+    `generator/runtime/` they use (file names), an `__init__.py` that says so, and `py.typed`.
+    Its headers are those of `module`, the first package's."""
+    env = environment(Queries(module))
+    base = {"module": module, "versions": versions}
+    files = {name: static_units(env, name, base) for name in sorted(modules)}
+    context = {**base, "packages": packages}
+    return {
+        "__init__.py": split_units(env.get_template("runtime_init.py.jinja").render(context)),
+        **files,
+        "py.typed": [],
+    }

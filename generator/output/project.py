@@ -76,10 +76,11 @@ OPENTELEMETRY_REQUIREMENT = "opentelemetry-api>=1.45,<2"
 MCP_REQUIREMENT = "mcp>=2.3,<3"
 
 
-def render_pyproject(module: Module | Sequence[Module], release: str | None) -> str:
+def render_pyproject(module: Module | Sequence[Module], release: str | None, runtime_package: str | None = None) -> str:
     """The pyproject.toml of the package generated from `module`, or of the packages generated
     from several modules into one directory: one distribution named after the first of them (the
-    primary package, so that a requirement naming it keeps working when packages are added)."""
+    primary package, so that a requirement naming it keeps working when packages are added),
+    holding the `runtime_package` they share too (if any)."""
     modules = [module] if isinstance(module, Module) else list(module)
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
@@ -93,6 +94,8 @@ def render_pyproject(module: Module | Sequence[Module], release: str | None) -> 
     return env.get_template(TEMPLATE).render(
         module=modules[0],
         modules=modules,
+        packages=[*(m.package for m in modules), *([runtime_package] if runtime_package else [])],
+        runtime_package=runtime_package,
         generator=__version__,
         name=distribution_name(modules[0].package),
         version=distribution_version(release),

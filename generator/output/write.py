@@ -30,7 +30,7 @@ import os
 import secrets
 import shutil
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -109,6 +109,10 @@ def _stage(staging: Path, files: dict[str, str], temporaries: dict[Path, str]) -
         if not target.parent.is_dir():
             target.parent.mkdir(parents=True)
         target.write_bytes(text.encode())
+    _stage_files(temporaries)
+
+
+def _stage_files(temporaries: dict[Path, str]) -> None:
     for temporary, text in temporaries.items():
         temporary.write_bytes(text.encode())
 
@@ -138,6 +142,15 @@ def _swap_back(package_dir: Path, staging: Path, retired: Path, existed: bool) -
         retired.rename(package_dir)
 
 
+@dataclass(frozen=True)
+class PackageFiles:
+    """One package a write replaces: its directory, exactly these files, and its format manifest."""
+
+    directory: Path
+    files: dict[str, str]
+    manifest: str | None = None
+
+
 def write_package(
     package_dir: Path, files: dict[str, str], manifest: str | None = None, beside: dict[str, str] | None = None
 ) -> None:
@@ -145,39 +158,61 @@ def write_package(
     given) and each of `beside` (name → text) in the directory that holds it: all new when
     it returns, all as they were when it raises (see the module's docstring for a kill).
     Files and directories get the permissions the umask gives any new file."""
-    outside = _outside(package_dir, manifest, beside)
-    _check_directory(package_dir.parent)
-    _check_directory(package_dir)
+    write_packages([PackageFiles(package_dir, files, manifest)], beside)
+
+
+def write_packages(packages: Sequence[PackageFiles], beside: dict[str, str] | None = None) -> None:
+    """`write_package` for several packages at once (packages generated together, their shared
+    runtime among them), `beside` going into the directory that holds the first: every package
+    and file new when it returns, every one as it was when it raises. A kill between two
+    packages' renames may leave some new and others old: `check` reports those until the next
+    `generate`."""
+    outside: dict[Path, str] = {}
+    for package in packages:
+        outside |= _outside(package.directory, package.manifest, None)
+    outside |= _outside(packages[0].directory, None, beside)
     try:
-        if not package_dir.parent.is_dir():
-            package_dir.parent.mkdir(parents=True)
-        recover(package_dir, outside)
+        for package in packages:
+            _check_directory(package.directory.parent)
+            _check_directory(package.directory)
+            if not package.directory.parent.is_dir():
+                package.directory.parent.mkdir(parents=True)
+            recover(package.directory, outside)
     except OSError as error:
-        raise GenerationError(str(package_dir.parent), f"cannot write the package here: {error.strerror}") from None
-    staging, retired, existed = _fresh(package_dir, NEW), _fresh(package_dir, OLD), package_dir.exists()
+        where = str(error.filename or packages[0].directory.parent)
+        raise GenerationError(where, f"cannot write the package here: {error.strerror}") from None
+    swaps = [(package, _fresh(package.directory, NEW), _fresh(package.directory, OLD)) for package in packages]
+    existed = {package.directory: package.directory.exists() for package in packages}
     temporaries = {path: _fresh(path, NEW) for path in outside}
+    made = [*(staging for _, staging, _ in swaps), *temporaries.values()]
     try:
         try:  # nothing replaced yet: undoing is removing what the write made
             previous = {path: _saved(path) for path in outside}
-            _stage(staging, files, {temporaries[path]: text for path, text in outside.items()})
+            for package, staging, _ in swaps:
+                _stage(staging, package.files, {})
+            _stage_files({temporaries[path]: text for path, text in outside.items()})
         except BaseException:
-            _remove(staging, *temporaries.values())
+            _remove(*made)
             raise
-        try:  # steps 1 to 3 of the module's docstring
+        try:  # steps 1 to 3 of the module's docstring, package after package
             for path, temporary in temporaries.items():
                 os.replace(temporary, path)
-            if existed:
-                package_dir.rename(retired)
-            staging.rename(package_dir)
+            for package, staging, retired in swaps:
+                if existed[package.directory]:
+                    package.directory.rename(retired)
+                staging.rename(package.directory)
         except BaseException:
-            _swap_back(package_dir, staging, retired, existed)
+            for package, staging, retired in reversed(swaps):
+                _swap_back(package.directory, staging, retired, existed[package.directory])
             _restore(previous)
-            _remove(staging, *temporaries.values())
+            _remove(*made)
             raise
     except OSError as error:
-        where = str(error.filename or package_dir)
+        where = str(error.filename or packages[0].directory)
         raise GenerationError(where, f"cannot write the package: {error.strerror}") from None
-    _remove(retired)  # step 4, once committed: what an interrupt leaves of it, the next `recover` removes
+    _remove(
+        *(retired for _, _, retired in swaps)
+    )  # step 4, once committed: what an interrupt leaves, `recover` removes
 
 
 @dataclass

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
+import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, Final
 
@@ -53,6 +55,15 @@ MAX_CONNECTIONS: Final = 10
 beyond them, concurrent POSTs would open and close a TCP connection each). The event streams
 hold a connection each beside them: httpx's pool is not bounded, as a bound shared with the
 streams would let the streams of a few sessions take every connection and stall every POST."""
+
+
+@functools.cache
+def default_ssl_context() -> ssl.SSLContext:
+    """The TLS settings of every transport that is given no `client`: httpx's defaults (its CA
+    bundle, `SSL_CERT_FILE` and `SSL_CERT_DIR` as they were at the first call), made once. An
+    `httpx.AsyncClient` left to make its own loads the CA bundle again, ~24 ms of CPU for each
+    connection here, even to an `http://` URL; a context is safe to share."""
+    return httpx.create_ssl_context()
 
 
 class HttpError(Exception):
@@ -110,6 +121,7 @@ class HttpClientTransport:
             timeout=httpx.Timeout(30.0, read=None),
             limits=httpx.Limits(max_connections=None, max_keepalive_connections=100),
             event_hooks=hooks,
+            verify=default_ssl_context(),
         )
         self._owns_client = client is None
         self._inbox: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=256)
@@ -119,6 +131,8 @@ class HttpClientTransport:
         costs less than waiting in httpcore's pool queue (64 POSTs in flight made ~930
         requests/s here, 10 ~1,430/s)."""
         self._closed = False
+        self._shut = asyncio.Event()
+        """Set once the transport's end is complete: its tasks ended, `DELETE` sent, httpx closed."""
         self._ended = False
         self._tasks: set[asyncio.Task[None]] = set()
         self._sessions: dict[str, asyncio.Future[None]] = {}
@@ -155,8 +169,11 @@ class HttpClientTransport:
         await self._post(_rt.parse_json(message), message)
 
     async def close(self) -> None:
-        """Send `DELETE` for the connection and stop its streams."""
+        """Send `DELETE` for the connection and stop its streams; once the transport has begun to
+        end (a stream's failure ends it too), wait until that is done: no task of it outlives
+        `close()`."""
         if self._closed:
+            await self._shut.wait()
             return
         await self._shutdown(delete=True)
 
@@ -361,19 +378,22 @@ class HttpClientTransport:
 
     async def _shutdown(self, *, delete: bool) -> None:
         self._closed = True
-        current = asyncio.current_task()
-        tasks = [task for task in self._tasks if task is not current]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        if delete and self.connection_id is not None:
-            with contextlib.suppress(httpx.HTTPError):
-                await self._http.delete(self.url, headers={CONNECTION_ID_HEADER: self.connection_id})
-        if self._owns_client:
-            await self._http.aclose()
-        while self._inbox.full():  # the end must get through: a reader this far behind loses the oldest
-            self._inbox.get_nowait()
-        self._inbox.put_nowait(None)
+        try:
+            current = asyncio.current_task()
+            tasks = [task for task in self._tasks if task is not current]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            if delete and self.connection_id is not None:
+                with contextlib.suppress(httpx.HTTPError):
+                    await self._http.delete(self.url, headers={CONNECTION_ID_HEADER: self.connection_id})
+            if self._owns_client:
+                await self._http.aclose()
+        finally:
+            while self._inbox.full():  # the end must get through: a reader this far behind loses the oldest
+                self._inbox.get_nowait()
+            self._inbox.put_nowait(None)
+            self._shut.set()
 
     def _spawn(self, work: Any, name: str | None = None) -> None:
         task: asyncio.Task[None] = asyncio.get_running_loop().create_task(work, name=name)

@@ -31,6 +31,7 @@ import contextlib
 import dataclasses
 import inspect
 import logging
+import re
 import secrets
 import time
 from collections import deque
@@ -70,6 +71,10 @@ RETRY_AFTER_SECONDS: Final = 5
 HEALTH_PATH: Final = "/health"
 DRAIN_POLL_SECONDS: Final = 0.05
 WEBSOCKET_READ_AHEAD: Final = 16  # as the websockets library's max_queue
+AFFINITY_COOKIE: Final = "acp_instance"
+"""The cookie naming the instance (`ServerSettings.instance`) that answered `initialize`."""
+INSTANCE_PATTERN: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""An instance name: what a cookie value, a header and a load balancer's server name all take."""
 SESSION_SCOPED_METHODS: Final = frozenset(
     {
         "session/cancel",
@@ -231,7 +236,13 @@ class ServerSettings:
     ends (its later requests get 404). `max_inbound_bytes`: the bytes of the messages a
     connection's client has posted that its handler has not yet read; past them a POST waits
     (WebSocket frames are read ahead within the same bytes). `log_interval`: one warning per
-    cause per that many seconds, then how many like it were suppressed."""
+    cause per that many seconds, then how many like it were suppressed.
+    `instance`: this process's name among several behind a load balancer (letters, digits, `_`
+    and `-`, up to 64). Every connection id it issues starts with it and a `.`, and its answer to
+    `initialize` sets the cookie `acp_instance` to it, so that a load balancer routing on either
+    sends a connection's later requests to the process that holds the connection; a request
+    naming a connection of another instance is answered 404 saying so, and logged. None: a
+    random name per application (ids still name their process; no cookie is set)."""
 
     replay_bytes: int = DEFAULT_REPLAY_BYTES
     close_grace: float = DEFAULT_CLOSE_GRACE
@@ -241,15 +252,30 @@ class ServerSettings:
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT
     max_inbound_bytes: int = DEFAULT_MAX_INBOUND_BYTES
     log_interval: float = DEFAULT_LOG_INTERVAL
+    instance: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.instance is not None and not INSTANCE_PATTERN.fullmatch(self.instance):
+            raise ValueError(
+                f"ServerSettings.instance: expected 1 to 64 letters, digits, '_' or '-', found {self.instance!r}"
+            )
 
 
 DEFAULT_SERVER_SETTINGS: Final = ServerSettings()
 
 
 def short_id(connection_id: str) -> str:
-    """A connection id as logged: its first 8 characters (the whole id is the connection's only
-    credential, and a log is read by more people than the connection's client)."""
-    return connection_id[:8] + "…"
+    """A connection id as logged: its instance and the first 8 characters of the rest (the whole
+    id is the connection's only credential, and a log is read by more people than the
+    connection's client)."""
+    instance, dot, token = connection_id.rpartition(".")
+    return f"{instance}{dot}{token[:8]}…"
+
+
+def instance_of(connection_id: str) -> str | None:
+    """The instance a connection id names (its part before the first `.`), or None."""
+    instance, dot, _ = connection_id.partition(".")
+    return instance if dot and INSTANCE_PATTERN.fullmatch(instance) else None
 
 
 class LogThrottle:
@@ -568,6 +594,13 @@ class AcpHttpApp:
         self.websockets = 0
         """The WebSocket connections open (with `connections`, bounded by `max_connections`)."""
         self.log = LogThrottle(_log, server_settings.log_interval)
+        self.instance = server_settings.instance or secrets.token_hex(4)
+        """The prefix of this application's connection ids (`ServerSettings.instance`, or random)."""
+
+    def new_connection_id(self) -> str:
+        """A new connection's id: this instance's name, `.`, and 128 random bits (the id is the
+        connection's only credential)."""
+        return f"{self.instance}.{secrets.token_hex(16)}"
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -792,7 +825,7 @@ class AcpHttpApp:
         if message.get("id") is None:
             await _text(send, 400, "Initialize request must include an ID")
             return
-        connection = HttpConnection(self, secrets.token_hex(16), principal)
+        connection = HttpConnection(self, self.new_connection_id(), principal)
         connection.initialize_id = _key(message["id"])
         self.connections[connection.id] = connection
         connection.task = self._start(connection)
@@ -813,7 +846,11 @@ class AcpHttpApp:
             return
         finally:
             connection.end_request()
-        await _json(send, 200, answer, [(CONNECTION_ID_HEADER.encode(), connection.id.encode())])
+        headers = [(CONNECTION_ID_HEADER.encode(), connection.id.encode())]
+        if self.server_settings.instance is not None:  # for a load balancer that routes on it
+            cookie = f"{AFFINITY_COOKIE}={self.instance}; Path=/; HttpOnly; SameSite=Lax"
+            headers.append((b"set-cookie", cookie.encode()))
+        await _json(send, 200, answer, headers)
 
     async def _named_connection(self, connection_id: str | None, send: Send) -> HttpConnection | None:
         """The connection `Acp-Connection-Id` names, or None once the 400 (no id) or the 404
@@ -823,6 +860,20 @@ class AcpHttpApp:
             return None
         connection = self.connections.get(connection_id)
         if connection is None:
+            owner = instance_of(connection_id)
+            if owner is not None and owner != self.instance:  # a load balancer without affinity
+                self.log.warning(
+                    "misrouted",
+                    "a request for connection %s of instance %r reached instance %r: route a connection's "
+                    "requests by the %s cookie or by its id's prefix",
+                    short_id(connection_id),
+                    owner,
+                    self.instance,
+                    AFFINITY_COOKIE,
+                )
+                why = f"Unknown Acp-Connection-Id: issued by instance {owner!r}, this is instance {self.instance!r}"
+                await _text(send, 404, why)
+                return None
             await _text(send, 404, "Unknown Acp-Connection-Id")
         return connection
 
@@ -928,7 +979,7 @@ class AcpHttpApp:
             log=self.log,
             principal=principal,
         )
-        connection_id = secrets.token_hex(16)
+        connection_id = self.new_connection_id()
         self.websockets += 1
         await send({"type": "websocket.accept", "headers": [(CONNECTION_ID_HEADER.encode(), connection_id.encode())]})
         reading = asyncio.ensure_future(transport.read_frames())

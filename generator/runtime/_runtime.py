@@ -445,7 +445,7 @@ class Model:
 
 def _decode_on_first_use(data: Any, ctx: Context, path: Path, cls: type[Model]) -> Any:
     """`Model._acp_decode` until the codec gives each class its own: imports the codec, then decodes."""
-    codec()
+    _codec_of(cls)
     if cls._acp_decode is _decode_on_first_use:
         raise TypeError(f"{cls.__name__} is not a type of this package")
     return cls._acp_decode(data, ctx, path, cls)
@@ -453,7 +453,7 @@ def _decode_on_first_use(data: Any, ctx: Context, path: Path, cls: type[Model]) 
 
 def _encode_on_first_use(value: Model) -> dict[str, Any]:
     """`Model._acp_encode` until the codec gives each class its own: imports the codec, then encodes."""
-    codec()
+    _codec_of(type(value))
     if type(value)._acp_encode is _encode_on_first_use:
         raise TypeError(f"{type(value).__name__} is not a type of this package")
     return type(value)._acp_encode(value)
@@ -468,16 +468,32 @@ def is_generated(cls: type[Model]) -> bool:
     return cls._acp_decode is not _decode_on_first_use
 
 
-_codec_module: Any = None
+_codecs: dict[str, Any] = {}
 
 
-def codec() -> Any:
-    """The package's `_codec` module (decoders, encoders, `decode`), imported on first
-    use: importing the types does not compile or run the codec."""
-    global _codec_module
-    if _codec_module is None:
-        _codec_module = importlib.import_module("._codec", __package__)  # the generated sibling
-    return _codec_module
+def codec(package: str) -> Any:
+    """The `_codec` module (decoders, encoders, `decode`) of the generated package `package`,
+    imported on first use: importing the types does not compile or run the codec. Packages
+    generated together share this module, each with a codec of its own, found by its name."""
+    module = _codecs.get(package)
+    if module is None:
+        module = _codecs[package] = importlib.import_module(f"{package}._codec")
+    return module
+
+
+def _codec_of(cls: type[Model]) -> None:
+    """Import the codec of the package that defines `cls`, or the generated class it derives
+    from: the first class of its MRO defined in a `<package>.models` that has a `_codec`."""
+    for klass in cls.__mro__:
+        package, _, name = klass.__module__.rpartition(".")
+        if klass is not Model and name == "models" and package:
+            try:
+                codec(package)
+            except ModuleNotFoundError as error:
+                if error.name not in (package, f"{package}._codec"):
+                    raise
+                continue
+            return
 
 
 M = TypeVar("M", bound=Model)

@@ -292,6 +292,7 @@ def http_app(
     max_request_body_bytes: int = 16 * 1024 * 1024,
     max_buffered_session_streams: int = 1024,
     options: ConnectionOptions = DEFAULT_OPTIONS,
+    instance: str | None = None,
 ) -> AcpHttpApp:
     """An ASGI application serving agents over Streamable HTTP and WebSocket at `path`, wire-
     compatible with the TypeScript SDK's `AcpServer`: run it with any ASGI server
@@ -306,7 +307,10 @@ def http_app(
     refused 400 (WebSocket: close 1008). Beyond those, HTTP's own: a POST body over
     `max_request_body_bytes` is refused 413; output waiting for more than
     `max_buffered_session_streams` sessions no client receives ends the connection, as the
-    TypeScript SDK's `ConnectionLimits` have it.
+    TypeScript SDK's `ConnectionLimits` have it. `instance` names this process among several
+    behind a load balancer: its connection ids start with `instance.` and its answer to
+    `initialize` sets the cookie `acp_instance=instance`, for the load balancer to route a
+    connection's requests by (`ServerSettings.instance`).
     Needs nothing beyond the standard library (the ASGI server aside)."""
     from . import _http_server
 
@@ -327,6 +331,7 @@ def http_app(
         max_request_body_bytes=max_request_body_bytes,
         max_buffered_session_streams=max_buffered_session_streams,
         max_id_length=limits.max_id_length,
+        server_settings=_http_server.ServerSettings(instance=instance),
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from generator.config import load_config
-from generator.emit.render import render_package
+from generator.emit.render import render_package, render_runtime, shared_runtime_modules, without_runtime
 from generator.emit.units import join_units, split_units
 from generator.output.format import _batches, reshaped, unit_key
 from generator.output.manifest import proven_units
@@ -86,11 +86,30 @@ def test_black_finds_every_unit_of_the_vendored_schemas_formatted(index):
     module = build_ir(package.schema, package.package, ROOT, config.options, CACHE, package.protocol_version)
     module = with_commands(module, config.commands)  # the headers name the project's commands
     black_texts = proven_units(ROOT / "generated" / package.package)
-    for name, units in render_package(module, versions()).items():
+    files = render_package(module, versions())
+    if config.runtime_package is not None:  # as generate writes it: importing the shared runtime
+        files = without_runtime(files, package.package, config.runtime_package)
+    for name, units in files.items():
         if name.endswith(".py"):
             for unit in units:
                 assert unit_key(unit) in black_texts, f"{name} is not generated from this code: make generate"
                 assert not reshaped(unit, black_texts[unit_key(unit)]), f"black reshapes this unit of {name}:\n{unit}"
+
+
+def test_black_finds_every_unit_of_the_shared_runtime_formatted():
+    config = load_config(ROOT)
+    assert config.runtime_package is not None
+    modules = [
+        with_commands(build_ir(p.schema, p.package, ROOT, config.options, CACHE, p.protocol_version), config.commands)
+        for p in config.packages
+    ]
+    used = frozenset().union(*(render_package(module, versions()).keys() for module in modules))
+    files = render_runtime(modules[0], versions(), used & shared_runtime_modules(), [m.package for m in modules])
+    black_texts = proven_units(ROOT / "generated" / config.runtime_package)
+    for name, units in files.items():
+        for unit in units:
+            assert unit_key(unit) in black_texts, f"{name} is not generated from this code: make generate"
+            assert not reshaped(unit, black_texts[unit_key(unit)]), f"black reshapes this unit of {name}:\n{unit}"
 
 
 def test_units_are_shared_out_in_batches_of_about_equal_lines_the_largest_first():

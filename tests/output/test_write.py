@@ -13,7 +13,7 @@ import pytest
 
 from generator.errors import GenerationError
 from generator.output.manifest import manifest_path
-from generator.output.write import compare, ordinary_mode, recover, write_package
+from generator.output.write import PackageFiles, compare, ordinary_mode, recover, write_package, write_packages
 
 
 def test_write_package_replaces_the_whole_directory(tmp_path):
@@ -22,6 +22,44 @@ def test_write_package_replaces_the_whole_directory(tmp_path):
     write_package(package, {"b.py": "B = 2\n"})
     assert sorted(p.name for p in package.iterdir()) == ["b.py"]
     assert [p.name for p in tmp_path.iterdir()] == ["pkg"]  # no staging leftovers
+
+
+def test_write_packages_replaces_several_packages_and_the_files_beside_the_first(tmp_path):
+    write_packages([PackageFiles(tmp_path / "a", {"a.py": "A = 1\n"}, "{}\n"), PackageFiles(tmp_path / "rt", {})])
+    write_packages(
+        [PackageFiles(tmp_path / "a", {"b.py": "B = 2\n"}), PackageFiles(tmp_path / "rt", {"r.py": "R = 1\n"}, "[]\n")],
+        {"pyproject.toml": "x\n"},
+    )
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["b.py"]
+    assert sorted(p.name for p in (tmp_path / "rt").iterdir()) == ["r.py"]
+    assert (tmp_path / "pyproject.toml").read_text() == "x\n" and (tmp_path / "rt.format.json").read_text() == "[]\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "a",
+        "a.format.json",
+        "pyproject.toml",
+        "rt",
+        "rt.format.json",
+    ]
+
+
+def test_a_failure_swapping_the_last_package_puts_every_package_and_file_back(tmp_path, monkeypatch):
+    old = [PackageFiles(tmp_path / "a", {"a.py": "old\n"}, "{}\n"), PackageFiles(tmp_path / "rt", {"r.py": "old\n"})]
+    write_packages(old, {"pyproject.toml": "old\n"})
+    before = {path.relative_to(tmp_path): path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()}
+    real_rename, failed = Path.rename, []
+
+    def rename(self: Path, target: Path) -> Path:
+        if Path(target).name == "rt" and not failed:  # the new runtime package, swapped in last
+            failed.append(target)
+            raise OSError(errno.ENOSPC, "No space left on device", str(target))
+        return real_rename(self, target)
+
+    monkeypatch.setattr(Path, "rename", rename)
+    new = [PackageFiles(tmp_path / "a", {"a.py": "new\n"}, "[]\n"), PackageFiles(tmp_path / "rt", {"r.py": "new\n"})]
+    with pytest.raises(GenerationError, match="No space left on device"):
+        write_packages(new, {"pyproject.toml": "new\n"})
+    assert failed
+    assert {path.relative_to(tmp_path): path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()} == before
 
 
 def test_compare_reports_changed_missing_and_extra_files(tmp_path):

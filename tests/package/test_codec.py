@@ -10,7 +10,14 @@ import pickle
 
 import pytest
 
-from tests.support.helpers import FIXTURES, ROOT, assert_json_identical, generate_package, import_package
+from tests.support.helpers import (
+    FIXTURES,
+    ROOT,
+    assert_json_identical,
+    generate_package,
+    import_package,
+    runtime_module,
+)
 from tests.support.strategies import Text
 
 acp = import_package(ROOT / "generated", "acp_v2")
@@ -111,12 +118,12 @@ def test_an_object_of_its_required_keys_alone_decodes_as_the_general_path_does()
     )
     assert acp.encode(decoded) == {"toolCallId": "t"}
     error = rejection("ToolCallUpdate", {"title": "x"})
-    assert (error.path, error.found) == ("$.toolCallId", acp._runtime.MISSING)
+    assert (error.path, error.found) == ("$.toolCallId", runtime_module("_runtime").MISSING)
     error = rejection("ToolCallUpdate", {"toolCallId": 3})
     assert (error.path, error.expected) == ("$.toolCallId", "string")
     assert acp.decode("ToolCallUpdate", {"zeta": 1, "toolCallId": "t"}).unknown_properties == {"zeta": 1}
     error = rejection("UpdateSessionNotification", {"sessionId": "s", "zeta": {}})
-    assert (error.path, error.found) == ("$.update", acp._runtime.MISSING)
+    assert (error.path, error.found) == ("$.update", runtime_module("_runtime").MISSING)
     error = rejection("UpdateSessionNotification", {"sessionId": "s", "update": {"sessionUpdate": "plan_update"}})
     assert error.path == "$.update.plan"
 
@@ -423,7 +430,7 @@ def test_paths_index_into_arrays():
 
 def test_default_on_error_salvages_and_reports(caplog):
     reports = []
-    with caplog.at_level(logging.WARNING, logger="acp_v2"):
+    with caplog.at_level(logging.WARNING, logger="acp_runtime"):
         decoded = acp.decode("ToolCallUpdate", {"toolCallId": "t", "kind": 5}, on_salvage=reports.append)
     assert decoded.kind is UNDEFINED
     assert [report.path for report in reports] == ["$.kind"]

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.helpers import ROOT, Stepped, import_package
+from tests.support.helpers import ROOT, Stepped, import_package, runtime_module
 from tests.support.hostile_lines import LINES
 
 acp = import_package(ROOT / "generated", "acp_v2")
@@ -480,7 +480,7 @@ async def test_invalid_params_say_where_in_data():
 
 
 async def test_a_failing_handler_answers_internal_error_and_logs_the_traceback_locally(caplog):
-    with caplog.at_level(logging.ERROR, logger="acp_v2.connection"):
+    with caplog.at_level(logging.ERROR, logger="acp_runtime.connection"):
         async with raw_client() as peer:
             await peer.initialize()
             answer = await peer.ask(
@@ -499,7 +499,7 @@ async def test_a_request_error_raised_by_a_handler_is_the_answer():
 
 
 async def test_a_response_to_an_unknown_id_is_logged_and_dropped(caplog):
-    with caplog.at_level(logging.WARNING, logger="acp_v2.connection"):
+    with caplog.at_level(logging.WARNING, logger="acp_runtime.connection"):
         async with raw_client() as peer:
             await peer.initialize()
             await peer.send({"jsonrpc": "2.0", "id": 99, "result": {}})
@@ -508,7 +508,7 @@ async def test_a_response_to_an_unknown_id_is_logged_and_dropped(caplog):
 
 
 async def test_malformed_responses_and_notifications_are_logged_not_answered(caplog):
-    with caplog.at_level(logging.WARNING, logger="acp_v2.connection"):
+    with caplog.at_level(logging.WARNING, logger="acp_runtime.connection"):
         async with raw_client() as peer:
             await peer.initialize()
             await peer.send({"jsonrpc": "2.0", "id": 42, "error": {"code": "not a number", "message": "x"}})
@@ -711,7 +711,7 @@ async def test_no_line_ends_the_connection(hostile, use_orjson, monkeypatch):
     """Each hostile line gets the answer JSON-RPC gives it (tests/support/hostile_lines.py), in valid
     UTF-8 JSON, and the connection serves the next request; nothing escapes to asyncio."""
     if not use_orjson:
-        monkeypatch.setattr(acp._runtime, "ORJSON", None)
+        monkeypatch.setattr(runtime_module("_runtime"), "ORJSON", None)
     unhandled: list[dict[str, Any]] = []
     asyncio.get_running_loop().set_exception_handler(lambda _, context: unhandled.append(context))
     async with raw_client() as peer:

@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.support.helpers import ROOT, import_package
+from tests.support.helpers import ROOT, import_package, runtime_module
 
 acp = import_package(ROOT / "generated", "acp_v2")
-rt = acp._runtime
+rt = runtime_module("_runtime")
 DecodeError = acp.DecodeError
 SETTINGS = settings(max_examples=500, deadline=None, database=None)
 
@@ -246,7 +246,7 @@ def test_to_json_errors_are_the_same_on_both_paths(backend):
 
 def test_the_package_needs_only_the_standard_library():
     script = (
-        "import sys; sys.modules['orjson'] = None; import acp_v2; assert acp_v2._runtime.ORJSON is None; "
+        "import sys; sys.modules['orjson'] = None; import acp_v2, acp_runtime._runtime as rt; assert rt.ORJSON is None; "
         'print(acp_v2.UsageUpdate.from_json(\'{"used": 1, "size": 2}\').to_json())'
     )
     result = subprocess.run([sys.executable, "-c", script], cwd=ROOT / "generated", capture_output=True, text=True)

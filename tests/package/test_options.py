@@ -118,10 +118,14 @@ class Spies:
         monkeypatch.setattr(module, "spawn_process", self.spawn_process)
         monkeypatch.setattr(module, "memory_transports", self.memory_transports)
         monkeypatch.setattr(module, "_router", SimpleNamespace(serve=self.serve, negotiate=self.negotiate))
-        monkeypatch.setattr(importlib.import_module("acp_v2._websocket"), "open_websocket", self.opened("websocket"))
-        monkeypatch.setattr(importlib.import_module("acp_v2._websocket"), "serve_transports", self.serve_transports)
-        monkeypatch.setattr(importlib.import_module("acp_v2._http_client"), "open_http", self.opened("http"))
-        monkeypatch.setattr(importlib.import_module("acp_v2._http_server"), "AcpHttpApp", self.http_app)
+        monkeypatch.setattr(
+            importlib.import_module("acp_runtime._websocket"), "open_websocket", self.opened("websocket")
+        )
+        monkeypatch.setattr(
+            importlib.import_module("acp_runtime._websocket"), "serve_transports", self.serve_transports
+        )
+        monkeypatch.setattr(importlib.import_module("acp_runtime._http_client"), "open_http", self.opened("http"))
+        monkeypatch.setattr(importlib.import_module("acp_runtime._http_server"), "AcpHttpApp", self.http_app)
 
     def connection(self, handler: Any, transport: Any, *, options: Any) -> Any:
         self.connections.append(options)

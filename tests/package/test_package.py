@@ -40,14 +40,15 @@ def test_imports_in_a_clean_interpreter_with_no_third_party_packages():
         "acp_v2._builders",
         "acp_v2._codec",
         "acp_v2._config_options",
-        "acp_v2._connection",
-        "acp_v2._cookies",
-        "acp_v2._jsonrpc",
-        "acp_v2._memory",
-        "acp_v2._observe",
-        "acp_v2._router",
-        "acp_v2._runtime",
-        "acp_v2._session",
+        "acp_runtime",
+        "acp_runtime._connection",
+        "acp_runtime._cookies",
+        "acp_runtime._jsonrpc",
+        "acp_runtime._memory",
+        "acp_runtime._observe",
+        "acp_runtime._router",
+        "acp_runtime._runtime",
+        "acp_runtime._session",
         "acp_v2._stop_reasons",
         "acp_v2.connection",
         "acp_v2.helpers",
@@ -67,28 +68,34 @@ def test_opentelemetry_is_imported_only_by_the_observer_that_needs_it():
         "[getattr(package, name) for package in (acp_v2, acp_v1) for name in package.__all__]\n"
         "print(sorted(m for m in sys.modules if m.startswith('opentelemetry') or m.endswith('._otel')))\n"
         "acp_v2.opentelemetry_observer()\n"
-        "print('opentelemetry.trace' in sys.modules, 'acp_v2._otel' in sys.modules)\n"
-        "sys.modules['opentelemetry'] = None\n"
-        "try:\n    acp_v1.opentelemetry_observer()\nexcept ImportError as error:\n    print(error)\n"
+        "print('opentelemetry.trace' in sys.modules, 'acp_runtime._otel' in sys.modules)\n"
     )
     result = subprocess.run([sys.executable, "-c", program, str(GENERATED)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    unimported, imported, missing = result.stdout.splitlines()
+    unimported, imported = result.stdout.splitlines()
     assert (unimported, imported) == ("[]", "True True")
+    without = (
+        "import sys; sys.modules['opentelemetry'] = None; sys.path.insert(0, sys.argv[1]); import acp_v1\n"
+        "try:\n    acp_v1.opentelemetry_observer()\nexcept ImportError as error:\n    print(error)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", without, str(GENERATED)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    missing = result.stdout.strip()
     assert "`otel` extra" in missing and "pip install" in missing
 
 
 def test_importing_the_package_imports_the_types_only():
     """The codec, builders, JSON-RPC, connection and upserts are imported on first use."""
-    assert imported_modules("import acp_v2") == {"acp_v2", "acp_v2._runtime", "acp_v2.models"}
+    assert imported_modules("import acp_v2") == {"acp_v2", "acp_runtime", "acp_runtime._runtime", "acp_v2.models"}
     assert imported_modules("from acp_v2 import ToolCallUpdate, decode") == {
         "acp_v2",
-        "acp_v2._runtime",
+        "acp_runtime",
+        "acp_runtime._runtime",
         "acp_v2.models",
     }
     assert "acp_v2._codec" in imported_modules("import acp_v2; acp_v2.decode('SessionId', 's')")
     assert "acp_v2.connection" in imported_modules("from acp_v2 import Agent")
-    assert {"acp_v2.session", "acp_v2._session"} <= imported_modules("from acp_v2 import SessionState")
+    assert {"acp_v2.session", "acp_runtime._session"} <= imported_modules("from acp_v2 import SessionState")
     assert "acp_v2.rpc" in imported_modules("import acp_v2; acp_v2.rpc.Request")  # a module as an attribute
     assert "acp_v2._codec" not in imported_modules("import acp_v2; dir(acp_v2)")
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.helpers import ROOT, import_package
+from tests.support.helpers import ROOT, import_package, runtime_module
 from tests.support.hostile_lines import DEEP, LINES
 
 acp = import_package(ROOT / "generated", "acp_v2")
@@ -159,7 +159,7 @@ async def test_no_line_before_initialize_ends_the_routed_connection(hostile, use
     """Each hostile line of tests/support/hostile_lines.py gets at most one answer, an error, and the
     router routes the `initialize` that follows; nothing escapes to asyncio."""
     if not use_orjson:
-        monkeypatch.setattr(acp._runtime, "ORJSON", None)
+        monkeypatch.setattr(runtime_module("_runtime"), "ORJSON", None)
     unhandled: list[dict[str, Any]] = []
     asyncio.get_running_loop().set_exception_handler(lambda _, context: unhandled.append(context))
     pipe = Pipe()
@@ -209,14 +209,14 @@ async def test_an_initialize_that_fails_while_routed_is_answered_minus_32603_and
     """Whatever fails while an `initialize` is routed (here: rewriting its params for the
     selected version) is that message's error, as in the typed connection."""
 
-    rewrite = acp._router._initialize_params
+    rewrite = runtime_module("_router")._initialize_params
 
     def fail_for_v2(params: dict[str, Any], requested: int, selected: int) -> dict[str, Any]:
         if requested == 2:
             raise failure("rewriting failed")
         return rewrite(params, requested, selected)
 
-    monkeypatch.setattr(acp._router, "_initialize_params", fail_for_v2)
+    monkeypatch.setattr(runtime_module("_router"), "_initialize_params", fail_for_v2)
     pipe = Pipe()
     task = await routed(pipe, V2Agent(), V1Agent())
     pipe.feed(request(0, V2_INIT), request(1, V1_INIT))

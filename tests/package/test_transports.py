@@ -140,7 +140,7 @@ def test_without_websockets_the_transport_names_the_extra_and_the_package_still_
     program = (
         "import sys; sys.modules['websockets'] = None; sys.path.insert(0, sys.argv[1])\n"
         "import acp_v2; [getattr(acp_v2, name) for name in acp_v2.__all__]\n"
-        "try:\n    import acp_v2._websocket\nexcept ImportError as error:\n    print(error)\n"
+        "try:\n    import acp_runtime._websocket\nexcept ImportError as error:\n    print(error)\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", program, str(ROOT / "generated")], capture_output=True, text=True, timeout=60
@@ -245,7 +245,7 @@ def test_without_httpx_the_http_client_names_the_extra_and_the_server_needs_noth
     program = (
         "import sys; sys.modules['httpx'] = None; sys.modules['websockets'] = None; sys.path.insert(0, sys.argv[1])\n"
         "import acp_v2; app = acp_v2.http_app(acp_v2.Agent)\n"
-        "try:\n    import acp_v2._http_client\nexcept ImportError as error:\n    print(error)\n"
+        "try:\n    import acp_runtime._http_client\nexcept ImportError as error:\n    print(error)\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", program, str(ROOT / "generated")], capture_output=True, text=True, timeout=60

@@ -221,3 +221,45 @@ async def test_at_most_max_connections_posts_are_in_flight_the_rest_wait_their_t
     await asyncio.wait_for(asyncio.gather(*sends), TIMEOUT)
     assert len(in_flight) == 3 * hc.MAX_CONNECTIONS - 1
     await transport.close()
+
+
+async def test_the_transports_share_one_tls_context_made_once():
+    """httpx makes a TLS context for each client it is not given one (its CA bundle loaded
+    again, ~24 ms here, even for `http://`): the transports are given one, made once."""
+    hc.default_ssl_context.cache_clear()
+    first, second = (hc.HttpClientTransport("http://127.0.0.1:9/acp") for _ in range(2))
+    try:
+        contexts = [transport._http._transport._pool._ssl_context for transport in (first, second)]
+        assert contexts[0] is contexts[1] is hc.default_ssl_context()
+        assert hc.default_ssl_context.cache_info().misses == 1
+        assert contexts[0].verify_mode.name == "CERT_REQUIRED" and contexts[0].check_hostname  # httpx's defaults
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_close_while_a_failure_ends_the_transport_returns_once_that_end_is_done():
+    """The connection's stream ends (the server drained it): the transport ends itself, sending
+    `DELETE`. A `close()` meanwhile waits for that end instead of returning at once with the
+    stream's task still running (it outlived the connection)."""
+    server = Server()
+    deleting, answer_delete = asyncio.Event(), asyncio.Event()
+    handle = server.handle
+
+    async def slow_delete(request: httpx.Request) -> httpx.Response:
+        if request.method == "DELETE":
+            deleting.set()
+            await answer_delete.wait()
+        return await handle(request)
+
+    server.handle = slow_delete  # type: ignore[method-assign]
+    transport = await connected(server)
+    server.end(None)
+    await asyncio.wait_for(deleting.wait(), TIMEOUT)
+    closing = asyncio.ensure_future(transport.close())
+    await asyncio.sleep(0.05)
+    assert not closing.done()  # the DELETE of the failure is still on its way
+    answer_delete.set()
+    await asyncio.wait_for(closing, TIMEOUT)
+    assert [method for method, _, _ in server.requests].count("DELETE") == 1
+    assert await transport.receive() is None

@@ -360,7 +360,9 @@ async def test_the_websocket_of_the_app_shares_its_path_and_its_checks():
             except InvalidStatus as error:
                 assert error.response.status_code == status
         async with connect(ws_url, close_timeout=1) as socket_:
-            assert socket_.response is not None and len(socket_.response.headers["Acp-Connection-Id"]) == 32
+            assert socket_.response is not None
+            instance, _, token = socket_.response.headers["Acp-Connection-Id"].partition(".")
+            assert instance == app.instance and len(token) == 32
             await socket_.send(json.dumps(INIT))
             assert json.loads(await socket_.recv())["result"] == {"echo": {"protocolVersion": 2}}
             await socket_.send("x" * 1001)
@@ -1042,5 +1044,72 @@ async def test_binary_frames_log_one_line_and_the_connection_id_is_never_logged_
     messages = [record.getMessage() for record in caplog.records]
     assert messages.count("ignoring a binary WebSocket frame") == 1
     closing = [m for m in messages if m.startswith("closing HTTP connection")]
-    assert closing == [f"closing HTTP connection {connection.id[:8]}…: its client stopped reading"]
+    token = connection.id.removeprefix(f"{app.instance}.")
+    assert closing == [f"closing HTTP connection {app.instance}.{token[:8]}…: its client stopped reading"]
     assert not any(connection.id in m for m in messages)
+
+
+async def test_a_named_instance_starts_every_connection_id_with_its_name_and_sets_the_affinity_cookie():
+    """What a load balancer routes a connection's requests by: the id's prefix, or the cookie
+    set on the answer to `initialize` (the WebSocket needs neither: its one socket stays put)."""
+    from websockets.asyncio.client import connect
+
+    app = hs.AcpHttpApp(Agent(), server_settings=hs.ServerSettings(instance="blue-1"))
+    async with asyncio.timeout(TIMEOUT), uvicorn_serving(app) as url, httpx.AsyncClient() as http:
+        opened = await http.post(url, json=INIT)
+        assert opened.status_code == 200
+        instance, dot, token = opened.headers["Acp-Connection-Id"].partition(".")
+        assert (instance, dot, len(token), int(token, 16) >= 0) == ("blue-1", ".", 32, True)
+        assert opened.headers.get_list("set-cookie") == ["acp_instance=blue-1; Path=/; HttpOnly; SameSite=Lax"]
+        connection = {"Acp-Connection-Id": opened.headers["Acp-Connection-Id"]}
+        later = await http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "m"}, headers=connection)
+        assert later.status_code == 202 and "set-cookie" not in later.headers  # set once, kept by the client
+        async with connect(url.replace("http", "ws", 1)) as socket:
+            assert socket.response.headers["Acp-Connection-Id"].startswith("blue-1.")
+            assert "set-cookie" not in socket.response.headers
+        assert (await http.delete(url, headers=connection)).status_code == 202
+
+
+async def test_without_an_instance_each_application_names_itself_at_random_and_sets_no_cookie():
+    first, second = hs.AcpHttpApp(Agent()), hs.AcpHttpApp(Agent())
+    assert first.instance != second.instance and len(first.instance) == 8
+    async with asyncio.timeout(TIMEOUT), uvicorn_serving(first) as url, httpx.AsyncClient() as http:
+        opened = await http.post(url, json=INIT)
+        assert opened.headers["Acp-Connection-Id"].startswith(first.instance + ".")
+        assert "set-cookie" not in opened.headers
+        assert (
+            await http.delete(url, headers={"Acp-Connection-Id": opened.headers["Acp-Connection-Id"]})
+        ).status_code == 202
+
+
+async def test_a_request_for_another_instances_connection_gets_404_saying_whose_it_is_and_is_logged(caplog):
+    """A load balancer that sends a connection's request to the wrong process (`uvicorn --workers`,
+    or hashing that does not follow the connection) is named, in the answer and in the log, once
+    per `log_interval`; an unknown id of this instance's own (a connection that ended) is the
+    plain 404."""
+    app = hs.AcpHttpApp(Agent(), server_settings=hs.ServerSettings(instance="blue-1"))
+    stray = {"Acp-Connection-Id": "green-2." + secrets.token_hex(16)}
+    why = "Unknown Acp-Connection-Id: issued by instance 'green-2', this is instance 'blue-1'"
+    with caplog.at_level("WARNING", logger=hs._log.name):
+        async with asyncio.timeout(TIMEOUT), uvicorn_serving(app) as url, httpx.AsyncClient() as http:
+            for answer in [
+                await http.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "m"}, headers=stray),
+                await http.get(url, headers={**SSE, **stray}),
+                await http.delete(url, headers=stray),
+            ]:
+                assert (answer.status_code, answer.text) == (404, why)
+            for unknown in ["blue-1." + secrets.token_hex(16), "nope", "a b.c", "x" * 65 + ".y"]:
+                answer = await http.delete(url, headers={"Acp-Connection-Id": unknown})
+                assert (answer.status_code, answer.text) == (404, "Unknown Acp-Connection-Id"), unknown
+    misrouted = [r.getMessage() for r in caplog.records if "reached instance" in r.getMessage()]
+    assert misrouted == [
+        f"a request for connection green-2.{stray['Acp-Connection-Id'][8:16]}… of instance 'green-2' reached "
+        "instance 'blue-1': route a connection's requests by the acp_instance cookie or by its id's prefix"
+    ]
+
+
+@pytest.mark.parametrize("name", ["", "a.b", "a b", "x" * 65, "é", "a;b"])
+def test_an_instance_name_that_a_cookie_a_header_or_a_prefix_cannot_carry_is_refused(name):
+    with pytest.raises(ValueError, match=r"ServerSettings\.instance: expected 1 to 64 letters"):
+        hs.ServerSettings(instance=name)
+    assert hs.ServerSettings(instance="A_z-9" * 12 + "abcd").instance is not None

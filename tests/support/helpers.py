@@ -152,6 +152,15 @@ def generate_package(schema: Path, out: Path, package: str) -> Path:
     return out / package
 
 
+# The runtime package acp_v2 and acp_v1 share in generated/ ([tool.acp-codegen] runtime-package).
+RUNTIME = "acp_runtime"
+
+
+def runtime_module(name: str) -> Any:
+    """The shared runtime module `name` (`"_runtime"`) of the packages in generated/."""
+    return import_package(ROOT / "generated", f"{RUNTIME}.{name}")
+
+
 def import_package(out: Path, package: str) -> Any:
     sys.path.insert(0, str(out))
     try:

@@ -26,6 +26,7 @@ from typing import Any, Final, Protocol
 from . import _runtime as _rt
 from ._connection import (
     DEFAULT_OPTIONS,
+    Connection,
     ConnectionClosed,
     ConnectionOptions,
     MessageTooLarge,
@@ -46,12 +47,11 @@ UNKNOWN_IMPLEMENTATION: Final = {"name": "unknown", "version": "unknown"}
 """Put in the place of a missing or malformed v2 `info` written for a newer version than the one selected."""
 
 
-class Connected(Protocol):
-    """What the router needs of a typed connection: a way to wait for its end, and to end it."""
+class Connect(Protocol):
+    """How a package makes its typed connection for a handler over a transport: its
+    `AgentSideConnection` or `ClientSideConnection` with the handler bound."""
 
-    async def wait_closed(self) -> None: ...
-
-    async def close(self) -> None: ...
+    def __call__(self, transport: Transport, *, options: ConnectionOptions) -> Connection: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +62,7 @@ class Route:
 
     version: int | None
     wire: Wire
-    connect: Callable[..., Any]
+    connect: Connect
     # A Python method name → whether the handler serves it (overrides its interface's default)
     serves: Callable[[str], bool] = lambda name: False
 
@@ -72,29 +72,16 @@ def overrides(handler: object, interface: type) -> Callable[[str], bool]:
     return lambda name: getattr(type(handler), name, None) is not getattr(interface, name, None)
 
 
-def _connect(route: RouteLike, transport: Transport, options: ConnectionOptions) -> Any:
-    """The route's typed connection over `transport`, with the user's options (a
-    `ConnectionOptions` of any package generated with this one: each reads the same fields)."""
+def _connect(route: Route, transport: Transport, options: ConnectionOptions) -> Connection:
+    """The route's typed connection over `transport`, with the user's options (one
+    `ConnectionOptions` serves every package that shares this runtime)."""
     return route.connect(transport, options=options)
 
 
-class RouteLike(Protocol):
-    """A `Route` of any package (each package has its own copy of this module)."""
-
-    @property
-    def version(self) -> int | None: ...
-    @property
-    def wire(self) -> Any: ...
-    @property
-    def connect(self) -> Callable[..., Any]: ...
-    @property
-    def serves(self) -> Callable[[str], bool]: ...
-
-
 class Routable(Protocol):
-    """An `Agent` or `Client` of any generated package: it describes itself as a route."""
+    """An `Agent` or `Client` of any package sharing this runtime: it describes itself as a route."""
 
-    def _acp_route(self) -> RouteLike: ...
+    def _acp_route(self) -> Route: ...
 
 
 class ProtocolVersionMismatch(ConnectionError):
@@ -109,8 +96,8 @@ class ProtocolVersionMismatch(ConnectionError):
         )
 
 
-def _versions(routes: Sequence[RouteLike]) -> dict[int, RouteLike]:
-    by_version: dict[int, RouteLike] = {}
+def _versions(routes: Sequence[Route]) -> dict[int, Route]:
+    by_version: dict[int, Route] = {}
     for route in routes:
         version = route.version
         if version is None:
@@ -221,11 +208,11 @@ def _initialize_params(params: dict[str, Any], requested: int, selected: int) ->
 class Routed:
     """A valid `initialize`: the route that serves it and the message as that route reads it."""
 
-    route: RouteLike
+    route: Route
     message: bytes
 
 
-def route_initialize(data: bytes, routes: dict[int, RouteLike], strict: bool = False) -> Routed | bytes | None:
+def route_initialize(data: bytes, routes: dict[int, Route], strict: bool = False) -> Routed | bytes | None:
     """What to do with a message received before the connection is routed: route it (a valid
     `initialize`, as the selected version reads it, `strict` or not), ignore it (None: a
     notification or a response), or answer it (bytes). An exception while handling it (a
@@ -239,7 +226,7 @@ def route_initialize(data: bytes, routes: dict[int, RouteLike], strict: bool = F
         return _error(request_id, _rt.INTERNAL_ERROR, "Internal error") if answered else None
 
 
-def _route_initialize(data: bytes, routes: dict[int, RouteLike], strict: bool) -> Routed | bytes | None:
+def _route_initialize(data: bytes, routes: dict[int, Route], strict: bool) -> Routed | bytes | None:
     try:
         message = _rt.parse_json(data)
     except DecodeError as error:
@@ -285,9 +272,7 @@ def _route_initialize(data: bytes, routes: dict[int, RouteLike], strict: bool) -
     return Routed(route, data if normalized is message else _rt.dump_json_bytes(normalized))
 
 
-async def serve(
-    transport: Transport, routes: Sequence[RouteLike], options: ConnectionOptions = DEFAULT_OPTIONS
-) -> None:
+async def serve(transport: Transport, routes: Sequence[Route], options: ConnectionOptions = DEFAULT_OPTIONS) -> None:
     """Route the connection on `transport` to the route of the version its `initialize` selects,
     then serve it with that route's typed connection until it ends. Before a valid
     `initialize`: notifications and responses are ignored, other requests answered -32600, a
@@ -304,14 +289,14 @@ async def serve(
         raise
     if routed is None:
         return
-    connection: Connected = _connect(routed.route, Replay(transport, [routed.message]), options)
+    connection = _connect(routed.route, Replay(transport, [routed.message]), options)
     try:
         await connection.wait_closed()
     finally:
         await connection.close()
 
 
-async def _route(transport: Transport, routes: dict[int, RouteLike], strict: bool) -> Routed | None:
+async def _route(transport: Transport, routes: dict[int, Route], strict: bool) -> Routed | None:
     """Read and answer messages until a valid `initialize` (None: the stream ended before it,
     and the transport is closed)."""
     while True:
@@ -385,8 +370,8 @@ NEGOTIATION_ID: Final = "acp-negotiate"
 async def negotiate(
     transport: Transport,
     params: Any,
-    newest: RouteLike,
-    others: Sequence[RouteLike],
+    newest: Route,
+    others: Sequence[Route],
     options: ConnectionOptions = DEFAULT_OPTIONS,
 ) -> tuple[Any, Any]:
     """Send `initialize` with `params` (of the `newest` route's version), read the agent's answer
@@ -478,7 +463,7 @@ async def _answer_to_negotiation(transport: Transport) -> tuple[dict[str, Any], 
         received.append(data)
 
 
-def _answering_version(result: Any, by_version: dict[int, RouteLike], strict: bool) -> int:
+def _answering_version(result: Any, by_version: dict[int, Route], strict: bool) -> int:
     """The version `result` (an `initialize` result) reads as: the version it names when it
     reads as that, else the newest older one it reads as (DecodeError of the version named when
     it reads as none)."""
