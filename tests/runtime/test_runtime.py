@@ -223,6 +223,19 @@ def test_a_lazy_attribute_is_a_module_or_a_name_it_defines_kept_once_imported():
         rt.lazy_attribute("generator.runtime", namespace, "nothing", modules, defined_in)
 
 
+def test_a_lazy_attribute_the_package_was_generated_without_names_the_extra_that_brings_it():
+    left_out = {"http_app": "http", "AffinityCookies": "http or websocket"}
+    for name, extra in left_out.items():
+        with pytest.raises(AttributeError) as caught:
+            rt.lazy_attribute("pkg", {}, name, frozenset(), {}, left_out)
+        assert str(caught.value) == (
+            f"module 'pkg' has no attribute '{name}': it was generated without the {extra} extra "
+            "(add it to `extras` in [tool.acp-codegen] and generate again)"
+        )
+    with pytest.raises(AttributeError, match=r"^module 'pkg' has no attribute 'other'$"):
+        rt.lazy_attribute("pkg", {}, "other", frozenset(), {}, left_out)
+
+
 def test_merge_upsert_calls_the_merger_of_the_patchs_type_and_refuses_other_types():
     mergers = {int: lambda stored, patch: (stored or 0) + patch}
     assert rt.merge_upsert(mergers, None, 2) == 2
