@@ -15,7 +15,10 @@ def test_the_public_names_of_a_module_are_read_off_its_all_in_order():
     assert static.exported_names("x = 1\n") == ()
 
 
-@pytest.mark.parametrize("name", ["rpc.py", "helpers_v1.py", "helpers_v2.py", "transports.py"])
+@pytest.mark.parametrize(
+    "name",
+    ["rpc.py", "helpers_v1.py", "helpers_v2.py", "_transports.py", "_transports_http.py", "_transports_websocket.py"],
+)
 def test_each_public_name_a_static_module_lists_is_one_it_defines_or_imports(name):
     source = static.source(name)
     exported = static.exported_names(source)
