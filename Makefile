@@ -51,7 +51,7 @@ lint-mypy: $(STAMP)
 lint-mypy-generated: $(STAMP)
 	cd generated && MYPYPATH=../examples ../$(PY) -m mypy --strict --cache-dir ../.cache/mypy-generated \
 		acp_v2 acp_v1 acp_runtime ../examples/*.py ../interop/ws_echo_agent.py ../tests/support/quiet_agent.py \
-		../tests/support/hostile_agent.py
+		../tests/support/hostile_agent.py ../tests/support/mcp_hostile_agent.py
 
 # The documentation site (mkdocs.yml): the guides in docs/ and the generated package's API reference;
 # --strict turns every warning (a broken link, a page left out of nav, a public name the reference

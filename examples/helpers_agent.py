@@ -8,7 +8,9 @@ is patched `in_progress`, then `completed` with its result as content and raw ou
 plan's steps are marked as they finish, the answer is streamed as one message and the session
 gets a title; rejected: the tool call fails and the agent says so. The turn ends `idle` with
 `end_turn`; `session/cancel` cancels it (`cancelled`), withdrawing a pending permission request.
-"Allow always" is remembered for the session.
+"Allow always" is remembered for the session. The agent keeps what it sent in each session
+(`acp.SessionHistory`): `session/resume` takes a session of the connection up again and replays
+it (`replayFrom: start`).
 
     PYTHONPATH=generated python examples/helpers_agent.py"""
 
@@ -40,6 +42,7 @@ class WordCountAgent(acp.Agent):
         self.ids = itertools.count(1)
         self.turns: dict[acp.SessionId, asyncio.Task[None]] = {}  # the running turn of each session
         self.always: set[acp.SessionId] = set()  # sessions where the user chose "allow always"
+        self.history = acp.SessionHistory()  # what was sent in each session, for session/resume
 
     def on_connect(self, conn: acp.AgentSideConnection) -> None:
         self.client = conn
@@ -49,12 +52,23 @@ class WordCountAgent(acp.Agent):
         return acp.InitializeResponse(protocol_version=params.protocol_version, info=info)
 
     async def session_new(self, params: acp.NewSessionRequest) -> acp.NewSessionResponse:
-        return acp.NewSessionResponse(session_id=f"session-{next(self.ids)}")
+        session_id = f"session-{next(self.ids)}"
+        self.history.start(session_id)
+        return acp.NewSessionResponse(session_id=session_id)
+
+    async def session_resume(self, params: acp.ResumeSessionRequest) -> acp.ResumeSessionResponse:
+        if params.session_id not in self.history:
+            raise acp.RequestError.session_not_found(params.session_id)
+        if isinstance(params.replay_from, acp.ReplayFromStartVariant):
+            await self.client.session(params.session_id, self.history).replay()
+        elif params.replay_from is not acp.UNDEFINED and params.replay_from is not None:
+            raise acp.RequestError.invalid_params({"replayFrom": 'only {"type": "start"} is supported'})
+        return acp.ResumeSessionResponse()
 
     async def session_prompt(self, params: acp.PromptRequest) -> acp.PromptResponse:
         if (running := self.turns.get(params.session_id)) and not running.done():
             raise acp.RequestError.invalid_request(message="a turn is running in this session")
-        session = self.client.session(params.session_id)
+        session = self.client.session(params.session_id, self.history)
         text = " ".join(block.text for block in params.prompt if isinstance(block, acp.ContentBlockText))
         self.turns[params.session_id] = self.client.start_task(self.turn(session, text))  # the connection owns it
         return acp.PromptResponse(message_id=await session.user_message(params.prompt))

@@ -3,6 +3,12 @@
 // examples/mcp_agent.py. It advertises `session.mcp.acp`; on a prompt `add A B` it calls the tool
 // `add` of the ACP-transport MCP server named `calc` given in `session/new` (`tools/call`, the
 // caller adds the 2026-07-28 envelope), says `A + B = RESULT` and reports `idle`.
+// On the prompt `hostile` it calls calc the hostile ways and says, as one JSON object, what each
+// call got (`code`: the outer error's; `aborted`: the -32800 that answers its withdrawal, the
+// SDK's caller waiting for it after its abort signal; `result`): `unknownServer` (a server id
+// nobody declared), `neverAnswers` (calc's tool `wait`, aborted after 0.5 s: `$/cancel_request`)
+// and `afterwards` (`add 2 3`); on `hostile huge`, `hugeParams` too before `afterwards` (`add`
+// with params over the 32 MiB a peer reads, aborted after 10 s).
 // `ts_mcp_agent.mjs --listen` serves it over Streamable HTTP and WebSocket instead, with the SDK's
 // `AcpServer` on a free port of 127.0.0.1: it prints `http://127.0.0.1:PORT/acp` and serves until
 // stdin ends.
@@ -17,7 +23,31 @@ let client;
 
 const update = (sessionId, update) => client.notify("session/update", { sessionId, update });
 
+// What one call got: its outer error's code, `aborted` when its signal ended it, or its result's text.
+async function outcome(serverId, method, params, timeoutMs) {
+  try {
+    const options = timeoutMs ? { signal: AbortSignal.timeout(timeoutMs) } : {};
+    const got = await caller.request(client, serverId, method, params, options);
+    if ("error" in got) return { innerCode: got.error.code };
+    return { result: got.result.content.map((block) => block.text).join(" ") };
+  } catch (error) {
+    return error instanceof RequestError && error.code !== -32800 ? { code: error.code } : { aborted: true };
+  }
+}
+
+async function hostile(calc, huge) {
+  const padding = "x".repeat(32 * 1024 * 1024);
+  const big = { name: "add", arguments: { a: 1, b: 2, padding } };
+  return JSON.stringify({
+    unknownServer: await outcome("no-such-server", "tools/list", {}),
+    neverAnswers: await outcome(calc.serverId, "tools/call", { name: "wait", arguments: {} }, 500),
+    ...(huge ? { hugeParams: await outcome(calc.serverId, "tools/call", big, 10000) } : {}),
+    afterwards: await outcome(calc.serverId, "tools/call", { name: "add", arguments: { a: 2, b: 3 } }),
+  });
+}
+
 async function answer(servers, text) {
+  if (text.startsWith("hostile") && servers.calc) return await hostile(servers.calc, text === "hostile huge");
   const [verb, a, b] = text.split(/\s+/);
   if (verb !== "add" || !servers.calc) return "ask me: add A B";
   const outcome = await caller.request(client, servers.calc.serverId, "tools/call", {

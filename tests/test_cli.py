@@ -128,7 +128,7 @@ def test_configured_packages_share_one_runtime_package_written_beside_them(proje
     for package in ("acp_v2", "acp_v1"):
         assert not (generated / package / "_runtime.py").exists()
         assert (generated / package / "conductor.py").is_file()  # a program of its own: `python -m acp_v2.conductor`
-        assert "from acp_runtime import _runtime as _rt\n" in (generated / package / "models.py").read_text()
+        assert "from acp_runtime import _runtime as _rt\n" in (generated / package / "_codec.py").read_text()
     pyproject = (generated / "pyproject.toml").read_text()
     assert 'include = ["acp_v2", "acp_v2.*", "acp_v1", "acp_v1.*", "acp_runtime", "acp_runtime.*"]' in pyproject
     pyproject_toml = project / "pyproject.toml"
@@ -138,7 +138,7 @@ def test_configured_packages_share_one_runtime_package_written_beside_them(proje
     result = cli(project, "generate")
     assert result.returncode == 0, result.stderr
     assert "generated/shared_rt: the runtime of acp_v2 and acp_v1" in result.stdout
-    assert "from shared_rt import _runtime as _rt\n" in (generated / "acp_v1" / "models.py").read_text()
+    assert "from shared_rt import _runtime as _rt\n" in (generated / "acp_v1" / "_codec.py").read_text()
     assert (generated / "shared_rt" / "_runtime.py").is_file()
     assert cli(project, "check").returncode == 0
 
@@ -150,7 +150,7 @@ def test_without_a_runtime_package_each_configured_package_carries_its_own(proje
     assert result.returncode == 0, result.stderr
     for package in ("acp_v2", "acp_v1"):
         assert (project / "generated" / package / "_runtime.py").is_file()
-        assert "from . import _runtime as _rt\n" in (project / "generated" / package / "models.py").read_text()
+        assert "from . import _runtime as _rt\n" in (project / "generated" / package / "_codec.py").read_text()
     assert cli(project, "check").returncode == 0
 
 

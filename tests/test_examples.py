@@ -213,6 +213,122 @@ def test_the_mcp_agent_adds_with_the_calc_tool_its_client_serves_over_acp():
     assert result.stdout.splitlines() == ["connected to mcp-agent", "agent: 2 + 3 = 5.0"]
 
 
+class HeldCalc:
+    """An MCP server `calc` whose `add` (when `held`) waits until it is cancelled, and the client
+    that serves it over ACP (`acp_v2.mcp.McpProvider`), with each turn's end, each agent message
+    and every update as JSON."""
+
+    def __init__(self, held: bool = True) -> None:
+        from mcp.server.mcpserver import MCPServer
+
+        self.server = MCPServer("calc")
+        self.called: asyncio.Queue[None] = asyncio.Queue()
+        self.cancelled: asyncio.Queue[None] = asyncio.Queue()
+        self.idle: asyncio.Queue[str] = asyncio.Queue()
+        self.said: list[str] = []
+        self.updates: list[Any] = []
+
+        @self.server.tool()
+        async def add(a: float, b: float) -> float:
+            self.called.put_nowait(None)
+            try:
+                if held:
+                    await asyncio.Event().wait()
+            finally:
+                self.cancelled.put_nowait(None)
+            return a + b
+
+    def client(self, provider: Any) -> Any:
+        held = self
+
+        class Client(acp.Client):
+            def on_connect(self, conn: Any) -> None:
+                self.conn = conn
+
+            async def mcp_message(self, params: Any) -> Any:
+                return await provider.handle(params, self.conn)
+
+            async def session_update(self, params: Any) -> None:
+                held.updates.append(params.update.to_dict())
+                match params.update:
+                    case acp.SessionUpdateAgentMessageChunk(content=acp.ContentBlockText(text=text)):
+                        held.said.append(text)
+                    case acp.SessionUpdateStateUpdate(state=acp.StateUpdateIdle(stop_reason=reason)):
+                        held.idle.put_nowait(reason.stop_reason)
+
+        return Client()
+
+
+async def test_the_mcp_agent_withdraws_its_mcp_call_when_the_turn_is_cancelled_or_the_session_closed():
+    """session/cancel and session/close cancel the turn and the `mcp/message` request it waits
+    for (the tool is cancelled); the turn ends `cancelled`; a prompt to the closed session is
+    answered -32002, and the connection goes on."""
+    acp_mcp = import_package(ROOT / "generated", "acp_v2.mcp")
+    held = HeldCalc()
+    async with acp_mcp.McpProvider() as provider:
+        calc = await provider.serve(held.server, name="calc")
+        agent = [sys.executable, str(EXAMPLES / "mcp_agent.py")]
+        async with acp.spawn_agent_process(held.client(provider), *agent, env=ENV) as (conn, process):
+            await conn.initialize(INIT)
+            session_id = (await conn.session_new(acp.NewSessionRequest(cwd=str(ROOT), mcp_servers=[calc]))).session_id
+            await conn.session_prompt(prompt(session_id, "add 2 3"))
+            await held.called.get()
+            await conn.session_cancel(acp.CancelSessionNotification(session_id=session_id))
+            await held.cancelled.get()
+            assert await held.idle.get() == "cancelled"
+            await conn.session_prompt(prompt(session_id, "add 2 3"))
+            await held.called.get()
+            await conn.session_close(acp.CloseSessionRequest(session_id=session_id))
+            await held.cancelled.get()
+            assert await held.idle.get() == "cancelled"
+            with pytest.raises(acp.RequestError) as closed:
+                await conn.session_prompt(prompt(session_id, "add 2 3"))
+            assert closed.value.code == -32002
+            other = (await conn.session_new(acp.NewSessionRequest(cwd=str(ROOT)))).session_id
+            await conn.session_prompt(prompt(other, "add 2 3"))
+            assert await held.idle.get() == "end_turn"
+            assert held.said[-1] == "no MCP server named calc was given"
+    assert process.returncode == 0
+
+
+async def test_the_mcp_agent_resumes_a_closed_session_replays_it_and_calls_the_servers_redeclared():
+    acp_mcp = import_package(ROOT / "generated", "acp_v2.mcp")
+    calc = HeldCalc(held=False)
+    async with acp_mcp.McpProvider() as provider:
+        agent = [sys.executable, str(EXAMPLES / "mcp_agent.py")]
+        async with acp.spawn_agent_process(calc.client(provider), *agent, env=ENV) as (conn, process):
+            await conn.initialize(INIT)
+            first = await provider.serve(calc.server, name="calc")
+            new = acp.NewSessionRequest(cwd=str(ROOT), mcp_servers=[first])
+            session_id = (await conn.session_new(new)).session_id
+            await conn.session_prompt(prompt(session_id, "add 2 3"))
+            assert await calc.idle.get() == "end_turn"
+            turn, calc.updates = calc.updates, []
+            await conn.session_close(acp.CloseSessionRequest(session_id=session_id))
+            again = await provider.serve(calc.server, name="calc")  # a new serverId
+            resume = acp.ResumeSessionRequest(
+                session_id=session_id, cwd=str(ROOT), mcp_servers=[again], replay_from=acp.ReplayFromStartVariant()
+            )
+            await conn.session_resume(resume)
+            while len(calc.updates) < len(turn):
+                await asyncio.sleep(0.01)
+            assert calc.updates == turn
+            assert await calc.idle.get() == "end_turn"  # the replayed turn's end
+            await conn.session_prompt(prompt(session_id, "add 1 1"))
+            assert await calc.idle.get() == "end_turn"
+            assert calc.said[-1] == "1 + 1 = 2.0"
+            with pytest.raises(acp.RequestError) as unknown:
+                await conn.session_resume(acp.ResumeSessionRequest(session_id="never-made", cwd=str(ROOT)))
+            assert unknown.value.code == -32002
+    assert process.returncode == 0
+    assert [update["sessionUpdate"] for update in turn] == [
+        "user_message",
+        "state_update",
+        "agent_message_chunk",
+        "state_update",
+    ]
+
+
 def test_the_example_client_folds_a_turn_answers_permission_and_cancels_the_second_turn():
     result = subprocess.run(
         [sys.executable, str(EXAMPLES / "client.py")], env=ENV, capture_output=True, text=True, timeout=60
@@ -301,6 +417,28 @@ async def test_the_helpers_agent_remembers_allow_always_for_the_session():
     assert results == [2, 3]
     titles = [u["title"] for u in updates if u["sessionUpdate"] == "session_info_update"]
     assert titles == ["2 words", "3 words"]
+
+
+async def test_the_helpers_agent_replays_a_resumed_session_from_its_start():
+    async with helpers_agent() as (conn, client, session_id):
+        sent = asyncio.create_task(conn.session_prompt(prompt(session_id, "one two three")))
+        _, answer = await client.questions.get()
+        answer.set_result(ALLOW)
+        await sent
+        assert await client.idle.get() == "end_turn"
+        turn = client.take()
+        resume = acp.ResumeSessionRequest(
+            session_id=session_id, cwd=str(ROOT), replay_from=acp.ReplayFromStartVariant()
+        )
+        await conn.session_resume(resume)
+        while len(client.updates) < len(turn):
+            await asyncio.sleep(0.01)
+        assert client.take() == turn
+        with pytest.raises(acp.RequestError) as unknown:
+            await conn.session_resume(acp.ResumeSessionRequest(session_id="never-made", cwd=str(ROOT)))
+        assert unknown.value.code == -32002
+    kinds = [update["sessionUpdate"] for update in turn]  # the whole turn, its tool call and answer too
+    assert kinds[:2] == ["user_message", "state_update"] and {"tool_call_update", "agent_message_chunk"} <= set(kinds)
 
 
 async def test_session_cancel_withdraws_the_helpers_agents_permission_request_and_ends_the_turn_cancelled():

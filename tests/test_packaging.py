@@ -145,7 +145,7 @@ def test_the_generator_alone_with_jinja2_and_black_generates_an_importable_packa
     assert (work / ".cache").is_dir()
     code = "import alone; print(alone.__file__, alone.decode.__module__)"
     location, state = run(python, "-E", "-s", "-c", code, cwd=work / "out").stdout.split()
-    assert Path(location) == work / "out" / "alone" / "__init__.py" and state == "alone.models"
+    assert Path(location) == work / "out" / "alone" / "__init__.py" and state == "alone._decode"
 
 
 def test_pip_install_of_the_generated_directory_gives_a_typed_stdlib_only_dependency(tmp_path):

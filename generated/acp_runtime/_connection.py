@@ -201,7 +201,51 @@ class ConnectionClosed(ConnectionError):
 
 
 class MessageTooLarge(Exception):
-    """A transport read a message longer than its limit (and skipped it)."""
+    """A transport read a message longer than its limit (and skipped it). `request_id` is the id
+    of the request it was, when its beginning tells (`request_id_of`): the answer names it, so
+    the peer's request fails at once instead of waiting for an answer that never comes."""
+
+    def __init__(self, message: str, request_id: int | str | None = None) -> None:
+        super().__init__(message)
+        self.request_id = request_id
+
+
+HEAD_BYTES: Final = 4096
+"""How much of a message skipped for its length a transport keeps, to read its id from."""
+
+_HEAD_TOKEN: Final = re.compile(
+    rb'\s*("(?:[^"\\]|\\.)*"|-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null|[][{}:,])'
+)
+
+
+def request_id_of(head: bytes) -> int | str | None:
+    """The id of the request whose text begins with `head`, when the top-level `"id"` and
+    `"method"` come before any nested value, as the SDKs write requests
+    (`{"jsonrpc":"2.0","id":7,"method":"mcp/message","params":...`); None when the beginning does
+    not tell (a response, a notification, the id after the params, a value cut off)."""
+    fields: dict[str, Any] = {}
+    token = _HEAD_TOKEN.match(head)
+    if token is None or token[1] != b"{":
+        return None
+    while True:
+        key, colon = _HEAD_TOKEN.match(head, token.end()), None
+        if key is not None and key[1].startswith(b'"'):
+            colon = _HEAD_TOKEN.match(head, key.end())
+        value = _HEAD_TOKEN.match(head, colon.end()) if colon is not None and colon[1] == b":" else None
+        after = _HEAD_TOKEN.match(head, value.end()) if value is not None else None
+        if key is None or value is None or after is None or value[1] in (b"{", b"[") or after[1] not in (b",", b"}"):
+            break  # nested, cut off or not JSON: nothing more is read from the beginning
+        with contextlib.suppress(ValueError):
+            fields[json.loads(key[1])] = json.loads(value[1])
+        if after[1] == b"}":
+            break
+        token = after
+    request_id, method = fields.get("id"), fields.get("method")
+    if type(method) is not str or not (
+        type(request_id) is str or (type(request_id) is int and -(2**63) <= request_id < 2**63)
+    ):
+        return None  # the schema's ids: strings and int64
+    return request_id
 
 
 class Transport(Protocol):
@@ -252,6 +296,7 @@ class StreamTransport:
         self._buffer = bytearray()  # what has been read of the lines not yet returned
         self._scanned = 0  # the length of `_buffer`'s start known to hold no newline
         self._skipping = False  # dropping the rest of a line over the limit
+        self._head = b""  # the beginning of the line being dropped (`HEAD_BYTES`), for its id
         with contextlib.suppress(AttributeError, NotImplementedError, ValueError):
             writer.transport.set_write_buffer_limits(high=limits.max_buffered_bytes)
 
@@ -261,6 +306,8 @@ class StreamTransport:
             end = buffer.find(b"\n", self._scanned)
             if end < 0:
                 if self._skipping or len(buffer) > limit:
+                    if not self._skipping:
+                        self._head = bytes(buffer[:HEAD_BYTES])
                     self._skipping = True
                     buffer.clear()
                 self._scanned = len(buffer)
@@ -279,18 +326,20 @@ class StreamTransport:
                     continue
                 if self._skipping:  # the stream ended inside an overlong line
                     self._skipping = False
-                    raise MessageTooLarge(f"a message longer than {limit} bytes")
+                    raise MessageTooLarge(f"a message longer than {limit} bytes", request_id_of(self._head))
                 line = bytes(buffer)
                 buffer.clear()
                 self._scanned = 0
                 return line if line and not line.isspace() else None
             skipped = self._skipping or end > limit
             line = b"" if skipped else _take(buffer, end)
+            if skipped and not self._skipping:  # the whole line is in the buffer
+                self._head = bytes(buffer[:HEAD_BYTES])
             del buffer[: end + 1]
             self._scanned = 0
             if skipped:
                 self._skipping = False
-                raise MessageTooLarge(f"a message longer than {limit} bytes")
+                raise MessageTooLarge(f"a message longer than {limit} bytes", request_id_of(self._head))
             if line and not line.isspace():  # not blank (`strip` would copy the line to say so)
                 return line
 
@@ -827,7 +876,7 @@ class Connection:
                     data = await self._transport.receive()
                 except MessageTooLarge as error:
                     message = f"Invalid request: {error}"
-                    await self._answer(self._error(None, _rt.INVALID_REQUEST, message))
+                    await self._answer(self._error(error.request_id, _rt.INVALID_REQUEST, message))
                     continue
                 if data is None:
                     await self._finish()

@@ -217,3 +217,27 @@ class ProxyLink:
                 self._ids[(side, type(own_id), own_id)] = link_id
                 message["id"] = link_id
         await self._transport.send(_rt.dump_json_bytes(message))
+
+
+class ExtensionsToSuccessor:
+    """A forwarding agent's extension methods (`_vendor/...`): forwarded to its `successor`."""
+
+    successor: Any  # the package's client-side connection, set by `serve_proxy`
+
+    async def ext_method(self, method: str, params: Any) -> Any:
+        return await self.successor.ext_method(method, params)
+
+    async def ext_notification(self, method: str, params: Any) -> None:
+        await self.successor.ext_notification(method, params)
+
+
+class ExtensionsToPredecessor:
+    """A forwarding client's extension methods (`_vendor/...`): forwarded to its `predecessor`."""
+
+    predecessor: Any  # the package's agent-side connection, set by `serve_proxy`
+
+    async def ext_method(self, method: str, params: Any) -> Any:
+        return await self.predecessor.ext_method(method, params)
+
+    async def ext_notification(self, method: str, params: Any) -> None:
+        await self.predecessor.ext_notification(method, params)

@@ -303,7 +303,7 @@ async def _route(transport: Transport, routes: dict[int, Route], strict: bool) -
         try:
             data = await transport.receive()
         except MessageTooLarge as error:
-            await _answer(transport, _invalid_request(None, str(error)))
+            await _answer(transport, _invalid_request(error.request_id, str(error)))
             continue
         except (OSError, RuntimeError) as error:
             _log.warning("connection failed before initialize: %s", error)

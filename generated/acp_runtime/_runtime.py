@@ -564,6 +564,60 @@ def decoders_by_type(
     return table
 
 
+def decode_by(
+    decoders: dict[str, tuple[Any, Decoder[Any]]],
+    by_type: dict[Any, Decoder[Any] | tuple[str, ...]],
+    type_or_name: Any,
+    data: Any,
+    strict: bool,
+    on_salvage: SalvageCallback | None,
+) -> Any:
+    """`models.decode` over a package's tables (`decoders` by `$defs` name, `by_type` from
+    `decoders_by_type`): by `$defs` name, by class, or by the object of an enum, alias or union."""
+    if isinstance(type_or_name, str):
+        entry = decoders.get(type_or_name)
+        if entry is None:
+            raise TypeError(f"{type_or_name!r} is not a type of this package")
+        return run_decoder(entry[1], data, strict, on_salvage)
+    if isinstance(type_or_name, type) and issubclass(type_or_name, Model) and is_generated(type_or_name):
+        return run_decoder(type_or_name._acp_decode, data, strict, on_salvage, type_or_name)
+    try:
+        decoder = by_type.get(type_or_name)
+    except TypeError:
+        decoder = None
+    if decoder is None:
+        raise TypeError(f"{type_or_name!r} is not a type of this package")
+    if isinstance(decoder, tuple):
+        raise TypeError(
+            f"{type_or_name!r} is the type of several $defs ({', '.join(decoder)}):"
+            f" pass the name instead, as in decode({decoder[0]!r}, data)"
+        )
+    return run_decoder(decoder, data, strict, on_salvage)
+
+
+def lazy_attribute(
+    package: str, namespace: dict[str, Any], name: str, modules: frozenset[str], defined_in: dict[str, str]
+) -> Any:
+    """A package's `__getattr__(name)`: one of its `modules` imported on first use, or a public
+    name one of them defines (`defined_in`: name → module), imported then and kept in
+    `namespace` (the package's globals) so that the next access finds it there."""
+    if name in modules:
+        return importlib.import_module(f".{name}", package)
+    if name not in defined_in:
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{defined_in[name]}", package), name)
+    namespace[name] = value
+    return value
+
+
+def merge_upsert(mergers: dict[type, Callable[[Any, Any], Any]], stored: Any, patch: Any) -> Any:
+    """`upserts.merge` over a package's mergers (upsert type → its merge function)."""
+    merger = mergers.get(type(patch))
+    if merger is None:
+        raise TypeError(f"{type(patch).__name__} is not an upsert type")
+    return merger(stored, patch)
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 

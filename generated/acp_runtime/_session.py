@@ -236,16 +236,34 @@ class _Entities:
     order: dict[tuple[str, Hashable], None] = field(default_factory=dict)  # insertion order
 
 
+@dataclass(frozen=True)
+class SessionCodec:
+    """What a `SessionFold` reads and writes with, from its package: `decode` and `encode`, the
+    `$defs` name of the update union, the request classes by kind, and the notification that
+    carries an update with the names of its session id and update attributes."""
+
+    decode: Callable[[Any, Any], Any]
+    encode: Callable[[Any], Any]
+    update: str
+    requests: Mapping[str, type]
+    notification: type
+    session_id: str
+    update_attribute: str
+
+
 class SessionFold:
     """The folded state of one session (see the module docstring). Subclasses set `RULES`
-    (update type → `Rule`), `SLOTS` (every slot name, by kind), `encode_update` and
-    `decode_update` (the codec of one update), `link_request` and `session_id_of`."""
+    (update type → `Rule`), `LINKS` (where a request names entities), the slot names by kind
+    and `CODEC` (the schema's codec and notification, `SessionCodec`), or override the
+    methods that use it (`encode_update`, `decode_update`, `encode_request`, `decode_request`,
+    `unwrap`)."""
 
     RULES: ClassVar[Mapping[type, Rule]] = {}
     LINKS: ClassVar[Mapping[str, tuple[LinkPath, ...]]] = {}  # request kind → where it names entities
     ENTITY_SLOTS: ClassVar[tuple[str, ...]] = ()
     VALUE_SLOTS: ClassVar[tuple[str, ...]] = ()
     EVENT_SLOTS: ClassVar[tuple[str, ...]] = ()
+    CODEC: ClassVar[SessionCodec]
 
     def __init__(self, session_id: str | None = None) -> None:
         self.session_id = session_id
@@ -260,21 +278,21 @@ class SessionFold:
 
     # --- what the subclass provides ----------------------------------------------------
 
-    @staticmethod
-    def encode_update(update: Any) -> Any:
-        raise NotImplementedError
+    @classmethod
+    def encode_update(cls, update: Any) -> Any:
+        return cls.CODEC.encode(update)
 
-    @staticmethod
-    def decode_update(data: Any) -> Any:
-        raise NotImplementedError
+    @classmethod
+    def decode_update(cls, data: Any) -> Any:
+        return cls.CODEC.decode(cls.CODEC.update, data)
 
-    @staticmethod
-    def encode_request(kind: str, request: Any) -> Any:
-        raise NotImplementedError
+    @classmethod
+    def encode_request(cls, kind: str, request: Any) -> Any:
+        return cls.CODEC.encode(request)
 
-    @staticmethod
-    def decode_request(kind: str, data: Any) -> Any:
-        raise NotImplementedError
+    @classmethod
+    def decode_request(cls, kind: str, data: Any) -> Any:
+        return cls.CODEC.decode(cls.CODEC.requests[kind], data)
 
     @classmethod
     def link_request(cls, kind: str, request: Any) -> Link | None:
@@ -291,9 +309,12 @@ class SessionFold:
                 return Link(rule.slot, rule.key(found), found)
         return None
 
-    @staticmethod
-    def unwrap(update: Any) -> tuple[str | None, Any]:
+    @classmethod
+    def unwrap(cls, update: Any) -> tuple[str | None, Any]:
         """(the session id, the update) of a notification; (None, update) of an update."""
+        codec = cls.CODEC
+        if isinstance(update, codec.notification):
+            return getattr(update, codec.session_id), getattr(update, codec.update_attribute)
         return None, update
 
     # --- applying ----------------------------------------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Final, cast
 
 from acp_runtime import _runtime as _rt
-from acp_runtime._runtime import UNDEFINED, DecodeError, Model, new_object
+from acp_runtime._runtime import UNDEFINED, DecodeError, new_object
 
 from .models import (
     AgentAuthCapabilities,
@@ -18134,22 +18134,4 @@ _DECODERS_BY_TYPE: Final = _rt.decoders_by_type(
 
 def decode(type_or_name: Any, data: Any, strict: bool, on_salvage: _rt.SalvageCallback | None) -> Any:
     """`models.decode`: by `$defs` name, by class, or by the object of an enum, alias or union."""
-    if isinstance(type_or_name, str):
-        entry = _DECODERS.get(type_or_name)
-        if entry is None:
-            raise TypeError(f"{type_or_name!r} is not a type of this package")
-        return _rt.run_decoder(entry[1], data, strict, on_salvage)
-    if isinstance(type_or_name, type) and issubclass(type_or_name, Model) and _rt.is_generated(type_or_name):
-        return _rt.run_decoder(type_or_name._acp_decode, data, strict, on_salvage, type_or_name)
-    try:
-        decoder = _DECODERS_BY_TYPE.get(type_or_name)
-    except TypeError:
-        decoder = None
-    if decoder is None:
-        raise TypeError(f"{type_or_name!r} is not a type of this package")
-    if isinstance(decoder, tuple):
-        raise TypeError(
-            f"{type_or_name!r} is the type of several $defs ({', '.join(decoder)}):"
-            f" pass the name instead, as in decode({decoder[0]!r}, data)"
-        )
-    return _rt.run_decoder(decoder, data, strict, on_salvage)
+    return _rt.decode_by(_DECODERS, _DECODERS_BY_TYPE, type_or_name, data, strict, on_salvage)

@@ -6,98 +6,35 @@
 `decode_message` turns one parsed JSON-RPC object into a `Request`, `Notification`
 or `Response` with typed params; responses carry no method, so their result stays
 raw until `decode_result` (or `PendingRequests`) types it. Methods starting with `_`
-are extensions: their params are kept as raw JSON."""
+are extensions: their params are kept as raw JSON.
+
+Written against the names of its package's `_routes` (the method names and route tables of the
+schema, the types of a request's id and of an error object and their decoders), which generation
+renders."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any, Final, TypeAlias
 
 from acp_runtime import _jsonrpc
 from acp_runtime import _runtime as _rt
-from acp_runtime._jsonrpc import MethodNotFound, NotificationRoute, RequestRoute
+from acp_runtime._jsonrpc import MethodNotFound, Notification, NotificationRoute, RequestRoute
 from acp_runtime._runtime import UNDEFINED, Undefined
 
-from . import _codec
-from .models import (
-    ArchiveSessionRequest,
-    ArchiveSessionResponse,
-    AuthenticateRequest,
-    AuthenticateResponse,
-    AuthStatusRequest,
-    AuthStatusResponse,
-    AuthStatusUpdateNotification,
-    CancelNotification,
-    CancelRequestNotification,
-    CloseSessionRequest,
-    CloseSessionResponse,
-    CompleteElicitationNotification,
-    CreateElicitationRequest,
-    CreateElicitationResponse,
-    CreateTerminalRequest,
-    CreateTerminalResponse,
-    DeleteSessionRequest,
-    DeleteSessionResponse,
-    DisableProviderRequest,
-    DisableProviderResponse,
-    Error,
-    ForkSessionRequest,
-    ForkSessionResponse,
-    InitializeProxyRequest,
-    InitializeProxyResponse,
-    InitializeRequest,
-    InitializeResponse,
-    KillTerminalRequest,
-    KillTerminalResponse,
-    ListProvidersRequest,
-    ListProvidersResponse,
-    ListSessionsRequest,
-    ListSessionsResponse,
-    LoadSessionRequest,
-    LoadSessionResponse,
-    LogoutRequest,
-    LogoutResponse,
-    MessageMcpNotification,
-    MessageMcpRequest,
-    MessageMcpResponse,
-    NewSessionRequest,
-    NewSessionResponse,
-    PromptRequest,
-    PromptResponse,
-    ProxySuccessorNotification,
-    ProxySuccessorRequest,
-    ProxySuccessorResponse,
-    ReadTextFileRequest,
-    ReadTextFileResponse,
-    ReleaseTerminalRequest,
-    ReleaseTerminalResponse,
-    RequestId,
-    RequestPermissionRequest,
-    RequestPermissionResponse,
-    ResumeSessionRequest,
-    ResumeSessionResponse,
-    SessionNotification,
-    SessionStatusRequest,
-    SessionStatusResponse,
-    SetProviderRequest,
-    SetProviderResponse,
-    SetSessionConfigOptionRequest,
-    SetSessionConfigOptionResponse,
-    SetSessionModeRequest,
-    SetSessionModeResponse,
-    SetSessionTitleRequest,
-    SetSessionTitleResponse,
-    TerminalOutputRequest,
-    TerminalOutputResponse,
-    UnarchiveSessionRequest,
-    UnarchiveSessionResponse,
-    WaitForTerminalExitRequest,
-    WaitForTerminalExitResponse,
-    WriteTextFileRequest,
-    WriteTextFileResponse,
+from ._routes import (
+    _BATCHES,
+    _DECODE_ERROR,
+    _DECODE_ID,
+    _NOTIFICATION_LOOKUP,
+    _REQUEST_LOOKUP,
+    NOTIFICATIONS,
+    REQUESTS,
+    Methods,
+    _Error,
+    _RequestId,
 )
+from ._routes import SHARED_SIDES as SHARED_SIDES  # `side=` lookups include these sides' methods
 
 __all__ = [
     "NOTIFICATIONS",
@@ -116,467 +53,12 @@ __all__ = [
     "encode_message",
 ]
 
-SHARED_SIDES: Final = ("protocol",)
-"""Sides whose methods either peer handles (`$/cancel_request`): `side=` lookups include them."""
-
-
-class Methods:
-    """The method names of the schema's JSON-RPC routes."""
-
-    AUTHENTICATE: Final = "authenticate"
-
-    AUTH_STATUS: Final = "auth/status"
-
-    AUTH_STATUS_UPDATE: Final = "auth/status_update"
-
-    CANCEL_REQUEST: Final = "$/cancel_request"
-
-    ELICITATION_COMPLETE: Final = "elicitation/complete"
-
-    ELICITATION_CREATE: Final = "elicitation/create"
-
-    FS_READ_TEXT_FILE: Final = "fs/read_text_file"
-
-    FS_WRITE_TEXT_FILE: Final = "fs/write_text_file"
-
-    INITIALIZE: Final = "initialize"
-
-    LOGOUT: Final = "logout"
-
-    MCP_MESSAGE: Final = "mcp/message"
-
-    PROVIDERS_DISABLE: Final = "providers/disable"
-
-    PROVIDERS_LIST: Final = "providers/list"
-
-    PROVIDERS_SET: Final = "providers/set"
-
-    PROXY_INITIALIZE: Final = "proxy/initialize"
-
-    PROXY_SUCCESSOR: Final = "proxy/successor"
-
-    SESSION_ARCHIVE: Final = "session/archive"
-
-    SESSION_CANCEL: Final = "session/cancel"
-
-    SESSION_CLOSE: Final = "session/close"
-
-    SESSION_DELETE: Final = "session/delete"
-
-    SESSION_FORK: Final = "session/fork"
-
-    SESSION_LIST: Final = "session/list"
-
-    SESSION_LOAD: Final = "session/load"
-
-    SESSION_NEW: Final = "session/new"
-
-    SESSION_PROMPT: Final = "session/prompt"
-
-    SESSION_REQUEST_PERMISSION: Final = "session/request_permission"
-
-    SESSION_RESUME: Final = "session/resume"
-
-    SESSION_SET_CONFIG_OPTION: Final = "session/set_config_option"
-
-    SESSION_SET_MODE: Final = "session/set_mode"
-
-    SESSION_SET_TITLE: Final = "session/set_title"
-
-    SESSION_STATUS: Final = "session/status"
-
-    SESSION_UNARCHIVE: Final = "session/unarchive"
-
-    SESSION_UPDATE: Final = "session/update"
-
-    TERMINAL_CREATE: Final = "terminal/create"
-
-    TERMINAL_KILL: Final = "terminal/kill"
-
-    TERMINAL_OUTPUT: Final = "terminal/output"
-
-    TERMINAL_RELEASE: Final = "terminal/release"
-
-    TERMINAL_WAIT_FOR_EXIT: Final = "terminal/wait_for_exit"
-
-
-REQUESTS: Final[Mapping[str, Mapping[str, RequestRoute]]] = MappingProxyType(
-    {
-        "agent": MappingProxyType(
-            {
-                "auth/status": RequestRoute(
-                    "auth/status",
-                    "agent",
-                    AuthStatusRequest,
-                    AuthStatusResponse,
-                    _codec._decode_AuthStatusRequest,
-                    _codec._decode_AuthStatusResponse,
-                ),
-                "authenticate": RequestRoute(
-                    "authenticate",
-                    "agent",
-                    AuthenticateRequest,
-                    AuthenticateResponse,
-                    _codec._decode_AuthenticateRequest,
-                    _codec._decode_AuthenticateResponse,
-                ),
-                "initialize": RequestRoute(
-                    "initialize",
-                    "agent",
-                    InitializeRequest,
-                    InitializeResponse,
-                    _codec._decode_InitializeRequest,
-                    _codec._decode_InitializeResponse,
-                ),
-                "logout": RequestRoute(
-                    "logout",
-                    "agent",
-                    LogoutRequest,
-                    LogoutResponse,
-                    _codec._decode_LogoutRequest,
-                    _codec._decode_LogoutResponse,
-                ),
-                "providers/disable": RequestRoute(
-                    "providers/disable",
-                    "agent",
-                    DisableProviderRequest,
-                    DisableProviderResponse,
-                    _codec._decode_DisableProviderRequest,
-                    _codec._decode_DisableProviderResponse,
-                ),
-                "providers/list": RequestRoute(
-                    "providers/list",
-                    "agent",
-                    ListProvidersRequest,
-                    ListProvidersResponse,
-                    _codec._decode_ListProvidersRequest,
-                    _codec._decode_ListProvidersResponse,
-                ),
-                "providers/set": RequestRoute(
-                    "providers/set",
-                    "agent",
-                    SetProviderRequest,
-                    SetProviderResponse,
-                    _codec._decode_SetProviderRequest,
-                    _codec._decode_SetProviderResponse,
-                ),
-                "session/archive": RequestRoute(
-                    "session/archive",
-                    "agent",
-                    ArchiveSessionRequest,
-                    ArchiveSessionResponse,
-                    _codec._decode_ArchiveSessionRequest,
-                    _codec._decode_ArchiveSessionResponse,
-                ),
-                "session/close": RequestRoute(
-                    "session/close",
-                    "agent",
-                    CloseSessionRequest,
-                    CloseSessionResponse,
-                    _codec._decode_CloseSessionRequest,
-                    _codec._decode_CloseSessionResponse,
-                ),
-                "session/delete": RequestRoute(
-                    "session/delete",
-                    "agent",
-                    DeleteSessionRequest,
-                    DeleteSessionResponse,
-                    _codec._decode_DeleteSessionRequest,
-                    _codec._decode_DeleteSessionResponse,
-                ),
-                "session/fork": RequestRoute(
-                    "session/fork",
-                    "agent",
-                    ForkSessionRequest,
-                    ForkSessionResponse,
-                    _codec._decode_ForkSessionRequest,
-                    _codec._decode_ForkSessionResponse,
-                ),
-                "session/list": RequestRoute(
-                    "session/list",
-                    "agent",
-                    ListSessionsRequest,
-                    ListSessionsResponse,
-                    _codec._decode_ListSessionsRequest,
-                    _codec._decode_ListSessionsResponse,
-                ),
-                "session/load": RequestRoute(
-                    "session/load",
-                    "agent",
-                    LoadSessionRequest,
-                    LoadSessionResponse,
-                    _codec._decode_LoadSessionRequest,
-                    _codec._decode_LoadSessionResponse,
-                ),
-                "session/new": RequestRoute(
-                    "session/new",
-                    "agent",
-                    NewSessionRequest,
-                    NewSessionResponse,
-                    _codec._decode_NewSessionRequest,
-                    _codec._decode_NewSessionResponse,
-                ),
-                "session/prompt": RequestRoute(
-                    "session/prompt",
-                    "agent",
-                    PromptRequest,
-                    PromptResponse,
-                    _codec._decode_PromptRequest,
-                    _codec._decode_PromptResponse,
-                ),
-                "session/resume": RequestRoute(
-                    "session/resume",
-                    "agent",
-                    ResumeSessionRequest,
-                    ResumeSessionResponse,
-                    _codec._decode_ResumeSessionRequest,
-                    _codec._decode_ResumeSessionResponse,
-                ),
-                "session/set_config_option": RequestRoute(
-                    "session/set_config_option",
-                    "agent",
-                    SetSessionConfigOptionRequest,
-                    SetSessionConfigOptionResponse,
-                    _codec._decode_SetSessionConfigOptionRequest,
-                    _codec._decode_SetSessionConfigOptionResponse,
-                ),
-                "session/set_mode": RequestRoute(
-                    "session/set_mode",
-                    "agent",
-                    SetSessionModeRequest,
-                    SetSessionModeResponse,
-                    _codec._decode_SetSessionModeRequest,
-                    _codec._decode_SetSessionModeResponse,
-                ),
-                "session/set_title": RequestRoute(
-                    "session/set_title",
-                    "agent",
-                    SetSessionTitleRequest,
-                    SetSessionTitleResponse,
-                    _codec._decode_SetSessionTitleRequest,
-                    _codec._decode_SetSessionTitleResponse,
-                ),
-                "session/status": RequestRoute(
-                    "session/status",
-                    "agent",
-                    SessionStatusRequest,
-                    SessionStatusResponse,
-                    _codec._decode_SessionStatusRequest,
-                    _codec._decode_SessionStatusResponse,
-                ),
-                "session/unarchive": RequestRoute(
-                    "session/unarchive",
-                    "agent",
-                    UnarchiveSessionRequest,
-                    UnarchiveSessionResponse,
-                    _codec._decode_UnarchiveSessionRequest,
-                    _codec._decode_UnarchiveSessionResponse,
-                ),
-            }
-        ),
-        "client": MappingProxyType(
-            {
-                "elicitation/create": RequestRoute(
-                    "elicitation/create",
-                    "client",
-                    CreateElicitationRequest,
-                    CreateElicitationResponse,
-                    _codec._decode_CreateElicitationRequest,
-                    _codec._decode_CreateElicitationResponse,
-                ),
-                "fs/read_text_file": RequestRoute(
-                    "fs/read_text_file",
-                    "client",
-                    ReadTextFileRequest,
-                    ReadTextFileResponse,
-                    _codec._decode_ReadTextFileRequest,
-                    _codec._decode_ReadTextFileResponse,
-                ),
-                "fs/write_text_file": RequestRoute(
-                    "fs/write_text_file",
-                    "client",
-                    WriteTextFileRequest,
-                    WriteTextFileResponse,
-                    _codec._decode_WriteTextFileRequest,
-                    _codec._decode_WriteTextFileResponse,
-                ),
-                "mcp/message": RequestRoute(
-                    "mcp/message",
-                    "client",
-                    MessageMcpRequest,
-                    MessageMcpResponse,
-                    _codec._decode_MessageMcpRequest,
-                    _codec._decode_MessageMcpResponse,
-                ),
-                "session/request_permission": RequestRoute(
-                    "session/request_permission",
-                    "client",
-                    RequestPermissionRequest,
-                    RequestPermissionResponse,
-                    _codec._decode_RequestPermissionRequest,
-                    _codec._decode_RequestPermissionResponse,
-                ),
-                "terminal/create": RequestRoute(
-                    "terminal/create",
-                    "client",
-                    CreateTerminalRequest,
-                    CreateTerminalResponse,
-                    _codec._decode_CreateTerminalRequest,
-                    _codec._decode_CreateTerminalResponse,
-                ),
-                "terminal/kill": RequestRoute(
-                    "terminal/kill",
-                    "client",
-                    KillTerminalRequest,
-                    KillTerminalResponse,
-                    _codec._decode_KillTerminalRequest,
-                    _codec._decode_KillTerminalResponse,
-                ),
-                "terminal/output": RequestRoute(
-                    "terminal/output",
-                    "client",
-                    TerminalOutputRequest,
-                    TerminalOutputResponse,
-                    _codec._decode_TerminalOutputRequest,
-                    _codec._decode_TerminalOutputResponse,
-                ),
-                "terminal/release": RequestRoute(
-                    "terminal/release",
-                    "client",
-                    ReleaseTerminalRequest,
-                    ReleaseTerminalResponse,
-                    _codec._decode_ReleaseTerminalRequest,
-                    _codec._decode_ReleaseTerminalResponse,
-                ),
-                "terminal/wait_for_exit": RequestRoute(
-                    "terminal/wait_for_exit",
-                    "client",
-                    WaitForTerminalExitRequest,
-                    WaitForTerminalExitResponse,
-                    _codec._decode_WaitForTerminalExitRequest,
-                    _codec._decode_WaitForTerminalExitResponse,
-                ),
-            }
-        ),
-        "protocol": MappingProxyType({}),
-        "proxy": MappingProxyType(
-            {
-                "proxy/initialize": RequestRoute(
-                    "proxy/initialize",
-                    "proxy",
-                    InitializeProxyRequest,
-                    InitializeProxyResponse,
-                    _codec._decode_InitializeProxyRequest,
-                    _codec._decode_InitializeProxyResponse,
-                ),
-                "proxy/successor": RequestRoute(
-                    "proxy/successor",
-                    "proxy",
-                    ProxySuccessorRequest,
-                    ProxySuccessorResponse,
-                    _codec._decode_ProxySuccessorRequest,
-                    _codec._decode_ProxySuccessorResponse,
-                ),
-            }
-        ),
-    }
-)
-"""Side (who handles the request) → method → route."""
-
-NOTIFICATIONS: Final[Mapping[str, Mapping[str, NotificationRoute]]] = MappingProxyType(
-    {
-        "agent": MappingProxyType(
-            {
-                "mcp/message": NotificationRoute(
-                    "mcp/message", "agent", MessageMcpNotification, _codec._decode_MessageMcpNotification
-                ),
-                "session/cancel": NotificationRoute(
-                    "session/cancel", "agent", CancelNotification, _codec._decode_CancelNotification
-                ),
-            }
-        ),
-        "client": MappingProxyType(
-            {
-                "auth/status_update": NotificationRoute(
-                    "auth/status_update",
-                    "client",
-                    AuthStatusUpdateNotification,
-                    _codec._decode_AuthStatusUpdateNotification,
-                ),
-                "elicitation/complete": NotificationRoute(
-                    "elicitation/complete",
-                    "client",
-                    CompleteElicitationNotification,
-                    _codec._decode_CompleteElicitationNotification,
-                ),
-                "session/update": NotificationRoute(
-                    "session/update", "client", SessionNotification, _codec._decode_SessionNotification
-                ),
-            }
-        ),
-        "protocol": MappingProxyType(
-            {
-                "$/cancel_request": NotificationRoute(
-                    "$/cancel_request", "protocol", CancelRequestNotification, _codec._decode_CancelRequestNotification
-                ),
-            }
-        ),
-        "proxy": MappingProxyType(
-            {
-                "proxy/successor": NotificationRoute(
-                    "proxy/successor", "proxy", ProxySuccessorNotification, _codec._decode_ProxySuccessorNotification
-                ),
-            }
-        ),
-    }
-)
-"""Side (who handles the notification) → method → route."""
-
-_REQUEST_LOOKUP: Final[Mapping[str | None, Mapping[str, RequestRoute]]] = MappingProxyType(
-    {
-        None: {**REQUESTS["proxy"], **REQUESTS["protocol"], **REQUESTS["client"], **REQUESTS["agent"]},
-        "agent": {**REQUESTS["protocol"], **REQUESTS["agent"]},
-        "client": {**REQUESTS["protocol"], **REQUESTS["client"]},
-        "protocol": {**REQUESTS["protocol"]},
-        "proxy": {**REQUESTS["protocol"], **REQUESTS["proxy"]},
-    }
-)
-"""`side` (None: any) → method → route, so that routing is one lookup: a side's own
-routes come first, then the shared sides'; with no side, the first side of REQUESTS wins."""
-
-
-_NOTIFICATION_LOOKUP: Final[Mapping[str | None, Mapping[str, NotificationRoute]]] = MappingProxyType(
-    {
-        None: {
-            **NOTIFICATIONS["proxy"],
-            **NOTIFICATIONS["protocol"],
-            **NOTIFICATIONS["client"],
-            **NOTIFICATIONS["agent"],
-        },
-        "agent": {**NOTIFICATIONS["protocol"], **NOTIFICATIONS["agent"]},
-        "client": {**NOTIFICATIONS["protocol"], **NOTIFICATIONS["client"]},
-        "protocol": {**NOTIFICATIONS["protocol"]},
-        "proxy": {**NOTIFICATIONS["protocol"], **NOTIFICATIONS["proxy"]},
-    }
-)
-"""`side` (None: any) → method → route, so that routing is one lookup: a side's own
-routes come first, then the shared sides'; with no side, the first side of NOTIFICATIONS wins."""
-
 
 @dataclass(slots=True, kw_only=True)
 class Request:
     """A JSON-RPC request; `params` is typed (raw JSON for `_` extension methods)."""
 
-    id: RequestId
-    method: str
-    params: Any = UNDEFINED
-    unknown_properties: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(slots=True, kw_only=True)
-class Notification:
-    """A JSON-RPC notification; `params` is typed (raw JSON for `_` extension methods)."""
-
+    id: _RequestId
     method: str
     params: Any = UNDEFINED
     unknown_properties: dict[str, Any] = field(default_factory=dict)
@@ -588,9 +70,9 @@ class Response:
 
     `id` is None only in an error response to a request whose id could not be read."""
 
-    id: RequestId | None
+    id: _RequestId | None
     result: Any = UNDEFINED
-    error: Error | Undefined = UNDEFINED
+    error: _Error | Undefined = UNDEFINED
     unknown_properties: dict[str, Any] = field(default_factory=dict)
 
 
@@ -603,9 +85,9 @@ _ENVELOPES: Final = _jsonrpc.Envelopes(
     response=Response,
     request_lookup=_REQUEST_LOOKUP,
     notification_lookup=_NOTIFICATION_LOOKUP,
-    decode_id=_codec._decode_RequestId,
-    decode_error=_codec._decode_Error,
-    batches=False,
+    decode_id=_DECODE_ID,
+    decode_error=_DECODE_ERROR,
+    batches=_BATCHES,
 )
 
 

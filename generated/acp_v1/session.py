@@ -13,7 +13,7 @@ does is read off the schema (`generator/emit/session.py` says how); the folding 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, Final, cast
+from typing import Final, cast
 
 from acp_runtime import _session
 from acp_runtime._session import ChunkedMessage, LinkPath, Rule, SessionChange, SessionRequest
@@ -197,6 +197,9 @@ class SessionState(_session.SessionFold):
 
     RULES = _RULES
     LINKS = _LINKS
+    CODEC = _session.SessionCodec(
+        decode, encode, "SessionUpdate", _REQUESTS, SessionNotification, "session_id", "update"
+    )
     ENTITY_SLOTS = (
         "user_messages",
         "agent_messages",
@@ -209,28 +212,6 @@ class SessionState(_session.SessionFold):
     )
     VALUE_SLOTS = ("plan", "available_commands", "current_mode", "config_option", "session_info", "usage")
     EVENT_SLOTS = ("notices",)
-
-    @staticmethod
-    def encode_update(update: Any) -> Any:
-        return encode(update)
-
-    @staticmethod
-    def decode_update(data: Any) -> Any:
-        return decode("SessionUpdate", data)
-
-    @staticmethod
-    def encode_request(kind: str, request: Any) -> Any:
-        return encode(request)
-
-    @staticmethod
-    def decode_request(kind: str, data: Any) -> Any:
-        return decode(_REQUESTS[kind], data)
-
-    @staticmethod
-    def unwrap(update: Any) -> tuple[str | None, Any]:
-        if isinstance(update, SessionNotification):
-            return update.session_id, update.update
-        return None, update
 
     def apply(self, update: SessionUpdate | SessionNotification) -> SessionChange:
         """Fold one update (or the notification carrying it) in and tell the subscribers; an

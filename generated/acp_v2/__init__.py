@@ -15,9 +15,9 @@ package imports the types; `_builders`, `_codec`, `connection`, `helpers`, `rpc`
 are imported on first use.
 """
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
+from acp_runtime import _runtime as _rt
 from acp_runtime._runtime import UNDEFINED, DecodeError, MaybeUndefined, Model, Salvage, Undefined
 
 from .models import (
@@ -1089,13 +1089,7 @@ _DEFINED_IN: dict[str, str] = {
 
 def __getattr__(name: str) -> Any:
     """A module imported on first use (`acp_v2.rpc`), or a public name it defines."""
-    if name in _LAZY_MODULES:
-        return importlib.import_module(f".{name}", __name__)
-    if name not in _DEFINED_IN:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{_DEFINED_IN[name]}", __name__), name)
-    globals()[name] = value
-    return value
+    return _rt.lazy_attribute(__name__, globals(), name, _LAZY_MODULES, _DEFINED_IN)
 
 
 def __dir__() -> list[str]:

@@ -14,10 +14,12 @@ import builtins
 import os
 from collections.abc import Iterable, Mapping
 from enum import Enum
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
 
-from acp_runtime import _runtime as _rt
 from acp_runtime._runtime import UNDEFINED, MaybeUndefined, Model, Undefined
+
+from ._decode import decode as decode
+from ._decode import encode as encode
 
 if TYPE_CHECKING:
     from ._builders import (
@@ -14510,32 +14512,3 @@ ProxyNotificationParams: TypeAlias = ProxySuccessorNotification
 This capability is not part of the spec yet, and may be removed or changed at any point.
 
 Notifications exchanged between a conductor and its proxies."""
-
-
-_M = TypeVar("_M", bound=Model)
-
-
-@overload
-def decode(
-    type_or_name: type[_M], data: Any, *, strict: bool = False, on_salvage: _rt.SalvageCallback | None = None
-) -> _M: ...
-
-
-@overload
-def decode(
-    type_or_name: Any, data: Any, *, strict: bool = False, on_salvage: _rt.SalvageCallback | None = None
-) -> Any: ...
-
-
-def decode(type_or_name: Any, data: Any, *, strict: bool = False, on_salvage: _rt.SalvageCallback | None = None) -> Any:
-    """Decode `data` (what `json.loads` returns) as a generated type or a `$defs` name.
-
-    Raises `DecodeError` on anything the schema does not allow; in lenient mode
-    (the default) values the schema's `x-deserialize-*` hints allow to salvage
-    are replaced or skipped, reported to `on_salvage` and the `logging` module."""
-    return _rt.codec(__name__.rpartition(".")[0]).decode(type_or_name, data, strict, on_salvage)
-
-
-def encode(value: Any) -> Any:
-    """The JSON-compatible value (for `json.dumps`) of a decoded or built value."""
-    return _rt.encode_value(value)

@@ -25,8 +25,7 @@ successor's."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from acp_runtime import _proxy
 from acp_runtime._proxy import ProxyLink
 
 from ._serve_proxy import run_proxy, serve_proxy
@@ -90,7 +89,7 @@ from .models import (
 __all__ = ["ForwardingAgent", "ForwardingClient", "ProxyLink", "run_proxy", "serve_proxy"]
 
 
-class ForwardingAgent(Agent):
+class ForwardingAgent(_proxy.ExtensionsToSuccessor, Agent):
     """What a proxy serves its predecessor: every method forwarded to `successor`, its answer returned.
 
     Subclass it and override what the proxy changes (calling `self.successor` to go on). An
@@ -103,12 +102,6 @@ class ForwardingAgent(Agent):
 
     def on_connect(self, conn: AgentSideConnection) -> None:
         self.predecessor = conn
-
-    async def ext_method(self, method: str, params: Any) -> Any:
-        return await self.successor.ext_method(method, params)
-
-    async def ext_notification(self, method: str, params: Any) -> None:
-        await self.successor.ext_notification(method, params)
 
     async def auth_login(self, params: LoginAuthRequest) -> LoginAuthResponse:
         """`auth/login`, forwarded to the successor."""
@@ -203,7 +196,7 @@ class ForwardingAgent(Agent):
         return await self.successor.tool_call_cancel(params)
 
 
-class ForwardingClient(Client):
+class ForwardingClient(_proxy.ExtensionsToPredecessor, Client):
     """What a proxy serves its successor: every method forwarded to `predecessor`, its answer returned.
 
     Subclass it and override what the proxy changes (an `mcp/message` for an MCP server the proxy
@@ -216,12 +209,6 @@ class ForwardingClient(Client):
 
     def on_connect(self, conn: ClientSideConnection) -> None:
         self.successor = conn
-
-    async def ext_method(self, method: str, params: Any) -> Any:
-        return await self.predecessor.ext_method(method, params)
-
-    async def ext_notification(self, method: str, params: Any) -> None:
-        await self.predecessor.ext_notification(method, params)
 
     async def auth_status_update(self, params: AuthStatusUpdateNotification) -> None:
         """`auth/status_update`, forwarded to the predecessor."""

@@ -344,7 +344,4 @@ def merge(stored: _M | None, patch: _M) -> _M:
 
     Neither argument is changed. A patch for another entity (a different identity)
     raises ValueError; a type that is not an upsert raises TypeError."""
-    merger = _MERGERS.get(type(patch))
-    if merger is None:
-        raise TypeError(f"{type(patch).__name__} is not an upsert type")
-    return cast(_M, merger(stored, patch))
+    return cast(_M, _rt.merge_upsert(_MERGERS, stored, patch))

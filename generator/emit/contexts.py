@@ -146,7 +146,6 @@ class PackageContext:
     public: list[tuple[str, list[str]]]  # every name `__init__` re-exports, in groups: (comment, names)
     builders: bool
     rpc: bool
-    rpc_exported: list[str]
     rpc_imported: list[str]
     connection_exported: list[str]
     connection_imported: list[str]

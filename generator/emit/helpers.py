@@ -17,7 +17,6 @@ from generator.emit.peers import connection_names
 from generator.emit.pytypes import Queries
 from generator.errors import GenerationError
 from generator.ir.model import Module, ObjectType, Ref, UnionType
-from generator.ir.naming import HELPER_NAMES
 
 STOP_REASON_UNION: Final = "IdleStateUpdateStopReason"
 DEFAULT_STOP_REASON: Final = "end_turn"  # what `idle()` reports without one
@@ -36,7 +35,7 @@ class Helpers:
     @property
     def exported(self) -> tuple[str, ...]:
         """The public names of the helpers.py it becomes."""
-        return tuple(name for name in HELPER_NAMES if self.stop_reasons or name != "StopReasonTag")
+        return static.exported_names(static.source(self.static_module))
 
 
 VERSIONS: Final[dict[int, Helpers]] = {

@@ -34,18 +34,3 @@ def check_imports(name: str, source: str, defined: Collection[str], schema_path:
             f"{name} imports {missing} from .{module}, which the schema does not define:"
             f" update {name} to the schema's names",
         )
-
-
-def exported_names(source: str) -> tuple[str, ...]:
-    """The names the module `source` lists in its `__all__` (a list or tuple of strings), in
-    the order written; () without one."""
-    for node in ast.parse(source).body:
-        if (
-            isinstance(node, ast.Assign)
-            and any(isinstance(target, ast.Name) and target.id == "__all__" for target in node.targets)
-            and isinstance(node.value, ast.List | ast.Tuple)
-        ):
-            return tuple(
-                item.value for item in node.value.elts if isinstance(item, ast.Constant) and isinstance(item.value, str)
-            )
-    return ()

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from generator import static
 from generator.emit.contexts import PEER_SIDES, SHARED_SIDE, import_sort_key, rpc_code_enum, sort_key
 from generator.emit.exprs import children
-from generator.emit.imports import exported_names
 from generator.emit.pytypes import Queries
 from generator.errors import GenerationError
 from generator.ir import naming
@@ -293,7 +292,7 @@ def transport_names(module: Module) -> tuple[str, ...]:
     """The public names of transports.py (its `__all__`), or () when the schema has no connection."""
     if not has_connection(module):
         return ()
-    return tuple(sorted(exported_names(static.source(TRANSPORTS_MODULE)), key=sort_key))
+    return tuple(sorted(static.exported_names(static.source(TRANSPORTS_MODULE)), key=sort_key))
 
 
 def connection_names(module: Module) -> tuple[str, ...]:

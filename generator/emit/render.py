@@ -28,7 +28,7 @@ from generator.emit.contexts import (
 )
 from generator.emit.exprs import expressions, helper_name
 from generator.emit.helpers import helper_names, helpers_context
-from generator.emit.imports import check_imports, exported_names, imported_names
+from generator.emit.imports import check_imports, imported_names
 from generator.emit.layout import annotation_operands, bracket_layout
 from generator.emit.literals import comment_safe, docstring, json_literal, python_literal, string_block
 from generator.emit.peers import TRANSPORTS_MODULE, connection_context, connection_names, transport_names
@@ -222,7 +222,6 @@ def base_context(
         ),
         builders=any(not obj.base for obj in objects),
         rpc=rpc,
-        rpc_exported=sorted(RPC_NAMES, key=sort_key),
         rpc_imported=sorted(RPC_NAMES, key=import_sort_key),
         connection_exported=list(connection),
         connection_imported=sorted(connection, key=import_sort_key),
@@ -272,14 +271,13 @@ def _macros(env: jinja2.Environment, name: str) -> Any:
 
 def model_units(env: jinja2.Environment, context: PackageContext, base: dict[str, Any]) -> list[str]:
     """models.py as top-level units: enums and classes in schema order, then aliases and
-    unions in definition order, then `decode` and `encode`."""
+    unions in definition order (`decode` and `encode` are imported from `_decode`)."""
     objects, enums, unions, aliases = (_macros(env, name) for name in ("object", "enum", "union", "alias"))
     built = [o.name for o in context.objects if not o.base]
     builder_imports = sorted(
         [naming.builder_name(name) for name in built] + [naming.builder_typevar_name(name) for name in built],
         key=import_sort_key,
     )
-    models: Any = env.get_template("models.py.jinja").make_module({**base, "builder_imports": builder_imports})
     units = [
         enums.enum_class(t) if isinstance(t, EnumType) else objects.object_class(t)
         for t in context.module.types
@@ -289,11 +287,15 @@ def model_units(env: jinja2.Environment, context: PackageContext, base: dict[str
         aliases.alias_definition(t) if isinstance(t, Alias) else unions.union_alias(t)
         for t in context.aliases_and_unions
     ]
-    units.append(models.tail())
     body = [str(unit) for unit in units]
     # the head imports what the rest uses: a module of its own, made once the rest is rendered
     with_imports: Any = env.get_template("models.py.jinja").make_module(
-        {**base, "builder_imports": builder_imports, **_standard_imports(body)}
+        {
+            **base,
+            "builder_imports": builder_imports,
+            "uses_runtime_module": bool(names_in_code(body, ["_rt"])),
+            **_standard_imports(body),
+        }
     )
     return [str(with_imports.head()), *body]
 
@@ -340,6 +342,11 @@ def codec_units(env: jinja2.Environment, queries: Queries, context: PackageConte
     return [str(codec_module.head()), *body]
 
 
+# The static module of `decode` and `encode`, which models.py re-exports.
+DECODE_MODULE = "_decode.py"
+# The static module of the JSON-RPC messages and functions, copied in as rpc.py over the schema's
+# method names, routes and id and error types, which templates/routes.py.jinja renders into _routes.py.
+RPC_MODULE = "rpc.py"
 # The static module of MCP over ACP, copied in as mcp.py: a package whose schema has every name it
 # imports from `.models` (the typed `mcp/message` messages) gets MCP over ACP.
 MCP_MODULE = "mcp.py"
@@ -384,6 +391,7 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
     base = variables(context, upserts)
     files = {
         "_runtime.py": static_units(env, "_runtime.py", base),
+        DECODE_MODULE: static_units(env, DECODE_MODULE, base, static.source(DECODE_MODULE)),
         "models.py": model_units(env, context, base),
         "_codec.py": codec_units(env, queries, context, base),
         "py.typed": [],
@@ -399,8 +407,9 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
         )
     if context.rpc:
         files["_jsonrpc.py"] = static_units(env, "_jsonrpc.py", base)
-        template = env.get_template("rpc.py.jinja")
-        files["rpc.py"] = split_units(template.render(variables(context, upserts, rpc_context(module))))
+        template = env.get_template("routes.py.jinja")
+        files["_routes.py"] = split_units(template.render(variables(context, upserts, rpc_context(module))))
+        files[RPC_MODULE] = static_units(env, RPC_MODULE, base, static.source(RPC_MODULE))
     if context.connection_exported:
         files["_connection.py"] = static_units(env, "_connection.py", base)
         files["_router.py"] = static_units(env, "_router.py", base)
@@ -433,7 +442,7 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
             files["_proxy.py"] = static_units(env, "_proxy.py", base)
             files["proxy.py"] = proxy_units(env, module, queries, base)
             serving = static.source(SERVE_PROXY_MODULE)
-            proxy_names = exported_names("\n\n".join(files["proxy.py"]))
+            proxy_names = static.exported_names("\n\n".join(files["proxy.py"]))
             for imported, names in (("connection", context.connection_exported), ("proxy", proxy_names)):
                 check_imports(f"generator/static/{SERVE_PROXY_MODULE}", serving, names, module.schema_path, imported)
             files[SERVE_PROXY_MODULE] = static_units(env, SERVE_PROXY_MODULE, base, serving)
@@ -448,7 +457,9 @@ def render_package(module: Module, versions: dict[str, str]) -> dict[str, list[s
     lazy_modules = [name.removesuffix(".py") for name in sorted(files) if name.endswith(".py")]
     imported_by_others = (
         "_runtime",
+        "_decode",
         "_jsonrpc",
+        "_routes",
         "_connection",
         "_router",
         "_observe",

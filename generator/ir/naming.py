@@ -22,27 +22,15 @@ import unicodedata
 from collections.abc import Sequence
 from enum import Enum
 
+from generator import static
+
 _WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _NOT_WORD = re.compile(r"[\W_]+")
 _ASCII_WORD_OR_CHARACTER = re.compile(r"[0-9A-Za-z]+|[^0-9A-Za-z]")
 
-# The JSON-RPC API of the generated package (rpc.py), re-exported by __init__.py.
-RPC_NAMES = (
-    "NOTIFICATIONS",
-    "REQUESTS",
-    "Message",
-    "MethodNotFound",
-    "Methods",
-    "Notification",
-    "NotificationRoute",
-    "PendingRequests",
-    "Request",
-    "RequestRoute",
-    "Response",
-    "decode_message",
-    "decode_result",
-    "encode_message",
-)
+# The JSON-RPC API of the generated package (rpc.py), re-exported by __init__.py: the `__all__` of
+# its static module.
+RPC_NAMES = static.exported_names(static.source("rpc.py"))
 # The asyncio connection API (connection.py), re-exported by __init__.py: the
 # interfaces and connections of the two peers, and the helpers.
 CONNECTION_NAMES = (
@@ -87,20 +75,12 @@ CONNECTION_NAMES = (
 )
 # The session state API (session.py), re-exported by __init__.py.
 SESSION_NAMES = ("ChunkedMessage", "SessionChange", "SessionRequest", "SessionState")
-# The agent-side helpers (helpers.py, v1's without StopReasonTag), re-exported by __init__.py.
-HELPER_NAMES = (
-    "AgentSession",
-    "PermissionAnswer",
-    "SessionHistory",
-    "StopReasonTag",
-    "ToolCallHandle",
-    "boolean_option",
-    "config_request",
-    "model_option",
-    "model_request",
-    "offered_values",
-    "requested_value",
-    "select_option",
+# The agent-side helpers (helpers.py), re-exported by __init__.py: the `__all__` of the static
+# module of each protocol version, together.
+HELPER_NAMES = tuple(
+    dict.fromkeys(
+        name for module in ("helpers_v2.py", "helpers_v1.py") for name in static.exported_names(static.source(module))
+    )
 )
 # Other names the generated modules that import the types (models.py, _codec.py,
 # _builders.py, rpc.py, upserts.py, connection.py, __init__.py) bind at module level;

@@ -1,8 +1,9 @@
-"""JSON-RPC 2.0 machinery every package with methods shares: routes, reading an envelope into
-the package's typed `Request`, `Notification` or `Response`, writing one back, and the table
-of requests sent and not yet answered. What depends on the schema (the message classes, the
-route tables, the decoders of the request id and of the error object) the package's rpc
-module gives as `Envelopes`."""
+"""JSON-RPC 2.0 machinery every package with methods shares: routes, the `Notification` class,
+reading an envelope into the package's typed `Request`, `Notification` or `Response`, writing
+one back, and the table of requests sent and not yet answered. What depends on the schema (the
+request and response classes, whose id and error are the schema's types, the route tables, the
+decoders of the request id and of the error object) the package's `_routes` module gives as
+`Envelopes`."""
 
 from __future__ import annotations
 
@@ -42,6 +43,15 @@ class NotificationRoute:
     side: str
     params: Any
     decode_params: _rt.Decoder[Any] = field(repr=False)
+
+
+@dataclass(slots=True, kw_only=True)
+class Notification:
+    """A JSON-RPC notification; `params` is typed (raw JSON for `_` extension methods)."""
+
+    method: str
+    params: Any = UNDEFINED
+    unknown_properties: dict[str, Any] = field(default_factory=dict)
 
 
 class MethodNotFound(DecodeError):

@@ -38,8 +38,8 @@ from mcp.shared.message import SessionMessage
 from mcp.shared.transport_context import TransportContext
 from mcp_types.version import LATEST_MODERN_VERSION
 
-from ._connection import DEFAULT_LIMITS, ConnectionClosed, RequestError
-from ._runtime import UNDEFINED, dump_json
+from ._connection import DEFAULT_LIMITS, ConnectionClosed, ConnectionLimits, RequestError
+from ._runtime import UNDEFINED, dump_json_bytes
 
 __all__ = ["PROTOCOL_VERSION", "SERVER_UNAVAILABLE", "McpCaller", "McpMessages", "McpProvider", "Peer"]
 
@@ -47,6 +47,21 @@ PROTOCOL_VERSION = LATEST_MODERN_VERSION
 """The MCP revision of the inner traffic: 2026-07-28, the stateless one, on both sides."""
 SERVER_UNAVAILABLE = -33001
 """The outer ACP error for an `mcp/message` whose `serverId` this provider does not serve."""
+_LONGEST_OUTER_ID = 2**63
+"""Stands for the outer JSON-RPC id of our own `mcp/message` request when its line is measured
+(the connection counts its ids up from 0: never longer than this)."""
+
+
+def _limits(peer: Any) -> ConnectionLimits:
+    """The limits of `peer`'s connection (`options.limits`: what it reads, taken as what the
+    other end reads too); the default limits for a peer without options."""
+    limits = getattr(getattr(peer, "options", None), "limits", DEFAULT_LIMITS)
+    return limits if isinstance(limits, ConnectionLimits) else DEFAULT_LIMITS
+
+
+def _line_bytes(message: dict[str, Any]) -> int:
+    """The length in bytes of `message` written as a line, as the connection writes it."""
+    return len(dump_json_bytes(message))
 
 
 @dataclass(frozen=True)
@@ -116,11 +131,17 @@ class McpProvider:
     peer over `mcp/message`. Use it as `async with`; `await serve(server, name=...)` enters the
     server's lifespan and returns its `session/new` entry (`type: "acp"`, a fresh `serverId`);
     the `Client`'s (or proxy's) `mcp_message` handler answers with `await provider.handle(params,
-    conn)`, `conn` being the connection its notifications go back on."""
+    conn)`, `conn` being the connection its notifications go back on.
+
+    An answer longer than the consumer reads would be skipped there, unanswered: the provider
+    answers an inner MCP error (-32603) instead. The limit is `max_message_bytes`, by default
+    that of the connection the answer goes on (`conn.options.limits`), allowing for the longest
+    request id it takes."""
 
     messages: ClassVar[McpMessages]
 
-    def __init__(self) -> None:
+    def __init__(self, *, max_message_bytes: int | None = None) -> None:
+        self.max_message_bytes = max_message_bytes
         self._servers: dict[str, _Served] = {}
         self._lifespans = contextlib.AsyncExitStack()
 
@@ -194,7 +215,14 @@ class McpProvider:
             return self._error(data.code, data.message, data.data)
         finally:
             finished = True
-        return self.messages.result(result=result)
+        answer = self.messages.result(result=result)
+        limits = _limits(peer)
+        limit = limits.max_message_bytes if self.max_message_bytes is None else self.max_message_bytes
+        longest_id = "x" * limits.max_id_length  # the peer's id: this connection refuses longer ones
+        if _line_bytes({"jsonrpc": "2.0", "id": longest_id, "result": answer.to_dict()}) > limit:
+            too_long = f"the result is longer than the {limit} bytes the caller reads in a message"
+            return self._error(mcp_types.INTERNAL_ERROR, too_long)
+        return answer
 
     def _error(self, code: int, message: str, data: Any = None) -> Any:
         error = self.messages.error_object(code=code, message=message, data=UNDEFINED if data is None else data)
@@ -208,13 +236,17 @@ class McpCaller:
     for active requests: progress) calls `await caller.deliver(params)`.
 
     An inner MCP error reaches the `mcp` client as that error (`MCPError`); an outer ACP error
-    (an unknown `serverId`, the connection closed) as an `MCPError` with the outer code."""
+    (an unknown `serverId`, the connection closed) as an `MCPError` with the outer code.
+
+    A request whose `mcp/message` line is longer than the provider reads would be skipped there,
+    unanswered: it is refused here, never sent (`MCPError` -32600). The limit, in UTF-8 bytes of
+    the whole line, is `max_message_bytes`, by default `conn`'s own (`conn.options.limits`)."""
 
     messages: ClassVar[McpMessages]
 
-    def __init__(self, conn: Peer, *, max_params_bytes: int = DEFAULT_LIMITS.max_message_bytes) -> None:
+    def __init__(self, conn: Peer, *, max_message_bytes: int | None = None) -> None:
         self.conn = conn
-        self.max_params_bytes = max_params_bytes  # longer inner params are refused here, never sent
+        self.max_message_bytes = _limits(conn).max_message_bytes if max_message_bytes is None else max_message_bytes
         self._prefix = secrets.token_hex(4)  # inner request ids unique on the connection
         self._ids = itertools.count(1)
         self._routes: dict[tuple[str, str], Callable[[mcp_types.JSONRPCNotification], None]] = {}
@@ -246,22 +278,21 @@ class McpCaller:
 
         async def call(request: mcp_types.JSONRPCRequest) -> None:
             request_id = f"{self._prefix}-{next(self._ids)}"
-            params = {} if request.params is None else request.params
-            if len(dump_json(params)) > self.max_params_bytes:
-                too_long = f"the params are longer than {self.max_params_bytes} bytes"
+            outer = self.messages.request(
+                server_id=server_id,
+                request_id=request_id,
+                method=request.method,
+                params=UNDEFINED if request.params is None else request.params,
+            )
+            line = {"jsonrpc": "2.0", "id": _LONGEST_OUTER_ID, "method": "mcp/message", "params": outer.to_dict()}
+            if _line_bytes(line) > self.max_message_bytes:
+                too_long = f"the mcp/message request is longer than the {self.max_message_bytes} bytes a peer reads"
                 await to_client_send.send(SessionMessage(_error_response(request.id, -32600, too_long)))
                 calls.pop(request.id, None)
                 return
             self._routes[(server_id, request_id)] = deliver
             try:
-                answer = await self.conn.mcp_message(
-                    self.messages.request(
-                        server_id=server_id,
-                        request_id=request_id,
-                        method=request.method,
-                        params=UNDEFINED if request.params is None else request.params,
-                    )
-                )
+                answer = await self.conn.mcp_message(outer)
                 message: Any = _inner_answer(request.id, answer)
             except RequestError as error:
                 message = _error_response(request.id, error.code, error.message, error.data)

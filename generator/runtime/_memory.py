@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import collections
 
-from ._connection import DEFAULT_LIMITS, ConnectionClosed, ConnectionLimits, MessageTooLarge
+from ._connection import DEFAULT_LIMITS, HEAD_BYTES, ConnectionClosed, ConnectionLimits, MessageTooLarge, request_id_of
 
 
 class _Channel:
@@ -48,7 +48,8 @@ class MemoryTransport:
             channel.buffered -= len(message)
             channel.changed.notify_all()
         if len(message) > self._limits.max_message_bytes:
-            raise MessageTooLarge(f"a message longer than {self._limits.max_message_bytes} bytes")
+            too_long = f"a message longer than {self._limits.max_message_bytes} bytes"
+            raise MessageTooLarge(too_long, request_id_of(message[:HEAD_BYTES]))
         return message
 
     async def send(self, message: bytes) -> None:

@@ -179,7 +179,7 @@ class Conductor:
                 try:
                     data = await link.transport.receive()
                 except MessageTooLarge as error:
-                    await self._send(link, _error(None, _rt.INVALID_REQUEST, f"Invalid request: {error}"))
+                    await self._send(link, _error(error.request_id, _rt.INVALID_REQUEST, f"Invalid request: {error}"))
                     continue
                 if data is None:
                     break

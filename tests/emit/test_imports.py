@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator.emit.imports import check_imports, exported_names, imported_names
+from generator.emit.imports import check_imports, imported_names
 from generator.errors import GenerationError
 
 MODULE = """
@@ -37,9 +37,3 @@ def test_a_module_whose_names_the_schema_defines_passes():
 def test_each_name_the_schema_lacks_fails_generation_naming_it_and_the_module():
     with pytest.raises(GenerationError, match=r"schema.json: m.py imports \['ToolKind', 'PlanEntry'\] from .models"):
         check_imports("m.py", MODULE, {"SessionId"}, "schema.json")
-
-
-def test_the_public_names_of_a_module_are_read_off_its_all_in_order():
-    source = '__all__ = ["run_agent", "connect_http"]\nOTHER = ["not_public"]\n'
-    assert exported_names(source) == ("run_agent", "connect_http")
-    assert exported_names("x = 1\n") == ()

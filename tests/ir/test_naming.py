@@ -273,7 +273,8 @@ def top_level_names(source: str) -> set[str]:
 
 
 @pytest.mark.parametrize(
-    "module", ["models.py", "_codec.py", "_builders.py", "rpc.py", "upserts.py", "connection.py", "__init__.py"]
+    "module",
+    ["models.py", "_codec.py", "_builders.py", "rpc.py", "_routes.py", "upserts.py", "connection.py", "__init__.py"],
 )
 def test_package_names_lists_every_other_public_name_the_generated_modules_bind(module, names_package):
     """Types must not take these names: the list must be complete (a new import in a template goes there)."""

@@ -521,10 +521,15 @@ async def test_malformed_responses_and_notifications_are_logged_not_answered(cap
 
 
 async def test_an_oversize_line_is_refused_and_skipped():
+    """The answer names the request when the line's beginning tells its id (`"id"` and
+    `"method"` before the params, as the SDKs write requests): the peer's request fails at once."""
     async with raw_client(limits=acp.ConnectionLimits(max_message_bytes=1024)) as peer:
         await peer.initialize()
         big = request(1, "session/new", {"cwd": "/" + "x" * 10_000})
         answer = await peer.ask(big)
+        assert answer["id"] == 1 and answer["error"]["code"] == -32600
+        params_first = {"jsonrpc": "2.0", "params": {"cwd": "/" + "x" * 10_000}, "method": "session/new", "id": 3}
+        answer = await peer.ask(params_first)
         assert answer["id"] is None and answer["error"]["code"] == -32600
         assert (await peer.ask(request(2, "session/new", {"cwd": "/w"})))["result"] == {"sessionId": "s1"}
 

@@ -197,16 +197,17 @@ def test_drawn_hostile_lines_never_break_the_agent(tmp_path):
 
 
 async def test_a_line_of_100_mb_and_an_endless_line_hold_about_one_message_of_memory(tmp_path):
-    """At the default 32 MiB limit: a 100 MB line is answered -32600 and skipped, 300 MB without
-    a newline are dropped as they come; the agent's peak RSS grows by less than 1.5 times the
-    limit (reading with `readuntil`, it held twice the limit and more)."""
+    """At the default 32 MiB limit: a 100 MB line is answered -32600 (naming its request, whose
+    id its beginning tells) and skipped, 300 MB without a newline are dropped as they come; the
+    agent's peak RSS grows by less than 1.5 times the limit (reading with `readuntil`, it held
+    twice the limit and more)."""
     async with target(tmp_path) as agent:
         chunk = b"x" * MiB
         await agent.write(b'{"jsonrpc":"2.0","id":1,"method":"_test/echo","params":"')
         for _ in range(100):
             await agent.write(chunk)
         answered = await agent.answers(b'"}\n')
-        assert [(answer["id"], answer["error"]["code"]) for answer in answered] == [(None, -32600)]
+        assert [(answer["id"], answer["error"]["code"]) for answer in answered] == [(1, -32600)]
         for _ in range(300):
             await agent.write(chunk)
         answered = await agent.answers(b"\n")

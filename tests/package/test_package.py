@@ -40,6 +40,8 @@ def test_imports_in_a_clean_interpreter_with_no_third_party_packages():
         "acp_v2._builders",
         "acp_v2._codec",
         "acp_v2._config_options",
+        "acp_v2._decode",
+        "acp_v2._routes",
         "acp_runtime",
         "acp_runtime._connection",
         "acp_runtime._cookies",
@@ -85,10 +87,18 @@ def test_opentelemetry_is_imported_only_by_the_observer_that_needs_it():
 
 
 def test_importing_the_package_imports_the_types_only():
-    """The codec, builders, JSON-RPC, connection and upserts are imported on first use."""
-    assert imported_modules("import acp_v2") == {"acp_v2", "acp_runtime", "acp_runtime._runtime", "acp_v2.models"}
+    """The codec, builders, JSON-RPC, connection and upserts are imported on first use (`_decode`
+    holds `decode` and `encode`, which only call the codec)."""
+    assert imported_modules("import acp_v2") == {
+        "acp_v2",
+        "acp_v2._decode",
+        "acp_runtime",
+        "acp_runtime._runtime",
+        "acp_v2.models",
+    }
     assert imported_modules("from acp_v2 import ToolCallUpdate, decode") == {
         "acp_v2",
+        "acp_v2._decode",
         "acp_runtime",
         "acp_runtime._runtime",
         "acp_v2.models",

@@ -247,7 +247,7 @@ def test_malformed_envelopes_are_decode_errors_with_a_path(wire, path):
 
 @pytest.mark.parametrize(
     ("lookup", "table"),
-    [(acp.rpc._REQUEST_LOOKUP, acp.REQUESTS), (acp.rpc._NOTIFICATION_LOOKUP, acp.NOTIFICATIONS)],
+    [(acp.rpc._ENVELOPES.request_lookup, acp.REQUESTS), (acp.rpc._ENVELOPES.notification_lookup, acp.NOTIFICATIONS)],
     ids=["requests", "notifications"],
 )
 def test_routing_is_one_lookup_that_searches_the_side_then_the_shared_sides(lookup, table):

@@ -572,6 +572,52 @@ async def test_a_line_over_the_limit_is_skipped_and_the_next_one_read():
     os.close(peer_read)
 
 
+async def test_a_request_over_the_limit_is_skipped_with_its_id_when_its_beginning_tells_it():
+    """Over many reads (the beginning kept as the rest is dropped) and within one."""
+    left, peer = socket.socketpair()
+    transport = conn.StreamTransport(
+        *await asyncio.open_connection(sock=left, limit=conn.READER_LIMIT),
+        limits=conn.ConnectionLimits(max_message_bytes=4096),
+    )
+    request = b'{"jsonrpc":"2.0","id":7,"method":"mcp/message","params":{"text":"' + b"x" * 200_000 + b'"}}'
+    lines = request + b"\n" + request[:50] + b"x" * 5000 + b"\n" + b'{"ok": 1}\n'
+    sending = threading.Thread(target=peer.sendall, args=(lines,))
+    sending.start()
+    with pytest.raises(conn.MessageTooLarge) as first:
+        await transport.receive()
+    assert first.value.request_id == 7
+    with pytest.raises(conn.MessageTooLarge) as second:
+        await transport.receive()
+    assert second.value.request_id == 7
+    assert await transport.receive() == b'{"ok": 1}'
+    sending.join()
+    peer.close()
+    await transport.close()
+
+
+@pytest.mark.parametrize(
+    ("head", "request_id"),
+    [
+        (b'{"jsonrpc":"2.0","id":7,"method":"mcp/message","params":{"a":', 7),
+        (b'{ "jsonrpc" : "2.0" , "id" : "r\\"1" , "method" : "x" , "params" : [1', 'r"1'),
+        (b'{"jsonrpc":"2.0","id":5,"method":"m"}', 5),
+        (b'{"jsonrpc":"2.0","method":"m","params":{},"id":3}', None),  # the id after the params
+        (b'{"jsonrpc":"2.0","id":12', None),  # cut off: 12 could be 123
+        (b'{"jsonrpc":"2.0","id":12,"method":"m', None),  # the method cut off
+        (b'{"jsonrpc":"2.0","id":12,"result":"', None),  # a response
+        (b'{"jsonrpc":"2.0","method":"m","params":"', None),  # a notification
+        (b'{"id":true,"method":"m",', None),
+        (b'{"id":1.5,"method":"m",', None),
+        (b'{"id":' + str(2**63).encode() + b',"method":"m",', None),  # past int64
+        (b'{"id":7,"method":5,', None),
+        (b"xxxx", None),
+        (b"", None),
+    ],
+)
+def test_request_id_of_reads_the_id_only_from_a_beginning_that_tells_it(head, request_id):
+    assert conn.request_id_of(head) == request_id
+
+
 @pytest.mark.parametrize("line_bytes", [3 * 2**22, 2**22 + 1, 2**22])
 async def test_one_huge_line_holds_about_one_message_of_memory(line_bytes):
     """A line of three times the limit (and one just over, and one at it) held at most

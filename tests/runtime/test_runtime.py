@@ -210,3 +210,22 @@ def test_encode_value_gives_plain_json_types_for_enum_members_and_subclasses():
 def test_encode_value_refuses_what_is_not_json(value):
     with pytest.raises(TypeError):
         rt.encode_value(value)
+
+
+def test_a_lazy_attribute_is_a_module_or_a_name_it_defines_kept_once_imported():
+    namespace: dict[str, object] = {}
+    modules, defined_in = frozenset(["_runtime"]), {"encode_value": "_runtime"}
+    assert rt.lazy_attribute("generator.runtime", namespace, "_runtime", modules, defined_in) is rt
+    assert namespace == {}
+    value = rt.lazy_attribute("generator.runtime", namespace, "encode_value", modules, defined_in)
+    assert value is rt.encode_value and namespace == {"encode_value": rt.encode_value}
+    with pytest.raises(AttributeError, match=r"module 'generator\.runtime' has no attribute 'nothing'"):
+        rt.lazy_attribute("generator.runtime", namespace, "nothing", modules, defined_in)
+
+
+def test_merge_upsert_calls_the_merger_of_the_patchs_type_and_refuses_other_types():
+    mergers = {int: lambda stored, patch: (stored or 0) + patch}
+    assert rt.merge_upsert(mergers, None, 2) == 2
+    assert rt.merge_upsert(mergers, 1, 2) == 3
+    with pytest.raises(TypeError, match="str is not an upsert type"):
+        rt.merge_upsert(mergers, None, "x")

@@ -261,3 +261,49 @@ def test_base64_chunks_append_their_bytes():
     joined = s.append_base64(s.append_base64(None, first), second)
     assert base64.b64decode(joined) == b"hello world"
     assert s.append_base64("", second) == second
+
+
+@dataclass
+class Carried:  # a notification carrying one update of a session
+    session: str
+    update: Any
+
+
+def _decode_by_name(name: Any, data: Any) -> Any:
+    data = dict(data)
+    kind = data.pop("type")
+    assert name == "Update" or name is Ask, name
+    return Ask(**data) if name is Ask else CODEC[kind](**data)
+
+
+class CodecFold(s.SessionFold):
+    """A fold that gives only its `CODEC`: the base class reads, writes and unwraps with it."""
+
+    RULES = Fold.RULES
+    LINKS = Fold.LINKS
+    CODEC = s.SessionCodec(
+        _decode_by_name,
+        lambda value: {"type": type(value).__name__, **vars(value)},
+        "Update",
+        {"ask": Ask},
+        Carried,
+        "session",
+        "update",
+    )
+    ENTITY_SLOTS = Fold.ENTITY_SLOTS
+    VALUE_SLOTS = Fold.VALUE_SLOTS
+    EVENT_SLOTS = Fold.EVENT_SLOTS
+
+
+def test_a_fold_given_its_codec_unwraps_notifications_and_snapshots_with_it():
+    fold = CodecFold("s1")
+    fold.apply(Carried("s1", Item("a", "1")))
+    fold.apply(Status("idle"))
+    with pytest.raises(ValueError):
+        fold.apply(Carried("s2", Item("a", "2")))
+    assert list(fold) == [Item("a", "1")]
+    assert CodecFold.unwrap(Carried("s1", Note("n"))) == ("s1", Note("n"))
+    assert CodecFold.unwrap(Note("n")) == (None, Note("n"))
+    assert CodecFold.decode_update(CodecFold.encode_update(Item("b", "x"))) == Item("b", "x")
+    restored = CodecFold.from_json(fold.to_json())
+    assert restored == fold and restored.to_json() == fold.to_json()
