@@ -244,3 +244,48 @@ async def test_a_flood_of_binary_frames_logs_one_warning(caplog, monkeypatch):
             await raw.send('{"text":true}')
             assert await raw.recv() == '{"text":true}'
     assert sum("binary WebSocket frame" in record.getMessage() for record in caplog.records) == 1
+
+
+async def flood_pings(url: str, limit: int) -> int:
+    """Opens a WebSocket at `url` over a plain socket, then sends masked pings and reads nothing
+    (none of the pongs): the bytes sent once the server drops the socket, or `limit` if it never does."""
+    host, _, rest = url.removeprefix("ws://").partition(":")
+    port, _, path = rest.partition("/")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    try:
+        writer.write(
+            f"GET /{path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 101 ")
+        ping = bytes([0x89, 0x80 | 125]) + b"mask" + b"p" * 125  # FIN + ping, masked, 125 bytes
+        block = ping * 1024
+        sent = 0
+        while sent < limit:
+            try:
+                writer.write(block)
+                await writer.drain()
+            except ConnectionError:
+                return sent
+            sent += len(block)
+        return sent
+    finally:
+        writer.close()
+
+
+async def test_a_client_that_floods_pings_and_reads_no_pongs_is_dropped(caplog, monkeypatch):
+    from generator.runtime._http_server import LogThrottle
+
+    monkeypatch.setattr(ws, "_throttle", LogThrottle(ws._log, 60.0))  # none logged by an earlier test
+    limit = 64 << 20
+    with caplog.at_level("WARNING", logger=ws._log.name):
+        async with (
+            asyncio.timeout(60),
+            ws.serve_transports(echo, port=0, max_buffered_bytes=1 << 20) as server,
+        ):
+            sent = await flood_pings(server.url, limit)
+            assert sent < limit, "the server answered every ping of a client that reads none"
+            async with connect(server.url) as raw:  # a client that reads is served on
+                await raw.send('{"a":1}')
+                assert await raw.recv() == '{"a":1}'
+    assert sum("reads none of the" in record.getMessage() for record in caplog.records) == 1
