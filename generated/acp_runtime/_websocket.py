@@ -240,9 +240,9 @@ async def serve_transports(
     `path`; the socket is closed when it returns. A frame over `max_message_bytes` closes the
     socket with 1009; a client that reads nothing for `max_output_stall` seconds while the agent
     writes is dropped, and one that reads none of the replies (pongs) to its frames once they
-    pass `max_buffered_bytes` (`_RepliesBounded`); once a client has gone, its handler is given `close_grace` seconds, then
-    cancelled. `server_settings.max_connections` WebSockets at once: one more is answered 503 with
-    `Retry-After`.
+    pass `max_buffered_bytes` (`_RepliesBounded`); once a client has gone, its handler is given
+    `close_grace` seconds, then cancelled. `server_settings.max_connections` WebSockets at once:
+    one more is answered 503 with `Retry-After`.
 
     Before the upgrade: another path is answered 404; a request with an `Origin` header not in
     `allowed_origins` (exact `scheme://host:port` strings) 403, so that no web page can reach a
