@@ -40,6 +40,7 @@ from ._http_server import (
 
 try:
     from websockets.asyncio.client import ClientConnection, connect
+    from websockets.asyncio.connection import Connection
     from websockets.asyncio.server import Server, ServerConnection, serve
     from websockets.exceptions import ConnectionClosed as _WebSocketClosed
     from websockets.http11 import Request, Response
@@ -61,6 +62,40 @@ DEFAULT_MAX_MESSAGE_BYTES: Final = DEFAULT_LIMITS.max_message_bytes  # as over s
 CLOSE_TIMEOUT: Final = 5.0
 DEFAULT_MAX_OUTPUT_STALL: Final = 60.0
 """How long a send may wait for a peer that does not read before the connection is dropped."""
+DEFAULT_MAX_BUFFERED_BYTES: Final = DEFAULT_LIMITS.max_buffered_bytes
+"""The replies (pongs) a connection writes for a peer that reads none of them, at most."""
+
+
+class _RepliesBounded(Connection):
+    """A `websockets` connection that bounds the replies it writes for a peer that does not read.
+
+    `websockets` answers each ping with a pong (and a close with a close) as the frame arrives,
+    straight to the socket, without waiting for the peer to read: a peer that sends pings and
+    reads nothing would grow the socket's write buffer without end. While writing is paused
+    (the buffer is over its high-water mark: the peer is behind), the bytes such replies add
+    are counted; past `max_unread_replies` the connection is aborted. What the agent sends is
+    not counted: its sends wait for the buffer to drain (`WebSocketTransport.send`)."""
+
+    max_unread_replies: int = DEFAULT_MAX_BUFFERED_BYTES
+    _unread_replies = 0
+
+    def data_received(self, data: bytes) -> None:
+        before = self.transport.get_write_buffer_size()
+        super().data_received(data)
+        if not self.paused or self.transport.is_closing():
+            return
+        self._unread_replies += max(0, self.transport.get_write_buffer_size() - before)
+        if self._unread_replies > self.max_unread_replies:
+            _throttle.warning(
+                "replies unread",
+                "dropping a WebSocket whose peer reads none of the %d bytes of replies to its frames",
+                self._unread_replies,
+            )
+            self.transport.abort()
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        self._unread_replies = 0  # the peer has read nearly all it was sent
 
 
 class WebSocketTransport:
@@ -118,17 +153,23 @@ async def open_websocket(
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     open_timeout: float = 10.0,
     cookies: AffinityCookies | None = None,
+    max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
 ) -> AsyncIterator[WebSocketTransport]:
     """Connect to the agent at `url` (`ws://` or `wss://`, the server's `/acp`) and yield the
     transport; `headers` go on the upgrade request (`Authorization`, say), and the `cookies`
     stored from earlier connections; the cookies the `101` sets are stored in them. The
-    WebSocket is closed on exit."""
+    WebSocket is closed on exit, and aborted before if the agent reads none of the replies
+    (pongs) to its frames once they pass `max_buffered_bytes` (`_RepliesBounded`)."""
     upgrade_headers = dict(headers or {})
     if cookies is not None:
         caller = next((name for name in upgrade_headers if name.lower() == "cookie"), None)
         header = cookies.header(upgrade_headers.pop(caller) if caller is not None else None)
         if header is not None:
             upgrade_headers["Cookie"] = header
+
+    class BoundedConnection(_RepliesBounded, ClientConnection):
+        max_unread_replies = max_buffered_bytes
+
     websocket = await connect(
         url,
         additional_headers=upgrade_headers,
@@ -136,6 +177,7 @@ async def open_websocket(
         open_timeout=open_timeout,
         close_timeout=CLOSE_TIMEOUT,
         compression=None,
+        create_connection=BoundedConnection,
     )
     response = websocket.response
     connection_id = response.headers.get(CONNECTION_ID_HEADER) if response is not None else None
@@ -190,15 +232,17 @@ async def serve_transports(
     authorize: Authorize | None = None,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     max_output_stall: float = DEFAULT_MAX_OUTPUT_STALL,
+    max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
     close_grace: float = DEFAULT_CLOSE_GRACE,
     server_settings: ServerSettings = DEFAULT_SERVER_SETTINGS,
 ) -> AsyncIterator[WebSocketServer]:
     """Listen on `host:port` and run `handler` with a transport for each WebSocket opened at
     `path`; the socket is closed when it returns. A frame over `max_message_bytes` closes the
     socket with 1009; a client that reads nothing for `max_output_stall` seconds while the agent
-    writes is dropped; once a client has gone, its handler is given `close_grace` seconds, then
-    cancelled. `server_settings.max_connections` WebSockets at once: one more is answered 503 with
-    `Retry-After`.
+    writes is dropped, and one that reads none of the replies (pongs) to its frames once they
+    pass `max_buffered_bytes` (`_RepliesBounded`); once a client has gone, its handler is given
+    `close_grace` seconds, then cancelled. `server_settings.max_connections` WebSockets at once:
+    one more is answered 503 with `Retry-After`.
 
     Before the upgrade: another path is answered 404; a request with an `Origin` header not in
     `allowed_origins` (exact `scheme://host:port` strings) 403, so that no web page can reach a
@@ -207,6 +251,10 @@ async def serve_transports(
     the connection's principal (the agent's `conn.principal`). The `101` response
     carries a fresh `Acp-Connection-Id`."""
     origins = frozenset(allowed_origins)
+
+    class BoundedConnection(_RepliesBounded, ServerConnection):
+        max_unread_replies = max_buffered_bytes
+
     connection_ids: dict[ServerConnection, str] = {}
     principals: dict[ServerConnection, object] = {}
     open_count = 0
@@ -277,6 +325,7 @@ async def serve_transports(
         max_size=max_message_bytes,
         close_timeout=CLOSE_TIMEOUT,
         compression=None,
+        create_connection=BoundedConnection,
     )
     wrapped = WebSocketServer(server, path)
     try:

@@ -63,7 +63,12 @@ def open_websocket(
 
     limits = ConnectionOptions.checked(options).limits
     return _websocket.open_websocket(
-        url, headers=headers, max_message_bytes=limits.max_message_bytes, open_timeout=open_timeout, cookies=cookies
+        url,
+        headers=headers,
+        max_message_bytes=limits.max_message_bytes,
+        open_timeout=open_timeout,
+        cookies=cookies,
+        max_buffered_bytes=limits.max_buffered_bytes,
     )
 
 
@@ -85,8 +90,9 @@ async def serve_websocket(
     False; anything else is the connection's principal, `conn.principal`); the `101`
     response carries `Acp-Connection-Id`. A frame over `options.limits.max_message_bytes`
     closes the socket (1009); a client that reads nothing for `options.limits.max_output_stall`
-    seconds while its agent writes is dropped. Each connection takes `options`, as `serve_agent`
-    says. Needs the `websocket` extra (the `websockets` library)."""
+    seconds while its agent writes is dropped, and one that reads none of the pongs to its pings
+    once they pass `options.limits.max_buffered_bytes`. Each connection takes `options`, as
+    `serve_agent` says. Needs the `websocket` extra (the `websockets` library)."""
     from . import _websocket
 
     options = ConnectionOptions.checked(options)
@@ -103,5 +109,6 @@ async def serve_websocket(
         authorize=authorize,
         max_message_bytes=options.limits.max_message_bytes,
         max_output_stall=options.limits.max_output_stall,
+        max_buffered_bytes=options.limits.max_buffered_bytes,
     ) as server:
         yield server

@@ -5,6 +5,8 @@ in time; the typed connections over it are tested in tests/package/test_transpor
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
 import json
 from collections.abc import Mapping
 
@@ -244,3 +246,88 @@ async def test_a_flood_of_binary_frames_logs_one_warning(caplog, monkeypatch):
             await raw.send('{"text":true}')
             assert await raw.recv() == '{"text":true}'
     assert sum("binary WebSocket frame" in record.getMessage() for record in caplog.records) == 1
+
+
+async def send_until_dropped(writer: asyncio.StreamWriter, frame: bytes, limit: int) -> int:
+    """Sends `frame` over and over, reading nothing: the bytes sent once the peer drops the
+    socket, or `limit` if it never does."""
+    block = frame * 1024
+    sent = 0
+    while sent < limit:
+        try:
+            writer.write(block)
+            await writer.drain()
+        except ConnectionError:
+            return sent
+        sent += len(block)
+    return sent
+
+
+PING = b"p" * 125
+MASKED_PING = bytes([0x89, 0x80 | 125]) + b"mask" + PING  # FIN + ping, 125 bytes, masked
+"""A ping as a client sends it (the mask does not matter)."""
+
+
+async def flood_pings(url: str, limit: int) -> int:
+    """Opens a WebSocket at `url` over a plain socket, then sends pings and reads none of the
+    pongs: `send_until_dropped`."""
+    host, _, rest = url.removeprefix("ws://").partition(":")
+    port, _, path = rest.partition("/")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    try:
+        writer.write(
+            f"GET /{path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 101 ")
+        return await send_until_dropped(writer, MASKED_PING, limit)
+    finally:
+        writer.close()
+
+
+async def test_a_client_that_floods_pings_and_reads_no_pongs_is_dropped(caplog, monkeypatch):
+    from generator.runtime._http_server import LogThrottle
+
+    monkeypatch.setattr(ws, "_throttle", LogThrottle(ws._log, 60.0))  # none logged by an earlier test
+    limit = 64 << 20
+    with caplog.at_level("WARNING", logger=ws._log.name):
+        async with (
+            asyncio.timeout(60),
+            ws.serve_transports(echo, port=0, max_buffered_bytes=1 << 20) as server,
+        ):
+            sent = await flood_pings(server.url, limit)
+            assert sent < limit, "the server answered every ping of a client that reads none"
+            async with connect(server.url) as raw:  # a client that reads is served on
+                await raw.send('{"a":1}')
+                assert await raw.recv() == '{"a":1}'
+    assert sum("reads none of the" in record.getMessage() for record in caplog.records) == 1
+
+
+async def test_an_agent_that_floods_pings_and_reads_no_pongs_is_dropped():
+    """The client's side, against a raw server that upgrades, then sends pings (unmasked, as a
+    server does) and reads nothing."""
+    limit = 64 << 20
+    sent: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+    async def flood(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            request = await reader.readuntil(b"\r\n\r\n")
+            key = next(
+                line.split(b":", 1)[1].strip()
+                for line in request.split(b"\r\n")
+                if line.lower().startswith(b"sec-websocket-key:")
+            )
+            accept = base64.b64encode(hashlib.sha1(key + b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest())
+            writer.write(
+                b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n"
+            )
+            sent.set_result(await send_until_dropped(writer, bytes([0x89, 125]) + PING, limit))
+        finally:
+            writer.close()
+
+    async with asyncio.timeout(60), await asyncio.start_server(flood, "127.0.0.1", 0) as server:
+        port = server.sockets[0].getsockname()[1]
+        async with ws.open_websocket(f"ws://127.0.0.1:{port}/acp", max_buffered_bytes=1 << 20) as transport:
+            assert await sent < limit, "the client answered every ping of an agent that reads none"
+            assert await transport.receive() is None
