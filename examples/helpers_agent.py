@@ -57,12 +57,7 @@ class WordCountAgent(acp.Agent):
         return acp.NewSessionResponse(session_id=session_id)
 
     async def session_resume(self, params: acp.ResumeSessionRequest) -> acp.ResumeSessionResponse:
-        if params.session_id not in self.history:
-            raise acp.RequestError.session_not_found(params.session_id)
-        if isinstance(params.replay_from, acp.ReplayFromStartVariant):
-            await self.client.session(params.session_id, self.history).replay()
-        elif params.replay_from is not acp.UNDEFINED and params.replay_from is not None:
-            raise acp.RequestError.invalid_params({"replayFrom": 'only {"type": "start"} is supported'})
+        await self.client.session(params.session_id, self.history).resume(params.replay_from)
         return acp.ResumeSessionResponse()
 
     async def session_prompt(self, params: acp.PromptRequest) -> acp.PromptResponse:

@@ -49,6 +49,7 @@ from ._agent import (
 from ._agent import block as _block
 from ._agent import tool_content as _tool_content
 from ._stop_reasons import STOP_REASONS, StopReasonTag
+from .connection import RequestError
 from .models import (
     AvailableCommandVariant,
     ContentBlock,
@@ -57,6 +58,8 @@ from .models import (
     PlanEntry,
     PlanId,
     PlanUpdateContentItems,
+    ReplayFrom,
+    ReplayFromStartVariant,
     RequestPermissionRequest,
     RequestPermissionSubject,
     RequestPermissionSubjectToolCall,
@@ -168,6 +171,18 @@ class AgentSession(SessionBase):
     async def send(self, update: SessionUpdate) -> None:
         """Send `update` in this session, not recording it."""
         await self.conn.session_update(UpdateSessionNotification(session_id=self.session_id, update=update))
+
+    async def resume(self, replay_from: MaybeUndefined[ReplayFrom | None] = UNDEFINED) -> None:
+        """What a `session/resume` handler does before it answers, given the request's
+        `replayFrom`: replay the session's history from its start (`{"type": "start"}`), or
+        nothing (absent or null). `RequestError.session_not_found` for a session the history
+        does not know, invalid params for another kind of replay."""
+        if self.history is None or self.session_id not in self.history:
+            raise RequestError.session_not_found(self.session_id)
+        if isinstance(replay_from, ReplayFromStartVariant):
+            await self.replay()
+        elif replay_from is not UNDEFINED and replay_from is not None:
+            raise RequestError.invalid_params({"replayFrom": 'only {"type": "start"} is supported'})
 
     async def user_message(
         self, content: str | ContentBlock | list[ContentBlock], *, message_id: MessageId | None = None

@@ -582,6 +582,27 @@ async def test_replay_refuses_a_session_it_has_no_history_of():
         assert "s1" not in history
 
 
+async def test_resume_replays_from_the_start_or_nothing_and_refuses_what_it_cannot():
+    history = acp.SessionHistory()
+    client = Recorder()
+    async with connected(client) as conn:
+        await conn.session("s1", history).say("Hi")
+        await settled(conn, client)
+        sent, client.updates = client.updates, []
+        client.synced.clear()
+        await conn.session("s1", history).resume(acp.UNDEFINED)  # no replayFrom: nothing sent
+        await conn.session("s1", history).resume(None)
+        await conn.session("s1", history).resume(acp.ReplayFromStartVariant())
+        await settled(conn, client)
+        assert client.updates == sent
+        with pytest.raises(acp.RequestError) as refused:
+            await conn.session("s1", history).resume(acp.decode("ReplayFrom", {"type": "_at", "entry": 3}))
+        assert refused.value.code == -32602
+        with pytest.raises(acp.RequestError) as unknown:
+            await conn.session("s2", history).resume(acp.ReplayFromStartVariant())
+        assert unknown.value.code == acp.RequestError.session_not_found("s2").code
+
+
 async def test_the_v1_session_history_replays_v1_updates():
     history = acp_v1.SessionHistory()
     client = RecorderV1()
